@@ -1,0 +1,169 @@
+// Package event owns the event catalogue: every event type Interlock emits,
+// its fixed level and what it means. Producers use the Type constants; sinks
+// and config validation use Lookup and Types. No other package invents an
+// event type string.
+package event
+
+import "sort"
+
+// Type is an event type, the EventBridge detail-type.
+type Type string
+
+// Level is the fixed severity of an event type, used by alert routing.
+type Level string
+
+// Levels.
+const (
+	LevelInfo    Level = "info"
+	LevelWarning Level = "warning"
+	LevelError   Level = "error"
+)
+
+// Levels lists the levels from least to most severe.
+func Levels() []Level { return []Level{LevelInfo, LevelWarning, LevelError} }
+
+// Lifecycle events.
+const (
+	ValidationPassed        Type = "VALIDATION_PASSED"
+	ValidationExhausted     Type = "VALIDATION_EXHAUSTED"
+	JobTriggered            Type = "JOB_TRIGGERED"
+	JobCompleted            Type = "JOB_COMPLETED"
+	JobFailed               Type = "JOB_FAILED"
+	JobPollExhausted        Type = "JOB_POLL_EXHAUSTED"
+	RetryExhausted          Type = "RETRY_EXHAUSTED"
+	InfraFailure            Type = "INFRA_FAILURE"
+	PipelineExcluded        Type = "PIPELINE_EXCLUDED"
+	LateDataArrival         Type = "LATE_DATA_ARRIVAL"
+	RerunAccepted           Type = "RERUN_ACCEPTED"
+	RerunRejected           Type = "RERUN_REJECTED"
+	PostRunBaselineCaptured Type = "POST_RUN_BASELINE_CAPTURED"
+	BaselineCaptureFailed   Type = "BASELINE_CAPTURE_FAILED"
+	PostRunDrift            Type = "POST_RUN_DRIFT"
+	PostRunDriftInflight    Type = "POST_RUN_DRIFT_INFLIGHT"
+	PostRunPassed           Type = "POST_RUN_PASSED"
+	PostRunFailed           Type = "POST_RUN_FAILED"
+)
+
+// SLA events.
+const (
+	SLAWarning         Type = "SLA_WARNING"
+	SLABreach          Type = "SLA_BREACH"
+	SLAMet             Type = "SLA_MET"
+	RelativeSLAWarning Type = "RELATIVE_SLA_WARNING"
+	RelativeSLABreach  Type = "RELATIVE_SLA_BREACH"
+)
+
+// Watchdog events.
+const (
+	SFNTimeout              Type = "SFN_TIMEOUT"
+	ScheduleMissed          Type = "SCHEDULE_MISSED"
+	ScheduleRecovered       Type = "SCHEDULE_RECOVERED"
+	IrregularScheduleMissed Type = "IRREGULAR_SCHEDULE_MISSED"
+	TriggerRecovered        Type = "TRIGGER_RECOVERED"
+	SensorDeadlineExpired   Type = "SENSOR_DEADLINE_EXPIRED"
+	PostRunSensorMissing    Type = "POST_RUN_SENSOR_MISSING"
+	RunStuck                Type = "RUN_STUCK"
+	WatchdogDegraded        Type = "WATCHDOG_DEGRADED"
+)
+
+// Dry-run events.
+const (
+	DryRunWouldTrigger   Type = "DRY_RUN_WOULD_TRIGGER"
+	DryRunLateData       Type = "DRY_RUN_LATE_DATA"
+	DryRunSLAProjection  Type = "DRY_RUN_SLA_PROJECTION"
+	DryRunCompleted      Type = "DRY_RUN_COMPLETED"
+	DryRunDrift          Type = "DRY_RUN_DRIFT"
+	DryRunWouldRerun     Type = "DRY_RUN_WOULD_RERUN"
+	DryRunRerunRejected  Type = "DRY_RUN_RERUN_REJECTED"
+	DryRunWouldRetry     Type = "DRY_RUN_WOULD_RETRY"
+	DryRunRetryExhausted Type = "DRY_RUN_RETRY_EXHAUSTED"
+)
+
+// Operator and configuration events.
+const (
+	ConfigInvalid   Type = "CONFIG_INVALID"
+	PipelinePaused  Type = "PIPELINE_PAUSED"
+	PipelineResumed Type = "PIPELINE_RESUMED"
+	InfraAlarm      Type = "INFRA_ALARM"
+)
+
+// Spec describes one event type.
+type Spec struct {
+	Type    Type
+	Level   Level
+	Summary string
+}
+
+var catalogue = map[Type]Spec{}
+
+func def(t Type, l Level, summary string) {
+	catalogue[t] = Spec{Type: t, Level: l, Summary: summary}
+}
+
+func init() {
+	def(ValidationPassed, LevelInfo, "all validation rules passed for the period")
+	def(ValidationExhausted, LevelError, "the evaluation window closed before the rules passed")
+	def(JobTriggered, LevelInfo, "the job was started (one event per trigger)")
+	def(JobCompleted, LevelInfo, "the job reported success (one event per success)")
+	def(JobFailed, LevelError, "the job reported failure")
+	def(JobPollExhausted, LevelError, "the job's poll window closed without a result; its state is unknown")
+	def(RetryExhausted, LevelError, "the retry budget or the trigger call's infrastructure retries are used up")
+	def(InfraFailure, LevelError, "Interlock could not carry out a step because of an infrastructure error")
+	def(PipelineExcluded, LevelInfo, "the period is excluded by the pipeline's calendar")
+	def(LateDataArrival, LevelWarning, "new trigger data arrived after the period's job succeeded")
+	def(RerunAccepted, LevelInfo, "a rerun was accepted")
+	def(RerunRejected, LevelWarning, "a rerun was refused by a budget or the circuit breaker")
+	def(PostRunBaselineCaptured, LevelInfo, "post-run baseline captured at job success")
+	def(BaselineCaptureFailed, LevelError, "the post-run baseline could not be captured")
+	def(PostRunDrift, LevelWarning, "a post-run sensor drifted from its baseline after completion")
+	def(PostRunDriftInflight, LevelWarning, "a post-run sensor drifted while the job was running (informational)")
+	def(PostRunPassed, LevelInfo, "post-run rules passed")
+	def(PostRunFailed, LevelError, "post-run rules failed")
+
+	def(SLAWarning, LevelWarning, "the SLA warning time passed and the period is not done")
+	def(SLABreach, LevelError, "the SLA deadline passed and the period is not done")
+	def(SLAMet, LevelInfo, "the job succeeded before the SLA deadline")
+	def(RelativeSLAWarning, LevelWarning, "the relative SLA warning time passed")
+	def(RelativeSLABreach, LevelError, "first trigger-sensor arrival plus sla.maxDuration passed without completion")
+
+	def(SFNTimeout, LevelError, "a run's time-to-live expired without a terminal state; the run is set FAILED_FINAL")
+	def(ScheduleMissed, LevelError, "a cron schedule's expected start passed with no run for the period")
+	def(ScheduleRecovered, LevelInfo, "a run appeared for a period reported as SCHEDULE_MISSED")
+	def(IrregularScheduleMissed, LevelError, "an inclusion date passed with no run")
+	def(TriggerRecovered, LevelInfo, "the watchdog started a run for a stored sensor that satisfied the trigger")
+	def(SensorDeadlineExpired, LevelWarning, "the trigger deadline passed with no run; the period is closed until a rerun")
+	def(PostRunSensorMissing, LevelWarning, "no post-run sensor arrived within postRun.sensorTimeout after completion")
+	def(RunStuck, LevelWarning, "a run stayed in a non-terminal state longer than job.stuckAfter")
+	def(WatchdogDegraded, LevelError, "one or more watchdog checks failed")
+
+	def(DryRunWouldTrigger, LevelInfo, "dry-run: the job would have been triggered")
+	def(DryRunLateData, LevelInfo, "dry-run: trigger data arrived after the would-be trigger")
+	def(DryRunSLAProjection, LevelInfo, "dry-run: projected completion against the SLA")
+	def(DryRunCompleted, LevelInfo, "dry-run: the would-be run is complete")
+	def(DryRunDrift, LevelInfo, "dry-run: a post-run sensor drifted from its baseline")
+	def(DryRunWouldRerun, LevelInfo, "dry-run: a rerun would have been accepted")
+	def(DryRunRerunRejected, LevelInfo, "dry-run: a rerun would have been refused")
+	def(DryRunWouldRetry, LevelInfo, "dry-run: a failed job would have been retried")
+	def(DryRunRetryExhausted, LevelInfo, "dry-run: the retry budget would have been used up")
+
+	def(ConfigInvalid, LevelError, "a configuration file was refused; the last valid version keeps running")
+	def(PipelinePaused, LevelInfo, "an operator paused the pipeline")
+	def(PipelineResumed, LevelInfo, "an operator resumed the pipeline")
+	def(InfraAlarm, LevelError, "an infrastructure alarm changed state (AWS runtime)")
+}
+
+// Lookup returns the spec of t and whether t is in the catalogue.
+func Lookup(t Type) (Spec, bool) {
+	s, ok := catalogue[t]
+	return s, ok
+}
+
+// Types lists every event type, sorted.
+func Types() []Type {
+	out := make([]Type, 0, len(catalogue))
+	for t := range catalogue {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

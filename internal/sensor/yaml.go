@@ -1,0 +1,80 @@
+package sensor
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FromYAML converts a YAML node (a rule value, scenario sensor data) into a
+// Value, keeping YAML's own typing: `1000` is a number, `"1000"` a string,
+// `true` a bool, an unquoted date stays the string it was written as.
+func FromYAML(n *yaml.Node) (Value, error) { return fromYAML(n, 0) }
+
+func fromYAML(n *yaml.Node, depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, fmt.Errorf("nested deeper than %d levels", MaxDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return NullValue(), nil
+		}
+		return fromYAML(n.Content[0], depth)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return Value{}, fmt.Errorf("unresolved alias")
+		}
+		return fromYAML(n.Alias, depth+1)
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return NullValue(), nil
+		case "!!bool":
+			var b bool
+			if err := n.Decode(&b); err != nil {
+				return Value{}, err
+			}
+			return BoolValue(b), nil
+		case "!!int", "!!float":
+			var f float64
+			if n.ShortTag() == "!!int" {
+				var i int64
+				if err := n.Decode(&i); err == nil {
+					return IntValue(i), nil
+				}
+			}
+			if err := n.Decode(&f); err != nil {
+				return Value{}, err
+			}
+			v := NumberValue(f)
+			if v.IsNull() {
+				return Value{}, fmt.Errorf("%q is not a finite number", n.Value)
+			}
+			return v, nil
+		default: // !!str, !!timestamp, !!binary and custom tags keep their text
+			return StringValue(n.Value), nil
+		}
+	case yaml.SequenceNode:
+		items := make([]Value, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := fromYAML(c, depth+1)
+			if err != nil {
+				return Value{}, err
+			}
+			items = append(items, v)
+		}
+		return ArrayValue(items), nil
+	case yaml.MappingNode:
+		fields := make(map[string]Value, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := fromYAML(n.Content[i+1], depth+1)
+			if err != nil {
+				return Value{}, err
+			}
+			fields[n.Content[i].Value] = v
+		}
+		return ObjectValue(Object{fields: fields}), nil
+	}
+	return Value{}, fmt.Errorf("unsupported YAML node")
+}
