@@ -5,6 +5,7 @@ package duration
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ func Parse(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(rest)
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%w %q: want e.g. 2d, 36h, 1h30m", ErrSyntax, s)
+	}
+	if d > math.MaxInt64-total {
+		return 0, fmt.Errorf("%w %q: too long", ErrSyntax, s)
 	}
 	return total + d, nil
 }

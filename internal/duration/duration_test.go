@@ -34,7 +34,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, in := range []string{"", "abc", "-5m", "5", "d", "1.5d", "2dd", "1d-3h", "99999999d", "10 minutes"} {
+	for _, in := range []string{"", "abc", "-5m", "5", "d", "1.5d", "2dd", "1d-3h", "99999999d", "36500d2000000h", "10 minutes"} {
 		t.Run(in, func(t *testing.T) {
 			if _, err := Parse(in); !errors.Is(err, ErrSyntax) {
 				t.Fatalf("Parse(%q) error = %v, want ErrSyntax", in, err)

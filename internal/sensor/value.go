@@ -80,12 +80,18 @@ func IntValue(i int64) Value {
 	return Value{kind: Number, f: float64(i), s: strconv.FormatInt(i, 10)}
 }
 
-// ParseNumber returns the number written as text (JSON or YAML number
-// syntax as accepted by strconv). It fails on anything that is not a
-// finite number.
+// ParseNumber returns the number written as decimal text ("5", "-1.5",
+// "1e6"). It fails on anything that is not a finite decimal number.
+//
+// strconv alone would also read Go literals ("0x10", "0o17", "1_000",
+// "0x1p-2") and base-0 ParseInt reads "017" as octal 15; a writer's string
+// "017" means 17, so only decimal syntax is let through.
 func ParseNumber(text string) (Value, error) {
 	t := strings.TrimSpace(text)
-	if i, err := strconv.ParseInt(t, 0, 64); err == nil {
+	if strings.ContainsFunc(t, notDecimal) {
+		return Value{}, fmt.Errorf("%q is not a finite number", text)
+	}
+	if i, err := strconv.ParseInt(t, 10, 64); err == nil {
 		return IntValue(i), nil
 	}
 	f, err := strconv.ParseFloat(t, 64)
@@ -94,6 +100,8 @@ func ParseNumber(text string) (Value, error) {
 	}
 	return Value{kind: Number, f: f, s: canonicalFloat(t, f)}, nil
 }
+
+func notDecimal(r rune) bool { return !strings.ContainsRune("0123456789+-.eE", r) }
 
 func canonicalFloat(text string, f float64) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {

@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/schedule"
+)
+
+type rawCalendar struct {
+	Name  string   `yaml:"name,required"`
+	Days  []string `yaml:"days"`
+	Dates []string `yaml:"dates"`
+}
+
+// ParseCalendar parses one calendar file ({name, days, dates}).
+func ParseCalendar(file string, data []byte) (*schedule.Calendar, error) {
+	root, err := confdec.ParseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	d := confdec.NewDecoder(file)
+	c := DecodeCalendar(d, root, "")
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// DecodeCalendar validates the calendar document at n, reporting errors
+// to d under path; nil when it has errors.
+func DecodeCalendar(d *confdec.Decoder, n *yaml.Node, path string) *schedule.Calendar {
+	before := d.ErrorCount()
+	var raw rawCalendar
+	if !isMapping(d, n, path, "calendar") {
+		return nil
+	}
+	d.Decode(n, path, &raw)
+	b := &builder{d: d, path: path}
+	if b.valid("name") {
+		if msg := checkID(raw.Name); msg != "" {
+			b.errorf("name", "%s", msg)
+		}
+	}
+	c := &schedule.Calendar{Name: raw.Name, Dates: b.dates("dates", raw.Dates)}
+	for i, s := range raw.Days {
+		w, err := schedule.ParseWeekday(s)
+		if err != nil {
+			d.ErrorAt(confdec.Index(b.at("days"), i), "%s", syntaxMsg(err))
+			continue
+		}
+		c.Days = append(c.Days, w)
+	}
+	if d.ErrorCount() > before {
+		return nil
+	}
+	return c
+}
+
+// LoadCalendarDir loads every *.yaml and *.yml file in dir, keyed by
+// calendar name. Two files defining one name is an error. A missing
+// directory is an error wrapping fs.ErrNotExist, so a caller can treat
+// the default directory as optional.
+func LoadCalendarDir(dir string) (map[string]schedule.Calendar, error) {
+	files, err := yamlFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]schedule.Calendar{}
+	from := map[string]string{}
+	var errs confdec.Errors
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, confdec.Error{File: f, Msg: err.Error()})
+			continue
+		}
+		root, err := confdec.ParseDocument(f, data)
+		if err != nil {
+			errs = append(errs, confdec.AsErrors(f, err)...)
+			continue
+		}
+		d := confdec.NewDecoder(f)
+		c := DecodeCalendar(d, root, "")
+		if c != nil {
+			if prev, dup := from[c.Name]; dup {
+				d.ErrorAt("name", "calendar %q is already defined in %s", c.Name, prev)
+			} else {
+				from[c.Name] = f
+				out[c.Name] = *c
+			}
+		}
+		errs = append(errs, d.Errors()...)
+	}
+	if len(errs) > 0 {
+		return out, errs
+	}
+	return out, nil
+}
+
+// yamlFiles lists the *.yaml and *.yml files directly in dir, sorted.
+func yamlFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,124 @@
+package pipeline
+
+// JobType names what kind of job a pipeline triggers (job.type).
+type JobType string
+
+// The job types (reference §6).
+const (
+	JobHTTP          JobType = "http"
+	JobCommand       JobType = "command"
+	JobAirflow       JobType = "airflow"
+	JobGlue          JobType = "glue"
+	JobEMR           JobType = "emr"
+	JobEMRServerless JobType = "emr-serverless"
+	JobStepFunction  JobType = "step-function"
+	JobDatabricks    JobType = "databricks"
+	JobLambda        JobType = "lambda"
+)
+
+// JobTypes lists every job type.
+func JobTypes() []JobType {
+	return []JobType{JobHTTP, JobCommand, JobAirflow, JobGlue, JobEMR, JobEMRServerless, JobStepFunction, JobDatabricks, JobLambda}
+}
+
+// ConfigKind is the kind of value a job.config field holds. Every string
+// in job.config may use template variables (${DATE}, ${env:NAME}, …).
+type ConfigKind uint8
+
+// The config field kinds.
+const (
+	// KindString is a string (a number is taken as written: jobId: 42).
+	KindString ConfigKind = iota + 1
+	// KindURL is an absolute http or https URL with a host.
+	KindURL
+	// KindJSON is a string that is JSON once variables are replaced.
+	KindJSON
+	// KindArgs is a command: a string split on white space, or a list of
+	// arguments. It is never given to a shell (product spec §3 item 11).
+	KindArgs
+	// KindStringMap is a mapping of names to strings.
+	KindStringMap
+	// KindHeaders is a KindStringMap of HTTP headers. A header that
+	// carries a secret (Authorization, *token*, *secret*, …) must take it
+	// from ${env:NAME}; a literal value is refused.
+	KindHeaders
+	// KindEnv is a KindStringMap whose names are environment variable
+	// names, for the command's environment.
+	KindEnv
+	// KindDuration is a duration ("30s", "5m"), greater than 0, at most 24h.
+	KindDuration
+	// KindMethod is an HTTP method, case-insensitive, stored upper-case.
+	KindMethod
+)
+
+// ConfigField describes one job.config field of one job type.
+type ConfigField struct {
+	Name     string
+	Kind     ConfigKind
+	Required bool
+	Doc      string
+}
+
+// HTTPMethods are the methods an http job may use.
+var HTTPMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+// jobSchemas is the table each job type's config is checked against: a
+// key that is not listed is an error, a required one must be present.
+// Names are the reference's JSON names (§6), matched exactly.
+var jobSchemas = map[JobType][]ConfigField{
+	JobHTTP: {
+		{Name: "url", Kind: KindURL, Required: true, Doc: "URL to call"},
+		{Name: "method", Kind: KindMethod, Doc: "HTTP method, default POST"},
+		{Name: "headers", Kind: KindHeaders, Doc: "request headers"},
+		{Name: "body", Kind: KindString, Doc: "request body"},
+		{Name: "timeout", Kind: KindDuration, Doc: "request timeout, default 30s"},
+	},
+	JobCommand: {
+		{Name: "command", Kind: KindArgs, Required: true, Doc: "program and arguments, run without a shell"},
+		{Name: "env", Kind: KindEnv, Doc: "extra environment variables"},
+		{Name: "dir", Kind: KindString, Doc: "working directory"},
+		{Name: "timeout", Kind: KindDuration, Doc: "kill the command after this long"},
+	},
+	JobAirflow: {
+		{Name: "url", Kind: KindURL, Required: true, Doc: "Airflow base URL"},
+		{Name: "dagId", Kind: KindString, Required: true, Doc: "DAG to run"},
+		{Name: "headers", Kind: KindHeaders, Doc: "request headers (sent on status polls too)"},
+		{Name: "body", Kind: KindJSON, Doc: "JSON sent as the DAG run's conf"},
+		{Name: "timeout", Kind: KindDuration, Doc: "request timeout, default 30s"},
+	},
+	JobGlue: {
+		{Name: "jobName", Kind: KindString, Required: true, Doc: "Glue job name"},
+		{Name: "arguments", Kind: KindStringMap, Doc: "job arguments"},
+	},
+	JobEMR: {
+		{Name: "clusterId", Kind: KindString, Required: true, Doc: "EMR cluster id"},
+		{Name: "stepName", Kind: KindString, Required: true, Doc: "step name"},
+		{Name: "command", Kind: KindString, Required: true, Doc: "JAR to run"},
+		{Name: "arguments", Kind: KindStringMap, Doc: "step arguments, passed as k=v"},
+	},
+	JobEMRServerless: {
+		{Name: "applicationId", Kind: KindString, Required: true, Doc: "EMR Serverless application id"},
+		{Name: "jobName", Kind: KindString, Required: true, Doc: "job run name"},
+	},
+	JobStepFunction: {
+		{Name: "stateMachineArn", Kind: KindString, Required: true, Doc: "state machine ARN"},
+		{Name: "arguments", Kind: KindStringMap, Doc: "execution input, sent as a JSON object"},
+	},
+	JobDatabricks: {
+		{Name: "workspaceUrl", Kind: KindURL, Required: true, Doc: "workspace URL"},
+		{Name: "jobId", Kind: KindString, Required: true, Doc: "job id"},
+		{Name: "headers", Kind: KindHeaders, Doc: "request headers, e.g. Authorization: Bearer ${env:INTERLOCK_DATABRICKS_TOKEN}"},
+		{Name: "arguments", Kind: KindStringMap, Doc: "notebook parameters"},
+	},
+	JobLambda: {
+		{Name: "functionName", Kind: KindString, Required: true, Doc: "function name or ARN"},
+		{Name: "payload", Kind: KindJSON, Doc: "JSON payload"},
+	},
+}
+
+// JobSchema returns the config fields of job type t, and whether t is a
+// known job type.
+func JobSchema(t JobType) ([]ConfigField, bool) {
+	fs, ok := jobSchemas[t]
+	return fs, ok
+}
