@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/interlockhq/interlock/internal/project"
+)
+
+func init() {
+	register(&command{
+		name:    "validate",
+		summary: "Check pipelines, calendars, interlock.yaml and scenario files; list every error",
+		usage:   "[--config FILE] [--output table|json] [PATH…]",
+		examples: []string{
+			"interlock validate                      # the project of ./interlock.yaml",
+			"interlock validate pipelines/ calendars/",
+			"interlock validate pipelines/gold.yaml --output json",
+		},
+		run: runValidate,
+	})
+}
+
+func runValidate(_ context.Context, env Env, args []string) int {
+	c := commands["validate"]
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	config := fs.String("config", "interlock.yaml", "project settings; its calendars resolve calendar names and its envAllow applies")
+	output := addOutputFlag(fs)
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock validate: %v\n", err)
+		// Nothing to validate, or a path that does not exist: a usage
+		// problem, not an invalid file.
+		return ExitUsage
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			Valid bool `json:"valid"`
+			project.Report
+		}{rep.Valid(), rep})
+	} else {
+		printValidation(env, rep)
+	}
+	if !rep.Valid() {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func printValidation(env Env, rep project.Report) {
+	errCount := 0
+	for _, f := range rep.Files {
+		if f.Valid() {
+			name := ""
+			if f.Name != "" {
+				name = " " + f.Name
+			}
+			fmt.Fprintf(env.Stdout, "ok       %s (%s%s)\n", f.File, f.Kind, name)
+			continue
+		}
+		for _, e := range f.Errors {
+			errCount++
+			fmt.Fprintf(env.Stdout, "%s\n", e.Error())
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\n%d file(s): %d valid, %d invalid, %d error(s)\n", len(rep.Files), len(rep.Files)-rep.Invalid(), rep.Invalid(), errCount)
+}

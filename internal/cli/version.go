@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+func init() {
+	register(&command{
+		name:    "version",
+		summary: "Print the Interlock version",
+		run: func(_ context.Context, env Env, _ []string) int {
+			fmt.Fprintf(env.Stdout, "interlock %s (%s, %s/%s)\n", versionString(env.Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return ExitOK
+		},
+	})
+}
+
+func versionString(v string) string {
+	if v != "" {
+		return v
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

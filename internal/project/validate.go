@@ -1,0 +1,318 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/scenario"
+	"github.com/interlockhq/interlock/internal/schedule"
+)
+
+// FileReport is the verdict on one file.
+type FileReport struct {
+	File   string          `json:"file"`
+	Kind   Kind            `json:"kind"`
+	Name   string          `json:"name,omitempty"` // pipeline id, calendar or scenario name
+	Errors []confdec.Error `json:"errors"`
+}
+
+// Valid reports whether the file had no errors.
+func (f FileReport) Valid() bool { return len(f.Errors) == 0 }
+
+// Report is the verdict on a set of files.
+type Report struct {
+	Files []FileReport `json:"files"`
+}
+
+// Valid reports whether every file is valid and there was at least one.
+func (r Report) Valid() bool {
+	for _, f := range r.Files {
+		if !f.Valid() {
+			return false
+		}
+	}
+	return len(r.Files) > 0
+}
+
+// Invalid counts the files with errors.
+func (r Report) Invalid() int {
+	n := 0
+	for _, f := range r.Files {
+		if !f.Valid() {
+			n++
+		}
+	}
+	return n
+}
+
+// Options steer Validate.
+type Options struct {
+	// SettingsFile is the project's interlock.yaml. When it exists its
+	// envAllow list applies and its calendars directory is used to resolve
+	// calendar names; when no paths are given, the files it names are
+	// validated.
+	SettingsFile string
+}
+
+// ErrNothingToValidate is returned when no paths are given and there is no
+// project to validate.
+var ErrNothingToValidate = errors.New("nothing to validate")
+
+type loaded struct {
+	file string
+	data []byte
+	doc  any // *yaml.Node, kept as any to keep the parse step in one place
+	rep  FileReport
+}
+
+// Validate checks every file under paths (files, or directories searched
+// for *.yaml and *.yml) and reports all errors of all files. Calendars are
+// loaded first so pipelines can refer to them; pipeline ids must be unique.
+func Validate(paths []string, opt Options) (Report, error) {
+	settings, settingsFile := pipeline.DefaultSettings(), ""
+	if opt.SettingsFile != "" {
+		if _, err := os.Stat(opt.SettingsFile); err == nil {
+			settingsFile = opt.SettingsFile
+			if data, err := os.ReadFile(settingsFile); err == nil {
+				if s, err := pipeline.ParseSettings(settingsFile, data); err == nil {
+					settings = s
+				}
+			}
+		}
+	}
+	if len(paths) == 0 {
+		// Validate the whole project: interlock.yaml and what it names.
+		if settingsFile == "" {
+			return Report{}, fmt.Errorf("%w: pass files or directories, or run in a project directory with %s", ErrNothingToValidate, orDefault(opt.SettingsFile, "interlock.yaml"))
+		}
+		paths = []string{settingsFile}
+		for _, p := range []string{resolve(settingsFile, settings.Calendars), resolve(settingsFile, settings.Pipelines)} {
+			more, err := expandOptional(p)
+			if err != nil {
+				return Report{}, err
+			}
+			paths = append(paths, more...)
+		}
+	}
+
+	files, err := expand(paths)
+	if err != nil {
+		return Report{}, err
+	}
+	var rep Report
+	var items []*loaded
+	for _, f := range files {
+		it := &loaded{file: f, rep: FileReport{File: f, Kind: KindUnknown, Errors: []confdec.Error{}}}
+		items = append(items, it)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			it.rep.Errors = append(it.rep.Errors, confdec.Error{File: f, Msg: err.Error()})
+			continue
+		}
+		it.data = data
+		doc, err := confdec.ParseDocument(f, data)
+		if err != nil {
+			it.rep.Errors = append(it.rep.Errors, asErrors(f, err)...)
+			continue
+		}
+		it.rep.Kind = DetectKind(doc)
+		if it.rep.Kind == KindUnknown {
+			it.rep.Errors = append(it.rep.Errors, confdec.Error{File: f, Line: 1, Msg: "cannot tell what this file is: a pipeline has `pipeline:`, a calendar `name:` with `days:` or `dates:`, a scenario `start:`, `end:` and `timeline:`, interlock.yaml sections such as `store:` or `server:`"})
+		}
+	}
+
+	// A settings file among the paths supplies envAllow and the calendars
+	// directory when --config did not.
+	if settingsFile == "" {
+		for _, it := range items {
+			if it.rep.Kind != KindSettings || len(it.rep.Errors) > 0 {
+				continue
+			}
+			if s, err := pipeline.ParseSettings(it.file, it.data); err == nil {
+				settings, settingsFile = s, it.file
+			}
+			break
+		}
+	}
+
+	calendars := map[string]schedule.Calendar{}
+	calendarFile := map[string]string{}
+	// Calendars of the project resolve names even when not validated here.
+	if settingsFile != "" {
+		if dir := resolve(settingsFile, settings.Calendars); dir != "" {
+			if cals, err := pipeline.LoadCalendarDir(dir); err == nil {
+				for name, c := range cals {
+					calendars[name] = c
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		if it.rep.Kind != KindCalendar || len(it.rep.Errors) > 0 {
+			continue
+		}
+		cal, err := pipeline.ParseCalendar(it.file, it.data)
+		if err != nil {
+			it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
+			continue
+		}
+		it.rep.Name = cal.Name
+		if prev, dup := calendarFile[cal.Name]; dup {
+			it.rep.Errors = append(it.rep.Errors, confdec.Error{File: it.file, Line: 1, Path: "name", Msg: fmt.Sprintf("duplicate calendar name %q (also in %s)", cal.Name, prev)})
+			continue
+		}
+		calendarFile[cal.Name] = it.file
+		calendars[cal.Name] = *cal
+	}
+
+	popt := pipeline.Options{Calendars: calendars, EnvAllow: settings.Server.EnvAllow}
+	pipelineFile := map[string]string{}
+	for _, it := range items {
+		if len(it.rep.Errors) > 0 {
+			continue
+		}
+		switch it.rep.Kind {
+		case KindSettings:
+			if _, err := pipeline.ParseSettings(it.file, it.data); err != nil {
+				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
+			}
+		case KindPipeline:
+			p, err := pipeline.ParsePipeline(it.file, it.data, popt)
+			if err != nil {
+				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
+				continue
+			}
+			it.rep.Name = p.ID
+			if prev, dup := pipelineFile[p.ID]; dup {
+				it.rep.Errors = append(it.rep.Errors, confdec.Error{File: it.file, Line: 1, Path: "pipeline.id", Msg: fmt.Sprintf("duplicate pipeline id %q (also in %s)", p.ID, prev)})
+				continue
+			}
+			pipelineFile[p.ID] = it.file
+		case KindScenario:
+			sc, err := scenario.Parse(it.file, it.data)
+			if err != nil {
+				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
+				continue
+			}
+			it.rep.Name = sc.Name
+		}
+	}
+	for _, it := range items {
+		sort.SliceStable(it.rep.Errors, func(i, j int) bool { return it.rep.Errors[i].Line < it.rep.Errors[j].Line })
+		rep.Files = append(rep.Files, it.rep)
+	}
+	return rep, nil
+}
+
+func asErrors(file string, err error) []confdec.Error {
+	var errs confdec.Errors
+	if errors.As(err, &errs) {
+		return errs
+	}
+	return []confdec.Error{{File: file, Msg: err.Error()}}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// resolve makes p relative to the directory of the settings file, as
+// interlock.yaml paths are.
+func resolve(settingsFile, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(settingsFile), p)
+}
+
+func isYAML(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// expand turns paths into a sorted, de-duplicated list of files. A missing
+// path is an error: a typo on the command line must not pass silently.
+func expand(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		more, err := expandOne(p, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range more {
+			seen[f] = true
+		}
+	}
+	return sortedKeys(seen), nil
+}
+
+func expandOptional(p string) ([]string, error) {
+	if p == "" {
+		return nil, nil
+	}
+	return expandOne(p, false)
+}
+
+func expandOne(p string, must bool) ([]string, error) {
+	if strings.ContainsAny(p, "*?[") {
+		matches, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("bad pattern %q: %w", p, err)
+		}
+		var out []string
+		for _, m := range matches {
+			more, err := expandOne(m, must)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+		return out, nil
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		if !must && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{filepath.Clean(p)}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isYAML(d.Name()) {
+			out = append(out, filepath.Clean(path))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

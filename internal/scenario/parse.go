@@ -1,0 +1,506 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/duration"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// Load reads and checks a scenario file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse checks a scenario document. The error, when not nil, is a
+// confdec.Errors listing every problem with its file and line. Files named
+// in the scenario (`{file: …}`) are resolved against the scenario's
+// directory.
+func Parse(file string, data []byte) (*File, error) {
+	doc, err := confdec.ParseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	d := confdec.NewDecoder(file)
+	var raw rawFile
+	d.Decode(doc, "", &raw)
+	p := &parser{d: d, file: file, dir: filepath.Dir(file)}
+	sc := p.build(doc, &raw)
+	errs := append(d.Errors(), p.extra...)
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool {
+			if errs[i].File != errs[j].File {
+				return errs[i].File == file
+			}
+			return errs[i].Line < errs[j].Line
+		})
+		return nil, errs
+	}
+	return sc, nil
+}
+
+type rawFile struct {
+	Name      string              `yaml:"name"`
+	Start     stamp               `yaml:"start"`
+	End       stamp               `yaml:"end"`
+	Settings  *yaml.Node          `yaml:"settings"`
+	Calendars []*yaml.Node        `yaml:"calendars"`
+	Pipelines []*yaml.Node        `yaml:"pipelines"`
+	Jobs      map[string][]rawJob `yaml:"jobs"`
+	Timeline  []rawAction         `yaml:"timeline"`
+	Expect    rawExpect           `yaml:"expect"`
+}
+
+type rawJob struct {
+	Duration      *dur   `yaml:"duration"`
+	Result        string `yaml:"result"`
+	Category      string `yaml:"category"`
+	TriggerErrors int    `yaml:"triggerErrors"`
+}
+
+type rawAction struct {
+	At           stamp           `yaml:"at"`
+	Sensor       *rawSensor      `yaml:"sensor"`
+	DeleteSensor *rawRef         `yaml:"deleteSensor"`
+	Rerun        *rawRerun       `yaml:"rerun"`
+	Config       *yaml.Node      `yaml:"config"`
+	Pause        *rawPipelineRef `yaml:"pause"`
+	Resume       *rawPipelineRef `yaml:"resume"`
+	Restart      *bool           `yaml:"restart"`
+}
+
+type rawSensor struct {
+	Pipeline string     `yaml:"pipeline"`
+	Key      string     `yaml:"key"`
+	Data     *yaml.Node `yaml:"data"`
+}
+
+type rawRef struct {
+	Pipeline string `yaml:"pipeline"`
+	Key      string `yaml:"key"`
+}
+
+type rawRerun struct {
+	Pipeline string `yaml:"pipeline"`
+	Date     string `yaml:"date"`
+	Reason   string `yaml:"reason"`
+}
+
+type rawPipelineRef struct {
+	Pipeline string `yaml:"pipeline"`
+}
+
+type rawExpect struct {
+	Events []rawMatcher `yaml:"events"`
+	Absent []rawMatcher `yaml:"absent"`
+}
+
+type rawMatcher struct {
+	Type     string                  `yaml:"type"`
+	Pipeline string                  `yaml:"pipeline"`
+	Schedule string                  `yaml:"schedule"`
+	Date     string                  `yaml:"date"`
+	After    *stamp                  `yaml:"after"`
+	Before   *stamp                  `yaml:"before"`
+	Detail   map[string]sensor.Value `yaml:"detail"`
+	Count    *int                    `yaml:"count"`
+}
+
+// stamp is an RFC3339 instant.
+type stamp struct {
+	t   time.Time
+	set bool
+}
+
+func (s *stamp) DecodeNode(d *confdec.Decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.Errorf(n, path, "want an RFC3339 time like 2026-03-10T06:00:00Z")
+		return
+	}
+	t, err := time.Parse(time.RFC3339, n.Value)
+	if err != nil {
+		d.Errorf(n, path, "want an RFC3339 time like 2026-03-10T06:00:00Z, got %q", n.Value)
+		return
+	}
+	s.t, s.set = t.UTC(), true
+}
+
+// dur is a duration in configuration syntax ("20m", "2d").
+type dur struct{ d time.Duration }
+
+func (v *dur) DecodeNode(d *confdec.Decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.Errorf(n, path, "want a duration like \"20m\"")
+		return
+	}
+	x, err := duration.Parse(n.Value)
+	if err != nil {
+		d.Errorf(n, path, "%v", err)
+		return
+	}
+	v.d = x
+}
+
+type parser struct {
+	d     *confdec.Decoder
+	file  string
+	dir   string
+	extra confdec.Errors // errors found in files the scenario refers to
+}
+
+func (p *parser) build(doc *yaml.Node, raw *rawFile) *File {
+	d := p.d
+	sc := &File{Path: p.file, Name: raw.Name, Start: raw.Start.t, End: raw.End.t, Jobs: map[string][]Job{}}
+	if !raw.Start.set {
+		d.ErrorAt("start", "required: the virtual time the simulation starts at (RFC3339)")
+	}
+	if !raw.End.set {
+		d.ErrorAt("end", "required: the virtual time the simulation stops at (RFC3339)")
+	}
+	if raw.Start.set && raw.End.set && !raw.End.t.After(raw.Start.t) {
+		d.ErrorAt("end", "must be after start (%s)", raw.Start.t.Format(time.RFC3339))
+	}
+
+	sc.Settings = pipeline.DefaultSettings()
+	if raw.Settings != nil {
+		if s := pipeline.DecodeSettings(d, raw.Settings, "settings"); s != nil {
+			sc.Settings = s
+		}
+	}
+
+	sc.Calendars = map[string]schedule.Calendar{}
+	for i, n := range raw.Calendars {
+		path := fmt.Sprintf("calendars[%d]", i)
+		var cal *schedule.Calendar
+		if ref, ok := fileRef(n); ok {
+			data, err := os.ReadFile(p.resolve(ref))
+			if err != nil {
+				d.Errorf(n, path+".file", "%v", err)
+				continue
+			}
+			c, err := pipeline.ParseCalendar(p.resolve(ref), data)
+			if err != nil {
+				p.addForeign(p.resolve(ref), err)
+				continue
+			}
+			cal = c
+		} else {
+			cal = pipeline.DecodeCalendar(d, n, path)
+		}
+		if cal == nil {
+			continue
+		}
+		if _, dup := sc.Calendars[cal.Name]; dup {
+			d.Errorf(n, path+".name", "duplicate calendar name %q", cal.Name)
+			continue
+		}
+		sc.Calendars[cal.Name] = *cal
+	}
+
+	opt := pipeline.Options{Calendars: sc.Calendars, EnvAllow: sc.Settings.Server.EnvAllow}
+	known := map[string]bool{}
+	if len(raw.Pipelines) == 0 {
+		d.ErrorAt("pipelines", "required: at least one pipeline document (inline, or {file: path})")
+	}
+	for i, n := range raw.Pipelines {
+		path := fmt.Sprintf("pipelines[%d]", i)
+		var pl *pipeline.Pipeline
+		var doc Doc
+		if ref, ok := fileRef(n); ok {
+			data, rerr := os.ReadFile(p.resolve(ref))
+			if rerr != nil {
+				d.Errorf(n, path+".file", "%v", rerr)
+				continue
+			}
+			doc = Doc{File: p.resolve(ref), Data: data}
+			pl2, err := pipeline.ParsePipeline(doc.File, data, opt)
+			if err != nil {
+				var errs confdec.Errors
+				if errors.As(err, &errs) {
+					p.addForeign(p.resolve(ref), err)
+				} else {
+					d.Errorf(n, path+".file", "%v", err)
+				}
+				continue
+			}
+			pl = pl2
+		} else {
+			pl = pipeline.DecodePipeline(d, n, path, opt)
+			data, err := yaml.Marshal(n)
+			if err != nil {
+				d.Errorf(n, path, "cannot re-encode the pipeline document: %v", err)
+				continue
+			}
+			doc = Doc{File: fmt.Sprintf("%s#%s", p.file, path), Data: data}
+		}
+		if pl == nil {
+			continue
+		}
+		if known[pl.ID] {
+			d.Errorf(n, path+".pipeline.id", "duplicate pipeline id %q", pl.ID)
+			continue
+		}
+		known[pl.ID] = true
+		sc.Pipelines = append(sc.Pipelines, pl)
+		sc.Docs = append(sc.Docs, doc)
+	}
+
+	p.buildTimeline(sc, raw, known)
+	p.buildJobs(sc, raw, known)
+	sc.Expect.Events = p.buildMatchers(raw.Expect.Events, "expect.events")
+	sc.Expect.Absent = p.buildMatchers(raw.Expect.Absent, "expect.absent")
+	// A scenario without expectations is allowed: it prints the timeline,
+	// which is how people explore a config.
+	return sc
+}
+
+func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
+	d := p.d
+	// A config action may introduce a pipeline; later actions may use it.
+	for _, a := range raw.Timeline {
+		if a.Config == nil {
+			continue
+		}
+		n := a.Config
+		if ref, ok := fileRef(n); ok {
+			// An unreadable file is refused when the action runs, as a
+			// reload would refuse it; here it only cannot name a pipeline.
+			data, err := os.ReadFile(p.resolve(ref))
+			if err != nil {
+				continue
+			}
+			doc, err := confdec.ParseDocument(ref, data)
+			if err != nil {
+				continue
+			}
+			n = doc
+		}
+		if id := configID(n); id != "" {
+			known[id] = true
+		}
+	}
+	checkPipeline := func(path, id string) {
+		switch {
+		case id == "":
+			d.ErrorAt(path+".pipeline", "required")
+		case !known[id]:
+			d.ErrorAt(path+".pipeline", "unknown pipeline %q (not among the scenario's pipelines)", id)
+		}
+	}
+	for i, a := range raw.Timeline {
+		path := fmt.Sprintf("timeline[%d]", i)
+		act := Action{At: a.At.t, Line: d.Line(path)}
+		if !a.At.set {
+			d.ErrorAt(path+".at", "required: when the action happens (RFC3339)")
+		} else if sc.Start.After(act.At) || act.At.After(sc.End) {
+			d.ErrorAt(path+".at", "%s is outside the simulation (%s to %s)", act.At.Format(time.RFC3339), sc.Start.Format(time.RFC3339), sc.End.Format(time.RFC3339))
+		}
+		n := 0
+		if s := a.Sensor; s != nil {
+			n++
+			checkPipeline(path+".sensor", s.Pipeline)
+			if s.Key == "" {
+				d.ErrorAt(path+".sensor.key", "required")
+			}
+			if s.Data != nil && s.Data.Kind != yaml.MappingNode {
+				d.Errorf(s.Data, path+".sensor.data", "want a mapping of sensor fields")
+			}
+			act.Sensor = &SensorWrite{Pipeline: s.Pipeline, Key: s.Key, Data: s.Data}
+		}
+		if s := a.DeleteSensor; s != nil {
+			n++
+			checkPipeline(path+".deleteSensor", s.Pipeline)
+			if s.Key == "" {
+				d.ErrorAt(path+".deleteSensor.key", "required")
+			}
+			act.DeleteSensor = &SensorRef{Pipeline: s.Pipeline, Key: s.Key}
+		}
+		if r := a.Rerun; r != nil {
+			n++
+			checkPipeline(path+".rerun", r.Pipeline)
+			if _, err := schedule.ParsePeriod(r.Date); err != nil {
+				d.ErrorAt(path+".rerun.date", "want a period like 2026-03-10 or 2026-03-10T07, got %q", r.Date)
+			}
+			reason := r.Reason
+			if reason == "" {
+				reason = "manual"
+			}
+			act.Rerun = &Rerun{Pipeline: r.Pipeline, Date: r.Date, Reason: reason}
+		}
+		if c := a.Config; c != nil {
+			n++
+			if ref, ok := fileRef(c); ok {
+				act.Config = &ConfigChange{File: p.resolve(ref)}
+			} else if c.Kind != yaml.MappingNode {
+				d.Errorf(c, path+".config", "want a pipeline document or {file: path}")
+			} else {
+				act.Config = &ConfigChange{Node: c}
+			}
+		}
+		if r := a.Pause; r != nil {
+			n++
+			checkPipeline(path+".pause", r.Pipeline)
+			act.Pause = &PipelineRef{Pipeline: r.Pipeline}
+		}
+		if r := a.Resume; r != nil {
+			n++
+			checkPipeline(path+".resume", r.Pipeline)
+			act.Resume = &PipelineRef{Pipeline: r.Pipeline}
+		}
+		if a.Restart != nil {
+			n++
+			if !*a.Restart {
+				d.ErrorAt(path+".restart", "must be true (omit the entry to not restart)")
+			}
+			act.Restart = true
+		}
+		if n != 1 {
+			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart) besides at, got %d", n)
+			continue
+		}
+		sc.Timeline = append(sc.Timeline, act)
+	}
+	sort.SliceStable(sc.Timeline, func(i, j int) bool { return sc.Timeline[i].At.Before(sc.Timeline[j].At) })
+}
+
+func (p *parser) buildJobs(sc *File, raw *rawFile, known map[string]bool) {
+	d := p.d
+	ids := make([]string, 0, len(raw.Jobs))
+	for id := range raw.Jobs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if !known[id] {
+			d.ErrorAt("jobs."+id, "unknown pipeline %q (not among the scenario's pipelines)", id)
+		}
+		for i, j := range raw.Jobs[id] {
+			path := fmt.Sprintf("jobs.%s[%d]", id, i)
+			job := Job{Result: Result(j.Result), Category: Category(j.Category), TriggerErrors: j.TriggerErrors}
+			if j.Duration != nil {
+				job.Duration = j.Duration.d
+			} else {
+				job.Duration = DefaultJob.Duration
+			}
+			switch job.Result {
+			case "":
+				job.Result = Success
+			case Success, Fail, Timeout, Hang:
+			default:
+				d.ErrorAt(path+".result", "unknown result %q (want success, fail, timeout or hang)", j.Result)
+			}
+			switch job.Category {
+			case "":
+				job.Category = Transient
+			case Transient, Permanent, TimeoutC:
+				if job.Result != Fail {
+					d.ErrorAt(path+".category", "only meaningful with result: fail")
+				}
+			default:
+				d.ErrorAt(path+".category", "unknown category %q (want TRANSIENT, PERMANENT or TIMEOUT)", j.Category)
+			}
+			if j.TriggerErrors < 0 {
+				d.ErrorAt(path+".triggerErrors", "must not be negative")
+			}
+			sc.Jobs[id] = append(sc.Jobs[id], job)
+		}
+	}
+}
+
+func (p *parser) buildMatchers(raw []rawMatcher, base string) []Matcher {
+	d := p.d
+	out := make([]Matcher, 0, len(raw))
+	for i, r := range raw {
+		path := fmt.Sprintf("%s[%d]", base, i)
+		m := Matcher{Line: d.Line(path), Type: event.Type(r.Type), Pipeline: r.Pipeline, Schedule: r.Schedule, Date: r.Date, Detail: r.Detail, Count: r.Count}
+		if r.Type == "" {
+			d.ErrorAt(path+".type", "required: an event type such as JOB_TRIGGERED")
+		} else if _, ok := event.Lookup(m.Type); !ok {
+			d.ErrorAt(path+".type", "unknown event type %q%s", r.Type, suggestType(r.Type))
+		}
+		if r.After != nil {
+			t := r.After.t
+			m.After = &t
+		}
+		if r.Before != nil {
+			t := r.Before.t
+			m.Before = &t
+		}
+		if m.After != nil && m.Before != nil && m.Before.Before(*m.After) {
+			d.ErrorAt(path+".before", "is earlier than after")
+		}
+		if r.Count != nil && *r.Count < 0 {
+			d.ErrorAt(path+".count", "must not be negative")
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func suggestType(t string) string {
+	up := strings.ToUpper(strings.ReplaceAll(t, "-", "_"))
+	if _, ok := event.Lookup(event.Type(up)); ok {
+		return fmt.Sprintf(" (did you mean %q?)", up)
+	}
+	return ""
+}
+
+func (p *parser) resolve(ref string) string {
+	if filepath.IsAbs(ref) {
+		return ref
+	}
+	return filepath.Join(p.dir, ref)
+}
+
+func (p *parser) addForeign(file string, err error) {
+	var errs confdec.Errors
+	if errors.As(err, &errs) {
+		p.extra = append(p.extra, errs...)
+		return
+	}
+	p.extra = append(p.extra, confdec.Error{File: file, Msg: err.Error()})
+}
+
+// fileRef recognises `{file: path}`.
+func fileRef(n *yaml.Node) (string, bool) {
+	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Value != "file" {
+		return "", false
+	}
+	return n.Content[1].Value, n.Content[1].Kind == yaml.ScalarNode
+}
+
+// configID reads pipeline.id from a raw pipeline document, without checking
+// the rest of it.
+func configID(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "pipeline" {
+			continue
+		}
+		pm := n.Content[i+1]
+		for j := 0; j+1 < len(pm.Content); j += 2 {
+			if pm.Content[j].Value == "id" {
+				return pm.Content[j+1].Value
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,139 @@
+// Package scenario reads scenario files, the public format behind
+// `interlock simulate` (see docs/scenarios.md): pipelines, simulated job
+// behaviour, a timeline of actions on a virtual clock and expectations on
+// the events that come out. It only parses and checks the file; running a
+// scenario is the simulator's job.
+package scenario
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// File is a parsed, checked scenario.
+type File struct {
+	Path      string
+	Name      string
+	Start     time.Time
+	End       time.Time
+	Settings  *pipeline.Settings
+	Calendars map[string]schedule.Calendar
+	Pipelines []*pipeline.Pipeline
+	// Docs are the pipeline documents as loaded, in Pipelines order: the
+	// simulator hands them to the engine as a reload would.
+	Docs     []Doc
+	Jobs     map[string][]Job // per pipeline id, in trigger order
+	Timeline []Action         // sorted by At; file order among equal times
+	Expect   Expect
+}
+
+// Doc is one pipeline document and the name it is known by in messages.
+type Doc struct {
+	File string
+	Data []byte
+}
+
+// Result is how a simulated job ends.
+type Result string
+
+// Job results.
+const (
+	Success Result = "success"
+	Fail    Result = "fail"
+	Timeout Result = "timeout" // the job itself reports a timeout
+	Hang    Result = "hang"    // the job never reports
+)
+
+// Category is the failure category a failing simulated job reports.
+type Category string
+
+// Failure categories.
+const (
+	Transient Category = "TRANSIENT"
+	Permanent Category = "PERMANENT"
+	TimeoutC  Category = "TIMEOUT"
+)
+
+// DefaultJob is what a trigger gets once a pipeline's job list is used up.
+var DefaultJob = Job{Duration: time.Minute, Result: Success}
+
+// Job describes one simulated job run.
+type Job struct {
+	Duration      time.Duration // trigger to result; 0 = synchronous
+	Result        Result
+	Category      Category // on Fail; Transient by default
+	TriggerErrors int      // failed trigger calls before the call succeeds
+}
+
+// Action is one timeline entry; exactly one of its action fields is set.
+type Action struct {
+	At   time.Time
+	Line int
+
+	Sensor       *SensorWrite
+	DeleteSensor *SensorRef
+	Rerun        *Rerun
+	Config       *ConfigChange
+	Pause        *PipelineRef
+	Resume       *PipelineRef
+	Restart      bool
+}
+
+// SensorWrite writes a sensor as PUT /v1/pipelines/{pipeline}/sensors/{key}
+// would. Data is rendered at the action's virtual time (see Render).
+type SensorWrite struct {
+	Pipeline string
+	Key      string
+	Data     *yaml.Node
+}
+
+// SensorRef names a stored sensor.
+type SensorRef struct {
+	Pipeline string
+	Key      string
+}
+
+// Rerun is a rerun request.
+type Rerun struct {
+	Pipeline string
+	Date     string
+	Reason   string // "manual" when not given
+}
+
+// ConfigChange adds or replaces a pipeline as a reload would. The document
+// is decoded when the action runs: an invalid one is refused at that point
+// (CONFIG_INVALID), it does not make the scenario invalid.
+type ConfigChange struct {
+	Node *yaml.Node // the inline document, or nil when File is set
+	File string     // path of a pipeline file, resolved against the scenario
+}
+
+// PipelineRef names a pipeline.
+type PipelineRef struct {
+	Pipeline string
+}
+
+// Expect holds the expectations of a scenario.
+type Expect struct {
+	Events []Matcher // each must match (Count times, or at least once)
+	Absent []Matcher // each must match nothing
+}
+
+// Matcher selects events.
+type Matcher struct {
+	Line     int
+	Type     event.Type
+	Pipeline string
+	Schedule string
+	Date     string
+	After    *time.Time // inclusive
+	Before   *time.Time // inclusive
+	Detail   map[string]sensor.Value
+	Count    *int
+}
