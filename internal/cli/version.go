@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -11,7 +12,11 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "Print the Interlock version",
-		run: func(_ context.Context, env Env, _ []string) int {
+		run: func(_ context.Context, env Env, args []string) int {
+			fs := flag.NewFlagSet("version", flag.ContinueOnError)
+			if code, ok := parseFlags(env, commands["version"], fs, args); !ok {
+				return code
+			}
 			fmt.Fprintf(env.Stdout, "interlock %s (%s, %s/%s)\n", versionString(env.Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return ExitOK
 		},

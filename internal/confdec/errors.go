@@ -14,10 +14,10 @@ var ErrInvalid = errors.New("invalid configuration")
 // Error is one problem in one configuration file, located by line and by
 // the dotted field path (schedule.exclude.dates[1]).
 type Error struct {
-	File string
-	Line int
-	Path string
-	Msg  string
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Path string `json:"path,omitempty"`
+	Msg  string `json:"message"`
 }
 
 // Error renders "file:line: path: msg", leaving out the parts that are

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// batch collects one decision's writes for a single atomic commit.
+type batch struct {
+	e   *Engine
+	p   *pipeline.Pipeline // nil for events not tied to a pipeline
+	now time.Time
+	c   store.Change
+}
+
+func (e *Engine) newBatch(p *pipeline.Pipeline, now time.Time) *batch {
+	return &batch{e: e, p: p, now: now}
+}
+
+// dryRunAllowed lists what a dry-run pipeline may emit: its own DRY_RUN_*
+// projections and facts that are not alerts about a job. This is the
+// notifier half of dry-run enforcement — one place, whatever code path
+// produced the event.
+func dryRunAllowed(t event.Type) bool {
+	if strings.HasPrefix(string(t), "DRY_RUN_") {
+		return true
+	}
+	switch t {
+	case event.PostRunBaselineCaptured, event.ConfigInvalid, event.PipelinePaused, event.PipelineResumed:
+		return true
+	}
+	return false
+}
+
+// emit adds an event for a run key.
+func (b *batch) emit(key run.Key, t event.Type, msg string, detail sensor.Object) {
+	if b.p != nil && b.p.DryRun && !dryRunAllowed(t) {
+		b.e.log.Debug("dry-run: event suppressed", "pipeline", key.PipelineID, "type", t)
+		return
+	}
+	b.c.Events = append(b.c.Events, event.Event{
+		ID:         newID(b.now),
+		Time:       b.now,
+		Type:       t,
+		PipelineID: key.PipelineID,
+		ScheduleID: key.ScheduleID,
+		Date:       key.Period,
+		Message:    msg,
+		Detail:     detail,
+	})
+}
+
+func (b *batch) notes(key run.Key, notes []run.Note) {
+	for _, n := range notes {
+		b.emit(key, n.Type, n.Message, n.Detail)
+	}
+}
+
+func (b *batch) putRun(r run.Run, expect int64) {
+	b.c.Runs = append(b.c.Runs, store.RunWrite{Run: r, ExpectVersion: expect})
+}
+
+func (b *batch) putTimer(t store.Timer, expect *time.Time) {
+	b.c.Timers = append(b.c.Timers, store.TimerWrite{Timer: t, ExpectDueAt: expect})
+}
+
+func (b *batch) deleteTimer(key string, expect *time.Time) {
+	b.c.TimerDeletes = append(b.c.TimerDeletes, store.TimerDelete{Key: key, ExpectDueAt: expect})
+}
+
+func (b *batch) marker(m store.Marker, ifAbsent bool) {
+	b.c.Markers = append(b.c.Markers, store.MarkerWrite{Marker: m, IfAbsent: ifAbsent})
+}
+
+// touchesTimer reports whether the batch writes or deletes the timer key.
+func (b *batch) touchesTimer(key string) bool {
+	for _, t := range b.c.Timers {
+		if t.Timer.Key == key {
+			return true
+		}
+	}
+	for _, t := range b.c.TimerDeletes {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// commit writes the batch. An empty batch commits nothing.
+func (b *batch) commit(ctx context.Context) error {
+	if b.c.Empty() {
+		return nil
+	}
+	if err := b.e.st.Commit(ctx, b.c); err != nil {
+		return err
+	}
+	for _, w := range b.c.Pipelines {
+		row := w.Pipeline
+		row.Version = w.ExpectVersion + 1
+		b.e.cacheRow(row)
+	}
+	if len(b.c.Timers)+len(b.c.TimerDeletes) > 0 {
+		b.e.notify()
+	}
+	return nil
+}
+
+// Timer kinds and keys. A run has at most one step timer; its kind says
+// which step is due.
+const (
+	kindCron       = "cron"
+	kindSLAWarning = "sla-warning"
+	kindSLABreach  = "sla-breach"
+	kindPeriod     = "period" // a new period starts: arm its SLA timers
+	kindResume     = "resume" // a timed pause ends
+)
+
+func stepTimerKey(k run.Key) string {
+	return "step/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+func slaTimerKey(kind string, k run.Key) string {
+	return kind + "/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+func cronTimerKey(pipelineID string) string   { return "cron/" + pipelineID }
+func periodTimerKey(pipelineID string) string { return "period/" + pipelineID }
+func resumeTimerKey(pipelineID string) string { return "resume/" + pipelineID }
+
+// Marker kinds.
+const (
+	markerFirstArrival = "first-arrival"
+	markerSLAWarning   = "sla-warning"
+	markerSLABreach    = "sla-breach"
+	markerSLAVerdict   = "sla-verdict"
+	markerExcluded     = "excluded"
+	markerDryRun       = "dry-run"
+	markerPaused       = "paused"
+)
+
+// stepTimer turns an effect's next step into the run's step timer (or its
+// removal when there is no next step).
+func (b *batch) stepTimer(k run.Key, eff run.Effect, expect *time.Time) {
+	if eff.Next == run.StepNone {
+		b.deleteTimer(stepTimerKey(k), expect)
+		return
+	}
+	b.putTimer(store.Timer{Key: stepTimerKey(k), Kind: string(eff.Next), Run: k, DueAt: eff.NextAt}, expect)
+}

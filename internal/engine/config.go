@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// ApplyConfig loads a pipeline document as a reload does: a valid document
+// is stored as the pipeline's new version and takes effect at once; an
+// invalid one is refused with a CONFIG_INVALID event and the last valid
+// version keeps running (product spec §3 item 1). The returned error is the
+// document's confdec.Errors when it is invalid.
+func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pipeline.Pipeline, error) {
+	p, err := pipeline.ParsePipeline(file, doc, e.popt)
+	if err != nil {
+		e.configInvalid(ctx, file, doc, err)
+		return nil, err
+	}
+	return p, e.Activate(ctx, p, doc)
+}
+
+// configInvalid records CONFIG_INVALID. The pipeline id is read from the
+// document when it can be, so the event lands on the right pipeline.
+func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cause error) {
+	now := e.clk.Now()
+	id := pipelineIDOf(file, doc)
+	msgs := []string{cause.Error()}
+	var errs confdec.Errors
+	if errors.As(cause, &errs) {
+		msgs = msgs[:0]
+		for _, x := range errs {
+			msgs = append(msgs, x.Error())
+		}
+	}
+	b := e.newBatch(nil, now)
+	kept := "no previous version"
+	if lp := e.loaded(id); lp != nil {
+		kept = fmt.Sprintf("version %d keeps running", lp.row.ConfigVersion)
+	}
+	b.emit(run.Key{PipelineID: id}, event.ConfigInvalid, fmt.Sprintf("%s refused (%d error(s)); %s: %s", file, len(msgs), kept, msgs[0]),
+		run.Detail("file", file, "errors", strings.Join(msgs, "\n"), "errorCount", len(msgs)))
+	if err := b.commit(ctx); err != nil {
+		e.log.Error("cannot record CONFIG_INVALID", "file", file, "err", err)
+	}
+	e.log.Warn("pipeline config refused", "file", file, "errors", len(msgs), "first", msgs[0])
+}
+
+func pipelineIDOf(file string, doc []byte) string {
+	root, err := confdec.ParseDocument(file, doc)
+	if err != nil || root == nil {
+		return ""
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "pipeline" {
+			continue
+		}
+		pm := root.Content[i+1]
+		for j := 0; j+1 < len(pm.Content); j += 2 {
+			if pm.Content[j].Value == "id" {
+				return pm.Content[j+1].Value
+			}
+		}
+	}
+	return ""
+}
+
+// Activate stores a validated pipeline as its current version (unless the
+// stored version is identical) and sets its timers: the next cron tick,
+// and the SLA timers of the current period and the next period's start.
+// A pipeline seen for the first time starts from now: no alert is raised
+// for periods before it was loaded.
+func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
+	return e.retry(ctx, "activate "+p.ID, func() error {
+		now := e.clk.Now()
+		row, err := e.st.PipelineGet(ctx, p.ID)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if exists && row.Hash == p.Source.SHA256 {
+			e.mu.Lock()
+			if cur := e.pipelines[p.ID]; cur == nil {
+				e.pipelines[p.ID] = &loadedPipeline{p: p, row: row}
+			}
+			e.mu.Unlock()
+			return nil
+		}
+		prev := row
+		next := row
+		next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, doc, p.Source.SHA256, p.Source.File, now
+		next.ConfigVersion++
+		if !exists {
+			next.FirstLoadedAt = now
+		}
+		b := e.newBatch(p, now)
+		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
+		e.setTimers(ctx, b, p, now)
+		next.Version = prev.Version + 1
+		e.mu.Lock()
+		old := e.pipelines[p.ID]
+		e.pipelines[p.ID] = &loadedPipeline{p: p, row: next}
+		e.mu.Unlock()
+		if err := b.commit(ctx); err != nil {
+			e.mu.Lock()
+			if old != nil {
+				e.pipelines[p.ID] = old
+			} else {
+				delete(e.pipelines, p.ID)
+			}
+			e.mu.Unlock()
+			return err
+		}
+		e.log.Info("pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
+		return nil
+	})
+}
+
+func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) {
+	pk := run.Key{PipelineID: p.ID}
+	if p.Schedule.Cron.IsZero() {
+		b.deleteTimer(cronTimerKey(p.ID), nil)
+	} else {
+		b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: pk, DueAt: p.Schedule.Cron.Next(now, p.Schedule.Location)}, nil)
+	}
+	if !needsPeriodTimer(p) {
+		b.deleteTimer(periodTimerKey(p.ID), nil)
+		return
+	}
+	cur := run.CurrentPeriod(p, now)
+	b.putTimer(periodTimerFor(p, cur.Next()), nil)
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: cur.String()}
+	if err := e.armPeriodSLA(ctx, b, p, key, cur); err != nil {
+		e.log.Warn("cannot arm SLA timers of the current period", "pipeline", p.ID, "err", err)
+	}
+}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Pause stops new runs of a pipeline (product spec §3b): cron ticks and
+// trigger sensors are still recorded but start nothing; running jobs
+// finish; SLA and watchdog alerts continue. A zero until pauses until
+// Resume.
+func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, by string) error {
+	return e.retry(ctx, "pause "+pipelineID, func() error {
+		lp := e.loaded(pipelineID)
+		if lp == nil {
+			return fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+		}
+		now := e.clk.Now()
+		row, err := e.st.PipelineGet(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if row.Paused && row.PausedUntil.Equal(until) {
+			return nil
+		}
+		if !until.IsZero() && !until.After(now) {
+			return fmt.Errorf("%w: --until %s is not in the future", ErrInvalidRequest, until.UTC().Format(time.RFC3339))
+		}
+		next := row
+		next.Paused, next.PausedUntil, next.UpdatedAt = true, until.UTC(), now
+		b := e.newBatch(lp.p, now)
+		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+		pk := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}
+		if !row.Paused {
+			b.marker(store.Marker{Key: pk, Kind: markerPaused, At: now}, false)
+		}
+		msg, detail := "pipeline paused until resumed", run.Detail("by", by)
+		if !until.IsZero() {
+			msg, detail = "pipeline paused until "+until.UTC().Format(time.RFC3339), run.Detail("by", by, "until", until)
+			b.putTimer(store.Timer{Key: resumeTimerKey(pipelineID), Kind: kindResume, Run: run.Key{PipelineID: pipelineID}, DueAt: until}, nil)
+		} else {
+			b.deleteTimer(resumeTimerKey(pipelineID), nil)
+		}
+		b.emit(pk, event.PipelinePaused, msg, detail)
+		return b.commit(ctx)
+	})
+}
+
+// Resume allows new runs again and treats each period that received
+// trigger data during the pause as if that data had just arrived, so it
+// starts now.
+func (e *Engine) Resume(ctx context.Context, pipelineID, by string) error {
+	return e.retry(ctx, "resume "+pipelineID, func() error {
+		b, err := e.resume(ctx, pipelineID, by, nil)
+		if err != nil || b == nil {
+			return err
+		}
+		return b.commit(ctx)
+	})
+}
+
+func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	due := t.DueAt
+	b, err := e.resume(ctx, t.Run.PipelineID, "timer", &due)
+	if err != nil || b == nil {
+		return e.newBatch(nil, now), err
+	}
+	return b, nil
+}
+
+// resume builds the resume batch; nil when the pipeline is not paused.
+func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *time.Time) (*batch, error) {
+	lp := e.loaded(pipelineID)
+	if lp == nil {
+		return nil, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+	}
+	now := e.clk.Now()
+	row, err := e.st.PipelineGet(ctx, pipelineID)
+	if err != nil || !row.Paused {
+		return nil, err
+	}
+	p := lp.p
+	next := row
+	next.Paused, next.PausedUntil, next.UpdatedAt = false, time.Time{}, now
+	b := e.newBatch(p, now)
+	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+	if timerDue != nil {
+		b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
+	} else {
+		b.deleteTimer(resumeTimerKey(pipelineID), nil)
+	}
+	pk := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}
+	b.emit(pk, event.PipelineResumed, "pipeline resumed", run.Detail("by", by))
+	pausedAt := time.Time{}
+	if m, err := e.st.MarkerGet(ctx, pk, markerPaused); err == nil {
+		pausedAt = m.At
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: pk, Kind: markerPaused})
+	if p.Schedule.Trigger == nil {
+		return b, nil
+	}
+	// Start the periods whose trigger data came during the pause. The
+	// engine sees the pipeline as resumed from here on.
+	resumed := &loadedPipeline{p: p, row: next}
+	sensors, err := e.st.SensorList(ctx, pipelineID)
+	if err != nil {
+		return nil, err
+	}
+	started := map[string]bool{}
+	for i := range sensors {
+		s := sensors[i]
+		if !run.MatchesTrigger(p, s.Key) || s.ChangedAt.Before(pausedAt) {
+			continue
+		}
+		cond := p.Schedule.Trigger.Rule
+		cond.Key = s.Key
+		if !rule.Evaluate(cond, rule.SensorMap{s.Key: s.Record()}, now, e.rules).Passed {
+			continue
+		}
+		per, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
+		if err != nil || started[per.String()] {
+			continue
+		}
+		started[per.String()] = true
+		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+		if err := e.startPeriod(ctx, b, resumed, key, per, run.CauseResume, nil); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// RerunResult is the verdict on a rerun request.
+type RerunResult struct {
+	Accepted bool
+	Reason   string // why it was rejected
+	Period   string
+}
+
+// RequestRerun asks to run a period again (product spec §3b). Budgets and
+// the circuit breaker decide; the outcome is RERUN_ACCEPTED or
+// RERUN_REJECTED with the reason, in the event log and in the result. A
+// rerun also reopens a period closed by its trigger deadline.
+func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason string) (RerunResult, error) {
+	lp := e.loaded(pipelineID)
+	if lp == nil {
+		return RerunResult{}, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+	}
+	per, err := schedule.ParsePeriod(period)
+	if err != nil {
+		return RerunResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
+	}
+	if reason == "" {
+		reason = run.ReasonManual
+	}
+	var res RerunResult
+	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func() error {
+		lp = e.loaded(pipelineID)
+		now := e.clk.Now()
+		key := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
+		b := e.newBatch(lp.p, now)
+		var existing *run.Run
+		r, err := e.st.RunGet(ctx, key)
+		switch {
+		case err == nil:
+			existing = &r
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		if err := e.rerun(ctx, b, lp, key, existing, reason, "request", nil); err != nil {
+			return err
+		}
+		res = RerunResult{Period: key.Period}
+		for _, ev := range b.c.Events {
+			switch ev.Type {
+			case event.RerunAccepted, event.DryRunWouldRerun:
+				res.Accepted = true
+			case event.RerunRejected, event.DryRunRerunRejected:
+				res.Reason = ev.Message
+			}
+		}
+		return b.commit(ctx)
+	})
+	return res, err
+}
+
+// rerun decides a rerun request inside a batch (an operator's request, or
+// the engine's own for late data and drift).
+func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, existing *run.Run, reason, source string, overlay *store.Sensor) error {
+	p := lp.p
+	per, err := parsePeriod(key.Period)
+	if err != nil {
+		return err
+	}
+	ledger, err := e.st.LedgerList(ctx, key)
+	if err != nil {
+		return err
+	}
+	reasons := make([]string, len(ledger))
+	for i, l := range ledger {
+		reasons[i] = l.Reason
+	}
+	in := run.RerunInput{Reason: reason, Existing: existing, Ledger: reasons, Excluded: run.Excluded(p, per)}
+	if existing != nil && existing.State == run.Completed {
+		in.FreshData, err = e.freshSince(ctx, p.ID, existing, overlay)
+		if err != nil {
+			return err
+		}
+	}
+	d := run.DecideRerun(in, p)
+	if p.DryRun {
+		if d.Accepted {
+			b.emit(key, event.DryRunWouldRerun, fmt.Sprintf("dry-run: rerun would be accepted (reason: %s)", reason), run.Detail("reason", reason, "circuitBreaker", d.CircuitBreaker, "rerunCount", d.Used, "budget", d.Budget))
+		} else {
+			b.emit(key, event.DryRunRerunRejected, "dry-run: rerun would be rejected: "+d.Label, run.Detail("reason", reason, "rejection", d.Label, "rerunCount", d.Used, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker))
+		}
+		return nil
+	}
+	if !d.Accepted {
+		b.notes(key, run.Rejected(reason, d).Notes)
+		return nil
+	}
+	r, eff := run.Reopen(existing, key, reason, source, d, lp.row.ConfigVersion, p, b.now)
+	b.c.BaselineDelete = append(b.c.BaselineDelete, key)
+	if err := e.applyRun(ctx, b, lp, existing, r, eff, nil); err != nil {
+		return err
+	}
+	return e.armSLA(ctx, b, p, key, per)
+}
+
+// freshSince reports whether any sensor of the pipeline received new
+// content after the run succeeded — the circuit breaker's question.
+func (e *Engine) freshSince(ctx context.Context, pipelineID string, r *run.Run, overlay *store.Sensor) (bool, error) {
+	if overlay != nil && overlay.ChangedAt.After(r.EndedAt) {
+		return true, nil
+	}
+	sensors, err := e.st.SensorList(ctx, pipelineID)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range sensors {
+		if s.ChangedAt.After(r.EndedAt) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// cronTick starts the run of the tick's period (product spec §3 item 2:
+// cron schedules start runs) and sets the next tick. Ticks missed while the
+// engine was down are not replayed one by one: the next tick is the first
+// after now, and the watchdog reports periods that got no run.
+func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	lp := e.loaded(t.Run.PipelineID)
+	if lp == nil || lp.p.Schedule.Cron.IsZero() {
+		return e.newBatch(nil, now), nil
+	}
+	p := lp.p
+	b := e.newBatch(p, now)
+	due := t.DueAt
+	after := now
+	if due.After(after) {
+		after = due
+	}
+	b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: p.Schedule.Cron.Next(after, p.Schedule.Location)}, &due)
+	per := p.Schedule.Cron.PeriodOf(due, p.Schedule.Location)
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	return b, e.startPeriod(ctx, b, lp, key, per, run.CauseCron, nil)
+}
+
+// startPeriod opens the run of a period unless the period is excluded, the
+// pipeline is paused or in dry-run (which only projects), or the period
+// already has a run. The run's first evaluation happens in the same commit,
+// so a sensor write that completes the rules is decided at once.
+func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, per schedule.Period, cause run.Cause, overlay *store.Sensor) error {
+	p := lp.p
+	if run.Excluded(p, per) {
+		return e.excludedOnce(ctx, b, key, fmt.Sprintf("%s for %s suppressed: the period's date is excluded by the calendar", cause, key.Period))
+	}
+	if p.DryRun {
+		return e.dryRunTrigger(ctx, b, p, key, per, overlay)
+	}
+	if lp.row.Paused {
+		e.log.Info("pipeline paused: period not started", "pipeline", p.ID, "period", key.Period, "cause", cause)
+		return nil
+	}
+	if _, err := e.st.RunGet(ctx, key); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	r, eff := run.Start(key, cause, lp.row.ConfigVersion, p, b.now)
+	if err := e.armSLA(ctx, b, p, key, per); err != nil {
+		return err
+	}
+	return e.evaluateRun(ctx, b, lp, nil, &r, eff, overlay, nil)
+}
+
+// excludedOnce reports an excluded period once.
+func (e *Engine) excludedOnce(ctx context.Context, b *batch, key run.Key, msg string) error {
+	seen, err := e.hasMarker(ctx, key, markerExcluded)
+	if err != nil || seen {
+		return err
+	}
+	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar"))
+	b.marker(store.Marker{Key: key, Kind: markerExcluded, At: b.now}, false)
+	return nil
+}
+
+// slaTimer fires an SLA warning or breach for a period that is not done.
+func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	lp := e.loaded(t.Run.PipelineID)
+	if lp == nil || lp.p.DryRun {
+		return e.newBatch(nil, now), nil
+	}
+	b := e.newBatch(lp.p, now)
+	var existing *run.Run
+	r, err := e.st.RunGet(ctx, t.Run)
+	switch {
+	case err == nil:
+		existing = &r
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	markerKind := markerSLABreach
+	if t.Kind == kindSLAWarning {
+		markerKind = markerSLAWarning
+	}
+	sent, err := e.hasMarker(ctx, t.Run, markerKind)
+	if err != nil {
+		return nil, err
+	}
+	breachSent, err := e.hasMarker(ctx, t.Run, markerSLABreach)
+	if err != nil {
+		return nil, err
+	}
+	typV, _ := t.Detail.Get("event")
+	typS, _ := typV.Str()
+	typ := event.Type(typS)
+	breachV, _ := t.Detail.Get("breachAt")
+	breachS, _ := breachV.Str()
+	breachAt, _ := time.Parse(time.RFC3339, breachS)
+	if breachAt.IsZero() {
+		breachAt = t.DueAt
+	}
+	if !run.SLAAlertDue(typ, existing, breachAt, sent, breachSent, now) {
+		return b, nil
+	}
+	status, hint := run.SLAStatus(existing)
+	dv, _ := t.Detail.Get("deadline")
+	deadline, _ := dv.Str()
+	verb := "is due"
+	if t.Kind == kindSLABreach {
+		verb = "passed"
+	}
+	b.emit(t.Run, typ, fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", deadline, verb, breachAt.In(lp.p.SLA.Location).Format(time.RFC3339), t.Run.Period, status),
+		run.Detail("status", status, "breachAt", breachAt, "deadline", deadline, "actionHint", hint, "source", "schedule"))
+	b.marker(store.Marker{Key: t.Run, Kind: markerKind, At: now}, false)
+	return b, nil
+}
+
+// periodTimer arms the SLA timers of the period that starts now and sets
+// the timer for the next period, so SLA alerts fire even when no data and
+// no run ever show up for a period.
+func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	lp := e.loaded(t.Run.PipelineID)
+	if lp == nil || !needsPeriodTimer(lp.p) {
+		return e.newBatch(nil, now), nil
+	}
+	p := lp.p
+	b := e.newBatch(p, now)
+	due := t.DueAt
+	per := schedule.PeriodAt(due, p.Schedule.Location, run.Hourly(p))
+	b.putTimer(periodTimerFor(p, per.Next()), &due)
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	return b, e.armPeriodSLA(ctx, b, p, key, per)
+}
+
+// armPeriodSLA arms a period's SLA timers unless its run already ended.
+func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
+	r, err := e.st.RunGet(ctx, key)
+	if err == nil && r.State.Terminal() {
+		return nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return e.armSLA(ctx, b, p, key, per)
+}
+
+// needsPeriodTimer: pipelines with an absolute SLA deadline get their SLA
+// timers at the start of every period.
+func needsPeriodTimer(p *pipeline.Pipeline) bool {
+	return p.SLA != nil && !p.SLA.Deadline.IsZero() && !p.DryRun
+}
+
+func periodTimerFor(p *pipeline.Pipeline, per schedule.Period) store.Timer {
+	return store.Timer{Key: periodTimerKey(p.ID), Kind: kindPeriod, Run: run.Key{PipelineID: p.ID}, DueAt: per.Start(p.Schedule.Location)}
+}
+
+func (e *Engine) loaded(id string) *loadedPipeline {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.pipelines[id]
+}

@@ -1,0 +1,71 @@
+package run
+
+import (
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// Hourly reports whether a pipeline's periods are hours rather than days
+// when nothing else says: a sub-daily cron, or an ":MM" SLA or trigger
+// deadline (which only make sense for hourly periods).
+func Hourly(p *pipeline.Pipeline) bool {
+	if !p.Schedule.Cron.IsZero() && p.Schedule.Cron.SubDaily() {
+		return true
+	}
+	if p.SLA != nil && p.SLA.Deadline.HourlyOnly() {
+		return true
+	}
+	return p.Schedule.Trigger != nil && p.Schedule.Trigger.Deadline.HourlyOnly()
+}
+
+// CurrentPeriod is the period of now in the schedule's time zone.
+func CurrentPeriod(p *pipeline.Pipeline, now time.Time) schedule.Period {
+	return schedule.PeriodAt(now, p.Schedule.Location, Hourly(p))
+}
+
+// SensorPeriod is the period a sensor write belongs to: the period in its
+// key's suffix ("hourly-status#20260303T07"), else its `date`/`hour`
+// fields, else the current period in the schedule's time zone. A
+// malformed date or hour is an error, never a silent fallback.
+func SensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, error) {
+	if _, per, ok := schedule.SplitPeriodKey(key); ok {
+		return per, nil
+	}
+	return schedule.PeriodFromSensor(data, CurrentPeriod(p, now))
+}
+
+// Excluded reports whether the period's date is excluded by the pipeline's
+// calendar (judged on the period's date, which is in the schedule's zone).
+func Excluded(p *pipeline.Pipeline, per schedule.Period) bool {
+	return p.Schedule.Exclude.Days.Contains(per.Date)
+}
+
+// MatchesTrigger reports whether a sensor key is a trigger key of the
+// pipeline (prefix match, so per-period keys match their base key).
+func MatchesTrigger(p *pipeline.Pipeline, key string) bool {
+	t := p.Schedule.Trigger
+	return t != nil && t.Rule.Key != "" && strings.HasPrefix(key, t.Rule.Key)
+}
+
+// MatchesPostRun returns the first post-run rule key that prefixes key.
+func MatchesPostRun(p *pipeline.Pipeline, key string) (string, bool) {
+	if p.PostRun == nil {
+		return "", false
+	}
+	for _, r := range p.PostRun.Rules {
+		if r.Key != "" && strings.HasPrefix(key, r.Key) {
+			return r.Key, true
+		}
+	}
+	return "", false
+}
+
+// TTL is how long a non-terminal run may live: used by the watchdog's
+// stale-run check when a run has no ExpiresAt of its own.
+func TTL(p *pipeline.Pipeline) time.Duration {
+	return p.Schedule.Evaluation.Window + p.Job.PollWindow + TriggerLease + ttlMargin
+}

@@ -1,0 +1,117 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+)
+
+// Rerun reasons the engine itself uses; operators may give any other.
+const (
+	ReasonManual   = "manual"
+	ReasonDrift    = "data-drift"
+	ReasonLateData = "late-data"
+)
+
+// IsDriftReason reports whether reason draws on maxDriftReruns (drift and
+// late data share that budget); every other reason draws on
+// maxManualReruns, counted per reason.
+func IsDriftReason(reason string) bool { return reason == ReasonDrift || reason == ReasonLateData }
+
+// RerunBudget returns the budget for reason and how much of it the ledger
+// reasons have used.
+func RerunBudget(reason string, ledger []string, p *pipeline.Pipeline) (budget, used int) {
+	if IsDriftReason(reason) {
+		for _, l := range ledger {
+			if IsDriftReason(l) {
+				used++
+			}
+		}
+		return p.Job.MaxDriftReruns, used
+	}
+	for _, l := range ledger {
+		if l == reason {
+			used++
+		}
+	}
+	return p.Job.MaxManualReruns, used
+}
+
+// RerunInput is what a rerun decision looks at.
+type RerunInput struct {
+	Reason   string
+	Existing *Run     // the period's run; nil when the period never ran
+	Ledger   []string // reasons in the period's rerun ledger
+	Excluded bool     // the period is excluded by the calendar
+	// FreshData: a sensor of the pipeline received new content after the
+	// existing run's success. The circuit breaker needs it.
+	FreshData bool
+}
+
+// RerunDecision is the verdict on a rerun request.
+type RerunDecision struct {
+	Accepted bool
+	Label    string // why it was rejected (RERUN_REJECTED message)
+	Budget   int
+	Used     int
+	// CircuitBreaker is "passed", "skipped (no successful run)" or "rejected".
+	CircuitBreaker string
+}
+
+// DecideRerun applies, in order: calendar exclusion, a run still in
+// progress, the budget, and the circuit breaker (after a success, a rerun
+// needs sensor data that changed after that success — a re-delivered,
+// already processed partition must not rerun the job).
+func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
+	d := RerunDecision{CircuitBreaker: "skipped (no successful run)"}
+	d.Budget, d.Used = RerunBudget(in.Reason, in.Ledger, p)
+	switch {
+	case in.Excluded:
+		d.Label = "the period is excluded by the calendar"
+	case in.Existing != nil && !in.Existing.State.Terminal():
+		d.Label = fmt.Sprintf("a run is in progress (%s)", in.Existing.State)
+	case d.Used >= d.Budget:
+		kind := "manual"
+		if IsDriftReason(in.Reason) {
+			kind = "drift"
+		}
+		d.Label = fmt.Sprintf("%s rerun limit exceeded (%d/%d)", kind, d.Used, d.Budget)
+	case in.Existing != nil && in.Existing.State == Completed && !in.FreshData:
+		d.CircuitBreaker = "rejected"
+		d.Label = "previous run succeeded and no sensor data has changed since"
+	default:
+		if in.Existing != nil && in.Existing.State == Completed {
+			d.CircuitBreaker = "passed"
+		}
+		d.Accepted = true
+	}
+	return d
+}
+
+// Rejected is the event for a refused rerun.
+func Rejected(reason string, d RerunDecision) Effect {
+	var eff Effect
+	eff.note(event.RerunRejected, fmt.Sprintf("rerun rejected (reason: %s): %s", reason, d.Label), "reason", reason, "rejection", d.Label, "rerunCount", d.Used, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker)
+	return eff
+}
+
+// Reopen starts the next generation of a period after an accepted rerun.
+// existing is nil when the period never ran.
+func Reopen(existing *Run, key Key, reason, source string, d RerunDecision, configVersion int64, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+	var r Run
+	if existing != nil {
+		r = *existing
+		r.Generation++
+		r.Cause = CauseRerun
+		r.ConfigVersion = configVersion
+	} else {
+		r = Run{Key: key, Cause: CauseRerun, CreatedAt: now, ConfigVersion: configVersion}
+	}
+	r, eff := r.reopen(p, now)
+	eff.Notes = append([]Note{{Type: event.RerunAccepted, Message: fmt.Sprintf("rerun accepted (reason: %s)", reason),
+		Detail: Detail("reason", reason, "rerunCount", d.Used+1, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker, "generation", r.Generation)}}, eff.Notes...)
+	eff.LedgerReason, eff.LedgerSource = reason, source
+	return r, eff
+}

@@ -1,0 +1,384 @@
+package run
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+var t0 = time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
+
+func mustPipeline(t *testing.T, doc string) *pipeline.Pipeline {
+	t.Helper()
+	p, err := pipeline.ParsePipeline("test.yaml", []byte(doc), pipeline.Options{})
+	if err != nil {
+		t.Fatalf("pipeline: %v", err)
+	}
+	return p
+}
+
+const basePipeline = `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: ready, check: exists}
+  evaluation: {window: 1h, interval: 5m}
+validation:
+  rules: [{key: ready, check: exists}]
+job: {type: command, config: {command: /bin/true}, maxRetries: 2, maxCodeRetries: 1, triggerRetries: 2, pollInterval: 1m, pollWindow: 30m}
+`
+
+func types(eff Effect) []event.Type {
+	var out []event.Type
+	for _, n := range eff.Notes {
+		out = append(out, n.Type)
+	}
+	return out
+}
+
+func sameTypes(a, b []event.Type) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var key = Key{PipelineID: "p1", ScheduleID: "stream", Period: "2026-03-10"}
+
+func TestEvaluationLoop(t *testing.T) {
+	p := mustPipeline(t, basePipeline)
+	r, eff := Start(key, CauseSensor, 1, p, t0)
+	if r.State != Evaluating || eff.Next != StepEvaluate || !eff.NextAt.Equal(t0) {
+		t.Fatalf("Start: state %s next %s at %v", r.State, eff.Next, eff.NextAt)
+	}
+	if !r.EvalDeadline.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("EvalDeadline = %v", r.EvalDeadline)
+	}
+	cases := []struct {
+		name      string
+		at        time.Duration
+		passed    bool
+		wantState State
+		wantNext  Step
+		wantAt    time.Duration
+		wantTypes []event.Type
+	}{
+		{"not ready, interval later", 0, false, Evaluating, StepEvaluate, 5 * time.Minute, nil},
+		{"not ready near the end waits only until the window closes", 58 * time.Minute, false, Evaluating, StepEvaluate, time.Hour, nil},
+		{"passes", 10 * time.Minute, true, Triggering, StepTrigger, 10 * time.Minute, []event.Type{event.ValidationPassed}},
+		{"passes at the window's close", time.Hour, true, Triggering, StepTrigger, time.Hour, []event.Type{event.ValidationPassed}},
+		{"window closed", time.Hour, false, FailedFinal, StepNone, 0, []event.Type{event.ValidationExhausted}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next, eff := AfterEvaluation(r, c.passed, "0/1 rules passed (ALL)", p, t0.Add(c.at))
+			if next.State != c.wantState || eff.Next != c.wantNext {
+				t.Fatalf("state %s next %s, want %s %s", next.State, eff.Next, c.wantState, c.wantNext)
+			}
+			if c.wantNext != StepNone && !eff.NextAt.Equal(t0.Add(c.wantAt)) {
+				t.Fatalf("next at %v, want %v", eff.NextAt, t0.Add(c.wantAt))
+			}
+			if !sameTypes(types(eff), c.wantTypes) {
+				t.Fatalf("events %v, want %v", types(eff), c.wantTypes)
+			}
+			if next.State == FailedFinal && (next.Outcome != OutcomeValidationExhausted || !eff.Ended || !next.ExpiresAt.IsZero()) {
+				t.Fatalf("exhausted run: outcome %s ended %v expires %v", next.Outcome, eff.Ended, next.ExpiresAt)
+			}
+		})
+	}
+}
+
+func TestTriggerErrorsRetryWithBackoffThenGiveUp(t *testing.T) {
+	p := mustPipeline(t, basePipeline) // triggerRetries: 2
+	r := Run{Key: key, State: Triggering}
+	r, _ = BeginTrigger(r, t0)
+	if !r.TriggerInFlight {
+		t.Fatal("BeginTrigger did not mark the call in flight")
+	}
+	r, eff := AfterTriggerError(r, "503", p, t0)
+	if r.State != Triggering || eff.Next != StepTrigger || !eff.NextAt.Equal(t0.Add(30*time.Second)) || r.TriggerInFlight {
+		t.Fatalf("first error: %s %s %v inflight=%v", r.State, eff.Next, eff.NextAt, r.TriggerInFlight)
+	}
+	r, eff = AfterTriggerError(r, "503", p, t0)
+	if !eff.NextAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("second backoff at %v, want +1m", eff.NextAt)
+	}
+	r, eff = AfterTriggerError(r, "503", p, t0)
+	if r.State != FailedFinal || r.Outcome != OutcomeTriggerExhausted || !sameTypes(types(eff), []event.Type{event.RetryExhausted}) || !eff.Ended {
+		t.Fatalf("third error: %s %s %v", r.State, r.Outcome, types(eff))
+	}
+}
+
+func TestTriggerBackoff(t *testing.T) {
+	want := []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 10 * time.Minute, 10 * time.Minute}
+	for i, w := range want {
+		if got := TriggerBackoff(i + 1); got != w {
+			t.Errorf("TriggerBackoff(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+}
+
+func TestTriggerInterruptedIsNotRetried(t *testing.T) {
+	r := Run{Key: key, State: Triggering, TriggerInFlight: true}
+	next, eff := TriggerInterrupted(r, t0)
+	if next.State != FailedFinal || next.Outcome != OutcomeTriggerUnknown || eff.Next != StepNone {
+		t.Fatalf("got %s %s next %s", next.State, next.Outcome, eff.Next)
+	}
+	if !sameTypes(types(eff), []event.Type{event.InfraFailure}) {
+		t.Fatalf("events %v", types(eff))
+	}
+}
+
+func TestPolling(t *testing.T) {
+	p := mustPipeline(t, basePipeline) // pollInterval 1m, pollWindow 30m
+	r := Run{Key: key, State: Triggering}
+	r, eff := Triggered(r, "glue", "jr-1", map[string]string{"k": "v"}, p, t0)
+	if r.State != Running || r.Attempt != 1 || eff.Next != StepPoll || !eff.NextAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Triggered: %s attempt %d next %s %v", r.State, r.Attempt, eff.Next, eff.NextAt)
+	}
+	if !sameTypes(types(eff), []event.Type{event.JobTriggered}) {
+		t.Fatalf("events %v", types(eff))
+	}
+	still, eff := AfterPollRunning(r, p, t0.Add(29*time.Minute+30*time.Second))
+	if still.State != Running || !eff.NextAt.Equal(t0.Add(30*time.Minute)) {
+		t.Fatalf("last poll not clamped to the window: %v", eff.NextAt)
+	}
+	done, eff := AfterPollRunning(r, p, t0.Add(30*time.Minute))
+	if done.State != FailedFinal || done.Outcome != OutcomePollExhausted || !sameTypes(types(eff), []event.Type{event.JobPollExhausted}) {
+		t.Fatalf("poll exhausted: %s %s %v", done.State, done.Outcome, types(eff))
+	}
+	ok, eff := JobSucceeded(r, t0.Add(10*time.Minute))
+	if ok.State != Completed || !eff.Succeeded || !ok.EndedAt.Equal(t0.Add(10*time.Minute)) || !sameTypes(types(eff), []event.Type{event.JobCompleted}) {
+		t.Fatalf("success: %s %v %v", ok.State, eff.Succeeded, types(eff))
+	}
+}
+
+func TestJobFailureBudgets(t *testing.T) {
+	p := mustPipeline(t, basePipeline) // maxRetries 2, maxCodeRetries 1
+	running := Run{Key: key, State: Running, Attempt: 1}
+	cases := []struct {
+		name      string
+		cat       Category
+		used      int
+		excluded  bool
+		wantState State
+		wantTypes []event.Type
+		ledger    string
+	}{
+		{"transient with budget retries at once", Transient, 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"transient budget used up", Transient, 2, false, FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
+		{"timeout counts against maxRetries", Timeout, 1, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"permanent uses maxCodeRetries", Permanent, 1, false, FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
+		{"permanent within maxCodeRetries", Permanent, 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"excluded period is not retried", Transient, 0, true, FailedFinal, []event.Type{event.JobFailed, event.PipelineExcluded}, ""},
+		{"empty category is transient", "", 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next, eff := JobFailed(running, Failure{Category: c.cat, Message: "boom"}, c.used, c.excluded, p, t0)
+			if next.State != c.wantState || !sameTypes(types(eff), c.wantTypes) || eff.LedgerReason != c.ledger {
+				t.Fatalf("got %s %v ledger %q; want %s %v %q", next.State, types(eff), eff.LedgerReason, c.wantState, c.wantTypes, c.ledger)
+			}
+			if next.LastFailure == nil || next.LastFailure.Message != "boom" {
+				t.Fatalf("LastFailure = %+v", next.LastFailure)
+			}
+			if c.wantState == Triggering && (eff.Next != StepTrigger || !eff.NextAt.Equal(t0)) {
+				t.Fatalf("retry not immediate: %s %v", eff.Next, eff.NextAt)
+			}
+		})
+	}
+}
+
+func TestDecideRerun(t *testing.T) {
+	p := mustPipeline(t, basePipeline) // drift and manual budgets default 1
+	done := &Run{Key: key, State: Completed, EndedAt: t0}
+	failed := &Run{Key: key, State: FailedFinal}
+	running := &Run{Key: key, State: Running}
+	cases := []struct {
+		name     string
+		in       RerunInput
+		accepted bool
+		label    string
+		breaker  string
+	}{
+		{"never ran", RerunInput{Reason: ReasonManual}, true, "", "skipped (no successful run)"},
+		{"after failure, no fresh data needed", RerunInput{Reason: ReasonManual, Existing: failed}, true, "", "skipped (no successful run)"},
+		{"after success with fresh data", RerunInput{Reason: ReasonManual, Existing: done, FreshData: true}, true, "", "passed"},
+		{"after success without fresh data", RerunInput{Reason: ReasonManual, Existing: done}, false, "no sensor data has changed", "rejected"},
+		{"run in progress", RerunInput{Reason: ReasonManual, Existing: running}, false, "in progress", ""},
+		{"excluded", RerunInput{Reason: ReasonManual, Excluded: true}, false, "excluded", ""},
+		{"manual budget used", RerunInput{Reason: ReasonManual, Existing: failed, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", ""},
+		{"other reasons have their own count", RerunInput{Reason: "backfill", Existing: failed, Ledger: []string{ReasonManual}}, true, "", ""},
+		{"drift and late data share a budget", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{ReasonLateData}}, false, "drift rerun limit exceeded (1/1)", ""},
+		{"job retries do not count against reruns", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{LedgerJobRetry, LedgerJobRetry}}, true, "", "passed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := DecideRerun(c.in, p)
+			if d.Accepted != c.accepted || (c.label != "" && !strings.Contains(d.Label, c.label)) {
+				t.Fatalf("got accepted=%v label=%q; want %v containing %q", d.Accepted, d.Label, c.accepted, c.label)
+			}
+			if c.breaker != "" && d.CircuitBreaker != c.breaker {
+				t.Fatalf("circuit breaker %q, want %q", d.CircuitBreaker, c.breaker)
+			}
+		})
+	}
+}
+
+func TestReopen(t *testing.T) {
+	p := mustPipeline(t, basePipeline)
+	prev := &Run{Key: key, State: Completed, Outcome: OutcomeSucceeded, Attempt: 2, Generation: 0, JobRunID: "x", EndedAt: t0}
+	r, eff := Reopen(prev, key, ReasonDrift, "sensor audit", RerunDecision{Accepted: true, Budget: 1}, 3, p, t0.Add(time.Hour))
+	if r.State != Evaluating || r.Generation != 1 || r.Attempt != 0 || r.JobRunID != "" || !r.EndedAt.IsZero() || r.ConfigVersion != 3 || r.Cause != CauseRerun {
+		t.Fatalf("reopened run: %+v", r)
+	}
+	if eff.LedgerReason != ReasonDrift || eff.Next != StepEvaluate || !sameTypes(types(eff), []event.Type{event.RerunAccepted}) {
+		t.Fatalf("effect: %+v", eff)
+	}
+	if prev.Generation != 0 {
+		t.Fatal("Reopen modified the stored run")
+	}
+}
+
+func TestResolveSLA(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	p := mustPipeline(t, basePipeline+`sla: {deadline: "10:00", expectedDuration: 30m, timezone: America/New_York}`)
+	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
+	tm, ok, err := ResolveSLA(p, per, time.Time{})
+	if err != nil || !ok {
+		t.Fatalf("ResolveSLA: %v %v", ok, err)
+	}
+	if want := time.Date(2026, 3, 10, 10, 0, 0, 0, ny); !tm.Breach.Equal(want) || !tm.Warning.Equal(want.Add(-30*time.Minute)) || tm.Relative {
+		t.Fatalf("absolute: %+v", tm)
+	}
+	rel := mustPipeline(t, basePipeline+`sla: {maxDuration: 2h}`)
+	if _, ok, _ := ResolveSLA(rel, per, time.Time{}); ok {
+		t.Fatal("relative SLA resolved without a first arrival")
+	}
+	tm, ok, _ = ResolveSLA(rel, per, t0)
+	if !ok || !tm.Relative || !tm.Breach.Equal(t0.Add(2*time.Hour)) || !tm.Warning.Equal(t0.Add(90*time.Minute)) {
+		t.Fatalf("relative: %+v", tm)
+	}
+	none := mustPipeline(t, basePipeline)
+	if _, ok, _ := ResolveSLA(none, per, t0); ok {
+		t.Fatal("no SLA resolved")
+	}
+}
+
+func TestSLAVerdictAndAlerts(t *testing.T) {
+	tm := SLATimes{Breach: t0}
+	if v, ok := SLAVerdict(tm, false, t0.Add(-time.Second)); !ok || v != event.SLAMet {
+		t.Fatalf("before breach: %v %v", v, ok)
+	}
+	if v, ok := SLAVerdict(tm, false, t0); !ok || v != event.SLABreach {
+		t.Fatalf("at breach: %v %v", v, ok)
+	}
+	if _, ok := SLAVerdict(tm, true, t0); ok {
+		t.Fatal("verdict after a reported breach")
+	}
+	running := &Run{State: Running}
+	done := &Run{State: Completed}
+	failed := &Run{State: FailedFinal}
+	cases := []struct {
+		name     string
+		kind     event.Type
+		run      *Run
+		sent     bool
+		breached bool
+		at       time.Time
+		want     bool
+	}{
+		{"warning, no run yet", event.SLAWarning, nil, false, false, t0.Add(-time.Minute), true},
+		{"warning while running", event.SLAWarning, running, false, false, t0.Add(-time.Minute), true},
+		{"warning at breach time", event.SLAWarning, running, false, false, t0, false},
+		{"warning after breach reported", event.SLAWarning, nil, false, true, t0.Add(-time.Minute), false},
+		{"breach, no run", event.SLABreach, nil, false, false, t0, true},
+		{"breach, completed period", event.SLABreach, done, false, false, t0, false},
+		{"breach, failed period", event.SLABreach, failed, false, false, t0, false},
+		{"already sent", event.SLABreach, nil, true, false, t0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := SLAAlertDue(c.kind, c.run, t0, c.sent, c.breached, c.at); got != c.want {
+				t.Fatalf("SLAAlertDue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDrift(t *testing.T) {
+	obj := func(kv ...any) sensor.Object { return Detail(kv...) }
+	cases := []struct {
+		name      string
+		base, cur sensor.Object
+		threshold float64
+		drifted   bool
+		ok        bool
+	}{
+		{"equal", obj("count", 100), obj("count", 100), 0, false, true},
+		{"above threshold", obj("count", 100), obj("count", 130), 0, true, true},
+		{"at threshold is not drift", obj("count", 100), obj("count", 110), 10, false, true},
+		{"to zero is drift", obj("count", 5000), obj("count", 0), 0, true, true},
+		{"numeric string", obj("count", "100"), obj("count", 101), 0, true, true},
+		{"missing field", obj("count", 100), obj("rows", 101), 0, false, false},
+		{"not numeric", obj("count", "many"), obj("count", 101), 0, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Drift(c.base, c.cur, "count", c.threshold)
+			if d.Drifted != c.drifted || d.Comparable != c.ok {
+				t.Fatalf("got %+v", d)
+			}
+		})
+	}
+}
+
+func TestPeriodRouting(t *testing.T) {
+	p := mustPipeline(t, `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: hourly-status, check: exists}
+  timezone: America/New_York
+  exclude: {weekends: true}
+sla: {deadline: ":30", expectedDuration: 10m}
+postRun:
+  rules: [{key: audit, check: exists}]
+job: {type: command, config: {command: /bin/true}}
+`)
+	if !Hourly(p) {
+		t.Fatal(`":MM" SLA deadline should make periods hourly`)
+	}
+	now := time.Date(2026, 3, 10, 13, 5, 0, 0, time.UTC) // 09:05 EDT
+	if got := CurrentPeriod(p, now).String(); got != "2026-03-10T09" {
+		t.Fatalf("CurrentPeriod = %s", got)
+	}
+	per, err := SensorPeriod(p, "hourly-status#20260310T07", sensor.Object{}, now)
+	if err != nil || per.String() != "2026-03-10T07" {
+		t.Fatalf("key suffix period = %v, %v", per, err)
+	}
+	per, err = SensorPeriod(p, "hourly-status", Detail("date", "20260309", "hour", "23"), now)
+	if err != nil || per.String() != "2026-03-09T23" {
+		t.Fatalf("field period = %v, %v", per, err)
+	}
+	if _, err := SensorPeriod(p, "hourly-status", Detail("date", "2026-13-01"), now); err == nil {
+		t.Fatal("malformed date accepted")
+	}
+	if !Excluded(p, schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 14})) || Excluded(p, schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 16})) {
+		t.Fatal("weekend exclusion")
+	}
+	if !MatchesTrigger(p, "hourly-status#20260310T07") || MatchesTrigger(p, "audit") {
+		t.Fatal("trigger prefix match")
+	}
+	if k, ok := MatchesPostRun(p, "audit-2"); !ok || k != "audit" {
+		t.Fatal("post-run prefix match")
+	}
+}

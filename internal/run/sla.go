@@ -1,0 +1,96 @@
+package run
+
+import (
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+)
+
+// SLATimes are a period's resolved SLA instants.
+type SLATimes struct {
+	Breach   time.Time
+	Warning  time.Time // zero: no warning
+	Relative bool      // from the first trigger-sensor arrival (sla.maxDuration)
+	Deadline string    // the configured deadline, for messages
+}
+
+// ResolveSLA resolves the SLA of a period: the absolute deadline when one
+// is configured (product spec §3 item 12: resolved once per period, never
+// rolled forward), else the relative one from the first trigger-sensor
+// arrival (zero firstArrival: not known yet). ok is false when the
+// pipeline has no SLA that applies.
+func ResolveSLA(p *pipeline.Pipeline, period schedule.Period, firstArrival time.Time) (SLATimes, bool, error) {
+	s := p.SLA
+	if s == nil {
+		return SLATimes{}, false, nil
+	}
+	if !s.Deadline.IsZero() {
+		breach, err := s.Deadline.Resolve(period, s.Location)
+		if err != nil {
+			return SLATimes{}, false, err
+		}
+		t := SLATimes{Breach: breach, Deadline: s.Deadline.String()}
+		if s.ExpectedDuration > 0 {
+			t.Warning = schedule.WarningAt(breach, s.ExpectedDuration)
+		}
+		return t, true, nil
+	}
+	if s.MaxDuration > 0 && !firstArrival.IsZero() {
+		breach := schedule.RelativeBreach(firstArrival, s.MaxDuration)
+		lead := s.ExpectedDuration
+		if lead <= 0 {
+			lead = s.MaxDuration / 4
+		}
+		return SLATimes{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true, nil
+	}
+	return SLATimes{}, false, nil
+}
+
+// SLAVerdict is the verdict when the job succeeds: SLA_MET before the
+// breach time, SLA_BREACH at or after it — unless the breach was already
+// reported, in which case nothing more is said.
+func SLAVerdict(t SLATimes, breachReported bool, now time.Time) (event.Type, bool) {
+	if breachReported {
+		return "", false
+	}
+	if now.Before(t.Breach) {
+		return event.SLAMet, true
+	}
+	return event.SLABreach, true
+}
+
+// SLAAlertDue decides whether an SLA timer should alert: only while the
+// period has no run or its run is still going (a completed period says
+// nothing more; a failed one was reported by its failure event), never a
+// warning at or after the breach time or after the breach was reported,
+// and never the same alert twice.
+func SLAAlertDue(kind event.Type, existing *Run, breachAt time.Time, alreadySent, breachReported bool, now time.Time) bool {
+	if alreadySent {
+		return false
+	}
+	if existing != nil && existing.State.Terminal() {
+		return false
+	}
+	if kind == event.SLAWarning || kind == event.RelativeSLAWarning {
+		if breachReported || !now.Before(breachAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// SLAStatus describes the period for an SLA alert.
+func SLAStatus(existing *Run) (status, hint string) {
+	if existing == nil {
+		return "not started", "pipeline not started — check that upstream data has arrived"
+	}
+	switch existing.State {
+	case Evaluating:
+		return string(existing.State), "waiting for validation rules to pass — check upstream data"
+	case Triggering, Running:
+		return string(existing.State), "job running — may still complete before the breach"
+	}
+	return string(existing.State), ""
+}

@@ -1,0 +1,107 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/scenario"
+)
+
+// Check is the verdict on one expectation.
+type Check struct {
+	Matcher scenario.Matcher
+	Absent  bool // from expect.absent: must match nothing
+	Matched int
+	OK      bool
+	Why     string
+}
+
+// Verify evaluates expectations against the events of a simulation.
+func Verify(exp scenario.Expect, evs []event.Event) []Check {
+	var out []Check
+	for _, m := range exp.Events {
+		n := count(m, evs)
+		c := Check{Matcher: m, Matched: n}
+		switch {
+		case m.Count != nil:
+			c.OK = n == *m.Count
+			c.Why = fmt.Sprintf("matched %d, want exactly %d", n, *m.Count)
+		default:
+			c.OK = n > 0
+			c.Why = fmt.Sprintf("matched %d, want at least 1", n)
+		}
+		out = append(out, c)
+	}
+	for _, m := range exp.Absent {
+		n := count(m, evs)
+		out = append(out, Check{Matcher: m, Absent: true, Matched: n, OK: n == 0, Why: fmt.Sprintf("matched %d, want none", n)})
+	}
+	return out
+}
+
+func count(m scenario.Matcher, evs []event.Event) int {
+	n := 0
+	for _, e := range evs {
+		if Matches(m, e) {
+			n++
+		}
+	}
+	return n
+}
+
+// Matches reports whether an event satisfies a matcher.
+func Matches(m scenario.Matcher, e event.Event) bool {
+	if e.Type != m.Type {
+		return false
+	}
+	if m.Pipeline != "" && e.PipelineID != m.Pipeline {
+		return false
+	}
+	if m.Schedule != "" && e.ScheduleID != m.Schedule {
+		return false
+	}
+	if m.Date != "" && e.Date != m.Date {
+		return false
+	}
+	if m.After != nil && e.Time.Before(*m.After) {
+		return false
+	}
+	if m.Before != nil && e.Time.After(*m.Before) {
+		return false
+	}
+	for k, want := range m.Detail {
+		got, ok := e.Detail.Get(k)
+		if !ok || !got.Equal(want) {
+			return false
+		}
+	}
+	return true
+}
+
+// Describe renders a matcher for people.
+func Describe(m scenario.Matcher) string {
+	parts := []string{string(m.Type)}
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	add("pipeline", m.Pipeline)
+	add("schedule", m.Schedule)
+	add("date", m.Date)
+	if m.After != nil {
+		add("after", m.After.UTC().Format(time.RFC3339))
+	}
+	if m.Before != nil {
+		add("before", m.Before.UTC().Format(time.RFC3339))
+	}
+	for k, v := range m.Detail {
+		add("detail."+k, v.String())
+	}
+	if m.Count != nil {
+		add("count", fmt.Sprint(*m.Count))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,271 @@
+// Package simulate replays a scenario (internal/scenario) on a virtual
+// clock through the real engine and a real store; only the clock and the
+// job backend are simulated. It is the `interlock simulate` runtime: it
+// sequences timeline actions, engine timers and watchdog passes in virtual
+// time and decides nothing itself.
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/scenario"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/trigger/simjob"
+)
+
+// Watchdog is one watchdog pass at a virtual time. The simulator runs it at
+// the start and every settings.watchdog.interval.
+type Watchdog interface {
+	Pass(ctx context.Context, eng *engine.Engine, now time.Time) error
+}
+
+// Options configure a simulation.
+type Options struct {
+	// OpenStore opens (or reopens, after a restart) the store at path.
+	OpenStore func(ctx context.Context, path string) (store.Store, error)
+	// Dir holds the temporary store; empty: a new temporary directory,
+	// removed at the end.
+	Dir      string
+	Watchdog Watchdog
+	Logger   *slog.Logger
+}
+
+// Result is the outcome of one scenario.
+type Result struct {
+	Scenario *scenario.File
+	Events   []event.Event
+	Checks   []Check
+	Errors   []ActionError // timeline actions the engine refused
+}
+
+// Passed reports whether every expectation held.
+func (r *Result) Passed() bool {
+	for _, c := range r.Checks {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// ActionError is a timeline action the engine refused (a sensor for an
+// unknown pipeline, a malformed date field, …). It is reported, and the
+// simulation goes on, as serve would.
+type ActionError struct {
+	At   time.Time
+	Line int
+	Err  string
+}
+
+// Run plays a scenario to its end and checks its expectations.
+func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
+	dir := opt.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "interlock-simulate-*")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	s := &sim{sc: sc, opt: opt, path: filepath.Join(dir, "simulate.db"), clk: clock.NewVirtual(sc.Start)}
+	s.jobs = simjob.New(s.clk, plans(sc))
+	if err := s.start(ctx, true); err != nil {
+		return nil, err
+	}
+	defer func() { _ = s.st.Close() }()
+	res := &Result{Scenario: sc}
+	if err := s.loop(ctx, res); err != nil {
+		return nil, err
+	}
+	evs, err := s.st.EventList(ctx, store.EventListParams{})
+	if err != nil {
+		return nil, err
+	}
+	res.Events = evs
+	res.Checks = Verify(sc.Expect, evs)
+	return res, nil
+}
+
+type sim struct {
+	sc   *scenario.File
+	opt  Options
+	path string
+	clk  *clock.Virtual
+	jobs *simjob.Backend
+	st   store.Store
+	eng  *engine.Engine
+}
+
+// start opens the store and an engine on it. The first start loads the
+// scenario's pipelines as serve loads its files; a restart only rebuilds
+// from the store.
+func (s *sim) start(ctx context.Context, first bool) error {
+	st, err := s.opt.OpenStore(ctx, s.path)
+	if err != nil {
+		return fmt.Errorf("simulate: open store: %w", err)
+	}
+	s.st = st
+	set := s.sc.Settings
+	s.eng = engine.New(engine.Options{
+		Store:     st,
+		Clock:     s.clk,
+		Jobs:      s.jobs,
+		Logger:    s.opt.Logger,
+		Rules:     rule.Options{MaxClockSkew: set.Rules.MaxClockSkew},
+		Calendars: s.sc.Calendars,
+		EnvAllow:  set.Server.EnvAllow,
+	})
+	if err := s.eng.Open(ctx); err != nil {
+		return err
+	}
+	if !first {
+		return nil
+	}
+	for _, d := range s.sc.Docs {
+		if _, err := s.eng.ApplyConfig(ctx, d.File, d.Data); err != nil {
+			return fmt.Errorf("simulate: load %s: %w", d.File, err)
+		}
+	}
+	return nil
+}
+
+func (s *sim) loop(ctx context.Context, res *Result) error {
+	tl := s.sc.Timeline
+	next := 0
+	interval := s.sc.Settings.Watchdog.Interval
+	nextWatchdog := s.sc.Start
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		at, have := time.Time{}, false
+		consider := func(t time.Time) {
+			if !have || t.Before(at) {
+				at, have = t, true
+			}
+		}
+		if next < len(tl) {
+			consider(tl[next].At)
+		}
+		if due, ok, err := s.eng.NextDue(ctx); err != nil {
+			return err
+		} else if ok {
+			consider(due)
+		}
+		if s.opt.Watchdog != nil && interval > 0 {
+			consider(nextWatchdog)
+		}
+		if !have || at.After(s.sc.End) {
+			s.clk.Set(s.sc.End)
+			return nil
+		}
+		if at.After(s.clk.Now()) {
+			s.clk.Set(at)
+		}
+		now := s.clk.Now()
+		// Same instant: timeline actions (file order), engine timers, then
+		// the watchdog.
+		for next < len(tl) && !tl[next].At.After(now) {
+			if err := s.act(ctx, tl[next], res); err != nil {
+				return err
+			}
+			next++
+		}
+		if _, err := s.eng.RunDue(ctx); err != nil {
+			return err
+		}
+		if s.opt.Watchdog != nil && interval > 0 && !nextWatchdog.After(now) {
+			if err := s.opt.Watchdog.Pass(ctx, s.eng, now); err != nil {
+				return err
+			}
+			for !nextWatchdog.After(now) {
+				nextWatchdog = nextWatchdog.Add(interval)
+			}
+		}
+	}
+}
+
+// act performs one timeline action. Refusals the engine reports to a
+// caller (unknown pipeline, bad sensor) are recorded and the simulation
+// goes on; anything else stops it.
+func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
+	now := s.clk.Now()
+	var err error
+	switch {
+	case a.Sensor != nil:
+		data, rerr := a.Sensor.Render(now)
+		if rerr != nil {
+			err = fmt.Errorf("%w: %v", engine.ErrInvalidSensor, rerr)
+			break
+		}
+		_, err = s.eng.PutSensor(ctx, a.Sensor.Pipeline, a.Sensor.Key, data)
+	case a.DeleteSensor != nil:
+		err = s.eng.DeleteSensor(ctx, a.DeleteSensor.Pipeline, a.DeleteSensor.Key)
+	case a.Rerun != nil:
+		_, err = s.eng.RequestRerun(ctx, a.Rerun.Pipeline, a.Rerun.Date, a.Rerun.Reason)
+	case a.Config != nil:
+		file, data, rerr := configDoc(s.sc.Path, a)
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		// An invalid document is refused with CONFIG_INVALID, as in serve;
+		// that is an outcome to check, not a simulation error.
+		_, _ = s.eng.ApplyConfig(ctx, file, data)
+	case a.Pause != nil:
+		err = s.eng.Pause(ctx, a.Pause.Pipeline, time.Time{}, "scenario")
+	case a.Resume != nil:
+		err = s.eng.Resume(ctx, a.Resume.Pipeline, "scenario")
+	case a.Restart:
+		if cerr := s.st.Close(); cerr != nil {
+			return cerr
+		}
+		return s.start(ctx, false)
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) || errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, os.ErrNotExist) {
+		res.Errors = append(res.Errors, ActionError{At: now, Line: a.Line, Err: err.Error()})
+		return nil
+	}
+	return fmt.Errorf("timeline line %d: %w", a.Line, err)
+}
+
+func configDoc(scenarioPath string, a scenario.Action) (string, []byte, error) {
+	if a.Config.File != "" {
+		data, err := os.ReadFile(a.Config.File)
+		return a.Config.File, data, err
+	}
+	data, err := yaml.Marshal(a.Config.Node)
+	return fmt.Sprintf("%s:%d#config", scenarioPath, a.Line), data, err
+}
+
+func plans(sc *scenario.File) map[string][]simjob.Plan {
+	out := map[string][]simjob.Plan{}
+	for id, jobs := range sc.Jobs {
+		for _, j := range jobs {
+			out[id] = append(out[id], simjob.Plan{
+				Duration:      j.Duration,
+				Result:        simjob.Result(j.Result),
+				Category:      run.Category(j.Category),
+				TriggerErrors: j.TriggerErrors,
+			})
+		}
+	}
+	return out
+}

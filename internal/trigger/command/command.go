@@ -1,0 +1,143 @@
+// Package command runs a local program as a pipeline's job. The program is
+// executed directly — never through a shell — with a timeout; it is
+// synchronous: the trigger call returns when the program has exited.
+package command
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/trigger"
+)
+
+// DefaultTimeout bounds a command that sets no timeout.
+const DefaultTimeout = time.Hour
+
+// maxOutput is how much of the program's output an error message keeps.
+const maxOutput = 512
+
+// Runner runs commands.
+type Runner struct {
+	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+var _ trigger.Runner = Runner{}
+
+// Start runs the program to completion. A program that cannot be started
+// (not found, not executable) is an infrastructure error; one that exits
+// non-zero is a failed job (PERMANENT: running it again with the same
+// input is expected to fail the same way) and one killed by the timeout is
+// a TIMEOUT failure.
+func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	argv, timeout, err := r.parse(req)
+	if err != nil {
+		return trigger.Started{}, err
+	}
+	extra, err := r.environ(req)
+	if err != nil {
+		return trigger.Started{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = req.Config.Str("dir")
+	cmd.Env = append(os.Environ(), extra...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	var res trigger.Result
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		res = trigger.Result{Status: trigger.StatusSucceeded}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Timeout, Message: fmt.Sprintf("%s timed out after %s", argv[0], timeout)}
+	case errors.As(err, &exitErr):
+		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: fmt.Sprintf("%s exited with status %d: %s", argv[0], exitErr.ExitCode(), clean(out.Bytes()))}
+	default:
+		return trigger.Started{}, fmt.Errorf("command: cannot run %s: %w", argv[0], err)
+	}
+	return trigger.Started{JobRunID: "sync", Result: &res}, nil
+}
+
+// Poll is never needed: commands finish within Start.
+func (Runner) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	return trigger.Result{}, errors.New("command: jobs are synchronous and are not polled")
+}
+
+func (r Runner) parse(req trigger.Request) ([]string, time.Duration, error) {
+	env := r.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	args := req.Config.Args("command")
+	if len(args) == 0 {
+		return nil, 0, fmt.Errorf("command: job.config.command is empty")
+	}
+	for i, a := range args {
+		x, err := pipeline.ExpandTemplate(a, req.Vars, env)
+		if err != nil {
+			return nil, 0, fmt.Errorf("command: argument %d: %w", i, err)
+		}
+		args[i] = x
+	}
+	timeout := DefaultTimeout
+	if d := req.Config.Duration("timeout"); d > 0 {
+		timeout = d
+	}
+	return args, timeout, nil
+}
+
+// environ expands job.config.env, sorted by name for a stable order.
+func (r Runner) environ(req trigger.Request) ([]string, error) {
+	env := r.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	m := req.Config.Map("env")
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, 0, len(names))
+	for _, k := range names {
+		v, err := pipeline.ExpandTemplate(m[k], req.Vars, env)
+		if err != nil {
+			return nil, fmt.Errorf("command: env %s: %w", k, err)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+// clean keeps the start of the output, without control characters, so a
+// program's output cannot forge log lines or flood an alert.
+func clean(b []byte) string {
+	s := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, string(b))
+	s = strings.TrimSpace(s)
+	if len(s) > maxOutput {
+		s = s[:maxOutput] + "…"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+// Package trigger is the job port: how Interlock starts a pipeline's job
+// and asks how it is doing. Each job type (command, http, airflow, glue, …)
+// implements Runner in its own subpackage; the engine only sees this
+// contract. The port is also where dry-run is enforced for jobs: Guard
+// refuses to start anything for a dry-run pipeline, whatever the caller.
+package trigger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+)
+
+// Status is what a job reports.
+type Status string
+
+// Job statuses.
+const (
+	StatusRunning   Status = "running"
+	StatusSucceeded Status = "succeeded"
+	StatusFailed    Status = "failed"
+)
+
+// Result is a job's reported status. Category and Message are set when it
+// failed; the category is decided explicitly by the job type, never guessed
+// from free text.
+type Result struct {
+	Status   Status
+	Category run.Category
+	Message  string
+}
+
+// Done reports whether the job has finished.
+func (r Result) Done() bool { return r.Status == StatusSucceeded || r.Status == StatusFailed }
+
+// Request identifies the job to start or poll.
+type Request struct {
+	PipelineID string
+	ScheduleID string
+	Period     string
+	RunID      string // Interlock's id for this trigger: pipeline/schedule/period/generation/attempt
+	Attempt    int
+	DryRun     bool
+	Type       string             // job.type
+	Config     pipeline.JobConfig // job.config, checked against the type's schema at load
+	Vars       pipeline.TemplateVars
+	JobRunID   string // the job system's run id (polls only)
+	Meta       map[string]string
+}
+
+// Started is the answer to a successful trigger call. Result is set when
+// the job ran synchronously and has already finished.
+type Started struct {
+	JobRunID string
+	Meta     map[string]string
+	Result   *Result
+}
+
+// Runner starts and polls jobs of one type.
+//
+// Start returns an error only when the trigger call itself failed (network,
+// throttling, 5xx): the engine retries it with backoff. A job that started
+// and failed is a Started with a failed Result. Poll returns an error when
+// the status could not be read; the engine keeps polling until the poll
+// window closes.
+type Runner interface {
+	Start(ctx context.Context, req Request) (Started, error)
+	Poll(ctx context.Context, req Request) (Result, error)
+}
+
+// ErrDryRun is returned by Guard for a dry-run pipeline.
+var ErrDryRun = errors.New("trigger: dry-run pipelines never start jobs")
+
+// ErrUnknownType is returned by a Registry for a job type it does not have.
+var ErrUnknownType = errors.New("trigger: unknown job type")
+
+// Registry maps job types to runners.
+type Registry map[string]Runner
+
+// Start starts req's job with the runner of its type.
+func (r Registry) Start(ctx context.Context, req Request) (Started, error) {
+	rn, ok := r[req.Type]
+	if !ok {
+		return Started{}, fmt.Errorf("%w %q", ErrUnknownType, req.Type)
+	}
+	return rn.Start(ctx, req)
+}
+
+// Poll polls req's job with the runner of its type.
+func (r Registry) Poll(ctx context.Context, req Request) (Result, error) {
+	rn, ok := r[req.Type]
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownType, req.Type)
+	}
+	return rn.Poll(ctx, req)
+}
+
+// Guard wraps a Runner so that no job of a dry-run pipeline is ever
+// started, whichever code path asks. It is the actuator half of dry-run
+// enforcement (the notifier half is in the engine's emitter).
+type Guard struct{ Next Runner }
+
+// Start refuses dry-run requests and passes the rest on.
+func (g Guard) Start(ctx context.Context, req Request) (Started, error) {
+	if req.DryRun {
+		return Started{}, ErrDryRun
+	}
+	return g.Next.Start(ctx, req)
+}
+
+// Poll passes through: polling starts nothing.
+func (g Guard) Poll(ctx context.Context, req Request) (Result, error) {
+	return g.Next.Poll(ctx, req)
+}
