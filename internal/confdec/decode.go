@@ -83,9 +83,9 @@ func (d *Decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 	d.nodes++
 	d.depth++
 	defer func() { d.depth-- }()
-	if d.nodes > MaxNodes || d.depth > MaxDepth {
+	if d.nodes > d.limit || d.depth > MaxDepth {
 		d.stopped = true
-		d.Errorf(n, path, "configuration nests deeper than %d levels or expands (through aliases) to more than %d nodes", MaxDepth, MaxNodes)
+		d.Errorf(n, path, "configuration nests deeper than %d levels or expands (through aliases) to more than %d nodes", MaxDepth, d.limit)
 		return
 	}
 
@@ -95,7 +95,7 @@ func (d *Decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 	}
 	switch v.Type() {
 	case nodePtrType:
-		if _, ok := expandedSize(n, MaxNodes-d.nodes); !ok {
+		if _, ok := expandedSize(n, d.limit-d.nodes); !ok {
 			d.stopped = true
 			d.Errorf(n, path, "value nests deeper than %d levels or expands (through aliases) to too many nodes", MaxDepth)
 			return
@@ -242,7 +242,7 @@ func (d *Decoder) decodeTime(n *yaml.Node, path string, v reflect.Value) {
 
 func (d *Decoder) decodeValue(n *yaml.Node, path string, v reflect.Value) {
 	// sensor.FromYAML follows aliases without a node budget.
-	if _, ok := expandedSize(n, MaxNodes-d.nodes); !ok {
+	if _, ok := expandedSize(n, d.limit-d.nodes); !ok {
 		d.stopped = true
 		d.Errorf(n, path, "value nests deeper than %d levels or expands (through aliases) to too many nodes", MaxDepth)
 		return

@@ -27,14 +27,24 @@ type Decoder struct {
 
 	errs    Errors
 	lines   map[string]int
-	nodes   int  // nodes visited, against MaxNodes
+	nodes   int  // nodes visited, against limit
+	limit   int  // node budget: MaxNodes, plus what AllowNodes added
 	depth   int  // current nesting, against MaxDepth
 	stopped bool // set when a limit was hit: decoding further is pointless
 }
 
 // NewDecoder returns a Decoder whose errors name file.
 func NewDecoder(file string) *Decoder {
-	return &Decoder{File: file, lines: map[string]int{}}
+	return &Decoder{File: file, lines: map[string]int{}, limit: MaxNodes}
+}
+
+// AllowNodes widens the node budget by n: callers decoding a large
+// document pass its size in bytes, which bounds its alias-free node count
+// (the same rule ParseDocument applies).
+func (d *Decoder) AllowNodes(n int) {
+	if n > 0 {
+		d.limit += n
+	}
 }
 
 // Errorf records an error at n's line, or when n is nil at the recorded

@@ -15,9 +15,11 @@ import (
 // Limits that keep a hostile or broken file from exhausting memory or the
 // stack. Real configuration is a few hundred nodes deep and wide.
 const (
-	// MaxNodes bounds the number of nodes a document may expand to once
-	// aliases are followed (an "alias bomb" is small on disk and huge
-	// expanded).
+	// MaxNodes bounds how many nodes a document may expand to beyond its
+	// size in bytes once aliases are followed: an "alias bomb" is small on
+	// disk and huge expanded, while a document without aliases never has
+	// more nodes than bytes, so large honest files (a month-long scenario
+	// timeline) still load.
 	MaxNodes = 200_000
 	// MaxDepth bounds nesting, which also stops cyclic aliases.
 	MaxDepth = 64
@@ -64,8 +66,8 @@ func ParseDocument(file string, data []byte) (root *yaml.Node, err error) {
 		return nil, empty
 	}
 	root = doc.Content[0]
-	if _, ok := expandedSize(root, MaxNodes); !ok {
-		return nil, Errors{{File: file, Line: root.Line, Msg: fmt.Sprintf("document nests deeper than %d levels or expands (through aliases) to more than %d nodes", MaxDepth, MaxNodes)}}
+	if limit := MaxNodes + len(data); !expandedWithin(root, limit) {
+		return nil, Errors{{File: file, Line: root.Line, Msg: fmt.Sprintf("document nests deeper than %d levels or expands (through aliases) to more than %d nodes", MaxDepth, limit)}}
 	}
 	return root, nil
 }
@@ -107,4 +109,9 @@ func expandedSize(n *yaml.Node, limit int) (count int, ok bool) {
 
 func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func expandedWithin(root *yaml.Node, limit int) bool {
+	_, ok := expandedSize(root, limit)
+	return ok
 }

@@ -160,9 +160,14 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 	if times.Relative {
 		warnType, breachType = event.RelativeSLAWarning, event.RelativeSLABreach
 	}
-	breachSent, err := e.hasMarker(ctx, key, markerSLABreach)
-	if err != nil || breachSent {
-		return err
+	// A period that already had its verdict (SLA_MET or SLA_BREACH at
+	// completion) or its breach alert says nothing more, even when a rerun
+	// reopens it.
+	for _, kind := range []string{markerSLAVerdict, markerSLABreach} {
+		done, err := e.hasMarker(ctx, key, kind)
+		if err != nil || done {
+			return err
+		}
 	}
 	detail := run.Detail("breachAt", times.Breach, "deadline", times.Deadline)
 	if !times.Warning.IsZero() && b.now.Before(times.Breach) {

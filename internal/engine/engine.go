@@ -155,11 +155,14 @@ func (e *Engine) Store() store.Store { return e.st }
 func (e *Engine) Now() time.Time { return e.clk.Now() }
 
 // maxAttempts bounds retries of an operation that lost a compare-and-swap
-// race; each retry starts from fresh state.
-const maxAttempts = 8
+// race; each retry starts from fresh state. Under contention (many writers
+// of one sensor) every attempt lets at least one writer through, so the
+// bound is well above any realistic number of simultaneous writers.
+const maxAttempts = 64
 
 // retry runs op until it commits or fails with something other than a
-// conflict.
+// conflict. Between attempts it waits a short random time that grows with
+// the attempt, so racing writers stop colliding in lockstep.
 func (e *Engine) retry(ctx context.Context, what string, op func() error) error {
 	var err error
 	for i := 0; i < maxAttempts; i++ {
@@ -169,8 +172,23 @@ func (e *Engine) retry(ctx context.Context, what string, op func() error) error 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		backoff(ctx, i)
 	}
 	return fmt.Errorf("engine: %s: still conflicting after %d attempts: %w", what, maxAttempts, err)
+}
+
+// backoff waits up to (attempt+1)×200µs, at random; it is contention
+// control, not timekeeping, and reads no clock.
+func backoff(ctx context.Context, attempt int) {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	d := time.Duration(int(b[0])<<8|int(b[1])) % time.Duration((attempt+1)*200) * time.Microsecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // newID returns a unique event id: the time in milliseconds (so ids sort

@@ -38,6 +38,7 @@ func Parse(file string, data []byte) (*File, error) {
 		return nil, err
 	}
 	d := confdec.NewDecoder(file)
+	d.AllowNodes(len(data))
 	var raw rawFile
 	d.Decode(doc, "", &raw)
 	p := &parser{d: d, file: file, dir: filepath.Dir(file)}

@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func benchStore(b *testing.B, synchronous string) *Store {
+	b.Helper()
+	s, err := open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), synchronous)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// BenchmarkCommit measures the engine's typical write: create a run, log
+// its event and set its timer, in one durable commit. The NORMAL variant
+// is there to show what synchronous=FULL costs (see Open).
+func BenchmarkCommit(b *testing.B) {
+	base := time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC)
+	for _, sync := range []string{syncFull, syncNormal} {
+		b.Run("sync="+sync, func(b *testing.B) {
+			s := benchStore(b, sync)
+			i := 0
+			for b.Loop() {
+				k := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: fmt.Sprintf("p%09d", i)}
+				at := base.Add(time.Duration(i) * time.Second)
+				err := s.Commit(b.Context(), store.Change{
+					Runs:   []store.RunWrite{{Run: run.Run{Key: k, State: run.Evaluating, Cause: run.CauseSensor, CreatedAt: at, UpdatedAt: at, StateSince: at}}},
+					Timers: []store.TimerWrite{{Timer: store.Timer{Key: "evaluate:" + k.Period, Kind: "evaluate", Run: k, DueAt: at.Add(time.Minute)}}},
+					Events: []event.Event{{ID: fmt.Sprint("ev", i), Time: at, Type: event.ValidationPassed, PipelineID: k.PipelineID, ScheduleID: k.ScheduleID, Date: k.Period}},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+		})
+	}
+}
+
+// BenchmarkTimerListDue polls 100,000 timers, as the local runtime's timer
+// loop does: half are due, and it takes a batch of 100; or none is due yet,
+// the common case between firings.
+func BenchmarkTimerListDue(b *testing.B) {
+	const timers = 100_000
+	base := time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC)
+	s := benchStore(b, syncNormal) // loading speed only; reads do not sync
+	for batch := 0; batch < timers; batch += 1000 {
+		var c store.Change
+		for i := batch; i < batch+1000; i++ {
+			c.Timers = append(c.Timers, store.TimerWrite{Timer: store.Timer{
+				Key: fmt.Sprintf("evaluate:%06d", i), Kind: "evaluate",
+				Run:   run.Key{PipelineID: fmt.Sprintf("p%05d", i%10000), ScheduleID: "daily", Period: "2026-03-14"},
+				DueAt: base.Add(time.Duration(i) * time.Second),
+			}})
+		}
+		if err := s.Commit(b.Context(), c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name string
+		now  time.Time
+		want int
+	}{
+		{"half-due/limit=100", base.Add(timers / 2 * time.Second), 100},
+		{"none-due", base.Add(-time.Second), 0},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				ts, err := s.TimerListDue(b.Context(), tc.now, 100)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(ts) != tc.want {
+					b.Fatalf("%d timers due, want %d", len(ts), tc.want)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
+		})
+	}
+}

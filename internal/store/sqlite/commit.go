@@ -1,0 +1,242 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Commit applies c atomically in one BEGIN IMMEDIATE transaction on the
+// writer connection. Every condition is checked inside that transaction,
+// so nothing can change between the check and the write; the first failed
+// condition rolls everything back and returns store.ErrConflict.
+//
+// Rows are encoded before the transaction starts: a bad value (a time
+// outside the storable range) fails without taking the write lock, and the
+// lock is held only for the statements themselves.
+func (s *Store) Commit(ctx context.Context, c store.Change) error {
+	if c.Empty() {
+		return nil
+	}
+	ops, err := plan(c)
+	if err != nil {
+		return err
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	// After a successful Commit this is a no-op.
+	defer tx.Rollback()
+	for _, op := range ops {
+		if err := op.apply(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", interpretError(err))
+	}
+	return nil
+}
+
+// op is one statement of a commit with its condition.
+type op struct {
+	what  string // names the record in errors
+	query string
+	args  []any
+	// mustAffect: the statement carries the condition in its WHERE clause
+	// (version = ?, due_at = ?), so touching no row means it failed.
+	mustAffect bool
+}
+
+func (o op) apply(ctx context.Context, tx *sql.Tx) error {
+	res, err := tx.ExecContext(ctx, o.query, o.args...)
+	if err != nil {
+		return fmt.Errorf("sqlite: write %s: %w", o.what, interpretError(err))
+	}
+	if !o.mustAffect {
+		return nil
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: write %s: %w", o.what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
+	}
+	return nil
+}
+
+// versioned describes a table whose rows are written with the port's
+// version rule: ExpectVersion 0 creates (an INSERT, so an existing row
+// fails on the primary key), otherwise the stored version must equal
+// ExpectVersion (an UPDATE whose WHERE clause carries the version).
+type versioned struct {
+	name           string
+	insert, update string
+}
+
+func newVersioned(name string, keys, cols []string) versioned {
+	all := append(append(append([]string{}, keys...), "version"), cols...)
+	sets := make([]string, 0, len(cols)+1)
+	sets = append(sets, "version = ?")
+	for _, c := range cols {
+		sets = append(sets, c+" = ?")
+	}
+	conds := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
+		conds = append(conds, k+" = ?")
+	}
+	conds = append(conds, "version = ?")
+	return versioned{
+		name: name,
+		insert: "INSERT INTO " + name + " (" + strings.Join(all, ", ") + ") VALUES (" +
+			strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ")",
+		update: "UPDATE " + name + " SET " + strings.Join(sets, ", ") + " WHERE " + strings.Join(conds, " AND "),
+	}
+}
+
+// put returns the statement writing a row. The stored version becomes
+// expect+1 whatever the record's own Version field says: the version is
+// the store's, not the caller's.
+func (v versioned) put(what string, keyArgs []any, expect int64, cols []any) (op, error) {
+	if expect < 0 {
+		return op{}, fmt.Errorf("sqlite: write %s: negative expected version %d", what, expect)
+	}
+	if expect == 0 {
+		args := append(append(append([]any{}, keyArgs...), int64(1)), cols...)
+		return op{what: what, query: v.insert, args: args}, nil
+	}
+	args := append(append(append(append([]any{}, expect+1), cols...), keyArgs...), expect)
+	return op{what: fmt.Sprintf("%s at version %d", what, expect), query: v.update, args: args, mustAffect: true}, nil
+}
+
+var (
+	pipelinesTable = newVersioned("pipelines", []string{"id"},
+		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until"})
+	sensorsTable = newVersioned("sensors", []string{"pipeline_id", "key"},
+		[]string{"data", "changed_at", "written_at"})
+	runsTable = newVersioned("runs", []string{"pipeline_id", "schedule_id", "period"},
+		[]string{"state", "active", "outcome", "cause", "generation", "attempt",
+			"created_at", "updated_at", "state_since", "expires_at", "eval_started_at", "eval_deadline",
+			"trigger_errors", "trigger_in_flight", "job_run_id", "job_meta", "job_started_at", "poll_deadline",
+			"ended_at", "last_failure_category", "last_failure_message", "config_version"})
+)
+
+const (
+	sqlSensorDelete   = `DELETE FROM sensors WHERE pipeline_id = ? AND key = ?`
+	sqlLedgerInsert   = `INSERT INTO ledger (` + ledgerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlBaselinePut    = `INSERT OR REPLACE INTO baselines (` + baselineCols + `) VALUES (?, ?, ?, ?, ?)`
+	sqlBaselineDelete = `DELETE FROM baselines WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`
+	sqlMarkerInsert   = `INSERT INTO markers (` + markerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlMarkerPut      = `INSERT OR REPLACE INTO markers (` + markerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlMarkerDelete   = `DELETE FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`
+	sqlTimerPut       = `INSERT OR REPLACE INTO timers (` + timerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlTimerReplace   = `UPDATE timers SET kind = ?, pipeline_id = ?, schedule_id = ?, period = ?, due_at = ?, detail = ? WHERE key = ? AND due_at = ?`
+	sqlTimerDelete    = `DELETE FROM timers WHERE key = ?`
+	sqlTimerClaim     = `DELETE FROM timers WHERE key = ? AND due_at = ?`
+	sqlEventInsert    = `INSERT INTO events (id, time, type, pipeline_id, schedule_id, date, message, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// plan turns a Change into statements, in the order of Change's fields.
+// The order does not matter for atomicity (any failure rolls back all of
+// it); it only fixes which conflict is reported when several would fail.
+func plan(c store.Change) ([]op, error) {
+	var e encoder
+	ops := make([]op, 0, 16)
+	add := func(o op, err error) {
+		if err != nil && e.err == nil {
+			e.err = err
+		}
+		ops = append(ops, o)
+	}
+	for _, w := range c.Pipelines {
+		p := w.Pipeline
+		add(pipelinesTable.put("pipeline "+p.ID, []any{p.ID}, w.ExpectVersion, encodePipeline(&e, p)))
+	}
+	for _, w := range c.Sensors {
+		x := w.Sensor
+		add(sensorsTable.put("sensor "+x.PipelineID+"/"+x.Key, []any{x.PipelineID, x.Key}, w.ExpectVersion, encodeSensor(&e, x)))
+	}
+	for _, d := range c.SensorDeletes {
+		add(op{what: "sensor " + d.PipelineID + "/" + d.Key, query: sqlSensorDelete, args: []any{d.PipelineID, d.Key}}, nil)
+	}
+	for _, w := range c.Runs {
+		k := w.Run.Key
+		add(runsTable.put("run "+keyString(k), []any{k.PipelineID, k.ScheduleID, k.Period}, w.ExpectVersion, encodeRun(&e, w.Run)))
+	}
+	for _, l := range c.Ledger {
+		k := l.Key
+		add(op{what: fmt.Sprintf("ledger entry %d of %s", l.Seq, keyString(k)), query: sqlLedgerInsert,
+			args: []any{k.PipelineID, k.ScheduleID, k.Period, l.Seq, l.Reason, l.Source, e.time("ledger entry at", l.At)}}, nil)
+	}
+	for _, b := range c.Baselines {
+		k := b.Key
+		add(op{what: "baseline " + keyString(k), query: sqlBaselinePut,
+			args: []any{k.PipelineID, k.ScheduleID, k.Period, e.json("baseline sensors", b.Sensors, len(b.Sensors)),
+				e.time("baseline captured at", b.CapturedAt)}}, nil)
+	}
+	for _, k := range c.BaselineDelete {
+		add(op{what: "baseline " + keyString(k), query: sqlBaselineDelete, args: []any{k.PipelineID, k.ScheduleID, k.Period}}, nil)
+	}
+	for _, w := range c.Markers {
+		m := w.Marker
+		q := sqlMarkerPut
+		if w.IfAbsent {
+			// A plain INSERT: an existing marker fails on the primary key.
+			q = sqlMarkerInsert
+		}
+		add(op{what: "marker " + m.Kind + " of " + keyString(m.Key), query: q,
+			args: []any{m.Key.PipelineID, m.Key.ScheduleID, m.Key.Period, m.Kind,
+				e.time("marker at", m.At), e.object("marker detail", m.Detail)}}, nil)
+	}
+	for _, d := range c.MarkerDeletes {
+		add(op{what: "marker " + d.Kind + " of " + keyString(d.Key), query: sqlMarkerDelete,
+			args: []any{d.Key.PipelineID, d.Key.ScheduleID, d.Key.Period, d.Kind}}, nil)
+	}
+	for _, w := range c.Timers {
+		add(timerPut(&e, w))
+	}
+	for _, d := range c.TimerDeletes {
+		if d.ExpectDueAt == nil {
+			add(op{what: "timer " + d.Key, query: sqlTimerDelete, args: []any{d.Key}}, nil)
+			continue
+		}
+		add(op{what: "timer " + d.Key + " due at " + d.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerClaim,
+			args: []any{d.Key, e.time("timer expected due time", *d.ExpectDueAt)}, mustAffect: true}, nil)
+	}
+	for _, ev := range c.Events {
+		add(op{what: "event " + ev.ID, query: sqlEventInsert,
+			args: []any{ev.ID, e.time("event time", ev.Time), string(ev.Type), ev.PipelineID, ev.ScheduleID,
+				ev.Date, ev.Message, e.object("event detail", ev.Detail)}}, nil)
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	return ops, nil
+}
+
+// timerPut writes a timer: an upsert, or with ExpectDueAt an update whose
+// WHERE clause demands the stored due time (the caller is the one that
+// processed that firing; a timer moved or deleted since is a conflict).
+func timerPut(e *encoder, w store.TimerWrite) (op, error) {
+	t := w.Timer
+	if t.DueAt.IsZero() {
+		// A timer with no due time would never fire, or fire at once,
+		// depending on how the zero time is read: refuse it.
+		return op{}, fmt.Errorf("sqlite: write timer %s: no due time", t.Key)
+	}
+	due := e.time("timer due at", t.DueAt)
+	detail := e.object("timer detail", t.Detail)
+	if w.ExpectDueAt == nil {
+		return op{what: "timer " + t.Key, query: sqlTimerPut,
+			args: []any{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail}}, nil
+	}
+	return op{what: "timer " + t.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace,
+		args: []any{t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail,
+			t.Key, e.time("timer expected due time", *w.ExpectDueAt)}, mustAffect: true}, nil
+}

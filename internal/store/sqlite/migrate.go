@@ -1,0 +1,114 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The schema is a numbered series of SQL files, embedded so a binary
+// always carries the schema it was built for. A migration is never edited
+// once released: a change is a new file.
+//
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one schema step.
+type migration struct {
+	version int    // from the file name: 0001_init.sql is 1
+	name    string // the file name, recorded for people reading the table
+	sql     string
+}
+
+// migrations returns the embedded migrations in order. Numbers must run
+// 1, 2, 3 … with no gap or duplicate: a gap usually means a file was lost
+// in a merge, and applying around it would give a schema no test has seen.
+func migrations() ([]migration, error) {
+	return loadMigrations(migrationFS, "migrations")
+}
+
+func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", name)
+		}
+		body, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected number %d (numbers run 1, 2, 3 … with no gap or duplicate)", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies the pending migrations in one transaction: a database is
+// either at the old schema or the new one, never half-way, even if the
+// process dies during Open. The write lock (BEGIN IMMEDIATE) also makes two
+// processes opening the same new file at once apply each migration once.
+//
+// schema_migrations records no time: the store never reads the clock.
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER NOT NULL PRIMARY KEY,
+		name    TEXT    NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if current > len(ms) {
+		// A newer binary migrated this file. Running old code on a newer
+		// schema could write rows the newer code misreads.
+		return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d: use a newer interlock", current, len(ms))
+	}
+	if current == len(ms) {
+		// Already migrated: commit nothing, so opening is a pure read.
+		return nil
+	}
+	for _, m := range ms[current:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+			return fmt.Errorf("migrate: record %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Reads are single statements on the reader pool: each sees one committed
+// state, and none waits for a writer.
+
+// get runs a single-row query; no row is store.ErrNotFound.
+func get[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
+	v, err := scan(db.QueryRowContext(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		var zero T
+		return zero, fmt.Errorf("%w: %s", store.ErrNotFound, what)
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("sqlite: read %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// list runs a query and scans every row. An empty result is an empty,
+// non-nil slice, so callers can range over it and encode it as [].
+func list[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// where builds a conjunction of optional filters.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// limit appends a LIMIT clause; n <= 0 means no limit, as the port's
+// list parameters say.
+func (w *where) limit(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	w.args = append(w.args, n)
+	return " LIMIT ?"
+}
+
+func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
+
+// PipelineGet returns the pipeline with the given id.
+func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
+	return get(ctx, s.read, scanPipeline, "pipeline "+id,
+		`SELECT `+pipelineCols+` FROM pipelines WHERE id = ?`, id)
+}
+
+// PipelineList returns every pipeline, sorted by id.
+func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
+	return list(ctx, s.read, scanPipeline, "pipelines",
+		`SELECT `+pipelineCols+` FROM pipelines ORDER BY id`)
+}
+
+// SensorGet returns one sensor.
+func (s *Store) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
+	return get(ctx, s.read, scanSensor, "sensor "+pipelineID+"/"+key,
+		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? AND key = ?`, pipelineID, key)
+}
+
+// SensorList returns the pipeline's sensors, sorted by key.
+func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sensor, error) {
+	return list(ctx, s.read, scanSensor, "sensors of "+pipelineID,
+		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? ORDER BY key`, pipelineID)
+}
+
+// RunGet returns the run with the given key.
+func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
+	return get(ctx, s.read, scanRun, "run "+keyString(key),
+		`SELECT `+runCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// RunList returns runs matching p, newest period first (ties by pipeline,
+// then schedule). Period strings sort chronologically as text.
+func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	var w where
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.ScheduleID != "" {
+		w.add("schedule_id = ?", p.ScheduleID)
+	}
+	if p.Period != "" {
+		w.add("period = ?", p.Period)
+	}
+	if p.ActiveOnly {
+		w.add("active = 1")
+	}
+	q := `SELECT ` + runCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
+	return list(ctx, s.read, scanRun, "runs", q, w.args...)
+}
+
+// LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
+// first.
+func (s *Store) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
+	return list(ctx, s.read, scanLedger, "ledger of "+keyString(key),
+		`SELECT `+ledgerCols+` FROM ledger WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY seq`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// BaselineGet returns the post-run baseline of a period.
+func (s *Store) BaselineGet(ctx context.Context, key run.Key) (store.Baseline, error) {
+	return get(ctx, s.read, scanBaseline, "baseline "+keyString(key),
+		`SELECT `+baselineCols+` FROM baselines WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// MarkerGet returns one marker of a period.
+func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.Marker, error) {
+	return get(ctx, s.read, scanMarker, "marker "+kind+" of "+keyString(key),
+		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`,
+		key.PipelineID, key.ScheduleID, key.Period, kind)
+}
+
+// MarkerList returns markers matching p, sorted by pipeline, schedule,
+// period and kind.
+func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
+	var w where
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.Kind != "" {
+		w.add("kind = ?", p.Kind)
+	}
+	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind` + w.limit(p.Limit)
+	return list(ctx, s.read, scanMarker, "markers", q, w.args...)
+}
+
+// TimerListDue returns timers due at or before now, earliest first (ties
+// by key), at most limit (limit <= 0: all of them).
+func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
+	w := where{args: []any{queryNanos(now)}}
+	q := `SELECT ` + timerCols + ` FROM timers WHERE due_at <= ? ORDER BY due_at, key` + w.limit(limit)
+	return list(ctx, s.read, scanTimer, "due timers", q, w.args...)
+}
+
+// TimerNext returns the earliest timer (ties by key).
+func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
+	return get(ctx, s.read, scanTimer, "next timer",
+		`SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+}
+
+// TimerGet returns the timer with the given key.
+func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
+	return get(ctx, s.read, scanTimer, "timer "+key,
+		`SELECT `+timerCols+` FROM timers WHERE key = ?`, key)
+}
+
+// EventList returns events matching p in log order.
+func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]event.Event, error) {
+	w := where{conds: []string{"seq > ?"}, args: []any{p.AfterSeq}}
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.Period != "" {
+		w.add("date = ?", p.Period)
+	}
+	if len(p.Types) > 0 {
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(p.Types)), ",")
+		args := make([]any, len(p.Types))
+		for i, t := range p.Types {
+			args[i] = string(t)
+		}
+		w.add("type IN ("+marks+")", args...)
+	}
+	if !p.Since.IsZero() {
+		w.add("time >= ?", queryNanos(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("time < ?", queryNanos(p.Until))
+	}
+	q := `SELECT ` + eventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.limit(p.Limit)
+	return list(ctx, s.read, scanEvent, "events", q, w.args...)
+}

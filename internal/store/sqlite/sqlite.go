@@ -1,0 +1,206 @@
+// Package sqlite is the embedded store.Store backend: one SQLite file (or
+// an in-memory database), through the pure-Go driver modernc.org/sqlite, so
+// `interlock serve` and `interlock simulate` need no server and no cgo.
+//
+// It owns the SQL schema and its migrations, the mapping of SQLite errors
+// onto the port's sentinels, and the connection discipline: every write goes
+// through one connection in a BEGIN IMMEDIATE transaction, reads use a
+// separate pool that sees the last committed state (WAL). It must never read
+// the clock — every stored or compared time comes from the caller — and never
+// decide anything: which states are terminal, which timers matter, what a
+// conflict means to the engine are all decided above the port.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/interlockhq/interlock/internal/store"
+
+	// The driver registers itself as "sqlite".
+	_ "modernc.org/sqlite"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Memory is the path of a private in-memory database: nothing survives
+// Close. `interlock simulate` and quick tests use it.
+const Memory = ":memory:"
+
+// busyTimeoutMS is how long a statement waits for a lock held by another
+// process sharing the file (a second `interlock` against the same path, a
+// backup tool) before failing with SQLITE_BUSY. Inside one process writes
+// never wait on SQLite's lock: they queue for the single writer connection.
+const busyTimeoutMS = 5000
+
+// maxReaders bounds the reader pool. Reads are short point lookups and
+// index scans; a few connections keep both cores busy without holding many
+// WAL snapshots open (an open snapshot stops the checkpointer).
+const maxReaders = 4
+
+// Store is the SQLite backend. It is safe for concurrent use.
+type Store struct {
+	path string
+	// write has exactly one connection. SQLite allows one writer at a time
+	// per file; holding a single connection turns that into an in-process
+	// queue (database/sql waits for the connection) instead of BUSY errors
+	// and retries, and its DSN makes every transaction BEGIN IMMEDIATE so
+	// the write lock is taken before the first read of the transaction —
+	// a condition checked inside the transaction cannot be invalidated by a
+	// writer in another process before we write.
+	write *sql.DB
+	// read is the reader pool. In WAL mode readers never block the writer
+	// and always see the last committed transaction. For an in-memory
+	// database it is the writer's pool: each connection to ":memory:" would
+	// be a different, empty database.
+	read *sql.DB
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Synchronous settings of the writer connection (PRAGMA synchronous).
+const (
+	// syncFull fsyncs the WAL on every commit: an acknowledged commit
+	// survives a process crash and a power loss. The default; see Open.
+	syncFull = "FULL"
+	// syncNormal fsyncs only at checkpoints: an acknowledged commit
+	// survives a process crash (kill -9) but the last commits can be lost
+	// on power loss. Kept for the benchmark that measures the difference.
+	syncNormal = "NORMAL"
+	// syncOff never fsyncs: for scratch stores whose content is thrown
+	// away (OpenScratch).
+	syncOff = "OFF"
+)
+
+// Open opens (creating it if needed) the database at path, or a private
+// in-memory database when path is Memory, and applies any pending schema
+// migrations. The directory holding path must exist: Open does not create
+// directories, so a typo in a configured path fails here, clearly, instead
+// of silently starting an empty store somewhere else.
+//
+// Durability: the writer runs with journal_mode=WAL and synchronous=FULL,
+// so a Commit that returned nil survives kill -9 and power loss. That
+// matters for safety, not just for data: a run row is the per-period
+// trigger lock, and a lock lost to a power cut after the job was triggered
+// would let the restarted process trigger the same period again.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, syncFull)
+}
+
+// OpenScratch opens a store whose content does not need to outlive the
+// machine: the temporary store of `interlock simulate`. It never fsyncs;
+// everything else (schema, WAL, one writer, reopen after a simulated
+// restart) is as Open.
+func OpenScratch(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, syncOff)
+}
+
+func open(ctx context.Context, path, synchronous string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	s := &Store{path: path}
+	if path == Memory {
+		db, err := sql.Open("sqlite", "file::memory:?"+dsnParams(synchronous, false))
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: open in-memory database: %w", err)
+		}
+		// One connection, never closed while the store is open: closing it
+		// would drop the database.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		s.write, s.read = db, db
+	} else {
+		dir := filepath.Dir(path)
+		if st, err := os.Stat(dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("sqlite: open %s: directory %s does not exist (create it first)", path, dir)
+			}
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("sqlite: open %s: %s is not a directory", path, dir)
+		}
+		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		w.SetConnMaxIdleTime(0)
+		r, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, true))
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		r.SetMaxOpenConns(maxReaders)
+		r.SetMaxIdleConns(maxReaders)
+		s.write, s.read = w, r
+	}
+	// The writer connects first: it creates the file, switches it to WAL
+	// and migrates, so readers only ever open a migrated WAL database.
+	if err := s.write.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := migrate(ctx, s.write); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsnParams are the connection settings. They are per connection, so they
+// go in the DSN: database/sql may replace a connection at any time and the
+// new one must be configured the same way.
+func dsnParams(synchronous string, reader bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	if reader {
+		// A reader that tried to write would be a bug in this package;
+		// make it an error rather than a second writer.
+		q.Add("_pragma", "query_only(1)")
+		return q.Encode()
+	}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+synchronous+")")
+	q.Set("_txlock", "immediate")
+	return q.Encode()
+}
+
+// fileURI turns a file path into an SQLite URI. The driver opens names as
+// URIs, where '?' starts the parameters and '#' a fragment, so a path
+// containing either (or '%') must be escaped to mean itself.
+func fileURI(path string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(path)
+}
+
+// Path returns the path the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.read != nil && s.read != s.write {
+			errs = append(errs, s.read.Close())
+		}
+		if s.write != nil {
+			errs = append(errs, s.write.Close())
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}

@@ -1,0 +1,247 @@
+// Package store defines the storage port: everything the engine persists,
+// behind one interface that every backend (SQLite, PostgreSQL, DynamoDB)
+// implements and that storetest checks.
+//
+// Reads are plain lookups. Every write goes through Commit, which applies a
+// Change atomically: all of it or none of it, with its conditions checked
+// (run and sensor versions, absent markers, timer due times). That makes the
+// event log an outbox — an event is stored in the same commit as the state
+// change that caused it — and makes per-period run creation the exclusive
+// trigger lock. The store never reads the clock: every time it stores or
+// compares comes from the caller.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// Sentinel errors. Backends map their native errors onto these.
+var (
+	// ErrNotFound: the record does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a condition of a Commit failed (a version moved, a
+	// record that must be absent exists); nothing was written.
+	ErrConflict = errors.New("store: conflict")
+)
+
+// Store is the storage port.
+type Store interface {
+	PipelineGet(ctx context.Context, id string) (Pipeline, error)
+	// PipelineList returns every pipeline, sorted by ID.
+	PipelineList(ctx context.Context) ([]Pipeline, error)
+
+	SensorGet(ctx context.Context, pipelineID, key string) (Sensor, error)
+	// SensorList returns the pipeline's sensors, sorted by key.
+	SensorList(ctx context.Context, pipelineID string) ([]Sensor, error)
+
+	RunGet(ctx context.Context, key run.Key) (run.Run, error)
+	// RunList returns runs matching p, newest period first (period strings
+	// sort chronologically as text; ties by pipeline, then schedule).
+	RunList(ctx context.Context, p RunListParams) ([]run.Run, error)
+
+	// LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
+	// first; an empty ledger is an empty list, not ErrNotFound.
+	LedgerList(ctx context.Context, key run.Key) ([]LedgerEntry, error)
+
+	BaselineGet(ctx context.Context, key run.Key) (Baseline, error)
+
+	MarkerGet(ctx context.Context, key run.Key, kind string) (Marker, error)
+	// MarkerList returns markers matching p, sorted by pipeline, schedule,
+	// period and kind.
+	MarkerList(ctx context.Context, p MarkerListParams) ([]Marker, error)
+
+	// TimerListDue returns timers due at or before now, earliest first
+	// (ties by key), at most limit (limit <= 0: no limit, as in the list
+	// params below).
+	TimerListDue(ctx context.Context, now time.Time, limit int) ([]Timer, error)
+	// TimerNext returns the earliest timer (ties by key), or ErrNotFound
+	// when none is set.
+	TimerNext(ctx context.Context) (Timer, error)
+	TimerGet(ctx context.Context, key string) (Timer, error)
+
+	// EventList returns events matching p in log order (by Seq).
+	EventList(ctx context.Context, p EventListParams) ([]event.Event, error)
+
+	// Commit applies c atomically. It returns ErrConflict, and writes
+	// nothing, when any condition fails.
+	Commit(ctx context.Context, c Change) error
+
+	Close() error
+}
+
+// Pipeline is a pipeline's stored configuration and operator state.
+type Pipeline struct {
+	ID            string
+	Version       int64  // compare-and-swap version of this row
+	ConfigVersion int64  // bumped when Doc changes
+	Doc           []byte // the pipeline document as loaded (YAML)
+	Hash          string // content hash of Doc
+	File          string // where it was loaded from, for messages
+	FirstLoadedAt time.Time
+	UpdatedAt     time.Time
+	Paused        bool
+	PausedUntil   time.Time // zero: until resumed
+}
+
+// Sensor is a stored sensor. ChangedAt is when Interlock last received
+// different content; an identical re-write only moves WrittenAt.
+type Sensor struct {
+	PipelineID string
+	Key        string
+	Data       sensor.Object
+	Version    int64
+	ChangedAt  time.Time
+	WrittenAt  time.Time
+}
+
+// Record returns the sensor in the form rules read.
+func (s Sensor) Record() sensor.Record {
+	return sensor.Record{Key: s.Key, Data: s.Data, ReceivedAt: s.ChangedAt}
+}
+
+// LedgerEntry is one accepted rerun or automatic retry of a period; the
+// ledger is what budgets count.
+type LedgerEntry struct {
+	Key    run.Key
+	Seq    int // 1, 2, … per period; unique
+	Reason string
+	Source string // what caused it: a job event, a sensor key, an operator
+	At     time.Time
+}
+
+// Baseline is the post-run baseline captured when a job succeeds: the data
+// of each post-run rule's sensor at that moment.
+type Baseline struct {
+	Key        run.Key
+	Sensors    map[string]sensor.Object
+	CapturedAt time.Time
+}
+
+// Marker is a durable fact about a period, keyed by kind: the first
+// trigger-sensor arrival, an alert already sent (dedup), a dry-run
+// would-trigger. Markers are how "alert once" survives restarts.
+type Marker struct {
+	Key    run.Key
+	Kind   string
+	At     time.Time
+	Detail sensor.Object
+}
+
+// Timer is a durable timer. Keys are unique; putting a timer with an
+// existing key replaces it.
+type Timer struct {
+	Key    string
+	Kind   string
+	Run    run.Key // the run or period it concerns; PipelineID at least
+	DueAt  time.Time
+	Detail sensor.Object
+}
+
+// RunListParams filters RunList. Zero fields do not filter.
+type RunListParams struct {
+	PipelineID string
+	ScheduleID string
+	Period     string
+	ActiveOnly bool // only non-terminal runs
+	Limit      int  // 0: no limit
+}
+
+// MarkerListParams filters MarkerList. Zero fields do not filter.
+type MarkerListParams struct {
+	PipelineID string
+	Kind       string
+	Limit      int
+}
+
+// EventListParams filters EventList. Zero fields do not filter.
+type EventListParams struct {
+	AfterSeq   int64 // cursor: events with Seq > AfterSeq
+	Limit      int   // 0: no limit
+	PipelineID string
+	Period     string
+	Types      []event.Type
+	Since      time.Time // inclusive
+	Until      time.Time // exclusive
+}
+
+// Change is a set of writes applied atomically by Commit.
+type Change struct {
+	Pipelines      []PipelineWrite
+	Sensors        []SensorWrite
+	SensorDeletes  []SensorDelete
+	Runs           []RunWrite
+	Ledger         []LedgerEntry // appended; a duplicate (Key, Seq) is a conflict
+	Baselines      []Baseline    // put (replace)
+	BaselineDelete []run.Key
+	Markers        []MarkerWrite
+	MarkerDeletes  []MarkerDelete
+	Timers         []TimerWrite
+	TimerDeletes   []TimerDelete
+	Events         []event.Event // appended in order; the store assigns Seq
+}
+
+// Empty reports whether c writes nothing.
+func (c Change) Empty() bool {
+	return len(c.Pipelines)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
+		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
+		len(c.Timers)+len(c.TimerDeletes)+len(c.Events) == 0
+}
+
+// PipelineWrite puts a pipeline row. ExpectVersion 0 means the row must
+// not exist; otherwise the stored Version must equal it. The stored
+// Version becomes ExpectVersion+1.
+type PipelineWrite struct {
+	Pipeline      Pipeline
+	ExpectVersion int64
+}
+
+// SensorWrite puts a sensor with the same version rule as PipelineWrite.
+type SensorWrite struct {
+	Sensor        Sensor
+	ExpectVersion int64
+}
+
+// SensorDelete removes a sensor; a missing sensor is not an error.
+type SensorDelete struct {
+	PipelineID string
+	Key        string
+}
+
+// RunWrite puts a run with the same version rule as PipelineWrite.
+type RunWrite struct {
+	Run           run.Run
+	ExpectVersion int64
+}
+
+// MarkerWrite puts a marker. With IfAbsent, an existing marker of the same
+// key and kind is a conflict; without, it is replaced.
+type MarkerWrite struct {
+	Marker   Marker
+	IfAbsent bool
+}
+
+// MarkerDelete removes a marker; a missing marker is not an error.
+type MarkerDelete struct {
+	Key  run.Key
+	Kind string
+}
+
+// TimerWrite puts a timer. When ExpectDueAt is set, the stored timer must
+// exist with that due time (the caller is the one that processed it).
+type TimerWrite struct {
+	Timer       Timer
+	ExpectDueAt *time.Time
+}
+
+// TimerDelete removes a timer. When ExpectDueAt is set, the stored timer
+// must exist with that due time; otherwise a missing timer is not an error.
+type TimerDelete struct {
+	Key         string
+	ExpectDueAt *time.Time
+}

@@ -1,0 +1,204 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// The atomicity fixture: a store seeded with one record of every kind, and
+// a Change that writes to every table. Each test appends one failing
+// condition to the end of one list; the whole Change must then write
+// nothing. No Change touches the same record twice (DynamoDB transactions
+// cannot, and the port does not say what it means).
+var (
+	k12 = key("orders", "daily", "2026-03-12")
+	k13 = key("orders", "daily", "2026-03-13")
+	k14 = key("orders", "daily", "2026-03-14")
+)
+
+var atomicPipelines = []string{"orders", "audit", "billing"}
+var atomicPeriods = []run.Key{k12, k13, k14}
+
+func seedAtomic(t *testing.T, s store.Store) {
+	t.Helper()
+	commit(t, s, store.Change{
+		Pipelines: []store.PipelineWrite{{Pipeline: fullPipeline("orders")}, {Pipeline: minimalPipeline("audit")}},
+		Sensors: []store.SensorWrite{
+			{Sensor: fullSensor("orders", "orders-count")},
+			{Sensor: minimalSensor("orders", "to-delete", 1)},
+			{Sensor: minimalSensor("orders", "stale", 1)},
+		},
+		Runs:      []store.RunWrite{{Run: newRun(k12)}, {Run: fullRun(k13)}},
+		Ledger:    []store.LedgerEntry{ledgerEntry(k13, 1)},
+		Baselines: []store.Baseline{fullBaseline(k13)},
+		Markers: []store.MarkerWrite{
+			{Marker: fullMarker(k13, "first-trigger")},
+			{Marker: fullMarker(k13, "to-delete")},
+		},
+		Timers: []store.TimerWrite{
+			{Timer: fullTimer("t-existing", at(time.Hour))},
+			{Timer: fullTimer("t-delete", at(2*time.Hour))},
+			{Timer: fullTimer("t-moved", at(3*time.Hour))},
+		},
+		Events: []event.Event{newEvent("e0", event.JobCompleted, k13, at(0))},
+	})
+}
+
+// atomicChange writes to every table; against the seeded store every
+// condition in it holds.
+func atomicChange() store.Change {
+	orders := fullPipeline("orders")
+	orders.ConfigVersion++
+	count := fullSensor("orders", "orders-count")
+	count.WrittenAt = at(time.Hour)
+	r13 := withState(fullRun(k13), run.Completed)
+	existing := fullTimer("t-existing", at(90*time.Minute))
+	return store.Change{
+		Pipelines: []store.PipelineWrite{
+			{Pipeline: orders, ExpectVersion: 1},
+			{Pipeline: minimalPipeline("billing")},
+		},
+		Sensors: []store.SensorWrite{
+			{Sensor: count, ExpectVersion: 1},
+			{Sensor: minimalSensor("orders", "orders-new", 1)},
+		},
+		SensorDeletes:  []store.SensorDelete{{PipelineID: "orders", Key: "to-delete"}},
+		Runs:           []store.RunWrite{{Run: newRun(k14)}, {Run: r13, ExpectVersion: 1}},
+		Ledger:         []store.LedgerEntry{ledgerEntry(k13, 2)},
+		Baselines:      []store.Baseline{fullBaseline(k14)},
+		BaselineDelete: []run.Key{k13},
+		Markers:        []store.MarkerWrite{{Marker: fullMarker(k14, "first-trigger"), IfAbsent: true}},
+		MarkerDeletes:  []store.MarkerDelete{{Key: k13, Kind: "to-delete"}},
+		Timers: []store.TimerWrite{
+			{Timer: fullTimer("t-new", at(5*time.Hour))},
+			{Timer: existing, ExpectDueAt: ptr(at(time.Hour))},
+		},
+		TimerDeletes: []store.TimerDelete{{Key: "t-delete"}},
+		Events: []event.Event{
+			newEvent("e1", event.JobTriggered, k14, at(time.Minute)),
+			newEvent("e2", event.SLAMet, k13, at(2*time.Minute)),
+		},
+	}
+}
+
+func testCommit(t *testing.T, o Options) {
+	t.Run("EveryTableInOneChange", func(t *testing.T) {
+		// The control for the failure cases below: without a failing
+		// condition the same Change applies in full. Without this, a
+		// Change that failed for some other reason would make every
+		// "writes nothing" check pass.
+		s := o.New(t)
+		seedAtomic(t, s)
+		commit(t, s, atomicChange())
+		ctx := t.Context()
+		if p := must(s.PipelineGet(ctx, "orders")).get(t); p.Version != 2 {
+			t.Errorf("pipeline orders: version %d, want 2", p.Version)
+		}
+		if _, err := s.PipelineGet(ctx, "billing"); err != nil {
+			t.Errorf("pipeline billing: %v", err)
+		}
+		if n := len(must(s.SensorList(ctx, "orders")).get(t)); n != 3 {
+			t.Errorf("orders has %d sensors, want 3 (count, stale, new)", n)
+		}
+		if r := must(s.RunGet(ctx, k13)).get(t); r.Version != 2 || r.State != run.Completed {
+			t.Errorf("run %v: version %d state %s, want 2 COMPLETED", k13, r.Version, r.State)
+		}
+		if _, err := s.RunGet(ctx, k14); err != nil {
+			t.Errorf("run %v: %v", k14, err)
+		}
+		if n := len(must(s.LedgerList(ctx, k13)).get(t)); n != 2 {
+			t.Errorf("ledger of %v: %d entries, want 2", k13, n)
+		}
+		_, err := s.BaselineGet(ctx, k13)
+		notFound(t, "deleted baseline", err)
+		if _, err := s.BaselineGet(ctx, k14); err != nil {
+			t.Errorf("baseline %v: %v", k14, err)
+		}
+		if _, err := s.MarkerGet(ctx, k13, "to-delete"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("deleted marker: got %v, want ErrNotFound", err)
+		}
+		if _, err := s.MarkerGet(ctx, k14, "first-trigger"); err != nil {
+			t.Errorf("marker: %v", err)
+		}
+		if tm := must(s.TimerGet(ctx, "t-existing")).get(t); !tm.DueAt.Equal(at(90 * time.Minute)) {
+			t.Errorf("timer t-existing due %v, want %v", tm.DueAt, at(90*time.Minute))
+		}
+		if _, err := s.TimerGet(ctx, "t-delete"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("deleted timer: got %v, want ErrNotFound", err)
+		}
+		if n := len(must(s.EventList(ctx, store.EventListParams{})).get(t)); n != 3 {
+			t.Errorf("%d events, want 3", n)
+		}
+	})
+
+	failing := []struct {
+		name string
+		add  func(c *store.Change)
+	}{
+		{"StalePipelineVersion", func(c *store.Change) {
+			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("audit"), ExpectVersion: 3})
+		}},
+		{"PipelineAlreadyExists", func(c *store.Change) {
+			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("audit")})
+		}},
+		{"StaleSensorVersion", func(c *store.Change) {
+			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: minimalSensor("orders", "stale", 2), ExpectVersion: 2})
+		}},
+		{"StaleRunVersion", func(c *store.Change) {
+			c.Runs = append(c.Runs, store.RunWrite{Run: newRun(k12), ExpectVersion: 7})
+		}},
+		{"RunAlreadyExists", func(c *store.Change) {
+			c.Runs = append(c.Runs, store.RunWrite{Run: newRun(k12)})
+		}},
+		{"UpdateOfMissingRun", func(c *store.Change) {
+			c.Runs = append(c.Runs, store.RunWrite{Run: newRun(key("orders", "daily", "2026-03-01")), ExpectVersion: 1})
+		}},
+		{"DuplicateLedgerSeq", func(c *store.Change) {
+			c.Ledger = append(c.Ledger, ledgerEntry(k13, 1))
+		}},
+		{"MarkerAlreadyPresent", func(c *store.Change) {
+			c.Markers = append(c.Markers, store.MarkerWrite{Marker: fullMarker(k13, "first-trigger"), IfAbsent: true})
+		}},
+		{"TimerMoved", func(c *store.Change) {
+			c.Timers = append(c.Timers, store.TimerWrite{Timer: fullTimer("t-moved", at(4*time.Hour)),
+				ExpectDueAt: ptr(at(3*time.Hour + time.Nanosecond))})
+		}},
+		{"TimerWriteOfMissing", func(c *store.Change) {
+			c.Timers = append(c.Timers, store.TimerWrite{Timer: fullTimer("t-ghost", at(4*time.Hour)), ExpectDueAt: ptr(at(0))})
+		}},
+		{"TimerClaimOfMoved", func(c *store.Change) {
+			c.TimerDeletes = append(c.TimerDeletes, store.TimerDelete{Key: "t-moved", ExpectDueAt: ptr(at(time.Hour))})
+		}},
+		{"TimerClaimOfMissing", func(c *store.Change) {
+			c.TimerDeletes = append(c.TimerDeletes, store.TimerDelete{Key: "t-ghost", ExpectDueAt: ptr(at(0))})
+		}},
+	}
+	for _, tc := range failing {
+		t.Run("LastConditionFailsWritesNothing/"+tc.name, func(t *testing.T) {
+			s := o.New(t)
+			seedAtomic(t, s)
+			before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+			c := atomicChange()
+			tc.add(&c)
+			conflict(t, s, c)
+			after := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+			mustMatch(t, "store after the failed commit", after, before)
+			// And the store still takes the same Change without the
+			// failing part: the failure left no lock or half-state behind.
+			commit(t, s, atomicChange())
+		})
+	}
+
+	t.Run("EmptyChangeWritesNothing", func(t *testing.T) {
+		s := o.New(t)
+		seedAtomic(t, s)
+		before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+		commit(t, s, store.Change{})
+		mustMatch(t, "store after an empty commit", takeSnapshot(t, s, atomicPipelines, atomicPeriods), before)
+	})
+}

@@ -1,0 +1,143 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func testMarkers(t *testing.T, o Options) {
+	k := key("orders", "daily", "2026-03-14")
+
+	t.Run("RoundTripsEveryField", func(t *testing.T) {
+		s := o.New(t)
+		want := fullMarker(k, "first-trigger")
+		requireAllSet(t, "fullMarker", want)
+		commit(t, s, putMarker(want, true))
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), want)
+	})
+
+	t.Run("GetMissingIsNotFound", func(t *testing.T) {
+		s := o.New(t)
+		commit(t, s, putMarker(fullMarker(k, "first-trigger"), false))
+		_, err := s.MarkerGet(t.Context(), k, "alert:SLA_BREACH")
+		notFound(t, "MarkerGet of another kind", err)
+		_, err = s.MarkerGet(t.Context(), key("orders", "daily", "2026-03-15"), "first-trigger")
+		notFound(t, "MarkerGet of another period", err)
+	})
+
+	t.Run("IfAbsentConflictsAndKeepsFirst", func(t *testing.T) {
+		s := o.New(t)
+		first := fullMarker(k, "first-trigger")
+		commit(t, s, putMarker(first, true))
+		second := first
+		second.At, second.Detail = at(time.Hour), detail("second", "x")
+		conflict(t, s, putMarker(second, true))
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), first)
+	})
+
+	t.Run("WithoutIfAbsentReplaces", func(t *testing.T) {
+		s := o.New(t)
+		commit(t, s, putMarker(fullMarker(k, "first-trigger"), false))
+		second := fullMarker(k, "first-trigger")
+		second.At, second.Detail = at(time.Hour), detail("second", "x")
+		commit(t, s, putMarker(second, false))
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), second)
+	})
+
+	t.Run("DeleteRemovesOnlyThatKind", func(t *testing.T) {
+		s := o.New(t)
+		commit(t, s, store.Change{Markers: []store.MarkerWrite{
+			{Marker: fullMarker(k, "first-trigger")}, {Marker: fullMarker(k, "alert:SLA_BREACH")},
+		}})
+		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: k, Kind: "first-trigger"}}})
+		_, err := s.MarkerGet(t.Context(), k, "first-trigger")
+		notFound(t, "deleted marker", err)
+		if _, err := s.MarkerGet(t.Context(), k, "alert:SLA_BREACH"); err != nil {
+			t.Fatalf("other marker of the period: %v", err)
+		}
+		// Deleted means absent: IfAbsent succeeds again.
+		commit(t, s, putMarker(fullMarker(k, "first-trigger"), true))
+	})
+
+	t.Run("DeleteOfMissingIsFine", func(t *testing.T) {
+		s := o.New(t)
+		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: k, Kind: "never"}}})
+	})
+
+	t.Run("EmptyDetailRoundTrips", func(t *testing.T) {
+		s := o.New(t)
+		want := store.Marker{Key: k, Kind: "dry-run:would-trigger", At: at(0)}
+		commit(t, s, putMarker(want, true))
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, want.Kind)).get(t), want)
+	})
+
+	// List: seeded in one commit, out of order.
+	seed := []run.Key{
+		key("orders", "daily", "2026-03-14"),
+		key("billing", "daily", "2026-03-14"),
+		key("orders", "daily", "2026-03-13"),
+		key("orders", "hourly", "2026-03-14T05"),
+	}
+	kinds := map[run.Key][]string{
+		seed[0]: {"first-trigger", "alert:SLA_BREACH"},
+		seed[1]: {"first-trigger"},
+		seed[2]: {"alert:SLA_BREACH"},
+		seed[3]: {"first-trigger"},
+	}
+	ids := func(ms []store.Marker) []string {
+		out := []string{}
+		for _, m := range ms {
+			out = append(out, keyString(m.Key)+" "+m.Kind)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		params store.MarkerListParams
+		want   []string
+	}{
+		{"ListAllSortedByPipelineSchedulePeriodKind", store.MarkerListParams{}, []string{
+			"billing/daily/2026-03-14 first-trigger",
+			"orders/daily/2026-03-13 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 first-trigger",
+			"orders/hourly/2026-03-14T05 first-trigger",
+		}},
+		{"ListByPipeline", store.MarkerListParams{PipelineID: "orders"}, []string{
+			"orders/daily/2026-03-13 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 first-trigger",
+			"orders/hourly/2026-03-14T05 first-trigger",
+		}},
+		{"ListByKind", store.MarkerListParams{Kind: "first-trigger"}, []string{
+			"billing/daily/2026-03-14 first-trigger",
+			"orders/daily/2026-03-14 first-trigger",
+			"orders/hourly/2026-03-14T05 first-trigger",
+		}},
+		{"ListByPipelineAndKind", store.MarkerListParams{PipelineID: "orders", Kind: "alert:SLA_BREACH"}, []string{
+			"orders/daily/2026-03-13 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 alert:SLA_BREACH",
+		}},
+		{"ListLimit", store.MarkerListParams{PipelineID: "orders", Limit: 2}, []string{
+			"orders/daily/2026-03-13 alert:SLA_BREACH",
+			"orders/daily/2026-03-14 alert:SLA_BREACH",
+		}},
+		{"ListNoMatchIsEmpty", store.MarkerListParams{Kind: "unknown"}, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := o.New(t)
+			var c store.Change
+			for _, k := range seed {
+				for _, kind := range kinds[k] {
+					c.Markers = append(c.Markers, store.MarkerWrite{Marker: fullMarker(k, kind), IfAbsent: true})
+				}
+			}
+			commit(t, s, c)
+			mustMatch(t, "MarkerList", ids(must(s.MarkerList(t.Context(), tc.params)).get(t)), tc.want)
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func testPipelines(t *testing.T, o Options) {
+	t.Run("VersionRule", func(t *testing.T) {
+		testVersionRule(t, o, versionedKind{
+			write: func(payload, expect int64) store.Change {
+				p := fullPipeline("orders")
+				p.ConfigVersion = payload
+				return store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: expect}}}
+			},
+			read: func(t *testing.T, s store.Store) (int64, int64, error) {
+				p, err := s.PipelineGet(t.Context(), "orders")
+				return p.Version, p.ConfigVersion, err
+			},
+		})
+	})
+
+	t.Run("RoundTripsEveryField", func(t *testing.T) {
+		s := o.New(t)
+		want := fullPipeline("orders")
+		requireAllSet(t, "fullPipeline", want)
+		commit(t, s, createPipeline(want))
+		want.Version = 1
+		mustMatch(t, "PipelineGet", must(s.PipelineGet(t.Context(), "orders")).get(t), want)
+	})
+
+	t.Run("PausedUntilResumedHasZeroPausedUntil", func(t *testing.T) {
+		s := o.New(t)
+		want := fullPipeline("orders")
+		want.PausedUntil = time.Time{}
+		commit(t, s, createPipeline(want))
+		got := must(s.PipelineGet(t.Context(), "orders")).get(t)
+		if !got.Paused || !got.PausedUntil.IsZero() {
+			t.Fatalf("got Paused=%v PausedUntil=%v, want paused with no end", got.Paused, got.PausedUntil)
+		}
+	})
+
+	t.Run("ResumeClearsPause", func(t *testing.T) {
+		s := o.New(t)
+		p := fullPipeline("orders")
+		commit(t, s, createPipeline(p))
+		p.Paused, p.PausedUntil = false, time.Time{}
+		commit(t, s, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: 1}}})
+		p.Version = 2
+		mustMatch(t, "PipelineGet", must(s.PipelineGet(t.Context(), "orders")).get(t), p)
+	})
+
+	t.Run("ListIsSortedByID", func(t *testing.T) {
+		s := o.New(t)
+		if got := must(s.PipelineList(t.Context())).get(t); len(got) != 0 {
+			t.Fatalf("empty store lists %d pipelines", len(got))
+		}
+		// Written in one commit, out of order.
+		var c store.Change
+		for _, id := range []string{"orders", "billing", "zeta", "audit"} {
+			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline(id)})
+		}
+		commit(t, s, c)
+		var ids []string
+		for _, p := range must(s.PipelineList(t.Context())).get(t) {
+			ids = append(ids, p.ID)
+			if p.Version != 1 {
+				t.Errorf("pipeline %s: version %d, want 1", p.ID, p.Version)
+			}
+		}
+		mustMatch(t, "PipelineList ids", ids, []string{"audit", "billing", "orders", "zeta"})
+	})
+}

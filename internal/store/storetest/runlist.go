@@ -1,0 +1,131 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func testRunList(t *testing.T, o Options) {
+	// Seeded out of order, in two commits, with terminal and active runs.
+	seed := []run.Run{
+		withState(newRun(key("orders", "daily", "2026-03-12")), run.Completed),
+		withState(newRun(key("orders", "hourly", "2026-03-14T05")), run.Evaluating),
+		withState(newRun(key("orders", "daily", "2026-03-14")), run.Running),
+		withState(newRun(key("billing", "daily", "2026-03-13")), run.Evaluating),
+		withState(newRun(key("orders", "daily", "2026-03-13")), run.FailedFinal),
+		withState(newRun(key("orders", "hourly", "2026-03-14T06")), run.Triggering),
+		withState(newRun(key("billing", "daily", "2026-03-14")), run.Completed),
+	}
+	load := func(t *testing.T) store.Store {
+		s := o.New(t)
+		var a, b store.Change
+		for i, r := range seed {
+			c := &a
+			if i%2 == 1 {
+				c = &b
+			}
+			c.Runs = append(c.Runs, store.RunWrite{Run: r})
+		}
+		commit(t, s, a)
+		commit(t, s, b)
+		return s
+	}
+	keys := func(rs []run.Run) []string {
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, keyString(r.Key))
+		}
+		return out
+	}
+
+	tests := []struct {
+		name   string
+		params store.RunListParams
+		want   []string
+	}{
+		{"AllNewestPeriodFirstThenPipelineThenSchedule", store.RunListParams{}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+			"orders/daily/2026-03-13",
+			"orders/daily/2026-03-12",
+		}},
+		{"ByPipeline", store.RunListParams{PipelineID: "billing"}, []string{
+			"billing/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+		}},
+		{"ByPipelineAndSchedule", store.RunListParams{PipelineID: "orders", ScheduleID: "daily"}, []string{
+			"orders/daily/2026-03-14",
+			"orders/daily/2026-03-13",
+			"orders/daily/2026-03-12",
+		}},
+		{"ByScheduleAcrossPipelines", store.RunListParams{ScheduleID: "daily", Period: "2026-03-13"}, []string{
+			"billing/daily/2026-03-13",
+			"orders/daily/2026-03-13",
+		}},
+		{"ByPeriodIsExact", store.RunListParams{Period: "2026-03-14"}, []string{
+			// "2026-03-14T05" is a different period, not a match by prefix.
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+		}},
+		{"ActiveOnly", store.RunListParams{ActiveOnly: true}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"orders/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+		}},
+		{"ActiveOnlyOfPipeline", store.RunListParams{PipelineID: "billing", ActiveOnly: true}, []string{
+			"billing/daily/2026-03-13",
+		}},
+		{"Limit", store.RunListParams{PipelineID: "orders", Limit: 2}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+		}},
+		{"LimitAfterFilter", store.RunListParams{ActiveOnly: true, ScheduleID: "daily", Limit: 1}, []string{
+			"orders/daily/2026-03-14",
+		}},
+		{"NoMatchIsEmpty", store.RunListParams{PipelineID: "unknown"}, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := load(t)
+			mustMatch(t, "RunList", keys(must(s.RunList(t.Context(), tc.params)).get(t)), tc.want)
+		})
+	}
+
+	t.Run("ReturnsWholeRecords", func(t *testing.T) {
+		s := o.New(t)
+		want := fullRun(key("orders", "daily", "2026-03-14"))
+		commit(t, s, putRun(want, 0))
+		want.Version = 1
+		mustMatch(t, "RunList", must(s.RunList(t.Context(), store.RunListParams{})).get(t), []run.Run{want})
+	})
+
+	t.Run("ActiveOnlyFollowsUpdates", func(t *testing.T) {
+		// The active set is derived from the state on every write: a run
+		// that ends leaves it, a rerun brings it back.
+		s := o.New(t)
+		r := newRun(key("orders", "daily", "2026-03-14"))
+		commit(t, s, putRun(r, 0))
+		active := func() int {
+			return len(must(s.RunList(t.Context(), store.RunListParams{ActiveOnly: true})).get(t))
+		}
+		if n := active(); n != 1 {
+			t.Fatalf("new run: %d active, want 1", n)
+		}
+		commit(t, s, putRun(withState(r, run.Completed), 1))
+		if n := active(); n != 0 {
+			t.Fatalf("completed run: %d active, want 0", n)
+		}
+		commit(t, s, putRun(withState(r, run.Evaluating), 2))
+		if n := active(); n != 1 {
+			t.Fatalf("rerun: %d active, want 1", n)
+		}
+	})
+}
+
+func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
