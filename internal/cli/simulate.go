@@ -31,7 +31,9 @@ func init() {
 }
 
 // openSQLite opens the simulator's temporary store.
-func openSQLite(ctx context.Context, path string) (store.Store, error) { return sqlite.OpenScratch(ctx, path) }
+func openSQLite(ctx context.Context, path string) (store.Store, error) {
+	return sqlite.OpenScratch(ctx, path)
+}
 
 func runSimulate(ctx context.Context, env Env, args []string) int {
 	c := commands["simulate"]

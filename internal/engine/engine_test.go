@@ -34,7 +34,7 @@ job: {type: glue, config: {jobName: orders}, pollInterval: 1m}
 // countingJobs is a job system that counts starts; its jobs succeed at
 // the first poll.
 type countingJobs struct {
-	starts atomic.Int64
+	starts  atomic.Int64
 	onStart func(ctx context.Context)
 }
 

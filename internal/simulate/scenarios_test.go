@@ -13,7 +13,9 @@ import (
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
-func openSQLite(ctx context.Context, path string) (store.Store, error) { return sqlite.OpenScratch(ctx, path) }
+func openSQLite(ctx context.Context, path string) (store.Store, error) {
+	return sqlite.OpenScratch(ctx, path)
+}
 
 // runScenarioDir runs every scenario in dir as a subtest.
 func runScenarioDir(t *testing.T, dir string) {
