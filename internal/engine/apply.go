@@ -64,7 +64,11 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	breachReported, err := e.hasMarker(ctx, r.Key, markerSLABreach)
+	breachMarker := markerSLABreach
+	if times.Relative {
+		breachMarker = markerRelBreach
+	}
+	breachReported, err := e.hasMarker(ctx, r.Key, breachMarker)
 	if err != nil {
 		return err
 	}
@@ -82,7 +86,9 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 }
 
 // captureBaseline stores, for each post-run rule key, the sensor data it
-// has now; the drift check compares later writes with it.
+// has now; the drift check compares later writes with it. The baseline of
+// a success stays until the next success replaces it, so drift during a
+// rerun is still reported (POST_RUN_DRIFT_INFLIGHT).
 func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
 	if p.PostRun == nil || len(p.PostRun.Rules) == 0 {
 		return nil
@@ -98,6 +104,9 @@ func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipe
 		}
 	}
 	if len(base) == 0 {
+		// Nothing to compare later writes with: drop the baseline of an
+		// earlier success rather than compare with stale data.
+		b.c.BaselineDelete = append(b.c.BaselineDelete, key)
 		return nil
 	}
 	b.c.Baselines = append(b.c.Baselines, store.Baseline{Key: key, Sensors: base, CapturedAt: b.now})
@@ -137,49 +146,119 @@ func (e *Engine) slaTimes(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	return run.ResolveSLA(p, per, arrival)
 }
 
-// armSLA sets the period's SLA timers, unless the pipeline has no SLA that
-// applies, is in dry-run, the period is excluded (or not an inclusion
-// date), or the alerts were already sent. Timers are keyed by period, so
-// arming twice is harmless.
+// slaTrack is one SLA the engine keeps timers and dedup markers for: the
+// absolute deadline and the relative one (sla.maxDuration) are tracked
+// separately, so a pipeline may have both.
+type slaTrack struct {
+	times        run.SLATimes
+	warn, breach event.Type
+}
+
+func (t slaTrack) warnKey(k run.Key) string   { return slaTimerKey(string(t.kindPrefix())+kindSLAWarning, k) }
+func (t slaTrack) breachKey(k run.Key) string { return slaTimerKey(string(t.kindPrefix())+kindSLABreach, k) }
+func (t slaTrack) kindPrefix() string {
+	if t.times.Relative {
+		return "relative-"
+	}
+	return ""
+}
+
+// markerFor is the dedup marker of an SLA alert type.
+func markerFor(t event.Type) string {
+	switch t {
+	case event.SLAWarning:
+		return markerSLAWarning
+	case event.RelativeSLAWarning:
+		return markerRelWarning
+	case event.RelativeSLABreach:
+		return markerRelBreach
+	}
+	return markerSLABreach
+}
+
+// breachOf is the breach alert of the same SLA as t.
+func breachOf(t event.Type) event.Type {
+	if t == event.RelativeSLAWarning || t == event.RelativeSLABreach {
+		return event.RelativeSLABreach
+	}
+	return event.SLABreach
+}
+
+// slaTracks resolves the SLAs that apply to a period: the absolute
+// deadline, and the relative one once the first trigger-sensor arrival is
+// known (arrival, when not zero, stands for a marker not yet committed).
+func (e *Engine) slaTracks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) ([]slaTrack, error) {
+	var out []slaTrack
+	if p.SLA == nil {
+		return nil, nil
+	}
+	abs, ok, err := run.ResolveAbsoluteSLA(p, per)
+	if err != nil {
+		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", err)
+	} else if ok {
+		out = append(out, slaTrack{times: abs, warn: event.SLAWarning, breach: event.SLABreach})
+	}
+	if p.SLA.MaxDuration > 0 {
+		if arrival.IsZero() {
+			m, err := e.st.MarkerGet(ctx, key, markerFirstArrival)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			arrival = m.At
+		}
+		if rel, ok := run.ResolveRelativeSLA(p, arrival); ok {
+			out = append(out, slaTrack{times: rel, warn: event.RelativeSLAWarning, breach: event.RelativeSLABreach})
+		}
+	}
+	return out, nil
+}
+
+// armSLA sets the period's SLA timers, unless the pipeline is in dry-run,
+// the period is excluded (or not an inclusion date), or the period already
+// had its verdict or breach alert. Timers are keyed by period, so arming
+// twice is harmless.
 func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
+	return e.armSLAAt(ctx, b, p, key, per, time.Time{})
+}
+
+func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) error {
 	if p.SLA == nil || p.DryRun || run.Excluded(p, per) {
 		return nil
 	}
 	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {
 		return nil
 	}
-	times, ok, err := e.slaTimes(ctx, p, key, per)
+	// A period that already had its verdict (at completion) says nothing
+	// more, even when a rerun reopens it.
+	if done, err := e.hasMarker(ctx, key, markerSLAVerdict); err != nil || done {
+		return err
+	}
+	tracks, err := e.slaTracks(ctx, p, key, per, arrival)
 	if err != nil {
-		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", err)
-		return nil
+		return err
 	}
-	if !ok {
-		return nil
-	}
-	warnType, breachType := event.SLAWarning, event.SLABreach
-	if times.Relative {
-		warnType, breachType = event.RelativeSLAWarning, event.RelativeSLABreach
-	}
-	// A period that already had its verdict (SLA_MET or SLA_BREACH at
-	// completion) or its breach alert says nothing more, even when a rerun
-	// reopens it.
-	for _, kind := range []string{markerSLAVerdict, markerSLABreach} {
-		done, err := e.hasMarker(ctx, key, kind)
-		if err != nil || done {
-			return err
+	for _, t := range tracks {
+		if sent, err := e.hasMarker(ctx, key, markerFor(t.breach)); err != nil || sent {
+			if err != nil {
+				return err
+			}
+			continue
 		}
-	}
-	detail := run.Detail("breachAt", times.Breach, "deadline", times.Deadline)
-	if !times.Warning.IsZero() && b.now.Before(times.Breach) {
-		warnSent, err := e.hasMarker(ctx, key, markerSLAWarning)
-		if err != nil {
-			return err
+		detail := run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline)
+		if t.times.Relative {
+			detail = run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", t.times.Breach.Add(-p.SLA.MaxDuration))
 		}
-		if !warnSent {
-			b.putTimer(store.Timer{Key: slaTimerKey(kindSLAWarning, key), Kind: kindSLAWarning, Run: key, DueAt: times.Warning, Detail: withType(detail, warnType)}, nil)
+		if !t.times.Warning.IsZero() && b.now.Before(t.times.Breach) {
+			warnSent, err := e.hasMarker(ctx, key, markerFor(t.warn))
+			if err != nil {
+				return err
+			}
+			if !warnSent {
+				b.putTimer(store.Timer{Key: t.warnKey(key), Kind: kindSLAWarning, Run: key, DueAt: t.times.Warning, Detail: withType(detail, t.warn)}, nil)
+			}
 		}
+		b.putTimer(store.Timer{Key: t.breachKey(key), Kind: kindSLABreach, Run: key, DueAt: t.times.Breach, Detail: withType(detail, t.breach)}, nil)
 	}
-	b.putTimer(store.Timer{Key: slaTimerKey(kindSLABreach, key), Kind: kindSLABreach, Run: key, DueAt: times.Breach, Detail: withType(detail, breachType)}, nil)
 	return nil
 }
 
@@ -195,8 +274,9 @@ func withType(d sensor.Object, t event.Type) sensor.Object {
 // dropSLATimers removes the period's SLA timers: the period is done, or
 // its failure event carries the news.
 func (e *Engine) dropSLATimers(b *batch, key run.Key) {
-	b.deleteTimer(slaTimerKey(kindSLAWarning, key), nil)
-	b.deleteTimer(slaTimerKey(kindSLABreach, key), nil)
+	for _, kind := range []string{kindSLAWarning, kindSLABreach, "relative-" + kindSLAWarning, "relative-" + kindSLABreach} {
+		b.deleteTimer(slaTimerKey(kind, key), nil)
+	}
 }
 
 // sensorsFor loads the pipeline's sensors as rules see them for a period:

@@ -139,6 +139,8 @@ const (
 	markerSLAWarning   = "sla-warning"
 	markerSLABreach    = "sla-breach"
 	markerSLAVerdict   = "sla-verdict"
+	markerRelWarning   = "relative-sla-warning"
+	markerRelBreach    = "relative-sla-breach"
 	markerExcluded     = "excluded"
 	markerDryRun       = "dry-run"
 	markerPaused       = "paused"

@@ -15,10 +15,14 @@ import (
 
 // dryRunTrigger is what a dry-run pipeline does where a live one would
 // start a run: evaluate the rules once and, if they pass, record that it
-// would have triggered and project the SLA. Later trigger data for the
-// same period is reported as late.
+// would have triggered and project the SLA. Later trigger data (overlay,
+// the sensor being written) for the same period is reported as late; a
+// cron tick (no overlay) is not data.
 func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
 	m, err := e.st.MarkerGet(ctx, key, markerDryRun)
+	if err == nil && overlay == nil {
+		return nil // a cron tick after the would-be trigger is not data
+	}
 	if err == nil {
 		b.emit(key, event.DryRunLateData, fmt.Sprintf("dry-run: trigger data arrived %s after the would-be trigger", b.now.Sub(m.At)), run.Detail("triggeredAt", m.At, "lateBy", b.now.Sub(m.At)))
 		return nil

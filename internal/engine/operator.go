@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -75,6 +75,18 @@ func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) 
 	return b, nil
 }
 
+// resumePeriod handles one period's trigger data on resume. A run held by
+// the pause was already re-armed in this batch, so it is left to its
+// evaluation; anything else goes through the trigger-sensor path.
+func (e *Engine) resumePeriod(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
+	for _, w := range b.c.Runs {
+		if w.Run.Key == key {
+			return nil
+		}
+	}
+	return e.triggerSensor(ctx, b, lp, s, key, per)
+}
+
 // resume builds the resume batch; nil when the pipeline is not paused.
 func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *time.Time) (*batch, error) {
 	lp := e.loaded(pipelineID)
@@ -105,34 +117,46 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 		return nil, err
 	}
 	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: pk, Kind: markerPaused})
+	resumed := &loadedPipeline{p: p, row: next}
+	// Runs held by the pause (evaluating, or about to trigger) go on, with
+	// a fresh evaluation window.
+	held, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	for i := range held {
+		r := held[i]
+		if r.State == run.Running || r.TriggerInFlight {
+			continue
+		}
+		next, eff := run.Resume(r, p, now)
+		if err := e.applyRun(ctx, b, resumed, &r, next, eff, nil); err != nil {
+			return nil, err
+		}
+	}
 	if p.Schedule.Trigger == nil {
 		return b, nil
 	}
-	// Start the periods whose trigger data came during the pause. The
-	// engine sees the pipeline as resumed from here on.
-	resumed := &loadedPipeline{p: p, row: next}
+	// Trigger data that came during the pause is handled as if it had
+	// just arrived: it starts its period, completes a waiting run's rules,
+	// or is late data for a period that already succeeded.
 	sensors, err := e.st.SensorList(ctx, pipelineID)
 	if err != nil {
 		return nil, err
 	}
-	started := map[string]bool{}
+	seen := map[string]bool{}
 	for i := range sensors {
 		s := sensors[i]
 		if !run.MatchesTrigger(p, s.Key) || s.ChangedAt.Before(pausedAt) {
 			continue
 		}
-		cond := p.Schedule.Trigger.Rule
-		cond.Key = s.Key
-		if !rule.Evaluate(cond, rule.SensorMap{s.Key: s.Record()}, now, e.rules).Passed {
-			continue
-		}
 		per, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
-		if err != nil || started[per.String()] {
+		if err != nil || seen[per.String()] {
 			continue
 		}
-		started[per.String()] = true
+		seen[per.String()] = true
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-		if err := e.startPeriod(ctx, b, resumed, key, per, run.CauseResume, nil); err != nil {
+		if err := e.resumePeriod(ctx, b, resumed, &s, key, per); err != nil {
 			return nil, err
 		}
 	}

@@ -102,7 +102,6 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 		return nil
 	}
 	r, eff := run.Reopen(existing, key, reason, source, d, lp.row.ConfigVersion, p, b.now)
-	b.c.BaselineDelete = append(b.c.BaselineDelete, key)
 	if err := e.applyRun(ctx, b, lp, existing, r, eff, nil); err != nil {
 		return err
 	}

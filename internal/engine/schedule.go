@@ -89,21 +89,18 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	markerKind := markerSLABreach
-	if t.Kind == kindSLAWarning {
-		markerKind = markerSLAWarning
-	}
+	typV, _ := t.Detail.Get("event")
+	typS, _ := typV.Str()
+	typ := event.Type(typS)
+	markerKind := markerFor(typ)
 	sent, err := e.hasMarker(ctx, t.Run, markerKind)
 	if err != nil {
 		return nil, err
 	}
-	breachSent, err := e.hasMarker(ctx, t.Run, markerSLABreach)
+	breachSent, err := e.hasMarker(ctx, t.Run, markerFor(breachOf(typ)))
 	if err != nil {
 		return nil, err
 	}
-	typV, _ := t.Detail.Get("event")
-	typS, _ := typV.Str()
-	typ := event.Type(typS)
 	breachV, _ := t.Detail.Get("breachAt")
 	breachS, _ := breachV.Str()
 	breachAt, _ := time.Parse(time.RFC3339, breachS)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -130,7 +129,7 @@ func (e *Engine) evaluateIfWaiting(ctx context.Context, b *batch, lp *loadedPipe
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	if err != nil || r.State != run.Evaluating {
+	if err != nil || r.State != run.Evaluating || lp.row.Paused {
 		return err
 	}
 	return e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, s, nil)
@@ -155,9 +154,11 @@ func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline
 		return e.startPeriod(ctx, b, lp, key, per, run.CauseSensor, s)
 	case err != nil:
 		return err
+	case lp.row.Paused:
+		return nil // recorded; Resume handles it as if it had just arrived
 	case r.State == run.Evaluating:
 		return e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, s, nil)
-	case r.State == run.Completed && !lp.row.Paused:
+	case r.State == run.Completed:
 		b.emit(key, event.LateDataArrival, fmt.Sprintf("new data for %s arrived after the job succeeded (sensor %s)", key.Period, s.Key), run.Detail("sensorKey", s.Key, "completedAt", r.EndedAt))
 		return e.rerun(ctx, b, lp, key, &r, run.ReasonLateData, "sensor "+s.Key, s)
 	}
@@ -172,17 +173,10 @@ func (e *Engine) firstArrival(ctx context.Context, b *batch, p *pipeline.Pipelin
 		return err
 	}
 	b.marker(store.Marker{Key: key, Kind: markerFirstArrival, At: b.now}, true)
-	if p.SLA == nil || p.SLA.MaxDuration == 0 || !p.SLA.Deadline.IsZero() {
+	if p.SLA == nil || p.SLA.MaxDuration == 0 {
 		return nil
 	}
-	times, ok, err := runResolveRelative(p, per, b.now)
-	if err != nil || !ok {
-		return err
-	}
-	detail := run.Detail("breachAt", times.Breach, "deadline", times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", b.now)
-	b.putTimer(store.Timer{Key: slaTimerKey(kindSLAWarning, key), Kind: kindSLAWarning, Run: key, DueAt: times.Warning, Detail: withType(detail, event.RelativeSLAWarning)}, nil)
-	b.putTimer(store.Timer{Key: slaTimerKey(kindSLABreach, key), Kind: kindSLABreach, Run: key, DueAt: times.Breach, Detail: withType(detail, event.RelativeSLABreach)}, nil)
-	return nil
+	return e.armSLAAt(ctx, b, p, key, per, b.now)
 }
 
 // postRunSensor checks a post-run sensor against the baseline captured
@@ -244,10 +238,4 @@ func failedReasons(o rule.Outcome) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// runResolveRelative resolves the relative SLA for a first arrival at
-// arrival.
-func runResolveRelative(p *pipeline.Pipeline, per schedule.Period, arrival time.Time) (run.SLATimes, bool, error) {
-	return run.ResolveSLA(p, per, arrival)
 }

@@ -118,8 +118,8 @@ func (e *Engine) stepEvaluate(ctx context.Context, t store.Timer, now time.Time)
 		return e.newBatch(nil, now), err
 	}
 	b := e.newBatch(lp.p, now)
-	if r.State != run.Evaluating {
-		return b, nil
+	if r.State != run.Evaluating || lp.row.Paused {
+		return b, nil // a paused pipeline's run is held; Resume re-arms it
 	}
 	due := t.DueAt
 	return b, e.evaluateRun(ctx, b, lp, r, r, run.Effect{}, nil, &due)
@@ -207,6 +207,9 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 	if r.TriggerInFlight {
 		next, eff := run.TriggerInterrupted(*r, now)
 		return b, e.applyRun(ctx, b, lp, r, next, eff, &due)
+	}
+	if lp.row.Paused {
+		return b, nil // held: a pause stops new triggers; Resume re-arms it
 	}
 	inflight, eff := run.BeginTrigger(*r, now)
 	if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {

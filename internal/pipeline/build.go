@@ -190,6 +190,11 @@ func (b *builder) validation(raw *rawValidation) Validation {
 		v.Mode = mode
 	}
 	v.Rules = buildRules(b.d, b.at("validation.rules"), raw.Rules)
+	if v.Mode == rule.Any && len(raw.Rules) == 0 {
+		// ANY over no rules can never pass: every run would end in
+		// VALIDATION_EXHAUSTED.
+		b.errorf("validation.rules", "trigger ANY needs at least one rule, or validation can never pass")
+	}
 	return v
 }
 

@@ -288,7 +288,7 @@ func TestLoadPipelines(t *testing.T) {
 	got := strings.ReplaceAll(err.Error(), dir+"/", "")
 	want := `b.yml:2: pipeline.id: pipeline "p" is already defined in ` + dir + `/a.yaml
 c.yaml:1: job: missing required field
-c.yaml:1: schedule: missing: a pipeline needs schedule.cron, schedule.trigger or schedule.include, or it never runs`
+c.yaml:1: schedule: missing: a pipeline needs schedule.cron or schedule.trigger, or it never runs`
 	want = strings.ReplaceAll(want, dir+"/", "")
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -336,7 +336,7 @@ s.yaml:4: pipelines[1].schedule.timezon: unknown field, did you mean "timezone"?
 func TestNullSections(t *testing.T) {
 	for src, want := range map[string]string{
 		"pipeline: {id: p}\nschedule: ~\njob: {type: glue, config: {jobName: j}}\n":                                            "p.yaml:2: schedule: missing: a pipeline needs",
-		"pipeline: {id: p}\nschedule: {cron: ~}\njob: {type: glue, config: {jobName: j}}\n":                                    "p.yaml:2: schedule: needs cron, trigger or include",
+		"pipeline: {id: p}\nschedule: {cron: ~}\njob: {type: glue, config: {jobName: j}}\n":                                    "p.yaml:2: schedule: needs cron or trigger",
 		"pipeline: {id: p}\nschedule: {cron: [x]}\njob: {type: glue, config: {jobName: j}}\n":                                  "p.yaml:2: schedule.cron: want a string, got a list",
 		"pipeline: {id: p}\nschedule: {trigger: ~, cron: \"@daily\"}\ndryRun: true\njob: {type: glue, config: {jobName: j}}\n": "p.yaml:3: dryRun: needs schedule.trigger",
 	} {

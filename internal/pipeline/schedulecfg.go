@@ -18,7 +18,7 @@ func (b *builder) schedule(raw *rawSchedule) Schedule {
 	s := Schedule{Location: time.UTC, Evaluation: Evaluation{Window: defaultWindow, Interval: defaultInterval}}
 	if raw == nil {
 		if !b.failed("schedule") {
-			b.errorf("schedule", "missing: a pipeline needs schedule.cron, schedule.trigger or schedule.include, or it never runs")
+			b.errorf("schedule", "missing: a pipeline needs schedule.cron or schedule.trigger, or it never runs")
 		}
 		return s
 	}
@@ -46,10 +46,17 @@ func (b *builder) schedule(raw *rawSchedule) Schedule {
 	s.Include = b.include(raw)
 	s.Exclude = b.exclude(raw.Exclude)
 
-	hasAny := raw.Cron != "" || raw.Trigger != nil || raw.Include != nil
+	// Only cron ticks and trigger sensors start runs; schedule.include
+	// says on which dates a trigger is expected (the watchdog's
+	// IRREGULAR_SCHEDULE_MISSED), so on its own it would never run.
+	hasAny := raw.Cron != "" || raw.Trigger != nil
 	// A key that failed to decode was reported already; null is absent.
-	if !hasAny && !b.failed("schedule.cron") && !b.failed("schedule.trigger") && !b.failed("schedule.include") {
-		b.errorf("schedule", "needs cron, trigger or include, or the pipeline never runs")
+	if !hasAny && !b.failed("schedule.cron") && !b.failed("schedule.trigger") {
+		if raw.Include != nil {
+			b.errorf("schedule", "needs a trigger: schedule.include only says on which dates trigger data is expected; add schedule.trigger, or the pipeline never runs")
+		} else {
+			b.errorf("schedule", "needs cron or trigger, or the pipeline never runs")
+		}
 	}
 	return s
 }

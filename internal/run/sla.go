@@ -16,36 +16,51 @@ type SLATimes struct {
 	Deadline string    // the configured deadline, for messages
 }
 
-// ResolveSLA resolves the SLA of a period: the absolute deadline when one
-// is configured (product spec §3 item 12: resolved once per period, never
-// rolled forward), else the relative one from the first trigger-sensor
-// arrival (zero firstArrival: not known yet). ok is false when the
-// pipeline has no SLA that applies.
+// ResolveSLA resolves the SLA a period's verdict is judged on: the
+// absolute deadline when one is configured, else the relative one. ok is
+// false when the pipeline has no SLA that applies (yet: a relative SLA
+// needs the first trigger-sensor arrival; zero firstArrival means none).
 func ResolveSLA(p *pipeline.Pipeline, period schedule.Period, firstArrival time.Time) (SLATimes, bool, error) {
+	if t, ok, err := ResolveAbsoluteSLA(p, period); ok || err != nil {
+		return t, ok, err
+	}
+	t, ok := ResolveRelativeSLA(p, firstArrival)
+	return t, ok, nil
+}
+
+// ResolveAbsoluteSLA resolves sla.deadline for a period (product spec §3
+// item 12: resolved once per period, never rolled forward).
+func ResolveAbsoluteSLA(p *pipeline.Pipeline, period schedule.Period) (SLATimes, bool, error) {
 	s := p.SLA
-	if s == nil {
+	if s == nil || s.Deadline.IsZero() {
 		return SLATimes{}, false, nil
 	}
-	if !s.Deadline.IsZero() {
-		breach, err := s.Deadline.Resolve(period, s.Location)
-		if err != nil {
-			return SLATimes{}, false, err
-		}
-		t := SLATimes{Breach: breach, Deadline: s.Deadline.String()}
-		if s.ExpectedDuration > 0 {
-			t.Warning = schedule.WarningAt(breach, s.ExpectedDuration)
-		}
-		return t, true, nil
+	breach, err := s.Deadline.Resolve(period, s.Location)
+	if err != nil {
+		return SLATimes{}, false, err
 	}
-	if s.MaxDuration > 0 && !firstArrival.IsZero() {
-		breach := schedule.RelativeBreach(firstArrival, s.MaxDuration)
-		lead := s.ExpectedDuration
-		if lead <= 0 {
-			lead = s.MaxDuration / 4
-		}
-		return SLATimes{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true, nil
+	t := SLATimes{Breach: breach, Deadline: s.Deadline.String()}
+	if s.ExpectedDuration > 0 {
+		t.Warning = schedule.WarningAt(breach, s.ExpectedDuration)
 	}
-	return SLATimes{}, false, nil
+	return t, true, nil
+}
+
+// ResolveRelativeSLA resolves sla.maxDuration from the period's first
+// trigger-sensor arrival. The warning comes expectedDuration before the
+// breach, or at 75 % of maxDuration when expectedDuration is not set (or
+// is not shorter than maxDuration).
+func ResolveRelativeSLA(p *pipeline.Pipeline, firstArrival time.Time) (SLATimes, bool) {
+	s := p.SLA
+	if s == nil || s.MaxDuration <= 0 || firstArrival.IsZero() {
+		return SLATimes{}, false
+	}
+	breach := schedule.RelativeBreach(firstArrival, s.MaxDuration)
+	lead := s.ExpectedDuration
+	if lead <= 0 || lead >= s.MaxDuration {
+		lead = s.MaxDuration / 4
+	}
+	return SLATimes{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true
 }
 
 // SLAVerdict is the verdict when the job succeeds: SLA_MET before the

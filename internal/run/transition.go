@@ -242,3 +242,23 @@ func minTime(a, b time.Time) time.Time {
 }
 
 func fmtAny(v any) string { return fmt.Sprint(v) }
+
+// Resume restarts a run that a pause held before its job started: an
+// evaluating run gets a fresh evaluation window (the pause must not use it
+// up), a run that was about to trigger triggers now. Runs whose job is
+// running were never held.
+func Resume(r Run, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+	switch r.State {
+	case Evaluating:
+		r.EvalStartedAt = now
+		r.EvalDeadline = now.Add(p.Schedule.Evaluation.Window)
+		r.ExpiresAt = r.EvalDeadline.Add(ttlMargin)
+		r.UpdatedAt = now
+		return r, Effect{Next: StepEvaluate, NextAt: now}
+	case Triggering:
+		r.UpdatedAt = now
+		r.ExpiresAt = now.Add(TriggerLease + ttlMargin)
+		return r, Effect{Next: StepTrigger, NextAt: now}
+	}
+	return r, Effect{}
+}

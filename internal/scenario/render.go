@@ -15,7 +15,8 @@ import (
 // the string "${now}" becomes now as RFC3339, "${now_ms}" the epoch
 // milliseconds (a number when it is the whole value) and "${date}" now's
 // UTC date YYYY-MM-DD. The placeholders may also appear inside longer
-// strings, where they are replaced by their text.
+// strings, where they are replaced by their text. Flat and wrapped
+// ({"data": {...}}) data are the same sensor, as in the API.
 func (s SensorWrite) Render(now time.Time) (sensor.Object, error) {
 	if s.Data == nil {
 		return sensor.NewObject(nil), nil
@@ -29,7 +30,7 @@ func (s SensorWrite) Render(now time.Time) (sensor.Object, error) {
 	if !ok {
 		return sensor.Object{}, fmt.Errorf("sensor data must be a mapping, got %s", v.Kind())
 	}
-	return obj, nil
+	return sensor.Unwrap(obj), nil
 }
 
 func substitute(n *yaml.Node, now time.Time) *yaml.Node {

@@ -45,12 +45,20 @@ func ParseBody(body []byte) (Object, error) {
 	if !ok {
 		return Object{}, fmt.Errorf("%w: body must be a JSON object, got %s", ErrInvalid, v.Kind())
 	}
+	return Unwrap(obj), nil
+}
+
+// Unwrap returns the content of a wrapped sensor body ({"data": {...}},
+// "data" being its single field and holding an object) and any other body
+// as it is. Every way a sensor enters Interlock goes through it, so flat
+// and wrapped writes are stored the same way.
+func Unwrap(obj Object) Object {
 	if inner, ok := obj.Get("data"); ok && obj.Len() == 1 {
 		if w, ok := inner.Object(); ok {
-			return w, nil
+			return w
 		}
 	}
-	return obj, nil
+	return obj
 }
 
 func fromJSON(raw any, depth int) (Value, error) {
