@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test lint fmt demo fuzz clean
+.PHONY: all build test lint fmt demo fuzz bench clean
 
 all: build
 
@@ -43,6 +43,15 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+## bench: the speed figures of product spec §8, printed (on SQLite, this machine).
+bench:
+	@echo "== sensor write -> trigger decision at 500 writes/s (target p99 < 20 ms), durable SQLite"
+	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x ./internal/engine/
+	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 60 s)"
+	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
+	@echo "== SQLite store: one commit, due-timer scan over 100k timers"
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/store/sqlite/
 
 clean:
 	rm -rf bin

@@ -154,8 +154,12 @@ type slaTrack struct {
 	warn, breach event.Type
 }
 
-func (t slaTrack) warnKey(k run.Key) string   { return slaTimerKey(string(t.kindPrefix())+kindSLAWarning, k) }
-func (t slaTrack) breachKey(k run.Key) string { return slaTimerKey(string(t.kindPrefix())+kindSLABreach, k) }
+func (t slaTrack) warnKey(k run.Key) string {
+	return slaTimerKey(string(t.kindPrefix())+kindSLAWarning, k)
+}
+func (t slaTrack) breachKey(k run.Key) string {
+	return slaTimerKey(string(t.kindPrefix())+kindSLABreach, k)
+}
 func (t slaTrack) kindPrefix() string {
 	if t.times.Relative {
 		return "relative-"
