@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/confdec"
+)
+
+const minimal = `name: minimal
+start: 2026-03-10T00:00:00Z
+end: 2026-03-10T12:00:00Z
+pipelines:
+  - pipeline: {id: p}
+    schedule: {trigger: {key: k, check: exists}}
+    job: {type: glue, config: {jobName: j}}
+timeline:
+  - at: 2026-03-10T01:00:00Z
+    sensor: {pipeline: p, key: k, data: {n: 1, at: "${now}", ms: "${now_ms}", day: "d-${date}"}}
+  - at: 2026-03-10T00:30:00Z
+    pause: {pipeline: p}
+expect:
+  events:
+    - {type: JOB_TRIGGERED, pipeline: p, count: 1}
+`
+
+func TestParseMinimal(t *testing.T) {
+	sc, err := Parse("m.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Pipelines) != 1 || len(sc.Docs) != 1 || len(sc.Timeline) != 2 {
+		t.Fatalf("parsed: %d pipelines, %d docs, %d actions", len(sc.Pipelines), len(sc.Docs), len(sc.Timeline))
+	}
+	if sc.Timeline[0].Pause == nil || sc.Timeline[1].Sensor == nil {
+		t.Fatal("timeline not sorted by time")
+	}
+	now := time.Date(2026, 3, 10, 1, 0, 0, 0, time.UTC)
+	data, err := sc.Timeline[1].Sensor.Render(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := data.Get("at")
+	ms, _ := data.Get("ms")
+	day, _ := data.Get("day")
+	if s, _ := at.Str(); s != "2026-03-10T01:00:00Z" {
+		t.Errorf("${now} = %v", at)
+	}
+	if n, ok := ms.Int(); !ok || n != now.UnixMilli() {
+		t.Errorf("${now_ms} = %v (want a number)", ms)
+	}
+	if s, _ := day.Str(); s != "d-2026-03-10" {
+		t.Errorf("${date} inside a string = %v", day)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, edit, want string
+	}{
+		{"unknown event type", strings.Replace(minimal, "JOB_TRIGGERED", "JOB_TRIGGER", 1), "expect.events[0].type: unknown event type"},
+		{"lowercase event type suggests", strings.Replace(minimal, "JOB_TRIGGERED", "job-triggered", 1), `did you mean "JOB_TRIGGERED"?`},
+		{"action outside the simulation", strings.Replace(minimal, "2026-03-10T01:00:00Z\n    sensor", "2026-03-11T01:00:00Z\n    sensor", 1), "is outside the simulation"},
+		{"two actions in one entry", strings.Replace(minimal, "    pause: {pipeline: p}", "    pause: {pipeline: p}\n    restart: true", 1), "want exactly one action"},
+		{"unknown pipeline", strings.Replace(minimal, "pause: {pipeline: p}", "pause: {pipeline: q}", 1), `unknown pipeline "q"`},
+		{"end before start", strings.Replace(minimal, "end: 2026-03-10T12:00:00Z", "end: 2026-03-09T12:00:00Z", 1), "end: must be after start"},
+		{"bad job result", minimal + "jobs:\n  p: [{result: maybe}]\n", `unknown result "maybe"`},
+		{"invalid pipeline document", strings.Replace(minimal, "check: exists", "check: exist", 1), "pipelines[0].schedule.trigger.check: unknown operator"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("m.yaml", []byte(c.edit))
+			var errs confdec.Errors
+			if !errors.As(err, &errs) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+			for _, e := range errs {
+				if e.Line == 0 {
+					t.Errorf("error without a line: %v", e)
+				}
+			}
+		})
+	}
+}
+
+func TestFileReferences(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(minimal, "  - pipeline: {id: p}\n    schedule: {trigger: {key: k, check: exists}}\n    job: {type: glue, config: {jobName: j}}\n", "  - {file: p.yaml}\n", 1)
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(path)
+	if err != nil || len(sc.Pipelines) != 1 || sc.Docs[0].File != filepath.Join(dir, "p.yaml") {
+		t.Fatalf("Load: %v %+v", err, sc)
+	}
+	bad := strings.Replace(src, "p.yaml", "missing.yaml", 1)
+	if _, err := Parse(path, []byte(bad)); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte("name: x\nstart: 2026-01-01T00:00:00Z\nend: 2026-01-02T00:00:00Z\npipelines: []\n"))
+	f.Add([]byte("timeline: [{at: 1, restart: true}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("f.yaml", data)
+		if err == nil && sc == nil {
+			t.Fatal("nil scenario without error")
+		}
+	})
+}
