@@ -55,18 +55,21 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err := e.captureBaseline(ctx, b, p, r.Key, per, nil); err != nil {
 		return err
 	}
+	if !run.SLAApplies(p, per) {
+		return nil
+	}
 	times, ok, err := e.slaTimes(ctx, p, r.Key, per)
 	if err != nil || !ok {
 		return err
 	}
-	if _, err := e.st.MarkerGet(ctx, r.Key, markerSLAVerdict); err == nil {
+	if _, err := e.st.MarkerGet(ctx, r.Key, run.MarkerSLAVerdict); err == nil {
 		return nil // the period already had its verdict (this is a rerun)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	breachMarker := markerSLABreach
+	breachMarker := run.MarkerSLABreach
 	if times.Relative {
-		breachMarker = markerRelBreach
+		breachMarker = run.MarkerRelBreach
 	}
 	breachReported, err := e.hasMarker(ctx, r.Key, breachMarker)
 	if err != nil {
@@ -78,9 +81,9 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	}
 	msg := fmt.Sprintf("job completed %s the SLA deadline %s", map[bool]string{true: "before", false: "after"}[verdict == event.SLAMet], times.Breach.In(p.SLA.Location).Format(time.RFC3339))
 	b.emit(r.Key, verdict, msg, run.Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", b.now, "marginSeconds", int64(times.Breach.Sub(b.now)/time.Second)))
-	b.marker(store.Marker{Key: r.Key, Kind: markerSLAVerdict, At: b.now, Detail: run.Detail("verdict", string(verdict))}, false)
+	b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLAVerdict, At: b.now, Detail: run.Detail("verdict", string(verdict))}, false)
 	if verdict == event.SLABreach {
-		b.marker(store.Marker{Key: r.Key, Kind: markerSLABreach, At: b.now}, false)
+		b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLABreach, At: b.now}, false)
 	}
 	return nil
 }
@@ -137,7 +140,7 @@ func (e *Engine) slaTimes(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	}
 	var arrival time.Time
 	if p.SLA.Deadline.IsZero() {
-		m, err := e.st.MarkerGet(ctx, key, markerFirstArrival)
+		m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return run.SLATimes{}, false, err
 		}
@@ -171,13 +174,13 @@ func (t slaTrack) kindPrefix() string {
 func markerFor(t event.Type) string {
 	switch t {
 	case event.SLAWarning:
-		return markerSLAWarning
+		return run.MarkerSLAWarning
 	case event.RelativeSLAWarning:
-		return markerRelWarning
+		return run.MarkerRelWarning
 	case event.RelativeSLABreach:
-		return markerRelBreach
+		return run.MarkerRelBreach
 	}
-	return markerSLABreach
+	return run.MarkerSLABreach
 }
 
 // breachOf is the breach alert of the same SLA as t.
@@ -204,7 +207,7 @@ func (e *Engine) slaTracks(ctx context.Context, p *pipeline.Pipeline, key run.Ke
 	}
 	if p.SLA.MaxDuration > 0 {
 		if arrival.IsZero() {
-			m, err := e.st.MarkerGet(ctx, key, markerFirstArrival)
+			m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return nil, err
 			}
@@ -226,15 +229,12 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 }
 
 func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) error {
-	if p.SLA == nil || p.DryRun || run.Excluded(p, per) {
-		return nil
-	}
-	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {
+	if !run.SLAApplies(p, per) {
 		return nil
 	}
 	// A period that already had its verdict (at completion) says nothing
 	// more, even when a rerun reopens it.
-	if done, err := e.hasMarker(ctx, key, markerSLAVerdict); err != nil || done {
+	if done, err := e.hasMarker(ctx, key, run.MarkerSLAVerdict); err != nil || done {
 		return err
 	}
 	tracks, err := e.slaTracks(ctx, p, key, per, arrival)

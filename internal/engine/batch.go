@@ -79,6 +79,16 @@ func (b *batch) marker(m store.Marker, ifAbsent bool) {
 	b.c.Markers = append(b.c.Markers, store.MarkerWrite{Marker: m, IfAbsent: ifAbsent})
 }
 
+// hasRun reports whether the batch already writes the run of key.
+func (b *batch) hasRun(key run.Key) bool {
+	for _, w := range b.c.Runs {
+		if w.Run.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // touchesTimer reports whether the batch writes or deletes the timer key.
 func (b *batch) touchesTimer(key string) bool {
 	for _, t := range b.c.Timers {
@@ -132,19 +142,6 @@ func slaTimerKey(kind string, k run.Key) string {
 func cronTimerKey(pipelineID string) string   { return "cron/" + pipelineID }
 func periodTimerKey(pipelineID string) string { return "period/" + pipelineID }
 func resumeTimerKey(pipelineID string) string { return "resume/" + pipelineID }
-
-// Marker kinds.
-const (
-	markerFirstArrival = "first-arrival"
-	markerSLAWarning   = "sla-warning"
-	markerSLABreach    = "sla-breach"
-	markerSLAVerdict   = "sla-verdict"
-	markerRelWarning   = "relative-sla-warning"
-	markerRelBreach    = "relative-sla-breach"
-	markerExcluded     = "excluded"
-	markerDryRun       = "dry-run"
-	markerPaused       = "paused"
-)
 
 // stepTimer turns an effect's next step into the run's step timer (or its
 // removal when there is no next step).

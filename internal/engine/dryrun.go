@@ -19,7 +19,7 @@ import (
 // the sensor being written) for the same period is reported as late; a
 // cron tick (no overlay) is not data.
 func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
-	m, err := e.st.MarkerGet(ctx, key, markerDryRun)
+	m, err := e.st.MarkerGet(ctx, key, run.MarkerDryRun)
 	if err == nil && overlay == nil {
 		return nil // a cron tick after the would-be trigger is not data
 	}
@@ -34,7 +34,7 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 	if err != nil || !out.Passed {
 		return err
 	}
-	b.marker(store.Marker{Key: key, Kind: markerDryRun, At: b.now}, true)
+	b.marker(store.Marker{Key: key, Kind: run.MarkerDryRun, At: b.now}, true)
 	if err := e.captureBaseline(ctx, b, p, key, per, overlay); err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 // dryRunDrift reports drift of a post-run sensor of a dry-run pipeline
 // against the baseline captured at its would-be trigger.
 func (e *Engine) dryRunDrift(ctx context.Context, b *batch, p *pipeline.Pipeline, s *store.Sensor, key run.Key, ruleKey string) error {
-	if ok, err := e.hasMarker(ctx, key, markerDryRun); err != nil || !ok {
+	if ok, err := e.hasMarker(ctx, key, run.MarkerDryRun); err != nil || !ok {
 		return err
 	}
 	base, err := e.st.BaselineGet(ctx, key)

@@ -39,7 +39,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		pk := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}
 		if !row.Paused {
-			b.marker(store.Marker{Key: pk, Kind: markerPaused, At: now}, false)
+			b.marker(store.Marker{Key: pk, Kind: run.MarkerPaused, At: now}, false)
 		}
 		msg, detail := "pipeline paused until resumed", run.Detail("by", by)
 		if !until.IsZero() {
@@ -79,10 +79,8 @@ func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) 
 // the pause was already re-armed in this batch, so it is left to its
 // evaluation; anything else goes through the trigger-sensor path.
 func (e *Engine) resumePeriod(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
-	for _, w := range b.c.Runs {
-		if w.Run.Key == key {
-			return nil
-		}
+	if b.hasRun(key) {
+		return nil
 	}
 	return e.triggerSensor(ctx, b, lp, s, key, per)
 }
@@ -111,12 +109,12 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	pk := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}
 	b.emit(pk, event.PipelineResumed, "pipeline resumed", run.Detail("by", by))
 	pausedAt := time.Time{}
-	if m, err := e.st.MarkerGet(ctx, pk, markerPaused); err == nil {
+	if m, err := e.st.MarkerGet(ctx, pk, run.MarkerPaused); err == nil {
 		pausedAt = m.At
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: pk, Kind: markerPaused})
+	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: pk, Kind: run.MarkerPaused})
 	resumed := &loadedPipeline{p: p, row: next}
 	// Runs held by the pause (evaluating, or about to trigger) go on, with
 	// a fresh evaluation window.
@@ -132,6 +130,19 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 		next, eff := run.Resume(r, p, now)
 		if err := e.applyRun(ctx, b, resumed, &r, next, eff, nil); err != nil {
 			return nil, err
+		}
+	}
+	// A cron tick that fell in the pause starts its period now, as data
+	// that came during the pause does.
+	if !p.Schedule.Cron.IsZero() {
+		if tick, ok := p.Schedule.Cron.Prev(now, p.Schedule.Location); ok && !tick.Before(pausedAt) {
+			per := p.Schedule.Cron.PeriodOf(tick, p.Schedule.Location)
+			key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+			if !b.hasRun(key) {
+				if err := e.startPeriod(ctx, b, resumed, key, per, run.CauseResume, nil); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if p.Schedule.Trigger == nil {

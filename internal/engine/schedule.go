@@ -65,12 +65,12 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 
 // excludedOnce reports an excluded period once.
 func (e *Engine) excludedOnce(ctx context.Context, b *batch, key run.Key, msg string) error {
-	seen, err := e.hasMarker(ctx, key, markerExcluded)
+	seen, err := e.hasMarker(ctx, key, run.MarkerExcluded)
 	if err != nil || seen {
 		return err
 	}
 	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar"))
-	b.marker(store.Marker{Key: key, Kind: markerExcluded, At: b.now}, false)
+	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, false)
 	return nil
 }
 

@@ -168,11 +168,11 @@ func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline
 // firstArrival records the first trigger-sensor arrival of a period (the
 // start of a relative SLA) and arms the relative SLA timers.
 func (e *Engine) firstArrival(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	seen, err := e.hasMarker(ctx, key, markerFirstArrival)
+	seen, err := e.hasMarker(ctx, key, run.MarkerFirstArrival)
 	if err != nil || seen {
 		return err
 	}
-	b.marker(store.Marker{Key: key, Kind: markerFirstArrival, At: b.now}, true)
+	b.marker(store.Marker{Key: key, Kind: run.MarkerFirstArrival, At: b.now}, true)
 	if p.SLA == nil || p.SLA.MaxDuration == 0 {
 		return nil
 	}

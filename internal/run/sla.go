@@ -109,3 +109,16 @@ func SLAStatus(existing *Run) (status, hint string) {
 	}
 	return string(existing.State), ""
 }
+
+// SLAApplies reports whether a period is held to the pipeline's SLA: not
+// for dry-run pipelines, excluded dates, or dates outside an inclusion
+// calendar.
+func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
+	if p.SLA == nil || p.DryRun || Excluded(p, per) {
+		return false
+	}
+	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {
+		return false
+	}
+	return true
+}

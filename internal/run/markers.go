@@ -1,0 +1,24 @@
+package run
+
+// Marker kinds: durable facts about a period, shared by the engine and the
+// watchdog. A marker written with an alert is its dedup: the alert is
+// raised once per (pipeline, schedule, period, kind), across restarts.
+const (
+	MarkerFirstArrival     = "first-arrival"        // first trigger-sensor arrival (relative SLA start)
+	MarkerSLAWarning       = "sla-warning"          // SLA_WARNING sent
+	MarkerSLABreach        = "sla-breach"           // SLA_BREACH sent (alert or verdict)
+	MarkerSLAVerdict       = "sla-verdict"          // SLA_MET/SLA_BREACH given at completion
+	MarkerRelWarning       = "relative-sla-warning" // RELATIVE_SLA_WARNING sent
+	MarkerRelBreach        = "relative-sla-breach"  // RELATIVE_SLA_BREACH sent (engine timer or watchdog)
+	MarkerExcluded         = "excluded"             // PIPELINE_EXCLUDED sent
+	MarkerDryRun           = "dry-run"              // dry-run would-trigger recorded
+	MarkerPaused           = "paused"               // when the pipeline was paused
+	MarkerScheduleMissed   = "schedule-missed"      // SCHEDULE_MISSED sent
+	MarkerIrregularMissed  = "irregular-missed"     // IRREGULAR_SCHEDULE_MISSED sent
+	MarkerRecovered        = "schedule-recovered"   // SCHEDULE_RECOVERED sent
+	MarkerRunStuck         = "run-stuck"            // RUN_STUCK sent (per run generation and state: see watchdog)
+	MarkerPostRunMissing   = "post-run-missing"     // POST_RUN_SENSOR_MISSING sent
+	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
+	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
+	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
+)

@@ -1,0 +1,116 @@
+// Package watchdog finds what did not happen: runs that outlived their
+// time-to-live or got stuck, cron periods and inclusion dates with no run,
+// trigger data that started nothing, SLA timers that are missing, trigger
+// deadlines that passed, post-run sensors that never came, relative SLAs
+// that ran out.
+//
+// Every check is a pure function from a Snapshot (configs, runs, markers,
+// recent sensors, now) to Findings, run in a fixed order; an error in one
+// check never stops the others. The package reads no clock and no store:
+// a runtime builds the Snapshot and applies the Findings — each with its
+// dedup marker in the same commit, so an alert is raised once per
+// (pipeline, schedule, period, kind) and never again after a restart.
+package watchdog
+
+import (
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// DefaultStuckRunThreshold is watchdog.stuckRunThreshold's default.
+const DefaultStuckRunThreshold = 30 * time.Minute
+
+// Lookback bounds how far back the checks look for missed periods: a
+// watchdog that was down for a day still reports the periods it missed,
+// and the snapshot stays proportional to pipelines and recent activity.
+const Lookback = 48 * time.Hour
+
+// Pipeline is a pipeline as the watchdog sees it.
+type Pipeline struct {
+	P             *pipeline.Pipeline
+	Paused        bool
+	FirstLoadedAt time.Time // forward-only: nothing before this is reported
+}
+
+// MarkerKey identifies a marker.
+type MarkerKey struct {
+	Key  run.Key
+	Kind string
+}
+
+// Snapshot is everything the checks read. Runtimes fill it from their
+// store (bulk reads bounded by Lookback); tests build it by hand.
+type Snapshot struct {
+	Now               time.Time
+	StuckRunThreshold time.Duration // default for job.stuckAfter
+
+	Pipelines []Pipeline // every loaded pipeline
+
+	// ActiveRuns are all non-terminal runs.
+	ActiveRuns []run.Run
+	// Runs are the runs of every period that started within Lookback
+	// (terminal or not), by key.
+	Runs map[run.Key]run.Run
+	// Markers are the markers of periods within Lookback, by key and kind
+	// (dedup markers, first trigger-sensor arrivals, SLA verdicts).
+	Markers map[MarkerKey]store.Marker
+	// Timers are the keys of the SLA timers that are set.
+	Timers map[string]bool
+	// Sensors are the sensors whose content changed within Lookback.
+	Sensors []store.Sensor
+
+	// Unavailable names data the runtime could not load; checks that
+	// need it fail (WATCHDOG_DEGRADED) instead of reporting on a partial
+	// picture.
+	Unavailable []string
+}
+
+// Action is what the runtime must do besides recording a finding.
+type Action string
+
+// Actions.
+const (
+	ActionNone        Action = ""
+	ActionFailRun     Action = "fail-run"     // the run timed out: set FAILED_FINAL (SFN_TIMEOUT)
+	ActionStartRun    Action = "start-run"    // start the period's run (TRIGGER_RECOVERED)
+	ActionClosePeriod Action = "close-period" // close the period: a FAILED_FINAL run (SENSOR_DEADLINE_EXPIRED)
+	ActionArmSLA      Action = "arm-sla"      // set the period's missing SLA timers (no event)
+)
+
+// Finding is one thing a check found.
+type Finding struct {
+	Check   string
+	Key     run.Key
+	Event   event.Type // "" for silent repairs
+	Message string
+	Detail  sensor.Object
+	// Marker is the dedup marker written with the event, in the same
+	// commit, only if absent: a finding whose marker exists is dropped.
+	Marker string
+	Action Action
+	// Run is the run the finding is about (for ActionFailRun the runtime
+	// compares its version, so a run that moved meanwhile is left alone).
+	Run *run.Run
+	// SensorKey names the sensor a TRIGGER_RECOVERED start is for.
+	SensorKey string
+}
+
+// Check is one watchdog check.
+type Check struct {
+	Name string
+	Run  func(s *Snapshot) ([]Finding, error)
+}
+
+// Result is the outcome of one pass.
+type Result struct {
+	Findings []Finding
+	Failed   []string // names of the checks that failed
+}
+
+// Degraded reports whether any check failed.
+func (r Result) Degraded() bool { return len(r.Failed) > 0 }
