@@ -15,6 +15,7 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // applyRun adds a decided run and everything its effect asks for to the
@@ -157,12 +158,15 @@ type slaTrack struct {
 	warn, breach event.Type
 }
 
-func (t slaTrack) warnKey(k run.Key) string {
-	return slaTimerKey(string(t.kindPrefix())+kindSLAWarning, k)
-}
+func (t slaTrack) warnKey(k run.Key) string { return slaTimerKey(t.kindPrefix()+kindSLAWarning, k) }
+
 func (t slaTrack) breachKey(k run.Key) string {
-	return slaTimerKey(string(t.kindPrefix())+kindSLABreach, k)
+	if !t.times.Relative {
+		return watchdog.SLABreachTimerKey(k) // the watchdog checks this timer exists
+	}
+	return slaTimerKey(t.kindPrefix()+kindSLABreach, k)
 }
+
 func (t slaTrack) kindPrefix() string {
 	if t.times.Relative {
 		return "relative-"

@@ -63,6 +63,17 @@ func (b *batch) notes(key run.Key, notes []run.Note) {
 	}
 }
 
+// notesFirst renders notes as events without adding them, so a caller can
+// put them ahead of events already in the batch.
+func (b *batch) notesFirst(key run.Key, notes []run.Note) []event.Event {
+	saved := b.c.Events
+	b.c.Events = nil
+	b.notes(key, notes)
+	out := b.c.Events
+	b.c.Events = saved
+	return out
+}
+
 func (b *batch) putRun(r run.Run, expect int64) {
 	b.c.Runs = append(b.c.Runs, store.RunWrite{Run: r, ExpectVersion: expect})
 }

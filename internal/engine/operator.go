@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,12 +34,12 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		}
 		next := row
 		next.Paused, next.PausedUntil, next.UpdatedAt = true, until.UTC(), now
+		if !row.Paused {
+			next.PausedAt, next.ResumedAt = now, time.Time{}
+		}
 		b := e.newBatch(lp.p, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		pk := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}
-		if !row.Paused {
-			b.marker(store.Marker{Key: pk, Kind: run.MarkerPaused, At: now}, false)
-		}
 		msg, detail := "pipeline paused until resumed", run.Detail("by", by)
 		if !until.IsZero() {
 			msg, detail = "pipeline paused until "+until.UTC().Format(time.RFC3339), run.Detail("by", by, "until", until)
@@ -98,7 +97,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	}
 	p := lp.p
 	next := row
-	next.Paused, next.PausedUntil, next.UpdatedAt = false, time.Time{}, now
+	next.Paused, next.PausedUntil, next.UpdatedAt, next.ResumedAt = false, time.Time{}, now, now
 	b := e.newBatch(p, now)
 	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 	if timerDue != nil {
@@ -108,13 +107,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	}
 	pk := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}
 	b.emit(pk, event.PipelineResumed, "pipeline resumed", run.Detail("by", by))
-	pausedAt := time.Time{}
-	if m, err := e.st.MarkerGet(ctx, pk, run.MarkerPaused); err == nil {
-		pausedAt = m.At
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: pk, Kind: run.MarkerPaused})
+	pausedAt := row.PausedAt
 	resumed := &loadedPipeline{p: p, row: next}
 	// Runs held by the pause (evaluating, or about to trigger) go on, with
 	// a fresh evaluation window.

@@ -12,7 +12,6 @@ const (
 	MarkerRelBreach        = "relative-sla-breach"  // RELATIVE_SLA_BREACH sent (engine timer or watchdog)
 	MarkerExcluded         = "excluded"             // PIPELINE_EXCLUDED sent
 	MarkerDryRun           = "dry-run"              // dry-run would-trigger recorded
-	MarkerPaused           = "paused"               // when the pipeline was paused
 	MarkerScheduleMissed   = "schedule-missed"      // SCHEDULE_MISSED sent
 	MarkerIrregularMissed  = "irregular-missed"     // IRREGULAR_SCHEDULE_MISSED sent
 	MarkerRecovered        = "schedule-recovered"   // SCHEDULE_RECOVERED sent

@@ -72,6 +72,7 @@ const (
 	CauseRerun     Cause = "rerun"
 	CauseRecovered Cause = "recovered" // the watchdog found a sensor that should have started it
 	CauseResume    Cause = "resume"
+	CauseDeadline  Cause = "deadline" // closed by its trigger deadline without ever running
 )
 
 // Failure is the last failure a job reported.

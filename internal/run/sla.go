@@ -111,10 +111,14 @@ func SLAStatus(existing *Run) (status, hint string) {
 }
 
 // SLAApplies reports whether a period is held to the pipeline's SLA: not
-// for dry-run pipelines, excluded dates, or dates outside an inclusion
-// calendar.
+// for dry-run pipelines, excluded dates, dates outside an inclusion
+// calendar, or an hour that does not exist (the hour skipped when clocks
+// spring forward: no upstream can deliver data for it).
 func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 	if p.SLA == nil || p.DryRun || Excluded(p, per) {
+		return false
+	}
+	if loc := p.Schedule.Location; !per.End(loc).After(per.Start(loc)) {
 		return false
 	}
 	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {

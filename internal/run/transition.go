@@ -262,3 +262,12 @@ func Resume(r Run, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
 	}
 	return r, Effect{}
 }
+
+// Close records a period closed by its trigger deadline (the watchdog's
+// SENSOR_DEADLINE_EXPIRED): a terminal run that never triggered, which
+// blocks later trigger data until a rerun reopens the period.
+func Close(key Key, configVersion int64, now time.Time) Run {
+	r := Run{Key: key, Cause: CauseDeadline, CreatedAt: now, ConfigVersion: configVersion}
+	r.end(FailedFinal, OutcomeDeadlineExpired, now)
+	return r
+}

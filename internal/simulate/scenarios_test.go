@@ -34,7 +34,7 @@ func runScenarioDir(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
-			res, err := simulate.Run(t.Context(), sc, simulate.Options{OpenStore: openSQLite, Dir: t.TempDir(), Watchdog: watchdogFor(t)})
+			res, err := simulate.Run(t.Context(), sc, simulate.Options{OpenStore: openSQLite, Dir: t.TempDir()})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}

@@ -27,9 +27,22 @@ import (
 )
 
 // Watchdog is one watchdog pass at a virtual time. The simulator runs it at
-// the start and every settings.watchdog.interval.
+// the start and every settings.watchdog.interval; by default it is the
+// engine's own watchdog (EngineWatchdog).
 type Watchdog interface {
 	Pass(ctx context.Context, eng *engine.Engine, now time.Time) error
+}
+
+// EngineWatchdog runs the engine's watchdog pass, as serve and
+// `interlock watchdog --once` do.
+type EngineWatchdog struct {
+	StuckRunThreshold time.Duration
+}
+
+// Pass runs one pass.
+func (w EngineWatchdog) Pass(ctx context.Context, eng *engine.Engine, _ time.Time) error {
+	_, err := eng.WatchdogPass(ctx, w.StuckRunThreshold)
+	return err
 }
 
 // Options configure a simulation.
@@ -38,7 +51,9 @@ type Options struct {
 	OpenStore func(ctx context.Context, path string) (store.Store, error)
 	// Dir holds the temporary store; empty: a new temporary directory,
 	// removed at the end.
-	Dir      string
+	Dir string
+	// Watchdog replaces the engine's watchdog (nil: EngineWatchdog with the
+	// scenario's settings).
 	Watchdog Watchdog
 	Logger   *slog.Logger
 }
@@ -80,6 +95,9 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 		}
 		defer os.RemoveAll(d)
 		dir = d
+	}
+	if opt.Watchdog == nil {
+		opt.Watchdog = EngineWatchdog{StuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold}
 	}
 	s := &sim{sc: sc, opt: opt, path: filepath.Join(dir, "simulate.db"), clk: clock.NewVirtual(sc.Start)}
 	s.jobs = simjob.New(s.clk, plans(sc))

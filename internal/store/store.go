@@ -39,6 +39,12 @@ type Store interface {
 	SensorGet(ctx context.Context, pipelineID, key string) (Sensor, error)
 	// SensorList returns the pipeline's sensors, sorted by key.
 	SensorList(ctx context.Context, pipelineID string) ([]Sensor, error)
+	// SensorListChanged returns the sensors matching p, earliest ChangedAt
+	// first (ties by pipeline, then key). It is for the watchdog's
+	// snapshot: the sensors that received new content lately, across every
+	// pipeline, at a cost that grows with recent changes rather than with
+	// every sensor ever written.
+	SensorListChanged(ctx context.Context, p SensorListChangedParams) ([]Sensor, error)
 
 	RunGet(ctx context.Context, key run.Key) (run.Run, error)
 	// RunList returns runs matching p, newest period first (period strings
@@ -64,6 +70,11 @@ type Store interface {
 	// when none is set.
 	TimerNext(ctx context.Context) (Timer, error)
 	TimerGet(ctx context.Context, key string) (Timer, error)
+	// TimerList returns the timers matching p, due or not, earliest first
+	// (ties by key). It is for reading what is scheduled — the watchdog
+	// checks that every run that needs a timer has one — and never for
+	// firing timers: that is TimerListDue's, which asks about an instant.
+	TimerList(ctx context.Context, p TimerListParams) ([]Timer, error)
 
 	// EventList returns events matching p in log order (by Seq).
 	EventList(ctx context.Context, p EventListParams) ([]event.Event, error)
@@ -87,6 +98,10 @@ type Pipeline struct {
 	UpdatedAt     time.Time
 	Paused        bool
 	PausedUntil   time.Time // zero: until resumed
+	// PausedAt and ResumedAt bound the current or last pause, so the
+	// watchdog does not report cron ticks skipped on purpose as missed.
+	PausedAt  time.Time
+	ResumedAt time.Time // zero while paused, or when never resumed
 }
 
 // Sensor is a stored sensor. ChangedAt is when Interlock last received
@@ -143,20 +158,59 @@ type Timer struct {
 	Detail sensor.Object
 }
 
-// RunListParams filters RunList. Zero fields do not filter.
+// RunListParams filters RunList. Zero fields do not filter; set fields
+// all apply (AND).
 type RunListParams struct {
 	PipelineID string
 	ScheduleID string
 	Period     string
+	// PeriodFrom keeps runs whose Period >= PeriodFrom, compared as plain
+	// strings. Periods ("2026-03-14", "2026-03-14T05") sort in time order
+	// as text, and a day sorts before its hours: PeriodFrom "2026-03-14"
+	// includes "2026-03-14T05", PeriodFrom "2026-03-14T05" excludes
+	// "2026-03-14". It is for the watchdog, which loads the recent runs of
+	// every pipeline in one read whose cost grows with recent periods, not
+	// with stored history.
+	PeriodFrom string
 	ActiveOnly bool // only non-terminal runs
 	Limit      int  // 0: no limit
 }
 
-// MarkerListParams filters MarkerList. Zero fields do not filter.
+// MarkerListParams filters MarkerList. Zero fields do not filter; set
+// fields all apply (AND).
 type MarkerListParams struct {
 	PipelineID string
 	Kind       string
-	Limit      int
+	// Kinds keeps markers whose Kind is any of these; empty: any kind. With
+	// Kind also set, a marker must match both. It lets one read fetch the
+	// few kinds a caller acts on (say, the alert dedup markers).
+	Kinds []string
+	// PeriodFrom keeps markers whose period is >= PeriodFrom, compared as
+	// in RunListParams. Pipeline-level markers (empty period) sort before
+	// every date and so are excluded whenever PeriodFrom is set. It is for
+	// the watchdog's snapshot of recent periods, as in RunListParams.
+	PeriodFrom string
+	Limit      int // 0: no limit
+}
+
+// TimerListParams filters TimerList. Zero fields do not filter; set fields
+// all apply (AND).
+type TimerListParams struct {
+	Kind       string
+	PipelineID string // the timer's Run.PipelineID, not a part of its key
+	Limit      int    // 0: no limit
+}
+
+// SensorListChangedParams filters SensorListChanged. Zero fields do not
+// filter; set fields all apply (AND).
+type SensorListChangedParams struct {
+	// Since keeps sensors whose ChangedAt >= Since (inclusive; the same
+	// instant in any zone). Only ChangedAt counts: an identical re-write,
+	// which moves WrittenAt alone, does not make a sensor changed. A sensor
+	// with a zero ChangedAt is earlier than every non-zero Since.
+	Since      time.Time
+	PipelineID string
+	Limit      int // 0: no limit
 }
 
 // EventListParams filters EventList. Zero fields do not filter.

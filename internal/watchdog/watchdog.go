@@ -17,6 +17,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
@@ -35,6 +36,22 @@ type Pipeline struct {
 	P             *pipeline.Pipeline
 	Paused        bool
 	FirstLoadedAt time.Time // forward-only: nothing before this is reported
+	// Pauses are the pipeline's pause windows that overlap Lookback
+	// (optional; from its PIPELINE_PAUSED/PIPELINE_RESUMED history). A
+	// cron tick inside one started nothing on purpose, so missed-schedules
+	// does not report it. Left empty, ticks that fell in an earlier pause
+	// (other than the one Resume starts) are reported as missed.
+	Pauses []Span
+}
+
+// Span is a time window [From, To); a zero To means still open.
+type Span struct {
+	From, To time.Time
+}
+
+// Contains reports whether t is inside the window.
+func (w Span) Contains(t time.Time) bool {
+	return !t.Before(w.From) && (w.To.IsZero() || t.Before(w.To))
 }
 
 // MarkerKey identifies a marker.
@@ -48,6 +65,9 @@ type MarkerKey struct {
 type Snapshot struct {
 	Now               time.Time
 	StuckRunThreshold time.Duration // default for job.stuckAfter
+	// Rules tunes trigger-condition evaluation (rules.maxClockSkew), as
+	// the engine evaluates it.
+	Rules rule.Options
 
 	Pipelines []Pipeline // every loaded pipeline
 
@@ -66,7 +86,8 @@ type Snapshot struct {
 
 	// Unavailable names data the runtime could not load; checks that
 	// need it fail (WATCHDOG_DEGRADED) instead of reporting on a partial
-	// picture.
+	// picture. An entry is one of the Data* names, optionally followed by
+	// ": " and the cause ("runs: connection refused").
 	Unavailable []string
 }
 
@@ -103,13 +124,19 @@ type Finding struct {
 // Check is one watchdog check.
 type Check struct {
 	Name string
-	Run  func(s *Snapshot) ([]Finding, error)
+	// Needs are the Data* names of the snapshot data the check reads; Run
+	// fails when one of them is in Snapshot.Unavailable.
+	Needs []string
+	Run   func(s *Snapshot) ([]Finding, error)
 }
 
 // Result is the outcome of one pass.
 type Result struct {
 	Findings []Finding
 	Failed   []string // names of the checks that failed
+	// Err joins the failed checks' errors, each prefixed with the check's
+	// name, for logs; nil when no check failed.
+	Err error
 }
 
 // Degraded reports whether any check failed.

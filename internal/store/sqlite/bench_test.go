@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -88,6 +89,57 @@ func BenchmarkTimerListDue(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
+		})
+	}
+}
+
+// BenchmarkWatchdogReads makes the watchdog's snapshot reads (recent runs
+// and markers of every pipeline, sensors changed lately, SLA timers) over
+// 100 pipelines with a month and with a year of history. The two should
+// cost about the same: the reads are range scans over what is recent, and
+// the rest of the history is never read (TestQueryPlans pins the plans).
+func BenchmarkWatchdogReads(b *testing.B) {
+	const pipelines = 100
+	now := time.Date(2026, time.March, 14, 12, 0, 0, 0, time.UTC)
+	from := now.AddDate(0, 0, -3)
+	for _, days := range []int{30, 360} {
+		b.Run(fmt.Sprintf("history=%dd", days), func(b *testing.B) {
+			s := benchStore(b, syncNormal) // loading speed only; reads do not sync
+			for d := days - 1; d >= 0; d-- {
+				day := now.AddDate(0, 0, -d)
+				var c store.Change
+				for p := range pipelines {
+					k := run.Key{PipelineID: fmt.Sprintf("p%03d", p), ScheduleID: "daily", Period: day.Format("2006-01-02")}
+					c.Runs = append(c.Runs, store.RunWrite{Run: run.Run{Key: k, State: run.Completed, Outcome: run.OutcomeSucceeded, CreatedAt: day, UpdatedAt: day, StateSince: day}})
+					c.Markers = append(c.Markers,
+						store.MarkerWrite{Marker: store.Marker{Key: k, Kind: "first-trigger", At: day}},
+						store.MarkerWrite{Marker: store.Marker{Key: k, Kind: "sla-verdict", At: day}})
+					c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: k.PipelineID, Key: "s-" + k.Period, ChangedAt: day, WrittenAt: day}})
+					if d == 0 {
+						c.Timers = append(c.Timers, store.TimerWrite{Timer: store.Timer{Key: "sla-breach:" + k.PipelineID, Kind: "sla-breach", Run: k, DueAt: now.Add(time.Hour)}})
+					}
+				}
+				if err := s.Commit(b.Context(), c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			period := from.Format("2006-01-02")
+			rows := 0
+			for b.Loop() {
+				rows = 0
+				rs, err := s.RunList(b.Context(), store.RunListParams{PeriodFrom: period})
+				rows += len(rs)
+				ms, err2 := s.MarkerList(b.Context(), store.MarkerListParams{PeriodFrom: period})
+				rows += len(ms)
+				ss, err3 := s.SensorListChanged(b.Context(), store.SensorListChangedParams{Since: from})
+				rows += len(ss)
+				ts, err4 := s.TimerList(b.Context(), store.TimerListParams{Kind: "sla-breach"})
+				rows += len(ts)
+				if err := errors.Join(err, err2, err3, err4); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows), "rows/op")
 		})
 	}
 }

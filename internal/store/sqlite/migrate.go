@@ -75,6 +75,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
+	return migrateTo(ctx, db, ms)
+}
+
+// migrateTo applies ms, the first len(ms) migrations in order. Tests pass
+// a prefix to build a database as an older binary left it.
+func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)

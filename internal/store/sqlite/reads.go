@@ -70,6 +70,16 @@ func (w *where) String() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
+// addIn adds "col IN (?, …)" for a non-empty set of values (a method
+// cannot take the type parameter).
+func addIn[S ~string](w *where, col string, vals []S) {
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = string(v)
+	}
+	w.add(col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")", args...)
+}
+
 // limit appends a LIMIT clause; n <= 0 means no limit, as the port's
 // list parameters say.
 func (w *where) limit(n int) string {
@@ -106,6 +116,29 @@ func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sens
 		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? ORDER BY key`, pipelineID)
 }
 
+// SensorListChanged returns sensors matching p, earliest ChangedAt first
+// (ties by pipeline, then key). A zero ChangedAt is stored as NULL, which
+// SQLite sorts first and which no "changed_at >= ?" matches: the zero time
+// is earlier than every other.
+func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	q, args := sensorListChangedQuery(p)
+	return list(ctx, s.read, scanSensor, "changed sensors", q, args...)
+}
+
+// sensorListChangedQuery is SensorListChanged's statement; a test checks
+// its query plans.
+func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
+	var w where
+	if !p.Since.IsZero() {
+		w.add("changed_at >= ?", queryNanos(p.Since))
+	}
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	q := `SELECT ` + sensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at, pipeline_id, key` + w.limit(p.Limit)
+	return q, w.args
+}
+
 // RunGet returns the run with the given key.
 func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
 	return get(ctx, s.read, scanRun, "run "+keyString(key),
@@ -113,9 +146,24 @@ func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
+// recentPeriods is the PeriodFrom condition. unlikely() returns its
+// argument unchanged; it tells the planner the range is narrow, which it
+// is by purpose (the watchdog asks for the last few days). The store runs
+// no ANALYZE, so without the hint the planner guesses a range keeps a
+// quarter of the table and prefers walking the primary key in ORDER BY
+// order to a range scan plus a sort: for markers it picked a full scan,
+// a cost that grows with history (TestQueryPlans pins the choice).
+const recentPeriods = "unlikely(period >= ?)"
+
 // RunList returns runs matching p, newest period first (ties by pipeline,
 // then schedule). Period strings sort chronologically as text.
 func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	q, args := runListQuery(p)
+	return list(ctx, s.read, scanRun, "runs", q, args...)
+}
+
+// runListQuery is RunList's statement; a test checks its query plans.
+func runListQuery(p store.RunListParams) (string, []any) {
 	var w where
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
@@ -126,11 +174,14 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if p.Period != "" {
 		w.add("period = ?", p.Period)
 	}
+	if p.PeriodFrom != "" {
+		w.add(recentPeriods, p.PeriodFrom)
+	}
 	if p.ActiveOnly {
 		w.add("active = 1")
 	}
 	q := `SELECT ` + runCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
-	return list(ctx, s.read, scanRun, "runs", q, w.args...)
+	return q, w.args
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
@@ -158,6 +209,12 @@ func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.
 // MarkerList returns markers matching p, sorted by pipeline, schedule,
 // period and kind.
 func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
+	q, args := markerListQuery(p)
+	return list(ctx, s.read, scanMarker, "markers", q, args...)
+}
+
+// markerListQuery is MarkerList's statement; a test checks its query plans.
+func markerListQuery(p store.MarkerListParams) (string, []any) {
 	var w where
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
@@ -165,8 +222,14 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if p.Kind != "" {
 		w.add("kind = ?", p.Kind)
 	}
+	if len(p.Kinds) > 0 {
+		addIn(&w, "kind", p.Kinds)
+	}
+	if p.PeriodFrom != "" {
+		w.add(recentPeriods, p.PeriodFrom)
+	}
 	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind` + w.limit(p.Limit)
-	return list(ctx, s.read, scanMarker, "markers", q, w.args...)
+	return q, w.args
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties
@@ -181,6 +244,31 @@ func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]s
 func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
 	return get(ctx, s.read, scanTimer, "next timer",
 		`SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+}
+
+// TimerList returns timers matching p, due or not, earliest first (ties
+// by key).
+func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
+	q, args := timerListQuery(p)
+	return list(ctx, s.read, scanTimer, "timers", q, args...)
+}
+
+// timerListQuery is TimerList's statement; a test checks its query plans.
+//
+// It walks timers_due in order and filters: the timers table holds only
+// pending timers (one per key, removed or moved once processed), so its
+// size follows pipelines and work in flight, never history, and an index
+// per filter would cost every timer write for little.
+func timerListQuery(p store.TimerListParams) (string, []any) {
+	var w where
+	if p.Kind != "" {
+		w.add("kind = ?", p.Kind)
+	}
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(p.Limit)
+	return q, w.args
 }
 
 // TimerGet returns the timer with the given key.
@@ -199,12 +287,7 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]event
 		w.add("date = ?", p.Period)
 	}
 	if len(p.Types) > 0 {
-		marks := strings.TrimSuffix(strings.Repeat("?,", len(p.Types)), ",")
-		args := make([]any, len(p.Types))
-		for i, t := range p.Types {
-			args[i] = string(t)
-		}
-		w.add("type IN ("+marks+")", args...)
+		addIn(&w, "type", p.Types)
 	}
 	if !p.Since.IsZero() {
 		w.add("time >= ?", queryNanos(p.Since))

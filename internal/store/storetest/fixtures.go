@@ -75,6 +75,8 @@ func fullPipeline(id string) store.Pipeline {
 		UpdatedAt:     at(0),
 		Paused:        true,
 		PausedUntil:   at(6*time.Hour + 1),
+		PausedAt:      at(5*time.Hour + 3),
+		ResumedAt:     at(5*time.Hour + 4),
 	}
 }
 

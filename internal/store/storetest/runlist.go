@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -89,6 +90,61 @@ func testRunList(t *testing.T, o Options) {
 			"orders/daily/2026-03-14",
 		}},
 		{"NoMatchIsEmpty", store.RunListParams{PipelineID: "unknown"}, []string{}},
+
+		// PeriodFrom: Period >= PeriodFrom as plain strings.
+		{"PeriodFromIncludesTheBoundary", store.RunListParams{PeriodFrom: "2026-03-13"}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+			"orders/daily/2026-03-13",
+		}},
+		{"PeriodFromADayIncludesItsHours", store.RunListParams{PeriodFrom: "2026-03-14"}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+		}},
+		{"PeriodFromAnHourExcludesItsDay", store.RunListParams{PeriodFrom: "2026-03-14T05"}, []string{
+			// "2026-03-14" < "2026-03-14T05" as text.
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+		}},
+		{"PeriodFromAfterTheLastIsEmpty", store.RunListParams{PeriodFrom: "2026-03-14T07"}, []string{}},
+		{"PeriodFromBeforeTheFirstKeepsAll", store.RunListParams{PeriodFrom: "2026-01-01"}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+			"orders/daily/2026-03-13",
+			"orders/daily/2026-03-12",
+		}},
+		{"PeriodFromOfPipeline", store.RunListParams{PipelineID: "billing", PeriodFrom: "2026-03-14"}, []string{
+			"billing/daily/2026-03-14",
+		}},
+		{"PeriodFromOfSchedule", store.RunListParams{ScheduleID: "daily", PeriodFrom: "2026-03-13"}, []string{
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+			"billing/daily/2026-03-13",
+			"orders/daily/2026-03-13",
+		}},
+		{"PeriodFromActiveOnly", store.RunListParams{ActiveOnly: true, PeriodFrom: "2026-03-14"}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"orders/daily/2026-03-14",
+		}},
+		{"PeriodFromAndPeriodBothApply", store.RunListParams{Period: "2026-03-14", PeriodFrom: "2026-03-13"}, []string{
+			"billing/daily/2026-03-14",
+			"orders/daily/2026-03-14",
+		}},
+		{"PeriodBeforePeriodFromIsEmpty", store.RunListParams{Period: "2026-03-13", PeriodFrom: "2026-03-14"}, []string{}},
+		{"PeriodFromLimitKeepsTheNewest", store.RunListParams{PeriodFrom: "2026-03-13", Limit: 3}, []string{
+			"orders/hourly/2026-03-14T06",
+			"orders/hourly/2026-03-14T05",
+			"billing/daily/2026-03-14",
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +159,34 @@ func testRunList(t *testing.T, o Options) {
 		commit(t, s, putRun(want, 0))
 		want.Version = 1
 		mustMatch(t, "RunList", must(s.RunList(t.Context(), store.RunListParams{})).get(t), []run.Run{want})
+	})
+
+	t.Run("PeriodFromReadsThePeriodNotTheTimes", func(t *testing.T) {
+		// A run's times say when it was written, not which period it is
+		// for: an old period touched today stays out, a recent period
+		// written long ago stays in.
+		s := o.New(t)
+		old := newRun(key("orders", "daily", "2026-03-01"))
+		old.CreatedAt, old.UpdatedAt, old.StateSince = at(48*time.Hour), at(48*time.Hour), at(48*time.Hour)
+		recent := newRun(key("orders", "daily", "2026-03-14"))
+		recent.CreatedAt, recent.UpdatedAt, recent.StateSince = at(-30*24*time.Hour), at(-30*24*time.Hour), at(-30*24*time.Hour)
+		commit(t, s, store.Change{Runs: []store.RunWrite{{Run: old}, {Run: recent}}})
+		mustMatch(t, "RunList", keys(must(s.RunList(t.Context(), store.RunListParams{PeriodFrom: "2026-03-10"})).get(t)),
+			[]string{"orders/daily/2026-03-14"})
+	})
+
+	t.Run("PeriodFromIsDrivenOnlyByTheParameter", func(t *testing.T) {
+		// One store asked about different bounds, in any order, answers
+		// for each bound: no call narrows or widens the next.
+		s := load(t)
+		for _, tc := range []struct {
+			from string
+			want int
+		}{{"2026-03-14T07", 0}, {"", 7}, {"2026-03-14", 4}, {"2026-03-14T06", 1}, {"2026-03-12", 7}, {"2026-03-13", 6}, {"2026-03-14", 4}} {
+			if got := len(must(s.RunList(t.Context(), store.RunListParams{PeriodFrom: tc.from})).get(t)); got != tc.want {
+				t.Errorf("RunList(PeriodFrom %q): %d runs, want %d", tc.from, got, tc.want)
+			}
+		}
 	})
 
 	t.Run("ActiveOnlyFollowsUpdates", func(t *testing.T) {

@@ -48,14 +48,17 @@ func RunWithOptions(t *testing.T, o Options) {
 	}{
 		{"Pipelines", testPipelines},
 		{"Sensors", testSensors},
+		{"SensorListChanged", testSensorListChanged},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
 		{"Commit", testCommit},
 		{"Races", testRaces},
 		{"Markers", testMarkers},
+		{"MarkerList", testMarkerList},
 		{"Ledger", testLedger},
 		{"Baselines", testBaselines},
 		{"Timers", testTimers},
+		{"TimerList", testTimerList},
 		{"Events", testEvents},
 		{"Reopen", testReopen},
 	}

@@ -1,0 +1,154 @@
+// Package app wires a project together: interlock.yaml → calendars → the
+// store → the engine with its job runners → the pipeline files. It is the
+// only package that picks concrete adapters (which store, which job
+// types); commands and runtimes get a ready App.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlite"
+	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/command"
+)
+
+// App is a loaded project.
+type App struct {
+	SettingsFile string
+	Settings     *pipeline.Settings
+	Calendars    map[string]schedule.Calendar
+	Store        store.Store
+	Engine       *engine.Engine
+	Log          *slog.Logger
+}
+
+// Options steer Open.
+type Options struct {
+	Clock  clock.Clock // nil: the wall clock
+	Logger *slog.Logger
+	// LookupEnv reads the environment for job templates (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+}
+
+// Open loads the project of settingsFile. A missing settings file is an
+// error that says so; a present but invalid one lists its errors.
+func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
+	data, err := os.ReadFile(settingsFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found: run in a project directory, pass --config, or create one with `interlock init`", settingsFile)
+		}
+		return nil, err
+	}
+	settings, err := pipeline.ParseSettings(settingsFile, data)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{SettingsFile: settingsFile, Settings: settings, Log: opt.Logger}
+	if a.Log == nil {
+		a.Log = slog.New(slog.DiscardHandler)
+	}
+	a.Calendars = map[string]schedule.Calendar{}
+	if dir := a.Path(settings.Calendars); dir != "" {
+		cals, err := pipeline.LoadCalendarDir(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, err
+		default:
+			a.Calendars = cals
+		}
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.Store = st
+	clk := opt.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	lookup := opt.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	a.Engine = engine.New(engine.Options{
+		Store:     st,
+		Clock:     clk,
+		Jobs:      Jobs(lookup),
+		Logger:    a.Log,
+		Rules:     rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
+		Calendars: a.Calendars,
+		EnvAllow:  settings.Server.EnvAllow,
+		LookupEnv: lookup,
+	})
+	if err := a.Engine.Open(ctx); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Jobs returns the job runners by type.
+func Jobs(lookup func(string) (string, bool)) trigger.Registry {
+	return trigger.Registry{
+		string(pipeline.JobCommand): command.Runner{LookupEnv: lookup},
+	}
+}
+
+// Path resolves a path from interlock.yaml against the file's directory.
+func (a *App) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(a.SettingsFile), p)
+}
+
+func (a *App) openStore(ctx context.Context) (store.Store, error) {
+	switch a.Settings.Store.Driver {
+	case pipeline.StoreSQLite:
+		return sqlite.Open(ctx, a.Path(a.Settings.Store.DSN))
+	default:
+		return nil, fmt.Errorf("store %q: only sqlite is available in this version", a.Settings.Store.Driver)
+	}
+}
+
+// LoadPipelines applies every pipeline file of the project as a reload
+// does: valid files take effect, invalid ones are refused with
+// CONFIG_INVALID and their errors are returned (the rest still load).
+func (a *App) LoadPipelines(ctx context.Context) error {
+	files, err := pipeline.PipelineFiles(a.Path(a.Settings.Pipelines))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := a.Engine.ApplyConfig(ctx, f, data); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes the store.
+func (a *App) Close() error { return a.Store.Close() }

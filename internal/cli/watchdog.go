@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/app"
+)
+
+func init() {
+	register(&command{
+		name:    "watchdog",
+		summary: "Run one watchdog pass over the project's store: report what did not happen",
+		usage:   "--once [--config FILE] [--output table|json]",
+		examples: []string{
+			"interlock watchdog --once                     # from cron or a cloud function",
+			"interlock watchdog --once --output json",
+		},
+		run: runWatchdog,
+	})
+}
+
+func runWatchdog(ctx context.Context, env Env, args []string) int {
+	c := commands["watchdog"]
+	fs := flag.NewFlagSet("watchdog", flag.ContinueOnError)
+	config := fs.String("config", "interlock.yaml", "project settings (store, pipelines, calendars, watchdog)")
+	once := fs.Bool("once", false, "run one pass and exit (the only mode; `interlock serve` runs the watchdog continuously)")
+	output := addOutputFlag(fs)
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	if !*once {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: pass --once (serve runs the watchdog on its own interval)\n")
+		return ExitUsage
+	}
+	a, err := app.Open(ctx, *config, app.Options{})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
+		return ExitRuntime
+	}
+	defer a.Close()
+	if err := a.LoadPipelines(ctx); err != nil {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: some pipeline files were refused (CONFIG_INVALID):\n%v\n", err)
+	}
+	rep, err := a.Engine.WatchdogPass(ctx, a.Settings.Watchdog.StuckRunThreshold)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
+		return ExitRuntime
+	}
+	if *output == "json" {
+		type finding struct {
+			Check, Pipeline, Schedule, Date, Event, Message string
+		}
+		out := struct {
+			At       string    `json:"at"`
+			Degraded bool      `json:"degraded"`
+			Failed   []string  `json:"failedChecks"`
+			Findings []finding `json:"findings"`
+			Repaired int       `json:"repaired"`
+		}{At: rep.At.UTC().Format(time.RFC3339), Degraded: rep.Degraded(), Failed: rep.Result.Failed, Findings: []finding{}, Repaired: rep.Repaired}
+		for _, e := range rep.Raised {
+			out.Findings = append(out.Findings, finding{Event: string(e.Type), Pipeline: e.PipelineID, Schedule: e.ScheduleID, Date: e.Date, Message: e.Message})
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+	} else {
+		for _, e := range rep.Raised {
+			fmt.Fprintf(env.Stdout, "%-26s %-20s %-13s %s\n", e.Type, e.PipelineID, e.Date, e.Message)
+		}
+		status := "healthy"
+		if rep.Degraded() {
+			status = "DEGRADED"
+		}
+		fmt.Fprintf(env.Stdout, "watchdog pass at %s: %s, %d event(s), %d SLA timer repair(s)\n", rep.At.UTC().Format(time.RFC3339), status, len(rep.Raised), rep.Repaired)
+	}
+	if rep.Degraded() {
+		return ExitFailed
+	}
+	return ExitOK
+}

@@ -1,0 +1,88 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// TestQueryPlans pins the plans of the reads whose cost must follow recent
+// activity, not stored history: the watchdog makes them on every pass. A
+// plan that starts with "SCAN <table>" (no index) reads every row ever
+// written. The planner has no statistics (the store runs no ANALYZE), so
+// these plans change only with the schema, the SQL or the SQLite version —
+// each of which deserves this test failing.
+func TestQueryPlans(t *testing.T) {
+	from := "2026-03-10"
+	since := time.Date(2026, time.March, 10, 0, 0, 0, 0, time.UTC)
+	// stmt takes a query builder's two results as one value.
+	type statement struct {
+		q    string
+		args []any
+	}
+	stmt := func(q string, args []any) statement { return statement{q, args} }
+	tests := []struct {
+		name   string
+		stmt   statement
+		want   string // a step of the plan
+		noSort bool   // the index gives the order: no temporary b-tree at all
+	}{
+		{"RunListPeriodFrom", stmt(runListQuery(store.RunListParams{PeriodFrom: from})),
+			"SEARCH runs USING INDEX runs_period (period>?)", false},
+		{"RunListPeriodFromActiveOnly", stmt(runListQuery(store.RunListParams{PeriodFrom: from, ActiveOnly: true})),
+			"SEARCH runs USING INDEX runs_period (period>?)", false},
+		{"RunListPeriodFromOfPipeline", stmt(runListQuery(store.RunListParams{PipelineID: "orders", PeriodFrom: from})),
+			"SEARCH runs USING INDEX runs_pipeline_period (pipeline_id=? AND period>?)", true},
+		// The new period index must not take the active-run scan away
+		// from the small partial index.
+		{"RunListActiveOnlyStaysOnTheActiveSet", stmt(runListQuery(store.RunListParams{ActiveOnly: true})),
+			"SCAN runs USING INDEX runs_active", false},
+		{"MarkerListPeriodFrom", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from})),
+			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
+		{"MarkerListPeriodFromKindsLimit", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from, Kinds: []string{"a", "b"}, Limit: 10})),
+			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
+		{"SensorListChangedSince", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since})),
+			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
+		{"SensorListChangedSinceLimit", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Limit: 10})),
+			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
+		{"TimerListOfKind", stmt(timerListQuery(store.TimerListParams{Kind: "sla-breach"})),
+			"SCAN timers USING INDEX timers_due", true},
+	}
+	s := openFile(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := strings.Join(explain(t, s, tc.stmt.q, tc.stmt.args), " | ")
+			if !strings.Contains(plan, tc.want) {
+				t.Errorf("plan %q does not contain %q", plan, tc.want)
+			}
+			if tc.noSort && strings.Contains(plan, "TEMP B-TREE") {
+				t.Errorf("plan %q sorts; the index should give the order", plan)
+			}
+		})
+	}
+}
+
+// explain returns the detail column of each step of q's query plan.
+func explain(t *testing.T, s *Store, q string, args []any) []string {
+	t.Helper()
+	rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN QUERY PLAN: %v", err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}

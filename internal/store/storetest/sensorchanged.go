@@ -1,0 +1,164 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// testSensorListChanged checks SensorListChanged: the sensors whose
+// ChangedAt is at or after Since, earliest first, ties by pipeline, then
+// key.
+func testSensorListChanged(t *testing.T, o Options) {
+	sensorAt := func(pipeline, k string, changed, written time.Time) store.Sensor {
+		s := minimalSensor(pipeline, k, 1)
+		s.ChangedAt, s.WrittenAt = changed, written
+		return s
+	}
+	// Written in an order unlike the expected one. Three sensors changed
+	// at the same instant (one written in another zone), in an order where
+	// pipeline-then-key and key-then-pipeline differ; one a nanosecond
+	// later; "stale" was re-written identically an hour after t0, which
+	// moved only its WrittenAt; "unchanged" has a zero ChangedAt.
+	seed := []store.Sensor{
+		sensorAt("orders", "orders-ready", at(time.Minute), at(time.Minute)),
+		sensorAt("orders", "orders-count", at(0), at(0)),
+		sensorAt("orders", "stale", at(-24*time.Hour), at(time.Hour)),
+		sensorAt("billing", "orders-count", at(0), at(0)),
+		sensorAt("orders", "late-by-a-nanosecond", at(time.Nanosecond), at(time.Nanosecond)),
+		sensorAt("billing", "unchanged", time.Time{}, at(0)),
+		sensorAt("orders", "a-first", at(0).In(elsewhere), at(0)),
+	}
+	load := func(t *testing.T) store.Store {
+		s := o.New(t)
+		var c store.Change
+		for _, x := range seed {
+			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: x})
+		}
+		commit(t, s, c)
+		return s
+	}
+	ids := func(ss []store.Sensor) []string {
+		out := []string{}
+		for _, x := range ss {
+			out = append(out, x.PipelineID+"/"+x.Key)
+		}
+		return out
+	}
+	fromT0 := []string{
+		"billing/orders-count", "orders/a-first", "orders/orders-count",
+		"orders/late-by-a-nanosecond", "orders/orders-ready",
+	}
+
+	tests := []struct {
+		name   string
+		params store.SensorListChangedParams
+		want   []string
+	}{
+		{"ZeroSinceListsAllEarliestFirst", store.SensorListChangedParams{}, []string{
+			// The zero time is the earliest of all.
+			"billing/unchanged", "orders/stale",
+			"billing/orders-count", "orders/a-first", "orders/orders-count",
+			"orders/late-by-a-nanosecond", "orders/orders-ready",
+		}},
+		{"SinceIsInclusive", store.SensorListChangedParams{Since: at(0)}, fromT0},
+		{"SinceInAnotherZoneIsTheSameInstant", store.SensorListChangedParams{Since: at(0).In(elsewhere)}, fromT0},
+		{"SinceOneNanosecondEarlier", store.SensorListChangedParams{Since: at(-time.Nanosecond)}, fromT0},
+		{"SinceOneNanosecondLater", store.SensorListChangedParams{Since: at(time.Nanosecond)}, []string{
+			"orders/late-by-a-nanosecond", "orders/orders-ready",
+		}},
+		{"SinceAfterEveryChangeIsEmpty", store.SensorListChangedParams{Since: at(time.Minute + time.Nanosecond)}, []string{}},
+		{"WrittenAtDoesNotCount", store.SensorListChangedParams{Since: at(30 * time.Second)}, []string{
+			// "stale" was written at t0+1h, but changed a day before.
+			"orders/orders-ready",
+		}},
+		{"NonZeroSinceExcludesAZeroChangedAt", store.SensorListChangedParams{Since: at(-48 * time.Hour)}, []string{
+			"orders/stale",
+			"billing/orders-count", "orders/a-first", "orders/orders-count",
+			"orders/late-by-a-nanosecond", "orders/orders-ready",
+		}},
+		{"ByPipeline", store.SensorListChangedParams{PipelineID: "billing"}, []string{
+			"billing/unchanged", "billing/orders-count",
+		}},
+		{"ByPipelineSince", store.SensorListChangedParams{PipelineID: "orders", Since: at(0)}, []string{
+			"orders/a-first", "orders/orders-count", "orders/late-by-a-nanosecond", "orders/orders-ready",
+		}},
+		{"UnknownPipelineIsEmpty", store.SensorListChangedParams{PipelineID: "unknown"}, []string{}},
+		{"LimitKeepsTheEarliest", store.SensorListChangedParams{Since: at(0), Limit: 2}, []string{
+			"billing/orders-count", "orders/a-first",
+		}},
+		{"LimitAfterFilter", store.SensorListChangedParams{PipelineID: "orders", Since: at(0), Limit: 1}, []string{
+			"orders/a-first",
+		}},
+		{"LimitLargerThanMatches", store.SensorListChangedParams{Since: at(time.Nanosecond), Limit: 10}, []string{
+			"orders/late-by-a-nanosecond", "orders/orders-ready",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := load(t)
+			mustMatch(t, "SensorListChanged", ids(must(s.SensorListChanged(t.Context(), tc.params)).get(t)), tc.want)
+		})
+	}
+
+	t.Run("EmptyStoreIsEmpty", func(t *testing.T) {
+		s := o.New(t)
+		if got := must(s.SensorListChanged(t.Context(), store.SensorListChangedParams{})).get(t); len(got) != 0 {
+			t.Fatalf("SensorListChanged on an empty store: %d sensors, want none", len(got))
+		}
+	})
+
+	t.Run("ReturnsWholeRecords", func(t *testing.T) {
+		s := o.New(t)
+		want := fullSensor("orders", "orders-count")
+		commit(t, s, putSensor(want, 0))
+		want.Version = 1
+		got := must(s.SensorListChanged(t.Context(), store.SensorListChangedParams{Since: want.ChangedAt})).get(t)
+		mustMatch(t, "SensorListChanged", got, []store.Sensor{want})
+	})
+
+	t.Run("FollowsChangesNotRewrites", func(t *testing.T) {
+		// The caller decides what a change is and says so in ChangedAt;
+		// the list follows ChangedAt alone, through every kind of write.
+		s := o.New(t)
+		since := at(time.Minute)
+		changed := func() []string {
+			return ids(must(s.SensorListChanged(t.Context(), store.SensorListChangedParams{Since: since})).get(t))
+		}
+		x := sensorAt("orders", "orders-count", at(0), at(0))
+		commit(t, s, putSensor(x, 0))
+		mustMatch(t, "before any change", changed(), []string{})
+		x.WrittenAt = at(2 * time.Minute) // identical content: only WrittenAt moves
+		commit(t, s, putSensor(x, 1))
+		mustMatch(t, "after an identical re-write", changed(), []string{})
+		x = sensorAt("orders", "orders-count", at(3*time.Minute), at(3*time.Minute))
+		commit(t, s, putSensor(x, 2))
+		mustMatch(t, "after a change", changed(), []string{"orders/orders-count"})
+		commit(t, s, store.Change{SensorDeletes: []store.SensorDelete{{PipelineID: "orders", Key: "orders-count"}}})
+		mustMatch(t, "after a delete", changed(), []string{})
+	})
+
+	t.Run("IsDrivenOnlyByTheParameters", func(t *testing.T) {
+		// One store asked about different instants, in any order, answers
+		// for each: no call moves a cursor for the next.
+		s := load(t)
+		for _, tc := range []struct {
+			params store.SensorListChangedParams
+			want   int
+		}{
+			{store.SensorListChangedParams{Since: farFuture}, 0},
+			{store.SensorListChangedParams{}, 7},
+			{store.SensorListChangedParams{Since: at(time.Nanosecond)}, 2},
+			{store.SensorListChangedParams{Since: at(0)}, 5},
+			{store.SensorListChangedParams{Since: at(0), PipelineID: "billing"}, 1},
+			{store.SensorListChangedParams{Since: at(-time.Hour)}, 5},
+			{store.SensorListChangedParams{}, 7},
+		} {
+			if got := len(must(s.SensorListChanged(t.Context(), tc.params)).get(t)); got != tc.want {
+				t.Errorf("SensorListChanged(Since %s, PipelineID %q): %d sensors, want %d",
+					tc.params.Since.Format(time.RFC3339Nano), tc.params.PipelineID, got, tc.want)
+			}
+		}
+	})
+}

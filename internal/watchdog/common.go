@@ -1,0 +1,289 @@
+package watchdog
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Grace is how long after an expected time (a cron start, an inclusion
+// date's time, a trigger sensor's arrival) the watchdog waits before it
+// calls the run missing: the engine acts at that instant, and a snapshot
+// taken while it commits must not read as a miss.
+const Grace = time.Minute
+
+// SLABreachTimerKey is the key of a period's absolute SLA breach timer
+// ("sla-breach/<pipeline>/<schedule>/<period>"), the timer sla-scheduling
+// looks for in Snapshot.Timers.
+func SLABreachTimerKey(k run.Key) string {
+	return "sla-breach/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+
+// StuckMarker is the dedup marker kind of a RUN_STUCK finding:
+// run.MarkerRunStuck qualified by the run's generation and state
+// ("run-stuck:0:RUNNING"), so a run is reported once per state it gets
+// stuck in, and a rerun (a new generation) that gets stuck is reported
+// again.
+func StuckMarker(r run.Run) string {
+	return run.MarkerRunStuck + ":" + strconv.Itoa(r.Generation) + ":" + string(r.State)
+}
+
+// watched returns the pipelines the watchdog looks at: every pipeline
+// with a config that is not in dry-run (dry-run pipelines are invisible
+// to it), by id.
+func (s *Snapshot) watched() map[string]*Pipeline {
+	out := make(map[string]*Pipeline, len(s.Pipelines))
+	for i := range s.Pipelines {
+		wp := &s.Pipelines[i]
+		if wp.P == nil || wp.P.DryRun {
+			continue
+		}
+		out[wp.P.ID] = wp
+	}
+	return out
+}
+
+// watchedList is watched in Snapshot order.
+func (s *Snapshot) watchedList() []*Pipeline {
+	var out []*Pipeline
+	for i := range s.Pipelines {
+		wp := &s.Pipelines[i]
+		if wp.P != nil && !wp.P.DryRun {
+			out = append(out, wp)
+		}
+	}
+	return out
+}
+
+func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
+	_, ok := s.Markers[MarkerKey{Key: k, Kind: kind}]
+	return ok
+}
+
+// markersOf returns the markers of one kind, by pipeline id, sorted by
+// key (so findings come out in period order).
+func (s *Snapshot) markersOf(kind string) map[string][]store.Marker {
+	out := map[string][]store.Marker{}
+	for mk, m := range s.Markers {
+		if mk.Kind == kind {
+			out[mk.Key.PipelineID] = append(out[mk.Key.PipelineID], m)
+		}
+	}
+	for _, ms := range out {
+		slices.SortFunc(ms, func(a, b store.Marker) int { return compareKeys(a.Key, b.Key) })
+	}
+	return out
+}
+
+func compareKeys(a, b run.Key) int {
+	if c := strings.Compare(a.PipelineID, b.PipelineID); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ScheduleID, b.ScheduleID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Period, b.Period)
+}
+
+// sensorsByPipeline groups the snapshot's sensors by pipeline id.
+func (s *Snapshot) sensorsByPipeline() map[string][]store.Sensor {
+	out := map[string][]store.Sensor{}
+	for _, x := range s.Sensors {
+		out[x.PipelineID] = append(out[x.PipelineID], x)
+	}
+	return out
+}
+
+// runIndex answers "does this period have a run" for the checks that
+// look for missing runs.
+type runIndex struct {
+	s *Snapshot
+}
+
+func newRunIndex(s *Snapshot) runIndex { return runIndex{s: s} }
+
+// hourSuffixes are "T00" … "T23".
+var hourSuffixes = func() (out [24]string) {
+	for h := range out {
+		out[h] = fmt.Sprintf("T%02d", h)
+	}
+	return out
+}()
+
+// find returns the period's run. For a daily period, a run of any hour
+// of that date counts too: a trigger-only pipeline whose sensors carry an
+// hour keys its runs by hour. (Probing the 24 hour keys on a miss keeps
+// the common case, a run under its own key, at one lookup.)
+func (ix runIndex) find(k run.Key, per schedule.Period) (run.Run, bool) {
+	if r, ok := ix.s.Runs[k]; ok {
+		return r, true
+	}
+	if per.Hourly {
+		return run.Run{}, false
+	}
+	hk := k
+	for _, h := range hourSuffixes {
+		hk.Period = k.Period + h
+		if r, ok := ix.s.Runs[hk]; ok {
+			return r, true
+		}
+	}
+	return run.Run{}, false
+}
+
+// handled reports whether a period was taken care of: it has a run (as
+// in find), or the pipeline was in dry-run then and only projected it (a
+// pipeline switched to live must not be told it missed, nor start a real
+// run for, a period it observed in dry-run).
+func (ix runIndex) handled(k run.Key, per schedule.Period) bool {
+	if _, ok := ix.find(k, per); ok {
+		return true
+	}
+	return ix.s.hasMarker(k, run.MarkerDryRun)
+}
+
+// keyOf is the run key of a pipeline's period.
+func keyOf(p *pipeline.Pipeline, per schedule.Period) run.Key {
+	return run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: periodString(per)}
+}
+
+// periodString is per.String() without fmt: the checks format a period
+// for every tick and date they look at, over every pipeline.
+func periodString(per schedule.Period) string {
+	d := per.Date
+	if d.Year < 0 || d.Year > 9999 {
+		return per.String()
+	}
+	b := make([]byte, 0, 13)
+	b = append(b, byte('0'+d.Year/1000), byte('0'+d.Year/100%10), byte('0'+d.Year/10%10), byte('0'+d.Year%10), '-')
+	b = append(b, byte('0'+int(d.Month)/10), byte('0'+int(d.Month)%10), '-', byte('0'+d.Day/10), byte('0'+d.Day%10))
+	if per.Hourly {
+		b = append(b, 'T', byte('0'+per.Hour/10), byte('0'+per.Hour%10))
+	}
+	return string(b)
+}
+
+// prevPeriod is the period before per.
+func prevPeriod(per schedule.Period) schedule.Period {
+	if per.Hourly {
+		return schedule.HourlyPeriod(per.Date, per.Hour-1)
+	}
+	return schedule.Daily(per.Date.AddDays(-1))
+}
+
+// pendingTrigger is stored trigger data for a period: the earliest
+// sensor (by arrival) that matches the trigger key and satisfies its
+// condition.
+type pendingTrigger struct {
+	sensor store.Sensor
+	period schedule.Period
+}
+
+// pendingTriggers returns, by period string, the pipeline's stored
+// trigger sensors that satisfy the trigger condition now and arrived
+// after the pipeline was first loaded. trigger-reconciliation starts the
+// runs they should have started; missed-inclusion-dates and
+// trigger-deadlines leave those periods to it.
+func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []store.Sensor) map[string]pendingTrigger {
+	p := wp.P
+	t := p.Schedule.Trigger
+	if t == nil {
+		return nil
+	}
+	var out map[string]pendingTrigger
+	for _, x := range sensors {
+		if !run.MatchesTrigger(p, x.Key) || x.ChangedAt.Before(wp.FirstLoadedAt) {
+			continue
+		}
+		cond := t.Rule
+		cond.Key = x.Key
+		if !rule.Evaluate(cond, rule.SensorMap{x.Key: x.Record()}, s.Now, s.Rules).Passed {
+			continue
+		}
+		per, err := run.SensorPeriod(p, x.Key, x.Data, x.ChangedAt)
+		if err != nil {
+			continue
+		}
+		ps := periodString(per)
+		if prev, ok := out[ps]; ok && !earlier(x, prev.sensor) {
+			continue
+		}
+		if out == nil {
+			out = map[string]pendingTrigger{}
+		}
+		out[ps] = pendingTrigger{sensor: x, period: per}
+	}
+	return out
+}
+
+// pendingOn reports whether trigger data is pending for per (for a daily
+// period, data for any hour of its date counts).
+func pendingOn(pend map[string]pendingTrigger, per schedule.Period) bool {
+	if _, ok := pend[periodString(per)]; ok {
+		return true
+	}
+	if per.Hourly {
+		return false
+	}
+	for _, pt := range pend {
+		if pt.period.Date == per.Date {
+			return true
+		}
+	}
+	return false
+}
+
+func earlier(a, b store.Sensor) bool {
+	if !a.ChangedAt.Equal(b.ChangedAt) {
+		return a.ChangedAt.Before(b.ChangedAt)
+	}
+	return a.Key < b.Key
+}
+
+// pausedAt reports whether t fell in one of the pipeline's pause windows.
+func (wp *Pipeline) pausedAt(t time.Time) bool {
+	for _, w := range wp.Pauses {
+		if w.Contains(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// held reports whether a paused pipeline holds the run on purpose: a
+// pause holds runs before their job started (product spec §3b).
+func held(wp *Pipeline, r run.Run) bool {
+	return wp.Paused && (r.State == run.Evaluating || (r.State == run.Triggering && !r.TriggerInFlight))
+}
+
+// detail is an event detail from the watchdog.
+func detail(kv ...any) sensor.Object {
+	return run.Detail(append([]any{"source", "watchdog"}, kv...)...)
+}
+
+// local formats t in loc for messages.
+func local(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("2006-01-02 15:04 MST")
+}
+
+// sortFindings orders findings by key, then event, for stable output.
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := compareKeys(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Event), string(b.Event))
+	})
+}

@@ -1,0 +1,87 @@
+package watchdog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+)
+
+// defaultSensorTimeout is postRun.sensorTimeout's default, for hand-built
+// configs that leave it zero.
+const defaultSensorTimeout = 2 * time.Hour
+
+// postRunSensors finds succeeded runs of pipelines with post-run rules
+// whose post-run sensors never came: once now ≥ EndedAt +
+// postRun.sensorTimeout, if no sensor matching a post-run rule key, for
+// the run's period (the period the engine gives the write: key suffix,
+// date/hour fields, else the period current when it arrived), changed
+// after the run ended → POST_RUN_SENSOR_MISSING, once per period (a
+// rerun's later success is not re-reported). Daily and hourly periods
+// alike. Paused pipelines are included: alerts continue during a pause.
+func postRunSensors(s *Snapshot) ([]Finding, error) {
+	idx := s.watched()
+	sensors := s.sensorsByPipeline()
+	var keys []run.Key
+	for k, r := range s.Runs {
+		if wp := idx[k.PipelineID]; wp != nil && wp.P.PostRun != nil && r.State == run.Completed {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, compareKeys)
+	var out []Finding
+	for _, k := range keys {
+		r := s.Runs[k]
+		wp := idx[k.PipelineID]
+		if wp == nil || wp.P.PostRun == nil || len(wp.P.PostRun.Rules) == 0 ||
+			r.State != run.Completed || r.Outcome != run.OutcomeSucceeded || r.EndedAt.IsZero() {
+			continue
+		}
+		p := wp.P
+		timeout := p.PostRun.SensorTimeout
+		if timeout <= 0 {
+			timeout = defaultSensorTimeout
+		}
+		due := r.EndedAt.Add(timeout)
+		if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) || s.hasMarker(k, run.MarkerPostRunMissing) {
+			continue
+		}
+		arrived := false
+		for _, x := range sensors[p.ID] {
+			if _, ok := run.MatchesPostRun(p, x.Key); !ok || !x.ChangedAt.After(r.EndedAt) {
+				continue
+			}
+			if per, err := run.SensorPeriod(p, x.Key, x.Data, x.ChangedAt); err == nil && periodString(per) == k.Period {
+				arrived = true
+				break
+			}
+		}
+		if arrived {
+			continue
+		}
+		ruleKeys := make([]string, 0, len(p.PostRun.Rules))
+		for _, rl := range p.PostRun.Rules {
+			if !slices.Contains(ruleKeys, rl.Key) {
+				ruleKeys = append(ruleKeys, rl.Key)
+			}
+		}
+		out = append(out, Finding{
+			Check:   CheckPostRunSensors,
+			Key:     k,
+			Event:   event.PostRunSensorMissing,
+			Message: fmt.Sprintf("post-run sensor for %s not received within %s of the job's success (%s)", k.Period, timeout, strings.Join(ruleKeys, ", ")),
+			Detail: detail(
+				"sensorTimeout", timeout,
+				"ruleKeys", strings.Join(ruleKeys, ", "),
+				"completedAt", r.EndedAt,
+				"expectedBy", due,
+				"actionHint", "the job succeeded but its post-run checks never reported — check the process that writes "+strings.Join(ruleKeys, ", "),
+			),
+			Marker: run.MarkerPostRunMissing,
+		})
+	}
+	return out, nil
+}
