@@ -250,3 +250,14 @@ func TestIdenticalRewriteIsNotNewData(t *testing.T) {
 		t.Fatalf("same content next day: %+v %v", nextDay, err)
 	}
 }
+
+// newEngineOn builds a second engine on st (a decorated store) with the
+// fixture's clock and jobs, and loads its configs.
+func newEngineOn(t *testing.T, f *fixture, st store.Store) *engine.Engine {
+	t.Helper()
+	eng := engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: f.jobs})
+	if err := eng.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}

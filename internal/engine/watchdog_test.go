@@ -1,0 +1,63 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/watchdog"
+)
+
+// failingTimers is the real store with one read broken: TimerList fails
+// while broken is set.
+type failingTimers struct {
+	store.Store
+	broken bool
+}
+
+func (f *failingTimers) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
+	if f.broken {
+		return nil, errors.New("disk on fire")
+	}
+	return f.Store.TimerList(ctx, p)
+}
+
+func TestWatchdogDegradedOncePerFailure(t *testing.T) {
+	f := newFixture(t)
+	broken := &failingTimers{Store: f.st, broken: true}
+	eng := newEngineOn(t, f, broken)
+
+	degraded := func() int { return len(f.events(t, event.WatchdogDegraded)) }
+	for i := 0; i < 3; i++ {
+		rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Degraded() || len(rep.Result.Failed) != 1 || rep.Result.Failed[0] != watchdog.CheckSLAScheduling {
+			t.Fatalf("pass %d: failed checks %v", i, rep.Result.Failed)
+		}
+		f.clk.Advance(5 * time.Minute)
+	}
+	if n := degraded(); n != 1 {
+		t.Fatalf("%d WATCHDOG_DEGRADED for one persistent failure, want 1", n)
+	}
+	broken.broken = false
+	rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
+	if err != nil || rep.Degraded() {
+		t.Fatalf("healthy pass: %v %v", rep.Result.Failed, err)
+	}
+	at, ok, err := eng.LastWatchdogPass(t.Context())
+	if err != nil || !ok || !at.Equal(f.clk.Now()) {
+		t.Fatalf("last pass = %v %v %v", at, ok, err)
+	}
+	broken.broken = true
+	if _, err := eng.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n := degraded(); n != 2 {
+		t.Fatalf("a failure after recovery raised %d events in all, want 2", n)
+	}
+}
