@@ -19,6 +19,13 @@ import (
 // the sensor being written) for the same period is reported as late; a
 // cron tick (no overlay) is not data.
 func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
+	// The period belongs to dry-run whatever the rules say: if the
+	// pipeline goes live later, the watchdog must not report or start it.
+	if seen, err := e.hasMarker(ctx, key, run.MarkerDryRunSeen); err != nil {
+		return err
+	} else if !seen {
+		b.marker(store.Marker{Key: key, Kind: run.MarkerDryRunSeen, At: b.now}, false)
+	}
 	m, err := e.st.MarkerGet(ctx, key, run.MarkerDryRun)
 	if err == nil && overlay == nil {
 		return nil // a cron tick after the would-be trigger is not data

@@ -108,6 +108,13 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	pk := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}
 	b.emit(pk, event.PipelineResumed, "pipeline resumed", run.Detail("by", by))
 	pausedAt := row.PausedAt
+	// Keep the window: the watchdog does not report cron ticks skipped on
+	// purpose. Dated by the resume, so it is in every snapshot whose
+	// lookback the pause reaches into.
+	if !pausedAt.IsZero() {
+		resumeDay := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: schedule.Daily(schedule.DateOf(now, p.Schedule.Location)).String()}
+		b.marker(store.Marker{Key: resumeDay, Kind: run.MarkerPausePrefix + pausedAt.UTC().Format(time.RFC3339Nano), At: now, Detail: run.Detail("from", pausedAt, "to", now)}, false)
+	}
 	resumed := &loadedPipeline{p: p, row: next}
 	// Runs held by the pause (evaluating, or about to trigger) go on, with
 	// a fresh evaluation window.

@@ -213,6 +213,9 @@ func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline
 		}
 		return nil
 	}
+	// The watchdog's missing-post-run-sensor check reads this record: it
+	// outlives the sensor, which may be rewritten for the next period.
+	b.marker(store.Marker{Key: key, Kind: run.MarkerPostRunArrived, At: b.now, Detail: run.Detail("sensorKey", s.Key)}, false)
 	if drift.Drifted {
 		b.emit(key, event.PostRunDrift, fmt.Sprintf("%s drifted after completion: %s %v → %v (threshold %v)", s.Key, p.PostRun.DriftField, drift.Previous, drift.Current, p.PostRun.DriftThreshold), detail)
 		return e.rerun(ctx, b, lp, key, &r, run.ReasonDrift, "sensor "+s.Key, s)

@@ -83,8 +83,17 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	if ms, err := e.st.MarkerList(ctx, store.MarkerListParams{PeriodFrom: from}); err != nil {
 		s.Unavailable = append(s.Unavailable, "markers: "+err.Error())
 	} else {
+		pauses := map[string][]watchdog.Span{}
 		for _, m := range ms {
 			s.Markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
+			if strings.HasPrefix(m.Kind, run.MarkerPausePrefix) {
+				if from, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(m.Kind, run.MarkerPausePrefix)); err == nil {
+					pauses[m.Key.PipelineID] = append(pauses[m.Key.PipelineID], watchdog.Span{From: from, To: m.At})
+				}
+			}
+		}
+		for i := range s.Pipelines {
+			s.Pipelines[i].Pauses = append(s.Pipelines[i].Pauses, pauses[s.Pipelines[i].P.ID]...)
 		}
 	}
 	if ts, err := e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}); err != nil {

@@ -17,6 +17,9 @@ const (
 	MarkerRecovered        = "schedule-recovered"   // SCHEDULE_RECOVERED sent
 	MarkerRunStuck         = "run-stuck"            // RUN_STUCK sent (per run generation and state: see watchdog)
 	MarkerPostRunMissing   = "post-run-missing"     // POST_RUN_SENSOR_MISSING sent
+	MarkerPostRunArrived   = "post-run-arrived"     // a post-run sensor was judged after the period's success (At: when)
+	MarkerDryRunSeen       = "dry-run-seen"         // a dry-run pipeline observed the period (its rules may have failed)
+	MarkerPausePrefix      = "paused:"              // + RFC3339 start: one pause window of the pipeline (Detail: from, to)
 	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass

@@ -64,6 +64,14 @@ func MatchesPostRun(p *pipeline.Pipeline, key string) (string, bool) {
 	return "", false
 }
 
+// PeriodExists reports whether a period has any length in the schedule's
+// zone: the hour skipped when clocks spring forward does not, and nothing
+// is expected of it (no SLA, no trigger deadline).
+func PeriodExists(p *pipeline.Pipeline, per schedule.Period) bool {
+	loc := p.Schedule.Location
+	return per.End(loc).After(per.Start(loc))
+}
+
 // TTL is how long a non-terminal run may live: used by the watchdog's
 // stale-run check when a run has no ExpiresAt of its own.
 func TTL(p *pipeline.Pipeline) time.Duration {

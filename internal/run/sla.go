@@ -118,7 +118,7 @@ func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 	if p.SLA == nil || p.DryRun || Excluded(p, per) {
 		return false
 	}
-	if loc := p.Schedule.Location; !per.End(loc).After(per.Start(loc)) {
+	if !PeriodExists(p, per) {
 		return false
 	}
 	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {

@@ -148,7 +148,7 @@ func (ix runIndex) handled(k run.Key, per schedule.Period) bool {
 	if _, ok := ix.find(k, per); ok {
 		return true
 	}
-	return ix.s.hasMarker(k, run.MarkerDryRun)
+	return ix.s.hasMarker(k, run.MarkerDryRun) || ix.s.hasMarker(k, run.MarkerDryRunSeen)
 }
 
 // keyOf is the run key of a pipeline's period.

@@ -16,15 +16,13 @@ const defaultSensorTimeout = 2 * time.Hour
 
 // postRunSensors finds succeeded runs of pipelines with post-run rules
 // whose post-run sensors never came: once now ≥ EndedAt +
-// postRun.sensorTimeout, if no sensor matching a post-run rule key, for
-// the run's period (the period the engine gives the write: key suffix,
-// date/hour fields, else the period current when it arrived), changed
-// after the run ended → POST_RUN_SENSOR_MISSING, once per period (a
-// rerun's later success is not re-reported). Daily and hourly periods
-// alike. Paused pipelines are included: alerts continue during a pause.
+// postRun.sensorTimeout, if the engine has not recorded a post-run sensor
+// for the run's period after the run ended (run.MarkerPostRunArrived) →
+// POST_RUN_SENSOR_MISSING, once per period (a rerun's later success is not
+// re-reported). Daily and hourly periods alike. Paused pipelines are
+// included: alerts continue during a pause.
 func postRunSensors(s *Snapshot) ([]Finding, error) {
 	idx := s.watched()
-	sensors := s.sensorsByPipeline()
 	var keys []run.Key
 	for k, r := range s.Runs {
 		if wp := idx[k.PipelineID]; wp != nil && wp.P.PostRun != nil && r.State == run.Completed {
@@ -49,17 +47,11 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 		if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) || s.hasMarker(k, run.MarkerPostRunMissing) {
 			continue
 		}
-		arrived := false
-		for _, x := range sensors[p.ID] {
-			if _, ok := run.MatchesPostRun(p, x.Key); !ok || !x.ChangedAt.After(r.EndedAt) {
-				continue
-			}
-			if per, err := run.SensorPeriod(p, x.Key, x.Data, x.ChangedAt); err == nil && periodString(per) == k.Period {
-				arrived = true
-				break
-			}
-		}
-		if arrived {
+		// The engine records, when it judges a post-run sensor of a
+		// completed period, that one arrived. The record outlives the
+		// sensor (which may be rewritten for the next period or age out
+		// of the snapshot), so arrival is judged once, durably.
+		if m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]; ok && m.At.After(r.EndedAt) {
 			continue
 		}
 		ruleKeys := make([]string, 0, len(p.PostRun.Rules))

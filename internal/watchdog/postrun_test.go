@@ -5,19 +5,19 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/sensor"
 )
 
 func TestPostRunSensors(t *testing.T) {
 	doc := "pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\npostRun: {rules: [{key: audit, check: gte, field: count, value: 1}, {key: rows, check: exists}]}\n" + job
 	ended := "2026-03-10T08:00:00Z"
-	count := map[string]sensor.Value{"count": sensor.IntValue(5)}
 	type runSpec struct {
 		period  string
 		state   run.State
 		outcome run.Outcome
 	}
 	done := func(period string) runSpec { return runSpec{period, run.Completed, run.OutcomeSucceeded} }
+	// arrived is when the engine recorded a post-run sensor for the
+	// period ("" none); arrivedFor puts the record on another period.
 	cases := []struct {
 		name        string
 		doc         string
@@ -25,26 +25,19 @@ func TestPostRunSensors(t *testing.T) {
 		firstLoaded string
 		paused      bool
 		r           runSpec
-		sensors     []sensorSpec
+		arrived     string
+		arrivedFor  string
 		markers     []string
 		want        []string
 	}{
 		{name: "no post-run sensor after the timeout", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
 			want: []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
 		{name: "within the timeout", doc: doc, now: "2026-03-10T09:59:59Z", r: done("2026-03-10")},
-		{name: "sensor arrived after the success", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"audit", "2026-03-10T08:30:00Z", count}}},
-		{name: "any post-run rule key counts", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"rows", "2026-03-10T08:30:00Z", count}}},
-		{name: "sensor only from before the success", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"audit", "2026-03-10T07:00:00Z", count}},
-			want:    []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
-		{name: "sensor for another period", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"audit#2026-03-09", "2026-03-10T08:30:00Z", count}},
-			want:    []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
-		{name: "sensor of another key", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"up", "2026-03-10T08:30:00Z", count}},
-			want:    []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
+		{name: "sensor arrived after the success", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"), arrived: "2026-03-10T08:30:00Z"},
+		{name: "arrival recorded before this success (an earlier run)", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"), arrived: "2026-03-10T07:00:00Z",
+			want: []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
+		{name: "arrival recorded for another period", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"), arrived: "2026-03-10T08:30:00Z", arrivedFor: "2026-03-09",
+			want: []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
 		{name: "deduplicated", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10"), markers: []string{run.MarkerPostRunMissing}},
 		{name: "failed run", doc: doc, now: "2026-03-10T10:00:00Z", r: runSpec{"2026-03-10", run.FailedFinal, run.OutcomeRetriesExhausted}},
 		{name: "run reopened by a rerun", doc: doc, now: "2026-03-10T10:00:00Z", r: runSpec{"2026-03-10", run.Evaluating, run.OutcomeNone}},
@@ -55,19 +48,9 @@ func TestPostRunSensors(t *testing.T) {
 		{name: "postRun.sensorTimeout", doc: "pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\npostRun: {sensorTimeout: 30m, rules: [{key: audit, check: exists}]}\n" + job,
 			now: "2026-03-10T08:30:00Z", r: done("2026-03-10"), want: []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
 		{name: "expected before the first load", doc: doc, now: "2026-03-10T10:00:00Z", firstLoaded: "2026-03-10T10:00:01Z", r: done("2026-03-10")},
-		{name: "hourly: the hour's sensor arrived", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10T07"),
-			sensors: []sensorSpec{{"audit#20260310T07", "2026-03-10T08:10:00Z", count}}},
-		{name: "hourly: only the next hour's sensor", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10T07"),
-			sensors: []sensorSpec{{"audit#20260310T08", "2026-03-10T08:10:00Z", count}},
-			want:    []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10T07"}},
-		{name: "hourly: period from the sensor's hour field", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10T07"),
-			sensors: []sensorSpec{{"audit", "2026-03-10T08:10:00Z", map[string]sensor.Value{"count": sensor.IntValue(5), "date": str("2026-03-10"), "hour": str("07")}}}},
-		{name: "New York: a sensor without period fields belongs to the local date", doc: "pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}, timezone: America/New_York}\npostRun: {rules: [{key: audit, check: exists}]}\n" + job,
-			now: "2026-03-11T06:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"audit", "2026-03-11T03:00:00Z", count}}}, // 23:00 EDT on the 10th
-		{name: "UTC: the same instant is the next date", doc: doc, now: "2026-03-11T06:00:00Z", r: done("2026-03-10"),
-			sensors: []sensorSpec{{"audit", "2026-03-11T03:00:00Z", count}},
-			want:    []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10"}},
+		{name: "hourly period", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10T07"),
+			want: []string{"POST_RUN_SENSOR_MISSING p/stream/2026-03-10T07"}},
+		{name: "hourly period, arrived", doc: doc, now: "2026-03-10T10:00:00Z", r: done("2026-03-10T07"), arrived: "2026-03-10T08:10:00Z"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -84,8 +67,12 @@ func TestPostRunSensors(t *testing.T) {
 				r.EndedAt = at(t, ended)
 			}
 			s.addRun(r)
-			for _, x := range c.sensors {
-				s.addSensor("p", x.key, at(t, x.changed), x.fields)
+			if c.arrived != "" {
+				ak := k
+				if c.arrivedFor != "" {
+					ak = key("p", "stream", c.arrivedFor)
+				}
+				s.addMarker(ak, run.MarkerPostRunArrived, at(t, c.arrived))
 			}
 			for _, m := range c.markers {
 				s.addMarker(k, m, now.Add(-time.Minute))

@@ -136,7 +136,13 @@ func deadlinePeriods(p *pipeline.Pipeline, now time.Time) []schedule.Period {
 	loc := p.Schedule.Location
 	cur := run.CurrentPeriod(p, now)
 	if d.HourlyOnly() {
-		return []schedule.Period{cur, prevPeriod(cur), prevPeriod(prevPeriod(cur))}
+		var out []schedule.Period
+		for _, per := range []schedule.Period{cur, prevPeriod(cur), prevPeriod(prevPeriod(cur))} {
+			if run.PeriodExists(p, per) { // the hour DST skipped has no deadline
+				out = append(out, per)
+			}
+		}
+		return out
 	}
 	since := schedule.DateOf(now, loc).AddDays(-1).Midnight(loc)
 	var out []schedule.Period
