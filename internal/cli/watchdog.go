@@ -45,6 +45,11 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 	if err := a.LoadPipelines(ctx); err != nil {
 		fmt.Fprintf(env.Stderr, "interlock watchdog: some pipeline files were refused (CONFIG_INVALID):\n%v\n", err)
 	}
+	prev, hadPrev, err := a.Engine.LastWatchdogPass(ctx)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
+		return ExitRuntime
+	}
 	rep, err := a.Engine.WatchdogPass(ctx, a.Settings.Watchdog.StuckRunThreshold)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
@@ -60,7 +65,11 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 			Failed   []string  `json:"failedChecks"`
 			Findings []finding `json:"findings"`
 			Repaired int       `json:"repaired"`
+			Previous string    `json:"previousPass,omitempty"`
 		}{At: rep.At.UTC().Format(time.RFC3339), Degraded: rep.Degraded(), Failed: rep.Result.Failed, Findings: []finding{}, Repaired: rep.Repaired}
+		if hadPrev {
+			out.Previous = prev.UTC().Format(time.RFC3339)
+		}
 		for _, e := range rep.Raised {
 			out.Findings = append(out.Findings, finding{Event: string(e.Type), Pipeline: e.PipelineID, Schedule: e.ScheduleID, Date: e.Date, Message: e.Message})
 		}
@@ -75,7 +84,11 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 		if rep.Degraded() {
 			status = "DEGRADED"
 		}
-		fmt.Fprintf(env.Stdout, "watchdog pass at %s: %s, %d event(s), %d SLA timer repair(s)\n", rep.At.UTC().Format(time.RFC3339), status, len(rep.Raised), rep.Repaired)
+		previous := "first pass"
+		if hadPrev {
+			previous = "previous pass " + prev.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(env.Stdout, "watchdog pass at %s (%s): %s, %d event(s), %d SLA timer repair(s)\n", rep.At.UTC().Format(time.RFC3339), previous, status, len(rep.Raised), rep.Repaired)
 	}
 	if rep.Degraded() {
 		return ExitFailed

@@ -13,15 +13,17 @@ func TestWatchdogOnce(t *testing.T) {
 	write(t, dir, "pipelines/p.yaml", strings.Replace(goodPipeline, "schedule:\n", "schedule:\n  cron: \"0 6 * * *\"\n", 1))
 
 	code, out, errOut := run(t, "watchdog", "--once", "--config", cfg)
-	if code != ExitOK || !strings.Contains(out, "healthy") {
+	if code != ExitOK || !strings.Contains(out, "healthy") || !strings.Contains(out, "(first pass)") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, "watchdog", "--once", "--config", cfg, "--output", "json")
 	var rep struct {
 		Degraded bool
 		Findings []any
+		Previous string `json:"previousPass"`
 	}
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Degraded || len(rep.Findings) != 0 {
+	// The second pass knows when the first ran: a stopped watchdog shows.
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Degraded || len(rep.Findings) != 0 || rep.Previous == "" {
 		t.Fatalf("json: exit %d %q", code, out)
 	}
 	// An invalid pipeline file is reported and refused; the pass still runs.
