@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Explanation is what `interlock explain` shows: why a period of a
+// pipeline would or would not run, right now.
+type Explanation struct {
+	PipelineID string    `json:"pipelineId"`
+	ScheduleID string    `json:"scheduleId"`
+	Period     string    `json:"period"`
+	Now        time.Time `json:"now"`
+	Timezone   string    `json:"timezone"`
+	Paused     bool      `json:"paused"`
+	DryRun     bool      `json:"dryRun"`
+	Excluded   bool      `json:"excluded"`
+
+	Validation RuleSet      `json:"validation"`
+	Trigger    *RuleCheck   `json:"trigger,omitempty"` // the trigger condition against the period's trigger sensor
+	Run        *RunSummary  `json:"run,omitempty"`     // the period's run (the lock); nil: the lock is free
+	Deadlines  Deadlines    `json:"deadlines"`
+	Budgets    []BudgetUsed `json:"budgets"`
+}
+
+// RuleSet is an evaluation of a list of rules.
+type RuleSet struct {
+	Mode    string      `json:"mode"`
+	Passed  bool        `json:"passed"`
+	Summary string      `json:"summary"`
+	Rules   []RuleCheck `json:"rules"`
+}
+
+// RuleCheck is one rule with what it saw.
+type RuleCheck struct {
+	Key          string        `json:"key"`
+	Check        string        `json:"check"`
+	Field        string        `json:"field,omitempty"`
+	Value        *sensor.Value `json:"value,omitempty"`
+	Passed       bool          `json:"passed"`
+	Observed     *sensor.Value `json:"observed,omitempty"`
+	SensorKey    string        `json:"sensorKey,omitempty"`  // the stored key that served the rule (a per-period key maps to its base key)
+	ReceivedAt   *time.Time    `json:"receivedAt,omitempty"` // when Interlock received the sensor's current content
+	SensorAge    string        `json:"sensorAge,omitempty"`
+	Reason       string        `json:"reason"`
+	FieldPresent bool          `json:"fieldPresent"`
+}
+
+// RunSummary is the stored run of the period.
+type RunSummary struct {
+	State        run.State    `json:"state"`
+	Outcome      run.Outcome  `json:"outcome,omitempty"`
+	Cause        run.Cause    `json:"cause"`
+	Generation   int          `json:"generation"`
+	Attempt      int          `json:"attempt"`
+	StateSince   time.Time    `json:"stateSince"`
+	EvalDeadline *time.Time   `json:"evaluationWindowCloses,omitempty"`
+	PollDeadline *time.Time   `json:"pollWindowCloses,omitempty"`
+	JobRunID     string       `json:"jobRunId,omitempty"`
+	LastFailure  *run.Failure `json:"lastFailure,omitempty"`
+}
+
+// Deadlines are the period's resolved instants.
+type Deadlines struct {
+	SLAWarning         *time.Time `json:"slaWarning,omitempty"`
+	SLABreach          *time.Time `json:"slaBreach,omitempty"`
+	RelativeSLABreach  *time.Time `json:"relativeSlaBreach,omitempty"`
+	TriggerDeadline    *time.Time `json:"triggerDeadline,omitempty"`
+	NextCronTick       *time.Time `json:"nextCronTick,omitempty"`
+	FirstTriggerSensor *time.Time `json:"firstTriggerSensor,omitempty"`
+}
+
+// BudgetUsed is one budget of the period and how much of it is used.
+type BudgetUsed struct {
+	Name string `json:"name"`
+	Used int    `json:"used"`
+	Max  int    `json:"max"`
+}
+
+// Explain evaluates a period of a pipeline as it stands now, without
+// changing anything. An empty period means the current one.
+func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explanation, error) {
+	lp := e.loaded(pipelineID)
+	if lp == nil {
+		return Explanation{}, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+	}
+	p := lp.p
+	now := e.clk.Now()
+	per := run.CurrentPeriod(p, now)
+	if period != "" {
+		var err error
+		if per, err = schedule.ParsePeriod(period); err != nil {
+			return Explanation{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
+		}
+	}
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	x := Explanation{PipelineID: p.ID, ScheduleID: key.ScheduleID, Period: key.Period, Now: now, Timezone: p.Schedule.Location.String(),
+		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per)}
+
+	sensors, err := e.sensorsFor(ctx, p.ID, per, nil)
+	if err != nil {
+		return x, err
+	}
+	out := rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules)
+	x.Validation = RuleSet{Mode: string(out.Mode), Passed: out.Passed, Summary: out.Summary()}
+	for _, r := range out.Results {
+		x.Validation.Rules = append(x.Validation.Rules, ruleCheck(r, sensors, now))
+	}
+	if t := p.Schedule.Trigger; t != nil {
+		if rc, ok := e.explainTrigger(ctx, p, per, now); ok {
+			x.Trigger = &rc
+		}
+	}
+
+	r, err := e.st.RunGet(ctx, key)
+	switch {
+	case err == nil:
+		x.Run = summarize(r)
+	case !errors.Is(err, store.ErrNotFound):
+		return x, err
+	}
+	if err := e.explainDeadlines(ctx, &x, p, key, per, now); err != nil {
+		return x, err
+	}
+	ledger, err := e.st.LedgerList(ctx, key)
+	if err != nil {
+		return x, err
+	}
+	x.Budgets = budgets(p, ledger)
+	return x, nil
+}
+
+func ruleCheck(r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
+	rc := RuleCheck{Key: r.Rule.Key, Check: string(r.Rule.Op), Field: r.Rule.Field, Passed: r.Passed, Reason: r.Reason, FieldPresent: r.FieldPresent}
+	if !r.Rule.Value.IsNull() {
+		v := r.Rule.Value
+		rc.Value = &v
+	}
+	if r.SensorPresent {
+		if r.FieldPresent {
+			v := r.Observed
+			rc.Observed = &v
+		}
+		if rec, ok := sensors[r.Rule.Key]; ok {
+			rc.SensorKey = rec.Key
+			at := rec.ReceivedAt
+			rc.ReceivedAt = &at
+			rc.SensorAge = now.Sub(at).Round(time.Second).String()
+		}
+	}
+	return rc
+}
+
+// explainTrigger evaluates the trigger condition against the newest
+// trigger sensor of the period.
+func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, now time.Time) (RuleCheck, bool) {
+	stored, err := e.st.SensorList(ctx, p.ID)
+	if err != nil {
+		return RuleCheck{}, false
+	}
+	var best *store.Sensor
+	for i := range stored {
+		s := &stored[i]
+		if !run.MatchesTrigger(p, s.Key) {
+			continue
+		}
+		sp, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
+		if err != nil || sp != per {
+			continue
+		}
+		if best == nil || s.ChangedAt.After(best.ChangedAt) {
+			best = s
+		}
+	}
+	cond := p.Schedule.Trigger.Rule
+	if best == nil {
+		return RuleCheck{Key: cond.Key, Check: string(cond.Op), Field: cond.Field, Reason: "no trigger sensor for this period"}, true
+	}
+	cond.Key = best.Key
+	m := rule.SensorMap{best.Key: best.Record()}
+	return ruleCheck(rule.Evaluate(cond, m, now, e.rules), m, now), true
+}
+
+func summarize(r run.Run) *RunSummary {
+	s := &RunSummary{State: r.State, Outcome: r.Outcome, Cause: r.Cause, Generation: r.Generation, Attempt: r.Attempt, StateSince: r.StateSince, JobRunID: r.JobRunID, LastFailure: r.LastFailure}
+	if r.State == run.Evaluating && !r.EvalDeadline.IsZero() {
+		t := r.EvalDeadline
+		s.EvalDeadline = &t
+	}
+	if r.State == run.Running && !r.PollDeadline.IsZero() {
+		t := r.PollDeadline
+		s.PollDeadline = &t
+	}
+	return s
+}
+
+func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeline.Pipeline, key run.Key, per schedule.Period, now time.Time) error {
+	ptr := func(t time.Time) *time.Time { return &t }
+	if abs, ok, err := run.ResolveAbsoluteSLA(p, per); err == nil && ok {
+		x.Deadlines.SLABreach = ptr(abs.Breach)
+		if !abs.Warning.IsZero() {
+			x.Deadlines.SLAWarning = ptr(abs.Warning)
+		}
+	}
+	m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
+	switch {
+	case err == nil:
+		x.Deadlines.FirstTriggerSensor = ptr(m.At)
+		if rel, ok := run.ResolveRelativeSLA(p, m.At); ok {
+			x.Deadlines.RelativeSLABreach = ptr(rel.Breach)
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	if t := p.Schedule.Trigger; t != nil && !t.Deadline.IsZero() {
+		if dl, err := t.Deadline.Resolve(per, p.Schedule.Location); err == nil {
+			x.Deadlines.TriggerDeadline = ptr(dl)
+		}
+	}
+	if !p.Schedule.Cron.IsZero() {
+		x.Deadlines.NextCronTick = ptr(p.Schedule.Cron.Next(now, p.Schedule.Location))
+	}
+	return nil
+}
+
+func budgets(p *pipeline.Pipeline, ledger []store.LedgerEntry) []BudgetUsed {
+	reasons := make([]string, len(ledger))
+	retries := 0
+	for i, l := range ledger {
+		reasons[i] = l.Reason
+		if l.Reason == run.LedgerJobRetry {
+			retries++
+		}
+	}
+	drift, driftUsed := run.RerunBudget(run.ReasonDrift, reasons, p)
+	manual, manualUsed := run.RerunBudget(run.ReasonManual, reasons, p)
+	return []BudgetUsed{
+		{Name: "maxRetries (job failures)", Used: retries, Max: p.Job.MaxRetries},
+		{Name: "maxCodeRetries (PERMANENT failures)", Used: retries, Max: p.Job.MaxCodeRetries},
+		{Name: "maxDriftReruns (drift and late data)", Used: driftUsed, Max: drift},
+		{Name: "maxManualReruns (reason manual)", Used: manualUsed, Max: manual},
+	}
+}
