@@ -118,6 +118,16 @@ func (e *Engine) Open(ctx context.Context) error {
 	return nil
 }
 
+// OnTimersChanged sets the function called after every commit that
+// changed timers (replacing Options.Notify). Call it before the engine is
+// used concurrently: runtimes set it once, before starting their loops.
+func (e *Engine) OnTimersChanged(f func()) {
+	if f == nil {
+		f = func() {}
+	}
+	e.notify = f
+}
+
 // Pipeline returns the loaded config of a pipeline.
 func (e *Engine) Pipeline(id string) (*pipeline.Pipeline, store.Pipeline, bool) {
 	e.mu.RLock()
