@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 
@@ -21,7 +22,16 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/airflow"
 	"github.com/interlockhq/interlock/internal/trigger/command"
+	"github.com/interlockhq/interlock/internal/trigger/databricks"
+	"github.com/interlockhq/interlock/internal/trigger/emr"
+	"github.com/interlockhq/interlock/internal/trigger/emrserverless"
+	"github.com/interlockhq/interlock/internal/trigger/glue"
+	httpjob "github.com/interlockhq/interlock/internal/trigger/http"
+	"github.com/interlockhq/interlock/internal/trigger/httpx"
+	"github.com/interlockhq/interlock/internal/trigger/lambda"
+	"github.com/interlockhq/interlock/internal/trigger/stepfunction"
 )
 
 // App is a loaded project.
@@ -87,7 +97,7 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	a.Engine = engine.New(engine.Options{
 		Store:     st,
 		Clock:     clk,
-		Jobs:      Jobs(lookup),
+		Jobs:      Jobs(lookup, settings.Triggers.AllowAddresses),
 		Logger:    a.Log,
 		Rules:     rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
 		Calendars: a.Calendars,
@@ -101,10 +111,21 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	return a, nil
 }
 
-// Jobs returns the job runners by type.
-func Jobs(lookup func(string) (string, bool)) trigger.Registry {
+// Jobs returns the job runners by type. allow is the SSRF guard's
+// allow-list of the HTTP-family types (interlock.yaml
+// triggers.allowAddresses); they share one client.
+func Jobs(lookup func(string) (string, bool), allow []netip.Prefix) trigger.Registry {
+	client := httpx.NewClient(allow)
 	return trigger.Registry{
-		string(pipeline.JobCommand): command.Runner{LookupEnv: lookup},
+		string(pipeline.JobHTTP):          httpjob.Runner{Client: client, LookupEnv: lookup},
+		string(pipeline.JobAirflow):       airflow.Runner{Client: client, LookupEnv: lookup},
+		string(pipeline.JobDatabricks):    databricks.Runner{Client: client, LookupEnv: lookup},
+		string(pipeline.JobCommand):       command.Runner{LookupEnv: lookup},
+		string(pipeline.JobGlue):          glue.New(lookup),
+		string(pipeline.JobEMR):           emr.New(lookup),
+		string(pipeline.JobEMRServerless): emrserverless.New(lookup),
+		string(pipeline.JobStepFunction):  stepfunction.New(lookup),
+		string(pipeline.JobLambda):        lambda.New(lookup),
 	}
 }
 

@@ -86,35 +86,47 @@ var jobSchemas = map[JobType][]ConfigField{
 		{Name: "body", Kind: KindJSON, Doc: "JSON sent as the DAG run's conf"},
 		{Name: "timeout", Kind: KindDuration, Doc: "request timeout, default 30s"},
 	},
-	JobGlue: {
-		{Name: "jobName", Kind: KindString, Required: true, Doc: "Glue job name"},
-		{Name: "arguments", Kind: KindStringMap, Doc: "job arguments"},
-	},
-	JobEMR: {
-		{Name: "clusterId", Kind: KindString, Required: true, Doc: "EMR cluster id"},
-		{Name: "stepName", Kind: KindString, Required: true, Doc: "step name"},
-		{Name: "command", Kind: KindString, Required: true, Doc: "JAR to run"},
-		{Name: "arguments", Kind: KindStringMap, Doc: "step arguments, passed as k=v"},
-	},
-	JobEMRServerless: {
-		{Name: "applicationId", Kind: KindString, Required: true, Doc: "EMR Serverless application id"},
-		{Name: "jobName", Kind: KindString, Required: true, Doc: "job run name"},
-	},
-	JobStepFunction: {
-		{Name: "stateMachineArn", Kind: KindString, Required: true, Doc: "state machine ARN"},
-		{Name: "arguments", Kind: KindStringMap, Doc: "execution input, sent as a JSON object"},
-	},
+	JobGlue: withAWS(
+		ConfigField{Name: "jobName", Kind: KindString, Required: true, Doc: "Glue job name"},
+		ConfigField{Name: "arguments", Kind: KindStringMap, Doc: "job arguments; --par_day (YYYYMMDD) and, for hourly periods, --par_hour (HH) are added unless set here"},
+	),
+	JobEMR: withAWS(
+		ConfigField{Name: "clusterId", Kind: KindString, Required: true, Doc: "EMR cluster id"},
+		ConfigField{Name: "stepName", Kind: KindString, Required: true, Doc: "step name"},
+		ConfigField{Name: "command", Kind: KindString, Required: true, Doc: "JAR to run"},
+		ConfigField{Name: "arguments", Kind: KindStringMap, Doc: "step arguments, passed as k=v in key order"},
+	),
+	JobEMRServerless: withAWS(
+		ConfigField{Name: "applicationId", Kind: KindString, Required: true, Doc: "EMR Serverless application id"},
+		ConfigField{Name: "jobName", Kind: KindString, Required: true, Doc: "job run name"},
+		ConfigField{Name: "executionRoleArn", Kind: KindString, Required: true, Doc: "IAM role the job runs as (the API requires one)"},
+		ConfigField{Name: "entryPoint", Kind: KindString, Required: true, Doc: "Spark entry point: the S3 URI of the script or JAR"},
+		ConfigField{Name: "arguments", Kind: KindStringMap, Doc: "entry point arguments, passed as k=v in key order"},
+		ConfigField{Name: "sparkSubmitParameters", Kind: KindString, Doc: "spark-submit options, e.g. --conf spark.executor.cores=2"},
+	),
+	JobStepFunction: withAWS(
+		ConfigField{Name: "stateMachineArn", Kind: KindString, Required: true, Doc: "state machine ARN"},
+		ConfigField{Name: "arguments", Kind: KindStringMap, Doc: "execution input, sent as a JSON object"},
+	),
 	JobDatabricks: {
 		{Name: "workspaceUrl", Kind: KindURL, Required: true, Doc: "workspace URL"},
 		{Name: "jobId", Kind: KindString, Required: true, Doc: "job id"},
 		{Name: "headers", Kind: KindHeaders, Doc: "request headers, e.g. Authorization: Bearer ${env:INTERLOCK_DATABRICKS_TOKEN}"},
 		{Name: "arguments", Kind: KindStringMap, Doc: "notebook parameters"},
 	},
-	JobLambda: {
-		{Name: "functionName", Kind: KindString, Required: true, Doc: "function name or ARN"},
-		{Name: "payload", Kind: KindJSON, Doc: "JSON payload"},
-	},
+	JobLambda: withAWS(
+		ConfigField{Name: "functionName", Kind: KindString, Required: true, Doc: "function name or ARN"},
+		ConfigField{Name: "payload", Kind: KindJSON, Doc: "JSON payload, default {}"},
+	),
 }
+
+// awsFields are the fields every AWS job type accepts besides its own.
+var awsFields = []ConfigField{
+	{Name: "region", Kind: KindString, Doc: "AWS region; default: the region the job started in (polls), the resource ARN's region, then AWS_REGION or the profile's"},
+	{Name: "endpoint", Kind: KindURL, Doc: "service endpoint URL (e.g. a VPC endpoint); default: AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, then the region's public endpoint"},
+}
+
+func withAWS(fs ...ConfigField) []ConfigField { return append(fs, awsFields...) }
 
 // JobSchema returns the config fields of job type t, and whether t is a
 // known job type.

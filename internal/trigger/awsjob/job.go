@@ -1,0 +1,241 @@
+package awsjob
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/trigger"
+)
+
+// MetaRegion is the Meta key every AWS job type records: the region the
+// job was started in, so a poll (perhaps by a restarted process, perhaps
+// after job.config.region was edited) asks the same region.
+const MetaRegion = "aws_region"
+
+// The job.config fields every AWS job type accepts (see jobschema.go).
+const (
+	FieldRegion   = "region"
+	FieldEndpoint = "endpoint"
+)
+
+// Job is one start or poll of an AWS job: its request, with template
+// expansion that records every value read from the environment so that
+// Redact can keep them out of errors and messages.
+type Job struct {
+	// Type names the job type in errors ("glue").
+	Type string
+
+	s       *Session
+	req     trigger.Request
+	secrets map[string]bool // values read from the environment
+	scanned bool            // every field's environment values are in secrets
+}
+
+// Job prepares req, of job type typ, for a call. A nil Session (a
+// Runner's zero value) works, without sharing configuration across calls.
+func (s *Session) Job(typ string, req trigger.Request) *Job {
+	if s == nil {
+		s = &Session{}
+	}
+	return &Job{Type: typ, s: s, req: req}
+}
+
+// Expand expands template s. An unset variable is an error naming it
+// (never an empty string); values taken from ${env:NAME} are remembered
+// for Redact.
+func (j *Job) Expand(s string) (string, error) {
+	lookup := j.s.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	return pipeline.ExpandTemplate(s, j.req.Vars, func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok && v != "" {
+			if j.secrets == nil {
+				j.secrets = map[string]bool{}
+			}
+			j.secrets[v] = true
+		}
+		return v, ok
+	})
+}
+
+// Field expands the string field name of job.config ("" if not set).
+func (j *Job) Field(name string) (string, error) {
+	v, err := j.Expand(j.req.Config.Str(name))
+	if err != nil {
+		return "", fmt.Errorf("%s: job.config.%s: %w", j.Type, name, err)
+	}
+	return v, nil
+}
+
+// Required is Field for a field the job cannot do without. The schema
+// makes it required at load; an empty value after expansion is refused
+// here too, as AWS would refuse it less clearly.
+func (j *Job) Required(name string) (string, error) {
+	v, err := j.Field(name)
+	if err == nil && strings.TrimSpace(v) == "" {
+		err = fmt.Errorf("%s: job.config.%s is empty", j.Type, name)
+	}
+	return v, err
+}
+
+// Map expands the values of the map field name of job.config (nil if not
+// set). Keys are taken literally.
+func (j *Job) Map(name string) (map[string]string, error) {
+	m := j.req.Config.Map(name)
+	for _, k := range sortedKeys(m) {
+		v, err := j.Expand(m[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: job.config.%s.%s: %w", j.Type, name, k, err)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// Endpoint is job.config.endpoint expanded, "" when not set: then the SDK
+// resolves the endpoint (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, the
+// profile's endpoint settings, or the public endpoint of the region).
+func (j *Job) Endpoint() (string, error) { return j.Field(FieldEndpoint) }
+
+// Config returns the AWS configuration for the job. Its region is, first
+// found: the region recorded in the request's Meta when the job started
+// (polls), job.config.region, hint (a region read from the job's own ARN,
+// or ""), and last the SDK's chain.
+func (j *Job) Config(ctx context.Context, hint string) (aws.Config, error) {
+	region := j.req.Meta[MetaRegion]
+	if region == "" {
+		r, err := j.Field(FieldRegion)
+		if err != nil {
+			return aws.Config{}, err
+		}
+		region = r
+	}
+	if region == "" {
+		region = hint
+	}
+	cfg, err := j.s.Config(ctx, region)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("%s: %s", j.Type, j.Redact(err.Error()))
+	}
+	return cfg, nil
+}
+
+// Timeout bounds one control-plane call.
+func (j *Job) Timeout() time.Duration { return j.s.timeout() }
+
+// Redact replaces every value that any template of the job's config reads
+// from the environment with "[redacted]", whether or not this call
+// expanded that field: a poll's message may echo arguments only the start
+// expanded. Values shorter than four bytes are left alone: they cannot
+// hold a credential, and replacing "1" everywhere would garble the text.
+func (j *Job) Redact(s string) string {
+	if !j.scanned {
+		j.scanned = true
+		c := j.req.Config
+		for _, name := range c.Names() {
+			_, _ = j.Expand(c.Str(name))
+			for _, v := range c.Map(name) {
+				_, _ = j.Expand(v)
+			}
+			for _, v := range c.Args(name) {
+				_, _ = j.Expand(v)
+			}
+		}
+	}
+	secrets := make([]string, 0, len(j.secrets))
+	for v := range j.secrets {
+		if len(v) >= 4 {
+			secrets = append(secrets, v)
+		}
+	}
+	// Longest first, so a value containing another is replaced whole.
+	sort.Slice(secrets, func(a, b int) bool {
+		if len(secrets[a]) != len(secrets[b]) {
+			return len(secrets[a]) > len(secrets[b])
+		}
+		return secrets[a] < secrets[b]
+	})
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// StartFailed turns the failure of start call op into what Start
+// returns: a failed PERMANENT result when the service refused the job
+// (Classify), otherwise the error, for the engine to retry.
+func (j *Job) StartFailed(op string, err error) (trigger.Started, error) {
+	e := j.Fail(op, err)
+	if Classify(err) == Refused {
+		return j.Refused("start refused: " + e.Error()), nil
+	}
+	return trigger.Started{}, e
+}
+
+// Refused is a start that did not start a job: a failed PERMANENT result.
+func (j *Job) Refused(message string) trigger.Started {
+	return trigger.Started{Result: &trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: message}}
+}
+
+// Failed is a failed result of category c whose message is the job
+// system's text (redacted, cleaned and cut to maxMessage bytes) after
+// prefix.
+func (j *Job) Failed(c run.Category, prefix, text string) trigger.Result {
+	msg := prefix
+	if t := Clean(j.Redact(text), maxMessage); t != "" {
+		msg += ": " + t
+	}
+	return trigger.Result{Status: trigger.StatusFailed, Category: c, Message: msg}
+}
+
+// Meta returns the Meta of a started job: the region and kv, pairs of
+// keys and values.
+func Meta(cfg aws.Config, kv ...string) map[string]string {
+	m := map[string]string{MetaRegion: cfg.Region}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// ARNRegion returns the region of an ARN ("arn:aws:states:eu-west-1:…"),
+// or "" if s is not an ARN or names no region.
+func ARNRegion(s string) string {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) < 6 || parts[0] != "arn" {
+		return ""
+	}
+	return parts[3]
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// KeyValues renders m as "k=v" arguments sorted by key, so the same
+// config always produces the same argument list; nil when m is empty.
+func KeyValues(m map[string]string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, k+"="+m[k])
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package awsjob
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Clean keeps at most limit bytes of s, cut on a character boundary, with
+// line breaks and tabs turned into spaces and other control characters
+// removed, so text from a job system can neither forge log lines nor
+// flood an alert.
+func Clean(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Name derives a deterministic name for a job system from Interlock's run
+// id, within the characters every AWS name field accepts (A–Z, a–z, 0–9,
+// '-' and '_') and at most limit bytes. An id that fits is used as it is;
+// otherwise its disallowed characters become '_', it is cut to fit, and a
+// hash of the whole id is appended so that two ids never share a name.
+// The same run id always gives the same name: that is what makes a
+// retried start call find the job the first call started.
+func Name(runID string, limit int) string {
+	ok := len(runID) <= limit && runID != ""
+	for _, r := range runID {
+		if !nameChar(r) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return runID
+	}
+	sum := sha256.Sum256([]byte(runID))
+	suffix := "-" + hex.EncodeToString(sum[:])[:12]
+	clean := strings.Map(func(r rune) rune {
+		if nameChar(r) {
+			return r
+		}
+		return '_'
+	}, runID)
+	if keep := limit - len(suffix); len(clean) > keep {
+		clean = clean[:max(keep, 0)]
+	}
+	return clean + suffix
+}
+
+func nameChar(r rune) bool {
+	return r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}

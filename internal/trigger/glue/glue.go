@@ -1,0 +1,163 @@
+// Package glue runs an AWS Glue job as a pipeline's job: StartJobRun, then
+// GetJobRun until the run ends. It never reads the run's CloudWatch logs:
+// a run's outcome is its state, classified explicitly (see Poll), not a
+// guess from free-text log lines.
+package glue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsglue "github.com/aws/aws-sdk-go-v2/service/glue"
+	"github.com/aws/aws-sdk-go-v2/service/glue/types"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/awsjob"
+)
+
+// Meta keys of a started Glue job run (the reference's names), besides
+// awsjob.MetaRegion.
+const (
+	MetaJobName = "glue_job_name"
+	MetaRunID   = "glue_job_run_id"
+)
+
+// The arguments added to every run unless job.config.arguments sets them.
+const (
+	ArgDay  = "--par_day"  // the period's date, YYYYMMDD
+	ArgHour = "--par_hour" // the period's hour, HH (hourly periods only)
+)
+
+// Runner starts and polls Glue job runs.
+type Runner struct {
+	AWS *awsjob.Session
+}
+
+var _ trigger.Runner = Runner{}
+
+// New returns a Runner whose templates read the environment with lookup.
+func New(lookup func(string) (string, bool)) Runner {
+	return Runner{AWS: awsjob.NewSession(lookup)}
+}
+
+const jobType = "glue"
+
+// Start calls StartJobRun with the job's arguments plus --par_day and, for
+// hourly periods, --par_hour. Glue has no idempotency token: a call whose
+// answer was lost and that the engine retries may start a second run.
+func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	j := r.AWS.Job(jobType, req)
+	name, err := j.Required("jobName")
+	if err != nil {
+		return trigger.Started{}, err
+	}
+	args, err := j.Map("arguments")
+	if err != nil {
+		return trigger.Started{}, err
+	}
+	if args == nil {
+		args = map[string]string{}
+	}
+	if _, set := args[ArgDay]; !set && req.Vars.Date != "" {
+		args[ArgDay] = strings.ReplaceAll(req.Vars.Date, "-", "")
+	}
+	if _, set := args[ArgHour]; !set && req.Vars.Hour != "" {
+		args[ArgHour] = req.Vars.Hour
+	}
+	client, cfg, err := r.client(ctx, j)
+	if err != nil {
+		return trigger.Started{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
+	defer cancel()
+	out, err := client.StartJobRun(ctx, &awsglue.StartJobRunInput{JobName: aws.String(name), Arguments: args})
+	if err != nil {
+		return j.StartFailed("StartJobRun", err)
+	}
+	id := aws.ToString(out.JobRunId)
+	if id == "" {
+		return trigger.Started{}, errors.New("glue StartJobRun: the answer has no JobRunId")
+	}
+	return trigger.Started{JobRunID: id, Meta: awsjob.Meta(cfg, MetaJobName, name, MetaRunID, id)}, nil
+}
+
+// Poll reads the run's state with GetJobRun:
+//
+//	SUCCEEDED                          succeeded
+//	TIMEOUT                            failed, TIMEOUT
+//	FAILED, ERROR, EXPIRED             failed, TRANSIENT
+//	STOPPED                            failed, PERMANENT (someone stopped it on purpose)
+//	STARTING, RUNNING, STOPPING, WAITING  running
+//
+// Any other state is an error: the adapter does not know it yet.
+func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
+	j := r.AWS.Job(jobType, req)
+	name, id := req.Meta[MetaJobName], req.Meta[MetaRunID]
+	if id == "" {
+		id = req.JobRunID
+	}
+	if id == "" {
+		return trigger.Result{}, errors.New("glue: no job run id to poll")
+	}
+	if name == "" {
+		var err error
+		if name, err = j.Required("jobName"); err != nil {
+			return trigger.Result{}, err
+		}
+	}
+	client, _, err := r.client(ctx, j)
+	if err != nil {
+		return trigger.Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
+	defer cancel()
+	out, err := client.GetJobRun(ctx, &awsglue.GetJobRunInput{JobName: aws.String(name), RunId: aws.String(id)})
+	if err != nil {
+		return trigger.Result{}, j.Fail("GetJobRun", err)
+	}
+	if out.JobRun == nil {
+		return trigger.Result{}, errors.New("glue GetJobRun: the answer has no JobRun")
+	}
+	return result(j, out.JobRun)
+}
+
+func result(j *awsjob.Job, jr *types.JobRun) (trigger.Result, error) {
+	state := jr.JobRunState
+	failed := func(c run.Category) (trigger.Result, error) {
+		return j.Failed(c, "Glue job run "+string(state), aws.ToString(jr.ErrorMessage)), nil
+	}
+	switch state {
+	case types.JobRunStateSucceeded:
+		return trigger.Result{Status: trigger.StatusSucceeded}, nil
+	case types.JobRunStateTimeout:
+		return failed(run.Timeout)
+	case types.JobRunStateFailed, types.JobRunStateError, types.JobRunStateExpired:
+		return failed(run.Transient)
+	case types.JobRunStateStopped:
+		return failed(run.Permanent)
+	case types.JobRunStateStarting, types.JobRunStateRunning, types.JobRunStateStopping, types.JobRunStateWaiting:
+		return trigger.Result{Status: trigger.StatusRunning, Message: string(state)}, nil
+	}
+	return trigger.Result{}, fmt.Errorf("glue GetJobRun: unknown job run state %q", awsjob.Clean(string(state), 40))
+}
+
+func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsglue.Client, aws.Config, error) {
+	cfg, err := j.Config(ctx, "")
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	endpoint, err := j.Endpoint()
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	return awsglue.NewFromConfig(cfg, func(o *awsglue.Options) {
+		o.Retryer = aws.NopRetryer{}
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	}), cfg, nil
+}

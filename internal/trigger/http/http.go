@@ -1,0 +1,125 @@
+// Package http calls a URL as a pipeline's job. It is synchronous: the
+// HTTP response is the job's result, so a job is never polled. Every call
+// goes through httpx (SSRF guard, timeout, redaction); this package only
+// builds the request and says what each response status means.
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	nethttp "net/http"
+	"strings"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/httpx"
+)
+
+// Runner calls URLs.
+type Runner struct {
+	// Client sends the calls; nil means httpx.Default() (no internal
+	// address allowed).
+	Client *httpx.Client
+	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+var _ trigger.Runner = Runner{}
+
+// Start makes the call; the response is the job's result:
+//
+//	2xx                  succeeded
+//	408, 429, 5xx        error: an infrastructure failure, the engine retries the call
+//	network error, timeout error, retried likewise
+//	other 3xx and 4xx    failed PERMANENT: the request is wrong, sending it again won't help
+//	refused address      failed PERMANENT (SSRF guard)
+//	other status         error
+//
+// A request that cannot be built (an unset ${env:…}) is a failed
+// PERMANENT job too: nothing was sent.
+func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	call, err := build(req, x)
+	if err != nil {
+		return done(failed("http: request not sent: " + x.Secrets.Redact(err.Error()))), nil
+	}
+	client := r.Client
+	if client == nil {
+		client = httpx.Default()
+	}
+	resp, err := client.Do(ctx, call, x.Secrets)
+	switch {
+	case errors.Is(err, httpx.ErrBlocked):
+		return done(failed("http: " + err.Error())), nil
+	case err != nil:
+		return trigger.Started{}, fmt.Errorf("http: %w", err)
+	}
+	switch s := resp.Status; {
+	case s >= 200 && s <= 299:
+		return done(trigger.Result{Status: trigger.StatusSucceeded}), nil
+	case httpx.Retryable(s):
+		return trigger.Started{}, fmt.Errorf("http: %s", httpx.Describe(call, resp, x.Secrets))
+	case s >= 300 && s <= 499:
+		return done(failed("http: " + httpx.Describe(call, resp, x.Secrets))), nil
+	default:
+		return trigger.Started{}, fmt.Errorf("http: unexpected answer: %s", httpx.Describe(call, resp, x.Secrets))
+	}
+}
+
+// Poll is never needed: the call's response is the job's result.
+func (Runner) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	return trigger.Result{}, errors.New("http: jobs are synchronous and are not polled")
+}
+
+func done(res trigger.Result) trigger.Started {
+	return trigger.Started{JobRunID: "sync", Result: &res}
+}
+
+func failed(msg string) trigger.Result {
+	return trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: msg}
+}
+
+// build expands the job's config into the call.
+func build(req trigger.Request, x *httpx.Expander) (httpx.Call, error) {
+	cfg := req.Config
+	u, err := x.Str("url", cfg.Str("url"))
+	if err != nil {
+		return httpx.Call{}, err
+	}
+	h, err := x.Header("headers", cfg.Map("headers"))
+	if err != nil {
+		return httpx.Call{}, err
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	method := cfg.Str("method")
+	if method == "" {
+		method = nethttp.MethodPost
+	}
+	var body []byte
+	switch {
+	case cfg.Has("body"):
+		b, err := x.Str("body", cfg.Str("body"))
+		if err != nil {
+			return httpx.Call{}, err
+		}
+		body = []byte(b)
+	case method != nethttp.MethodGet && method != nethttp.MethodDelete:
+		body = defaultBody(req)
+	}
+	return httpx.Call{Method: method, URL: u, Header: h, Body: body, Timeout: cfg.Duration("timeout")}, nil
+}
+
+// defaultBody is what a POST, PUT or PATCH without a configured body
+// sends, as the reference does: the period as {"par_day": "YYYYMMDD"},
+// plus "par_hour": "HH" for an hourly period. GET and DELETE send none.
+func defaultBody(req trigger.Request) []byte {
+	b, _ := json.Marshal(struct {
+		Day  string `json:"par_day"`
+		Hour string `json:"par_hour,omitempty"`
+	}{strings.ReplaceAll(req.Vars.Date, "-", ""), req.Vars.Hour})
+	return b
+}
