@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
@@ -94,6 +95,7 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
+	lookup = Secrets(lookup)
 	a.Engine = engine.New(engine.Options{
 		Store:     st,
 		Clock:     clk,
@@ -109,6 +111,24 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// Secrets extends an environment lookup with file secrets: a name with
+// pipeline.FilePrefix (from ${file:/PATH} in a job config) is read from
+// that file, without its trailing newline. Job runners redact every value
+// this returns.
+func Secrets(env func(string) (string, bool)) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		path, ok := strings.CutPrefix(name, pipeline.FilePrefix)
+		if !ok {
+			return env(name)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", false
+		}
+		return strings.TrimRight(string(data), "\r\n"), true
+	}
 }
 
 // Jobs returns the job runners by type. allow is the SSRF guard's

@@ -196,12 +196,18 @@ func checkURL(d *confdec.Decoder, path, raw, sample string) {
 		d.ErrorAt(path, "want an absolute http or https URL, got %q", raw)
 		return
 	}
-	if _, hasPass := u.User.Password(); hasPass && !strings.Contains(raw[:strings.LastIndex(raw, "@")+1], "${env:") {
-		d.ErrorAt(path, "a password must not be written inline in a URL: take it from ${env:NAME}")
+	if _, hasPass := u.User.Password(); hasPass && !fromSecret(raw[:strings.LastIndex(raw, "@")+1]) {
+		d.ErrorAt(path, "a password must not be written inline in a URL: take it from ${env:NAME} or ${file:/PATH}")
 	}
 }
 
 // secretHeader reports whether a header carries a credential, by name.
+// fromSecret reports whether a value takes its secret from the
+// environment or a file rather than writing it inline.
+func fromSecret(value string) bool {
+	return strings.Contains(value, "${env:") || strings.Contains(value, "${"+FilePrefix)
+}
+
 func secretHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
@@ -223,7 +229,7 @@ func checkHeader(d *confdec.Decoder, path, name, value string) {
 		d.ErrorAt(path, "%q is not a valid header name", name)
 		return
 	}
-	if secretHeader(name) && !strings.Contains(value, "${env:") {
-		d.ErrorAt(path, "secret header %s must not be written inline: take it from the environment, e.g. \"Bearer ${env:INTERLOCK_TOKEN}\"", name)
+	if secretHeader(name) && !fromSecret(value) {
+		d.ErrorAt(path, "secret header %s must not be written inline: take it from the environment or a file, e.g. \"Bearer ${env:INTERLOCK_TOKEN}\" or \"Bearer ${file:/run/secrets/token}\"", name)
 	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -27,14 +28,32 @@ var templateVarNames = []string{"PIPELINE", "SCHEDULE", "DATE", "HOUR", "RUN_ID"
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// FilePrefix marks a file secret in the lookup function given to
+// ExpandTemplate: ${file:/run/secrets/token} is looked up as
+// "file:/run/secrets/token", so one hook (which redaction already wraps)
+// serves environment and file secrets alike.
+const FilePrefix = "file:"
+
 // ExpandTemplate replaces the template variables in s. "${" starts a
 // variable and "}" ends it; "$${" is a literal "${"; any other "$" is
-// literal. An unknown variable, a malformed reference or an unset
-// environment variable is an error, never an empty string: a trigger
-// must not call a URL with a hole in it. env looks up an environment
-// variable (nil: none is set); the env allow-list was enforced at load.
+// literal. An unknown variable, a malformed reference, an unset
+// environment variable or an unreadable secret file is an error, never an
+// empty string: a trigger must not call a URL with a hole in it. env looks
+// up an environment variable, or with FilePrefix a secret file (nil: none
+// is set); the env allow-list was enforced at load.
 func ExpandTemplate(s string, vars TemplateVars, env func(string) (string, bool)) (string, error) {
 	return scanTemplate(s, func(ref string) (string, error) {
+		if path, ok := strings.CutPrefix(ref, FilePrefix); ok {
+			if err := checkSecretFile(ref, path); err != nil {
+				return "", err
+			}
+			if env != nil {
+				if v, ok := env(FilePrefix + path); ok {
+					return v, nil
+				}
+			}
+			return "", fmt.Errorf("%w: ${%s}: secret file %s cannot be read", ErrTemplate, ref, path)
+		}
 		name, isEnv, err := parseRef(ref)
 		if err != nil {
 			return "", err
@@ -75,6 +94,12 @@ func CheckTemplate(s string, envAllow []string) error {
 // `{"d": "${DATE}"}`) so its syntax can be checked at load.
 func sampleTemplate(s string, envAllow []string) (string, error) {
 	return scanTemplate(s, func(ref string) (string, error) {
+		if path, ok := strings.CutPrefix(ref, FilePrefix); ok {
+			if err := checkSecretFile(ref, path); err != nil {
+				return "", err
+			}
+			return "0", nil
+		}
 		name, isEnv, err := parseRef(ref)
 		if err != nil {
 			return "", err
@@ -113,6 +138,15 @@ func scanTemplate(s string, subst func(ref string) (string, error)) (string, err
 	return b.String(), nil
 }
 
+// checkSecretFile accepts absolute, clean paths only: a relative path
+// would depend on serve's working directory.
+func checkSecretFile(ref, path string) error {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return fmt.Errorf("%w: ${%s}: a secret file must be an absolute, clean path like /run/secrets/token", ErrTemplate, ref)
+	}
+	return nil
+}
+
 func parseRef(ref string) (name string, isEnv bool, err error) {
 	if n, ok := strings.CutPrefix(ref, "env:"); ok {
 		if !envName.MatchString(n) {
@@ -125,7 +159,7 @@ func parseRef(ref string) (name string, isEnv bool, err error) {
 			return ref, false, nil
 		}
 	}
-	known := strings.Join(templateVarNames, ", ") + ", env:NAME"
+	known := strings.Join(templateVarNames, ", ") + ", env:NAME, file:/PATH"
 	if ref == "" {
 		return "", false, fmt.Errorf("%w: empty variable ${} (want one of %s)", ErrTemplate, known)
 	}

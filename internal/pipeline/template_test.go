@@ -85,3 +85,27 @@ func TestEnvAllowed(t *testing.T) {
 		}
 	}
 }
+
+func TestFileSecrets(t *testing.T) {
+	lookup := func(name string) (string, bool) {
+		if name == FilePrefix+"/run/secrets/token" {
+			return "s3cr3t", true
+		}
+		return "", false
+	}
+	got, err := ExpandTemplate("Bearer ${file:/run/secrets/token}", TemplateVars{}, lookup)
+	if err != nil || got != "Bearer s3cr3t" {
+		t.Fatalf("expand = %q, %v", got, err)
+	}
+	if _, err := ExpandTemplate("${file:/run/secrets/missing}", TemplateVars{}, lookup); err == nil || !strings.Contains(err.Error(), "cannot be read") {
+		t.Fatalf("missing file: %v", err)
+	}
+	for _, bad := range []string{"${file:token}", "${file:/run/../etc/passwd}", "${file:}"} {
+		if err := CheckTemplate(bad, nil); err == nil {
+			t.Errorf("CheckTemplate(%q) accepted", bad)
+		}
+	}
+	if err := CheckTemplate("${file:/run/secrets/token}", nil); err != nil {
+		t.Fatalf("valid file secret refused: %v", err)
+	}
+}
