@@ -18,6 +18,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
 // DefaultTimeout bounds a command that sets no timeout.
@@ -40,6 +41,11 @@ var _ trigger.Runner = Runner{}
 // input is expected to fail the same way) and one killed by the timeout is
 // a TIMEOUT failure.
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	// Every ${env:…} and ${file:…} value expanded for this command is a
+	// secret: it is redacted from the failure message, which quotes the
+	// program's output.
+	var secrets httpx.Secrets
+	r.LookupEnv = secrets.Lookup(r.lookup())
 	argv, timeout, err := r.parse(req)
 	if err != nil {
 		return trigger.Started{}, err
@@ -65,7 +71,7 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Timeout, Message: fmt.Sprintf("%s timed out after %s", argv[0], timeout)}
 	case errors.As(err, &exitErr):
-		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: fmt.Sprintf("%s exited with status %d: %s", argv[0], exitErr.ExitCode(), clean(out.Bytes()))}
+		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: fmt.Sprintf("%s exited with status %d: %s", argv[0], exitErr.ExitCode(), clean([]byte(secrets.Redact(out.String()))))}
 	default:
 		return trigger.Started{}, fmt.Errorf("command: cannot run %s: %w", argv[0], err)
 	}
@@ -77,11 +83,15 @@ func (Runner) Poll(context.Context, trigger.Request) (trigger.Result, error) {
 	return trigger.Result{}, errors.New("command: jobs are synchronous and are not polled")
 }
 
-func (r Runner) parse(req trigger.Request) ([]string, time.Duration, error) {
-	env := r.LookupEnv
-	if env == nil {
-		env = os.LookupEnv
+func (r Runner) lookup() func(string) (string, bool) {
+	if r.LookupEnv == nil {
+		return os.LookupEnv
 	}
+	return r.LookupEnv
+}
+
+func (r Runner) parse(req trigger.Request) ([]string, time.Duration, error) {
+	env := r.lookup()
 	args := req.Config.Args("command")
 	if len(args) == 0 {
 		return nil, 0, fmt.Errorf("command: job.config.command is empty")
@@ -102,10 +112,7 @@ func (r Runner) parse(req trigger.Request) ([]string, time.Duration, error) {
 
 // environ expands job.config.env, sorted by name for a stable order.
 func (r Runner) environ(req trigger.Request) ([]string, error) {
-	env := r.LookupEnv
-	if env == nil {
-		env = os.LookupEnv
-	}
+	env := r.lookup()
 	m := req.Config.Map("env")
 	names := make([]string, 0, len(m))
 	for k := range m {
