@@ -1,0 +1,134 @@
+// Package alerthttp is what the HTTP sinks (slack, webhook) share: one
+// POST with a bounded answer, the status codes worth retrying, the
+// Retry-After header, and transport errors rewritten so that neither the
+// URL's path and query (a webhook URL may be the secret) nor a credential
+// appears in them.
+package alerthttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/alert"
+)
+
+// Timeout bounds one request of the default client.
+const Timeout = 10 * time.Second
+
+// maxBody bounds how much of an answer is read.
+const maxBody = 64 << 10
+
+// NewClient returns the default client of the HTTP sinks: a 10 s timeout,
+// and redirects not followed — a redirect would carry the signature or the
+// token to another address; a sink reports it as an error instead.
+func NewClient() *http.Client {
+	return &http.Client{
+		Timeout:       Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Response is an HTTP answer with its body read (at most 64 KiB).
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Post sends body to rawURL with header. A transport failure (no answer)
+// is returned as an error that names the method and SafeURL(rawURL), with
+// every secret and the full URL redacted; it is always worth retrying.
+func Post(ctx context.Context, c *http.Client, rawURL string, body []byte, header http.Header, secrets ...string) (Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return Response{}, fmt.Errorf("POST %s: invalid request", SafeURL(rawURL))
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return Response{}, transportError(rawURL, err, secrets)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return Response{}, transportError(rawURL, err, secrets)
+	}
+	// Drain a little more so the connection can be reused.
+	_, _ = io.CopyN(io.Discard, resp.Body, maxBody)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+// transportError rewrites err without the URL or a secret. net/http puts
+// the full URL in its *url.Error; only the cause is kept, redacted, and
+// context errors stay matchable with errors.Is.
+func transportError(rawURL string, err error, secrets []string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := alert.Redact(err.Error(), append([]string{rawURL}, secrets...)...)
+	if u, perr := url.Parse(rawURL); perr == nil {
+		msg = alert.Redact(msg, u.Path, u.RawQuery)
+	}
+	for _, ce := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, ce) {
+			return fmt.Errorf("POST %s: %s: %w", SafeURL(rawURL), msg, ce)
+		}
+	}
+	return fmt.Errorf("POST %s: %s", SafeURL(rawURL), msg)
+}
+
+// SafeURL is rawURL reduced to what may be shown: scheme and host, and
+// "/…" when it has a path or query.
+func SafeURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "(invalid URL)"
+	}
+	s := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		s += "/…"
+	}
+	return s
+}
+
+// RetryStatus reports whether an HTTP status is worth retrying: 408
+// (request timeout), 429 (too many requests) and every 5xx.
+func RetryStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// RetryAfter reads a Retry-After header given in seconds (what Slack and
+// most APIs send). The HTTP-date form is ignored: reading it needs the
+// current time, and the backoff covers it.
+func RetryAfter(h http.Header) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
+}
+
+// StatusError is the error for an HTTP answer that is not a success. It
+// carries the Retry-After delay when the answer has one.
+func StatusError(what string, resp Response) error {
+	err := fmt.Errorf("%s: HTTP %d %s", what, resp.Status, http.StatusText(resp.Status))
+	if d, ok := RetryAfter(resp.Header); ok {
+		err = alert.WithRetryAfter(err, d)
+	}
+	return err
+}

@@ -1,0 +1,244 @@
+package alert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Delivery defaults.
+const (
+	DefaultMaxAttempts  = 8
+	DefaultMinBackoff   = time.Second
+	DefaultMaxBackoff   = 5 * time.Minute
+	DefaultSuppressFor  = time.Hour
+	DefaultPollInterval = 5 * time.Second
+	DefaultBatchSize    = 256
+)
+
+// Options configure a Deliverer. Zero fields take the defaults above.
+type Options struct {
+	Store  store.Store
+	Clock  clock.Clock
+	Routes []Route
+	Logger *slog.Logger // nil: discard
+
+	// MaxAttempts is how many times one event is tried on one sink before
+	// it is dead-lettered. A failure the sink calls permanent
+	// (retry=false) is dead-lettered at once.
+	MaxAttempts int
+	// MinBackoff and MaxBackoff bound the wait between attempts: it
+	// doubles from MinBackoff up to MaxBackoff, with jitter, and is at
+	// least what the destination asked for (Retry-After) up to MaxBackoff.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// SuppressFor is the window within which a repeat of an alert already
+	// delivered to the sink — same pipeline, schedule, period, type and
+	// message — is not sent again; measured between event times, so a
+	// backlog is judged as it happened. Negative: no repeat suppression
+	// (an event id seen twice is still sent once).
+	SuppressFor time.Duration
+	// PollInterval is how often Run looks at the log when nothing calls
+	// Notify.
+	PollInterval time.Duration
+	// BatchSize is how many events one read takes.
+	BatchSize int
+	// FromStart makes a sink that has no cursor yet (a new sink in the
+	// config) start at the beginning of the log. By default it starts at
+	// the log's current end: adding a Slack channel must not replay months
+	// of history into it. A new store's log is empty, so there both agree.
+	FromStart bool
+	// OnFailure, when set, is called with the sink name for every
+	// dead-lettered alert (a metric). Sinks run concurrently: it may be
+	// called from several goroutines at once.
+	OnFailure func(sink string)
+}
+
+// Deliverer moves events from the event log to the sinks: per sink, at
+// least once, in log order. Each sink has a durable cursor (the Seq of the
+// last event it is done with); an event is done when it was delivered, or
+// was not for this sink (route, suppression), or was dead-lettered. The
+// cursor is advanced in the same commit as the facts that delivery
+// established (what was sent, that the period alerted, the dead letter).
+//
+// Delivery semantics. The only window for a duplicate is a crash (or a
+// failed commit) after a sink accepted an alert and before the cursor
+// commit; the alert is then sent again after the restart — once, since
+// the next success moves the cursor. Sinks close that window where they
+// can: the file sink recognises the event id of its last line and skips
+// it (exactly once); webhook receivers deduplicate on the
+// X-Interlock-Event-Id header; a Slack re-post can happen (Slack has no
+// idempotency key) and is the accepted cost of never losing an alert.
+// Within the Deliverer an event id is sent once per sink even if the log
+// held it twice.
+//
+// One Deliverer per store: two processes delivering from one store would
+// both send. It reads the time only from its clock; backoff waits use
+// timers.
+type Deliverer struct {
+	st      store.Store
+	clk     clock.Clock
+	log     *slog.Logger
+	o       Options
+	workers []*worker
+}
+
+// NewDeliverer checks o, loads each sink's cursor and records one, at the
+// end of the log (or its start with FromStart), for a sink that has none.
+// Create it before anything appends events the sinks must see.
+func NewDeliverer(ctx context.Context, o Options) (*Deliverer, error) {
+	if o.Store == nil || o.Clock == nil {
+		return nil, errors.New("alert: a Deliverer needs a store and a clock")
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = DefaultMinBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
+	if o.SuppressFor == 0 {
+		o.SuppressFor = DefaultSuppressFor
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	d := &Deliverer{st: o.Store, clk: o.Clock, log: o.Logger, o: o}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	seen := map[string]bool{}
+	for i, r := range o.Routes {
+		if r.Sink == nil {
+			return nil, fmt.Errorf("alert: route %d has no sink", i)
+		}
+		name := r.Sink.Name()
+		switch {
+		case name == "":
+			return nil, fmt.Errorf("alert: route %d: the sink has no name", i)
+		case seen[name]:
+			return nil, fmt.Errorf("alert: two routes deliver to sink %q: sink names must be unique", name)
+		}
+		seen[name] = true
+		d.workers = append(d.workers, &worker{d: d, route: r, name: name, wake: make(chan struct{}, 1)})
+	}
+	if err := d.loadCursors(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// loadCursors reads every sink's cursor and starts the missing ones.
+func (d *Deliverer) loadCursors(ctx context.Context) error {
+	var missing []*worker
+	var known int64 // the furthest existing cursor: the log's end is at least there
+	for _, w := range d.workers {
+		m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, w.name), kindCursor)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			missing = append(missing, w)
+			continue
+		case err != nil:
+			return fmt.Errorf("alert: read cursor of sink %s: %w", w.name, err)
+		}
+		w.setSaved(decodeCursor(m), m.At)
+		known = max(known, w.saved)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var start int64
+	if !d.o.FromStart {
+		var err error
+		if start, err = d.logEnd(ctx, known); err != nil {
+			return err
+		}
+	}
+	now := d.clk.Now()
+	for _, w := range missing {
+		err := d.st.Commit(ctx, store.Change{Markers: []store.MarkerWrite{{
+			Marker: cursorMarker(w.name, start, now).Marker, IfAbsent: true,
+		}}})
+		switch {
+		case errors.Is(err, store.ErrConflict): // started meanwhile: use it
+			m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, w.name), kindCursor)
+			if err != nil {
+				return fmt.Errorf("alert: read cursor of sink %s: %w", w.name, err)
+			}
+			w.setSaved(decodeCursor(m), m.At)
+		case err != nil:
+			return fmt.Errorf("alert: start cursor of sink %s: %w", w.name, err)
+		default:
+			w.setSaved(start, now)
+			d.log.Info("alert sink has no cursor yet: starting one", "sink", w.name, "afterSeq", start, "fromStart", d.o.FromStart)
+		}
+	}
+	return nil
+}
+
+// logEnd returns the Seq of the last event in the log, reading forward
+// from from (a Seq known to exist or be passed).
+func (d *Deliverer) logEnd(ctx context.Context, from int64) (int64, error) {
+	const page = 1000
+	for {
+		evs, err := d.st.EventList(ctx, store.EventListParams{AfterSeq: from, Limit: page})
+		if err != nil {
+			return 0, fmt.Errorf("alert: find the end of the event log: %w", err)
+		}
+		if len(evs) == 0 {
+			return from, nil
+		}
+		from = evs[len(evs)-1].Seq
+		if len(evs) < page {
+			return from, nil
+		}
+	}
+}
+
+// Notify wakes Run: new events may be in the log. It never blocks.
+func (d *Deliverer) Notify() {
+	for _, w := range d.workers {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run delivers until ctx ends: each sink on its own, so a sink that is
+// down (and waiting between retries) does not hold the others up. After
+// each sweep a sink waits for Notify or the poll interval. A failed sweep
+// (the store is unavailable) is logged and tried again.
+func (d *Deliverer) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, w := range d.workers {
+		wg.Go(func() { w.loop(ctx) })
+	}
+	wg.Wait()
+}
+
+// DeliverPending makes one synchronous sweep: every sink takes every
+// event after its cursor, retrying and dead-lettering as Run does, and the
+// cursors are saved. Sinks are swept concurrently; the errors (a store
+// failure, ctx ended) are joined.
+func (d *Deliverer) DeliverPending(ctx context.Context) error {
+	errs := make([]error, len(d.workers))
+	var wg sync.WaitGroup
+	for i, w := range d.workers {
+		wg.Go(func() { errs[i] = w.sweep(ctx, true) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,137 @@
+// Package routing turns the alerts section of interlock.yaml into routes:
+// one sink per entry, built by the sink's package, with the entry's match.
+// It is the one place that knows every sink type; the app calls Build and
+// hands the routes to an alert.Deliverer.
+//
+// Sink names are derived from the destination, not the entry's position,
+// so reordering the config keeps every sink's cursor: "console",
+// "file:<path>", "slack:<channel>", "webhook:<host>#<hash of the URL>".
+// Two entries with the same destination get "#2", "#3", … in config order.
+package routing
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/alert/console"
+	"github.com/interlockhq/interlock/internal/alert/file"
+	"github.com/interlockhq/interlock/internal/alert/slack"
+	"github.com/interlockhq/interlock/internal/alert/webhook"
+	"github.com/interlockhq/interlock/internal/pipeline"
+)
+
+// Options are what the sinks need from the process.
+type Options struct {
+	// LookupEnv reads tokenEnv and secretEnv (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Path resolves a configured path (file sink, tokenFile) against the
+	// project directory (nil: as written).
+	Path func(string) string
+	// Console is where the console sink writes (nil: os.Stdout).
+	Console io.Writer
+	// Threads keeps Slack threads (nil: Slack alerts do not thread).
+	Threads alert.Threads
+	// Client is the HTTP client of Slack and webhook sinks (nil: each
+	// sink's default, 10 s timeout, no redirects).
+	Client *http.Client
+	// SlackAPIURL overrides Slack's API address (tests).
+	SlackAPIURL string
+	Logger      *slog.Logger
+}
+
+// Routes are built routes. Close releases what their sinks hold (files).
+type Routes []alert.Route
+
+// Close closes every sink that holds a resource.
+func (rs Routes) Close() error {
+	var errs []error
+	for _, r := range rs {
+		if c, ok := r.Sink.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Build builds a route per entry. Every entry is checked: a missing token,
+// a missing secret or an unwritable file is reported, all at once, naming
+// the entry (alerts[i]) and never showing a secret. On error nothing stays
+// open.
+func Build(entries []pipeline.Alert, o Options) (Routes, error) {
+	if o.Path == nil {
+		o.Path = func(p string) string { return p }
+	}
+	if o.Console == nil {
+		o.Console = os.Stdout
+	}
+	var routes Routes
+	var errs []error
+	used := map[string]int{}
+	for i, a := range entries {
+		base := baseName(a, o)
+		used[base]++
+		name := base
+		if n := used[base]; n > 1 {
+			name = base + "#" + strconv.Itoa(n)
+		}
+		s, err := build(a, name, o)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("alerts[%d] (%s): %w", i, a.Type, err))
+			continue
+		}
+		routes = append(routes, alert.Route{Sink: s, Match: alert.Match{
+			Types: a.Match.Types, Pipelines: a.Match.Pipelines, Levels: a.Match.Levels,
+		}})
+	}
+	if err := errors.Join(errs...); err != nil {
+		routes.Close()
+		return nil, err
+	}
+	return routes, nil
+}
+
+func baseName(a pipeline.Alert, o Options) string {
+	switch a.Type {
+	case pipeline.AlertSlack:
+		return "slack:" + a.Channel
+	case pipeline.AlertWebhook:
+		return webhook.Name(a.URL)
+	case pipeline.AlertFile:
+		return "file:" + o.Path(a.Path)
+	}
+	return string(a.Type)
+}
+
+func build(a pipeline.Alert, name string, o Options) (alert.Sink, error) {
+	switch a.Type {
+	case pipeline.AlertConsole:
+		return console.Named(name, o.Console), nil
+	case pipeline.AlertFile:
+		return file.Open(file.Config{Name: name, Path: o.Path(a.Path)})
+	case pipeline.AlertSlack:
+		var token alert.Secret
+		switch {
+		case a.TokenEnv != "":
+			token = alert.EnvSecret(a.TokenEnv, o.LookupEnv)
+		case a.TokenFile != "":
+			token = alert.FileSecret(o.Path(a.TokenFile))
+		default:
+			return nil, errors.New("tokenEnv or tokenFile is required")
+		}
+		return slack.New(slack.Config{Name: name, Channel: a.Channel, Token: token, APIURL: o.SlackAPIURL,
+			Client: o.Client, Threads: o.Threads, Logger: o.Logger})
+	case pipeline.AlertWebhook:
+		var secret alert.Secret
+		if a.SecretEnv != "" {
+			secret = alert.EnvSecret(a.SecretEnv, o.LookupEnv)
+		}
+		return webhook.New(webhook.Config{Name: name, URL: a.URL, Secret: secret, Client: o.Client})
+	}
+	return nil, fmt.Errorf("unknown alert type %q", a.Type)
+}

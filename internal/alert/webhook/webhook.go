@@ -1,0 +1,150 @@
+// Package webhook is the webhook sink: it POSTs each alert's JSON envelope
+// (event.Envelope: source, detail-type, time, detail) to a URL.
+//
+// Headers: Content-Type: application/json; X-Interlock-Event-Id, the
+// event id — delivery is at least once, so a receiver deduplicates on it;
+// X-Interlock-Event-Type; and, when a signing secret is configured,
+// X-Interlock-Signature: sha256=<hex HMAC-SHA256 of the body>, which a
+// receiver checks with Verify (or the same HMAC in any language).
+//
+// A 2xx answer is success. 408, 429 and 5xx are worth retrying (honouring
+// Retry-After); any other answer, redirects included (they are not
+// followed: the signature must not travel to another address), is not.
+// Errors show the URL's scheme and host only, since the path or query of
+// a webhook URL is often its secret.
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/alert/alerthttp"
+)
+
+// Headers.
+const (
+	HeaderEventID   = "X-Interlock-Event-Id"
+	HeaderEventType = "X-Interlock-Event-Type"
+	HeaderSignature = "X-Interlock-Signature"
+)
+
+// Config configures a Sink.
+type Config struct {
+	Name   string // default Name(URL)
+	URL    string
+	Secret alert.Secret // nil: bodies are not signed
+	Client *http.Client // default alerthttp.NewClient()
+}
+
+// Sink posts alerts to a URL.
+type Sink struct {
+	name   string
+	url    string
+	host   string
+	secret alert.Secret
+	client *http.Client
+}
+
+var _ alert.Sink = (*Sink)(nil)
+
+// New checks c and returns the sink; a configured secret is read once
+// here so that a missing one fails at start.
+func New(c Config) (*Sink, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("webhook: want an absolute http or https URL, got %s", alerthttp.SafeURL(c.URL))
+	}
+	if c.Secret != nil {
+		if _, err := c.Secret(); err != nil {
+			return nil, fmt.Errorf("webhook %s: signing secret: %w", alerthttp.SafeURL(c.URL), err)
+		}
+	}
+	s := &Sink{name: c.Name, url: c.URL, host: alerthttp.SafeURL(c.URL), secret: c.Secret, client: c.Client}
+	if s.name == "" {
+		s.name = Name(c.URL)
+	}
+	if s.client == nil {
+		s.client = alerthttp.NewClient()
+	}
+	return s, nil
+}
+
+// Name is the default sink name of a webhook URL: "webhook:" and the
+// host, then a short hash of the whole URL, which tells two URLs on one
+// host apart without showing a path that may be secret.
+func Name(rawURL string) string {
+	host := "invalid"
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	sum := sha256.Sum256([]byte(rawURL))
+	return "webhook:" + host + "#" + hex.EncodeToString(sum[:4])
+}
+
+// Name implements alert.Sink.
+func (s *Sink) Name() string { return s.name }
+
+// Deliver implements alert.Sink.
+func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
+	body, err := json.Marshal(a.Envelope())
+	if err != nil {
+		return false, fmt.Errorf("webhook %s: encode event %s: %v", s.host, a.Event.ID, err)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "interlock")
+	h.Set(HeaderEventID, a.Event.ID)
+	h.Set(HeaderEventType, string(a.Event.Type))
+	var secrets []string
+	if s.secret != nil {
+		key, err := s.secret()
+		if err != nil {
+			return true, fmt.Errorf("webhook %s: signing secret: %w", s.host, err)
+		}
+		h.Set(HeaderSignature, Sign([]byte(key), body))
+		secrets = append(secrets, key)
+	}
+	resp, err := alerthttp.Post(ctx, s.client, s.url, body, h, secrets...)
+	if err != nil {
+		return true, fmt.Errorf("webhook: %w", err)
+	}
+	switch {
+	case resp.Status >= 200 && resp.Status <= 299:
+		return false, nil
+	case resp.Status >= 300 && resp.Status <= 399:
+		return false, fmt.Errorf("webhook %s: HTTP %d redirect not followed: configure the final URL", s.host, resp.Status)
+	}
+	return alerthttp.RetryStatus(resp.Status), alerthttp.StatusError("webhook "+s.host, resp)
+}
+
+// Sign returns the signature header value of body: "sha256=" and the hex
+// HMAC-SHA256 of body under key.
+func Sign(key, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify reports whether header is the signature of body under key, in
+// constant time. It is what a receiver written in Go runs.
+func Verify(key, body []byte, header string) bool {
+	got, ok := strings.CutPrefix(header, "sha256=")
+	if !ok {
+		return false
+	}
+	mac, err := hex.DecodeString(got)
+	if err != nil {
+		return false
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return hmac.Equal(mac, m.Sum(nil))
+}

@@ -1,0 +1,277 @@
+package alert
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Saving the cursor after events a sink skipped (not routed, suppressed)
+// is deferred until this many events or this long, so a busy log does not
+// cost a commit per event per sink. Replaying skipped events after a
+// restart is harmless: their verdict depends only on markers that change
+// with deliveries, and every delivery saves the cursor.
+const (
+	idleSaveEvents = 512
+	idleSaveAfter  = 30 * time.Second
+	// commitTimeout bounds the cursor commit after a delivery. It does not
+	// inherit the caller's cancellation: once a sink has accepted an
+	// alert, recording that is what prevents a resend.
+	commitTimeout = 10 * time.Second
+)
+
+// worker delivers to one sink.
+type worker struct {
+	d     *Deliverer
+	route Route
+	name  string
+	wake  chan struct{}
+
+	mu      sync.Mutex // one sweep at a time (Run and DeliverPending may overlap)
+	pos     int64      // every event up to pos is done, in memory
+	saved   int64      // the durable cursor
+	savedAt time.Time
+}
+
+func (w *worker) setSaved(seq int64, at time.Time) {
+	w.pos, w.saved, w.savedAt = seq, seq, at
+}
+
+func (w *worker) loop(ctx context.Context) {
+	for {
+		if err := w.sweep(ctx, false); err != nil && ctx.Err() == nil {
+			w.d.log.Error("alert delivery sweep failed", "sink", w.name, "err", err)
+		}
+		t := time.NewTimer(w.d.o.PollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-w.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// sweep handles every event after the cursor. With force, skipped events
+// are saved at the end whatever their number.
+func (w *worker) sweep(ctx context.Context, force bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		evs, err := w.d.st.EventList(ctx, store.EventListParams{AfterSeq: w.pos, Limit: w.d.o.BatchSize})
+		if err != nil {
+			return fmt.Errorf("alert: sink %s: read events after %d: %w", w.name, w.pos, err)
+		}
+		for _, e := range evs {
+			if err := w.handle(ctx, e); err != nil {
+				return err
+			}
+		}
+		if len(evs) < w.d.o.BatchSize {
+			break
+		}
+		if err := w.saveIdle(ctx, false); err != nil {
+			return err
+		}
+	}
+	return w.saveIdle(ctx, force)
+}
+
+// saveIdle saves a cursor that moved over skipped events only.
+func (w *worker) saveIdle(ctx context.Context, force bool) error {
+	if w.pos == w.saved {
+		return nil
+	}
+	now := w.d.clk.Now()
+	if !force && w.pos-w.saved < idleSaveEvents && now.Sub(w.savedAt) < idleSaveAfter {
+		return nil
+	}
+	if err := w.d.st.Commit(ctx, store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, w.pos, now)}}); err != nil {
+		return fmt.Errorf("alert: sink %s: save cursor %d: %w", w.name, w.pos, err)
+	}
+	w.saved, w.savedAt = w.pos, now
+	return nil
+}
+
+// handle takes one event: skip it, suppress it, or deliver it (retrying)
+// and record the outcome with the cursor.
+func (w *worker) handle(ctx context.Context, e event.Event) error {
+	verdict := w.route.Match.Decide(e)
+	if verdict == SendIfAlerted {
+		alerted, err := w.alerted(ctx, e)
+		if err != nil {
+			return err
+		}
+		if !alerted {
+			verdict = Skip
+		}
+	}
+	if verdict == Skip {
+		w.pos = e.Seq
+		return nil
+	}
+	hash := messageHash(e)
+	if why, err := w.suppressed(ctx, e, hash); err != nil {
+		return err
+	} else if why != "" {
+		w.d.log.Debug("alert suppressed", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "why", why)
+		w.pos = e.Seq
+		return nil
+	}
+
+	attempts, failure, err := w.attempt(ctx, NewAlert(e, w.name))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	now := w.d.clk.Now()
+	c := store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, e.Seq, now)}}
+	if failure == nil {
+		c.Markers = append(c.Markers, sentMarker(w.name, e, hash))
+		// Only a default route reads it (to let all-clears through).
+		if w.route.Match.Default() && e.Date != "" && !IsAllClear(e.Type) {
+			c.Markers = append(c.Markers, alertedMarker(w.name, e))
+		}
+	} else {
+		dl := DeadLetter{
+			Sink: w.name, EventID: e.ID, Seq: e.Seq, Type: e.Type,
+			PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date, EventTime: e.Time,
+			Attempts: attempts, Error: clip(failure.Error(), maxErrorText), At: now,
+		}
+		c.Markers = append(c.Markers, deadMarker(dl))
+	}
+	if err := w.d.st.Commit(ctx, c); err != nil {
+		// The alert went out (or was given up) but the cursor did not
+		// move: the next sweep tries the event again.
+		return fmt.Errorf("alert: sink %s: record event %s (seq %d): %w", w.name, e.ID, e.Seq, err)
+	}
+	w.pos, w.saved, w.savedAt = e.Seq, e.Seq, now
+	if failure != nil {
+		w.d.log.Error("alert dead-lettered", "sink", w.name, "event", e.ID, "seq", e.Seq, "type", e.Type,
+			"pipeline", e.PipelineID, "date", e.Date, "attempts", attempts, "err", failure)
+		if w.d.o.OnFailure != nil {
+			w.d.o.OnFailure(w.name)
+		}
+		return nil
+	}
+	w.d.log.Debug("alert delivered", "sink", w.name, "event", e.ID, "seq", e.Seq, "type", e.Type, "attempts", attempts)
+	return nil
+}
+
+// attempt delivers a until the sink accepts it, calls the failure
+// permanent, or MaxAttempts is reached; failure is the last error then.
+// err is set only when ctx ended: the event stays pending.
+func (w *worker) attempt(ctx context.Context, a Alert) (attempts int, failure, err error) {
+	for attempts = 1; ; attempts++ {
+		retry, derr := w.route.Sink.Deliver(ctx, a)
+		if derr == nil {
+			return attempts, nil, nil
+		}
+		if ctx.Err() != nil {
+			return attempts, nil, ctx.Err()
+		}
+		if !retry || attempts >= w.d.o.MaxAttempts {
+			return attempts, derr, nil
+		}
+		wait := w.backoff(attempts)
+		if ra, ok := RetryAfter(derr); ok {
+			wait = max(wait, min(ra, w.d.o.MaxBackoff))
+		}
+		w.d.log.Warn("alert delivery failed, will retry", "sink", w.name, "event", a.Event.ID, "type", a.Event.Type,
+			"attempt", attempts, "in", wait, "err", derr)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return attempts, nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// backoff is the wait after the n-th failed attempt: MinBackoff doubled
+// n-1 times, capped at MaxBackoff, then jittered to between half and all
+// of it, so sinks that failed together do not retry together.
+func (w *worker) backoff(n int) time.Duration {
+	d := w.d.o.MinBackoff
+	for i := 1; i < n && d < w.d.o.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, w.d.o.MaxBackoff)
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// alerted reports whether the sink delivered a problem for e's period.
+func (w *worker) alerted(ctx context.Context, e event.Event) (bool, error) {
+	if e.Date == "" {
+		return false, nil
+	}
+	_, err := w.d.st.MarkerGet(ctx, sinkKey(nsAlerted, w.name), periodKind(eventPeriod(e)))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("alert: sink %s: read alerted marker: %w", w.name, err)
+	}
+	return true, nil
+}
+
+// suppressed says why e must not be sent to the sink again, or "". It
+// looks at the last delivery of the same text (period, type, message):
+// the same event id is never sent twice (an id always has one text and
+// time), nor is a text again for an instant not after its last delivery;
+// and a repeat within SuppressFor of it is held back.
+func (w *worker) suppressed(ctx context.Context, e event.Event, hash string) (string, error) {
+	m, err := w.d.st.MarkerGet(ctx, sinkKey(nsSent, w.name), sentKind(e, hash))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("alert: sink %s: read sent marker: %w", w.name, err)
+	}
+	last := decodeSent(m)
+	switch {
+	case last.ID == e.ID:
+		return "event already delivered", nil
+	case !e.Time.After(last.At):
+		// A copy of an event, or an out-of-order one, whose text went out
+		// for a later instant already.
+		return "identical alert already delivered for a later or the same time", nil
+	case w.d.o.SuppressFor > 0 && e.Time.Sub(last.At) < w.d.o.SuppressFor:
+		return "identical alert delivered " + e.Time.Sub(last.At).String() + " earlier", nil
+	}
+	return "", nil
+}
+
+// maxErrorText bounds the error kept in a dead letter.
+const maxErrorText = 2000
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// messageHash identifies an alert's message for repeat suppression; with
+// the period and type it keys the sent marker.
+func messageHash(e event.Event) string {
+	sum := sha256.Sum256([]byte(e.Message))
+	return hex.EncodeToString(sum[:12])
+}
