@@ -1,0 +1,129 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
+)
+
+// Options configure the API handler.
+type Options struct {
+	Engine   *engine.Engine     // required
+	Settings *pipeline.Settings // nil: the defaults of an empty interlock.yaml
+	// Tokens are the resolved bearer tokens (see ResolveTokens). With none,
+	// every request is allowed, and New refuses unless server.addr is a
+	// loopback address.
+	Tokens []Token
+	Logger *slog.Logger // nil: discard
+	// Metrics is where the API counts requests and sensor writes and what
+	// /metrics serves; nil: New makes its own.
+	Metrics *Metrics
+	// Ready reports whether the process is ready to serve (/readyz); nil:
+	// always ready.
+	Ready func() error
+}
+
+// server holds what the handlers share.
+type server struct {
+	eng      *engine.Engine
+	log      *slog.Logger
+	metrics  *Metrics
+	ready    func() error
+	maxBody  int64
+	auth     *authenticator
+	explain  explainer
+	metricsH http.Handler
+}
+
+// New returns the API handler. It refuses a configuration that would
+// expose an unauthenticated API beyond this machine, and one whose
+// settings name tokens that were not resolved (which would otherwise
+// silently open the API).
+func New(o Options) (http.Handler, error) {
+	if o.Engine == nil {
+		return nil, errors.New("api: Options.Engine is required")
+	}
+	settings := o.Settings
+	if settings == nil {
+		settings = pipeline.DefaultSettings()
+	}
+	if n := len(settings.Server.Tokens); n > 0 && len(o.Tokens) == 0 {
+		return nil, fmt.Errorf("api: server.tokens names %d token(s) but none was resolved; refusing to serve without authentication", n)
+	}
+	if len(o.Tokens) == 0 && !loopbackAddr(settings.Server.Addr) {
+		return nil, fmt.Errorf("api: server.addr %q is reachable from other machines, which needs server.tokens; without tokens bind to 127.0.0.1", settings.Server.Addr)
+	}
+	auth, err := newAuthenticator(o.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := o.Metrics
+	if m == nil {
+		m = NewMetrics(o.Engine)
+	}
+	maxBody := settings.Server.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = pipeline.DefaultMaxBodyBytes
+	}
+	s := &server{
+		eng:      o.Engine,
+		log:      log,
+		metrics:  m,
+		ready:    o.Ready,
+		maxBody:  maxBody,
+		auth:     auth,
+		explain:  engineExplainer(o.Engine),
+		metricsH: m.Handler(),
+	}
+	return s.outer(s.routes()), nil
+}
+
+// routes registers every route with the role it needs. Role "" is open.
+func (s *server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	handle := func(pattern string, role pipeline.Role, h handlerFunc) {
+		mux.Handle(pattern, s.route(role, h))
+	}
+	handle("PUT /v1/pipelines/{id}/sensors/{key}", pipeline.RoleWriter, s.putSensor)
+	handle("GET /v1/pipelines/{id}/sensors", pipeline.RoleReader, s.listSensors)
+	handle("GET /v1/pipelines", pipeline.RoleReader, s.listPipelines)
+	handle("GET /v1/pipelines/{id}", pipeline.RoleReader, s.getPipeline)
+	handle("GET /v1/pipelines/{id}/runs", pipeline.RoleReader, s.listRuns)
+	handle("GET /v1/pipelines/{id}/explain", pipeline.RoleReader, s.explainPeriod)
+	handle("POST /v1/pipelines/{id}/reruns", pipeline.RoleAdmin, s.requestRerun)
+	handle("POST /v1/pipelines/{id}/pause", pipeline.RoleAdmin, s.pause)
+	handle("POST /v1/pipelines/{id}/resume", pipeline.RoleAdmin, s.resume)
+	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
+	handle("GET /healthz", "", s.healthz)
+	handle("GET /readyz", "", s.readyz)
+	metricsRole := pipeline.Role("")
+	if s.auth.enabled() {
+		metricsRole = pipeline.RoleReader
+	}
+	handle("GET /metrics", metricsRole, s.serveMetrics)
+	return mux
+}
+
+// loopbackAddr reports whether host:port binds to this machine only, as
+// the settings loader judges it.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}

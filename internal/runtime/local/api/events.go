@@ -1,0 +1,112 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/duration"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// eventPage is a page of the event log. Next is the cursor to pass as
+// ?after= for the following page: the Seq of the last event here, or the
+// cursor given when the page is empty, so a follower can keep polling
+// with it.
+type eventPage struct {
+	Events []event.Event `json:"events"` // each rendered as its envelope
+	Next   string        `json:"next"`
+}
+
+// listEvents pages through the event log in log order:
+// ?pipeline=ID, ?type=T (repeatable, or comma-separated), ?since=RFC3339
+// or a duration back from now (2h, 1d), ?after=CURSOR, ?limit=N.
+func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if err := checkQuery(q, "pipeline", "type", "since", "after", "limit"); err != nil {
+		return err
+	}
+	p := store.EventListParams{}
+	var err error
+	if p.Limit, err = limitParam(q); err != nil {
+		return err
+	}
+	if p.PipelineID, err = single(q, "pipeline"); err != nil {
+		return err
+	}
+	if p.Types, err = eventTypes(q); err != nil {
+		return err
+	}
+	if p.Since, err = s.sinceParam(q); err != nil {
+		return err
+	}
+	if p.AfterSeq, err = cursorParam(q); err != nil {
+		return err
+	}
+	evs, err := s.eng.Store().EventList(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	page := eventPage{Events: evs, Next: strconv.FormatInt(p.AfterSeq, 10)}
+	if page.Events == nil {
+		page.Events = []event.Event{}
+	}
+	if n := len(evs); n > 0 {
+		page.Next = strconv.FormatInt(evs[n-1].Seq, 10)
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// eventTypes reads ?type=: each must be in the catalogue, so a typo is an
+// error rather than an empty answer.
+func eventTypes(q url.Values) ([]event.Type, error) {
+	var out []event.Type
+	for _, v := range q["type"] {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			t := event.Type(strings.ToUpper(name))
+			if _, ok := event.Lookup(t); !ok {
+				return nil, errorf(http.StatusBadRequest, codeBadRequest, "type %q is not an event type (for example SLA_BREACH, JOB_FAILED)", name)
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// sinceParam reads ?since=: an RFC 3339 time, or a duration back from the
+// engine's now.
+func (s *server) sinceParam(q url.Values) (time.Time, error) {
+	v, err := single(q, "since")
+	if err != nil || v == "" {
+		return time.Time{}, err
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	d, err := duration.Parse(v)
+	if err != nil {
+		return time.Time{}, errorf(http.StatusBadRequest, codeBadRequest, "since %q: want an RFC 3339 time (2026-03-10T06:00:00Z) or a duration back from now (2h, 1d)", v)
+	}
+	return s.eng.Now().Add(-d), nil
+}
+
+// cursorParam reads ?after=, a cursor from a previous page's next.
+func cursorParam(q url.Values) (int64, error) {
+	v, err := single(q, "after")
+	if err != nil || v == "" {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errorf(http.StatusBadRequest, codeBadRequest, "after %q: want a cursor from a previous page's \"next\"", v)
+	}
+	return n, nil
+}

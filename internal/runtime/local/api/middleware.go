@@ -1,0 +1,182 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+)
+
+// reqInfo is what the outer middleware learns from the route that handled
+// a request: its pattern (for the log and the metrics) and its caller.
+// Route handlers fill it in; the outer middleware reads it when the
+// request is done. It never holds a body or a header.
+type reqInfo struct {
+	method string
+	route  string // the ServeMux pattern; "" when no route matched
+	caller principal
+}
+
+type infoKey struct{}
+
+func infoFrom(ctx context.Context) *reqInfo {
+	if info, ok := ctx.Value(infoKey{}).(*reqInfo); ok {
+		return info
+	}
+	return &reqInfo{}
+}
+
+// outer wraps the router: it recovers panics, turns the router's own 404
+// and 405 answers into JSON, and logs and counts every request.
+func (s *server) outer(mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elapsed := stopwatch()
+		info := &reqInfo{method: r.Method}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		rw := &responseWriter{ResponseWriter: w, info: info}
+		defer s.logRequest(r, rw, info, elapsed)
+		s.serveRecovering(rw, r, mux)
+	})
+}
+
+// serveRecovering serves r and turns a panic into a logged 500 (product
+// spec §8: no panic on any API input takes the process down). A panic
+// after the response started is logged and becomes http.ErrAbortHandler,
+// net/http's way to abort a response without a stack dump; a handler's
+// own ErrAbortHandler is passed on as it is.
+func (s *server) serveRecovering(w *responseWriter, r *http.Request, h http.Handler) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelError, "panic serving request",
+			slog.String("method", r.Method), slog.String("route", routeLabel(w.info.route)),
+			slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+		if w.wroteHeader {
+			// Part of the answer is out: abort the connection so the client
+			// sees a broken response, not a short one that looks whole.
+			w.status = http.StatusInternalServerError
+			panic(http.ErrAbortHandler)
+		}
+		writeError(w, errorf(http.StatusInternalServerError, codeInternal, "internal error"))
+	}()
+	h.ServeHTTP(w, r)
+}
+
+// logRequest logs method, route pattern, status, duration and the token
+// name (never its value, a header or a body) and counts the request.
+func (s *server) logRequest(r *http.Request, w *responseWriter, info *reqInfo, elapsed func() time.Duration) {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	route := routeLabel(info.route)
+	s.metrics.countRequest(route, status)
+	level := slog.LevelInfo
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case info.route == "GET /healthz" || info.route == "GET /readyz":
+		level = slog.LevelDebug
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Duration("duration", elapsed()),
+	}
+	if info.caller.name != "" {
+		attrs = append(attrs, slog.String("token", info.caller.name))
+	}
+	s.log.LogAttrs(r.Context(), level, "http request", attrs...)
+}
+
+// routeLabel is the route of a request in logs and metrics: its pattern,
+// or "unmatched", so that arbitrary paths never become label values.
+func routeLabel(pattern string) string {
+	if pattern == "" {
+		return "unmatched"
+	}
+	return pattern
+}
+
+// route wraps a handler: it records the route, authenticates and
+// authorizes the caller, and answers the handler's error in the API's
+// error shape.
+func (s *server) route(need pipeline.Role, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoFrom(r.Context())
+		info.route = r.Pattern
+		caller, aerr := s.auth.authorize(r, need)
+		info.caller = caller
+		if aerr != nil {
+			if aerr.status == http.StatusUnauthorized {
+				challenge := `Bearer realm="interlock"`
+				if r.Header.Get("Authorization") != "" {
+					challenge += `, error="invalid_token"`
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+			}
+			writeError(w, aerr)
+			return
+		}
+		if err := h(w, r); err != nil {
+			ae := classify(err)
+			if ae.status >= 500 {
+				s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+					slog.String("route", r.Pattern), slog.String("err", err.Error()))
+			}
+			writeError(w, ae)
+		}
+	})
+}
+
+// responseWriter records the status for the log, and answers the router's
+// own 404 and 405 (no route matched: info.route is empty) in JSON instead
+// of the router's plain text, keeping its Allow header.
+type responseWriter struct {
+	http.ResponseWriter
+	info        *reqInfo
+	status      int
+	wroteHeader bool
+	swallow     bool // the router's plain-text body is replaced
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	if w.info.route == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
+		w.swallow = true
+		e := errorf(http.StatusNotFound, codeNotFound, "no such route; the API is under /v1")
+		if code == http.StatusMethodNotAllowed {
+			e = errorf(code, codeMethodNotAllowed, "method %s is not allowed here; allowed: %s", w.info.method, w.Header().Get("Allow"))
+		}
+		writeJSON(w.ResponseWriter, e.status, errorBody{Error: errorDetail{Code: e.code, Message: e.msg}})
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.swallow {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

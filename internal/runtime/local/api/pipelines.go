@@ -1,0 +1,163 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// pipelineView is a pipeline as status shows it: its identity and
+// operator state, its current period (in the schedule's time zone) with
+// that period's run and SLA, and the next cron tick.
+type pipelineView struct {
+	ID            string     `json:"id"`
+	Owner         string     `json:"owner"`
+	Description   string     `json:"description,omitempty"`
+	ScheduleID    string     `json:"scheduleId"`
+	Timezone      string     `json:"timezone"`
+	DryRun        bool       `json:"dryRun"`
+	Paused        bool       `json:"paused"`
+	PausedUntil   *time.Time `json:"pausedUntil,omitempty"` // absent while paused: until resumed
+	ConfigVersion int64      `json:"configVersion"`
+	CurrentPeriod string     `json:"currentPeriod"`
+	Run           *runBrief  `json:"run"`                // null: the current period has no run
+	SLA           *slaView   `json:"sla,omitempty"`      // the current period's absolute SLA
+	NextTick      *time.Time `json:"nextTick,omitempty"` // the next cron tick; absent without cron
+}
+
+// runBrief is the current period's run in a pipeline view.
+type runBrief struct {
+	State      run.State   `json:"state"`
+	Outcome    run.Outcome `json:"outcome,omitempty"`
+	Attempt    int         `json:"attempt"`
+	Generation int         `json:"generation"`
+	Cause      run.Cause   `json:"cause"`
+	StateSince time.Time   `json:"stateSince"`
+}
+
+// slaView is a period's resolved sla.deadline.
+type slaView struct {
+	Deadline string     `json:"deadline"` // as configured
+	Warning  *time.Time `json:"warningAt,omitempty"`
+	Breach   time.Time  `json:"breachAt"`
+}
+
+type pipelineList struct {
+	Pipelines []pipelineView `json:"pipelines"`
+}
+
+// listPipelines returns every pipeline the engine runs, by id.
+func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
+	if err := checkQuery(r.URL.Query()); err != nil {
+		return err
+	}
+	rows, err := s.eng.Store().PipelineList(r.Context())
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]store.Pipeline, len(rows))
+	for _, row := range rows {
+		byID[row.ID] = row
+	}
+	ids := s.eng.Pipelines()
+	slices.Sort(ids)
+	now := s.eng.Now()
+	out := pipelineList{Pipelines: make([]pipelineView, 0, len(ids))}
+	for _, id := range ids {
+		p, cached, ok := s.eng.Pipeline(id)
+		if !ok {
+			continue // unloaded since the listing
+		}
+		row, ok := byID[id]
+		if !ok {
+			row = cached
+		}
+		v, err := s.view(r.Context(), p, row, now)
+		if err != nil {
+			return err
+		}
+		out.Pipelines = append(out.Pipelines, v)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getPipeline returns one pipeline.
+func (s *server) getPipeline(w http.ResponseWriter, r *http.Request) error {
+	if err := checkQuery(r.URL.Query()); err != nil {
+		return err
+	}
+	v, err := s.viewOf(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// viewOf builds the view of a loaded pipeline from its stored row, which
+// is fresher than the engine's cache when several processes share a store.
+func (s *server) viewOf(ctx context.Context, id string) (pipelineView, error) {
+	p, row, err := s.loaded(id)
+	if err != nil {
+		return pipelineView{}, err
+	}
+	stored, err := s.eng.Store().PipelineGet(ctx, id)
+	switch {
+	case err == nil:
+		row = stored
+	case !errors.Is(err, store.ErrNotFound):
+		return pipelineView{}, err
+	}
+	return s.view(ctx, p, row, s.eng.Now())
+}
+
+func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) (pipelineView, error) {
+	cur := run.CurrentPeriod(p, now)
+	v := pipelineView{
+		ID:            p.ID,
+		Owner:         p.Owner,
+		Description:   p.Description,
+		ScheduleID:    p.ScheduleID(),
+		Timezone:      p.Schedule.Location.String(),
+		DryRun:        p.DryRun,
+		Paused:        row.Paused,
+		ConfigVersion: row.ConfigVersion,
+		CurrentPeriod: cur.String(),
+	}
+	if row.Paused && !row.PausedUntil.IsZero() {
+		v.PausedUntil = utcPtr(row.PausedUntil)
+	}
+	r, err := s.eng.Store().RunGet(ctx, run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: cur.String()})
+	switch {
+	case err == nil:
+		v.Run = &runBrief{State: r.State, Outcome: r.Outcome, Attempt: r.Attempt, Generation: r.Generation, Cause: r.Cause, StateSince: r.StateSince.UTC()}
+	case !errors.Is(err, store.ErrNotFound):
+		return v, err
+	}
+	// A deadline that does not resolve for this period is left out here;
+	// explain shows the period in detail.
+	if sla, ok, err := run.ResolveAbsoluteSLA(p, cur); err == nil && ok {
+		v.SLA = &slaView{Deadline: sla.Deadline, Breach: sla.Breach.UTC()}
+		if !sla.Warning.IsZero() {
+			v.SLA.Warning = utcPtr(sla.Warning)
+		}
+	}
+	if c := p.Schedule.Cron; !c.IsZero() {
+		if next := c.Next(now, p.Schedule.Location); !next.IsZero() {
+			v.NextTick = utcPtr(next)
+		}
+	}
+	return v, nil
+}
+
+func utcPtr(t time.Time) *time.Time {
+	u := t.UTC()
+	return &u
+}
