@@ -12,11 +12,11 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// eventPage is a page of the event log. Next is the cursor to pass as
+// EventPage is a page of the event log. Next is the cursor to pass as
 // ?after= for the following page: the Seq of the last event here, or the
 // cursor given when the page is empty, so a follower can keep polling
 // with it.
-type eventPage struct {
+type EventPage struct {
 	Events []event.Event `json:"events"` // each rendered as its envelope
 	Next   string        `json:"next"`
 }
@@ -50,7 +50,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page := eventPage{Events: evs, Next: strconv.FormatInt(p.AfterSeq, 10)}
+	page := EventPage{Events: evs, Next: strconv.FormatInt(p.AfterSeq, 10)}
 	if page.Events == nil {
 		page.Events = []event.Event{}
 	}

@@ -162,7 +162,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		if code == http.StatusMethodNotAllowed {
 			e = errorf(code, codeMethodNotAllowed, "method %s is not allowed here; allowed: %s", w.info.method, w.Header().Get("Allow"))
 		}
-		writeJSON(w.ResponseWriter, e.status, errorBody{Error: errorDetail{Code: e.code, Message: e.msg}})
+		writeJSON(w.ResponseWriter, e.status, ErrorBody{Error: ErrorDetail{Code: e.code, Message: e.msg}})
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -38,7 +38,7 @@ func TestPanicsAreAnswered500(t *testing.T) {
 	}
 
 	rec := serve("/boom")
-	var body errorBody
+	var body ErrorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != 500 || body.Error.Code != codeInternal {
 		t.Fatalf("panic answered %d %s", rec.Code, rec.Body)
 	}

@@ -11,12 +11,12 @@ import (
 // maxReasonLen bounds a rerun reason; it ends up in events and alerts.
 const maxReasonLen = 500
 
-type rerunRequest struct {
+type RerunRequest struct {
 	Period string `json:"period"`
 	Reason string `json:"reason"`
 }
 
-type rerunAnswer struct {
+type RerunAnswer struct {
 	Accepted bool   `json:"accepted"`
 	Reason   string `json:"reason,omitempty"` // why it was rejected
 	Period   string `json:"period"`
@@ -37,7 +37,7 @@ func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req rerunRequest
+	var req RerunRequest
 	if err := decodeJSON(body, &req, false); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, rerunAnswer{Accepted: res.Accepted, Reason: res.Reason, Period: res.Period})
+	writeJSON(w, http.StatusOK, RerunAnswer{Accepted: res.Accepted, Reason: res.Reason, Period: res.Period})
 	return nil
 }
 
@@ -67,7 +67,7 @@ func checkReason(reason string) error {
 	return nil
 }
 
-type pauseRequest struct {
+type PauseRequest struct {
 	// Until is when the pause ends by itself (RFC 3339); empty: until
 	// resumed.
 	Until string `json:"until"`
@@ -88,7 +88,7 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req pauseRequest
+	var req PauseRequest
 	if err := decodeJSON(body, &req, true); err != nil {
 		return err
 	}

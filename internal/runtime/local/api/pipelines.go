@@ -12,10 +12,10 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// pipelineView is a pipeline as status shows it: its identity and
+// PipelineView is a pipeline as status shows it: its identity and
 // operator state, its current period (in the schedule's time zone) with
 // that period's run and SLA, and the next cron tick.
-type pipelineView struct {
+type PipelineView struct {
 	ID            string     `json:"id"`
 	Owner         string     `json:"owner"`
 	Description   string     `json:"description,omitempty"`
@@ -26,13 +26,13 @@ type pipelineView struct {
 	PausedUntil   *time.Time `json:"pausedUntil,omitempty"` // absent while paused: until resumed
 	ConfigVersion int64      `json:"configVersion"`
 	CurrentPeriod string     `json:"currentPeriod"`
-	Run           *runBrief  `json:"run"`                // null: the current period has no run
-	SLA           *slaView   `json:"sla,omitempty"`      // the current period's absolute SLA
+	Run           *RunBrief  `json:"run"`                // null: the current period has no run
+	SLA           *SLAView   `json:"sla,omitempty"`      // the current period's absolute SLA
 	NextTick      *time.Time `json:"nextTick,omitempty"` // the next cron tick; absent without cron
 }
 
-// runBrief is the current period's run in a pipeline view.
-type runBrief struct {
+// RunBrief is the current period's run in a pipeline view.
+type RunBrief struct {
 	State      run.State   `json:"state"`
 	Outcome    run.Outcome `json:"outcome,omitempty"`
 	Attempt    int         `json:"attempt"`
@@ -41,15 +41,15 @@ type runBrief struct {
 	StateSince time.Time   `json:"stateSince"`
 }
 
-// slaView is a period's resolved sla.deadline.
-type slaView struct {
+// SLAView is a period's resolved sla.deadline.
+type SLAView struct {
 	Deadline string     `json:"deadline"` // as configured
 	Warning  *time.Time `json:"warningAt,omitempty"`
 	Breach   time.Time  `json:"breachAt"`
 }
 
-type pipelineList struct {
-	Pipelines []pipelineView `json:"pipelines"`
+type PipelineList struct {
+	Pipelines []PipelineView `json:"pipelines"`
 }
 
 // listPipelines returns every pipeline the engine runs, by id.
@@ -68,7 +68,7 @@ func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
 	ids := s.eng.Pipelines()
 	slices.Sort(ids)
 	now := s.eng.Now()
-	out := pipelineList{Pipelines: make([]pipelineView, 0, len(ids))}
+	out := PipelineList{Pipelines: make([]PipelineView, 0, len(ids))}
 	for _, id := range ids {
 		p, cached, ok := s.eng.Pipeline(id)
 		if !ok {
@@ -103,24 +103,24 @@ func (s *server) getPipeline(w http.ResponseWriter, r *http.Request) error {
 
 // viewOf builds the view of a loaded pipeline from its stored row, which
 // is fresher than the engine's cache when several processes share a store.
-func (s *server) viewOf(ctx context.Context, id string) (pipelineView, error) {
+func (s *server) viewOf(ctx context.Context, id string) (PipelineView, error) {
 	p, row, err := s.loaded(id)
 	if err != nil {
-		return pipelineView{}, err
+		return PipelineView{}, err
 	}
 	stored, err := s.eng.Store().PipelineGet(ctx, id)
 	switch {
 	case err == nil:
 		row = stored
 	case !errors.Is(err, store.ErrNotFound):
-		return pipelineView{}, err
+		return PipelineView{}, err
 	}
 	return s.view(ctx, p, row, s.eng.Now())
 }
 
-func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) (pipelineView, error) {
+func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) (PipelineView, error) {
 	cur := run.CurrentPeriod(p, now)
-	v := pipelineView{
+	v := PipelineView{
 		ID:            p.ID,
 		Owner:         p.Owner,
 		Description:   p.Description,
@@ -137,14 +137,14 @@ func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipel
 	r, err := s.eng.Store().RunGet(ctx, run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: cur.String()})
 	switch {
 	case err == nil:
-		v.Run = &runBrief{State: r.State, Outcome: r.Outcome, Attempt: r.Attempt, Generation: r.Generation, Cause: r.Cause, StateSince: r.StateSince.UTC()}
+		v.Run = &RunBrief{State: r.State, Outcome: r.Outcome, Attempt: r.Attempt, Generation: r.Generation, Cause: r.Cause, StateSince: r.StateSince.UTC()}
 	case !errors.Is(err, store.ErrNotFound):
 		return v, err
 	}
 	// A deadline that does not resolve for this period is left out here;
 	// explain shows the period in detail.
 	if sla, ok, err := run.ResolveAbsoluteSLA(p, cur); err == nil && ok {
-		v.SLA = &slaView{Deadline: sla.Deadline, Breach: sla.Breach.UTC()}
+		v.SLA = &SLAView{Deadline: sla.Deadline, Breach: sla.Breach.UTC()}
 		if !sla.Warning.IsZero() {
 			v.SLA.Warning = utcPtr(sla.Warning)
 		}

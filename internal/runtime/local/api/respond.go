@@ -47,12 +47,12 @@ func errorf(status int, code, format string, args ...any) *apiError {
 	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// errorBody is the JSON shape of every error response.
-type errorBody struct {
-	Error errorDetail `json:"error"`
+// ErrorBody is the JSON shape of every error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
 }
 
-type errorDetail struct {
+type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
@@ -86,7 +86,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		body, _ = json.Marshal(errorBody{Error: errorDetail{Code: codeInternal, Message: "cannot encode the response"}})
+		body, _ = json.Marshal(ErrorBody{Error: ErrorDetail{Code: codeInternal, Message: "cannot encode the response"}})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -97,5 +97,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
-	writeJSON(w, e.status, errorBody{Error: errorDetail{Code: e.code, Message: e.msg}})
+	writeJSON(w, e.status, ErrorBody{Error: ErrorDetail{Code: e.code, Message: e.msg}})
 }

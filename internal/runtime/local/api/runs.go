@@ -9,8 +9,8 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// runView is a stored run. Zero times are left out.
-type runView struct {
+// RunView is a stored run. Zero times are left out.
+type RunView struct {
 	PipelineID      string       `json:"pipelineId"`
 	ScheduleID      string       `json:"scheduleId"`
 	Period          string       `json:"period"`
@@ -29,16 +29,16 @@ type runView struct {
 	JobStartedAt    time.Time    `json:"jobStartedAt,omitzero"`
 	PollDeadline    time.Time    `json:"pollWindowCloses,omitzero"`
 	EndedAt         time.Time    `json:"endedAt,omitzero"`
-	LastFailure     *failureView `json:"lastFailure,omitempty"`
+	LastFailure     *FailureView `json:"lastFailure,omitempty"`
 }
 
-type failureView struct {
+type FailureView struct {
 	Category run.Category `json:"category"`
 	Message  string       `json:"message"`
 }
 
-func viewRun(r run.Run) runView {
-	v := runView{
+func viewRun(r run.Run) RunView {
+	v := RunView{
 		PipelineID:      r.PipelineID,
 		ScheduleID:      r.ScheduleID,
 		Period:          r.Period,
@@ -64,7 +64,7 @@ func viewRun(r run.Run) runView {
 		v.PollDeadline = utc(r.PollDeadline)
 	}
 	if f := r.LastFailure; f != nil {
-		v.LastFailure = &failureView{Category: f.Category, Message: f.Message}
+		v.LastFailure = &FailureView{Category: f.Category, Message: f.Message}
 	}
 	return v
 }
@@ -77,9 +77,9 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-type runList struct {
+type RunList struct {
 	PipelineID string    `json:"pipelineId"`
-	Runs       []runView `json:"runs"`
+	Runs       []RunView `json:"runs"`
 }
 
 // listRuns returns a pipeline's runs, newest period first, optionally of
@@ -111,7 +111,7 @@ func (s *server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := runList{PipelineID: id, Runs: make([]runView, 0, len(runs))}
+	out := RunList{PipelineID: id, Runs: make([]RunView, 0, len(runs))}
 	for _, x := range runs {
 		out.Runs = append(out.Runs, viewRun(x))
 	}

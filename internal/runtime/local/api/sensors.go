@@ -10,8 +10,8 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
-// sensorWritten is the answer to a sensor write.
-type sensorWritten struct {
+// SensorWritten is the answer to a sensor write.
+type SensorWritten struct {
 	PipelineID string    `json:"pipelineId"`
 	Key        string    `json:"key"`
 	Changed    bool      `json:"changed"` // new data; false for an identical re-write
@@ -46,7 +46,7 @@ func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.metrics.ObserveSensorWrite(id, res.Changed, elapsed())
-	writeJSON(w, http.StatusOK, sensorWritten{
+	writeJSON(w, http.StatusOK, SensorWritten{
 		PipelineID: id,
 		Key:        key,
 		Changed:    res.Changed,
@@ -56,8 +56,8 @@ func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// sensorView is a stored sensor.
-type sensorView struct {
+// SensorView is a stored sensor.
+type SensorView struct {
 	Key       string        `json:"key"`
 	Data      sensor.Object `json:"data"`
 	Version   int64         `json:"version"`
@@ -65,9 +65,9 @@ type sensorView struct {
 	WrittenAt time.Time     `json:"writtenAt"` // the last write, identical or not
 }
 
-type sensorList struct {
+type SensorList struct {
 	PipelineID string       `json:"pipelineId"`
-	Sensors    []sensorView `json:"sensors"`
+	Sensors    []SensorView `json:"sensors"`
 }
 
 // listSensors returns a pipeline's stored sensors, by key.
@@ -83,9 +83,9 @@ func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := sensorList{PipelineID: id, Sensors: make([]sensorView, 0, len(stored))}
+	out := SensorList{PipelineID: id, Sensors: make([]SensorView, 0, len(stored))}
 	for _, x := range stored {
-		out.Sensors = append(out.Sensors, sensorView{Key: x.Key, Data: x.Data, Version: x.Version, ChangedAt: x.ChangedAt.UTC(), WrittenAt: x.WrittenAt.UTC()})
+		out.Sensors = append(out.Sensors, SensorView{Key: x.Key, Data: x.Data, Version: x.Version, ChangedAt: x.ChangedAt.UTC(), WrittenAt: x.WrittenAt.UTC()})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
