@@ -245,7 +245,16 @@ func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, k
 	if err != nil {
 		return err
 	}
+	firstLoaded := time.Time{}
+	if lp := e.loaded(p.ID); lp != nil {
+		firstLoaded = lp.row.FirstLoadedAt
+	}
 	for _, t := range tracks {
+		// Forward-only: a deadline that passed before the pipeline was
+		// first loaded is not this pipeline's breach to report.
+		if t.times.Breach.Before(firstLoaded) {
+			continue
+		}
 		if sent, err := e.hasMarker(ctx, key, markerFor(t.breach)); err != nil || sent {
 			if err != nil {
 				return err

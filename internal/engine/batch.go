@@ -131,6 +131,9 @@ func (b *batch) commit(ctx context.Context) error {
 	if len(b.c.Timers)+len(b.c.TimerDeletes) > 0 {
 		b.e.notify()
 	}
+	if len(b.c.Events) > 0 && b.e.events != nil {
+		b.e.events(b.c.Events)
+	}
 	return nil
 }
 

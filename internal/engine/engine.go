@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -64,6 +65,7 @@ type Engine struct {
 	popt   pipeline.Options
 	env    func(string) (string, bool)
 	notify func()
+	events func([]event.Event)
 
 	mu        sync.RWMutex
 	pipelines map[string]*loadedPipeline
@@ -127,6 +129,11 @@ func (e *Engine) OnTimersChanged(f func()) {
 	}
 	e.notify = f
 }
+
+// OnEventsCommitted sets the function called with the events of every
+// commit that stored some (alert delivery wakes up, metrics count them).
+// Like OnTimersChanged, call it before concurrent use.
+func (e *Engine) OnEventsCommitted(f func([]event.Event)) { e.events = f }
 
 // Pipeline returns the loaded config of a pipeline.
 func (e *Engine) Pipeline(id string) (*pipeline.Pipeline, store.Pipeline, bool) {

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
+)
+
+// client talks to a running `interlock serve`.
+type client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// clientFlags are the flags every API command shares.
+type clientFlags struct {
+	config *string
+	server *string
+	output *outputFlag
+}
+
+func addClientFlags(fs *flag.FlagSet) clientFlags {
+	return clientFlags{
+		config: fs.String("config", "interlock.yaml", "project settings: the server address is read from server.addr"),
+		server: fs.String("server", "", "the API's URL (default: http://<server.addr of --config>, else http://127.0.0.1:7070); the token comes from $INTERLOCK_TOKEN"),
+		output: addOutputFlag(fs),
+	}
+}
+
+func (f clientFlags) client() (*client, error) {
+	base := *f.server
+	if base == "" {
+		addr := pipeline.DefaultSettings().Server.Addr
+		if data, err := os.ReadFile(*f.config); err == nil {
+			s, err := pipeline.ParseSettings(*f.config, data)
+			if err != nil {
+				return nil, err
+			}
+			addr = s.Server.Addr
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		base = "http://" + addr
+	}
+	if _, err := url.Parse(base); err != nil {
+		return nil, fmt.Errorf("--server %q: %v", base, err)
+	}
+	return &client{base: strings.TrimRight(base, "/"), token: os.Getenv("INTERLOCK_TOKEN"), http: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// apiError is an error answer of the API.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+// errUnreachable: no server answered.
+var errUnreachable = errors.New("unreachable")
+
+// call sends a request and decodes a JSON answer into out (nil: ignore),
+// returning the raw body too for --output json.
+func (c *client) call(ctx context.Context, method, path string, body any, out any) ([]byte, error) {
+	var rd io.Reader
+	if b, ok := body.([]byte); ok {
+		rd = bytes.NewReader(b)
+	} else if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no answer from %s (is `interlock serve` running?): %v", errUnreachable, c.base, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		var eb api.ErrorBody
+		if json.Unmarshal(raw, &eb) == nil && eb.Error.Message != "" {
+			return raw, &apiError{status: resp.StatusCode, code: eb.Error.Code, message: eb.Error.Message}
+		}
+		return raw, &apiError{status: resp.StatusCode, message: fmt.Sprintf("%s %s: HTTP %d", method, path, resp.StatusCode)}
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return raw, fmt.Errorf("unexpected answer from %s: %v", c.base, err)
+		}
+	}
+	return raw, nil
+}
+
+// fail prints err for the command and returns the exit code that says
+// what kind of problem it was.
+func fail(env Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "interlock %s: %v\n", cmd, err)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && (ae.status == http.StatusUnauthorized || ae.status == http.StatusForbidden):
+		fmt.Fprintf(env.Stderr, "  (set INTERLOCK_TOKEN to a token with the needed role)\n")
+		return ExitFailed
+	case errors.As(err, &ae) && ae.status < 500:
+		return ExitFailed
+	}
+	return ExitRuntime
+}
+
+func printJSON(w io.Writer, raw []byte) {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		w.Write(raw)
+		return
+	}
+	buf.WriteByte('\n')
+	w.Write(buf.Bytes())
+}
+
+func when(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+)
+
+func init() {
+	register(&command{
+		name:    "events",
+		summary: "Read the event log, optionally following it",
+		usage:   "[--pipeline P] [--type T]… [--since D] [--limit N] [--follow] [--server URL] [--output table|json]",
+		examples: []string{
+			"interlock events --pipeline gold-revenue --since 24h",
+			"interlock events --type SLA_BREACH --type JOB_FAILED --since 7d",
+			"interlock events --follow                       # like tail -f",
+			"interlock events --output json --since 1h | jq .",
+		},
+		run: runEvents,
+	})
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return fmt.Sprint([]string(*m)) }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func runEvents(ctx context.Context, env Env, args []string) int {
+	c := commands["events"]
+	fs := flag.NewFlagSet("events", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	pipelineID := fs.String("pipeline", "", "only this pipeline")
+	var types multiFlag
+	fs.Var(&types, "type", "only this event type (repeatable)")
+	since := fs.String("since", "", "only events since then: RFC3339 or a duration back from now (2h, 7d)")
+	limit := fs.Int("limit", 100, "at most this many events (without --follow)")
+	follow := fs.Bool("follow", false, "keep printing new events until interrupted")
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	for _, t := range types {
+		if _, ok := event.Lookup(event.Type(t)); !ok {
+			fmt.Fprintf(env.Stderr, "interlock events: unknown event type %q (see docs/lifecycle.md)\n", t)
+			return ExitUsage
+		}
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return fail(env, "events", err)
+	}
+	q := url.Values{}
+	if *pipelineID != "" {
+		q.Set("pipeline", *pipelineID)
+	}
+	for _, t := range types {
+		q.Add("type", t)
+	}
+	if *since != "" {
+		q.Set("since", *since)
+	}
+	pageSize := *limit
+	if *follow || pageSize <= 0 || pageSize > 1000 {
+		pageSize = 1000
+	}
+	q.Set("limit", strconv.Itoa(pageSize))
+	printed := 0
+	for {
+		var page struct {
+			Events []json.RawMessage `json:"events"`
+			Next   string            `json:"next"`
+		}
+		if _, err := cl.call(ctx, "GET", "/v1/events?"+q.Encode(), nil, &page); err != nil {
+			if ctx.Err() != nil {
+				return ExitOK
+			}
+			return fail(env, "events", err)
+		}
+		for _, raw := range page.Events {
+			if !*follow && printed >= *limit {
+				return ExitOK
+			}
+			printEvent(env, *cf.output == "json", raw)
+			printed++
+		}
+		if page.Next != "" {
+			q.Set("after", page.Next)
+		}
+		q.Del("since") // the cursor takes over
+		if len(page.Events) < pageSize {
+			if !*follow {
+				return ExitOK
+			}
+			select {
+			case <-ctx.Done():
+				return ExitOK
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+}
+
+func printEvent(env Env, asJSON bool, raw json.RawMessage) {
+	if asJSON {
+		fmt.Fprintf(env.Stdout, "%s\n", raw)
+		return
+	}
+	var e event.Envelope
+	if json.Unmarshal(raw, &e) != nil {
+		return
+	}
+	fmt.Fprintf(env.Stdout, "%s  %-7s %-26s %-20s %-13s %s\n", e.Time, e.Detail.Level, e.DetailType, e.Detail.PipelineID, e.Detail.Date, e.Detail.Message)
+}

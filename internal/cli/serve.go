@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/runtime/local"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "Run Interlock: the HTTP API, the engine, the watchdog and alert delivery",
+		usage:   "[--config FILE] [--addr HOST:PORT] [--log-level debug|info|warn|error] [--log-format text|json]",
+		examples: []string{
+			"interlock serve",
+			"interlock serve --addr 127.0.0.1:0 --log-format json   # any free port; the address is printed",
+		},
+		run: runServe,
+	})
+}
+
+func runServe(ctx context.Context, env Env, args []string) int {
+	c := commands["serve"]
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	config := fs.String("config", "interlock.yaml", "project settings")
+	addr := fs.String("addr", "", "listen address (default: server.addr of --config)")
+	level := fs.String("log-level", "info", "debug, info, warn or error")
+	format := fs.String("log-format", "text", "text or json")
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		fmt.Fprintf(env.Stderr, "interlock serve: --log-level %q: want debug, info, warn or error\n", *level)
+		return ExitUsage
+	}
+	hopts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler = slog.NewTextHandler(env.Stderr, hopts)
+	switch *format {
+	case "json":
+		h = slog.NewJSONHandler(env.Stderr, hopts)
+	case "text":
+	default:
+		fmt.Fprintf(env.Stderr, "interlock serve: --log-format %q: want text or json\n", *format)
+		return ExitUsage
+	}
+	log := slog.New(h)
+
+	a, err := app.Open(ctx, *config, app.Options{Logger: log})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock serve: %v\n", err)
+		return ExitRuntime
+	}
+	defer a.Close()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	err = local.Serve(ctx, a, local.Options{
+		Addr:    *addr,
+		Console: env.Stdout,
+		Hup:     hup,
+		// The Slack API address can be pointed at a fake for end-to-end
+		// tests; it is not a setting users need.
+		SlackAPIURL: os.Getenv("INTERLOCK_SLACK_API_URL"),
+		Listening: func(a string) {
+			fmt.Fprintf(env.Stdout, "interlock listening on http://%s\n", a)
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock serve: %v\n", err)
+		return ExitRuntime
+	}
+	return ExitOK
+}

@@ -1,0 +1,144 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/alert/routing"
+	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
+)
+
+// Options steer Serve.
+type Options struct {
+	// Addr overrides server.addr (tests listen on 127.0.0.1:0).
+	Addr string
+	// Listening is called once with the address the API listens on.
+	Listening func(addr string)
+	// Console is where the console alert sink writes (nil: stdout).
+	Console io.Writer
+	// Reload is how often pipeline files are looked at (default 5s);
+	// SIGHUP (Hup) reloads at once.
+	Reload time.Duration
+	Hup    <-chan os.Signal
+	// LookupEnv reads tokens and secrets (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// SlackAPIURL overrides Slack's API address (tests against a fake).
+	SlackAPIURL string
+}
+
+// Serve runs the local runtime until ctx ends: the pipeline files (and
+// their reloads), the engine's durable timers, the watchdog, alert
+// delivery and the HTTP API. It returns once everything has stopped; a
+// setup problem (unresolvable token, unwritable alert file, address in
+// use) is returned before anything runs.
+func Serve(ctx context.Context, a *app.App, o Options) error {
+	log := a.Log
+	lookup := o.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if o.Reload <= 0 {
+		o.Reload = 5 * time.Second
+	}
+	routes, err := routing.Build(a.Settings.Alerts, routing.Options{
+		LookupEnv: lookup, Path: a.Path, Console: o.Console, Logger: log, SlackAPIURL: o.SlackAPIURL,
+		Threads: alert.StoreThreads{Store: a.Store, Clock: a.Engine},
+	})
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	defer routes.Close()
+	metrics := api.NewMetrics(a.Engine)
+	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: log, OnFailure: metrics.AlertDeliveryFailed})
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	tokens, err := api.ResolveTokens(a.Settings, lookup, os.ReadFile)
+	if err != nil {
+		return err
+	}
+	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics})
+	if err != nil {
+		return err
+	}
+
+	wake := make(chan struct{}, 1)
+	a.Engine.OnTimersChanged(func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	a.Engine.OnEventsCommitted(func(evs []event.Event) {
+		metrics.CountEvents(evs...)
+		deliv.Notify()
+	})
+	rl := newReloader(a, log)
+	applied, refused := rl.reload(ctx)
+	log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(a.Engine.Pipelines()))
+
+	addr := a.Settings.Server.Addr
+	if o.Addr != "" {
+		addr = o.Addr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+
+	var wg sync.WaitGroup
+	loops, stop := context.WithCancel(ctx)
+	defer stop()
+	goRun := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	goRun(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("HTTP server stopped", "err", err)
+		}
+	})
+	goRun(func() { RunTimers(loops, a.Engine, wake, log) })
+	goRun(func() { a.RunWatchdog(loops) })
+	goRun(func() { deliv.Run(loops) })
+	goRun(func() {
+		t := time.NewTicker(o.Reload)
+		defer t.Stop()
+		for {
+			select {
+			case <-loops.Done():
+				return
+			case <-t.C:
+			case <-o.Hup:
+				log.Info("SIGHUP: reloading pipeline files")
+			}
+			rl.reload(loops)
+		}
+	})
+	log.Info("interlock serving", "addr", ln.Addr().String(), "store", a.Settings.Store.DSN)
+	if o.Listening != nil {
+		o.Listening(ln.Addr().String())
+	}
+
+	<-ctx.Done()
+	log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		log.Warn("HTTP shutdown", "err", err)
+	}
+	stop()
+	wg.Wait()
+	return nil
+}
