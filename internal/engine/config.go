@@ -103,12 +103,13 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		}
 		b := e.newBatch(p, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
-		e.setTimers(ctx, b, p, now)
 		next.Version = prev.Version + 1
 		e.mu.Lock()
 		old := e.pipelines[p.ID]
 		e.pipelines[p.ID] = &loadedPipeline{p: p, row: next}
 		e.mu.Unlock()
+		// The timers see the new version (and its first-load time).
+		e.setTimers(ctx, b, p, now)
 		if err := b.commit(ctx); err != nil {
 			e.mu.Lock()
 			if old != nil {
