@@ -24,16 +24,12 @@ lint:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## demo: build, validate the example project, show a broken file, replay a week on a virtual clock.
+## demo: build, init a project, serve it, push sensors, show the run; then a simulated week.
 demo: build
-	@echo "== interlock validate (the example project: interlock.yaml, calendars, pipelines)"
-	cd examples && ../$(BIN) validate
+	@scripts/demo.sh
 	@echo
 	@echo "== interlock validate examples/broken (every error, with file, line and field)"
-	-$(BIN) validate --config examples/interlock.yaml examples/broken
-	@echo
-	@echo "== interlock simulate: a week of gold-revenue, replayed through the real engine"
-	$(BIN) simulate examples/scenarios/gold-revenue-week.yaml
+	-@$(BIN) validate --config examples/interlock.yaml examples/broken
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 10s

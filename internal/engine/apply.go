@@ -63,6 +63,9 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err != nil || !ok {
 		return err
 	}
+	if lp := e.loaded(p.ID); lp != nil && times.Breach.Before(lp.row.FirstLoadedAt) {
+		return nil // forward-only: the deadline passed before the pipeline was loaded
+	}
 	if _, err := e.st.MarkerGet(ctx, r.Key, run.MarkerSLAVerdict); err == nil {
 		return nil // the period already had its verdict (this is a rerun)
 	} else if !errors.Is(err, store.ErrNotFound) {
