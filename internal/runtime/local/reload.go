@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/interlockhq/interlock/internal/app"
@@ -20,12 +21,15 @@ type reloader struct {
 	a   *app.App
 	log *slog.Logger
 
-	mu     sync.Mutex
-	hashes map[string][sha256.Size]byte
+	mu        sync.Mutex
+	hashes    map[string][sha256.Size]byte
+	ids       map[string]string // file → the pipeline id it defined
+	looked    bool              // the first look happened
+	calendars [sha256.Size]byte // of every calendar file, in order
 }
 
 func newReloader(a *app.App, log *slog.Logger) *reloader {
-	return &reloader{a: a, log: log, hashes: map[string][sha256.Size]byte{}}
+	return &reloader{a: a, log: log, hashes: map[string][sha256.Size]byte{}, ids: map[string]string{}}
 }
 
 // reload looks at every pipeline file once and returns how many were
@@ -33,6 +37,7 @@ func newReloader(a *app.App, log *slog.Logger) *reloader {
 func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.reloadCalendars(ctx)
 	files, err := pipeline.PipelineFiles(r.a.Path(r.a.Settings.Pipelines))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -53,18 +58,77 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 			continue
 		}
 		r.hashes[f] = sum
-		if _, err := r.a.Engine.ApplyConfig(ctx, f, data); err != nil {
+		p, err := r.a.Engine.ApplyConfig(ctx, f, data)
+		if err != nil {
 			refused++
 			r.log.Warn("pipeline file refused; the previous version (if any) keeps running", "file", f, "err", err)
 			continue
 		}
+		r.ids[f] = p.ID
 		applied++
 	}
 	for f := range r.hashes {
 		if !seen[f] {
 			delete(r.hashes, f)
-			r.log.Warn("pipeline file removed; its pipeline keeps its last configuration until restart", "file", f)
+			if id, ok := r.ids[f]; ok && r.a.Engine.Forget(id) {
+				r.log.Warn("pipeline file removed: the pipeline stops running (its history stays)", "file", f, "pipeline", id)
+			}
+			delete(r.ids, f)
+		}
+	}
+	if !r.looked {
+		// Pipelines the store knows but no file defines any more were
+		// removed while serve was down.
+		r.looked = true
+		defined := map[string]bool{}
+		for _, id := range r.ids {
+			defined[id] = true
+		}
+		for _, id := range r.a.Engine.Pipelines() {
+			if !defined[id] && r.a.Engine.Forget(id) {
+				r.log.Warn("no pipeline file defines this stored pipeline: it does not run", "pipeline", id)
+			}
 		}
 	}
 	return applied, refused
+}
+
+// reloadCalendars loads the calendars directory again when any file in it
+// changed, and hands the calendars to the engine, which re-resolves the
+// pipelines. An invalid calendar file keeps the previous calendars.
+func (r *reloader) reloadCalendars(ctx context.Context) {
+	dir := r.a.Path(r.a.Settings.Calendars)
+	if dir == "" {
+		return
+	}
+	h := sha256.New()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // no calendars directory: nothing to reload
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		h.Write([]byte(e.Name()))
+		h.Write(data)
+	}
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	if sum == r.calendars {
+		return
+	}
+	first := r.calendars == [sha256.Size]byte{}
+	r.calendars = sum
+	if first {
+		return // loaded by app.Open
+	}
+	cals, err := pipeline.LoadCalendarDir(dir)
+	if err != nil {
+		r.log.Error("calendar files refused; the previous calendars stay", "err", err)
+		return
+	}
+	refused := r.a.Engine.SetCalendars(ctx, cals)
+	r.log.Info("calendars reloaded", "calendars", len(cals), "pipelines refused", refused)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -57,5 +58,94 @@ func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 	}
 	if p, _, _ := a.Engine.Pipeline("p"); p.Job.Config.Str("jobName") != "two" {
 		t.Fatal("the last valid version did not keep running")
+	}
+	// Removing the file stops the pipeline.
+	if err := os.Remove(filepath.Join(dir, "pipelines/p.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	rl.reload(t.Context())
+	if _, _, ok := a.Engine.Pipeline("p"); ok {
+		t.Fatal("a removed pipeline file kept its pipeline running")
+	}
+}
+
+func TestPipelinesWithoutFilesDoNotRunAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pipelines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "interlock.yaml")
+	if err := os.WriteFile(cfg, []byte("store: sqlite:./state.db\npipelines: ./pipelines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := "pipeline: {id: gone}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n"
+	a, err := app.Open(t.Context(), cfg, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Engine.ApplyConfig(t.Context(), "gone.yaml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	// Restart with no file defining it: the stored pipeline does not run.
+	a, err = app.Open(t.Context(), cfg, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, _, ok := a.Engine.Pipeline("gone"); !ok {
+		t.Fatal("the store should still know the pipeline before the first look")
+	}
+	newReloader(a, slog.New(slog.DiscardHandler)).reload(t.Context())
+	if _, _, ok := a.Engine.Pipeline("gone"); ok {
+		t.Fatal("a pipeline without a file runs after a restart")
+	}
+}
+
+func TestReloadCalendars(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\ncalendars: ./calendars\n")
+	write("calendars/hol.yaml", "name: holidays\ndates: [\"2026-12-25\"]\n")
+	write("pipelines/p.yaml", "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}, exclude: {calendar: holidays}}\njob: {type: glue, config: {jobName: j}}\n")
+	a, err := app.Open(t.Context(), filepath.Join(dir, "interlock.yaml"), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rl := newReloader(a, slog.New(slog.DiscardHandler))
+	rl.reload(t.Context())
+	excluded := func(date string) bool {
+		p, _, _ := a.Engine.Pipeline("p")
+		d, _ := schedule.ParseDate(date)
+		return p.Schedule.Exclude.Days.Contains(d)
+	}
+	if !excluded("2026-12-25") || excluded("2026-12-31") {
+		t.Fatal("initial calendar")
+	}
+	write("calendars/hol.yaml", "name: holidays\ndates: [\"2026-12-25\", \"2026-12-31\"]\n")
+	rl.reload(t.Context())
+	if !excluded("2026-12-31") {
+		t.Fatal("an added holiday did not take effect")
+	}
+	// Removing the calendar breaks the pipeline: refused, previous kept.
+	if err := os.Remove(filepath.Join(dir, "calendars/hol.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	rl.reload(t.Context())
+	if !excluded("2026-12-31") {
+		t.Fatal("the previous resolution was not kept")
+	}
+	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	if len(invalid) != 1 {
+		t.Fatalf("CONFIG_INVALID events: %d", len(invalid))
 	}
 }
