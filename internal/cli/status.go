@@ -58,6 +58,13 @@ func runStatus(ctx context.Context, env Env, args []string) int {
 		if len(list.Pipelines) == 0 {
 			fmt.Fprintln(env.Stdout, "(no pipelines loaded)")
 		}
+		var dead api.DeadLetterList
+		if _, err := cl.call(ctx, "GET", "/v1/alerts/dead-letters", nil, &dead); err == nil && len(dead.DeadLetters) > 0 {
+			fmt.Fprintf(env.Stdout, "\n%d alert(s) could not be delivered:\n", len(dead.DeadLetters))
+			for _, d := range dead.DeadLetters {
+				fmt.Fprintf(env.Stdout, "  %s  %s %s %s after %d attempt(s): %s\n", d.Sink, d.Type, d.PipelineID, d.Period, d.Attempts, d.Error)
+			}
+		}
 		return ExitOK
 	}
 	id := fs.Arg(0)

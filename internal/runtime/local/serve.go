@@ -67,7 +67,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics})
+	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 )
@@ -27,6 +29,9 @@ type Options struct {
 	// Ready reports whether the process is ready to serve (/readyz); nil:
 	// always ready.
 	Ready func() error
+	// DeadLetters lists the alerts no sink accepted (GET
+	// /v1/alerts/dead-letters); nil: the route answers an empty list.
+	DeadLetters func(context.Context) ([]alert.DeadLetter, error)
 }
 
 // server holds what the handlers share.
@@ -39,6 +44,7 @@ type server struct {
 	auth     *authenticator
 	explain  explainer
 	metricsH http.Handler
+	dead     func(context.Context) ([]alert.DeadLetter, error)
 }
 
 // New returns the API handler. It refuses a configuration that would
@@ -83,6 +89,7 @@ func New(o Options) (http.Handler, error) {
 		maxBody:  maxBody,
 		auth:     auth,
 		explain:  engineExplainer(o.Engine),
+		dead:     o.DeadLetters,
 		metricsH: m.Handler(),
 	}
 	return s.outer(s.routes()), nil
@@ -104,6 +111,7 @@ func (s *server) routes() *http.ServeMux {
 	handle("POST /v1/pipelines/{id}/pause", pipeline.RoleAdmin, s.pause)
 	handle("POST /v1/pipelines/{id}/resume", pipeline.RoleAdmin, s.resume)
 	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
+	handle("GET /v1/alerts/dead-letters", pipeline.RoleReader, s.listDeadLetters)
 	handle("GET /healthz", "", s.healthz)
 	handle("GET /readyz", "", s.readyz)
 	metricsRole := pipeline.Role("")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/interlockhq/interlock/internal/alert"
 	"io"
 	"log/slog"
 	"net/http"
@@ -103,6 +104,7 @@ type fixture struct {
 type fixtureOptions struct {
 	tokens []api.Token
 	ready  func() error
+	dead   func(context.Context) ([]alert.DeadLetter, error)
 }
 
 // newFixture starts a real engine on a SQLite store in a temporary
@@ -131,7 +133,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	settings := pipeline.DefaultSettings()
 	settings.Server.MaxBodyBytes = 1024
 	f.metrics = api.NewMetrics(f.eng)
-	h, err := api.New(api.Options{Engine: f.eng, Settings: settings, Tokens: fo.tokens, Logger: log, Metrics: f.metrics, Ready: fo.ready})
+	h, err := api.New(api.Options{Engine: f.eng, Settings: settings, Tokens: fo.tokens, Logger: log, Metrics: f.metrics, Ready: fo.ready, DeadLetters: fo.dead})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,37 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
+)
+
+func TestDeadLetters(t *testing.T) {
+	dl := alert.DeadLetter{Sink: "webhook:hooks.example.com#1a2b", EventID: "e1", Type: "SLA_BREACH", PipelineID: "orders", Attempts: 8, Error: "HTTP 500"}
+	for _, c := range []struct {
+		name string
+		dead func(context.Context) ([]alert.DeadLetter, error)
+		want int
+	}{
+		{"none configured", nil, 0},
+		{"one dead letter", func(context.Context) ([]alert.DeadLetter, error) { return []alert.DeadLetter{dl}, nil }, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{dead: c.dead})
+			rec := httptest.NewRecorder()
+			f.h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/alerts/dead-letters", nil))
+			var out api.DeadLetterList
+			if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil || len(out.DeadLetters) != c.want {
+				t.Fatalf("%d %s", rec.Code, rec.Body.String())
+			}
+			if c.want == 1 && out.DeadLetters[0].Error != "HTTP 500" {
+				t.Fatalf("dead letter: %+v", out.DeadLetters[0])
+			}
+		})
+	}
+}
