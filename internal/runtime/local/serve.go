@@ -16,6 +16,7 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Options steer Serve.
@@ -67,7 +68,14 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters})
+	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters,
+		// Ready when the store answers a cheap read.
+		Ready: func() error {
+			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("store: %w", err)
+			}
+			return nil
+		}})
 	if err != nil {
 		return err
 	}
