@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"math/rand/v2"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
@@ -263,10 +263,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textsafe.Prefix(s, n) + textsafe.Mark
 }
 
 // messageHash identifies an alert's message for repeat suppression; with

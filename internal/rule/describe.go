@@ -1,11 +1,11 @@
 package rule
 
 import (
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -37,11 +37,7 @@ func show(v sensor.Value) string {
 		return v.String()
 	}
 	if len(s) > maxShown {
-		cut := maxShown
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return strconv.Quote(s[:cut]) + "…"
+		return strconv.Quote(textsafe.Prefix(s, maxShown)) + textsafe.Mark
 	}
 	return strconv.Quote(s)
 }

@@ -1,8 +1,8 @@
 package slack
 
 import (
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
@@ -118,15 +118,4 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	cut := n - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}
+func truncate(s string, n int) string { return textsafe.Truncate(s, n) }

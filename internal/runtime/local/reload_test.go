@@ -15,15 +15,7 @@ import (
 
 func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\n")
 	good := "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: one}}\n"
 	write("pipelines/p.yaml", good)
@@ -104,15 +96,7 @@ func TestPipelinesWithoutFilesDoNotRunAfterRestart(t *testing.T) {
 
 func TestReloadCalendars(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\ncalendars: ./calendars\n")
 	write("calendars/hol.yaml", "name: holidays\ndates: [\"2026-12-25\"]\n")
 	write("pipelines/p.yaml", "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}, exclude: {calendar: holidays}}\njob: {type: glue, config: {jobName: j}}\n")
@@ -147,5 +131,18 @@ func TestReloadCalendars(t *testing.T) {
 	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
 	if len(invalid) != 1 {
 		t.Fatalf("CONFIG_INVALID events: %d", len(invalid))
+	}
+}
+
+// writer returns a function that writes files under dir.
+func writer(t *testing.T, dir string) func(name, body string) {
+	return func(name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

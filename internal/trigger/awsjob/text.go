@@ -3,9 +3,8 @@ package awsjob
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Clean keeps at most limit bytes of s, cut on a character boundary, with
@@ -13,24 +12,11 @@ import (
 // removed, so text from a job system can neither forge log lines nor
 // flood an alert.
 func Clean(s string, limit int) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
+	s = textsafe.Line(s)
 	if len(s) <= limit {
 		return s
 	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textsafe.Truncate(s, limit+len(textsafe.Mark))
 }
 
 // Name derives a deterministic name for a job system from Interlock's run

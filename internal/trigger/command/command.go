@@ -8,12 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"os"
 	"os/exec"
 	"sort"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -130,21 +129,7 @@ func (r Runner) environ(req trigger.Request) ([]string, error) {
 	return out, nil
 }
 
-// clean keeps the start of the output, without control characters, so a
-// program's output cannot forge log lines or flood an alert.
-func clean(b []byte) string {
-	s := strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, string(b))
-	s = strings.TrimSpace(s)
-	if len(s) > maxOutput {
-		s = s[:maxOutput] + "…"
-	}
-	return s
-}
+// clean keeps the start of the output on one line, without control
+// characters, so a program's output cannot forge log lines or flood an
+// alert.
+func clean(b []byte) string { return textsafe.Clean(string(b), maxOutput) }

@@ -3,10 +3,9 @@ package httpx
 import (
 	"cmp"
 	"errors"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // MaxSnippet bounds the part of a response body an error or message keeps.
@@ -85,30 +84,6 @@ func (e *redactedError) Error() string { return e.msg }
 
 func (e *redactedError) Is(target error) bool { return errors.Is(e.orig, target) }
 
-// clean turns line breaks and tabs into spaces and drops other control
-// characters and invalid UTF-8.
-func clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
-		case r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
-}
+func clean(s string) string { return textsafe.Line(s) }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	cut := n - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}
+func truncate(s string, n int) string { return textsafe.Truncate(s, n) }
