@@ -47,6 +47,19 @@ func (e *Engine) RunDue(ctx context.Context) (int, error) {
 	}
 }
 
+// DueTimers lists timers due at the clock's time, earliest first, at most
+// limit: for runtimes that process timers concurrently (ProcessTimer).
+func (e *Engine) DueTimers(ctx context.Context, limit int) ([]store.Timer, error) {
+	return e.st.TimerListDue(ctx, e.clk.Now(), limit)
+}
+
+// ProcessTimer processes one timer. It is safe to call concurrently, for
+// the same timer too: its due time is a condition of the commit, so only
+// one call acts on it.
+func (e *Engine) ProcessTimer(ctx context.Context, t store.Timer) error {
+	return e.processTimer(ctx, t)
+}
+
 // processTimer runs a timer's handler and commits its batch. Every handler
 // moves or removes its timer in the same commit (finish), so a timer is
 // processed once even when several processes race for it: the loser's

@@ -7,6 +7,7 @@ package local
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
@@ -17,24 +18,95 @@ import (
 // up within it.
 const maxSleep = 30 * time.Second
 
-// RunTimers processes the engine's due timers until ctx ends: it sleeps
-// until the earliest timer is due, or until woken (a commit changed the
-// timers), whichever comes first.
+// retryFailed is how long a timer whose processing failed waits before
+// it is tried again.
+const retryFailed = 5 * time.Second
+
+// Workers is how many timers RunTimers processes at once. A synchronous
+// job (a long command) occupies one worker; the others keep SLA alerts,
+// polls and triggers of other pipelines on time.
+const Workers = 8
+
+// RunTimers processes the engine's due timers until ctx ends, up to
+// Workers at a time: it sleeps until the earliest timer is due, until
+// woken (a commit changed the timers), or until a worker finishes. A
+// timer being processed is not handed to a second worker; the engine's
+// commit conditions would make a second one harmless anyway.
 func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger) {
+	var (
+		mu       sync.Mutex
+		inFlight = map[string]bool{}
+		failed   = map[string]time.Time{} // a timer whose processing failed waits before the next try
+		wg       sync.WaitGroup
+		done     = make(chan struct{}, Workers)
+		slots    = make(chan struct{}, Workers)
+	)
+	defer wg.Wait()
 	for {
 		minSleep := time.Duration(0)
-		if _, err := eng.RunDue(ctx); err != nil && ctx.Err() == nil {
-			log.Error("processing timers", "err", err)
+		due, err := eng.DueTimers(ctx, 4*Workers)
+		if err != nil && ctx.Err() == nil {
+			log.Error("listing due timers", "err", err)
 			minSleep = time.Second // a persistent error must not spin the loop
 		}
+		for _, t := range due {
+			mu.Lock()
+			busy := inFlight[t.Key] || eng.Now().Before(failed[t.Key])
+			if !busy {
+				inFlight[t.Key] = true
+			}
+			mu.Unlock()
+			if busy {
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+			default:
+				mu.Lock()
+				delete(inFlight, t.Key)
+				mu.Unlock()
+				continue // all workers busy: picked up when one finishes
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := eng.ProcessTimer(ctx, t)
+				mu.Lock()
+				delete(inFlight, t.Key)
+				if err != nil && ctx.Err() == nil {
+					log.Error("processing timer; retrying in a few seconds", "timer", t.Key, "err", err)
+					failed[t.Key] = eng.Now().Add(retryFailed)
+				} else {
+					delete(failed, t.Key)
+				}
+				mu.Unlock()
+				<-slots
+				select {
+				case done <- struct{}{}:
+				default:
+				}
+			}()
+		}
 		sleep := maxSleep
-		if due, ok, err := eng.NextDue(ctx); err == nil && ok {
-			if d := due.Sub(eng.Now()); d < sleep {
+		if next, ok, err := eng.NextDue(ctx); err == nil && ok {
+			if d := next.Sub(eng.Now()); d < sleep {
 				sleep = d
 			}
 		}
 		if sleep < minSleep {
 			sleep = minSleep
+		}
+		if sleep <= 0 {
+			// Something is due now: dispatched (a finishing worker wakes
+			// the loop), waiting for a free worker, or waiting after a
+			// failure.
+			sleep = retryFailed
+			mu.Lock()
+			idle := len(inFlight) == 0 && len(failed) == 0
+			mu.Unlock()
+			if idle {
+				sleep = 0
+			}
 		}
 		t := time.NewTimer(sleep)
 		select {
@@ -42,8 +114,9 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 			t.Stop()
 			return
 		case <-wake:
-			t.Stop()
+		case <-done:
 		case <-t.C:
 		}
+		t.Stop()
 	}
 }

@@ -1,0 +1,87 @@
+package local
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store/sqlite"
+	"github.com/interlockhq/interlock/internal/trigger"
+)
+
+// blockingJobs blocks the start of pipeline "slow" until released, and
+// counts the starts of the others.
+type blockingJobs struct {
+	release chan struct{}
+	others  atomic.Int32
+}
+
+func (j *blockingJobs) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	if req.PipelineID == "slow" {
+		select {
+		case <-j.release:
+		case <-ctx.Done():
+		}
+	} else {
+		j.others.Add(1)
+	}
+	return trigger.Started{JobRunID: "sync", Result: &trigger.Result{Status: trigger.StatusSucceeded}}, nil
+}
+
+func (j *blockingJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	return trigger.Result{Status: trigger.StatusSucceeded}, nil
+}
+
+// TestALongJobDoesNotHoldUpOtherPipelines: while one pipeline's
+// synchronous job runs, another pipeline's trigger still happens.
+func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jobs := &blockingJobs{release: make(chan struct{})}
+	clk := clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC))
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: jobs})
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"slow", "quick"} {
+		doc := "pipeline: {id: " + id + "}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: command, config: {command: [x]}}\n"
+		if _, err := eng.ApplyConfig(ctx, id+".yaml", []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wake := make(chan struct{}, 1)
+	eng.OnTimersChanged(func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	go RunTimers(ctx, eng, wake, slog.New(slog.DiscardHandler))
+	if _, err := eng.PutSensor(ctx, "slow", "k", run.Detail("n", 1)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the slow job is now being started
+	if _, err := eng.PutSensor(ctx, "quick", "k", run.Detail("n", 1)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for jobs.others.Load() == 0 {
+		select {
+		case <-deadline:
+			t.Fatal("the quick pipeline's job waited for the slow one")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	close(jobs.release)
+}
