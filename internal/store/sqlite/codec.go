@@ -109,6 +109,9 @@ func (c objectCol) Scan(v any) error {
 	if b == nil || err != nil {
 		return err
 	}
+	if string(b) == "{}" {
+		return nil // most marker details are empty: skip the JSON decoder
+	}
 	return c.o.UnmarshalJSON(b)
 }
 
