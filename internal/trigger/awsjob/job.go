@@ -88,6 +88,26 @@ func (j *Job) Required(name string) (string, error) {
 	return v, err
 }
 
+// PollTarget finds what a poll needs: the parent resource (job name,
+// cluster, application) from the job's Meta, else from the config field
+// parentField, and the run id from Meta, else the run's JobRunID. Meta
+// wins so that editing the config never loses a running job.
+func (j *Job) PollTarget(parentMeta, parentField, idMeta, what string) (parent, id string, err error) {
+	parent, id = j.req.Meta[parentMeta], j.req.Meta[idMeta]
+	if id == "" {
+		id = j.req.JobRunID
+	}
+	if id == "" {
+		return "", "", fmt.Errorf("%s: no %s to poll", j.Type, what)
+	}
+	if parent == "" {
+		if parent, err = j.Required(parentField); err != nil {
+			return "", "", err
+		}
+	}
+	return parent, id, nil
+}
+
 // Map expands the values of the map field name of job.config (nil if not
 // set). Keys are taken literally.
 func (j *Job) Map(name string) (map[string]string, error) {

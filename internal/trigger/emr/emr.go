@@ -97,18 +97,9 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
 	j := r.AWS.Job(jobType, req)
-	cluster, id := req.Meta[MetaClusterID], req.Meta[MetaStepID]
-	if id == "" {
-		id = req.JobRunID
-	}
-	if id == "" {
-		return trigger.Result{}, errors.New("emr: no step id to poll")
-	}
-	if cluster == "" {
-		var err error
-		if cluster, err = j.Required("clusterId"); err != nil {
-			return trigger.Result{}, err
-		}
+	cluster, id, err := j.PollTarget(MetaClusterID, "clusterId", MetaStepID, "step id")
+	if err != nil {
+		return trigger.Result{}, err
 	}
 	client, _, err := r.client(ctx, j)
 	if err != nil {

@@ -109,18 +109,9 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
 	j := r.AWS.Job(jobType, req)
-	app, id := req.Meta[MetaApplicationID], req.Meta[MetaJobRunID]
-	if id == "" {
-		id = req.JobRunID
-	}
-	if id == "" {
-		return trigger.Result{}, errors.New("emr-serverless: no job run id to poll")
-	}
-	if app == "" {
-		var err error
-		if app, err = j.Required("applicationId"); err != nil {
-			return trigger.Result{}, err
-		}
+	app, id, err := j.PollTarget(MetaApplicationID, "applicationId", MetaJobRunID, "job run id")
+	if err != nil {
+		return trigger.Result{}, err
 	}
 	client, _, err := r.client(ctx, j)
 	if err != nil {

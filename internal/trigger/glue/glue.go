@@ -96,18 +96,9 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
 	j := r.AWS.Job(jobType, req)
-	name, id := req.Meta[MetaJobName], req.Meta[MetaRunID]
-	if id == "" {
-		id = req.JobRunID
-	}
-	if id == "" {
-		return trigger.Result{}, errors.New("glue: no job run id to poll")
-	}
-	if name == "" {
-		var err error
-		if name, err = j.Required("jobName"); err != nil {
-			return trigger.Result{}, err
-		}
+	name, id, err := j.PollTarget(MetaJobName, "jobName", MetaRunID, "job run id")
+	if err != nil {
+		return trigger.Result{}, err
 	}
 	client, _, err := r.client(ctx, j)
 	if err != nil {
