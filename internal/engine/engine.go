@@ -69,6 +69,8 @@ type Engine struct {
 
 	mu        sync.RWMutex
 	pipelines map[string]*loadedPipeline
+
+	wd watchdogCache // the watchdog's snapshot between passes
 }
 
 type loadedPipeline struct {

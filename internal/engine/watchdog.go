@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -49,12 +51,37 @@ func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration)
 	return rep, err
 }
 
-// watchdogSnapshot loads what the checks read, in bulk and bounded by the
-// lookback window: its cost grows with pipelines and recent activity, not
-// with stored history. Data that cannot be loaded is named in Unavailable
-// so the checks that need it fail visibly.
+// watchdogCache is the watchdog's snapshot kept between passes: each pass
+// reads only the runs, markers and sensors written since the previous
+// one (plus the small sets it always reads whole: non-terminal runs and
+// SLA timers), and a full reload every fullReloadEvery passes bounds any
+// drift (a deleted sensor, a write with a skewed clock).
+type watchdogCache struct {
+	mu       sync.Mutex
+	loadedAt time.Time
+	passes   int
+	runs     map[run.Key]run.Run
+	markers  map[watchdog.MarkerKey]store.Marker
+	sensors  map[[2]string]store.Sensor
+}
+
+const (
+	fullReloadEvery = 12
+	// refreshOverlap re-reads a little before the previous pass, so a
+	// write stamped at the same instant, or by a replica whose clock is a
+	// bit behind, is not missed.
+	refreshOverlap = time.Minute
+)
+
+// watchdogSnapshot builds what the checks read, bounded by the lookback
+// window: its cost grows with pipelines and recent activity, not with
+// stored history. Data that cannot be loaded is named in Unavailable so
+// the checks that need it fail visibly (and the next pass reloads fully).
 func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time.Duration) *watchdog.Snapshot {
-	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, Runs: map[run.Key]run.Run{}, Markers: map[watchdog.MarkerKey]store.Marker{}, Timers: map[string]bool{}}
+	c := &e.wd
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, Timers: map[string]bool{}}
 	e.mu.RLock()
 	for _, lp := range e.pipelines {
 		wp := watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt}
@@ -67,47 +94,109 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	// Periods are dates in each pipeline's zone: start a day early so every
 	// zone's periods within the lookback are included.
 	from := schedule.DateOf(now.Add(-watchdog.Lookback-24*time.Hour), time.UTC).String()
+	sensorsFrom := now.Add(-watchdog.Lookback)
+
+	full := c.runs == nil || c.passes >= fullReloadEvery || now.Before(c.loadedAt)
+	since := time.Time{}
+	if full {
+		c.runs, c.markers, c.sensors, c.passes = map[run.Key]run.Run{}, map[watchdog.MarkerKey]store.Marker{}, map[[2]string]store.Sensor{}, 0
+	} else {
+		since = c.loadedAt.Add(-refreshOverlap)
+		c.passes++
+	}
+	failed := false
+	unavailable := func(what string, err error) {
+		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
+		failed = true
+	}
 
 	if active, err := e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}); err != nil {
-		s.Unavailable = append(s.Unavailable, "active runs: "+err.Error())
+		unavailable("active runs", err)
 	} else {
 		s.ActiveRuns = active
 	}
-	if recent, err := e.st.RunList(ctx, store.RunListParams{PeriodFrom: from}); err != nil {
-		s.Unavailable = append(s.Unavailable, "runs: "+err.Error())
+	if recent, err := e.st.RunList(ctx, store.RunListParams{PeriodFrom: from, UpdatedSince: since}); err != nil {
+		unavailable("runs", err)
 	} else {
 		for _, r := range recent {
-			s.Runs[r.Key] = r
+			c.runs[r.Key] = r
 		}
 	}
-	if ms, err := e.st.MarkerList(ctx, store.MarkerListParams{PeriodFrom: from}); err != nil {
-		s.Unavailable = append(s.Unavailable, "markers: "+err.Error())
+	if ms, err := e.st.MarkerList(ctx, store.MarkerListParams{PeriodFrom: from, Since: since}); err != nil {
+		unavailable("markers", err)
 	} else {
-		pauses := map[string][]watchdog.Span{}
 		for _, m := range ms {
-			s.Markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
-			if strings.HasPrefix(m.Kind, run.MarkerPausePrefix) {
-				if from, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(m.Kind, run.MarkerPausePrefix)); err == nil {
-					pauses[m.Key.PipelineID] = append(pauses[m.Key.PipelineID], watchdog.Span{From: from, To: m.At})
-				}
-			}
-		}
-		for i := range s.Pipelines {
-			s.Pipelines[i].Pauses = append(s.Pipelines[i].Pauses, pauses[s.Pipelines[i].P.ID]...)
+			c.markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
 		}
 	}
 	if ts, err := e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}); err != nil {
-		s.Unavailable = append(s.Unavailable, "timers: "+err.Error())
+		unavailable("timers", err)
 	} else {
 		for _, t := range ts {
 			s.Timers[t.Key] = true
 		}
 	}
-	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: now.Add(-watchdog.Lookback)}); err != nil {
-		s.Unavailable = append(s.Unavailable, "sensors: "+err.Error())
-	} else {
-		s.Sensors = ss
+	changedSince := sensorsFrom
+	if !full && since.After(changedSince) {
+		changedSince = since
 	}
+	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: changedSince}); err != nil {
+		unavailable("sensors", err)
+	} else {
+		for _, x := range ss {
+			c.sensors[[2]string{x.PipelineID, x.Key}] = x
+		}
+	}
+	if failed {
+		c.runs = nil // reload everything next time
+	} else {
+		c.loadedAt = now
+	}
+
+	// Leave out what has aged out of the window.
+	s.Runs = make(map[run.Key]run.Run, len(c.runs))
+	for k, r := range c.runs {
+		if k.Period < from {
+			delete(c.runs, k)
+			continue
+		}
+		s.Runs[k] = r
+	}
+	s.Markers = make(map[watchdog.MarkerKey]store.Marker, len(c.markers))
+	pauses := map[string][]watchdog.Span{}
+	for k, m := range c.markers {
+		if k.Key.Period < from {
+			delete(c.markers, k)
+			continue
+		}
+		s.Markers[k] = m
+		if strings.HasPrefix(m.Kind, run.MarkerPausePrefix) {
+			if start, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(m.Kind, run.MarkerPausePrefix)); err == nil {
+				pauses[m.Key.PipelineID] = append(pauses[m.Key.PipelineID], watchdog.Span{From: start, To: m.At})
+			}
+		}
+	}
+	for i := range s.Pipelines {
+		s.Pipelines[i].Pauses = append(s.Pipelines[i].Pauses, pauses[s.Pipelines[i].P.ID]...)
+	}
+	s.Sensors = make([]store.Sensor, 0, len(c.sensors))
+	for k, x := range c.sensors {
+		if x.ChangedAt.Before(sensorsFrom) {
+			delete(c.sensors, k)
+			continue
+		}
+		s.Sensors = append(s.Sensors, x)
+	}
+	sort.Slice(s.Sensors, func(i, j int) bool {
+		a, b := s.Sensors[i], s.Sensors[j]
+		if !a.ChangedAt.Equal(b.ChangedAt) {
+			return a.ChangedAt.Before(b.ChangedAt)
+		}
+		if a.PipelineID != b.PipelineID {
+			return a.PipelineID < b.PipelineID
+		}
+		return a.Key < b.Key
+	})
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
@@ -59,5 +60,46 @@ func TestWatchdogDegradedOncePerFailure(t *testing.T) {
 	}
 	if n := degraded(); n != 2 {
 		t.Fatalf("a failure after recovery raised %d events in all, want 2", n)
+	}
+}
+
+// TestIncrementalSnapshotSeesOtherWriters: the watchdog keeps its snapshot
+// between passes and reads only what changed; a run written by another
+// process (a replica) between two passes must be seen by the next one.
+func TestIncrementalSnapshotSeesOtherWriters(t *testing.T) {
+	f := newFixture(t)
+	const cron = `
+pipeline: {id: nightly}
+schedule: {cron: "0 9 * * *"}
+validation: {rules: [{key: x, check: exists}]}
+job: {type: glue, config: {jobName: j}}
+`
+	if _, err := f.eng.ApplyConfig(t.Context(), "nightly.yaml", []byte(cron)); err != nil {
+		t.Fatal(err)
+	}
+	// Another process owns the timers: drop the cron tick so this engine
+	// never starts the 09:00 run itself.
+	if err := f.st.Commit(t.Context(), store.Change{TimerDeletes: []store.TimerDelete{{Key: "cron/nightly"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Set(t0.Add(75 * time.Minute)) // 09:15, the tick at 09:00 started nothing
+	if _, err := f.eng.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.events(t, event.ScheduleMissed)); n != 1 {
+		t.Fatalf("SCHEDULE_MISSED = %d, want 1", n)
+	}
+	// A replica creates the run.
+	f.clk.Advance(time.Minute)
+	r := run.Run{Key: run.Key{PipelineID: "nightly", ScheduleID: "cron", Period: "2026-03-10"}, State: run.Evaluating, CreatedAt: f.clk.Now(), UpdatedAt: f.clk.Now(), StateSince: f.clk.Now()}
+	if err := f.st.Commit(t.Context(), store.Change{Runs: []store.RunWrite{{Run: r}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(5 * time.Minute)
+	if _, err := f.eng.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.events(t, event.ScheduleRecovered)); n != 1 {
+		t.Fatalf("SCHEDULE_RECOVERED = %d after a replica created the run, want 1", n)
 	}
 }

@@ -172,8 +172,12 @@ type RunListParams struct {
 	// every pipeline in one read whose cost grows with recent periods, not
 	// with stored history.
 	PeriodFrom string
-	ActiveOnly bool // only non-terminal runs
-	Limit      int  // 0: no limit
+	// UpdatedSince keeps runs whose UpdatedAt >= UpdatedSince (inclusive).
+	// It lets the watchdog refresh its snapshot with what changed since
+	// its previous pass instead of reading every recent run again.
+	UpdatedSince time.Time
+	ActiveOnly   bool // only non-terminal runs
+	Limit        int  // 0: no limit
 }
 
 // MarkerListParams filters MarkerList. Zero fields do not filter; set
@@ -190,7 +194,10 @@ type MarkerListParams struct {
 	// every date and so are excluded whenever PeriodFrom is set. It is for
 	// the watchdog's snapshot of recent periods, as in RunListParams.
 	PeriodFrom string
-	Limit      int // 0: no limit
+	// Since keeps markers whose At >= Since (inclusive): the watchdog's
+	// incremental refresh, as RunListParams.UpdatedSince.
+	Since time.Time
+	Limit int // 0: no limit
 }
 
 // TimerListParams filters TimerList. Zero fields do not filter; set fields

@@ -177,6 +177,9 @@ func runListQuery(p store.RunListParams) (string, []any) {
 	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
 	}
+	if !p.UpdatedSince.IsZero() {
+		w.add("unlikely(updated_at >= ?)", queryNanos(p.UpdatedSince))
+	}
 	if p.ActiveOnly {
 		w.add("active = 1")
 	}
@@ -227,6 +230,9 @@ func markerListQuery(p store.MarkerListParams) (string, []any) {
 	}
 	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
+	}
+	if !p.Since.IsZero() {
+		w.add("unlikely(at >= ?)", queryNanos(p.Since))
 	}
 	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind` + w.limit(p.Limit)
 	return q, w.args

@@ -55,6 +55,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Races", testRaces},
 		{"Markers", testMarkers},
 		{"MarkerList", testMarkerList},
+		{"ChangedSince", testChangedSince},
 		{"Ledger", testLedger},
 		{"Baselines", testBaselines},
 		{"Timers", testTimers},
