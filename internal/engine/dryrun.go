@@ -46,21 +46,15 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 		return err
 	}
 	b.emit(key, event.DryRunWouldTrigger, fmt.Sprintf("dry-run: would trigger %s job (%s)", p.Job.Type, out.Summary()), run.Detail("triggeredAt", b.now, "rulesEvaluated", len(p.Validation.Rules), "jobType", string(p.Job.Type)))
-	slaStatus := "n/a"
-	var est time.Time
-	if p.SLA != nil && p.SLA.ExpectedDuration > 0 {
-		est = b.now.Add(p.SLA.ExpectedDuration)
-		times, ok, err := run.ResolveSLA(p, per, b.now)
-		if err != nil {
-			return err
-		}
+	pr, projected, err := run.ProjectSLA(p, per, b.now)
+	if err != nil {
+		return err
+	}
+	slaStatus, est := pr.Status, pr.EstimatedCompletion
+	if projected {
 		detail := []any{"triggeredAt", b.now, "estimatedCompletion", est, "expectedDuration", p.SLA.ExpectedDuration}
-		if ok {
-			slaStatus = "met"
-			if est.After(times.Breach) {
-				slaStatus = "breach"
-			}
-			detail = append(detail, "deadline", times.Deadline, "breachAt", times.Breach, "marginSeconds", int64(times.Breach.Sub(est)/time.Second))
+		if pr.Status != "n/a" {
+			detail = append(detail, "deadline", pr.Times.Deadline, "breachAt", pr.Times.Breach, "marginSeconds", int64(pr.Margin/time.Second))
 		}
 		detail = append(detail, "status", slaStatus)
 		b.emit(key, event.DryRunSLAProjection, fmt.Sprintf("dry-run: projected completion %s, SLA %s", est.UTC().Format(time.RFC3339), slaStatus), run.Detail(detail...))

@@ -70,14 +70,12 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 			return err
 		}
 		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: data, ChangedAt: now, WrittenAt: now}
-		changed := !exists || !old.Data.Equal(data)
-		if !changed {
-			// The same content for another period is new data for that
-			// period: a daily {"status": "ready"} must start each day.
-			if oldPer, err := run.SensorPeriod(p, key, old.Data, old.ChangedAt); err == nil && oldPer != per {
-				changed = true
-			}
+		var stored *sensor.Record
+		if exists {
+			rec := old.Record()
+			stored = &rec
 		}
+		changed := run.NewData(p, key, stored, data, per)
 		if !changed {
 			s.ChangedAt = old.ChangedAt
 		}

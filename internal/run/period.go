@@ -77,3 +77,16 @@ func PeriodExists(p *pipeline.Pipeline, per schedule.Period) bool {
 func TTL(p *pipeline.Pipeline) time.Duration {
 	return p.Schedule.Evaluation.Window + p.Job.PollWindow + TriggerLease + ttlMargin
 }
+
+// NewData reports whether a sensor write is new data: nothing was stored
+// under the key, the content differs, or the same content now belongs to
+// another period (a daily {"status": "ready"} must start each day). An
+// identical re-write for the same period is not new data: a re-delivered,
+// already processed partition must start nothing (product spec §3 item 5).
+func NewData(p *pipeline.Pipeline, key string, stored *sensor.Record, data sensor.Object, per schedule.Period) bool {
+	if stored == nil || !stored.Data.Equal(data) {
+		return true
+	}
+	storedPer, err := SensorPeriod(p, key, stored.Data, stored.ReceivedAt)
+	return err == nil && storedPer != per
+}

@@ -382,3 +382,52 @@ job: {type: command, config: {command: /bin/true}}
 		t.Fatal("post-run prefix match")
 	}
 }
+
+func TestNewData(t *testing.T) {
+	p := mustPipeline(t, basePipeline)
+	day := func(d int) schedule.Period { return schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: d}) }
+	stored := &sensor.Record{Key: "ready", Data: Detail("status", "ready"), ReceivedAt: t0}
+	cases := []struct {
+		name   string
+		stored *sensor.Record
+		data   sensor.Object
+		per    schedule.Period
+		want   bool
+	}{
+		{"nothing stored", nil, Detail("status", "ready"), day(10), true},
+		{"different content", stored, Detail("status", "late"), day(10), true},
+		{"identical re-write, same period", stored, Detail("status", "ready"), day(10), false},
+		{"same content, next day", stored, Detail("status", "ready"), day(11), true},
+		{"numbers compare numerically", &sensor.Record{Key: "ready", Data: Detail("n", 1000000), ReceivedAt: t0}, Detail("n", 1e6), day(10), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := NewData(p, "ready", c.stored, c.data, c.per); got != c.want {
+				t.Fatalf("NewData = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestProjectSLA(t *testing.T) {
+	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
+	p := mustPipeline(t, basePipeline+`sla: {deadline: "09:00", expectedDuration: 30m}`)
+	cases := []struct {
+		at     time.Time
+		status string
+		margin time.Duration
+	}{
+		{t0, "met", 30 * time.Minute},        // 08:00 + 30m = 08:30, before 09:00
+		{t0.Add(30 * time.Minute), "met", 0}, // finishes exactly at the deadline
+		{t0.Add(40 * time.Minute), "breach", -10 * time.Minute},
+	}
+	for _, c := range cases {
+		pr, ok, err := ProjectSLA(p, per, c.at)
+		if err != nil || !ok || pr.Status != c.status || pr.Margin != c.margin {
+			t.Errorf("at %v: %+v %v %v", c.at, pr, ok, err)
+		}
+	}
+	if _, ok, _ := ProjectSLA(mustPipeline(t, basePipeline+`sla: {deadline: "09:00"}`), per, t0); ok {
+		t.Error("projected without expectedDuration")
+	}
+}

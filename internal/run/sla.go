@@ -126,3 +126,31 @@ func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 	}
 	return true
 }
+
+// Projection is a dry-run's SLA projection: when the job would finish if
+// it had started at triggeredAt, against the period's SLA.
+type Projection struct {
+	EstimatedCompletion time.Time
+	Status              string // "met", "breach", or "n/a" without a deadline to judge
+	Times               SLATimes
+	Margin              time.Duration // breach − estimated completion (negative: late)
+}
+
+// ProjectSLA projects a would-be run started at triggeredAt, taking
+// sla.expectedDuration; ok is false without an expected duration.
+func ProjectSLA(p *pipeline.Pipeline, per schedule.Period, triggeredAt time.Time) (Projection, bool, error) {
+	if p.SLA == nil || p.SLA.ExpectedDuration <= 0 {
+		return Projection{Status: "n/a"}, false, nil
+	}
+	pr := Projection{EstimatedCompletion: triggeredAt.Add(p.SLA.ExpectedDuration), Status: "n/a"}
+	t, ok, err := ResolveSLA(p, per, triggeredAt)
+	if err != nil || !ok {
+		return pr, true, err
+	}
+	pr.Times, pr.Margin = t, t.Breach.Sub(pr.EstimatedCompletion)
+	pr.Status = "met"
+	if pr.EstimatedCompletion.After(t.Breach) {
+		pr.Status = "breach"
+	}
+	return pr, true, nil
+}
