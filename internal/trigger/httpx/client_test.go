@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"github.com/interlockhq/interlock/internal/clock"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -238,12 +239,12 @@ func TestCheckRedirect(t *testing.T) {
 
 func TestTimeoutIsAnErrorThatSaysSo(t *testing.T) {
 	srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	start := time.Now()
+	start := clock.Real{}.Now()
 	_, err := NewClient(allowOnly(t, srv)).Do(t.Context(), Call{Method: http.MethodPost, URL: srv.URL, Timeout: 50 * time.Millisecond}, &Secrets{})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no complete response within 50ms") {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := clock.Real{}.Now().Sub(start); d > 5*time.Second {
 		t.Fatalf("the call took %s", d)
 	}
 }
