@@ -244,7 +244,7 @@ func TestTimeoutIsAnErrorThatSaysSo(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no complete response within 50ms") {
 		t.Fatalf("err = %v", err)
 	}
-	if d := clock.Real{}.Now().Sub(start); d > 5*time.Second {
+	if d := (clock.Real{}).Now().Sub(start); d > 5*time.Second {
 		t.Fatalf("the call took %s", d)
 	}
 }
