@@ -1,10 +1,10 @@
 package httpx
 
 import (
-	"github.com/interlockhq/interlock/internal/clock"
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/interlockhq/interlock/internal/clock"
 	"net"
 	"net/http"
 	"net/http/httptest"
