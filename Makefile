@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test lint fmt demo fuzz bench clean
+.PHONY: all build test race lint fmt demo fuzz bench clean
 
 all: build
 
@@ -15,6 +15,10 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+## race: every test under the race detector (CI runs it; slower).
+race:
+	$(GO) test -race -count=1 ./...
 
 ## lint: formatting and vet; fails on any unformatted file.
 lint:
