@@ -85,9 +85,11 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	}
 	msg := fmt.Sprintf("job completed %s the SLA deadline %s", map[bool]string{true: "before", false: "after"}[verdict == event.SLAMet], times.Breach.In(p.SLA.Location).Format(time.RFC3339))
 	b.emit(r.Key, verdict, msg, run.Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", b.now, "marginSeconds", int64(times.Breach.Sub(b.now)/time.Second)))
-	b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLAVerdict, At: b.now, Detail: run.Detail("verdict", string(verdict))}, false)
+	// If-absent: an SLA timer (or another process) that reported the
+	// breach first wins, and this commit retries and stays silent.
+	b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLAVerdict, At: b.now, Detail: run.Detail("verdict", string(verdict))}, true)
 	if verdict == event.SLABreach {
-		b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLABreach, At: b.now}, false)
+		b.marker(store.Marker{Key: r.Key, Kind: breachMarker, At: b.now}, true)
 	}
 	return nil
 }
@@ -238,6 +240,9 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) error {
 	if !run.SLAApplies(p, per) {
 		return nil
+	}
+	if observed, err := e.dryRunObserved(ctx, key); err != nil || observed {
+		return err
 	}
 	// A period that already had its verdict (at completion) says nothing
 	// more, even when a rerun reopens it.

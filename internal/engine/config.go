@@ -100,6 +100,11 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		next.ConfigVersion++
 		if !exists {
 			next.FirstLoadedAt = now
+		} else if cur := e.loaded(p.ID); cur != nil && cur.p.Schedule.Cron.String() != p.Schedule.Cron.String() {
+			// A cron added or changed by this reload: the watchdog and the
+			// SLA look forward only from now, so ticks the new cron "would
+			// have had" before it existed are not reported as missed.
+			next.FirstLoadedAt = now
 		}
 		b := e.newBatch(p, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})

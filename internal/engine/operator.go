@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -160,6 +161,11 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 		s := sensors[i]
 		if !run.MatchesTrigger(p, s.Key) || s.ChangedAt.Before(pausedAt) {
 			continue
+		}
+		cond := p.Schedule.Trigger.Rule
+		cond.Key = s.Key
+		if !rule.Evaluate(cond, rule.SensorMap{s.Key: s.Record()}, now, e.rules).Passed {
+			continue // another key of the period may satisfy the condition
 		}
 		per, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
 		if err != nil || seen[per.String()] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -51,9 +52,7 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 		e.log.Info("pipeline paused: period not started", "pipeline", p.ID, "period", key.Period, "cause", cause)
 		return nil
 	}
-	if _, err := e.st.RunGet(ctx, key); err == nil {
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
+	if existing, err := e.runOf(ctx, key); err != nil || existing != nil {
 		return err
 	}
 	r, eff := run.Start(key, cause, lp.row.ConfigVersion, p, b.now)
@@ -70,23 +69,28 @@ func (e *Engine) excludedOnce(ctx context.Context, b *batch, key run.Key, msg st
 		return err
 	}
 	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar"))
-	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, false)
+	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, true)
 	return nil
 }
 
 // slaTimer fires an SLA warning or breach for a period that is not done.
 func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	lp := e.loaded(t.Run.PipelineID)
-	if lp == nil || lp.p.DryRun {
+	if lp == nil {
 		return e.newBatch(nil, now), nil
 	}
+	// The config may have changed since the timer was armed: no SLA any
+	// more, an excluded date, dry-run. Judge by the config in force.
+	per, err := parsePeriod(t.Run.Period)
+	if err != nil || !run.SLAApplies(lp.p, per) {
+		return e.newBatch(nil, now), nil
+	}
+	if observed, err := e.dryRunObserved(ctx, t.Run); err != nil || observed {
+		return e.newBatch(nil, now), err
+	}
 	b := e.newBatch(lp.p, now)
-	var existing *run.Run
-	r, err := e.st.RunGet(ctx, t.Run)
-	switch {
-	case err == nil:
-		existing = &r
-	case !errors.Is(err, store.ErrNotFound):
+	existing, err := e.periodRun(ctx, t.Run, per)
+	if err != nil {
 		return nil, err
 	}
 	typV, _ := t.Detail.Get("event")
@@ -119,7 +123,7 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 	}
 	b.emit(t.Run, typ, fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", deadline, verb, breachAt.In(lp.p.SLA.Location).Format(time.RFC3339), t.Run.Period, status),
 		run.Detail("status", status, "breachAt", breachAt, "deadline", deadline, "actionHint", hint, "source", "schedule"))
-	b.marker(store.Marker{Key: t.Run, Kind: markerKind, At: now}, false)
+	b.marker(store.Marker{Key: t.Run, Kind: markerKind, At: now}, true) // a racing writer that sent it first wins
 	return b, nil
 }
 
@@ -166,4 +170,63 @@ func (e *Engine) loaded(id string) *loadedPipeline {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.pipelines[id]
+}
+
+// dryRunObserved reports whether a dry-run pipeline observed the period:
+// it stays dry-run's after the pipeline goes live (no live SLA alerts).
+func (e *Engine) dryRunObserved(ctx context.Context, key run.Key) (bool, error) {
+	for _, kind := range []string{run.MarkerDryRunSeen, run.MarkerDryRun} {
+		if ok, err := e.hasMarker(ctx, key, kind); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// periodRun returns the run of a period, or nil. For a daily period
+// without a run of its own, a run of one of its hours stands for it (a
+// trigger-only pipeline whose sensors name hours runs hourly periods):
+// a running one if any, else the latest.
+func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period) (*run.Run, error) {
+	r, err := e.st.RunGet(ctx, key)
+	if err == nil {
+		return &r, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if per.Hourly {
+		return nil, nil
+	}
+	day := per.Date.String()
+	runs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: key.PipelineID, ScheduleID: key.ScheduleID, PeriodFrom: day})
+	if err != nil {
+		return nil, err
+	}
+	var pick *run.Run
+	for i := range runs {
+		x := runs[i]
+		if !strings.HasPrefix(x.Period, day+"T") {
+			continue
+		}
+		if pick == nil || (!x.State.Terminal() && pick.State.Terminal()) || (x.State.Terminal() == pick.State.Terminal() && x.Period > pick.Period) {
+			pick = &runs[i]
+		}
+	}
+	return pick, nil
+}
+
+// runOf returns the run of a period, also when it was created under the
+// other schedule id (before a reload added or removed the cron), or nil.
+func (e *Engine) runOf(ctx context.Context, key run.Key) (*run.Run, error) {
+	for _, k := range []run.Key{key, run.OtherSchedule(key)} {
+		r, err := e.st.RunGet(ctx, k)
+		if err == nil {
+			return &r, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return nil, nil
 }

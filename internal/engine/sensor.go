@@ -146,12 +146,16 @@ func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline
 			return err
 		}
 	}
-	r, err := e.st.RunGet(ctx, key)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return e.startPeriod(ctx, b, lp, key, per, run.CauseSensor, s)
-	case err != nil:
+	existing, err := e.runOf(ctx, key)
+	if err != nil {
 		return err
+	}
+	if existing == nil {
+		return e.startPeriod(ctx, b, lp, key, per, run.CauseSensor, s)
+	}
+	r := *existing
+	key = r.Key // the period's run may be keyed under the schedule id of an earlier config
+	switch {
 	case lp.row.Paused:
 		return nil // recorded; Resume handles it as if it had just arrived
 	case r.State == run.Evaluating:

@@ -64,7 +64,15 @@ func (e *Engine) ProcessTimer(ctx context.Context, t store.Timer) error {
 // moves or removes its timer in the same commit (finish), so a timer is
 // processed once even when several processes race for it: the loser's
 // commit fails its due-time condition and it re-reads.
-func (e *Engine) processTimer(ctx context.Context, t store.Timer) error {
+func (e *Engine) processTimer(ctx context.Context, t store.Timer) (err error) {
+	// A bug in a handler must not take the process down with every timer
+	// still due: report it, keep the timer for a later try.
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("panic processing a timer", "timer", t.Key, "panic", p)
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
 	return e.retry(ctx, "timer "+t.Key, func() error {
 		cur, err := e.st.TimerGet(ctx, t.Key)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !cur.DueAt.Equal(t.DueAt)) {

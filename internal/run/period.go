@@ -90,3 +90,17 @@ func NewData(p *pipeline.Pipeline, key string, stored *sensor.Record, data senso
 	storedPer, err := SensorPeriod(p, key, stored.Data, stored.ReceivedAt)
 	return err == nil && storedPer != per
 }
+
+// OtherSchedule is the schedule id a period's run has when the pipeline's
+// cron was added or removed since: runs are keyed "cron" with a cron and
+// "stream" without one, and a reload must not make a period that already
+// ran look as if it never did.
+func OtherSchedule(k Key) Key {
+	switch k.ScheduleID {
+	case pipeline.ScheduleCron:
+		k.ScheduleID = pipeline.ScheduleStream
+	case pipeline.ScheduleStream:
+		k.ScheduleID = pipeline.ScheduleCron
+	}
+	return k
+}

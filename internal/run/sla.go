@@ -112,7 +112,8 @@ func SLAStatus(existing *Run) (status, hint string) {
 
 // SLAApplies reports whether a period is held to the pipeline's SLA: not
 // for dry-run pipelines, excluded dates, dates outside an inclusion
-// calendar, or an hour that does not exist (the hour skipped when clocks
+// calendar, periods a cron-only pipeline's cron never ticks in, or an
+// hour that does not exist (the hour skipped when clocks
 // spring forward: no upstream can deliver data for it).
 func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 	if p.SLA == nil || p.DryRun || Excluded(p, per) {
@@ -120,6 +121,14 @@ func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 	}
 	if !PeriodExists(p, per) {
 		return false
+	}
+	// A pipeline whose runs come only from its cron has no run, and so no
+	// SLA, in a period the cron never ticks in (weekends for "0 6 * * 1-5").
+	if p.Schedule.Trigger == nil && !p.Schedule.Cron.IsZero() {
+		loc := p.Schedule.Location
+		if len(p.Schedule.Cron.Ticks(per.Start(loc).Add(-time.Nanosecond), per.End(loc).Add(-time.Nanosecond), loc, 1)) == 0 {
+			return false
+		}
 	}
 	if inc := p.Schedule.Include; inc != nil && !inc.Days.Contains(per.Date) {
 		return false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
 )
 
 // ttlMargin is how long past its own last deadline a non-terminal run may
@@ -61,6 +62,13 @@ func (r *Run) end(s State, o Outcome, now time.Time) {
 // the window's close, so data that arrives just before it still counts.
 func AfterEvaluation(r Run, passed bool, summary string, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
 	var eff Effect
+	if per, err := schedule.ParsePeriod(r.Period); err == nil && Excluded(p, per) {
+		// A reload excluded the period while its run was waiting.
+		eff.note(event.PipelineExcluded, "run ended: the period's date is now excluded by the calendar", "reason", "evaluation")
+		r.end(FailedFinal, OutcomeExcluded, now)
+		eff.Ended = true
+		return r, eff
+	}
 	if passed {
 		eff.note(event.ValidationPassed, "all validation rules passed", "rules", summary)
 		r.enter(Triggering, now)

@@ -127,6 +127,10 @@ func (ix runIndex) find(k run.Key, per schedule.Period) (run.Run, bool) {
 	if r, ok := ix.s.Runs[k]; ok {
 		return r, true
 	}
+	// A run from before a reload added or removed the cron.
+	if r, ok := ix.s.Runs[run.OtherSchedule(k)]; ok {
+		return r, true
+	}
 	if per.Hourly {
 		return run.Run{}, false
 	}
