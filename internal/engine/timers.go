@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -232,7 +233,7 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 	if lp.row.Paused {
 		return b, nil // held: a pause stops new triggers; Resume re-arms it
 	}
-	inflight, eff := run.BeginTrigger(*r, now)
+	inflight, eff := run.BeginTrigger(*r, lp.p, now)
 	if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
 		return nil, err
 	}
@@ -275,8 +276,21 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 			return nil, gerr
 		}
 		if cur.State != run.Triggering || !cur.TriggerInFlight {
-			e.log.Error("run changed during its trigger call; the call's result is not recorded", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
-			return nil, nil
+			// The run ended while the call was in flight (timed out by
+			// the watchdog, say). The call's outcome is still a fact:
+			// report it rather than drop it.
+			e.log.Error("run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
+			late := e.newBatch(lp.p, e.clk.Now())
+			what := "failed: " + fmt.Sprint(serr)
+			if serr == nil {
+				what = "started job " + started.JobRunID
+				if started.Result != nil {
+					what += ", which reported " + string(started.Result.Status)
+				}
+			}
+			late.emit(cur.Key, event.InfraFailure, fmt.Sprintf("the trigger call returned after the run had ended (%s): it %s — check the job system", cur.State, what),
+				run.Detail("state", string(cur.State), "jobRunId", started.JobRunID))
+			return nil, late.commit(ctx)
 		}
 		inflight = cur
 		if tm, terr := e.st.TimerGet(ctx, stepTimerKey(cur.Key)); terr == nil {

@@ -100,7 +100,7 @@ func TestEvaluationLoop(t *testing.T) {
 func TestTriggerErrorsRetryWithBackoffThenGiveUp(t *testing.T) {
 	p := mustPipeline(t, basePipeline) // triggerRetries: 2
 	r := Run{Key: key, State: Triggering}
-	r, _ = BeginTrigger(r, t0)
+	r, _ = BeginTrigger(r, p, t0)
 	if !r.TriggerInFlight {
 		t.Fatal("BeginTrigger did not mark the call in flight")
 	}

@@ -94,11 +94,32 @@ func AfterEvaluation(r Run, passed bool, summary string, p *pipeline.Pipeline, n
 
 // BeginTrigger marks a trigger call as in flight. It is committed before
 // the call is made, so only one caller makes it, and a process that dies
-// during the call leaves a mark that the next attempt finds.
-func BeginTrigger(r Run, now time.Time) (Run, Effect) {
+// during the call leaves a mark that the next attempt finds. The lease
+// (when the trigger step fires again if the process died) and the run's
+// time-to-live cover the call's own timeout, so a long synchronous job is
+// never declared dead while it runs.
+func BeginTrigger(r Run, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+	lease := CallTimeout(p) + TriggerLease
 	r.TriggerInFlight = true
 	r.UpdatedAt = now
-	return r, Effect{Next: StepTrigger, NextAt: now.Add(TriggerLease)}
+	r.ExpiresAt = now.Add(lease + ttlMargin)
+	return r, Effect{Next: StepTrigger, NextAt: now.Add(lease)}
+}
+
+// CallTimeout bounds one trigger call of the pipeline's job:
+// job.config.timeout when set, else the type's default (synchronous
+// commands and Lambda invocations run within the call).
+func CallTimeout(p *pipeline.Pipeline) time.Duration {
+	if d := p.Job.Config.Duration("timeout"); d > 0 {
+		return d
+	}
+	switch p.Job.Type {
+	case pipeline.JobCommand:
+		return time.Hour
+	case pipeline.JobLambda:
+		return 16 * time.Minute
+	}
+	return time.Minute
 }
 
 // TriggerInterrupted ends a run whose trigger call was in flight when the
