@@ -88,11 +88,22 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		}
 		if exists && row.Hash == p.Source.SHA256 {
 			e.mu.Lock()
-			if cur := e.pipelines[p.ID]; cur == nil {
+			cur := e.pipelines[p.ID]
+			if cur == nil {
 				e.pipelines[p.ID] = &loadedPipeline{p: p, row: row}
 			}
 			e.mu.Unlock()
-			return nil
+			if cur != nil {
+				return nil
+			}
+			// Brought back (its file was removed, then restored): timers
+			// that came due meanwhile were dropped; set them again.
+			b := e.newBatch(p, now)
+			e.setTimers(ctx, b, p, now)
+			if err := e.rearmRuns(ctx, b, p.ID, now); err != nil {
+				return err
+			}
+			return b.commit(ctx)
 		}
 		prev := row
 		next := row
@@ -147,4 +158,27 @@ func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err := e.armPeriodSLA(ctx, b, p, key, cur); err != nil {
 		e.log.Warn("cannot arm SLA timers of the current period", "pipeline", p.ID, "err", err)
 	}
+}
+
+// rearmRuns gives every non-terminal run of a pipeline a step timer due
+// now, for runs whose timers were dropped while the pipeline was not
+// loaded. A run whose trigger call was in flight is found so by its step.
+func (e *Engine) rearmRuns(ctx context.Context, b *batch, pipelineID string, now time.Time) error {
+	runs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		step := map[run.State]run.Step{run.Evaluating: run.StepEvaluate, run.Triggering: run.StepTrigger, run.Running: run.StepPoll}[r.State]
+		if step == run.StepNone {
+			continue
+		}
+		if _, err := e.st.TimerGet(ctx, stepTimerKey(r.Key)); err == nil {
+			continue
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		b.putTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
+	}
+	return nil
 }

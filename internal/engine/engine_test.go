@@ -163,7 +163,7 @@ func TestCrashDuringTriggerCallDoesNotTriggerAgain(t *testing.T) {
 	}
 
 	f.jobs.onStart = nil
-	f.open(t) // restart
+	f.open(t)                                   // restart
 	f.clk.Advance(run.TriggerLease + time.Hour) // past the lease, which covers the call timeout
 	if _, err := f.eng.RunDue(t.Context()); err != nil {
 		t.Fatal(err)

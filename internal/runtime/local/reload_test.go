@@ -146,3 +146,33 @@ func writer(t *testing.T, dir string) func(name, body string) {
 		}
 	}
 }
+
+// TestRestoredPipelineGetsItsTimersBack: a pipeline file removed and
+// restored unchanged keeps its cron (the ticks due meanwhile were dropped).
+func TestRestoredPipelineGetsItsTimersBack(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
+	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\n")
+	doc := "pipeline: {id: nightly}\nschedule: {cron: \"0 6 * * *\"}\njob: {type: glue, config: {jobName: j}}\n"
+	write("pipelines/n.yaml", doc)
+	a, err := app.Open(t.Context(), filepath.Join(dir, "interlock.yaml"), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rl := newReloader(a, slog.New(slog.DiscardHandler))
+	rl.reload(t.Context())
+	if err := os.Remove(filepath.Join(dir, "pipelines/n.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	rl.reload(t.Context())
+	// While it is gone, its cron timer is dropped as it comes due.
+	if err := a.Store.Commit(t.Context(), store.Change{TimerDeletes: []store.TimerDelete{{Key: "cron/nightly"}}}); err != nil {
+		t.Fatal(err)
+	}
+	write("pipelines/n.yaml", doc)
+	rl.reload(t.Context())
+	if _, err := a.Store.TimerGet(t.Context(), "cron/nightly"); err != nil {
+		t.Fatalf("the restored pipeline has no cron timer: %v", err)
+	}
+}
