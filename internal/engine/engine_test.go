@@ -261,3 +261,10 @@ func newEngineOn(t *testing.T, f *fixture, st store.Store) *engine.Engine {
 	}
 	return eng
 }
+
+func TestRerunReasonReservedForRetries(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.eng.RequestRerun(t.Context(), "orders", "2026-03-10", "job-fail-retry"); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Fatalf("err = %v", err)
+	}
+}

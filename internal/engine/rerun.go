@@ -34,6 +34,9 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 	if reason == "" {
 		reason = run.ReasonManual
 	}
+	if reason == run.LedgerJobRetry {
+		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for automatic retries", ErrInvalidRequest, reason)
+	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func() error {
 		lp = e.loaded(pipelineID)
