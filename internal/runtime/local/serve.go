@@ -64,11 +64,16 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return fmt.Errorf("alerts: %w", err)
 	}
-	tokens, err := api.ResolveTokens(a.Settings, lookup, os.ReadFile)
+	// Token files are relative to interlock.yaml, like every other path.
+	tokens, err := api.ResolveTokens(a.Settings, lookup, func(p string) ([]byte, error) { return os.ReadFile(a.Path(p)) })
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters,
+	addr := a.Settings.Server.Addr
+	if o.Addr != "" {
+		addr = o.Addr
+	}
+	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
 		// Ready when the store answers a cheap read.
 		Ready: func() error {
 			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -95,10 +100,6 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	applied, refused := rl.reload(ctx)
 	log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(a.Engine.Pipelines()))
 
-	addr := a.Settings.Server.Addr
-	if o.Addr != "" {
-		addr = o.Addr
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)

@@ -29,6 +29,9 @@ type Options struct {
 	// Ready reports whether the process is ready to serve (/readyz); nil:
 	// always ready.
 	Ready func() error
+	// Addr is the address the server really listens on when it differs
+	// from server.addr (serve --addr); the loopback rule applies to it.
+	Addr string
 	// DeadLetters lists the alerts no sink accepted (GET
 	// /v1/alerts/dead-letters); nil: the route answers an empty list.
 	DeadLetters func(context.Context) ([]alert.DeadLetter, error)
@@ -62,8 +65,12 @@ func New(o Options) (http.Handler, error) {
 	if n := len(settings.Server.Tokens); n > 0 && len(o.Tokens) == 0 {
 		return nil, fmt.Errorf("api: server.tokens names %d token(s) but none was resolved; refusing to serve without authentication", n)
 	}
-	if len(o.Tokens) == 0 && !loopbackAddr(settings.Server.Addr) {
-		return nil, fmt.Errorf("api: server.addr %q is reachable from other machines, which needs server.tokens; without tokens bind to 127.0.0.1", settings.Server.Addr)
+	addr := settings.Server.Addr
+	if o.Addr != "" {
+		addr = o.Addr
+	}
+	if len(o.Tokens) == 0 && !loopbackAddr(addr) {
+		return nil, fmt.Errorf("api: address %q is reachable from other machines, which needs server.tokens; without tokens bind to 127.0.0.1", addr)
 	}
 	auth, err := newAuthenticator(o.Tokens)
 	if err != nil {

@@ -35,3 +35,15 @@ func TestDeadLetters(t *testing.T) {
 		})
 	}
 }
+
+func TestNoTokensRefusesANonLoopbackAddr(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, addr := range []string{"0.0.0.0:7070", ":7070", "192.0.2.10:7070"} {
+		if _, err := api.New(api.Options{Engine: f.eng, Addr: addr}); err == nil {
+			t.Errorf("no tokens, listening on %s: accepted", addr)
+		}
+	}
+	if _, err := api.New(api.Options{Engine: f.eng, Addr: "127.0.0.1:0"}); err != nil {
+		t.Errorf("loopback refused: %v", err)
+	}
+}
