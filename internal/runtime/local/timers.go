@@ -18,6 +18,9 @@ import (
 // up within it.
 const maxSleep = 30 * time.Second
 
+// Drain is how long a graceful shutdown waits for timer work in flight.
+const Drain = 30 * time.Second
+
 // retryFailed is how long a timer whose processing failed waits before
 // it is tried again.
 const retryFailed = 5 * time.Second
@@ -41,7 +44,23 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 		done     = make(chan struct{}, Workers)
 		slots    = make(chan struct{}, Workers)
 	)
-	defer wg.Wait()
+	// Work in flight (a trigger call and the commit of its result) is not
+	// cut short by a graceful shutdown: it runs under a context that is
+	// not cancelled, and shutdown waits up to Drain for it. Only what is
+	// still running after that is left to the crash rules (the next start
+	// finds the in-flight mark).
+	work := context.WithoutCancel(ctx)
+	defer func() {
+		drained := make(chan struct{})
+		go func() { wg.Wait(); close(drained) }()
+		t := time.NewTimer(Drain)
+		defer t.Stop()
+		select {
+		case <-drained:
+		case <-t.C:
+			log.Warn("shutdown: timer work still running after the drain period; the next start will find it", "drain", Drain)
+		}
+	}()
 	for {
 		minSleep := time.Duration(0)
 		due, err := eng.DueTimers(ctx, 4*Workers)
@@ -70,7 +89,7 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := eng.ProcessTimer(ctx, t)
+				err := eng.ProcessTimer(work, t)
 				mu.Lock()
 				delete(inFlight, t.Key)
 				if err != nil && ctx.Err() == nil {

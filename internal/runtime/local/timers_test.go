@@ -85,3 +85,38 @@ func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
 	}
 	close(jobs.release)
 }
+
+// TestShutdownLetsATriggerCallFinish: a graceful stop during a trigger
+// call waits for it and records its result, instead of cancelling the job
+// and leaving the run "in flight" for a person to sort out.
+func TestShutdownLetsATriggerCallFinish(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jobs := &blockingJobs{release: make(chan struct{})}
+	eng := engine.New(engine.Options{Store: st, Clock: clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)), Jobs: jobs})
+	if err := eng.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	doc := "pipeline: {id: slow}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: command, config: {command: [x]}}\n"
+	if _, err := eng.ApplyConfig(t.Context(), "slow.yaml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.PutSensor(t.Context(), "slow", "k", run.Detail("n", 1)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { RunTimers(ctx, eng, make(chan struct{}), slog.New(slog.DiscardHandler)); close(done) }()
+	time.Sleep(50 * time.Millisecond) // the call is in flight
+	cancel()                          // SIGTERM
+	time.Sleep(50 * time.Millisecond)
+	close(jobs.release) // the job answers after the shutdown began
+	<-done
+	r, err := st.RunGet(t.Context(), run.Key{PipelineID: "slow", ScheduleID: "stream", Period: "2026-03-10"})
+	if err != nil || r.TriggerInFlight || r.State != run.Completed {
+		t.Fatalf("run after a graceful stop: %s in-flight=%v %v", r.State, r.TriggerInFlight, err)
+	}
+}
