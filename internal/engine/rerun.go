@@ -34,6 +34,9 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 	if reason == "" {
 		reason = run.ReasonManual
 	}
+	if err := run.CheckRerunPeriod(lp.p, per, e.clk.Now()); err != nil {
+		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
 	if reason == run.LedgerJobRetry {
 		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for automatic retries", ErrInvalidRequest, reason)
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -32,10 +33,37 @@ func CurrentPeriod(p *pipeline.Pipeline, now time.Time) schedule.Period {
 // fields, else the current period in the schedule's time zone. A
 // malformed date or hour is an error, never a silent fallback.
 func SensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, error) {
+	per, err := sensorPeriod(p, key, data, now)
+	if err == nil && per.Hourly && DailyOnly(p) {
+		per = schedule.Daily(per.Date) // a daily cron runs days, whatever hour the data names
+	}
+	return per, err
+}
+
+func sensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, error) {
 	if _, per, ok := schedule.SplitPeriodKey(key); ok {
 		return per, nil
 	}
 	return schedule.PeriodFromSensor(data, CurrentPeriod(p, now))
+}
+
+// DailyOnly reports whether a pipeline's periods are always days: it has
+// a cron that fires at most once a day (a trigger-only pipeline may run
+// hourly periods named by its sensors).
+func DailyOnly(p *pipeline.Pipeline) bool {
+	return !p.Schedule.Cron.IsZero() && !Hourly(p)
+}
+
+// CheckRerunPeriod refuses a rerun of a period the pipeline never runs
+// (an hour of a daily cron pipeline) or that has not started yet.
+func CheckRerunPeriod(p *pipeline.Pipeline, per schedule.Period, now time.Time) error {
+	if per.Hourly && DailyOnly(p) {
+		return fmt.Errorf("%s is an hour, but pipeline %s runs daily periods (YYYY-MM-DD)", per, p.ID)
+	}
+	if per.Start(p.Schedule.Location).After(now) {
+		return fmt.Errorf("period %s has not started yet", per)
+	}
+	return nil
 }
 
 // Excluded reports whether the period's date is excluded by the pipeline's

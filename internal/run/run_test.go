@@ -431,3 +431,40 @@ func TestProjectSLA(t *testing.T) {
 		t.Error("projected without expectedDuration")
 	}
 }
+
+func TestDailyCronPipelinesRunDays(t *testing.T) {
+	daily := mustPipeline(t, `
+pipeline: {id: d}
+schedule: {cron: "0 6 * * *", trigger: {key: ready, check: exists}}
+job: {type: glue, config: {jobName: j}}
+`)
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		key  string
+		data sensor.Object
+	}{
+		{"ready#20260310T09", sensor.Object{}},
+		{"ready", Detail("date", "2026-03-10", "hour", "10")},
+	} {
+		per, err := SensorPeriod(daily, c.key, c.data, now)
+		if err != nil || per.String() != "2026-03-10" {
+			t.Errorf("%s: period %v %v, want the day", c.key, per, err)
+		}
+	}
+	hourlyOK := mustPipeline(t, basePipeline)
+	if per, _ := SensorPeriod(hourlyOK, "ready#20260310T09", sensor.Object{}, now); per.String() != "2026-03-10T09" {
+		t.Errorf("a trigger-only pipeline keeps the hour: %v", per)
+	}
+	hour, _ := schedule.ParsePeriod("2026-03-10T03")
+	if err := CheckRerunPeriod(daily, hour, now); err == nil {
+		t.Error("an hourly rerun of a daily cron pipeline was accepted")
+	}
+	future, _ := schedule.ParsePeriod("2030-01-01")
+	if err := CheckRerunPeriod(daily, future, now); err == nil {
+		t.Error("a rerun of a future period was accepted")
+	}
+	today, _ := schedule.ParsePeriod("2026-03-10")
+	if err := CheckRerunPeriod(daily, today, now); err != nil {
+		t.Errorf("today's rerun refused: %v", err)
+	}
+}
