@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/netip"
@@ -123,12 +124,52 @@ func Secrets(env func(string) (string, bool)) func(string) (string, bool) {
 		if !ok {
 			return env(name)
 		}
-		data, err := os.ReadFile(path)
+		data, err := readSecretFile(path)
 		if err != nil {
 			return "", false
 		}
 		return strings.TrimRight(string(data), "\r\n"), true
 	}
+}
+
+// MaxSecretFile bounds a ${file:} secret; a token or key is far smaller.
+const MaxSecretFile = 64 << 10
+
+// readSecretFile reads a secret file. It must resolve (through symlinks)
+// to a regular file outside the kernel's pseudo file systems, so a
+// pipeline file cannot read /proc/self/environ or stream /dev/zero into
+// memory, and it must be at most MaxSecretFile bytes.
+func readSecretFile(path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	real = filepath.Clean(real)
+	for _, dir := range []string{"/proc", "/sys", "/dev"} {
+		if real == dir || strings.HasPrefix(real, dir+"/") {
+			return nil, fmt.Errorf("secret file %s: under %s", path, dir)
+		}
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("secret file %s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSecretFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSecretFile {
+		return nil, fmt.Errorf("secret file %s: larger than %d bytes", path, MaxSecretFile)
+	}
+	return data, nil
 }
 
 // Jobs returns the job runners by type. allow is the SSRF guard's

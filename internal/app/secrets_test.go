@@ -30,3 +30,28 @@ func TestSecretsReadFilesAndEnv(t *testing.T) {
 		t.Fatalf("expanded = %q %v", got, err)
 	}
 }
+
+func TestSecretsRefuseLargeSpecialAndProcFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, make([]byte, MaxSecretFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exact := filepath.Join(dir, "exact")
+	if err := os.WriteFile(exact, make([]byte, MaxSecretFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "environ")
+	if err := os.Symlink("/proc/self/environ", link); err != nil {
+		t.Fatal(err)
+	}
+	look := Secrets(func(string) (string, bool) { return "", false })
+	if _, ok := look(pipeline.FilePrefix + exact); !ok {
+		t.Fatal("a file of exactly MaxSecretFile bytes was refused")
+	}
+	for _, path := range []string{big, "/dev/zero", "/proc/self/environ", link, dir} {
+		if v, ok := look(pipeline.FilePrefix + path); ok {
+			t.Errorf("%s was read (%d bytes)", path, len(v))
+		}
+	}
+}
