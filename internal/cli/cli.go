@@ -59,6 +59,9 @@ func Main(ctx context.Context, env Env) int {
 				printCommandHelp(env.Stdout, c, nil)
 				return ExitOK
 			}
+			fmt.Fprintf(env.Stderr, "interlock help: unknown command %q\n\n", args[0])
+			printHelp(env.Stderr)
+			return ExitUsage
 		}
 		printHelp(env.Stdout)
 		return ExitOK

@@ -171,4 +171,26 @@ func TestHelp(t *testing.T) {
 	if code, out, _ := run(t, "version"); code != ExitOK || !strings.Contains(out, "interlock test") {
 		t.Fatalf("version: %d %s", code, out)
 	}
+	if code, _, errOut := run(t, "help", "frobnicate"); code != ExitUsage || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Fatalf("help of an unknown command: %d %s", code, errOut)
+	}
+}
+
+func TestClientFlagsThatCannotBeUsedAreUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"status", "--server", "127.0.0.1:7070"}, "want an http:// or https:// URL"},
+		{[]string{"status", "--server", "ftp://example.com"}, "want an http:// or https:// URL"},
+		{[]string{"explain", "p", "--config", filepath.Join(dir, "missing.yaml")}, "--config:"},
+		{[]string{"events", "--config", write(t, dir, "bad.yaml", "server: [\n")}, "bad.yaml"},
+	}
+	for _, c := range cases {
+		code, _, errOut := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, ExitUsage, c.want)
+		}
+	}
 }

@@ -31,6 +31,17 @@ type clientFlags struct {
 	config *string
 	server *string
 	output *outputFlag
+	fs     *flag.FlagSet
+}
+
+// badFlagError is a client flag that cannot be used; the command exits
+// with ExitUsage.
+type badFlagError struct{ err error }
+
+func (e badFlagError) Error() string { return e.err.Error() }
+
+func badFlag(format string, args ...any) error {
+	return badFlagError{fmt.Errorf(format, args...)}
 }
 
 func addClientFlags(fs *flag.FlagSet) clientFlags {
@@ -38,19 +49,34 @@ func addClientFlags(fs *flag.FlagSet) clientFlags {
 		config: fs.String("config", "interlock.yaml", "project settings: the server address is read from server.addr"),
 		server: fs.String("server", "", "the API's URL (default: http://<server.addr of --config>, else http://127.0.0.1:7070); the token comes from $INTERLOCK_TOKEN"),
 		output: addOutputFlag(fs),
+		fs:     fs,
 	}
+}
+
+// configGiven reports whether --config was on the command line.
+func (f clientFlags) configGiven() bool {
+	given := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
+	}
+	return given
 }
 
 func (f clientFlags) client() (*client, error) {
 	base := *f.server
 	if base == "" {
 		addr := pipeline.DefaultSettings().Server.Addr
-		if data, err := os.ReadFile(*f.config); err == nil {
+		data, err := os.ReadFile(*f.config)
+		switch {
+		case err == nil:
 			s, err := pipeline.ParseSettings(*f.config, data)
 			if err != nil {
-				return nil, err
+				return nil, badFlag("%v", err)
 			}
 			addr = s.Server.Addr
+		case f.configGiven():
+			// The default interlock.yaml may be absent; a named one may not.
+			return nil, badFlag("--config: %v", err)
 		}
 		host, port, err := net.SplitHostPort(addr)
 		if err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
@@ -58,8 +84,12 @@ func (f clientFlags) client() (*client, error) {
 		}
 		base = "http://" + addr
 	}
-	if _, err := url.Parse(base); err != nil {
-		return nil, fmt.Errorf("--server %q: %v", base, err)
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, badFlag("--server %q: %v; want an http:// or https:// URL such as http://127.0.0.1:7070", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, badFlag("--server %q: want an http:// or https:// URL such as http://127.0.0.1:7070", base)
 	}
 	return &client{base: strings.TrimRight(base, "/"), token: os.Getenv("INTERLOCK_TOKEN"), http: &http.Client{Timeout: 30 * time.Second}}, nil
 }
@@ -127,6 +157,8 @@ func fail(env Env, cmd string, err error) int {
 	fmt.Fprintf(env.Stderr, "interlock %s: %v\n", cmd, err)
 	var ae *apiError
 	switch {
+	case errors.As(err, new(badFlagError)):
+		return ExitUsage
 	case errors.As(err, &ae) && (ae.status == http.StatusUnauthorized || ae.status == http.StatusForbidden):
 		fmt.Fprintf(env.Stderr, "  (set INTERLOCK_TOKEN to a token with the needed role)\n")
 		return ExitFailed
