@@ -103,7 +103,10 @@ func baseName(a pipeline.Alert, o Options) string {
 	case pipeline.AlertWebhook:
 		return webhook.Name(a.URL)
 	case pipeline.AlertFile:
-		return "file:" + o.Path(a.Path)
+		// The path as written in interlock.yaml, not as resolved: the name
+		// keys the sink's delivery marks, which must not change with how
+		// --config is spelled (./interlock.yaml, an absolute path, a link).
+		return "file:" + a.Path
 	}
 	return string(a.Type)
 }

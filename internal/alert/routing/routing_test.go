@@ -52,7 +52,7 @@ func TestBuild(t *testing.T) {
 	for _, r := range rs {
 		names = append(names, r.Sink.Name())
 	}
-	want := []string{"slack:C0123", "", "console", "file:" + filepath.Join(dir, "alerts.jsonl"), "console#2"}
+	want := []string{"slack:C0123", "", "console", "file:alerts.jsonl", "console#2"}
 	for i := range want {
 		if want[i] != "" && names[i] != want[i] {
 			t.Errorf("sink %d named %q, want %q", i, names[i], want[i])
