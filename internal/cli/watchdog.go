@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/runtime/local"
 )
 
 func init() {
@@ -29,6 +32,7 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 	config := fs.String("config", "interlock.yaml", "project settings (store, pipelines, calendars, watchdog)")
 	once := fs.Bool("once", false, "run one pass and exit (the only mode; `interlock serve` runs the watchdog continuously)")
 	output := addOutputFlag(fs)
+	deliver := fs.Bool("alerts", true, "deliver the pass's events (and any others pending) to the alert routes of --config; false when a running `interlock serve` on the same store delivers them")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
 		return code
 	}
@@ -42,8 +46,21 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 		return ExitRuntime
 	}
 	defer a.Close()
-	if err := a.LoadPipelines(ctx); err != nil {
-		fmt.Fprintf(env.Stderr, "interlock watchdog: some pipeline files were refused (CONFIG_INVALID):\n%v\n", err)
+	console := env.Stdout
+	if *output == "json" {
+		console = env.Stderr // keep stdout one JSON document
+	}
+	var alerts *local.Delivery
+	if *deliver {
+		alerts, err = local.OpenDelivery(ctx, a, local.Options{Console: console, SlackAPIURL: os.Getenv("INTERLOCK_SLACK_API_URL")})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
+			return ExitUsage
+		}
+		defer alerts.Close()
+	}
+	if refused := local.LoadOnce(ctx, a); len(refused) > 0 {
+		fmt.Fprintf(env.Stderr, "interlock watchdog: %d pipeline file(s) refused (CONFIG_INVALID; the last valid version, if any, is watched):\n%v\n", len(refused), errors.Join(refused...))
 	}
 	prev, hadPrev, err := a.Engine.LastWatchdogPass(ctx)
 	if err != nil {
@@ -89,6 +106,12 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 			previous = "previous pass " + prev.UTC().Format(time.RFC3339)
 		}
 		fmt.Fprintf(env.Stdout, "watchdog pass at %s (%s): %s, %d event(s), %d SLA timer repair(s)\n", rep.At.UTC().Format(time.RFC3339), previous, status, len(rep.Raised), rep.Repaired)
+	}
+	if alerts != nil {
+		if err := alerts.Deliver(ctx); err != nil {
+			fmt.Fprintf(env.Stderr, "interlock watchdog: delivering alerts: %v\n", err)
+			return ExitRuntime
+		}
 	}
 	if rep.Degraded() {
 		return ExitFailed

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -25,14 +28,49 @@ func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pip
 		e.configInvalid(ctx, file, doc, err)
 		return nil, err
 	}
-	return p, e.Activate(ctx, p, doc)
+	if err := e.Activate(ctx, p, doc); err != nil {
+		return p, err
+	}
+	// The file is valid again: breaking it later, even the same way, is news.
+	e.clearConfigInvalid(ctx, file, doc)
+	return p, nil
+}
+
+// configInvalidMarker is where CONFIG_INVALID of file is remembered, so a
+// refused file is reported once per content, not once per process (a
+// restart, each `interlock watchdog --once`).
+func configInvalidMarker(file string, doc []byte) (run.Key, string, string) {
+	name := sha256.Sum256([]byte(file))
+	content := sha256.Sum256(doc)
+	return run.Key{PipelineID: PipelineIDOf(file, doc)}, run.MarkerConfigInvalidPfx + hex.EncodeToString(name[:8]), hex.EncodeToString(content[:])
+}
+
+func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte) {
+	key, kind, _ := configInvalidMarker(file, doc)
+	if ok, err := e.hasMarker(ctx, key, kind); err != nil || !ok {
+		return
+	}
+	b := e.newBatch(nil, e.clk.Now())
+	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
+	if err := b.commit(ctx); err != nil {
+		e.log.Warn("cannot clear the CONFIG_INVALID marker", "file", file, "err", err)
+	}
 }
 
 // configInvalid records CONFIG_INVALID. The pipeline id is read from the
 // document when it can be, so the event lands on the right pipeline.
 func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cause error) {
 	now := e.clk.Now()
-	id := pipelineIDOf(file, doc)
+	key, kind, sum := configInvalidMarker(file, doc)
+	if m, err := e.st.MarkerGet(ctx, key, kind); err == nil {
+		if v, ok := m.Detail.Get("sha256"); ok {
+			if s, _ := v.Str(); s == sum {
+				e.log.Debug("pipeline config still refused; already reported", "file", file)
+				return
+			}
+		}
+	}
+	id := key.PipelineID
 	msgs := []string{cause.Error()}
 	var errs confdec.Errors
 	if errors.As(cause, &errs) {
@@ -48,13 +86,16 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 	}
 	b.emit(run.Key{PipelineID: id}, event.ConfigInvalid, fmt.Sprintf("%s refused (%d error(s)); %s: %s", file, len(msgs), kept, msgs[0]),
 		run.Detail("file", file, "errors", strings.Join(msgs, "\n"), "errorCount", len(msgs)))
+	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: sensor.NewObject(map[string]sensor.Value{"sha256": sensor.StringValue(sum)})}, false)
 	if err := b.commit(ctx); err != nil {
 		e.log.Error("cannot record CONFIG_INVALID", "file", file, "err", err)
 	}
 	e.log.Warn("pipeline config refused", "file", file, "errors", len(msgs), "first", msgs[0])
 }
 
-func pipelineIDOf(file string, doc []byte) string {
+// PipelineIDOf reads pipeline.id from a pipeline document, also from one
+// that is otherwise invalid; "" when it cannot.
+func PipelineIDOf(file string, doc []byte) string {
 	root, err := confdec.ParseDocument(file, doc)
 	if err != nil || root == nil {
 		return ""

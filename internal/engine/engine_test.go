@@ -268,3 +268,32 @@ func TestRerunReasonReservedForRetries(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestConfigInvalidOncePerContent: a refused file is reported once per
+// content, across restarts (each `watchdog --once` is one), and again
+// after it was fixed and broken anew.
+func TestConfigInvalidOncePerContent(t *testing.T) {
+	f := newFixture(t)
+	broken := []byte(orders + "bogus: 1\n")
+	apply := func(doc []byte) {
+		t.Helper()
+		_, _ = f.eng.ApplyConfig(t.Context(), "orders.yaml", doc)
+	}
+	want := func(n int, when string) {
+		t.Helper()
+		if got := len(f.events(t, event.ConfigInvalid)); got != n {
+			t.Fatalf("%s: %d CONFIG_INVALID, want %d", when, got, n)
+		}
+	}
+	apply(broken)
+	want(1, "first refusal")
+	apply(broken)
+	f.open(t)
+	apply(broken)
+	want(1, "same content again and after a restart")
+	apply(append(broken, []byte("other: 2\n")...))
+	want(2, "different broken content")
+	apply([]byte(orders))
+	apply(broken)
+	want(3, "broken again after a fix")
+}

@@ -23,4 +23,5 @@ const (
 	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
+	MarkerConfigInvalidPfx = "config-invalid:"      // + hash of the file name: CONFIG_INVALID sent for the content hashed in Detail.sha256
 )

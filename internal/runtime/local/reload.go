@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 )
 
@@ -23,13 +24,14 @@ type reloader struct {
 
 	mu        sync.Mutex
 	hashes    map[string][sha256.Size]byte
-	ids       map[string]string // file → the pipeline id it defined
-	looked    bool              // the first look happened
+	ids       map[string]string // file → the pipeline id it defines (read from refused files too)
+	refused   map[string]error  // files refused at their last change, and why
 	calendars [sha256.Size]byte // of every calendar file, in order
+	calLooked bool              // the calendars directory was looked at once
 }
 
 func newReloader(a *app.App, log *slog.Logger) *reloader {
-	return &reloader{a: a, log: log, hashes: map[string][sha256.Size]byte{}, ids: map[string]string{}}
+	return &reloader{a: a, log: log, hashes: map[string][sha256.Size]byte{}, ids: map[string]string{}, refused: map[string]error{}}
 }
 
 // reload looks at every pipeline file once and returns how many were
@@ -61,33 +63,38 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 		p, err := r.a.Engine.ApplyConfig(ctx, f, data)
 		if err != nil {
 			refused++
+			r.refused[f] = err
+			// A refused file still claims its pipeline: the last valid
+			// version keeps running (also when serve restarts with it).
+			if id := engine.PipelineIDOf(f, data); id != "" {
+				r.ids[f] = id
+			} else {
+				delete(r.ids, f)
+			}
 			r.log.Warn("pipeline file refused; the previous version (if any) keeps running", "file", f, "err", err)
 			continue
 		}
+		delete(r.refused, f)
 		r.ids[f] = p.ID
 		applied++
 	}
 	for f := range r.hashes {
 		if !seen[f] {
 			delete(r.hashes, f)
-			if id, ok := r.ids[f]; ok && r.a.Engine.Forget(id) {
-				r.log.Warn("pipeline file removed: the pipeline stops running (its history stays)", "file", f, "pipeline", id)
-			}
 			delete(r.ids, f)
+			delete(r.refused, f)
 		}
 	}
-	if !r.looked {
-		// Pipelines the store knows but no file defines any more were
-		// removed while serve was down.
-		r.looked = true
-		defined := map[string]bool{}
-		for _, id := range r.ids {
-			defined[id] = true
-		}
-		for _, id := range r.a.Engine.Pipelines() {
-			if !defined[id] && r.a.Engine.Forget(id) {
-				r.log.Warn("no pipeline file defines this stored pipeline: it does not run", "pipeline", id)
-			}
+	// A pipeline runs while some file defines it: a file renamed, or an id
+	// moved to another file, keeps it; a file removed (also while serve was
+	// down) or an id changed in place stops the old one. Its history stays.
+	defined := map[string]bool{}
+	for _, id := range r.ids {
+		defined[id] = true
+	}
+	for _, id := range r.a.Engine.Pipelines() {
+		if !defined[id] && r.a.Engine.Forget(id) {
+			r.log.Warn("no pipeline file defines this pipeline: it does not run (its history stays)", "pipeline", id)
 		}
 	}
 	return applied, refused
@@ -102,9 +109,11 @@ func (r *reloader) reloadCalendars(ctx context.Context) {
 		return
 	}
 	h := sha256.New()
+	first := !r.calLooked // app.Open loaded what was there
+	r.calLooked = true
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return // no calendars directory: nothing to reload
+		return // no calendars directory (yet): nothing to reload
 	}
 	for _, e := range entries {
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -119,10 +128,9 @@ func (r *reloader) reloadCalendars(ctx context.Context) {
 	if sum == r.calendars {
 		return
 	}
-	first := r.calendars == [sha256.Size]byte{}
 	r.calendars = sum
 	if first {
-		return // loaded by app.Open
+		return
 	}
 	cals, err := pipeline.LoadCalendarDir(dir)
 	if err != nil {
@@ -131,4 +139,8 @@ func (r *reloader) reloadCalendars(ctx context.Context) {
 	}
 	refused := r.a.Engine.SetCalendars(ctx, cals)
 	r.log.Info("calendars reloaded", "calendars", len(cals), "pipelines refused", refused)
+	// A file refused for a calendar it named may be valid now: look again.
+	for f := range r.refused {
+		delete(r.hashes, f)
+	}
 }

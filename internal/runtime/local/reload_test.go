@@ -176,3 +176,69 @@ func TestRestoredPipelineGetsItsTimersBack(t *testing.T) {
 		t.Fatalf("the restored pipeline has no cron timer: %v", err)
 	}
 }
+
+// TestReloadFollowsPipelineIDsNotFileNames: a pipeline runs while some
+// file defines it, valid or refused; a calendar that appears later makes a
+// file that named it valid.
+func TestReloadFollowsPipelineIDsNotFileNames(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
+	cfg := filepath.Join(dir, "interlock.yaml")
+	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\ncalendars: ./calendars\n")
+	doc := func(id, extra string) string {
+		return "pipeline: {id: " + id + "}\nschedule: {trigger: {key: k, check: exists}" + extra + "}\njob: {type: glue, config: {jobName: j}}\n"
+	}
+	write("pipelines/a.yaml", doc("orders", ""))
+	a, err := app.Open(t.Context(), cfg, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := newReloader(a, slog.New(slog.DiscardHandler))
+	rl.reload(t.Context())
+	running := func(id string) bool { _, _, ok := a.Engine.Pipeline(id); return ok }
+
+	// Renamed: the new file defines the id the old one did.
+	if err := os.Rename(filepath.Join(dir, "pipelines/a.yaml"), filepath.Join(dir, "pipelines/b.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	rl.reload(t.Context())
+	if !running("orders") {
+		t.Fatal("renaming a pipeline file stopped its pipeline")
+	}
+	// The id changed in place: the old pipeline stops, the new one runs.
+	write("pipelines/b.yaml", doc("orders-v2", ""))
+	rl.reload(t.Context())
+	if running("orders") || !running("orders-v2") {
+		t.Fatalf("after an id change: orders %v, orders-v2 %v", running("orders"), running("orders-v2"))
+	}
+	// Broken, then serve restarts: the last valid version keeps running.
+	write("pipelines/b.yaml", doc("orders-v2", ", bogus: 1"))
+	rl.reload(t.Context())
+	a.Close()
+	a, err = app.Open(t.Context(), cfg, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rl = newReloader(a, slog.New(slog.DiscardHandler))
+	rl.reload(t.Context())
+	if !running("orders-v2") {
+		t.Fatal("a refused file at restart stopped the last valid version")
+	}
+	// A file naming a calendar that does not exist yet is refused, and
+	// applied once the calendar (and its directory) appears.
+	write("pipelines/c.yaml", doc("daily", ", exclude: {calendar: holidays}"))
+	rl.reload(t.Context())
+	if running("daily") {
+		t.Fatal("a pipeline with an unknown calendar was applied")
+	}
+	write("calendars/hol.yaml", "name: holidays\ndates: [\"2026-12-25\"]\n")
+	rl.reload(t.Context())
+	if !running("daily") {
+		t.Fatal("a refused file was not retried after its calendar appeared")
+	}
+	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	if len(invalid) != 2 {
+		t.Fatalf("CONFIG_INVALID events: %d, want 2 (the broken b.yaml once, c.yaml once)", len(invalid))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,6 +38,71 @@ type Options struct {
 	SlackAPIURL string
 }
 
+// delivery builds the alert routes of interlock.yaml and their deliverer.
+// The caller closes the routes.
+func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (string, bool), onFailure func(string)) (routing.Routes, *alert.Deliverer, error) {
+	routes, err := routing.Build(a.Settings.Alerts, routing.Options{
+		LookupEnv: lookup, Path: a.Path, Console: o.Console, Logger: a.Log, SlackAPIURL: o.SlackAPIURL,
+		Threads: alert.StoreThreads{Store: a.Store, Clock: a.Engine},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("alerts: %w", err)
+	}
+	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: a.Log, OnFailure: onFailure})
+	if err != nil {
+		routes.Close()
+		return nil, nil, fmt.Errorf("alerts: %w", err)
+	}
+	return routes, deliv, nil
+}
+
+// LoadOnce applies the pipeline files as serve's first look does (a
+// pipeline no file defines does not run; a refused file keeps its last
+// valid version; CONFIG_INVALID once per content) and returns the refused
+// files with their errors, in file order. `interlock watchdog --once` runs
+// it before its pass.
+func LoadOnce(ctx context.Context, a *app.App) (refused []error) {
+	r := newReloader(a, a.Log)
+	r.reload(ctx)
+	files := make([]string, 0, len(r.refused))
+	for f := range r.refused {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		refused = append(refused, r.refused[f])
+	}
+	return refused
+}
+
+// Delivery sends the alerts in the log to the routes of interlock.yaml
+// on demand (serve delivers continuously instead).
+type Delivery struct {
+	routes routing.Routes
+	d      *alert.Deliverer
+}
+
+// OpenDelivery builds the routes and starts the cursors of new sinks at
+// the log's current end: open it before writing the events it must send.
+func OpenDelivery(ctx context.Context, a *app.App, o Options) (*Delivery, error) {
+	lookup := o.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	routes, d, err := delivery(ctx, a, o, lookup, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Delivery{routes: routes, d: d}, nil
+}
+
+// Deliver sends every pending alert (retried and dead-lettered as serve
+// does).
+func (d *Delivery) Deliver(ctx context.Context) error { return d.d.DeliverPending(ctx) }
+
+// Close closes the sinks.
+func (d *Delivery) Close() { d.routes.Close() }
+
 // Serve runs the local runtime until ctx ends: the pipeline files (and
 // their reloads), the engine's durable timers, the watchdog, alert
 // delivery and the HTTP API. It returns once everything has stopped; a
@@ -51,19 +117,12 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if o.Reload <= 0 {
 		o.Reload = 5 * time.Second
 	}
-	routes, err := routing.Build(a.Settings.Alerts, routing.Options{
-		LookupEnv: lookup, Path: a.Path, Console: o.Console, Logger: log, SlackAPIURL: o.SlackAPIURL,
-		Threads: alert.StoreThreads{Store: a.Store, Clock: a.Engine},
-	})
+	metrics := api.NewMetrics(a.Engine)
+	routes, deliv, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed)
 	if err != nil {
-		return fmt.Errorf("alerts: %w", err)
+		return err
 	}
 	defer routes.Close()
-	metrics := api.NewMetrics(a.Engine)
-	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: log, OnFailure: metrics.AlertDeliveryFailed})
-	if err != nil {
-		return fmt.Errorf("alerts: %w", err)
-	}
 	// Token files are relative to interlock.yaml, like every other path.
 	tokens, err := api.ResolveTokens(a.Settings, lookup, func(p string) ([]byte, error) { return os.ReadFile(a.Path(p)) })
 	if err != nil {
