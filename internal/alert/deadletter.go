@@ -16,17 +16,17 @@ import (
 // MaxAttempts times. The cursor moved past it, so later alerts flow; the
 // dead letter stays in the store for an operator.
 type DeadLetter struct {
-	Sink       string
-	EventID    string
-	Seq        int64
-	Type       event.Type
-	PipelineID string
-	ScheduleID string
-	Period     string
-	EventTime  time.Time
-	Attempts   int
-	Error      string    // the last error, as the sink returned it (no secrets)
-	At         time.Time // when it was given up
+	Sink       string     `json:"sink"`
+	EventID    string     `json:"eventId"`
+	Seq        int64      `json:"seq"`
+	Type       event.Type `json:"type"`
+	PipelineID string     `json:"pipelineId"`
+	ScheduleID string     `json:"scheduleId,omitempty"`
+	Period     string     `json:"period,omitempty"`
+	EventTime  time.Time  `json:"eventTime"`
+	Attempts   int        `json:"attempts"`
+	Error      string     `json:"error"` // the last error, as the sink returned it (no secrets)
+	At         time.Time  `json:"at"`    // when it was given up
 }
 
 // DeadLetters lists every dead letter in the store, of every sink (also of

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/url"
@@ -81,8 +82,22 @@ func runStatus(ctx context.Context, env Env, args []string) int {
 		return fail(env, "status", err)
 	}
 	if *cf.output == "json" {
-		printJSON(env.Stdout, raw)
-		printJSON(env.Stdout, evRaw)
+		// One document: the pipeline and its events of the last 24 hours.
+		var evs struct {
+			Events json.RawMessage `json:"events"`
+		}
+		_ = json.Unmarshal(evRaw, &evs)
+		if len(evs.Events) == 0 {
+			evs.Events = json.RawMessage("[]")
+		}
+		doc, err := json.Marshal(struct {
+			Pipeline json.RawMessage `json:"pipeline"`
+			Events   json.RawMessage `json:"events"`
+		}{raw, evs.Events})
+		if err != nil {
+			return fail(env, "status", err)
+		}
+		printJSON(env.Stdout, doc)
 		return ExitOK
 	}
 	fmt.Fprintf(env.Stdout, "pipeline   %s (owner %s, schedule %s, %s)\n", p.ID, p.Owner, p.ScheduleID, p.Timezone)

@@ -357,6 +357,19 @@ job:
 	if err != nil || !strings.Contains(string(out), "COMPLETED") {
 		t.Fatalf("interlock status: %v\n%s", err, out)
 	}
+	// --output json is one document: the pipeline and its recent events.
+	cmd = exec.Command(binary, "status", "gold", "--server", srv.url, "--output", "json")
+	cmd.Env = append(os.Environ(), "INTERLOCK_TOKEN=reader-secret-1")
+	out, err = cmd.Output()
+	var doc struct {
+		Pipeline struct {
+			ID string `json:"id"`
+		} `json:"pipeline"`
+		Events []json.RawMessage `json:"events"`
+	}
+	if err != nil || json.Unmarshal(out, &doc) != nil || doc.Pipeline.ID != "gold" || len(doc.Events) == 0 {
+		t.Fatalf("interlock status --output json: %v\n%s", err, out)
+	}
 	srv.stop(t)
 	for _, secret := range []string{"admin-secret-1", "writer-secret-1", "reader-secret-1", "xoxb-e2e-token", "hook-secret-1", "airflow-secret-1"} {
 		if strings.Contains(srv.out.String(), secret) {

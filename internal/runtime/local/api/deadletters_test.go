@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/alert"
@@ -31,6 +32,10 @@ func TestDeadLetters(t *testing.T) {
 			}
 			if c.want == 1 && out.DeadLetters[0].Error != "HTTP 500" {
 				t.Fatalf("dead letter: %+v", out.DeadLetters[0])
+			}
+			// The wire names are camelCase like the rest of the API.
+			if c.want == 1 && (!strings.Contains(rec.Body.String(), `"pipelineId"`) || !strings.Contains(rec.Body.String(), `"attempts"`)) {
+				t.Fatalf("dead letter JSON: %s", rec.Body.String())
 			}
 		})
 	}
