@@ -163,7 +163,12 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Every request is short (events --follow polls), so a slow or stuck
+	// client is cut off instead of holding a connection and a goroutine:
+	// a minute to send a request, two for the whole exchange (a sensor
+	// write may start a job, whose own calls time out sooner).
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
 
 	var wg sync.WaitGroup
 	loops, stop := context.WithCancel(ctx)
