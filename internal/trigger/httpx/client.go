@@ -75,7 +75,8 @@ func Default() *Client { return defaultClient() }
 // goes through the guard), never from https to http, and drops every
 // header when the host changes. net/http itself drops only Authorization
 // and cookies, but any configured header may carry a credential
-// (X-Api-Key …) that a third host must not receive.
+// (X-Api-Key …) that a third host must not receive; for the same reason a
+// request body is never resent to another host.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
@@ -85,6 +86,11 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return fmt.Errorf("refused a redirect from https to %s", Endpoint(req.URL))
 	}
 	if req.URL.Host != first.Host {
+		// A 307/308 keeps the method and the body, which may carry a
+		// secret from ${env:} or ${file:}: never to another host.
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			return fmt.Errorf("refused a redirect that would resend the %s body to another host (%s)", req.Method, Endpoint(req.URL))
+		}
 		for k := range req.Header {
 			if k != "Content-Type" && k != "Accept" {
 				delete(req.Header, k)

@@ -183,7 +183,7 @@ func TestRedirectsAreCheckedByTheSameGuard(t *testing.T) {
 	}
 }
 
-func TestRedirectToAnotherHostDropsTheHeaders(t *testing.T) {
+func TestRedirectToAnotherHostDropsTheHeadersAndNeverResendsABody(t *testing.T) {
 	var got http.Header
 	other, _ := server(t, func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone(); ok(w, r) })
 	otherPort := netip.MustParseAddrPort(other.Listener.Addr().String()).Port()
@@ -209,11 +209,17 @@ func TestRedirectToAnotherHostDropsTheHeaders(t *testing.T) {
 	if got.Get("X-Api-Key") != "k-123456" || got.Get("Authorization") != "Bearer t-123456" {
 		t.Fatalf("same-host redirect lost the headers: %v", got)
 	}
-	if _, err := c.Do(t.Context(), Call{Method: http.MethodPost, URL: srv.URL + "/leave", Header: h, Body: []byte("{}")}, &Secrets{}); err != nil {
+	if _, err := c.Do(t.Context(), Call{Method: http.MethodGet, URL: srv.URL + "/leave", Header: h}, &Secrets{}); err != nil {
 		t.Fatal(err)
 	}
 	if got.Get("X-Api-Key") != "" || got.Get("Authorization") != "" || got.Get("Content-Type") != "application/json" {
 		t.Fatalf("another host got the job's headers: %v", got)
+	}
+	// A 307 keeps a POST's body: it is not sent to another host at all.
+	got = nil
+	_, err := c.Do(t.Context(), Call{Method: http.MethodPost, URL: srv.URL + "/leave", Header: h, Body: []byte(`{"token":"t-123456"}`)}, &Secrets{})
+	if err == nil || !strings.Contains(err.Error(), "resend the POST body") || got != nil {
+		t.Fatalf("a POST body followed a redirect to another host: err %v, received %v", err, got)
 	}
 }
 
@@ -227,6 +233,16 @@ func TestCheckRedirect(t *testing.T) {
 	}
 	if err := checkRedirect(req("https://b.example/x"), []*http.Request{req("http://a.example/")}); err != nil {
 		t.Errorf("http to https: %v", err)
+	}
+	post := func(u string) *http.Request {
+		r, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"token":"s3cr3t"}`))
+		return r
+	}
+	if err := checkRedirect(post("https://b.example/x"), []*http.Request{post("https://a.example/")}); err == nil {
+		t.Error("a 307/308 resent a POST body to another host")
+	}
+	if err := checkRedirect(post("https://a.example/y"), []*http.Request{post("https://a.example/")}); err != nil {
+		t.Errorf("a POST redirected on the same host: %v", err)
 	}
 	via := make([]*http.Request, maxRedirects)
 	for i := range via {
