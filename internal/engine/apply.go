@@ -273,7 +273,9 @@ func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, k
 		if t.times.Relative {
 			detail = run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", t.times.Breach.Add(-p.SLA.MaxDuration))
 		}
-		if !t.times.Warning.IsZero() && b.now.Before(t.times.Breach) {
+		// The warning is forward-only too: a warning time that passed
+		// before the pipeline was loaded sends no late SLA_WARNING.
+		if !t.times.Warning.IsZero() && !t.times.Warning.Before(firstLoaded) && b.now.Before(t.times.Breach) {
 			warnSent, err := e.hasMarker(ctx, key, markerFor(t.warn))
 			if err != nil {
 				return err
