@@ -207,30 +207,5 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	}
 }
 
-// LoadPipelines applies every pipeline file of the project as a reload
-// does: valid files take effect, invalid ones are refused with
-// CONFIG_INVALID and their errors are returned (the rest still load).
-func (a *App) LoadPipelines(ctx context.Context) error {
-	files, err := pipeline.PipelineFiles(a.Path(a.Settings.Pipelines))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	var errs []error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if _, err := a.Engine.ApplyConfig(ctx, f, data); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Close closes the store.
 func (a *App) Close() error { return a.Store.Close() }

@@ -194,3 +194,14 @@ func TestClientFlagsThatCannotBeUsedAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// pause --until takes the durations every other flag takes, days included.
+func TestPauseUntilParsesDays(t *testing.T) {
+	if code, _, errOut := run(t, "pause", "p", "--until", "soon", "--server", "http://127.0.0.1:1"); code != ExitUsage || !strings.Contains(errOut, "--until") {
+		t.Fatalf("--until soon: exit %d %s", code, errOut)
+	}
+	// 1d parses; the request then fails for want of a server, not of syntax.
+	if code, _, errOut := run(t, "pause", "p", "--until", "1d", "--server", "http://127.0.0.1:1"); code != ExitRuntime {
+		t.Fatalf("--until 1d: exit %d %s", code, errOut)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/duration"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
@@ -96,9 +97,9 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 	if until != nil && *until != "" {
 		t, err := time.Parse(time.RFC3339, *until)
 		if err != nil {
-			d, derr := time.ParseDuration(*until)
+			d, derr := duration.Parse(*until)
 			if derr != nil || d <= 0 {
-				fmt.Fprintf(env.Stderr, "interlock pause: --until %q: want RFC3339 or a positive duration like 2h\n", *until)
+				fmt.Fprintf(env.Stderr, "interlock pause: --until %q: want RFC3339 or a positive duration like 2h or 1d\n", *until)
 				return ExitUsage
 			}
 			t = clock.Real{}.Now().Add(d) // "2h from now", from where the user is

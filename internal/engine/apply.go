@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -119,14 +122,8 @@ func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipe
 		return nil
 	}
 	b.c.Baselines = append(b.c.Baselines, store.Baseline{Key: key, Sensors: base, CapturedAt: b.now})
-	keys := ""
-	for k := range base {
-		if keys != "" {
-			keys += ", "
-		}
-		keys += k
-	}
-	b.emit(key, event.PostRunBaselineCaptured, "post-run baseline captured", run.Detail("sensorKeys", keys))
+	keys := slices.Sorted(maps.Keys(base)) // a stable detail, not map order
+	b.emit(key, event.PostRunBaselineCaptured, "post-run baseline captured", run.Detail("sensorKeys", strings.Join(keys, ", ")))
 	return nil
 }
 

@@ -36,6 +36,13 @@ func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pip
 	return p, nil
 }
 
+// RefuseConfig refuses a document for a reason only its caller can see
+// (say, another file defines the same pipeline): CONFIG_INVALID, once per
+// content, as for an invalid document.
+func (e *Engine) RefuseConfig(ctx context.Context, file string, doc []byte, cause error) {
+	e.configInvalid(ctx, file, doc, cause)
+}
+
 // configInvalidMarker is where CONFIG_INVALID of file is remembered, so a
 // refused file is reported once per content, not once per process (a
 // restart, each `interlock watchdog --once`).

@@ -111,26 +111,26 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	}
 
 	if active, err := e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}); err != nil {
-		unavailable("active runs", err)
+		unavailable(watchdog.DataActiveRuns, err)
 	} else {
 		s.ActiveRuns = active
 	}
 	if recent, err := e.st.RunList(ctx, store.RunListParams{PeriodFrom: from, UpdatedSince: since}); err != nil {
-		unavailable("runs", err)
+		unavailable(watchdog.DataRuns, err)
 	} else {
 		for _, r := range recent {
 			c.runs[r.Key] = r
 		}
 	}
 	if ms, err := e.st.MarkerList(ctx, store.MarkerListParams{PeriodFrom: from, Since: since}); err != nil {
-		unavailable("markers", err)
+		unavailable(watchdog.DataMarkers, err)
 	} else {
 		for _, m := range ms {
 			c.markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
 		}
 	}
 	if ts, err := e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}); err != nil {
-		unavailable("timers", err)
+		unavailable(watchdog.DataTimers, err)
 	} else {
 		for _, t := range ts {
 			s.Timers[t.Key] = true
@@ -141,7 +141,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		changedSince = since
 	}
 	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: changedSince}); err != nil {
-		unavailable("sensors", err)
+		unavailable(watchdog.DataSensors, err)
 	} else {
 		for _, x := range ss {
 			c.sensors[[2]string{x.PipelineID, x.Key}] = x

@@ -57,7 +57,7 @@ func DecodePipeline(d *confdec.Decoder, n *yaml.Node, path string, opt Options) 
 	if d.ErrorCount() > before {
 		return nil
 	}
-	p.Source = Source{File: d.File, SHA256: hashNode(n), idLine: d.Line(confdec.Join(path, "pipeline.id"))}
+	p.Source = Source{File: d.File, SHA256: hashNode(n)}
 	return p
 }
 

@@ -275,30 +275,6 @@ func TestEmptyInput(t *testing.T) {
 	}
 }
 
-func TestLoadPipelines(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "a.yaml", minimal)
-	write(t, dir, "b.yml", minimal)
-	write(t, dir, "c.yaml", "pipeline: {id: c}\n")
-	write(t, dir, "notes.txt", "ignored")
-	ps, err := LoadPipelines(dir, Options{})
-	if len(ps) != 1 || ps[0].ID != "p" {
-		t.Errorf("valid pipelines = %v", ps)
-	}
-	got := strings.ReplaceAll(err.Error(), dir+"/", "")
-	want := `b.yml:2: pipeline.id: pipeline "p" is already defined in ` + dir + `/a.yaml
-c.yaml:1: job: missing required field
-c.yaml:1: schedule: missing: a pipeline needs schedule.cron or schedule.trigger, or it never runs`
-	want = strings.ReplaceAll(want, dir+"/", "")
-	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-	ps, err = LoadPipelines(dir+"/a.*", Options{})
-	if err != nil || len(ps) != 1 {
-		t.Errorf("glob: %v %v", ps, err)
-	}
-}
-
 // A scenario passes inline documents with a path prefix; errors carry it.
 func TestDecodePipelineInline(t *testing.T) {
 	root, err := confdec.ParseDocument("s.yaml", []byte(`pipelines:

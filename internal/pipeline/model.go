@@ -32,7 +32,6 @@ type Source struct {
 	// embedded in another file (a scenario), of its canonical YAML
 	// re-encoding.
 	SHA256 string
-	idLine int // line of pipeline.id, for duplicate-id errors
 }
 
 // Schedule ID values (product spec: one schedule per pipeline).

@@ -100,12 +100,6 @@ func PeriodExists(p *pipeline.Pipeline, per schedule.Period) bool {
 	return per.End(loc).After(per.Start(loc))
 }
 
-// TTL is how long a non-terminal run may live: used by the watchdog's
-// stale-run check when a run has no ExpiresAt of its own.
-func TTL(p *pipeline.Pipeline) time.Duration {
-	return p.Schedule.Evaluation.Window + p.Job.PollWindow + TriggerLease + ttlMargin
-}
-
 // NewData reports whether a sensor write is new data: nothing was stored
 // under the key, the content differs, or the same content now belongs to
 // another period (a daily {"status": "ready"} must start each day). An

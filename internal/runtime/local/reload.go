@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -50,6 +52,23 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
+	}
+	owner := map[string]string{} // pipeline id → the listed file that defines it
+	for f, id := range r.ids {
+		if seen[f] {
+			owner[id] = f
+		}
+	}
+	claim := func(f, id string) {
+		if old, ok := r.ids[f]; ok && owner[old] == f {
+			delete(owner, old)
+		}
+		delete(r.ids, f)
+		if id != "" {
+			r.ids[f], owner[id] = id, f
+		}
+	}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			r.log.Error("reading pipeline file", "file", f, "err", err)
@@ -60,31 +79,41 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 			continue
 		}
 		r.hashes[f] = sum
+		id := engine.PipelineIDOf(f, data)
+		if other, ok := owner[id]; ok && id != "" && other != f {
+			// Two files must not take turns running one pipeline: the
+			// file that defined it first keeps it. This one is looked at
+			// again each time (no cached hash), so it takes over when the
+			// other file goes; CONFIG_INVALID is still once per content.
+			err := fmt.Errorf("%s: pipeline.id: pipeline %q is already defined in %s", f, id, other)
+			r.a.Engine.RefuseConfig(ctx, f, data, err)
+			if r.refused[f] == nil {
+				r.log.Warn("pipeline file refused", "file", f, "err", err)
+			}
+			refused++
+			r.refused[f] = err
+			delete(r.hashes, f)
+			claim(f, "")
+			continue
+		}
 		p, err := r.a.Engine.ApplyConfig(ctx, f, data)
 		if err != nil {
 			refused++
 			r.refused[f] = err
 			// A refused file still claims its pipeline: the last valid
 			// version keeps running (also when serve restarts with it).
-			if id := engine.PipelineIDOf(f, data); id != "" {
-				r.ids[f] = id
-			} else {
-				delete(r.ids, f)
-			}
+			claim(f, id)
 			r.log.Warn("pipeline file refused; the previous version (if any) keeps running", "file", f, "err", err)
 			continue
 		}
 		delete(r.refused, f)
-		r.ids[f] = p.ID
+		claim(f, p.ID)
 		applied++
 	}
-	for f := range r.hashes {
-		if !seen[f] {
-			delete(r.hashes, f)
-			delete(r.ids, f)
-			delete(r.refused, f)
-		}
-	}
+	// Forget what was known of files that are gone.
+	maps.DeleteFunc(r.hashes, func(f string, _ [sha256.Size]byte) bool { return !seen[f] })
+	maps.DeleteFunc(r.ids, func(f, _ string) bool { return !seen[f] })
+	maps.DeleteFunc(r.refused, func(f string, _ error) bool { return !seen[f] })
 	// A pipeline runs while some file defines it: a file renamed, or an id
 	// moved to another file, keeps it; a file removed (also while serve was
 	// down) or an id changed in place stops the old one. Its history stays.

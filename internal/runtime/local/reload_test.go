@@ -242,3 +242,42 @@ func TestReloadFollowsPipelineIDsNotFileNames(t *testing.T) {
 		t.Fatalf("CONFIG_INVALID events: %d, want 2 (the broken b.yaml once, c.yaml once)", len(invalid))
 	}
 }
+
+// TestReloadRefusesASecondFileForOnePipeline: two files with one
+// pipeline.id do not take turns; the first keeps it, the second is refused
+// once and takes over when the first goes.
+func TestReloadRefusesASecondFileForOnePipeline(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
+	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\n")
+	doc := func(job string) string {
+		return "pipeline: {id: orders}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: " + job + "}}\n"
+	}
+	write("pipelines/a.yaml", doc("from-a"))
+	write("pipelines/b.yaml", doc("from-b"))
+	a, err := app.Open(t.Context(), filepath.Join(dir, "interlock.yaml"), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rl := newReloader(a, slog.New(slog.DiscardHandler))
+	job := func() string { p, _, _ := a.Engine.Pipeline("orders"); return p.Job.Config.Str("jobName") }
+	for i := 0; i < 3; i++ {
+		if _, refused := rl.reload(t.Context()); refused != 1 {
+			t.Fatalf("look %d: %d refused, want b.yaml", i, refused)
+		}
+	}
+	if job() != "from-a" {
+		t.Fatalf("running %q, want a.yaml's version", job())
+	}
+	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	if len(invalid) != 1 || !strings.Contains(invalid[0].Message, "already defined in") {
+		t.Fatalf("CONFIG_INVALID: %+v", invalid)
+	}
+	if err := os.Remove(filepath.Join(dir, "pipelines/a.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if applied, refused := rl.reload(t.Context()); applied != 1 || refused != 0 || job() != "from-b" {
+		t.Fatalf("after a.yaml went: applied %d refused %d running %q", applied, refused, job())
+	}
+}

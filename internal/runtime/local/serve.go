@@ -38,6 +38,13 @@ type Options struct {
 	SlackAPIURL string
 }
 
+func (o Options) lookupEnv() func(string) (string, bool) {
+	if o.LookupEnv == nil {
+		return os.LookupEnv
+	}
+	return o.LookupEnv
+}
+
 // delivery builds the alert routes of interlock.yaml and their deliverer.
 // The caller closes the routes.
 func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (string, bool), onFailure func(string)) (routing.Routes, *alert.Deliverer, error) {
@@ -85,11 +92,7 @@ type Delivery struct {
 // OpenDelivery builds the routes and starts the cursors of new sinks at
 // the log's current end: open it before writing the events it must send.
 func OpenDelivery(ctx context.Context, a *app.App, o Options) (*Delivery, error) {
-	lookup := o.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	routes, d, err := delivery(ctx, a, o, lookup, nil)
+	routes, d, err := delivery(ctx, a, o, o.lookupEnv(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +113,7 @@ func (d *Delivery) Close() { d.routes.Close() }
 // use) is returned before anything runs.
 func Serve(ctx context.Context, a *app.App, o Options) error {
 	log := a.Log
-	lookup := o.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
+	lookup := o.lookupEnv()
 	if o.Reload <= 0 {
 		o.Reload = 5 * time.Second
 	}
