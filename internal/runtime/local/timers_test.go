@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,11 +20,16 @@ import (
 // counts the starts of the others.
 type blockingJobs struct {
 	release chan struct{}
+	started chan struct{} // closed when the slow job's start begins (if set)
+	once    sync.Once
 	others  atomic.Int32
 }
 
 func (j *blockingJobs) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
 	if req.PipelineID == "slow" {
+		if j.started != nil {
+			j.once.Do(func() { close(j.started) })
+		}
 		select {
 		case <-j.release:
 		case <-ctx.Done():
@@ -48,7 +54,7 @@ func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	jobs := &blockingJobs{release: make(chan struct{})}
+	jobs := &blockingJobs{release: make(chan struct{}), started: make(chan struct{})}
 	clk := clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC))
 	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: jobs})
 	if err := eng.Open(ctx); err != nil {
@@ -71,7 +77,11 @@ func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
 	if _, err := eng.PutSensor(ctx, "slow", "k", run.Detail("n", 1)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the slow job is now being started
+	select { // the slow job is now being started, and blocks
+	case <-jobs.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow job never started")
+	}
 	if _, err := eng.PutSensor(ctx, "quick", "k", run.Detail("n", 1)); err != nil {
 		t.Fatal(err)
 	}
