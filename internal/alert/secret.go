@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -68,6 +69,10 @@ func StaticSecret(v string) Secret {
 // Secrets shorter than four characters are ignored: replacing them would
 // shred ordinary text and they protect nothing.
 func Redact(s string, secrets ...string) string {
+	// Longest first: a secret inside another must not leave the rest of
+	// the longer one visible.
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, sec := range secrets {
 		if len(sec) >= 4 {
 			s = strings.ReplaceAll(s, sec, "[REDACTED]")

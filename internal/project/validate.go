@@ -172,7 +172,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 		calendars[cal.Name] = *cal
 	}
 
-	popt := pipeline.Options{Calendars: calendars, EnvAllow: settings.Server.EnvAllow}
+	popt := settings.PipelineOptions(calendars)
 	pipelineFile := map[string]string{}
 	for _, it := range items {
 		if len(it.rep.Errors) > 0 {

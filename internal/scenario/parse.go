@@ -214,7 +214,7 @@ func (p *parser) build(doc *yaml.Node, raw *rawFile) *File {
 		sc.Calendars[cal.Name] = *cal
 	}
 
-	opt := pipeline.Options{Calendars: sc.Calendars, EnvAllow: sc.Settings.Server.EnvAllow}
+	opt := sc.Settings.PipelineOptions(sc.Calendars)
 	known := map[string]bool{}
 	if len(raw.Pipelines) == 0 {
 		d.ErrorAt("pipelines", "required: at least one pipeline document (inline, or {file: path})")

@@ -62,13 +62,31 @@ func runScenarioDir(t *testing.T, dir string) {
 }
 
 // TestSharedScenarios runs the product's example scenarios, which must all
-// pass. They live beside the repository (../shared/scenarios).
+// pass. The repository carries a copy (testdata/scenarios/shared), so a
+// clean clone runs them too.
 func TestSharedScenarios(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "scenarios")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared scenarios not present beside the repository: %v", err)
+	runScenarioDir(t, filepath.Join("..", "..", "testdata", "scenarios", "shared"))
+}
+
+// TestSharedScenariosAreCurrent: where the product's scenarios sit beside
+// the repository (../shared/scenarios), the copy must equal them, so an
+// update there cannot go unnoticed.
+func TestSharedScenariosAreCurrent(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "scenarios")
+	files, err := filepath.Glob(filepath.Join(src, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no product scenarios beside the repository at %s (the copy in testdata is what runs)", src)
 	}
-	runScenarioDir(t, dir)
+	for _, f := range files {
+		want, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "shared", filepath.Base(f)))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("testdata/scenarios/shared/%s differs from %s (%v): copy it again", filepath.Base(f), f, err)
+		}
+	}
 }
 
 // TestScenarios runs the project's own scenarios: one or more per behaviour
