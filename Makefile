@@ -32,8 +32,9 @@ fmt:
 demo: build
 	@scripts/demo.sh
 	@echo
-	@echo "== interlock validate examples/broken (every error, with file, line and field)"
-	-@$(BIN) validate --config examples/interlock.yaml examples/broken
+	@echo "== interlock validate examples/broken (every error, with file, line and field; exit 1 is expected)"
+	@$(BIN) validate --config examples/interlock.yaml examples/broken; \
+	  test $$? -eq 1 && echo "(exit 1, as expected: the broken examples were refused)"
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 10s
