@@ -20,8 +20,9 @@ test:
 race:
 	$(GO) test -race -count=1 ./...
 
-## lint: formatting and vet; fails on any unformatted file.
+## lint: formatting, vet, and no build output in git (no tracked binary; nothing over 1 MiB outside testdata/).
 lint:
+	@scripts/check-tracked.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
