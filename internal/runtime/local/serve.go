@@ -123,6 +123,9 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 		return err
 	}
 	defer routes.Close()
+	for _, r := range routes {
+		metrics.KnowSinks(r.Sink.Name())
+	}
 	// Token files are relative to interlock.yaml, like every other path.
 	tokens, err := api.ResolveTokens(a.Settings, lookup, func(p string) ([]byte, error) { return os.ReadFile(a.Path(p)) })
 	if err != nil {

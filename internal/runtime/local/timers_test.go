@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,25 +16,31 @@ import (
 )
 
 // blockingJobs blocks the start of pipeline "slow" until released, and
-// counts the starts of the others.
+// signals the start of the others. A slow start whose context was
+// cancelled fails, so a shutdown that cuts the call short shows.
 type blockingJobs struct {
-	release chan struct{}
-	started chan struct{} // closed when the slow job's start begins (if set)
-	once    sync.Once
-	others  atomic.Int32
+	release     chan struct{}
+	started     chan struct{} // closed when the slow job's start begins
+	otherDone   chan struct{} // closed when another pipeline's job started
+	once, other sync.Once
+}
+
+func newBlockingJobs() *blockingJobs {
+	return &blockingJobs{release: make(chan struct{}), started: make(chan struct{}), otherDone: make(chan struct{})}
 }
 
 func (j *blockingJobs) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	if req.PipelineID == "slow" {
-		if j.started != nil {
-			j.once.Do(func() { close(j.started) })
-		}
-		select {
-		case <-j.release:
-		case <-ctx.Done():
-		}
-	} else {
-		j.others.Add(1)
+	if req.PipelineID != "slow" {
+		j.other.Do(func() { close(j.otherDone) })
+		return trigger.Started{JobRunID: "sync", Result: &trigger.Result{Status: trigger.StatusSucceeded}}, nil
+	}
+	j.once.Do(func() { close(j.started) })
+	select {
+	case <-j.release:
+	case <-ctx.Done():
+	}
+	if err := ctx.Err(); err != nil {
+		return trigger.Started{}, err
 	}
 	return trigger.Started{JobRunID: "sync", Result: &trigger.Result{Status: trigger.StatusSucceeded}}, nil
 }
@@ -54,7 +59,7 @@ func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	jobs := &blockingJobs{release: make(chan struct{}), started: make(chan struct{})}
+	jobs := newBlockingJobs()
 	clk := clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC))
 	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: jobs})
 	if err := eng.Open(ctx); err != nil {
@@ -85,13 +90,10 @@ func TestALongJobDoesNotHoldUpOtherPipelines(t *testing.T) {
 	if _, err := eng.PutSensor(ctx, "quick", "k", run.Detail("n", 1)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(5 * time.Second)
-	for jobs.others.Load() == 0 {
-		select {
-		case <-deadline:
-			t.Fatal("the quick pipeline's job waited for the slow one")
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-jobs.otherDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the quick pipeline's job waited for the slow one")
 	}
 	close(jobs.release)
 }
@@ -106,7 +108,7 @@ func TestShutdownLetsATriggerCallFinish(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	jobs := &blockingJobs{release: make(chan struct{})}
+	jobs := newBlockingJobs()
 	eng := engine.New(engine.Options{Store: st, Clock: clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)), Jobs: jobs})
 	if err := eng.Open(t.Context()); err != nil {
 		t.Fatal(err)
@@ -120,9 +122,8 @@ func TestShutdownLetsATriggerCallFinish(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { RunTimers(ctx, eng, make(chan struct{}), slog.New(slog.DiscardHandler)); close(done) }()
-	time.Sleep(50 * time.Millisecond) // the call is in flight
-	cancel()                          // SIGTERM
-	time.Sleep(50 * time.Millisecond)
+	<-jobs.started      // the call is in flight
+	cancel()            // SIGTERM: a call run under this context would see it cancelled now
 	close(jobs.release) // the job answers after the shutdown began
 	<-done
 	r, err := st.RunGet(t.Context(), run.Key{PipelineID: "slow", ScheduleID: "stream", Period: "2026-03-10"})

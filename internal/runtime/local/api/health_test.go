@@ -105,3 +105,22 @@ func TestMetricsAreOpenWithoutTokens(t *testing.T) {
 		t.Fatalf("/metrics: %d\n%s", rec.Code, rec.Body)
 	}
 }
+
+// TestMetricsExistBeforeTheirFirstOccurrence: a sink's failure counter is
+// exported at zero from the start, so an alert on its rate works before
+// the first failure.
+func TestMetricsExistBeforeTheirFirstOccurrence(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	f.metrics.KnowSinks("slack", "ops-webhook")
+	text := f.do(t, "GET", "/metrics", "", "").Body.String()
+	for _, line := range []string{
+		`interlock_alert_delivery_failures_total{sink="slack"} 0`,
+		`interlock_alert_delivery_failures_total{sink="ops-webhook"} 0`,
+		`interlock_events_total{type="JOB_FAILED"} 0`,
+		`interlock_runs{state="RUNNING"} 0`,
+	} {
+		if !strings.Contains(text, line) {
+			t.Errorf("/metrics lacks %s", line)
+		}
+	}
+}

@@ -44,7 +44,8 @@ import (
 //     last watchdog pass; 0 when it never ran. Alert on
 //     time() - this > a few watchdog intervals.
 //   - interlock_alert_delivery_failures_total{sink}: counter of failed alert
-//     deliveries by sink name, fed by AlertDeliveryFailed.
+//     deliveries by sink name, fed by AlertDeliveryFailed; every sink named
+//     by KnowSinks is exported at zero from the start.
 //
 // The registry also holds the standard Go runtime and process collectors.
 type Metrics struct {
@@ -137,6 +138,18 @@ func (m *Metrics) CountEvents(evs ...event.Event) {
 	}
 	for _, e := range evs {
 		m.events.WithLabelValues(string(e.Type)).Inc()
+	}
+}
+
+// KnowSinks exports interlock_alert_delivery_failures_total at zero for
+// each named sink, so the series exists (and rate() or absent() alerts
+// work) before the first failure.
+func (m *Metrics) KnowSinks(names ...string) {
+	if m == nil {
+		return
+	}
+	for _, n := range names {
+		m.alertFailures.WithLabelValues(n)
 	}
 }
 
