@@ -112,10 +112,10 @@ func printSimTable(w io.Writer, res *simulate.Result, quiet bool) {
 			status = "FAILED"
 		}
 		kind := "expect"
-		if c.Absent {
-			kind = "absent"
+		if c.Absent || c.Refusal {
+			kind = c.Kind()
 		}
-		fmt.Fprintf(w, "%s %s %s (line %d): %s\n", status, kind, simulate.Describe(c.Matcher), c.Matcher.Line, c.Why)
+		fmt.Fprintf(w, "%s %s %s (line %d): %s\n", status, kind, c.What(), c.Matcher.Line, c.Why)
 	}
 	verdict := "PASSED"
 	if !res.Passed() {
@@ -150,10 +150,6 @@ func printSimJSON(w io.Writer, res *simulate.Result) {
 		_ = enc.Encode(simEventJSON{Time: e.Time.UTC().Format(time.RFC3339), Type: e.Type, PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Date: e.Date, Message: e.Message, Detail: e.Detail})
 	}
 	for _, c := range res.Checks {
-		kind := "events"
-		if c.Absent {
-			kind = "absent"
-		}
-		_ = enc.Encode(simCheckJSON{Scenario: res.Scenario.Name, Expectation: simulate.Describe(c.Matcher), Kind: kind, Line: c.Matcher.Line, OK: c.OK, Matched: c.Matched, Why: c.Why})
+		_ = enc.Encode(simCheckJSON{Scenario: res.Scenario.Name, Expectation: c.What(), Kind: c.Kind(), Line: c.Matcher.Line, OK: c.OK, Matched: c.Matched, Why: c.Why})
 	}
 }

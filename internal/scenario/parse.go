@@ -84,6 +84,7 @@ type rawAction struct {
 	Pause        *rawPipelineRef `yaml:"pause"`
 	Resume       *rawPipelineRef `yaml:"resume"`
 	Restart      *bool           `yaml:"restart"`
+	Refused      *bool           `yaml:"refused"`
 }
 
 type rawSensor struct {
@@ -370,6 +371,15 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 				d.ErrorAt(path+".restart", "must be true (omit the entry to not restart)")
 			}
 			act.Restart = true
+		}
+		if a.Refused != nil {
+			if !*a.Refused {
+				d.ErrorAt(path+".refused", "must be true (omit it when the action is to be accepted)")
+			}
+			if a.Restart != nil || a.Config != nil {
+				d.ErrorAt(path+".refused", "only a sensor, deleteSensor, rerun, pause or resume can be refused (a bad config is answered with CONFIG_INVALID)")
+			}
+			act.Refused = true
 		}
 		if n != 1 {
 			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart) besides at, got %d", n)

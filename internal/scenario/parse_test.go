@@ -69,6 +69,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown pipeline", strings.Replace(minimal, "pause: {pipeline: p}", "pause: {pipeline: q}", 1), `unknown pipeline "q"`},
 		{"end before start", strings.Replace(minimal, "end: 2026-03-10T12:00:00Z", "end: 2026-03-09T12:00:00Z", 1), "end: must be after start"},
 		{"bad job result", minimal + "jobs:\n  p: [{result: maybe}]\n", `unknown result "maybe"`},
+		{"refused: false", strings.Replace(minimal, "    pause: {pipeline: p}", "    pause: {pipeline: p}\n    refused: false", 1), "timeline[1].refused: must be true"},
+		{"a restart cannot be refused", strings.Replace(minimal, "    pause: {pipeline: p}", "    restart: true\n    refused: true", 1), "only a sensor, deleteSensor, rerun, pause or resume can be refused"},
 		{"invalid pipeline document", strings.Replace(minimal, "check: exists", "check: exist", 1), "pipelines[0].schedule.trigger.check: unknown operator"},
 	}
 	for _, c := range cases {

@@ -83,6 +83,11 @@ type Action struct {
 	Pause        *PipelineRef
 	Resume       *PipelineRef
 	Restart      bool
+
+	// Refused says the action must be refused (as the API would answer
+	// 4xx): the simulator checks it like an expectation. A refusal not
+	// marked so is still printed, but fails no expectation.
+	Refused bool
 }
 
 // SensorWrite writes a sensor as PUT /v1/pipelines/{pipeline}/sensors/{key}

@@ -11,8 +11,9 @@ import (
 
 // Check is the verdict on one expectation.
 type Check struct {
-	Matcher scenario.Matcher
-	Absent  bool // from expect.absent: must match nothing
+	Matcher scenario.Matcher // Line only, for a Refusal
+	Absent  bool             // from expect.absent: must match nothing
+	Refusal bool             // a timeline action marked refused: true
 	Matched int
 	OK      bool
 	Why     string
@@ -78,6 +79,49 @@ func Matches(m scenario.Matcher, e event.Event) bool {
 		}
 	}
 	return true
+}
+
+// Kind names where the expectation comes from: "events", "absent", or
+// "refused" (a timeline action marked refused: true).
+func (c Check) Kind() string {
+	switch {
+	case c.Refusal:
+		return "refused"
+	case c.Absent:
+		return "absent"
+	}
+	return "events"
+}
+
+// What renders the expectation for people.
+func (c Check) What() string {
+	if c.Refusal {
+		return fmt.Sprintf("timeline line %d is refused", c.Matcher.Line)
+	}
+	return Describe(c.Matcher)
+}
+
+// refusals checks the timeline actions marked refused: true against the
+// actions the engine refused.
+func refusals(timeline []scenario.Action, refused []ActionError) []Check {
+	got := map[int]bool{}
+	for _, a := range refused {
+		got[a.Line] = true
+	}
+	var out []Check
+	for _, a := range timeline {
+		if !a.Refused {
+			continue
+		}
+		c := Check{Matcher: scenario.Matcher{Line: a.Line}, Refusal: true, OK: got[a.Line], Why: "refused, as expected"}
+		if c.OK {
+			c.Matched = 1
+		} else {
+			c.Why = "accepted, want refused"
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Describe renders a matcher for people.

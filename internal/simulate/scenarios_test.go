@@ -40,16 +40,18 @@ func runScenarioDir(t *testing.T, dir string) {
 			}
 			for _, c := range res.Checks {
 				if !c.OK {
-					kind := "expect"
-					if c.Absent {
-						kind = "absent"
-					}
-					t.Errorf("%s:%d: %s %s: %s", f, c.Matcher.Line, kind, simulate.Describe(c.Matcher), c.Why)
+					t.Errorf("%s:%d: %s %s: %s", f, c.Matcher.Line, c.Kind(), c.What(), c.Why)
 				}
 			}
+			// A refusal the scenario does not expect (refused: true on
+			// the action, checked above) is a mistake in the scenario.
+			expected := map[int]bool{}
+			for _, a := range sc.Timeline {
+				expected[a.Line] = a.Refused
+			}
 			for _, a := range res.Errors {
-				if !strings.Contains(filepath.Base(f), "refused") {
-					t.Errorf("timeline line %d refused: %s", a.Line, a.Err)
+				if !expected[a.Line] {
+					t.Errorf("%s: timeline line %d refused: %s (mark the action refused: true if that is the point)", f, a.Line, a.Err)
 				}
 			}
 			if t.Failed() {

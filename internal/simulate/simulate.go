@@ -78,7 +78,8 @@ func (r *Result) Passed() bool {
 
 // ActionError is a timeline action the engine refused (a sensor for an
 // unknown pipeline, a malformed date field, …). It is reported, and the
-// simulation goes on, as serve would.
+// simulation goes on, as serve would; an action marked refused: true is
+// also checked (see Check.Refusal).
 type ActionError struct {
 	At   time.Time
 	Line int
@@ -114,7 +115,7 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Events = evs
-	res.Checks = Verify(sc.Expect, evs)
+	res.Checks = append(Verify(sc.Expect, evs), refusals(sc.Timeline, res.Errors)...)
 	return res, nil
 }
 
