@@ -57,3 +57,60 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestLines(t *testing.T) {
+	cases := map[string]string{
+		"a\nb\tc":            "a\nb c",
+		"crlf\r\nline":       "crlf\nline",
+		"progress\r50%\r":    "progress\n50%\n",
+		"  indented  \nnext": "  indented\nnext",
+		"esc\x1b[31mred\x00": "esc[31mred",
+		"bidi\u202eoverride": "bidioverride",
+		"bad\xffutf8":        "badutf8",
+		"hun\x00ter\x1b22":   "hunter22",
+		"":                   "",
+	}
+	for in, want := range cases {
+		if got := Lines(in); got != want {
+			t.Errorf("Lines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTail(t *testing.T) {
+	if got := Tail("short", 10); got != "short" {
+		t.Fatalf("fits: %q", got)
+	}
+	if got := Tail("abcdefghij", 6); got != "…hij" || len(got) > 6 {
+		t.Fatalf("cut: %q (%d bytes)", got, len(got))
+	}
+	s := strings.Repeat("é", 10) // 2 bytes each
+	for n := 0; n < len(s)+2; n++ {
+		got := Tail(s, n)
+		if len(got) > n && len(s) > n {
+			t.Fatalf("Tail(_, %d) = %d bytes", n, len(got))
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("Tail(_, %d) split a character: %q", n, got)
+		}
+	}
+}
+
+func FuzzLines(f *testing.F) {
+	f.Add("a\r\nb\x00", 5)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<16 {
+			return
+		}
+		got := Tail(Lines(s), n)
+		if strings.ContainsAny(got, "\r\t\x00\x1b") || !utf8.ValidString(got) {
+			t.Fatalf("Tail(Lines(%q), %d) = %q", s, n, got)
+		}
+		if len(got) > n && len(Lines(s)) > n {
+			t.Fatalf("Tail(Lines(%q), %d) = %d bytes", s, n, len(got))
+		}
+		if Lines(got) != got {
+			t.Fatalf("Lines is not idempotent on %q", got)
+		}
+	})
+}

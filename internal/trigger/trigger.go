@@ -31,7 +31,18 @@ type Result struct {
 	Status   Status
 	Category run.Category
 	Message  string
+	// Output is the end of what the job printed (a command's stdout and
+	// stderr; other job types may fill it from their logs), shown in the
+	// JOB_COMPLETED and JOB_FAILED detail as "output" and by explain. The
+	// runner makes it safe: control characters removed (line breaks
+	// kept), every secret of the job's config redacted after that, at most
+	// MaxOutput bytes. Empty: the job printed nothing, or its type does
+	// not report output.
+	Output string
 }
+
+// MaxOutput bounds Result.Output; the engine cuts anything longer.
+const MaxOutput = 8 << 10
 
 // Done reports whether the job has finished.
 func (r Result) Done() bool { return r.Status == StatusSucceeded || r.Status == StatusFailed }

@@ -4,18 +4,18 @@
 package command
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/interlockhq/interlock/internal/textsafe"
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
@@ -23,8 +23,9 @@ import (
 // DefaultTimeout bounds a command that sets no timeout.
 const DefaultTimeout = time.Hour
 
-// maxOutput is how much of the program's output an error message keeps.
-const maxOutput = 512
+// maxMessage is how much of the program's output a failure message
+// quotes (its last line; the tail is in Result.Output).
+const maxMessage = 512
 
 // Runner runs commands.
 type Runner struct {
@@ -38,13 +39,24 @@ var _ trigger.Runner = Runner{}
 // (not found, not executable) is an infrastructure error; one that exits
 // non-zero is a failed job (PERMANENT: running it again with the same
 // input is expected to fail the same way) and one killed by the timeout is
-// a TIMEOUT failure.
+// a TIMEOUT failure. The end of its stdout and stderr is the Result's
+// Output, whatever the outcome (see output.go for the bounds).
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
 	// Every ${env:…} and ${file:…} value expanded for this command is a
-	// secret: it is redacted from the failure message, which quotes the
-	// program's output.
+	// secret: it is redacted from the output and the failure message. Its
+	// cleaned forms are secrets too: the program's output is cleaned
+	// before it is redacted, and cleaning changes a secret that holds a
+	// control character or ends in a line break (a file secret).
 	var secrets httpx.Secrets
-	r.LookupEnv = secrets.Lookup(r.lookup())
+	lookup := secrets.Lookup(r.lookup())
+	r.LookupEnv = func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok {
+			secrets.Add(textsafe.Lines(v))
+			secrets.Add(strings.TrimSpace(textsafe.Lines(v)))
+		}
+		return v, ok
+	}
 	argv, timeout, err := r.parse(req)
 	if err != nil {
 		return trigger.Started{}, err
@@ -58,19 +70,23 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = req.Config.Str("dir")
 	cmd.Env = append(os.Environ(), extra...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	stdout, stderr := newRing(captureBytes), newRing(captureBytes)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
-	var res trigger.Result
+	outTail, errTail := tail(stdout, &secrets), tail(stderr, &secrets)
+	res := trigger.Result{Output: output(outTail, errTail)}
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
-		res = trigger.Result{Status: trigger.StatusSucceeded}
+		res.Status = trigger.StatusSucceeded
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Timeout, Message: fmt.Sprintf("%s timed out after %s", argv[0], timeout)}
+		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Timeout, fmt.Sprintf("%s timed out after %s", argv[0], timeout)
 	case errors.As(err, &exitErr):
-		res = trigger.Result{Status: trigger.StatusFailed, Category: run.Permanent, Message: fmt.Sprintf("%s exited with status %d: %s", argv[0], exitErr.ExitCode(), clean([]byte(secrets.Redact(out.String()))))}
+		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Permanent, fmt.Sprintf("%s exited with status %d", argv[0], exitErr.ExitCode())
+		if l := quote(lastLine(errTail, outTail), &secrets); l != "" {
+			res.Message += ": " + l
+		}
 	default:
 		return trigger.Started{}, fmt.Errorf("command: cannot run %s: %w", argv[0], err)
 	}
@@ -129,7 +145,11 @@ func (r Runner) environ(req trigger.Request) ([]string, error) {
 	return out, nil
 }
 
-// clean keeps the start of the output on one line, without control
-// characters, so a program's output cannot forge log lines or flood an
-// alert.
-func clean(b []byte) string { return textsafe.Clean(string(b), maxOutput) }
+// quote makes a line of the output (already cleaned and redacted) fit a
+// failure message: one line, at most maxMessage bytes, so a program's
+// output cannot forge log lines or flood an alert. Redaction comes after
+// collapsing spaces (which could form a secret) and before the cut (which
+// could leave half of one).
+func quote(line string, secrets *httpx.Secrets) string {
+	return textsafe.Truncate(secrets.Redact(textsafe.Line(line)), maxMessage)
+}

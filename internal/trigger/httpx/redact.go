@@ -56,6 +56,27 @@ func (s *Secrets) Redact(text string) string {
 	return text
 }
 
+// RedactCut is Redact for text cut out of a longer whole, whose start may
+// fall inside a secret (the end of a program's output, kept in a ring
+// buffer): a secret's ending at the very start of text is redacted too,
+// since it would show the part of the secret that was not cut off.
+func (s *Secrets) RedactCut(text string) string {
+	text = s.Redact(text)
+	cut := 0
+	for _, v := range s.values {
+		for k := len(v) - 1; k > cut; k-- {
+			if strings.HasPrefix(text, v[len(v)-k:]) {
+				cut = k
+				break
+			}
+		}
+	}
+	if cut == 0 {
+		return text
+	}
+	return redacted + text[cut:]
+}
+
 // Snippet is the start of a response body fit for a message: secrets
 // redacted (a server may echo the request), control characters removed
 // so it cannot forge log lines, at most MaxSnippet bytes.

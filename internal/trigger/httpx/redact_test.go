@@ -21,6 +21,28 @@ func TestRedactReplacesEverySecretLongestFirst(t *testing.T) {
 	}
 }
 
+func TestRedactCutRedactsASecretsEndingAtTheStart(t *testing.T) {
+	s := &Secrets{}
+	s.Add("tok-123456")
+	s.Add("other-secret")
+	s.Add("qqqq-abcdef")
+	s.Add("rrrrrrrrrrrr-abc") // longer, so tried first, but its matching ending is shorter
+	cases := map[string]string{
+		"3456 done":           "[redacted] done",           // the start of the secret was cut off
+		"cret and tok-123456": "[redacted] and [redacted]", // and the rest is redacted as usual
+		"abcdef x":            "[redacted] x",              // the longest ending of any secret
+		"tok-123456 whole":    "[redacted] whole",          // a whole secret is redacted as usual
+		"done 3456":           "done 3456",                 // only at the very start
+		"xyz":                 "xyz",                       // no secret's ending
+		"":                    "",
+	}
+	for in, want := range cases {
+		if got := s.RedactCut(in); got != want {
+			t.Errorf("RedactCut(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSnippetCleansRedactsAndTruncates(t *testing.T) {
 	s := &Secrets{}
 	s.Add("hunter22")

@@ -151,6 +151,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 				res, err := h.Runner.Poll(ctx(t), h.polled(st))
 				h.noSecret(t, fmt.Sprintf("%s poll %d error", where, i+1), err)
 				h.noSecretIn(t, fmt.Sprintf("%s poll %d Result.Message", where, i+1), res.Message)
+				h.noSecretIn(t, fmt.Sprintf("%s poll %d Result.Output", where, i+1), res.Output)
 			}
 		}
 	})
@@ -338,6 +339,7 @@ func (h *Harness) noSecretInStarted(t *testing.T, where string, st trigger.Start
 	}
 	if st.Result != nil {
 		h.noSecretIn(t, where+" Result.Message", st.Result.Message)
+		h.noSecretIn(t, where+" Result.Output", st.Result.Output)
 	}
 }
 
