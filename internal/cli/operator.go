@@ -93,7 +93,10 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 		fmt.Fprintf(env.Stderr, "interlock %s: want one PIPELINE\n", verb)
 		return ExitUsage
 	}
-	var body api.PauseRequest
+	// Each route takes its own body, strictly: resume refuses pause's
+	// "until", so it is sent an empty object.
+	var body any = struct{}{}
+	var pause api.PauseRequest
 	if until != nil && *until != "" {
 		t, err := time.Parse(time.RFC3339, *until)
 		if err != nil {
@@ -104,7 +107,10 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 			}
 			t = clock.Real{}.Now().Add(d) // "2h from now", from where the user is
 		}
-		body.Until = t.UTC().Format(time.RFC3339)
+		pause.Until = t.UTC().Format(time.RFC3339)
+	}
+	if verb == "pause" {
+		body = pause
 	}
 	cl, err := cf.client()
 	if err != nil {
