@@ -28,6 +28,12 @@ type Env struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Version string
+
+	// describe, when set, receives the command's flag set instead of the
+	// command running: parseFlags hands it over and stops the command.
+	// Help and completion read every command's flags this way, from the
+	// very definitions the command parses, so they cannot drift from it.
+	describe func(*flag.FlagSet)
 }
 
 type command struct {
@@ -35,7 +41,10 @@ type command struct {
 	summary  string
 	usage    string // after "interlock NAME "
 	examples []string
-	run      func(ctx context.Context, env Env, args []string) int
+	// args lists the words the first argument may be (sensor: put), for
+	// shell completion; nil: anything (a file, a pipeline id).
+	args func() []string
+	run  func(ctx context.Context, env Env, args []string) int
 }
 
 var commands = map[string]*command{}
@@ -53,18 +62,8 @@ func Main(ctx context.Context, env Env) int {
 	}
 	name, args := env.Args[0], env.Args[1:]
 	switch name {
-	case "-h", "--help", "help":
-		if len(args) > 0 {
-			if c, ok := commands[args[0]]; ok {
-				printCommandHelp(env.Stdout, c, nil)
-				return ExitOK
-			}
-			fmt.Fprintf(env.Stderr, "interlock help: unknown command %q\n\n", args[0])
-			printHelp(env.Stderr)
-			return ExitUsage
-		}
-		printHelp(env.Stdout)
-		return ExitOK
+	case "-h", "--help":
+		name = "help"
 	case "-v", "--version":
 		name = "version"
 	}
@@ -77,6 +76,57 @@ func Main(ctx context.Context, env Env) int {
 	return c.run(ctx, env, args)
 }
 
+func init() {
+	register(&command{
+		name:    "help",
+		summary: "Show the commands, or one command's flags and examples",
+		usage:   "[COMMAND]",
+		examples: []string{
+			"interlock help",
+			"interlock help status      # the same as interlock status --help",
+		},
+		args: commandNames,
+		run:  runHelp,
+	})
+}
+
+// runHelp prints the overview, or exactly what `COMMAND --help` prints:
+// it runs the command with --help, so the two cannot differ.
+func runHelp(ctx context.Context, env Env, args []string) int {
+	c := commands["help"]
+	fs := flag.NewFlagSet("help", flag.ContinueOnError)
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	switch fs.NArg() {
+	case 0:
+		printHelp(env.Stdout)
+		return ExitOK
+	case 1:
+	default:
+		fmt.Fprintf(env.Stderr, "interlock help: at most one COMMAND\n\n")
+		printCommandHelp(env.Stderr, c, fs)
+		return ExitUsage
+	}
+	target, ok := commands[fs.Arg(0)]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "interlock help: unknown command %q\n\n", fs.Arg(0))
+		printHelp(env.Stderr)
+		return ExitUsage
+	}
+	return target.run(ctx, env, []string{"--help"})
+}
+
+// commandNames lists the registered commands in order.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Interlock is a safety controller for data pipelines: sensors are pushed,
 rules decide when a pipeline may run, jobs are triggered exactly once and held
@@ -87,16 +137,13 @@ Usage:
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `
-Run 'interlock COMMAND --help' for a command's flags and examples.
+Run 'interlock help COMMAND' (the same as 'interlock COMMAND --help') for a
+command's flags and examples; 'interlock completion bash|zsh|fish' prints a
+completion script for your shell.
 Exit codes: 0 ok, 1 a problem was found, 2 bad usage or unusable input, 3 could not run.
 `)
 }
@@ -104,11 +151,8 @@ Exit codes: 0 ok, 1 a problem was found, 2 bad usage or unusable input, 3 could 
 func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\nUsage:\n  interlock %s %s\n", c.summary, c.name, c.usage)
 	if fs != nil {
-		var b strings.Builder
-		fs.SetOutput(&b)
-		fs.PrintDefaults()
-		if b.Len() > 0 {
-			fmt.Fprintf(w, "\nFlags:\n%s", b.String())
+		if d := flagDefaults(fs); d != "" {
+			fmt.Fprintf(w, "\nFlags:\n%s", d)
 		}
 	}
 	if len(c.examples) > 0 {
@@ -119,12 +163,46 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 }
 
+// flagDefaults is fs.PrintDefaults with the flags spelled as the README
+// and the usage lines spell them, --name (the flag package accepts -name
+// and --name alike). PrintDefaults starts each flag's line with "  -" and
+// indents the usage under it with "    \t", so only flag lines match.
+func flagDefaults(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "  -"); ok {
+			lines[i] = "  --" + rest
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// flagsOf returns the flags c parses, taken from c itself through
+// Env.describe (every command parses its flags before doing anything).
+// nil: the command never reached parseFlags.
+func flagsOf(c *command) *flag.FlagSet {
+	var fs *flag.FlagSet
+	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, describe: func(f *flag.FlagSet) { fs = f }}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a command that ran anyway should stop at its first wait
+	c.run(ctx, env, []string{"--help"})
+	return fs
+}
+
 // parseFlags parses args with fs, printing help on -h and a short error on
 // bad flags. It returns ok=false with the exit code to use when the command
 // must stop.
 func parseFlags(env Env, c *command, fs *flag.FlagSet, args []string) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	if env.describe != nil {
+		env.describe(fs)
+		return ExitOK, false
+	}
 	if err := fs.Parse(interleave(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(env.Stdout, c, fs)
@@ -182,8 +260,11 @@ func (o *outputFlag) Set(s string) error {
 	return fmt.Errorf("--output must be table or json, got %q", s)
 }
 
+// choices are the values --output takes, for shell completion.
+func (o *outputFlag) choices() []string { return []string{"table", "json"} }
+
 func addOutputFlag(fs *flag.FlagSet) *outputFlag {
 	o := outputFlag("table")
-	fs.Var(&o, "output", "output format: table or json")
+	fs.Var(&o, "output", "`format` of the results: table or json")
 	return &o
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -203,5 +207,170 @@ func TestPauseUntilParsesDays(t *testing.T) {
 	// 1d parses; the request then fails for want of a server, not of syntax.
 	if code, _, errOut := run(t, "pause", "p", "--until", "1d", "--server", "http://127.0.0.1:1"); code != ExitRuntime {
 		t.Fatalf("--until 1d: exit %d %s", code, errOut)
+	}
+}
+
+// `interlock help CMD` prints exactly what `interlock CMD --help` prints,
+// flags included, for every command, help itself among them.
+func TestHelpCommandIsCommandDashDashHelp(t *testing.T) {
+	for _, name := range commandNames() {
+		code, out, errOut := run(t, name, "--help")
+		hcode, hout, herrOut := run(t, "help", name)
+		if code != ExitOK || hcode != code || hout != out || herrOut != errOut {
+			t.Errorf("help %s differs from %s --help:\nexit %d vs %d\n--- help %s:\n%s%s\n--- %s --help:\n%s%s", name, name, hcode, code, name, hout, herrOut, name, out, errOut)
+		}
+		if fs := flagsOf(commands[name]); fs != nil && flagDefaults(fs) != "" && !strings.Contains(hout, "\nFlags:\n") {
+			t.Errorf("help %s lists no flags:\n%s", name, hout)
+		}
+		if _, aout, _ := run(t, "--help", name); aout != out {
+			t.Errorf("interlock --help %s differs from %s --help:\n%s", name, name, aout)
+		}
+	}
+	code, out, errOut := run(t, "help", "help")
+	if code != ExitOK || !strings.Contains(out, "interlock help [COMMAND]") {
+		t.Fatalf("help help: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "help", "status", "events"); code != ExitUsage || !strings.Contains(errOut, "at most one COMMAND") {
+		t.Fatalf("help with two commands: exit %d %s", code, errOut)
+	}
+}
+
+// Help spells flags --name, as the README and the usage lines do; the
+// flag package still takes -name too.
+func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
+	for _, name := range commandNames() {
+		fs := flagsOf(commands[name])
+		if fs == nil {
+			t.Errorf("%s does not parse its flags with parseFlags before doing anything: help and completion cannot list them", name)
+			continue
+		}
+		_, out, _ := run(t, name, "--help")
+		fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(out, "\n  --"+f.Name+" ") && !strings.Contains(out, "\n  --"+f.Name+"\n") {
+				t.Errorf("%s --help does not show --%s:\n%s", name, f.Name, out)
+			}
+		})
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(l, " \t"), "-") && !strings.HasPrefix(strings.TrimLeft(l, " \t"), "--") {
+				t.Errorf("%s --help has a single-dash flag: %q", name, l)
+			}
+		}
+	}
+	// One dash still parses: --until's value reaches the check that
+	// refuses it, and a good one reaches the (absent) server.
+	if code, _, errOut := run(t, "pause", "p", "-until", "soon", "-server", "http://127.0.0.1:1"); code != ExitUsage || !strings.Contains(errOut, `--until "soon"`) {
+		t.Fatalf("-until soon: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "pause", "p", "-until", "1d", "-server", "http://127.0.0.1:1"); code != ExitRuntime {
+		t.Fatalf("-until 1d: exit %d %s", code, errOut)
+	}
+}
+
+// Each completion script names every command and every flag of every
+// command, and the shells that are installed accept it and complete with it.
+func TestCompletionScripts(t *testing.T) {
+	dir := t.TempDir()
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		code, script, errOut := run(t, "completion", shell)
+		if code != ExitOK {
+			t.Fatalf("completion %s: exit %d %s", shell, code, errOut)
+		}
+		for _, name := range commandNames() {
+			// Offered as a command, and given its own flags.
+			forms := map[string][]string{
+				"bash": {"compgen -W '" + strings.Join(commandNames(), " ") + "'", "\n    '" + name + "')\n"},
+				"zsh":  {"\n    '" + name + ":", "\n    (" + name + ")\n"},
+				"fish": {"-n __fish_use_subcommand -a '" + name + "' -d "},
+			}[shell]
+			for _, want := range forms {
+				if !strings.Contains(script, want) {
+					t.Errorf("the %s script does not offer the command %s: no %q", shell, name, want)
+				}
+			}
+			flagsOf(commands[name]).VisitAll(func(f *flag.Flag) {
+				want := "--" + f.Name
+				if shell == "fish" {
+					want = "'__fish_seen_subcommand_from " + name + "' -l " + f.Name + " "
+				}
+				if !strings.Contains(script, want) {
+					t.Errorf("the %s script does not offer %s for %s", shell, want, name)
+				}
+			})
+		}
+		file := write(t, dir, "interlock."+shell, script)
+		check := map[string][]string{"bash": {"bash", "-n", file}, "zsh": {"zsh", "-n", file}, "fish": {"fish", "--no-execute", file}}[shell]
+		if _, err := exec.LookPath(check[0]); err != nil {
+			t.Logf("%s not installed: the script's syntax is not checked", shell)
+			continue
+		}
+		if out, err := exec.Command(check[0], check[1:]...).CombinedOutput(); err != nil {
+			t.Errorf("%s rejects its completion script: %v\n%s", shell, err, out)
+		}
+	}
+	if code, _, errOut := run(t, "completion", "powershell"); code != ExitUsage || !strings.Contains(errOut, `unknown shell "powershell"`) {
+		t.Fatalf("completion powershell: exit %d %s", code, errOut)
+	}
+	if code, _, _ := run(t, "completion"); code != ExitUsage {
+		t.Fatalf("completion without a shell: exit %d", code)
+	}
+}
+
+// completes asks a shell to complete each line with the script loaded.
+var completes = []struct {
+	line string // what was typed; the cursor is at its end
+	want string // the completions, space-separated, in order
+}{
+	{"interlock sta", "status"},
+	{"interlock events --ty", "--type"},
+	{"interlock events --type PIPELINE_P", "PIPELINE_PAUSED"},
+	{"interlock status --output ", "json table"},
+	{"interlock sensor ", "put"},
+	{"interlock help watch", "watchdog"},
+	{"interlock completion ", "bash fish zsh"},
+	{"interlock watchdog --o", "--once --output"},
+}
+
+func TestBashCompletionCompletes(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	_, script, _ := run(t, "completion", "bash")
+	file := write(t, t.TempDir(), "interlock.bash", script)
+	for _, c := range completes {
+		// COMP_WORDS as bash splits the line, the last word the one
+		// being completed (empty after a space).
+		words := strings.Fields(c.line)
+		if strings.HasSuffix(c.line, " ") {
+			words = append(words, "")
+		}
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = shQuote(w)
+		}
+		prog := fmt.Sprintf("source %s\nCOMP_WORDS=(%s); COMP_CWORD=%d\n_interlock\nprintf '%%s\\n' \"${COMPREPLY[@]}\" | sort | xargs",
+			shQuote(file), strings.Join(quoted, " "), len(words)-1)
+		out, err := exec.Command("bash", "-c", prog).CombinedOutput()
+		if got := strings.TrimSpace(string(out)); err != nil || got != c.want {
+			t.Errorf("bash completes %q to %q (err %v), want %q", c.line, got, err, c.want)
+		}
+	}
+}
+
+func TestFishCompletionCompletes(t *testing.T) {
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("fish not installed")
+	}
+	_, script, _ := run(t, "completion", "fish")
+	file := write(t, t.TempDir(), "interlock.fish", script)
+	for _, c := range completes {
+		out, err := exec.Command("fish", "--no-config", "-c", fmt.Sprintf("source %s; complete -C %s", fishQuote(file), fishQuote(c.line))).CombinedOutput()
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			got = append(got, strings.SplitN(l, "\t", 2)[0]) // the candidate, not its description
+		}
+		sort.Strings(got)
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("fish completes %q to %q (err %v), want %q", c.line, got, err, c.want)
+		}
 	}
 }

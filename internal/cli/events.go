@@ -27,18 +27,29 @@ func init() {
 	})
 }
 
-type multiFlag []string
+// typeFlag is --type: repeatable, its values the event catalogue's.
+type typeFlag []string
 
-func (m *multiFlag) String() string     { return fmt.Sprint([]string(*m)) }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+func (m *typeFlag) String() string     { return fmt.Sprint([]string(*m)) }
+func (m *typeFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// repeatable and choices tell shell completion how --type is used.
+func (m *typeFlag) repeatable() bool { return true }
+func (m *typeFlag) choices() []string {
+	var out []string
+	for _, t := range event.Types() {
+		out = append(out, string(t))
+	}
+	return out
+}
 
 func runEvents(ctx context.Context, env Env, args []string) int {
 	c := commands["events"]
 	fs := flag.NewFlagSet("events", flag.ContinueOnError)
 	cf := addClientFlags(fs)
 	pipelineID := fs.String("pipeline", "", "only this pipeline")
-	var types multiFlag
-	fs.Var(&types, "type", "only this event type (repeatable)")
+	var types typeFlag
+	fs.Var(&types, "type", "only this event `type` (repeatable)")
 	since := fs.String("since", "", "only events since then: RFC3339 or a duration back from now (2h, 7d)")
 	limit := fs.Int("limit", 100, "at most this many events (without --follow)")
 	follow := fs.Bool("follow", false, "keep printing new events until interrupted")

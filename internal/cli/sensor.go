@@ -20,7 +20,8 @@ func init() {
 			`echo '{"status": "ready"}' | interlock sensor put gold-revenue upstream-complete -`,
 			`curl -X PUT -H 'Content-Type: application/json' -d '{"count": 15432}' http://127.0.0.1:7070/v1/pipelines/gold-revenue/sensors/row-count`,
 		},
-		run: runSensor,
+		args: func() []string { return []string{"put"} },
+		run:  runSensor,
 	})
 }
 

@@ -30,9 +30,9 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 	c := commands["watchdog"]
 	fs := flag.NewFlagSet("watchdog", flag.ContinueOnError)
 	config := fs.String("config", "interlock.yaml", "project settings (store, pipelines, calendars, watchdog)")
-	once := fs.Bool("once", false, "run one pass and exit (the only mode; `interlock serve` runs the watchdog continuously)")
+	once := fs.Bool("once", false, "run one pass and exit (the only mode; interlock serve runs the watchdog continuously)")
 	output := addOutputFlag(fs)
-	deliver := fs.Bool("alerts", true, "deliver the pass's events (and any others pending) to the alert routes of --config; false when a running `interlock serve` on the same store delivers them")
+	deliver := fs.Bool("alerts", true, "deliver the pass's events (and any others pending) to the alert routes of --config; false when a running interlock serve on the same store delivers them")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
 		return code
 	}
