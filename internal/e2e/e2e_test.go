@@ -297,6 +297,13 @@ job:
 		t.Fatalf("writer pausing: %d, want 403", code)
 	}
 
+	// Every sink's failure counter exists at zero before any failure, so
+	// an alert on its rate works from the start.
+	if code, body := request(t, "GET", srv.url+"/metrics", "reader-secret-1", ""); code != 200 ||
+		strings.Count(body, "interlock_alert_delivery_failures_total{sink=") != 2 {
+		t.Fatalf("/metrics: %d, want a failure counter for each of the two sinks:\n%s", code, body)
+	}
+
 	// Ten writers race for the same period: one job.
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
