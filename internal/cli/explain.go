@@ -97,6 +97,7 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		if x.Run.LastFailure != nil {
 			fmt.Fprintf(w, "last failure %s: %s\n", x.Run.LastFailure.Category, x.Run.LastFailure.Message)
 		}
+		printJobOutput(w, x.Run.LastOutput)
 	}
 	d := x.Deadlines
 	for _, l := range []struct {

@@ -68,6 +68,7 @@ type RunSummary struct {
 	PollDeadline *time.Time   `json:"pollWindowCloses,omitempty"`
 	JobRunID     string       `json:"jobRunId,omitempty"`
 	LastFailure  *run.Failure `json:"lastFailure,omitempty"`
+	LastOutput   *JobOutput   `json:"lastOutput,omitempty"` // what the last finished job printed (output.go)
 }
 
 // Deadlines are the period's resolved instants.
@@ -126,6 +127,9 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	switch {
 	case err == nil:
 		x.Run = summarize(r)
+		if x.Run.LastOutput, err = e.lastJobOutput(ctx, key); err != nil {
+			return x, err
+		}
 	case !errors.Is(err, store.ErrNotFound):
 		return x, err
 	}

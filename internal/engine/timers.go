@@ -188,7 +188,7 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 	switch {
 	case known && res.Status == trigger.StatusSucceeded:
 		next, eff := run.JobSucceeded(r, now)
-		return next, eff, nil
+		return next, withOutput(eff, res.Output), nil
 	case known && res.Status == trigger.StatusFailed:
 		ledger, err := e.st.LedgerList(ctx, r.Key)
 		if err != nil {
@@ -205,7 +205,7 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 			return r, run.Effect{}, err
 		}
 		next, eff := run.JobFailed(r, run.Failure{Category: res.Category, Message: res.Message}, used, run.Excluded(p, per), p, now)
-		return next, eff, nil
+		return next, withOutput(eff, res.Output), nil
 	}
 	next, eff := run.AfterPollRunning(r, p, now)
 	return next, eff, nil
