@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -208,12 +209,20 @@ func parseFlags(env Env, c *command, fs *flag.FlagSet, args []string) (code int,
 			printCommandHelp(env.Stdout, c, fs)
 			return ExitOK, false
 		}
-		fmt.Fprintf(env.Stderr, "interlock %s: %v\n\n", c.name, err)
+		fmt.Fprintf(env.Stderr, "interlock %s: %s\n\n", c.name, twoDashes(err.Error()))
 		printCommandHelp(env.Stderr, c, fs)
 		return ExitUsage, false
 	}
 	return 0, true
 }
+
+// flagInMessage finds a flag name as the flag package writes it in its
+// errors ("flag needs an argument: -period", "… for flag -until: …").
+var flagInMessage = regexp.MustCompile(`(^|[\s:])-([A-Za-z][\w-]*)`)
+
+// twoDashes writes the flags in a flag-package error as the help and the
+// README do, with two dashes.
+func twoDashes(msg string) string { return flagInMessage.ReplaceAllString(msg, "$1--$2") }
 
 // interleave moves flags that follow positional arguments to the front, so
 // `interlock validate pipelines/ --output json` works as people type it.
@@ -234,7 +243,12 @@ func interleave(fs *flag.FlagSet, args []string) []string {
 		if strings.Contains(name, "=") {
 			continue
 		}
-		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+			if i+1 == len(args) {
+				// The value is missing: let the flag package say so,
+				// rather than have the flag take the "--" added below.
+				return flags
+			}
 			flags = append(flags, args[i+1])
 			i++
 		}

@@ -264,6 +264,18 @@ func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 	if code, _, errOut := run(t, "pause", "p", "-until", "1d", "-server", "http://127.0.0.1:1"); code != ExitRuntime {
 		t.Fatalf("-until 1d: exit %d %s", code, errOut)
 	}
+	// The flag package's own errors name flags with two dashes too.
+	for args, want := range map[string]string{
+		"events --since":      "flag needs an argument: --since",
+		"rerun p --period":    "flag needs an argument: --period",
+		"status --nosuchflag": "flag provided but not defined: --nosuchflag",
+		"events --limit x":    `invalid value "x" for flag --limit`,
+	} {
+		code, _, errOut := run(t, strings.Fields(args)...)
+		if code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, want 2 and %q in:\n%s", args, code, want, errOut)
+		}
+	}
 }
 
 // Each completion script names every command and every flag of every
