@@ -148,7 +148,7 @@ func (b *builder) location(field, name string) *time.Location {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil || name == "Local" {
-		b.errorf(field, "unknown time zone %q (want an IANA name such as Europe/Berlin or UTC)", name)
+		b.errorf(field, "%s", zoneMessage(name))
 		return time.UTC
 	}
 	return loc
