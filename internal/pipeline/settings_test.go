@@ -72,7 +72,6 @@ func TestSettingsDefaults(t *testing.T) {
 
 func TestParseSettingsValid(t *testing.T) {
 	for name, src := range map[string]string{
-		"postgres":        "store: postgres://interlock@db.internal:5432/interlock?sslmode=require\n",
 		"glob pipelines":  "pipelines: ./pipelines/*.yaml\n",
 		"public w/ token": "server: {addr: 0.0.0.0:8080, tokens: [{name: a, role: ADMIN, tokenFile: /run/secrets/a}]}\n",
 		"ipv6 loopback":   "server: {addr: \"[::1]:7070\"}\n",
@@ -107,6 +106,7 @@ func TestParseSettingsInvalid(t *testing.T) {
 		{"typo", "watchdog: {intervall: 5m}\n", `i.yaml:1: watchdog.intervall: unknown field, did you mean "interval"?`},
 		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH or postgres://…)`},
 		{"sqlite no path", "store: \"sqlite:\"\n", `i.yaml:1: store: sqlite: needs a file path, e.g. sqlite:./interlock.db`},
+		{"postgres not shipped", "store: postgres://interlock@db.internal:5432/interlock?sslmode=require\n", `i.yaml:1: store: the PostgreSQL store is not available in this version: use sqlite:PATH`},
 		{"postgres password", "store: postgres://u:pw@h/db\n", `i.yaml:1: store: a password must not be written in interlock.yaml: use PGPASSWORD or a .pgpass file`},
 		{"bad addr", "server: {addr: 7070}\n", `i.yaml:1: server.addr: "7070": want host:port, e.g. 127.0.0.1:7070`},
 		{"bad port", "server: {addr: \"127.0.0.1:99999\"}\n", `i.yaml:1: server.addr: "127.0.0.1:99999": want host:port`},
