@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/project"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/simulate"
 	"github.com/interlockhq/interlock/internal/store"
@@ -50,6 +52,15 @@ func runSimulate(ctx context.Context, env Env, args []string) int {
 	}
 	passed, failed, invalid := 0, 0, 0
 	for _, file := range fs.Args() {
+		// A pipeline, calendar or interlock.yaml given by mistake is named
+		// as such, not listed as a scenario's missing fields.
+		if data, err := os.ReadFile(file); err == nil {
+			if err := project.NotAScenario(file, data); err != nil {
+				invalid++
+				fmt.Fprintln(env.Stderr, err)
+				continue
+			}
+		}
 		sc, err := scenario.Load(file)
 		if err != nil {
 			invalid++

@@ -15,7 +15,7 @@ func init() {
 		summary: "Check pipelines, calendars, interlock.yaml and scenario files; list every error",
 		usage:   "[--config FILE] [--output table|json] [PATH…]",
 		examples: []string{
-			"interlock validate                      # the project of ./interlock.yaml",
+			"interlock validate                      # the project of ./interlock.yaml: it, its calendars and pipelines, and scenarios/",
 			"interlock validate pipelines/ calendars/",
 			"interlock validate pipelines/gold.yaml --output json",
 		},
@@ -39,6 +39,7 @@ func runValidate(_ context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	if *output == "json" {
+		// Warnings are in each file's "warnings", with a severity.
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {
@@ -55,6 +56,19 @@ func runValidate(_ context.Context, env Env, args []string) int {
 }
 
 func printValidation(env Env, rep project.Report) {
+	if p := rep.Project; p != nil {
+		// Say where the project's files were looked for, so a file in
+		// another place is not believed checked.
+		fmt.Fprintf(env.Stdout, "project  %s:", p.Settings)
+		for i, d := range p.Dirs {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(env.Stdout, "%s %s in %s (%d file(s))", sep, d.What, d.Path, d.Files)
+		}
+		fmt.Fprintln(env.Stdout)
+	}
 	errCount := 0
 	for _, f := range rep.Files {
 		if f.Valid() {
@@ -63,12 +77,18 @@ func printValidation(env Env, rep project.Report) {
 				name = " " + f.Name
 			}
 			fmt.Fprintf(env.Stdout, "ok       %s (%s%s)\n", f.File, f.Kind, name)
-			continue
 		}
 		for _, e := range f.Errors {
 			errCount++
 			fmt.Fprintf(env.Stdout, "%s\n", e.Error())
 		}
+		for _, w := range f.Warnings {
+			fmt.Fprintf(env.Stdout, "%s\n", w)
+		}
 	}
-	fmt.Fprintf(env.Stdout, "\n%d file(s): %d valid, %d invalid, %d error(s)\n", len(rep.Files), len(rep.Files)-rep.Invalid(), rep.Invalid(), errCount)
+	warnings := ""
+	if n := rep.Warnings(); n > 0 {
+		warnings = fmt.Sprintf(", %d warning(s)", n)
+	}
+	fmt.Fprintf(env.Stdout, "\n%d file(s): %d valid, %d invalid, %d error(s)%s\n", len(rep.Files), len(rep.Files)-rep.Invalid(), rep.Invalid(), errCount, warnings)
 }

@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -21,6 +24,8 @@ type FileReport struct {
 	Kind   Kind            `json:"kind"`
 	Name   string          `json:"name,omitempty"` // pipeline id, calendar or scenario name
 	Errors []confdec.Error `json:"errors"`
+	// Warnings do not make the file invalid (see Warning).
+	Warnings []Warning `json:"warnings"`
 }
 
 // Valid reports whether the file had no errors.
@@ -28,7 +33,37 @@ func (f FileReport) Valid() bool { return len(f.Errors) == 0 }
 
 // Report is the verdict on a set of files.
 type Report struct {
-	Files []FileReport `json:"files"`
+	// Project is set when no paths were given: what was searched.
+	Project *Scope       `json:"project,omitempty"`
+	Files   []FileReport `json:"files"`
+}
+
+// Scope is what a validation without paths covered: the project's
+// settings file and the places of its other files, each with the number
+// of files found there.
+type Scope struct {
+	Settings string     `json:"settings"`
+	Dirs     []ScopeDir `json:"dirs"`
+}
+
+// ScopeDir is one place a project's files were looked for.
+type ScopeDir struct {
+	What  string `json:"what"` // calendars, pipelines or scenarios
+	Path  string `json:"path"`
+	Files int    `json:"files"`
+}
+
+// ScenariosDir is where a project keeps its scenario files, beside
+// interlock.yaml (`interlock init` creates it).
+const ScenariosDir = "scenarios"
+
+// Warnings counts the warnings of all files.
+func (r Report) Warnings() int {
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Warnings)
+	}
+	return n
 }
 
 // Valid reports whether every file is valid and there was at least one.
@@ -57,8 +92,11 @@ type Options struct {
 	// SettingsFile is the project's interlock.yaml. When it exists its
 	// envAllow list applies and its calendars directory is used to resolve
 	// calendar names; when no paths are given, the files it names are
-	// validated.
+	// validated, and the scenarios/ directory beside it.
 	SettingsFile string
+	// LookupEnv reads the environment API tokens are checked in, as serve
+	// would read it (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
 }
 
 // ErrNothingToValidate is returned when no paths are given and there is no
@@ -68,13 +106,20 @@ var ErrNothingToValidate = errors.New("nothing to validate")
 type loaded struct {
 	file string
 	data []byte
-	doc  any // *yaml.Node, kept as any to keep the parse step in one place
+	doc  *yaml.Node
 	rep  FileReport
 }
 
 // Validate checks every file under paths (files, or directories searched
 // for *.yaml and *.yml) and reports all errors of all files. Calendars are
 // loaded first so pipelines can refer to them; pipeline ids must be unique.
+// Without paths it checks the project of opt.SettingsFile: that file, its
+// calendars and pipelines, and the scenarios/ directory beside it.
+//
+// Besides each file's content it checks what serve would refuse at start
+// in this environment (an API token whose variable is unset or whose file
+// is missing), and warns, without failing the file, about an HTTP-family
+// job whose URL names an address the SSRF guard refuses.
 func Validate(paths []string, opt Options) (Report, error) {
 	settings, settingsFile := pipeline.DefaultSettings(), ""
 	if opt.SettingsFile != "" {
@@ -87,17 +132,26 @@ func Validate(paths []string, opt Options) (Report, error) {
 			}
 		}
 	}
+	var scope *Scope
 	if len(paths) == 0 {
-		// Validate the whole project: interlock.yaml and what it names.
+		// Validate the whole project: interlock.yaml, what it names and
+		// the scenarios beside it.
 		if settingsFile == "" {
 			return Report{}, fmt.Errorf("%w: pass files or directories, or run in a project directory with %s", ErrNothingToValidate, orDefault(opt.SettingsFile, "interlock.yaml"))
 		}
 		paths = []string{settingsFile}
-		for _, p := range []string{resolve(settingsFile, settings.Calendars), resolve(settingsFile, settings.Pipelines)} {
-			more, err := expandOptional(p)
+		scope = &Scope{Settings: settingsFile}
+		for _, d := range []ScopeDir{
+			{What: "calendars", Path: resolve(settingsFile, settings.Calendars)},
+			{What: "pipelines", Path: resolve(settingsFile, settings.Pipelines)},
+			{What: "scenarios", Path: resolve(settingsFile, ScenariosDir)},
+		} {
+			more, err := expandOptional(d.Path)
 			if err != nil {
 				return Report{}, err
 			}
+			d.Files = len(more)
+			scope.Dirs = append(scope.Dirs, d)
 			paths = append(paths, more...)
 		}
 	}
@@ -106,10 +160,10 @@ func Validate(paths []string, opt Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	var rep Report
+	rep := Report{Project: scope}
 	var items []*loaded
 	for _, f := range files {
-		it := &loaded{file: f, rep: FileReport{File: f, Kind: KindUnknown, Errors: []confdec.Error{}}}
+		it := &loaded{file: f, rep: FileReport{File: f, Kind: KindUnknown, Errors: []confdec.Error{}, Warnings: []Warning{}}}
 		items = append(items, it)
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -122,6 +176,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 			it.rep.Errors = append(it.rep.Errors, asErrors(f, err)...)
 			continue
 		}
+		it.doc = doc
 		it.rep.Kind = DetectKind(doc)
 		if it.rep.Kind == KindUnknown {
 			it.rep.Errors = append(it.rep.Errors, confdec.Error{File: f, Line: 1, Msg: "cannot tell what this file is: a pipeline has `pipeline:`, a calendar `name:` with `days:` or `dates:`, a scenario `start:`, `end:` and `timeline:`, interlock.yaml sections such as `store:` or `server:`"})
@@ -172,6 +227,10 @@ func Validate(paths []string, opt Options) (Report, error) {
 		calendars[cal.Name] = *cal
 	}
 
+	lookupEnv := opt.LookupEnv
+	if lookupEnv == nil {
+		lookupEnv = os.LookupEnv
+	}
 	popt := settings.PipelineOptions(calendars)
 	pipelineFile := map[string]string{}
 	for _, it := range items {
@@ -180,9 +239,12 @@ func Validate(paths []string, opt Options) (Report, error) {
 		}
 		switch it.rep.Kind {
 		case KindSettings:
-			if _, err := pipeline.ParseSettings(it.file, it.data); err != nil {
+			s, err := pipeline.ParseSettings(it.file, it.data)
+			if err != nil {
 				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
+				continue
 			}
+			it.rep.Errors = append(it.rep.Errors, tokenErrors(it.file, it.doc, s, lookupEnv)...)
 		case KindPipeline:
 			p, err := pipeline.ParsePipeline(it.file, it.data, popt)
 			if err != nil {
@@ -195,6 +257,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 				continue
 			}
 			pipelineFile[p.ID] = it.file
+			it.rep.Warnings = append(it.rep.Warnings, ssrfWarnings(it.file, it.doc, p, settings.Triggers.AllowAddresses)...)
 		case KindScenario:
 			sc, err := scenario.Parse(it.file, it.data)
 			if err != nil {
@@ -204,11 +267,46 @@ func Validate(paths []string, opt Options) (Report, error) {
 			it.rep.Name = sc.Name
 		}
 	}
+	foldReported(items)
 	for _, it := range items {
 		sort.SliceStable(it.rep.Errors, func(i, j int) bool { return it.rep.Errors[i].Line < it.rep.Errors[j].Line })
+		sort.SliceStable(it.rep.Warnings, func(i, j int) bool { return it.rep.Warnings[i].Line < it.rep.Warnings[j].Line })
 		rep.Files = append(rep.Files, it.rep)
 	}
 	return rep, nil
+}
+
+// foldReported replaces the errors a file reports about another file it
+// uses (a scenario's pipelines and calendars) by one line naming that
+// file, when that file is validated too and reports them itself: a
+// project's broken pipeline is listed once, not again for each scenario
+// that uses it.
+func foldReported(items []*loaded) {
+	own := map[confdec.Error]bool{}
+	for _, it := range items {
+		for _, e := range it.rep.Errors {
+			if e.File == it.file {
+				own[e] = true
+			}
+		}
+	}
+	for _, it := range items {
+		kept := it.rep.Errors[:0]
+		var folded []string
+		for _, e := range it.rep.Errors {
+			if e.File != it.file && own[e] {
+				if !slices.Contains(folded, e.File) {
+					folded = append(folded, e.File)
+				}
+				continue
+			}
+			kept = append(kept, e)
+		}
+		for _, f := range folded {
+			kept = append(kept, confdec.Error{File: it.file, Msg: fmt.Sprintf("uses %s, which is invalid (its errors are listed with it)", f)})
+		}
+		it.rep.Errors = kept
+	}
 }
 
 func asErrors(file string, err error) []confdec.Error {

@@ -29,16 +29,24 @@ func NewGuard(allow []netip.Prefix) Guard {
 // Check returns nil when addr may be reached, else an error wrapping
 // ErrBlocked that says why.
 func (g Guard) Check(addr netip.Addr) error {
+	if why := g.Refusal(addr); why != "" {
+		return fmt.Errorf("%w: %s is %s (allow it in interlock.yaml triggers.allowAddresses if it is meant)", ErrBlocked, addr.WithZone(""), why)
+	}
+	return nil
+}
+
+// Refusal says why the guard refuses addr ("a private address"), or ""
+// when addr may be reached: a public address, or one in the allow-list.
+// It is pure, so `interlock validate` can warn about a job URL written
+// with a literal internal address by the guard's own judgement.
+func (g Guard) Refusal(addr netip.Addr) string {
 	addr = addr.WithZone("") // a zoned address is never inside a prefix
 	for _, p := range g.allow {
 		if p.Contains(addr) || p.Contains(addr.Unmap()) {
-			return nil
+			return ""
 		}
 	}
-	if why := refusal(addr); why != "" {
-		return fmt.Errorf("%w: %s is %s (allow it in interlock.yaml triggers.allowAddresses if it is meant)", ErrBlocked, addr, why)
-	}
-	return nil
+	return refusal(addr)
 }
 
 // control is the dialer's hook: address is the resolved "ip:port" about

@@ -1,0 +1,206 @@
+package project
+
+import (
+	"errors"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/trigger/httpx"
+)
+
+// httpURLField must list exactly the job types whose runner calls out
+// through an httpx.Client (so through the SSRF guard), each with a URL
+// field of its schema: a new HTTP-family type added to app.Jobs without
+// it here would escape the warning.
+func TestHTTPURLFieldMatchesTheWiring(t *testing.T) {
+	clientType := reflect.TypeFor[*httpx.Client]()
+	jobs := app.Jobs(nil, nil)
+	for _, jt := range pipeline.JobTypes() {
+		runner := reflect.ValueOf(jobs[string(jt)])
+		for runner.Kind() == reflect.Pointer || runner.Kind() == reflect.Interface {
+			runner = runner.Elem()
+		}
+		usesHTTPX := false
+		if runner.Kind() == reflect.Struct {
+			for i := range runner.NumField() {
+				usesHTTPX = usesHTTPX || runner.Type().Field(i).Type == clientType
+			}
+		}
+		field, listed := httpURLField[jt]
+		if usesHTTPX != listed {
+			t.Errorf("job type %s: runner uses httpx %v, listed in httpURLField %v", jt, usesHTTPX, listed)
+		}
+		if listed {
+			schema, _ := pipeline.JobSchema(jt)
+			if !slices.ContainsFunc(schema, func(f pipeline.ConfigField) bool { return f.Name == field && f.Kind == pipeline.KindURL }) {
+				t.Errorf("job type %s has no URL field %q", jt, field)
+			}
+		}
+	}
+}
+
+func TestLiteralHost(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://10.0.0.5:8080/run":                    "10.0.0.5",
+		"https://user@192.168.1.1/":                   "192.168.1.1",
+		"http://[fe80::1%25eth0]:80/":                 "fe80::1%eth0",
+		"http://[::ffff:127.0.0.1]/":                  "::ffff:127.0.0.1",
+		"http://LOCALHOST./x":                         "127.0.0.1 ::1",
+		"http://api.localhost:9/":                     "127.0.0.1 ::1",
+		"http://127.0.0.1/${DATE}/${env:INTERLOCK_X}": "127.0.0.1",
+		"http://${env:INTERLOCK_HOST}/":               "",
+		"http://${env:INTERLOCK_SUB}.localhost/":      "", // built from a variable: not judged
+		"http://10.0.0.${env:INTERLOCK_N}/":           "",
+		"http://${file:/run/a@b}@10.0.0.5/":           "10.0.0.5",
+		"https://example.com/":                        "",
+		"https://localhost.example.com/":              "",
+		"http://2130706433/":                          "", // a decimal IPv4 is a DNS name to Go's resolver
+		"not a url at all %zz":                        "",
+	} {
+		_, addrs := literalHost(raw)
+		var got []string
+		for _, a := range addrs {
+			got = append(got, a.String())
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("literalHost(%q) = %v, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestLineOf(t *testing.T) {
+	root, err := confdec.ParseDocument("f.yaml", []byte("a: 1\nserver:\n  tokens:\n    - {name: x}\n    - name: y\n      tokenEnv: Y\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path []any
+		want int
+	}{
+		{[]any{"a"}, 1},
+		{[]any{"server", "tokens", 1, "tokenEnv"}, 6},
+		{[]any{"server", "tokens", 0, "tokenEnv"}, 4}, // missing: its token's line
+		{[]any{"server", "tokens", 5}, 4},             // no such token: the list's line
+		{[]any{"nope"}, 1},
+	} {
+		if got := lineOf(root, c.path...); got != c.want {
+			t.Errorf("lineOf(%v) = %d, want %d", c.path, got, c.want)
+		}
+	}
+	if lineOf(nil, "a") != 0 {
+		t.Error("nil root")
+	}
+}
+
+func TestNotAScenario(t *testing.T) {
+	for doc, want := range map[string]string{
+		"pipeline: {id: p}\n":                    "f.yaml is a pipeline file, not a scenario (simulate takes scenario files",
+		"name: h\ndates: [2026-12-25]\n":         "f.yaml is a calendar file, not a scenario",
+		"store: sqlite:./x.db\n":                 "f.yaml is an interlock.yaml settings file, not a scenario",
+		"name: s\nstart: 2026-01-01T00:00:00Z\n": "",
+		"hello: world\n":                         "",
+		"[unclosed\n":                            "",
+	} {
+		err := NotAScenario("f.yaml", []byte(doc))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", doc, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, ErrNotAScenario) {
+			t.Errorf("%q: got %v, want %q", doc, err, want)
+		}
+	}
+}
+
+// A broken pipeline that a scenario uses is listed once, with the
+// pipeline; the scenario names it in one line.
+func TestBrokenPipelineUsedByAScenarioIsListedOnce(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("interlock.yaml", "pipelines: ./pipelines\n")
+	put("pipelines/p.yaml", "pipeline: {id: p}\nschedule: {timezone: Nowhere/Special, trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n")
+	put("scenarios/s.yaml", "name: s\nstart: 2026-01-01T00:00:00Z\nend: 2026-01-02T00:00:00Z\npipelines: [{file: ../pipelines/p.yaml}]\ntimeline: []\n")
+	rep, err := Validate(nil, Options{SettingsFile: filepath.Join(dir, "interlock.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, uses := 0, 0
+	for _, f := range rep.Files {
+		for _, e := range f.Errors {
+			if strings.Contains(e.Msg, "Nowhere/Special") {
+				count++
+			}
+			if f.Kind == KindScenario && strings.Contains(e.Msg, "uses "+filepath.Join(dir, "pipelines", "p.yaml")+", which is invalid") {
+				uses++
+			}
+		}
+	}
+	if count != 1 || uses != 1 || rep.Valid() {
+		t.Fatalf("time zone error listed %d times, scenario names the pipeline %d times: %+v", count, uses, rep)
+	}
+	// Validated alone, the scenario still shows the pipeline's errors.
+	rep, err = Validate([]string{filepath.Join(dir, "scenarios")}, Options{})
+	if err != nil || len(rep.Files) != 1 || !slices.ContainsFunc(rep.Files[0].Errors, func(e confdec.Error) bool { return strings.Contains(e.Msg, "Nowhere/Special") }) {
+		t.Fatalf("scenario alone: %v %+v", err, rep)
+	}
+}
+
+// The environment is read through Options.LookupEnv.
+func TestTokensAreResolvedInTheGivenEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "interlock.yaml")
+	if err := os.WriteFile(settings, []byte("server:\n  tokens:\n    - {name: etl, role: writer, tokenEnv: ETL_TOKEN}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	rep, err := Validate(nil, Options{SettingsFile: settings, LookupEnv: lookup})
+	if err != nil || rep.Valid() || rep.Files[0].Errors[0].Path != "server.tokens[0].tokenEnv" || rep.Files[0].Errors[0].Line != 3 {
+		t.Fatalf("unset: %v %+v", err, rep)
+	}
+	env["ETL_TOKEN"] = "  "
+	if rep, _ = Validate(nil, Options{SettingsFile: settings, LookupEnv: lookup}); rep.Valid() || !strings.Contains(rep.Files[0].Errors[0].Msg, "is empty") {
+		t.Fatalf("empty: %+v", rep)
+	}
+	env["ETL_TOKEN"] = "t0ken"
+	if rep, _ = Validate(nil, Options{SettingsFile: settings, LookupEnv: lookup}); !rep.Valid() {
+		t.Fatalf("set: %+v", rep)
+	}
+}
+
+func TestGuardWarningUsesTheAllowList(t *testing.T) {
+	p, err := pipeline.ParsePipeline("p.yaml", []byte("pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob:\n  type: http\n  config:\n    url: http://10.1.2.3/run\n"), pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := confdec.ParseDocument("p.yaml", []byte("pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob:\n  type: http\n  config:\n    url: http://10.1.2.3/run\n"))
+	ws := ssrfWarnings("p.yaml", root, p, nil)
+	if len(ws) != 1 || ws[0].Line != 6 || ws[0].Path != "job.config.url" || ws[0].Severity != SeverityWarning {
+		t.Fatalf("warnings: %+v", ws)
+	}
+	if got := ws[0].String(); got != "p.yaml:6: job.config.url: warning: host 10.1.2.3 is a private address: the SSRF guard will refuse every call unless interlock.yaml triggers.allowAddresses covers it" {
+		t.Fatalf("rendered: %s", got)
+	}
+	if ws := ssrfWarnings("p.yaml", root, p, []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}); len(ws) != 0 {
+		t.Fatalf("allowed: %+v", ws)
+	}
+}
