@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParseBody checks that no body makes ParseBody panic, that every
@@ -21,6 +22,14 @@ func FuzzParseBody(f *testing.F) {
 		`{"a": 1} x`,
 		`[1]`,
 		``,
+		`{"count": 1, "count": 2}`,
+		`{"data": {"count": 1, "count": 2}}`,
+		`{"data": 5, "data": {"count": 5}}`,
+		`{"a": 1, "\u0061": 2}`,
+		`{"s": "\ud800"}`,
+		`{"s": "\\ud800", "t": "\"\udc00"}`,
+		"{\"s\": \"\xff\"}",
+		"{\"s\": \"\xed\xa0\x80\"}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -31,6 +40,9 @@ func FuzzParseBody(f *testing.F) {
 				t.Fatalf("error %v does not wrap ErrInvalid", err)
 			}
 			return
+		}
+		if !utf8.Valid(body) {
+			t.Fatalf("accepted a body that is not UTF-8: %q", body)
 		}
 		out, err := obj.MarshalJSON()
 		if err != nil {

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ErrInvalid is wrapped by every error about a malformed sensor body.
@@ -27,17 +31,12 @@ type Record struct {
 // result: flat ({"count": 5}) and wrapped ({"data": {"count": 5}}). A body
 // is wrapped only when "data" is its single field and holds an object, so a
 // flat sensor may still have a field named data next to others.
+//
+// The body is read strictly (see readJSON): invalid UTF-8 and a key given
+// twice are refused, at every level and before unwrapping, so what is
+// stored is exactly what was sent.
 func ParseBody(body []byte) (Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return Object{}, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Object{}, fmt.Errorf("%w: trailing content after the JSON object", ErrInvalid)
-	}
-	v, err := fromJSON(raw, 0)
+	v, err := readJSON(body)
 	if err != nil {
 		return Object{}, err
 	}
@@ -61,11 +60,60 @@ func Unwrap(obj Object) Object {
 	return obj
 }
 
-func fromJSON(raw any, depth int) (Value, error) {
+// readJSON reads exactly one JSON value, the only way JSON becomes a Value.
+// It is stricter than encoding/json where encoding/json would silently
+// store something other than what was sent: invalid UTF-8 and lone
+// surrogate escapes (which encoding/json turns into U+FFFD) and a key
+// given twice in one object (where encoding/json keeps the last) are
+// refused. Values nest at most MaxDepth levels, and nothing but
+// whitespace may follow. Every error wraps ErrInvalid.
+func readJSON(body []byte) (Value, error) {
+	if err := checkText(body); err != nil {
+		return Value{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	r := &jsonReader{dec: dec}
+	tok, err := dec.Token()
+	if err != nil {
+		return Value{}, fmt.Errorf("%w: %w", ErrInvalid, err) // io.EOF: an empty body
+	}
+	v, err := r.value(tok, 0)
+	if err != nil {
+		return Value{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Value{}, fmt.Errorf("%w: trailing content after the JSON object", ErrInvalid)
+	}
+	return v, nil
+}
+
+// jsonReader builds a Value from a token stream, keeping the path of the
+// value being read for its messages.
+type jsonReader struct {
+	dec  *json.Decoder
+	path []string // object keys and array indexes ("[3]") down to here
+}
+
+// next is the next token inside a value: the stream ending there is a
+// truncated body, which Token reports as a plain io.EOF.
+func (r *jsonReader) next() (json.Token, error) {
+	tok, err := r.dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return tok, nil
+}
+
+// value reads the value that starts with tok, depth levels down.
+func (r *jsonReader) value(tok json.Token, depth int) (Value, error) {
 	if depth > MaxDepth {
 		return Value{}, fmt.Errorf("%w: nested deeper than %d levels", ErrInvalid, MaxDepth)
 	}
-	switch x := raw.(type) {
+	switch x := tok.(type) {
 	case nil:
 		return NullValue(), nil
 	case bool:
@@ -78,28 +126,142 @@ func fromJSON(raw any, depth int) (Value, error) {
 			return Value{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		return v, nil
-	case float64:
-		return NumberValue(x), nil
-	case []any:
-		items := make([]Value, len(x))
-		for i, it := range x {
-			v, err := fromJSON(it, depth+1)
-			if err != nil {
-				return Value{}, err
-			}
-			items[i] = v
+	case json.Delim:
+		switch x {
+		case '{':
+			return r.object(depth)
+		case '[':
+			return r.array(depth)
 		}
-		return ArrayValue(items), nil
-	case map[string]any:
-		fields := make(map[string]Value, len(x))
-		for k, it := range x {
-			v, err := fromJSON(it, depth+1)
-			if err != nil {
-				return Value{}, err
-			}
-			fields[k] = v
-		}
-		return ObjectValue(Object{fields: fields}), nil
 	}
-	return Value{}, fmt.Errorf("%w: unsupported value %T", ErrInvalid, raw)
+	return Value{}, fmt.Errorf("%w: unexpected %v", ErrInvalid, tok) // Token reports ] and } out of place itself
+}
+
+func (r *jsonReader) object(depth int) (Value, error) {
+	fields := map[string]Value{}
+	for {
+		tok, err := r.next()
+		if err != nil {
+			return Value{}, err
+		}
+		if tok == json.Delim('}') {
+			return ObjectValue(Object{fields: fields}), nil
+		}
+		key, ok := tok.(string)
+		if !ok { // Token accepts only a string here; kept for safety
+			return Value{}, fmt.Errorf("%w: unexpected %v where a key belongs", ErrInvalid, tok)
+		}
+		r.path = append(r.path, key)
+		if _, dup := fields[key]; dup {
+			return Value{}, fmt.Errorf("%w: duplicate key %q at %s", ErrInvalid, key, r.where())
+		}
+		if tok, err = r.next(); err != nil {
+			return Value{}, err
+		}
+		v, err := r.value(tok, depth+1)
+		if err != nil {
+			return Value{}, err
+		}
+		fields[key] = v
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+func (r *jsonReader) array(depth int) (Value, error) {
+	items := []Value{}
+	for {
+		tok, err := r.next()
+		if err != nil {
+			return Value{}, err
+		}
+		if tok == json.Delim(']') {
+			return ArrayValue(items), nil
+		}
+		r.path = append(r.path, "["+strconv.Itoa(len(items))+"]")
+		v, err := r.value(tok, depth+1)
+		if err != nil {
+			return Value{}, err
+		}
+		items = append(items, v)
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+// where renders the path as a writer would spell it: data.count,
+// items[2].name, and ["a.b"] for a key that is not a plain name.
+func (r *jsonReader) where() string {
+	var b strings.Builder
+	for _, seg := range r.path {
+		switch {
+		case strings.HasPrefix(seg, "["):
+			b.WriteString(seg) // an array index
+		case plainName(seg):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(seg)
+		default:
+			fmt.Fprintf(&b, "[%q]", seg)
+		}
+	}
+	return b.String()
+}
+
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkText refuses what encoding/json would silently replace with U+FFFD:
+// bytes that are not UTF-8 (anywhere, strings included) and \u escapes of
+// a lone UTF-16 surrogate. The surrogate scan follows JSON strings, so it
+// is exact for valid JSON; in invalid JSON it may only refuse earlier than
+// the syntax check would.
+func checkText(body []byte) error {
+	for i := 0; i < len(body); {
+		c, size := utf8.DecodeRune(body[i:])
+		if c == utf8.RuneError && size == 1 {
+			return fmt.Errorf("%w: not valid UTF-8 at byte %d", ErrInvalid, i)
+		}
+		i += size
+	}
+	inString := false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(body):
+			i++ // the escaped byte
+			if body[i] != 'u' {
+				continue
+			}
+			hi, ok := hex4(body, i+1)
+			if !ok || !utf16.IsSurrogate(hi) {
+				continue
+			}
+			if lo, ok := hex4(body, i+7); ok && i+6 < len(body) && body[i+5] == '\\' && body[i+6] == 'u' &&
+				utf16.DecodeRune(hi, lo) != utf8.RuneError {
+				i += 10 // both escapes: one character
+				continue
+			}
+			return fmt.Errorf("%w: \\u%04x at byte %d is half of a UTF-16 surrogate pair, not a character", ErrInvalid, hi, i-1)
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits of a \u escape at b[at:].
+func hex4(b []byte, at int) (rune, bool) {
+	if at < 0 || at+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
+	return rune(n), err == nil
 }

@@ -249,15 +249,10 @@ func (v Value) writeJSON(buf *bytes.Buffer) {
 	}
 }
 
-// UnmarshalJSON reads any JSON value.
+// UnmarshalJSON reads any JSON value, as strictly as ParseBody (no invalid
+// UTF-8, no key twice).
 func (v *Value) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return err
-	}
-	val, err := fromJSON(raw, 0)
+	val, err := readJSON(b)
 	if err != nil {
 		return err
 	}

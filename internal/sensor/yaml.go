@@ -67,12 +67,20 @@ func fromYAML(n *yaml.Node, depth int) (Value, error) {
 		return ArrayValue(items), nil
 	case yaml.MappingNode:
 		fields := make(map[string]Value, len(n.Content)/2)
+		// A key given twice is refused, as in a JSON sensor body: YAML
+		// nodes keep both and the last would silently win.
+		lines := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if first, dup := lines[k.Value]; dup {
+				return Value{}, fmt.Errorf("duplicate key %q at line %d (first at line %d)", k.Value, k.Line, first)
+			}
+			lines[k.Value] = k.Line
 			v, err := fromYAML(n.Content[i+1], depth+1)
 			if err != nil {
 				return Value{}, err
 			}
-			fields[n.Content[i].Value] = v
+			fields[k.Value] = v
 		}
 		return ObjectValue(Object{fields: fields}), nil
 	}
