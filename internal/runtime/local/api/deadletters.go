@@ -14,7 +14,7 @@ type DeadLetterList struct {
 // listDeadLetters lists the alerts no sink accepted: after the retries,
 // or at once for a permanent refusal. They stay until an operator acts.
 func (s *server) listDeadLetters(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	out := DeadLetterList{DeadLetters: []alert.DeadLetter{}}

@@ -21,6 +21,7 @@
 //	POST /v1/pipelines/{id}/pause          admin   {"until"?: RFC 3339}
 //	POST /v1/pipelines/{id}/resume         admin
 //	GET  /v1/events                        reader  ?pipeline= ?type=… ?since= ?after= ?limit=
+//	GET  /v1/alerts/dead-letters           reader  alerts no sink accepted
 //	GET  /healthz                          open
 //	GET  /readyz                           open    503 with the reason when not ready
 //	GET  /metrics                          reader  open when no token is configured
@@ -28,8 +29,10 @@
 // Every error is {"error": {"code", "message"}}: 400 for a malformed
 // request (the message names the field or parameter), 401 with a Bearer
 // challenge, 403, 404 for an unknown pipeline or route, 405 with Allow,
-// 413 over server.maxBodyBytes, 500 (details only in the log), 501, 503.
-// Unknown query parameters and unknown body fields are refused, so a typo
-// is an error rather than a silently different answer. List limits
-// default to 100 and are capped at 1000.
+// 413 over server.maxBodyBytes, 415 for a body not declared as JSON, 500
+// (details only in the log), 501, 503. A query string that does not parse,
+// unknown query parameters and unknown body fields are refused, and so are
+// sensor bodies that are not UTF-8 or give a key twice, so a typo is an
+// error rather than a silently different answer. List limits default to
+// 100 and are capped at 1000.
 package api

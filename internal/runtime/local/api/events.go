@@ -25,12 +25,11 @@ type EventPage struct {
 // ?pipeline=ID, ?type=T (repeatable, or comma-separated), ?since=RFC3339
 // or a duration back from now (2h, 1d), ?after=CURSOR, ?limit=N.
 func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	if err := checkQuery(q, "pipeline", "type", "since", "after", "limit"); err != nil {
+	q, err := readQuery(r, "pipeline", "type", "since", "after", "limit")
+	if err != nil {
 		return err
 	}
 	p := store.EventListParams{}
-	var err error
 	if p.Limit, err = limitParam(q); err != nil {
 		return err
 	}

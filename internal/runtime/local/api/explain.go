@@ -21,8 +21,8 @@ func engineExplainer(e *engine.Engine) explainer {
 // deadlines and budgets — what `interlock explain` prints.
 func (s *server) explainPeriod(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	q := r.URL.Query()
-	if err := checkQuery(q, "period"); err != nil {
+	q, err := readQuery(r, "period")
+	if err != nil {
 		return err
 	}
 	period, err := single(q, "period")

@@ -144,13 +144,24 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 // do sends a request straight to the handler. token "" sends none.
 func (f *fixture) do(t testing.TB, method, target, token, body string) *httptest.ResponseRecorder {
 	t.Helper()
+	header := http.Header{}
+	if token != "" {
+		header.Set("Authorization", "Bearer "+token)
+	}
+	return f.doWith(t, method, target, header, body)
+}
+
+// doWith sends a request with exactly the given headers straight to the
+// handler.
+func (f *fixture) doWith(t testing.TB, method, target string, header http.Header, body string) *httptest.ResponseRecorder {
+	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, target, rd)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	rec := httptest.NewRecorder()
 	f.h.ServeHTTP(rec, req)

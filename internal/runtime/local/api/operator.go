@@ -27,13 +27,13 @@ type RerunAnswer struct {
 // the reason.
 func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	if _, _, err := s.loaded(id); err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, err := s.readJSONBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -78,13 +78,13 @@ type PauseRequest struct {
 // the end of the pause.
 func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	if _, _, err := s.loaded(id); err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, err := s.readJSONBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -112,13 +112,13 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 // changes nothing. It answers with the pipeline's view.
 func (s *server) resume(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	if _, _, err := s.loaded(id); err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, err := s.readJSONBody(w, r)
 	if err != nil {
 		return err
 	}

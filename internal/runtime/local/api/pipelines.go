@@ -54,7 +54,7 @@ type PipelineList struct {
 
 // listPipelines returns every pipeline the engine runs, by id.
 func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	rows, err := s.eng.Store().PipelineList(r.Context())
@@ -90,7 +90,7 @@ func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
 
 // getPipeline returns one pipeline.
 func (s *server) getPipeline(w http.ResponseWriter, r *http.Request) error {
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	v, err := s.viewOf(r.Context(), r.PathValue("id"))

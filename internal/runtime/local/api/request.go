@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,9 +18,13 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// readBody reads the request body, at most server.maxBodyBytes of it; a
-// larger body is a *http.MaxBytesError, answered 413.
-func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readJSONBody reads the body of a route that takes JSON: first its
+// declared type (checkContentType), then at most server.maxBodyBytes of it;
+// a larger body is a *http.MaxBytesError, answered 413.
+func (s *server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := checkContentType(r); err != nil {
+		return nil, err
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -29,6 +34,33 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		return nil, errorf(http.StatusBadRequest, codeBadRequest, "cannot read the request body: %v", err)
 	}
 	return body, nil
+}
+
+// checkContentType refuses a body declared as anything but UTF-8 JSON
+// (415): application/json or application/*+json, with any parameters but
+// a charset other than utf-8. No Content-Type (or an empty one) is JSON,
+// for curl -d and the like. A form or text body that happens to parse as
+// JSON was not meant as this request, so it is not guessed at.
+func checkContentType(r *http.Request) error {
+	values := r.Header.Values("Content-Type")
+	if len(values) > 1 {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMediaType, "Content-Type is given %d times; give it once, as application/json", len(values))
+	}
+	if len(values) == 0 || strings.TrimSpace(values[0]) == "" {
+		return nil
+	}
+	mt, params, err := mime.ParseMediaType(values[0])
+	if err != nil {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMediaType, "Content-Type does not parse (%s): send application/json", strings.TrimPrefix(err.Error(), "mime: "))
+	}
+	sub, isApp := strings.CutPrefix(mt, "application/")
+	if !isApp || (sub != "json" && (!strings.HasSuffix(sub, "+json") || sub == "+json")) {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMediaType, "Content-Type %q is not a JSON media type: send application/json (or no Content-Type)", mt)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMediaType, "charset %q: the body must be UTF-8 (charset=utf-8, or no charset)", cs)
+	}
+	return nil
 }
 
 // decodeJSON decodes a request body into dst strictly: one JSON object,
@@ -87,18 +119,33 @@ func jsonKind(goKind string) string {
 	return "a number"
 }
 
-// checkQuery refuses query parameters the route does not know, so a typo
-// (?pipline=) is an error rather than a silently unfiltered answer.
-func checkQuery(q url.Values, known ...string) error {
+// readQuery is how every /v1 route reads its query string: strictly, so a
+// typo is an error rather than a silently unfiltered answer. A query that
+// does not parse is refused whole (r.URL.Query() would drop the pairs it
+// cannot read, ?pipeline=a%zz among them, and answer for every pipeline),
+// and so is a parameter the route does not know (?pipline=).
+func readQuery(r *http.Request, known ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		hint := ""
+		var esc url.EscapeError
+		switch {
+		case errors.As(err, &esc):
+			hint = " (a literal % is written %25)"
+		case strings.Contains(r.URL.RawQuery, ";"):
+			hint = " (parameters are separated by &, and a literal ; is written %3B)"
+		}
+		return nil, errorf(http.StatusBadRequest, codeBadRequest, "malformed query string: %v%s; nothing was answered, as dropping the part that does not parse could widen the answer", err, hint)
+	}
 	for name := range q {
 		if !slices.Contains(known, name) {
 			if len(known) == 0 {
-				return errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q: this route takes none", name)
+				return nil, errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q: this route takes none", name)
 			}
-			return errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
+			return nil, errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
 		}
 	}
-	return nil
+	return q, nil
 }
 
 // single returns a query parameter that may be given at most once.

@@ -17,19 +17,20 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // Error codes: stable strings clients can switch on.
 const (
-	codeBadRequest       = "bad_request"
-	codeInvalidJSON      = "invalid_json"
-	codeInvalidSensor    = "invalid_sensor"
-	codeBodyTooLarge     = "body_too_large"
-	codeUnauthorized     = "unauthorized"
-	codeForbidden        = "forbidden"
-	codeNotFound         = "not_found"
-	codeUnknownPipeline  = "unknown_pipeline"
-	codeMethodNotAllowed = "method_not_allowed"
-	codeNotReady         = "not_ready"
-	codeNotImplemented   = "not_implemented"
-	codeUnavailable      = "unavailable"
-	codeInternal         = "internal"
+	codeBadRequest           = "bad_request"
+	codeInvalidJSON          = "invalid_json"
+	codeInvalidSensor        = "invalid_sensor"
+	codeBodyTooLarge         = "body_too_large"
+	codeUnsupportedMediaType = "unsupported_media_type"
+	codeUnauthorized         = "unauthorized"
+	codeForbidden            = "forbidden"
+	codeNotFound             = "not_found"
+	codeUnknownPipeline      = "unknown_pipeline"
+	codeMethodNotAllowed     = "method_not_allowed"
+	codeNotReady             = "not_ready"
+	codeNotImplemented       = "not_implemented"
+	codeUnavailable          = "unavailable"
+	codeInternal             = "internal"
 )
 
 // apiError is an error with the status and code it is answered with. Its

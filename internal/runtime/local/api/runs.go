@@ -86,8 +86,8 @@ type RunList struct {
 // one period (?period=2026-03-10 or 2026-03-10T07) and at most ?limit=.
 func (s *server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	q := r.URL.Query()
-	if err := checkQuery(q, "limit", "period"); err != nil {
+	q, err := readQuery(r, "limit", "period")
+	if err != nil {
 		return err
 	}
 	limit, err := limitParam(q)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -23,7 +24,7 @@ type SensorWritten struct {
 // the engine has committed it and its consequences durably.
 func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
 	id, key := r.PathValue("id"), r.PathValue("key")
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	if _, _, err := s.loaded(id); err != nil {
@@ -32,7 +33,7 @@ func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
 	if err := engine.CheckSensorKey(key); err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, err := s.readJSONBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ type SensorList struct {
 // listSensors returns a pipeline's stored sensors, by key.
 func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := checkQuery(r.URL.Query()); err != nil {
+	if _, err := readQuery(r); err != nil {
 		return err
 	}
 	if _, _, err := s.loaded(id); err != nil {
@@ -92,13 +93,16 @@ func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parseSensor reads a sensor body. Syntax errors are described here, with
-// the byte where they are; the rest (not an object, too deep) is
-// sensor.ParseBody's to say.
+// the byte where they are; the rest (invalid UTF-8, a key given twice, not
+// an object, too deep) is sensor.ParseBody's to say, so the API refuses
+// exactly what the sensor package refuses.
 func parseSensor(body []byte) (sensor.Object, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return sensor.Object{}, errorf(http.StatusBadRequest, codeInvalidSensor, `request body is empty: want a JSON object, flat ({"count": 5}) or wrapped ({"data": {"count": 5}})`)
 	}
-	if !json.Valid(body) {
+	// Bytes that are not UTF-8 are named as such by ParseBody, rather than
+	// as the invalid character json.Valid would see outside a string.
+	if utf8.Valid(body) && !json.Valid(body) {
 		var v any
 		err := json.Unmarshal(body, &v)
 		return sensor.Object{}, errorf(http.StatusBadRequest, codeInvalidSensor, "%s", jsonProblem(err))
