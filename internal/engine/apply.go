@@ -66,7 +66,7 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err != nil || !ok {
 		return err
 	}
-	if lp := e.loaded(p.ID); lp != nil && times.Breach.Before(lp.row.FirstLoadedAt) {
+	if _, before := run.SLABeforeLoad(times, e.firstLoaded(p.ID)); before {
 		return nil // forward-only: the deadline passed before the pipeline was loaded
 	}
 	if _, err := e.st.MarkerGet(ctx, r.Key, run.MarkerSLAVerdict); err == nil {
@@ -238,52 +238,97 @@ func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, k
 	if !run.SLAApplies(p, per) {
 		return nil
 	}
-	if observed, err := e.dryRunObserved(ctx, key); err != nil || observed {
-		return err
-	}
-	// A period that already had its verdict (at completion) says nothing
-	// more, even when a rerun reopens it.
-	if done, err := e.hasMarker(ctx, key, run.MarkerSLAVerdict); err != nil || done {
+	if settled, err := e.slaSettled(ctx, key); err != nil || settled {
 		return err
 	}
 	tracks, err := e.slaTracks(ctx, p, key, per, arrival)
 	if err != nil {
 		return err
 	}
-	firstLoaded := time.Time{}
-	if lp := e.loaded(p.ID); lp != nil {
-		firstLoaded = lp.row.FirstLoadedAt
-	}
+	firstLoaded := e.firstLoaded(p.ID)
 	for _, t := range tracks {
-		// Forward-only: a deadline that passed before the pipeline was
-		// first loaded is not this pipeline's breach to report.
-		if t.times.Breach.Before(firstLoaded) {
+		warn, breach := run.SLAInstantsToArm(t.times, firstLoaded, b.now)
+		if err := e.putSLATimers(ctx, b, p, key, t, warn, breach); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// armLoadSLA sets the absolute SLA timers run.SLATimersToArm decides on
+// when a config takes effect: the current period's, and those of earlier
+// periods whose warning or breach is still ahead ("+Nd" deadlines, the
+// previous hour's ":MM"). A period whose run already ended, or that had
+// its verdict, gets none.
+func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
+	for _, a := range run.SLATimersToArm(p, e.firstLoaded(p.ID), now) {
+		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}
+		r, err := e.st.RunGet(ctx, key)
+		if err == nil && r.State.Terminal() {
 			continue
 		}
-		if sent, err := e.hasMarker(ctx, key, markerFor(t.breach)); err != nil || sent {
-			if err != nil {
-				return err
-			}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if settled, err := e.slaSettled(ctx, key); err != nil {
+			return err
+		} else if settled {
 			continue
 		}
-		detail := run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline)
-		if t.times.Relative {
-			detail = run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", t.times.Breach.Add(-p.SLA.MaxDuration))
+		t := slaTrack{times: a.Times, warn: event.SLAWarning, breach: event.SLABreach}
+		if err := e.putSLATimers(ctx, b, p, key, t, a.Warning, a.Breach); err != nil {
+			return err
 		}
-		// The warning is forward-only too: a warning time that passed
-		// before the pipeline was loaded sends no late SLA_WARNING.
-		if !t.times.Warning.IsZero() && !t.times.Warning.Before(firstLoaded) && b.now.Before(t.times.Breach) {
-			warnSent, err := e.hasMarker(ctx, key, markerFor(t.warn))
-			if err != nil {
-				return err
-			}
-			if !warnSent {
-				b.putTimer(store.Timer{Key: t.warnKey(key), Kind: kindSLAWarning, Run: key, DueAt: t.times.Warning, Detail: withType(detail, t.warn)}, nil)
-			}
+	}
+	return nil
+}
+
+// slaSettled reports whether a period needs no SLA timers whatever its
+// times: a dry-run pipeline observed it (it stays dry-run's after going
+// live), or it had its verdict at completion (even when a rerun reopens it).
+func (e *Engine) slaSettled(ctx context.Context, key run.Key) (bool, error) {
+	if observed, err := e.dryRunObserved(ctx, key); err != nil || observed {
+		return observed, err
+	}
+	return e.hasMarker(ctx, key, run.MarkerSLAVerdict)
+}
+
+// putSLATimers sets the warning and breach timers of one SLA of a period
+// as decided, skipping an alert already sent (its dedup marker), and the
+// warning too once the breach was reported.
+func (e *Engine) putSLATimers(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, t slaTrack, warn, breach bool) error {
+	if !warn && !breach {
+		return nil
+	}
+	if sent, err := e.hasMarker(ctx, key, markerFor(t.breach)); err != nil || sent {
+		return err
+	}
+	detail := run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline)
+	if t.times.Relative {
+		detail = run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", t.times.Breach.Add(-p.SLA.MaxDuration))
+	}
+	if warn {
+		warnSent, err := e.hasMarker(ctx, key, markerFor(t.warn))
+		if err != nil {
+			return err
 		}
+		if !warnSent {
+			b.putTimer(store.Timer{Key: t.warnKey(key), Kind: kindSLAWarning, Run: key, DueAt: t.times.Warning, Detail: withType(detail, t.warn)}, nil)
+		}
+	}
+	if breach {
 		b.putTimer(store.Timer{Key: t.breachKey(key), Kind: kindSLABreach, Run: key, DueAt: t.times.Breach, Detail: withType(detail, t.breach)}, nil)
 	}
 	return nil
+}
+
+// firstLoaded is when the pipeline was first loaded (the forward-only
+// horizon of its SLA alerts); zero when it is not loaded.
+func (e *Engine) firstLoaded(id string) time.Time {
+	if lp := e.loaded(id); lp != nil {
+		return lp.row.FirstLoadedAt
+	}
+	return time.Time{}
 }
 
 func withType(d sensor.Object, t event.Type) sensor.Object {

@@ -123,9 +123,11 @@ func PipelineIDOf(file string, doc []byte) string {
 
 // Activate stores a validated pipeline as its current version (unless the
 // stored version is identical) and sets its timers: the next cron tick,
-// and the SLA timers of the current period and the next period's start.
-// A pipeline seen for the first time starts from now: no alert is raised
-// for periods before it was loaded.
+// the next period's start, and the SLA timers of the periods open now —
+// the current one, and earlier ones whose warning or breach is still ahead
+// (run.SLATimersToArm). A pipeline seen for the first time starts from
+// now: no alert is raised for an SLA time that passed before it was
+// loaded.
 func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
 	return e.retry(ctx, "activate "+p.ID, func() error {
 		now := e.clk.Now()
@@ -202,9 +204,8 @@ func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	}
 	cur := run.CurrentPeriod(p, now)
 	b.putTimer(periodTimerFor(p, cur.Next()), nil)
-	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: cur.String()}
-	if err := e.armPeriodSLA(ctx, b, p, key, cur); err != nil {
-		e.log.Warn("cannot arm SLA timers of the current period", "pipeline", p.ID, "err", err)
+	if err := e.armLoadSLA(ctx, b, p, now); err != nil {
+		e.log.Warn("cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
 	}
 }
 

@@ -63,6 +63,84 @@ func ResolveRelativeSLA(p *pipeline.Pipeline, firstArrival time.Time) (SLATimes,
 	return SLATimes{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true
 }
 
+// SLABeforeLoad reports which of a period's SLA instants came before the
+// pipeline was first loaded (loadedAt). SLA alerts are forward-only: such
+// a time is not the pipeline's to report — no late SLA_WARNING for a
+// warning time that passed before Interlock knew the pipeline, and no
+// SLA_BREACH nor verdict (SLA_MET or SLA_BREACH at completion) for a
+// deadline that did.
+func SLABeforeLoad(t SLATimes, loadedAt time.Time) (warning, breach bool) {
+	return !t.Warning.IsZero() && t.Warning.Before(loadedAt), t.Breach.Before(loadedAt)
+}
+
+// SLAInstantsToArm decides which of a period's SLA timers to set at now:
+// none for an instant before from (forward-only, see SLABeforeLoad), and
+// no warning once the breach time has come (a warning is never sent at or
+// after the breach).
+func SLAInstantsToArm(t SLATimes, from, now time.Time) (warning, breach bool) {
+	warnBefore, breachBefore := SLABeforeLoad(t, from)
+	breach = !breachBefore
+	warning = breach && !t.Warning.IsZero() && !warnBefore && now.Before(t.Breach)
+	return warning, breach
+}
+
+// SLAArm is one period's absolute SLA timers to set.
+type SLAArm struct {
+	Period  schedule.Period
+	Times   SLATimes
+	Warning bool // set the warning timer (at Times.Warning)
+	Breach  bool // set the breach timer (at Times.Breach)
+}
+
+// maxSLAArmWalk bounds the walk back over earlier periods: the hours of
+// the days a "+366d HH:MM" deadline reaches back over.
+const maxSLAArmWalk = 24 * (366 + 2)
+
+// SLATimersToArm decides which absolute SLA timers (sla.deadline) to set
+// when a pipeline's config takes effect at now — its first load, a reload,
+// a file restored; loadedAt is when it was first loaded. After that, each
+// period gets its timers when it starts.
+//
+// The current period gets every instant from loadedAt on (forward-only).
+// A period that started earlier gets the instants still ahead of now:
+// with "+Nd HH:MM" the N previous days (yesterday's data processed today),
+// with ":MM" the previous hour, with "HH:MM" on hourly periods the earlier
+// hours of the day. An earlier period's instant between loadedAt and now
+// is not armed again: the pipeline was loaded then, and that period's
+// timer was set at its start or at the load, and has fired or still waits.
+// Periods the SLA does not apply to (SLAApplies: excluded, dry-run, off
+// the inclusion calendar or the cron) get nothing. Whether a period already
+// had its verdict or its run ended is for the caller to check in the store.
+func SLATimersToArm(p *pipeline.Pipeline, loadedAt, now time.Time) []SLAArm {
+	if p.SLA == nil || p.SLA.Deadline.IsZero() || p.DryRun {
+		return nil
+	}
+	var out []SLAArm
+	cur := CurrentPeriod(p, now)
+	for per, i := cur, 0; i < maxSLAArmWalk; per, i = per.Prev(), i+1 {
+		t, ok, err := ResolveAbsoluteSLA(p, per)
+		if err != nil || !ok {
+			break
+		}
+		from := loadedAt
+		if per != cur {
+			if t.Breach.Before(now) {
+				break // earlier periods' breaches are earlier still
+			}
+			if now.After(from) {
+				from = now
+			}
+		}
+		if !SLAApplies(p, per) {
+			continue
+		}
+		if warn, breach := SLAInstantsToArm(t, from, now); warn || breach {
+			out = append(out, SLAArm{Period: per, Times: t, Warning: warn, Breach: breach})
+		}
+	}
+	return out
+}
+
 // SLAVerdict is the verdict when the job succeeds: SLA_MET before the
 // breach time, SLA_BREACH at or after it — unless the breach was already
 // reported, in which case nothing more is said.

@@ -89,6 +89,14 @@ func (p Period) Next() Period {
 	return Daily(p.Date.AddDays(1))
 }
 
+// Prev is the period before p: the previous date, or the previous hour.
+func (p Period) Prev() Period {
+	if p.Hourly {
+		return HourlyPeriod(p.Date, p.Hour-1)
+	}
+	return Daily(p.Date.AddDays(-1))
+}
+
 // Start is the first instant of p in loc: midnight (or the first instant
 // after a gap that skips midnight) for a day; the first occurrence of HH:00
 // for an hour, or the end of the gap for an hour the clock skips.

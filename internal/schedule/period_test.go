@@ -61,6 +61,9 @@ func TestPeriodCompactAndNext(t *testing.T) {
 			if got := p.Next().String(); got != c.next {
 				t.Errorf("Next() = %s, want %s", got, c.next)
 			}
+			if got := mustPeriod(t, c.next).Prev(); got != p {
+				t.Errorf("Prev() of %s = %s, want %s", c.next, got, c.in)
+			}
 		})
 	}
 }

@@ -1,0 +1,127 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// armed renders SLATimersToArm's answer as "PERIOD w=HH:MM b=HH:MM" (UTC;
+// "-" for an instant not armed), latest period first.
+func armed(arms []SLAArm) string {
+	var out []string
+	for _, a := range arms {
+		w, b := "-", "-"
+		if a.Warning {
+			w = a.Times.Warning.UTC().Format("01-02T15:04")
+		}
+		if a.Breach {
+			b = a.Times.Breach.UTC().Format("01-02T15:04")
+		}
+		out = append(out, fmt.Sprintf("%s w=%s b=%s", a.Period, w, b))
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestSLATimersToArm(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	const trigger = `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: ready, check: exists}
+`
+	const job = "job: {type: glue, config: {jobName: j}}\n"
+	plusOne := trigger + `sla: {deadline: "+1d 06:00", expectedDuration: 1h}` + "\n" + job
+	cases := []struct {
+		name     string
+		doc      string
+		loadedAt string
+		now      string // "" = loadedAt
+		want     string
+	}{
+		{"+1d at midnight: yesterday's warning and breach are ahead", plusOne, "2026-03-11T00:00:00Z", "",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00; 2026-03-10 w=03-11T05:00 b=03-11T06:00"},
+		{"+1d after yesterday's warning time: its breach only", plusOne, "2026-03-11T05:30:00Z", "",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00; 2026-03-10 w=- b=03-11T06:00"},
+		{"+1d at yesterday's breach instant: the breach is still armed", plusOne, "2026-03-11T06:00:00Z", "",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00; 2026-03-10 w=- b=03-11T06:00"},
+		{"+1d after yesterday's breach: today only", plusOne, "2026-03-11T07:00:00Z", "",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00"},
+		{"+2d reaches back two days", trigger + `sla: {deadline: "+2d 06:00", expectedDuration: 1h}` + "\n" + job, "2026-03-12T00:00:00Z", "",
+			"2026-03-12 w=03-14T05:00 b=03-14T06:00; 2026-03-11 w=03-13T05:00 b=03-13T06:00; 2026-03-10 w=03-12T05:00 b=03-12T06:00"},
+		{"+1d in New York: the SLA zone's date", trigger + "  timezone: America/New_York\n" + `sla: {deadline: "+1d 02:00", expectedDuration: 1h}` + "\n" + job,
+			"2026-03-11T04:00:00Z", "", // 00:00 EDT on the 11th
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00; 2026-03-10 w=03-11T05:00 b=03-11T06:00"},
+		{"+1d: an excluded yesterday gets nothing", strings.Replace(plusOne, "check: exists}\n", "check: exists}\n  exclude: {dates: [\"2026-03-10\"]}\n", 1), "2026-03-11T00:00:00Z", "",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00"},
+		{"+1d: a weekend yesterday gets nothing", strings.Replace(plusOne, "check: exists}\n", "check: exists}\n  exclude: {weekends: true}\n", 1), "2026-03-16T00:00:00Z", "",
+			"2026-03-16 w=03-17T05:00 b=03-17T06:00"},
+		{":MM at 10:15: the previous hour's deadline is ahead", trigger + `sla: {deadline: ":30", expectedDuration: 10m}` + "\n" + job, "2026-03-10T10:15:00Z", "",
+			"2026-03-10T10 w=03-10T11:20 b=03-10T11:30; 2026-03-10T09 w=03-10T10:20 b=03-10T10:30"},
+		{":MM at 10:25: the previous hour's breach only", trigger + `sla: {deadline: ":30", expectedDuration: 10m}` + "\n" + job, "2026-03-10T10:25:00Z", "",
+			"2026-03-10T10 w=03-10T11:20 b=03-10T11:30; 2026-03-10T09 w=- b=03-10T10:30"},
+		{":MM at 10:45: the current hour only", trigger + `sla: {deadline: ":30", expectedDuration: 10m}` + "\n" + job, "2026-03-10T10:45:00Z", "",
+			"2026-03-10T10 w=03-10T11:20 b=03-10T11:30"},
+		{"HH:MM after the deadline: nothing (forward-only)", trigger + `sla: {deadline: "10:00", expectedDuration: 30m}` + "\n" + job, "2026-03-10T12:00:00Z", "",
+			""},
+		{"HH:MM after the warning time: the breach only", trigger + `sla: {deadline: "10:00", expectedDuration: 30m}` + "\n" + job, "2026-03-10T09:45:00Z", "",
+			"2026-03-10 w=- b=03-10T10:00"},
+		{"HH:MM without expectedDuration: no warning", trigger + `sla: {deadline: "10:00"}` + "\n" + job, "2026-03-10T08:00:00Z", "",
+			"2026-03-10 w=- b=03-10T10:00"},
+		{"HH:MM on hourly periods: the earlier hours of the day", "pipeline: {id: p1}\nschedule: {cron: \"0 7-9 * * *\"}\n" + `sla: {deadline: "18:00"}` + "\n" + job, "2026-03-10T09:20:00Z", "",
+			"2026-03-10T09 w=- b=03-10T18:00; 2026-03-10T08 w=- b=03-10T18:00; 2026-03-10T07 w=- b=03-10T18:00"},
+		{"a reload: an earlier period's instant between the load and now is not armed again", plusOne, "2026-03-01T00:00:00Z", "2026-03-11T05:30:00Z",
+			"2026-03-11 w=03-12T05:00 b=03-12T06:00; 2026-03-10 w=- b=03-11T06:00"},
+		{"a reload after the current deadline: its breach is armed (the store says whether it was reported)", trigger + `sla: {deadline: "10:00", expectedDuration: 30m}` + "\n" + job, "2026-03-01T00:00:00Z", "2026-03-10T12:00:00Z",
+			"2026-03-10 w=- b=03-10T10:00"},
+		{"dry-run: nothing", strings.Replace(plusOne, "pipeline: {id: p1}\n", "pipeline: {id: p1}\ndryRun: true\n", 1), "2026-03-11T00:00:00Z", "",
+			""},
+		{"relative SLA only: nothing at load", trigger + `sla: {maxDuration: 2h}` + "\n" + job, "2026-03-11T00:00:00Z", "",
+			""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustPipeline(t, c.doc)
+			loaded := at(c.loadedAt)
+			now := loaded
+			if c.now != "" {
+				now = at(c.now)
+			}
+			if got := armed(SLATimersToArm(p, loaded, now)); got != c.want {
+				t.Fatalf("armed\n  %s\nwant\n  %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSLABeforeLoad(t *testing.T) {
+	tm := SLATimes{Warning: t0.Add(-30 * time.Minute), Breach: t0}
+	cases := []struct {
+		name            string
+		times           SLATimes
+		loadedAt        time.Time
+		warning, breach bool
+	}{
+		{"loaded before both", tm, t0.Add(-time.Hour), false, false},
+		{"loaded at the warning time", tm, t0.Add(-30 * time.Minute), false, false},
+		{"loaded between", tm, t0.Add(-10 * time.Minute), true, false},
+		{"loaded at the breach time", tm, t0, true, false},
+		{"loaded after both", tm, t0.Add(time.Minute), true, true},
+		{"no warning configured", SLATimes{Breach: t0}, t0.Add(time.Minute), false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, b := SLABeforeLoad(c.times, c.loadedAt)
+			if w != c.warning || b != c.breach {
+				t.Fatalf("SLABeforeLoad = %v, %v; want %v, %v", w, b, c.warning, c.breach)
+			}
+		})
+	}
+}
