@@ -83,11 +83,7 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 	if err != nil {
 		return err
 	}
-	reasons := make([]string, len(ledger))
-	for i, l := range ledger {
-		reasons[i] = l.Reason
-	}
-	in := run.RerunInput{Reason: reason, Existing: existing, Ledger: reasons, Excluded: run.Excluded(p, per)}
+	in := run.RerunInput{Reason: reason, Existing: existing, Ledger: ledgerReasons(ledger), Exclusion: run.ExclusionReason(p, per)}
 	if existing != nil && existing.State == run.Completed {
 		in.FreshData, err = e.freshSince(ctx, p.ID, existing, overlay)
 		if err != nil {
@@ -112,6 +108,16 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 		return err
 	}
 	return e.armSLA(ctx, b, p, key, per)
+}
+
+// ledgerReasons lists the reasons of a period's ledger entries, which
+// the budgets count.
+func ledgerReasons(ledger []store.LedgerEntry) []string {
+	reasons := make([]string, len(ledger))
+	for i, l := range ledger {
+		reasons[i] = l.Reason
+	}
+	return reasons
 }
 
 // freshSince reports whether any sensor of the pipeline received new

@@ -43,7 +43,7 @@ func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*b
 func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, per schedule.Period, cause run.Cause, overlay *store.Sensor) error {
 	p := lp.p
 	if run.Excluded(p, per) {
-		return e.excludedOnce(ctx, b, key, fmt.Sprintf("%s for %s suppressed: the period's date is excluded by the calendar", cause, key.Period))
+		return e.excludedOnce(ctx, b, p, key, per, fmt.Sprintf("%s for %s suppressed: %s", cause, key.Period, run.ExclusionReason(p, per)))
 	}
 	if p.DryRun {
 		return e.dryRunTrigger(ctx, b, p, key, per, overlay)
@@ -63,12 +63,12 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 }
 
 // excludedOnce reports an excluded period once.
-func (e *Engine) excludedOnce(ctx context.Context, b *batch, key run.Key, msg string) error {
+func (e *Engine) excludedOnce(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, msg string) error {
 	seen, err := e.hasMarker(ctx, key, run.MarkerExcluded)
 	if err != nil || seen {
 		return err
 	}
-	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar"))
+	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar", "excludedBy", strings.Join(run.ExcludedBy(p, per), ", ")))
 	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, true)
 	return nil
 }

@@ -155,7 +155,7 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 	if err != nil {
 		return err
 	}
-	next, eff := run.AfterEvaluation(*r, out.Passed, out.Summary(), lp.p, b.now)
+	next, eff := run.AfterEvaluation(*r, out, lp.p, b.now)
 	eff.Notes = append(before.Notes, eff.Notes...)
 	return e.applyRun(ctx, b, lp, prev, next, eff, timerExpect)
 }
@@ -194,17 +194,11 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 		if err != nil {
 			return r, run.Effect{}, err
 		}
-		used := 0
-		for _, l := range ledger {
-			if l.Reason == run.LedgerJobRetry {
-				used++
-			}
-		}
 		per, err := parsePeriod(r.Period)
 		if err != nil {
 			return r, run.Effect{}, err
 		}
-		next, eff := run.JobFailed(r, run.Failure{Category: res.Category, Message: res.Message}, used, run.Excluded(p, per), p, now)
+		next, eff := run.JobFailed(r, run.Failure{Category: res.Category, Message: res.Message}, run.RetriesUsed(ledgerReasons(ledger)), run.ExclusionReason(p, per), p, now)
 		return next, withOutput(eff, res.Output), nil
 	}
 	next, eff := run.AfterPollRunning(r, p, now)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,58 @@ func CheckRerunPeriod(p *pipeline.Pipeline, per schedule.Period, now time.Time) 
 // calendar (judged on the period's date, which is in the schedule's zone).
 func Excluded(p *pipeline.Pipeline, per schedule.Period) bool {
 	return p.Schedule.Exclude.Days.Contains(per.Date)
+}
+
+// ExcludedBy names the rules of schedule.exclude that exclude the period's
+// date: "weekends", "days", "dates", "calendar NAME" (none when it is not
+// excluded). A named calendar is merged with the inline lists when the
+// pipeline loads, so it is named when no inline rule explains the date.
+func ExcludedBy(p *pipeline.Pipeline, per schedule.Period) []string {
+	ex := p.Schedule.Exclude
+	d := per.Date
+	if !ex.Days.Contains(d) {
+		return nil
+	}
+	wd := d.Weekday()
+	var by []string
+	if ex.Weekends && (wd == time.Saturday || wd == time.Sunday) {
+		by = append(by, "weekends")
+	}
+	if slices.Contains(ex.Weekdays, wd) {
+		by = append(by, "days")
+	}
+	if slices.Contains(ex.Dates, d) {
+		by = append(by, "dates")
+	}
+	if len(by) == 0 {
+		by = append(by, "calendar "+ex.Calendar)
+	}
+	return by
+}
+
+// ExclusionReason says why the period's date is excluded, naming the
+// rule — "2026-03-14 (Saturday) is excluded as a weekend
+// (exclude.weekends)" — or "" when it is not excluded.
+func ExclusionReason(p *pipeline.Pipeline, per schedule.Period) string {
+	by := ExcludedBy(p, per)
+	if len(by) == 0 {
+		return ""
+	}
+	wd := per.Date.Weekday()
+	phrases := make([]string, len(by))
+	for i, rule := range by {
+		switch rule {
+		case "weekends":
+			phrases[i] = "as a weekend (exclude.weekends)"
+		case "days":
+			phrases[i] = "on " + wd.String() + "s (exclude.days)"
+		case "dates":
+			phrases[i] = "by date (exclude.dates)"
+		default:
+			phrases[i] = "by " + rule + " (exclude.calendar)"
+		}
+	}
+	return fmt.Sprintf("%s (%s) is excluded %s", per.Date, wd, strings.Join(phrases, " and "))
 }
 
 // MatchesTrigger reports whether a sensor key is a trigger key of the

@@ -44,7 +44,9 @@ type RerunInput struct {
 	Reason   string
 	Existing *Run     // the period's run; nil when the period never ran
 	Ledger   []string // reasons in the period's rerun ledger
-	Excluded bool     // the period is excluded by the calendar
+	// Exclusion says why the period is excluded (ExclusionReason); "" when
+	// it is not.
+	Exclusion string
 	// FreshData: a sensor of the pipeline received new content after the
 	// existing run's success. The circuit breaker needs it.
 	FreshData bool
@@ -56,34 +58,55 @@ type RerunDecision struct {
 	Label    string // why it was rejected (RERUN_REJECTED message)
 	Budget   int
 	Used     int
-	// CircuitBreaker is "passed", "skipped (no successful run)" or "rejected".
+	// CircuitBreaker says what the circuit breaker did: "passed" or
+	// "rejected" after a success; "skipped (…)" when there was no success
+	// to guard (the period never ran, or its last run did not succeed);
+	// "not evaluated (…)" when an earlier check refused the rerun first.
 	CircuitBreaker string
 }
+
+// Circuit breaker verdicts (RerunDecision.CircuitBreaker).
+const (
+	BreakerPassed       = "passed"
+	BreakerRejected     = "rejected"
+	BreakerNeverRan     = "skipped (the period never ran)"
+	BreakerNoSuccess    = "skipped (the last run did not succeed)"
+	BreakerNotEvaluated = "not evaluated (refused first: %s)"
+)
 
 // DecideRerun applies, in order: calendar exclusion, a run still in
 // progress, the budget, and the circuit breaker (after a success, a rerun
 // needs sensor data that changed after that success — a re-delivered,
 // already processed partition must not rerun the job).
 func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
-	d := RerunDecision{CircuitBreaker: "skipped (no successful run)"}
+	var d RerunDecision
 	d.Budget, d.Used = RerunBudget(in.Reason, in.Ledger, p)
+	completed := in.Existing != nil && in.Existing.State == Completed
 	switch {
-	case in.Excluded:
-		d.Label = "the period is excluded by the calendar"
+	case in.Exclusion != "":
+		d.Label = "the period is excluded: " + in.Exclusion
+		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "the period is excluded")
 	case in.Existing != nil && !in.Existing.State.Terminal():
 		d.Label = fmt.Sprintf("a run is in progress (%s)", in.Existing.State)
+		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "a run is in progress")
 	case d.Used >= d.Budget:
 		kind := "manual"
 		if IsDriftReason(in.Reason) {
 			kind = "drift"
 		}
 		d.Label = fmt.Sprintf("%s rerun limit exceeded (%d/%d)", kind, d.Used, d.Budget)
-	case in.Existing != nil && in.Existing.State == Completed && !in.FreshData:
-		d.CircuitBreaker = "rejected"
+		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "the rerun budget is used up")
+	case completed && !in.FreshData:
+		d.CircuitBreaker = BreakerRejected
 		d.Label = "previous run succeeded and no sensor data has changed since"
 	default:
-		if in.Existing != nil && in.Existing.State == Completed {
-			d.CircuitBreaker = "passed"
+		switch {
+		case completed:
+			d.CircuitBreaker = BreakerPassed
+		case in.Existing == nil:
+			d.CircuitBreaker = BreakerNeverRan
+		default:
+			d.CircuitBreaker = BreakerNoSuccess
 		}
 		d.Accepted = true
 	}

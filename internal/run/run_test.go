@@ -7,6 +7,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -80,7 +81,8 @@ func TestEvaluationLoop(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			next, eff := AfterEvaluation(r, c.passed, "0/1 rules passed (ALL)", p, t0.Add(c.at))
+			out := rule.Outcome{Mode: rule.All, Passed: c.passed, Results: []rule.Result{{Rule: rule.Rule{Key: "ready", Op: rule.Exists}, Passed: c.passed}}}
+			next, eff := AfterEvaluation(r, out, p, t0.Add(c.at))
 			if next.State != c.wantState || eff.Next != c.wantNext {
 				t.Fatalf("state %s next %s, want %s %s", next.State, eff.Next, c.wantState, c.wantNext)
 			}
@@ -169,18 +171,18 @@ func TestJobFailureBudgets(t *testing.T) {
 		name      string
 		cat       Category
 		used      int
-		excluded  bool
+		excluded  string
 		wantState State
 		wantTypes []event.Type
 		ledger    string
 	}{
-		{"transient with budget retries at once", Transient, 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
-		{"transient budget used up", Transient, 2, false, FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
-		{"timeout counts against maxRetries", Timeout, 1, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
-		{"permanent uses maxCodeRetries", Permanent, 1, false, FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
-		{"permanent within maxCodeRetries", Permanent, 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
-		{"excluded period is not retried", Transient, 0, true, FailedFinal, []event.Type{event.JobFailed, event.PipelineExcluded}, ""},
-		{"empty category is transient", "", 0, false, Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"transient with budget retries at once", Transient, 0, "", Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"transient budget used up", Transient, 2, "", FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
+		{"timeout counts against maxRetries", Timeout, 1, "", Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"permanent uses maxCodeRetries", Permanent, 1, "", FailedFinal, []event.Type{event.JobFailed, event.RetryExhausted}, ""},
+		{"permanent within maxCodeRetries", Permanent, 0, "", Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
+		{"excluded period is not retried", Transient, 0, "2026-03-10 (Tuesday) is excluded by date (exclude.dates)", FailedFinal, []event.Type{event.JobFailed, event.PipelineExcluded}, ""},
+		{"empty category is transient", "", 0, "", Triggering, []event.Type{event.JobFailed}, LedgerJobRetry},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -210,15 +212,17 @@ func TestDecideRerun(t *testing.T) {
 		label    string
 		breaker  string
 	}{
-		{"never ran", RerunInput{Reason: ReasonManual}, true, "", "skipped (no successful run)"},
-		{"after failure, no fresh data needed", RerunInput{Reason: ReasonManual, Existing: failed}, true, "", "skipped (no successful run)"},
+		{"never ran", RerunInput{Reason: ReasonManual}, true, "", "skipped (the period never ran)"},
+		{"after failure, no fresh data needed", RerunInput{Reason: ReasonManual, Existing: failed}, true, "", "skipped (the last run did not succeed)"},
 		{"after success with fresh data", RerunInput{Reason: ReasonManual, Existing: done, FreshData: true}, true, "", "passed"},
 		{"after success without fresh data", RerunInput{Reason: ReasonManual, Existing: done}, false, "no sensor data has changed", "rejected"},
-		{"run in progress", RerunInput{Reason: ReasonManual, Existing: running}, false, "in progress", ""},
-		{"excluded", RerunInput{Reason: ReasonManual, Excluded: true}, false, "excluded", ""},
-		{"manual budget used", RerunInput{Reason: ReasonManual, Existing: failed, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", ""},
-		{"other reasons have their own count", RerunInput{Reason: "backfill", Existing: failed, Ledger: []string{ReasonManual}}, true, "", ""},
-		{"drift and late data share a budget", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{ReasonLateData}}, false, "drift rerun limit exceeded (1/1)", ""},
+		{"run in progress", RerunInput{Reason: ReasonManual, Existing: running}, false, "in progress", "not evaluated (refused first: a run is in progress)"},
+		{"excluded, the rule named", RerunInput{Reason: ReasonManual, Exclusion: "2026-03-14 (Saturday) is excluded as a weekend (exclude.weekends)"}, false,
+			"the period is excluded: 2026-03-14 (Saturday) is excluded as a weekend (exclude.weekends)", "not evaluated (refused first: the period is excluded)"},
+		{"manual budget used", RerunInput{Reason: ReasonManual, Existing: failed, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
+		{"budget used after a success: the breaker was not evaluated", RerunInput{Reason: ReasonManual, Existing: done, FreshData: true, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
+		{"other reasons have their own count", RerunInput{Reason: "backfill", Existing: failed, Ledger: []string{ReasonManual}}, true, "", "skipped (the last run did not succeed)"},
+		{"drift and late data share a budget", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{ReasonLateData}}, false, "drift rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
 		{"job retries do not count against reruns", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{LedgerJobRetry, LedgerJobRetry}}, true, "", "passed"},
 	}
 	for _, c := range cases {
@@ -227,7 +231,7 @@ func TestDecideRerun(t *testing.T) {
 			if d.Accepted != c.accepted || (c.label != "" && !strings.Contains(d.Label, c.label)) {
 				t.Fatalf("got accepted=%v label=%q; want %v containing %q", d.Accepted, d.Label, c.accepted, c.label)
 			}
-			if c.breaker != "" && d.CircuitBreaker != c.breaker {
+			if d.CircuitBreaker != c.breaker {
 				t.Fatalf("circuit breaker %q, want %q", d.CircuitBreaker, c.breaker)
 			}
 		})

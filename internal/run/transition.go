@@ -2,10 +2,12 @@ package run
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -60,17 +62,18 @@ func (r *Run) end(s State, o Outcome, now time.Time) {
 // rules: trigger when they passed, evaluate again after the interval, or
 // end the run when the window has closed. The last evaluation happens at
 // the window's close, so data that arrives just before it still counts.
-func AfterEvaluation(r Run, passed bool, summary string, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+func AfterEvaluation(r Run, out rule.Outcome, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
 	var eff Effect
+	summary := out.Summary()
 	if per, err := schedule.ParsePeriod(r.Period); err == nil && Excluded(p, per) {
 		// A reload excluded the period while its run was waiting.
-		eff.note(event.PipelineExcluded, "run ended: the period's date is now excluded by the calendar", "reason", "evaluation")
+		eff.note(event.PipelineExcluded, "run ended: "+ExclusionReason(p, per), "reason", "evaluation", "excludedBy", strings.Join(ExcludedBy(p, per), ", "))
 		r.end(FailedFinal, OutcomeExcluded, now)
 		eff.Ended = true
 		return r, eff
 	}
-	if passed {
-		eff.note(event.ValidationPassed, "all validation rules passed", "rules", summary)
+	if out.Passed {
+		eff.note(event.ValidationPassed, PassedMessage(out), "rules", summary, "passedRules", strings.Join(passedRules(out), ", "))
 		r.enter(Triggering, now)
 		r.TriggerErrors = 0
 		r.ExpiresAt = now.Add(TriggerLease + ttlMargin)
@@ -90,6 +93,28 @@ func AfterEvaluation(r Run, passed bool, summary string, p *pipeline.Pipeline, n
 	}
 	eff.Next, eff.NextAt = StepEvaluate, next
 	return r, eff
+}
+
+// PassedMessage says how the validation rules passed: all of them (ALL
+// mode), or which ones did (ANY mode, where one is enough).
+func PassedMessage(out rule.Outcome) string {
+	if out.Mode != rule.Any {
+		return "all validation rules passed"
+	}
+	passed := passedRules(out)
+	return fmt.Sprintf("validation passed (ANY mode, %d of %d rules): %s passed", len(passed), len(out.Results), strings.Join(passed, ", "))
+}
+
+// passedRules names the rules that passed as explain shows them ("rows gte
+// count").
+func passedRules(out rule.Outcome) []string {
+	var names []string
+	for _, res := range out.Results {
+		if res.Passed {
+			names = append(names, strings.Join(strings.Fields(res.Rule.Key+" "+string(res.Rule.Op)+" "+res.Rule.Field), " "))
+		}
+	}
+	return names
 }
 
 // BeginTrigger marks a trigger call as in flight. It is committed before
@@ -222,10 +247,24 @@ func RetryBudget(c Category, p *pipeline.Pipeline) int {
 // LedgerJobRetry is the ledger reason of an automatic retry.
 const LedgerJobRetry = "job-fail-retry"
 
+// RetriesUsed counts the automatic retries in a period's ledger reasons:
+// only they draw on maxRetries / maxCodeRetries, not reruns (manual, late
+// data, drift), which have budgets of their own.
+func RetriesUsed(ledger []string) int {
+	n := 0
+	for _, l := range ledger {
+		if l == LedgerJobRetry {
+			n++
+		}
+	}
+	return n
+}
+
 // JobFailed decides what follows a failed job: retry at once within the
-// budget (retries so far are counted in the ledger), or end the run. A
-// retry of an excluded period is refused.
-func JobFailed(r Run, f Failure, retriesUsed int, excluded bool, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+// budget (retriesUsed: the automatic retries of the period so far, see
+// RetriesUsed), or end the run. A retry of an excluded period is refused
+// (exclusion: why it is excluded, ExclusionReason; "" when it is not).
+func JobFailed(r Run, f Failure, retriesUsed int, exclusion string, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
 	var eff Effect
 	if f.Category == "" {
 		f.Category = Transient
@@ -238,8 +277,8 @@ func JobFailed(r Run, f Failure, retriesUsed int, excluded bool, p *pipeline.Pip
 		eff.note(event.RetryExhausted, fmt.Sprintf("retry limit reached (%d/%d)", retriesUsed, budget), "retries", retriesUsed, "maxRetries", budget, "category", string(f.Category), "source", "job")
 		r.end(FailedFinal, OutcomeRetriesExhausted, now)
 		eff.Ended = true
-	case excluded:
-		eff.note(event.PipelineExcluded, "job failure retry skipped: the period is excluded by the calendar", "reason", "retry")
+	case exclusion != "":
+		eff.note(event.PipelineExcluded, "job failure retry skipped: "+exclusion, "reason", "retry")
 		r.end(FailedFinal, OutcomeExcluded, now)
 		eff.Ended = true
 	default:
