@@ -57,7 +57,7 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	w := env.Stdout
 	fmt.Fprintf(w, "%s, period %s (%s), at %s\n", x.PipelineID, x.Period, x.Timezone, when(&x.Now))
 	if x.Excluded {
-		fmt.Fprintln(w, "excluded   the period's date is excluded by the calendar: nothing starts")
+		fmt.Fprintf(w, "excluded   %s: nothing starts\n", x.ExcludedBy)
 	}
 	if x.Paused {
 		fmt.Fprintln(w, "paused     new runs are held until resume")
@@ -99,14 +99,24 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		}
 		printJobOutput(w, x.Run.LastOutput)
 	}
+	// SLA instants in the SLA's zone, the others in the schedule's, each
+	// with UTC beside it.
 	d := x.Deadlines
+	slaZone := d.SLATimezone
+	if slaZone == "" {
+		slaZone = x.Timezone
+	}
 	for _, l := range []struct {
 		name string
 		at   *time.Time
-	}{{"sla warning", d.SLAWarning}, {"sla breach", d.SLABreach}, {"relative sla breach", d.RelativeSLABreach}, {"trigger deadline", d.TriggerDeadline}, {"next cron tick", d.NextCronTick}, {"first trigger data", d.FirstTriggerSensor}} {
+		zone string
+	}{{"sla warning", d.SLAWarning, slaZone}, {"sla breach", d.SLABreach, slaZone}, {"relative sla breach", d.RelativeSLABreach, slaZone}, {"trigger deadline", d.TriggerDeadline, x.Timezone}, {"next cron tick", d.NextCronTick, x.Timezone}, {"first trigger data", d.FirstTriggerSensor, x.Timezone}} {
 		if l.at != nil {
-			fmt.Fprintf(w, "%-20s %s\n", l.name, when(l.at))
+			fmt.Fprintf(w, "%-20s %s\n", l.name, zoned(l.at, l.zone, x.Period))
 		}
+	}
+	if note := beforeLoad(d.SLAWarningBeforeLoad, d.SLABreachBeforeLoad, d.LoadedAt, slaZone, x.Period); note != "" {
+		fmt.Fprintln(w, note)
 	}
 	fmt.Fprintln(w, "\nbudgets")
 	for _, b := range x.Budgets {

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
@@ -53,7 +55,7 @@ func runStatus(ctx context.Context, env Env, args []string) int {
 		tw := tabwriter.NewWriter(env.Stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PIPELINE\tPERIOD\tRUN\tSLA BREACH\tPAUSED")
 		for _, p := range list.Pipelines {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", p.ID, p.CurrentPeriod, runState(p.Run), slaBreach(p.SLA), p.Paused)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", p.ID, p.CurrentPeriod, runState(p.Run), slaBreach(p.SLA, p.CurrentPeriod), p.Paused)
 		}
 		tw.Flush()
 		if len(list.Pipelines) == 0 {
@@ -103,8 +105,11 @@ func runStatus(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(env.Stdout, "pipeline   %s (owner %s, schedule %s, %s)\n", p.ID, p.Owner, p.ScheduleID, p.Timezone)
 	fmt.Fprintf(env.Stdout, "period     %s\n", p.CurrentPeriod)
 	fmt.Fprintf(env.Stdout, "run        %s\n", runState(p.Run))
-	if p.SLA != nil {
-		fmt.Fprintf(env.Stdout, "sla        deadline %s: warning %s, breach %s\n", p.SLA.Deadline, when(p.SLA.Warning), when(&p.SLA.Breach))
+	if s := p.SLA; s != nil {
+		fmt.Fprintf(env.Stdout, "sla        deadline %s: warning %s, breach %s\n", s.Deadline, zoned(s.Warning, s.Timezone, p.CurrentPeriod), zoned(&s.Breach, s.Timezone, p.CurrentPeriod))
+		if note := beforeLoad(s.WarningBeforeLoad, s.BreachBeforeLoad, s.LoadedAt, s.Timezone, p.CurrentPeriod); note != "" {
+			fmt.Fprintf(env.Stdout, "           %s\n", note)
+		}
 	}
 	if p.NextTick != nil {
 		fmt.Fprintf(env.Stdout, "next tick  %s\n", when(p.NextTick))
@@ -143,9 +148,58 @@ func runState(r *api.RunBrief) string {
 	return s
 }
 
-func slaBreach(s *api.SLAView) string {
+func slaBreach(s *api.SLAView, period string) string {
 	if s == nil {
 		return "-"
 	}
-	return when(&s.Breach)
+	return zoned(&s.Breach, s.Timezone, period)
+}
+
+// zoned renders an instant for people in the zone it belongs to, with UTC
+// in parentheses: "09:00 America/New_York (14:00Z)", the date added where
+// it is not the period's date ("2026-03-11 06:00 Europe/Paris (05:00Z)",
+// "20:00 America/New_York (2026-03-11 00:00Z)"). An unknown zone falls
+// back to UTC alone.
+func zoned(t *time.Time, zone, period string) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		return when(t)
+	}
+	clock := func(x time.Time) string {
+		if x.Second() != 0 {
+			return x.Format("15:04:05")
+		}
+		return x.Format("15:04")
+	}
+	day := func(x time.Time) string { return x.Format(time.DateOnly) }
+	local, utc := t.In(loc), t.UTC()
+	periodDate, _, _ := strings.Cut(period, "T")
+	out := clock(local) + " " + zone
+	if day(local) != periodDate {
+		out = day(local) + " " + out
+	}
+	if loc == time.UTC {
+		return out
+	}
+	u := clock(utc) + "Z"
+	if day(utc) != day(local) {
+		u = day(utc) + " " + u
+	}
+	return out + " (" + u + ")"
+}
+
+// beforeLoad says which SLA alerts of a period are not sent because their
+// time came before the pipeline was first loaded (SLA alerts are
+// forward-only); "" when none.
+func beforeLoad(warning, breach bool, loadedAt *time.Time, zone, period string) string {
+	switch {
+	case breach:
+		return "no SLA verdict: pipeline loaded at " + zoned(loadedAt, zone, period) + ", after the breach time"
+	case warning:
+		return "no SLA warning: pipeline loaded at " + zoned(loadedAt, zone, period) + ", after the warning time"
+	}
+	return ""
 }

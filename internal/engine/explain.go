@@ -25,6 +25,10 @@ type Explanation struct {
 	Paused     bool      `json:"paused"`
 	DryRun     bool      `json:"dryRun"`
 	Excluded   bool      `json:"excluded"`
+	// ExcludedBy says why the period is excluded, naming the rule of
+	// schedule.exclude ("2026-03-14 (Saturday) is excluded as a weekend
+	// (exclude.weekends)").
+	ExcludedBy string `json:"excludedBy,omitempty"`
 
 	Validation RuleSet      `json:"validation"`
 	Trigger    *RuleCheck   `json:"trigger,omitempty"` // the trigger condition against the period's trigger sensor
@@ -73,12 +77,19 @@ type RunSummary struct {
 
 // Deadlines are the period's resolved instants.
 type Deadlines struct {
-	SLAWarning         *time.Time `json:"slaWarning,omitempty"`
-	SLABreach          *time.Time `json:"slaBreach,omitempty"`
-	RelativeSLABreach  *time.Time `json:"relativeSlaBreach,omitempty"`
-	TriggerDeadline    *time.Time `json:"triggerDeadline,omitempty"`
-	NextCronTick       *time.Time `json:"nextCronTick,omitempty"`
-	FirstTriggerSensor *time.Time `json:"firstTriggerSensor,omitempty"`
+	SLATimezone string     `json:"slaTimezone,omitempty"` // the zone the SLA deadline is read in (sla.timezone, default schedule.timezone)
+	SLAWarning  *time.Time `json:"slaWarning,omitempty"`
+	SLABreach   *time.Time `json:"slaBreach,omitempty"`
+	// SLA alerts are forward-only: a warning or breach time that came
+	// before the pipeline was first loaded (LoadedAt) is not reported —
+	// no SLA_WARNING, and no SLA_BREACH nor verdict at completion.
+	LoadedAt             *time.Time `json:"loadedAt,omitempty"` // set when one of the two came before it
+	SLAWarningBeforeLoad bool       `json:"slaWarningBeforeLoad,omitempty"`
+	SLABreachBeforeLoad  bool       `json:"slaBreachBeforeLoad,omitempty"`
+	RelativeSLABreach    *time.Time `json:"relativeSlaBreach,omitempty"`
+	TriggerDeadline      *time.Time `json:"triggerDeadline,omitempty"`
+	NextCronTick         *time.Time `json:"nextCronTick,omitempty"`
+	FirstTriggerSensor   *time.Time `json:"firstTriggerSensor,omitempty"`
 }
 
 // BudgetUsed is one budget of the period and how much of it is used.
@@ -106,7 +117,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	}
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
 	x := Explanation{PipelineID: p.ID, ScheduleID: key.ScheduleID, Period: key.Period, Now: now, Timezone: p.Schedule.Location.String(),
-		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per)}
+		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per), ExcludedBy: run.ExclusionReason(p, per)}
 
 	sensors, err := e.sensorsFor(ctx, p.ID, per, nil)
 	if err != nil {
@@ -133,7 +144,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	case !errors.Is(err, store.ErrNotFound):
 		return x, err
 	}
-	if err := e.explainDeadlines(ctx, &x, p, key, per, now); err != nil {
+	if err := e.explainDeadlines(ctx, &x, p, lp.row.FirstLoadedAt, key, per, now); err != nil {
 		return x, err
 	}
 	ledger, err := e.st.LedgerList(ctx, key)
@@ -208,12 +219,19 @@ func summarize(r run.Run) *RunSummary {
 	return s
 }
 
-func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeline.Pipeline, key run.Key, per schedule.Period, now time.Time) error {
+func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeline.Pipeline, loadedAt time.Time, key run.Key, per schedule.Period, now time.Time) error {
 	ptr := func(t time.Time) *time.Time { return &t }
+	if p.SLA != nil {
+		x.Deadlines.SLATimezone = p.SLA.Location.String()
+	}
 	if abs, ok, err := run.ResolveAbsoluteSLA(p, per); err == nil && ok {
 		x.Deadlines.SLABreach = ptr(abs.Breach)
 		if !abs.Warning.IsZero() {
 			x.Deadlines.SLAWarning = ptr(abs.Warning)
+		}
+		x.Deadlines.SLAWarningBeforeLoad, x.Deadlines.SLABreachBeforeLoad = run.SLABeforeLoad(abs, loadedAt)
+		if x.Deadlines.SLAWarningBeforeLoad || x.Deadlines.SLABreachBeforeLoad {
+			x.Deadlines.LoadedAt = ptr(loadedAt)
 		}
 	}
 	m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
@@ -238,14 +256,8 @@ func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeli
 }
 
 func budgets(p *pipeline.Pipeline, ledger []store.LedgerEntry) []BudgetUsed {
-	reasons := make([]string, len(ledger))
-	retries := 0
-	for i, l := range ledger {
-		reasons[i] = l.Reason
-		if l.Reason == run.LedgerJobRetry {
-			retries++
-		}
-	}
+	reasons := ledgerReasons(ledger)
+	retries := run.RetriesUsed(reasons)
 	drift, driftUsed := run.RerunBudget(run.ReasonDrift, reasons, p)
 	manual, manualUsed := run.RerunBudget(run.ReasonManual, reasons, p)
 	return []BudgetUsed{

@@ -44,8 +44,15 @@ type RunBrief struct {
 // SLAView is a period's resolved sla.deadline.
 type SLAView struct {
 	Deadline string     `json:"deadline"` // as configured
+	Timezone string     `json:"timezone"` // the zone it is read in (sla.timezone, default schedule.timezone)
 	Warning  *time.Time `json:"warningAt,omitempty"`
 	Breach   time.Time  `json:"breachAt"`
+	// SLA alerts are forward-only: a warning or breach time that came
+	// before the pipeline was first loaded (LoadedAt, set when one did)
+	// is not reported — no SLA_WARNING, no SLA_BREACH nor verdict.
+	LoadedAt          *time.Time `json:"loadedAt,omitempty"`
+	WarningBeforeLoad bool       `json:"warningBeforeLoad,omitempty"`
+	BreachBeforeLoad  bool       `json:"breachBeforeLoad,omitempty"`
 }
 
 type PipelineList struct {
@@ -144,9 +151,13 @@ func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipel
 	// A deadline that does not resolve for this period is left out here;
 	// explain shows the period in detail.
 	if sla, ok, err := run.ResolveAbsoluteSLA(p, cur); err == nil && ok {
-		v.SLA = &SLAView{Deadline: sla.Deadline, Breach: sla.Breach.UTC()}
+		v.SLA = &SLAView{Deadline: sla.Deadline, Timezone: p.SLA.Location.String(), Breach: sla.Breach.UTC()}
 		if !sla.Warning.IsZero() {
 			v.SLA.Warning = utcPtr(sla.Warning)
+		}
+		v.SLA.WarningBeforeLoad, v.SLA.BreachBeforeLoad = run.SLABeforeLoad(sla, row.FirstLoadedAt)
+		if v.SLA.WarningBeforeLoad || v.SLA.BreachBeforeLoad {
+			v.SLA.LoadedAt = utcPtr(row.FirstLoadedAt)
 		}
 	}
 	if c := p.Schedule.Cron; !c.IsZero() {
