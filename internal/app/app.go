@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,7 +174,7 @@ func readSecretFile(path string) ([]byte, error) {
 // Jobs returns the job runners by type. allow is the SSRF guard's
 // allow-list of the HTTP-family types (interlock.yaml
 // triggers.allowAddresses); they share one client.
-func Jobs(lookup func(string) (string, bool), allow []netip.Prefix) trigger.Registry {
+func Jobs(lookup func(string) (string, bool), allow []pipeline.AllowAddress) trigger.Registry {
 	client := httpx.NewClient(allow)
 	return trigger.Registry{
 		string(pipeline.JobHTTP):          httpjob.Runner{Client: client, LookupEnv: lookup},

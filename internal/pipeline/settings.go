@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,9 +72,9 @@ type RuleSettings struct {
 
 // Triggers configures the job triggers.
 type Triggers struct {
-	// AllowAddresses are the networks HTTP-family jobs may reach despite
-	// the SSRF guard.
-	AllowAddresses []netip.Prefix
+	// AllowAddresses are the networks (and ports) HTTP-family jobs may
+	// reach despite the SSRF guard.
+	AllowAddresses []AllowAddress
 }
 
 // Settings defaults.
@@ -181,10 +182,10 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 	}
 	if raw.Triggers != nil {
 		for i, a := range raw.Triggers.AllowAddresses {
-			if p, ok := parsePrefix(a); ok {
-				s.Triggers.AllowAddresses = append(s.Triggers.AllowAddresses, p)
+			if e, err := ParseAllowAddress(a); err == nil {
+				s.Triggers.AllowAddresses = append(s.Triggers.AllowAddresses, e)
 			} else {
-				d.ErrorAt(confdec.Index(b.at("triggers.allowAddresses"), i), "%q is not a CIDR (10.20.0.0/16) or an IP address", a)
+				d.ErrorAt(confdec.Index(b.at("triggers.allowAddresses"), i), "%v", err)
 			}
 		}
 	}
@@ -198,12 +199,92 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 	return s
 }
 
-// parsePrefix reads a CIDR, or a single address as its own /32 or /128.
-func parsePrefix(s string) (netip.Prefix, bool) {
+// AllowAddress is one entry of triggers.allowAddresses: a network that
+// HTTP-family jobs may reach despite the SSRF guard, on one port or on
+// all of them. The guard (internal/trigger/httpx) also keeps a redirect
+// within the entry that allowed the call's first request.
+type AllowAddress struct {
+	Prefix netip.Prefix // masked; a single address is its own /32 or /128
+	Port   uint16       // 0: every port
+}
+
+// String is the entry as interlock.yaml writes it: 10.0.0.5,
+// 10.20.0.0/16:443, fd00::/8, [::1]:8080, [fd00::/8]:443.
+func (a AllowAddress) String() string {
+	network := a.Prefix.String()
+	if a.Prefix.IsSingleIP() {
+		network = a.Prefix.Addr().String()
+	}
+	switch {
+	case a.Port == 0:
+		return network
+	case a.Prefix.Addr().Is6():
+		return "[" + network + "]:" + strconv.Itoa(int(a.Port))
+	}
+	return network + ":" + strconv.Itoa(int(a.Port))
+}
+
+// allowAddressForms is how an invalid entry's error says what is wanted.
+const allowAddressForms = `want IP, IP:PORT, CIDR or CIDR:PORT, e.g. 10.0.0.5, 10.0.0.5:8080, 10.20.0.0/16, 10.20.0.0/16:443; ` +
+	`IPv6 with a port in brackets, quoted: "[::1]:8080", "[fd00::/8]:443"`
+
+// ParseAllowAddress reads an entry of triggers.allowAddresses. The forms
+// are IP, IP:PORT, CIDR and CIDR:PORT; an IPv6 address or CIDR takes a
+// port only in brackets ([::1]:8080, [fd00::/8]:443), so that a bare IPv6
+// entry is always all address (::1:8080 is an address, not ::1 port 8080).
+// A host part with bits set past the prefix length is masked
+// (10.1.2.3/8 is 10.0.0.0/8). The error quotes the entry and says what is
+// wanted.
+func ParseAllowAddress(s string) (AllowAddress, error) {
+	bad := func(why string) (AllowAddress, error) {
+		return AllowAddress{}, fmt.Errorf("%q: %s", s, why)
+	}
+	if strings.Contains(s, "%") {
+		return bad("an address with a zone (%eth0) cannot be allowed: write it without the zone")
+	}
+	if p, ok := parseNet(s); ok {
+		return AllowAddress{Prefix: p}, nil
+	}
+	network, port, bracketed := s, "", false
+	if rest, ok := strings.CutPrefix(s, "["); ok {
+		inner, after, ok := strings.Cut(rest, "]")
+		if !ok {
+			return bad(allowAddressForms)
+		}
+		if after == "" {
+			return bad("brackets are only for an IPv6 entry with a port: write " + inner + ", or [" + inner + "]:PORT")
+		}
+		if port, ok = strings.CutPrefix(after, ":"); !ok {
+			return bad(allowAddressForms)
+		}
+		network, bracketed = inner, true
+	} else if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		network, port = s[:i], s[i+1:]
+	} else {
+		return bad("not an IP address or CIDR: " + allowAddressForms)
+	}
+	p, ok := parseNet(network)
+	switch {
+	case !ok:
+		return bad("not an IP address or CIDR: " + allowAddressForms)
+	case bracketed && !p.Addr().Is6():
+		return bad("brackets are for IPv6 only: write " + network + ":" + port)
+	case !bracketed && p.Addr().Is6():
+		return bad("an IPv6 entry with a port is written in brackets: \"[" + network + "]:" + port + "\"")
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return bad("port " + strconv.Quote(port) + " is not a port number (want 1 to 65535)")
+	}
+	return AllowAddress{Prefix: p, Port: uint16(n)}, nil
+}
+
+// parseNet reads a CIDR, or a single address as its own /32 or /128.
+func parseNet(s string) (netip.Prefix, bool) {
 	if p, err := netip.ParsePrefix(s); err == nil {
 		return p.Masked(), true
 	}
-	if a, err := netip.ParseAddr(s); err == nil {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
 		return netip.PrefixFrom(a, a.BitLen()), true
 	}
 	return netip.Prefix{}, false

@@ -38,7 +38,7 @@ func TestParseSettingsProductExample(t *testing.T) {
 	if len(s.Server.Tokens) != 1 || s.Server.Tokens[0] != (Token{Name: "etl", Role: RoleWriter, TokenEnv: "INTERLOCK_ETL_TOKEN"}) {
 		t.Errorf("tokens = %+v", s.Server.Tokens)
 	}
-	if s.Triggers.AllowAddresses[0] != netip.MustParsePrefix("10.20.0.0/16") {
+	if s.Triggers.AllowAddresses[0] != (AllowAddress{Prefix: netip.MustParsePrefix("10.20.0.0/16")}) {
 		t.Errorf("allow = %v", s.Triggers.AllowAddresses)
 	}
 	if len(s.Alerts) != 3 || s.Alerts[0].Type != AlertSlack || !reflect.DeepEqual(s.Alerts[0].Match.Types, []event.Type{event.SLABreach, event.JobFailed}) ||
@@ -96,7 +96,7 @@ func TestParseSettingsValid(t *testing.T) {
 		t.Errorf("explicit empty envAllow must stay empty (allow nothing), got %#v", s.Server.EnvAllow)
 	}
 	s, _ = ParseSettings("i.yaml", []byte("triggers: {allowAddresses: [192.168.1.10]}\n"))
-	if s.Triggers.AllowAddresses[0] != netip.MustParsePrefix("192.168.1.10/32") {
+	if s.Triggers.AllowAddresses[0] != (AllowAddress{Prefix: netip.MustParsePrefix("192.168.1.10/32")}) {
 		t.Errorf("single address = %v", s.Triggers.AllowAddresses)
 	}
 }
@@ -128,7 +128,7 @@ func TestParseSettingsInvalid(t *testing.T) {
 		{"stuck threshold high", "watchdog: {stuckRunThreshold: 8d}\n", `i.yaml:1: watchdog.stuckRunThreshold: 192h0m0s is out of range`},
 		{"skew high", "rules: {maxClockSkew: 2h}\n", `i.yaml:1: rules.maxClockSkew: 2h0m0s is out of range (want 0s to 1h0m0s)`},
 		{"bad duration", "watchdog: {interval: 5}\n", `i.yaml:1: watchdog.interval: want a duration like "5m", got the number 5`},
-		{"bad cidr", "triggers:\n  allowAddresses: [10.0.0.0/33]\n", `i.yaml:2: triggers.allowAddresses[0]: "10.0.0.0/33" is not a CIDR (10.20.0.0/16) or an IP address`},
+		{"bad cidr", "triggers:\n  allowAddresses: [10.0.0.0/33]\n", `i.yaml:2: triggers.allowAddresses[0]: "10.0.0.0/33": not an IP address or CIDR: want IP, IP:PORT, CIDR or CIDR:PORT`},
 		{"bad glob", "pipelines: \"[\"\n", `i.yaml:1: pipelines: malformed glob "["`},
 		{"empty pipelines", "pipelines: \"\"\n", `i.yaml:1: pipelines: must not be empty`},
 		{"alert type", "alerts: [{type: slak}]\n", `i.yaml:1: alerts[0].type: unknown alert type "slak", did you mean "slack"?`},

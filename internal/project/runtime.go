@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -96,34 +97,44 @@ var httpURLField = map[pipeline.JobType]string{
 }
 
 // ssrfWarnings warns when an HTTP-family job's URL names, literally, an
-// address the SSRF guard refuses (an IP, or localhost) and
-// triggers.allowAddresses does not cover it: every call would be refused
-// at run time. A DNS name is not judged (it may resolve elsewhere where
-// serve runs), nor is a host built from template variables.
-func ssrfWarnings(file string, root *yaml.Node, p *pipeline.Pipeline, allow []netip.Prefix) []Warning {
+// address the SSRF guard refuses (an IP, or localhost) and no entry of
+// triggers.allowAddresses covers it on the URL's port: every call would
+// be refused at run time. A DNS name is not judged (it may resolve
+// elsewhere where serve runs), nor is a host built from template
+// variables.
+func ssrfWarnings(file string, root *yaml.Node, p *pipeline.Pipeline, allow []pipeline.AllowAddress) []Warning {
 	field, ok := httpURLField[p.Job.Type]
 	if !ok || !p.Job.Config.Has(field) {
 		return nil
 	}
-	host, addrs := literalHost(p.Job.Config.Str(field))
+	raw := p.Job.Config.Str(field)
+	host, addrs := literalHost(raw)
 	if len(addrs) == 0 {
 		return nil
 	}
+	port := literalPort(raw)
 	g := httpx.NewGuard(allow)
-	why := ""
+	why, byPort := "", false
 	for _, a := range addrs {
-		w := g.Refusal(a)
+		ap := netip.AddrPortFrom(a, port)
+		w := g.Refusal(ap)
 		if w == "" {
 			return nil // one reachable address is enough: the dialer tries each
 		}
-		if why == "" {
-			why = w
+		// Say rather that an entry covers the address on other ports, if
+		// one does: that is the likelier mistake.
+		if portOnly := w != httpx.NewGuard(nil).Refusal(ap); why == "" || portOnly && !byPort {
+			why, byPort = w, portOnly
 		}
 	}
-	what := "host " + host + " is " + why
+	what := "host " + host
 	if len(addrs) > 1 || addrs[0].String() != host {
-		what = fmt.Sprintf("host %s (%s) is %s", host, joinAddrs(addrs), why)
+		what = fmt.Sprintf("host %s (%s)", host, joinAddrs(addrs))
 	}
+	if byPort {
+		what += fmt.Sprintf(" port %d", port)
+	}
+	what += " is " + why
 	return []Warning{{File: file, Line: lineOf(root, "job", "config", field), Path: "job.config." + field, Severity: SeverityWarning,
 		Msg: what + ": the SSRF guard will refuse every call unless interlock.yaml triggers.allowAddresses covers it"}}
 }
@@ -164,6 +175,29 @@ func literalHost(raw string) (string, []netip.Addr) {
 		return host, []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}
 	}
 	return host, nil
+}
+
+// literalPort is the port a job URL connects to: the one it names, else
+// its scheme's (80, 443); 0 when that cannot be told.
+func literalPort(raw string) uint16 {
+	u, err := url.Parse(templateVar.ReplaceAllString(raw, hostPlaceholder))
+	if err != nil {
+		return 0
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err != nil {
+			return 0
+		}
+		return uint16(n)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return 80
+	case "https":
+		return 443
+	}
+	return 0
 }
 
 // lineOf follows mapping keys (string) and list indexes (int) from root

@@ -200,7 +200,7 @@ func TestGuardWarningUsesTheAllowList(t *testing.T) {
 	if got := ws[0].String(); got != "p.yaml:6: job.config.url: warning: host 10.1.2.3 is a private address: the SSRF guard will refuse every call unless interlock.yaml triggers.allowAddresses covers it" {
 		t.Fatalf("rendered: %s", got)
 	}
-	if ws := ssrfWarnings("p.yaml", root, p, []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}); len(ws) != 0 {
+	if ws := ssrfWarnings("p.yaml", root, p, []pipeline.AllowAddress{{Prefix: netip.MustParsePrefix("10.1.0.0/16")}}); len(ws) != 0 {
 		t.Fatalf("allowed: %+v", ws)
 	}
 }

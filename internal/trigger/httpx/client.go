@@ -3,7 +3,9 @@
 // item 11): every connection — the first and each redirect's — is judged
 // after DNS resolution, and loopback, private, link-local (cloud metadata),
 // multicast, unspecified and other internal addresses are refused unless
-// interlock.yaml triggers.allowAddresses allows them. It also owns
+// an entry of interlock.yaml triggers.allowAddresses allows them (address
+// and port); a redirect stays within the entry that allowed the call's
+// first request, or among public addresses if that was public. It also owns
 // redaction: an error built here never carries a header value, an
 // ${env:…} value or raw response bytes.
 //
@@ -20,10 +22,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
 )
 
 // DefaultTimeout bounds a call (connect, send, read the response) when the
@@ -44,14 +50,47 @@ type Client struct {
 	hc *http.Client
 }
 
-// NewClient returns a client whose guard allows the networks in allow.
-func NewClient(allow []netip.Prefix) *Client {
+// NewClient returns a client whose guard allows the entries of allow.
+func NewClient(allow []pipeline.AllowAddress) *Client {
 	return newClient(allow, nil)
 }
 
 // newClient resolves names with resolver (nil: the default resolver).
-func newClient(allow []netip.Prefix, resolver *net.Resolver) *Client {
+func newClient(allow []pipeline.AllowAddress, resolver *net.Resolver) *Client {
 	g := NewGuard(allow)
+	rt := &guardedTransport{guard: g, resolver: resolver, redirects: map[string]*http.Transport{}}
+	rt.first = rt.transport(g.control)
+	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: checkRedirect}}
+}
+
+// guardedTransport sends each request of a call through a transport whose
+// dialer judges the address connected to: the call's first request
+// through one that admits what Guard.Check admits, each redirect through
+// one that admits only the scope of the first request (Guard.checkHop).
+// Connections are pooled per transport, so a redirect never reuses a
+// connection that another scope's judgement let through.
+type guardedTransport struct {
+	guard    Guard
+	resolver *net.Resolver
+	first    *http.Transport
+
+	mu        sync.Mutex
+	redirects map[string]*http.Transport // by scope.key
+}
+
+// callKey holds a call's *callState in its requests' context: net/http
+// gives a redirect's request the context of the first.
+type callKey struct{}
+
+// callState is what a call's later requests need from its first.
+type callState struct {
+	mu      sync.Mutex
+	started bool
+	first   netip.AddrPort // the address the first request connected to
+}
+
+// transport is an http.Transport whose every connection passes control.
+func (rt *guardedTransport) transport(control func(context.Context, string, string, syscall.RawConn) error) *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// With a proxy the guard would only see the proxy's address, never the
 	// target's: environment proxies are not used.
@@ -59,10 +98,77 @@ func newClient(allow []netip.Prefix, resolver *net.Resolver) *Client {
 	tr.DialContext = (&net.Dialer{
 		Timeout:        DefaultTimeout,
 		KeepAlive:      30 * time.Second,
-		ControlContext: g.control,
-		Resolver:       resolver,
+		ControlContext: control,
+		Resolver:       rt.resolver,
 	}).DialContext
-	return &Client{hc: &http.Client{Transport: tr, CheckRedirect: checkRedirect}}
+	return tr
+}
+
+func (rt *guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	st, ok := req.Context().Value(callKey{}).(*callState)
+	if !ok {
+		return nil, errors.New("a request not sent by httpx.Client.Do")
+	}
+	st.mu.Lock()
+	first, started := st.first, st.started
+	st.started = true
+	st.mu.Unlock()
+	if !started {
+		// Record the address the first request actually got its answer
+		// from (after DNS, and after any retry on a fresh connection).
+		trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+			ap, err := netip.ParseAddrPort(info.Conn.RemoteAddr().String())
+			if err != nil {
+				ap = netip.AddrPort{} // unknown: redirects are refused
+			}
+			st.mu.Lock()
+			st.first = ap
+			st.mu.Unlock()
+		}}
+		return rt.first.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	}
+	tr, err := rt.forRedirect(first)
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	return tr.RoundTrip(req)
+}
+
+// forRedirect is the transport for the redirects of a call whose first
+// request connected to first.
+func (rt *guardedTransport) forRedirect(first netip.AddrPort) (*http.Transport, error) {
+	s, err := rt.guard.scopeOf(first)
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	tr := rt.redirects[s.key()]
+	if tr == nil {
+		tr = rt.transport(func(_ context.Context, _, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("%w: cannot judge address %q", ErrBlocked, address)
+			}
+			return rt.guard.checkHop(s, ap)
+		})
+		rt.redirects[s.key()] = tr
+	}
+	return tr, nil
+}
+
+// CloseIdleConnections closes the idle connections of every transport
+// (http.Client.CloseIdleConnections calls it).
+func (rt *guardedTransport) CloseIdleConnections() {
+	rt.first.CloseIdleConnections()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, tr := range rt.redirects {
+		tr.CloseIdleConnections()
+	}
 }
 
 var defaultClient = sync.OnceValue(func() *Client { return NewClient(nil) })
@@ -131,6 +237,7 @@ func (c *Client) Do(ctx context.Context, call Call, sec *Secrets) (Response, err
 		return Response{}, sec.Err(errors.New("the URL is not an absolute http or https URL"))
 	}
 	where := call.where()
+	ctx = context.WithValue(ctx, callKey{}, &callState{})
 	var body io.Reader
 	if call.Body != nil {
 		body = bytes.NewReader(call.Body)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/interlockhq/interlock/internal/clock"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/pipeline"
 )
 
 // server is an httptest server counting the requests it got.
@@ -31,11 +33,25 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) 
 
 func ok(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"ok":true}`)) }
 
-// allowOnly admits srv's address and nothing else.
-func allowOnly(t *testing.T, srv *httptest.Server) []netip.Prefix {
+// allowOnly admits srv's address (on every port) and nothing else.
+func allowOnly(t *testing.T, srv *httptest.Server) []pipeline.AllowAddress {
 	t.Helper()
 	ap := netip.MustParseAddrPort(srv.Listener.Addr().String())
-	return []netip.Prefix{netip.PrefixFrom(ap.Addr(), ap.Addr().BitLen())}
+	return []pipeline.AllowAddress{{Prefix: netip.PrefixFrom(ap.Addr(), ap.Addr().BitLen())}}
+}
+
+// allowList is an allow-list as interlock.yaml writes it.
+func allowList(t *testing.T, entries ...string) []pipeline.AllowAddress {
+	t.Helper()
+	var out []pipeline.AllowAddress
+	for _, s := range entries {
+		e, err := pipeline.ParseAllowAddress(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func get(u string) Call { return Call{Method: http.MethodGet, URL: u} }
@@ -269,7 +285,7 @@ func TestErrorsNameTheCallButNoSecret(t *testing.T) {
 	sec := &Secrets{}
 	sec.Add("s3cr3t-value")
 	// Port 1 on the loopback is closed: the connection is refused.
-	_, err := NewClient([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}).Do(t.Context(),
+	_, err := NewClient(allowList(t, "127.0.0.1/32")).Do(t.Context(),
 		get("http://user:s3cr3t-value@127.0.0.1:1/hooks/s3cr3t-value?token=s3cr3t-value&x=1"), sec)
 	if err == nil {
 		t.Fatal("no error from a closed port")

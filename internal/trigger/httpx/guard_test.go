@@ -48,7 +48,7 @@ func TestGuardRefusesInternalAddresses(t *testing.T) {
 	g := NewGuard(nil)
 	for addr, why := range refused {
 		t.Run(addr, func(t *testing.T) {
-			err := g.Check(netip.MustParseAddr(addr))
+			err := g.Check(netip.AddrPortFrom(netip.MustParseAddr(addr), 443))
 			if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), why) {
 				t.Fatalf("Check(%s) = %v, want refused as %s", addr, err, why)
 			}
@@ -59,18 +59,14 @@ func TestGuardRefusesInternalAddresses(t *testing.T) {
 func TestGuardAdmitsPublicAddresses(t *testing.T) {
 	g := NewGuard(nil)
 	for _, addr := range []string{"8.8.8.8", "93.184.216.34", "172.32.0.1", "100.63.255.255", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::"} {
-		if err := g.Check(netip.MustParseAddr(addr)); err != nil {
+		if err := g.Check(netip.AddrPortFrom(netip.MustParseAddr(addr), 443)); err != nil {
 			t.Errorf("Check(%s) = %v, want allowed", addr, err)
 		}
 	}
 }
 
 func TestGuardAllowList(t *testing.T) {
-	g := NewGuard([]netip.Prefix{
-		netip.MustParsePrefix("10.20.0.0/16"),
-		netip.MustParsePrefix("127.0.0.1/32"),
-		netip.MustParsePrefix("fd00:1::/64"),
-	})
+	g := NewGuard(allowList(t, "10.20.0.0/16", "127.0.0.1/32", "fd00:1::/64"))
 	for addr, allowed := range map[string]bool{
 		"10.20.1.2":        true,
 		"10.21.0.1":        false, // next to the allowed network
@@ -82,7 +78,7 @@ func TestGuardAllowList(t *testing.T) {
 		"fd00:2::5":        false,
 		"169.254.169.254":  false,
 	} {
-		err := g.Check(netip.MustParseAddr(addr))
+		err := g.Check(netip.AddrPortFrom(netip.MustParseAddr(addr), 8080))
 		if (err == nil) != allowed {
 			t.Errorf("Check(%s) = %v, want allowed=%v", addr, err, allowed)
 		}
@@ -92,7 +88,7 @@ func TestGuardAllowList(t *testing.T) {
 // TestGuardRefusesWhatItCannotParse: the dialer hook gets "ip:port"; any
 // other shape is refused rather than waved through.
 func TestGuardRefusesWhatItCannotParse(t *testing.T) {
-	g := NewGuard([]netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")})
+	g := NewGuard(allowList(t, "0.0.0.0/0", "::/0"))
 	for _, addr := range []string{"", "localhost:80", "example.com:443", "10.0.0.1", "[::1]", "1.2.3.4:http", "999.1.1.1:80"} {
 		if err := g.control(context.Background(), "tcp", addr, nil); !errors.Is(err, ErrBlocked) {
 			t.Errorf("control(%q) = %v, want refused", addr, err)

@@ -14,14 +14,15 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
-// Allow is the allow-list that admits srv's address, and only it.
-func Allow(t testing.TB, srv *httptest.Server) []netip.Prefix {
+// Allow is the allow-list that admits srv's address and port, and only
+// them.
+func Allow(t testing.TB, srv *httptest.Server) []pipeline.AllowAddress {
 	t.Helper()
 	ap, err := netip.ParseAddrPort(srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatalf("server address: %v", err)
 	}
-	return []netip.Prefix{netip.PrefixFrom(ap.Addr(), ap.Addr().BitLen())}
+	return []pipeline.AllowAddress{{Prefix: netip.PrefixFrom(ap.Addr(), ap.Addr().BitLen()), Port: ap.Port()}}
 }
 
 // Client is a guarded client that may reach srv.
