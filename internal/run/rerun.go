@@ -67,12 +67,17 @@ type RerunDecision struct {
 
 // Circuit breaker verdicts (RerunDecision.CircuitBreaker).
 const (
-	BreakerPassed       = "passed"
-	BreakerRejected     = "rejected"
-	BreakerNeverRan     = "skipped (the period never ran)"
-	BreakerNoSuccess    = "skipped (the last run did not succeed)"
-	BreakerNotEvaluated = "not evaluated (refused first: %s)"
+	BreakerPassed    = "passed"
+	BreakerRejected  = "rejected"
+	BreakerNeverRan  = "skipped (the period never ran)"
+	BreakerNoSuccess = "skipped (the last run did not succeed)"
 )
+
+// breakerNotEvaluated is the verdict when an earlier check refused the
+// rerun before the circuit breaker was asked.
+func breakerNotEvaluated(refusedBy string) string {
+	return "not evaluated (refused first: " + refusedBy + ")"
+}
 
 // DecideRerun applies, in order: calendar exclusion, a run still in
 // progress, the budget, and the circuit breaker (after a success, a rerun
@@ -85,17 +90,17 @@ func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
 	switch {
 	case in.Exclusion != "":
 		d.Label = "the period is excluded: " + in.Exclusion
-		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "the period is excluded")
+		d.CircuitBreaker = breakerNotEvaluated("the period is excluded")
 	case in.Existing != nil && !in.Existing.State.Terminal():
 		d.Label = fmt.Sprintf("a run is in progress (%s)", in.Existing.State)
-		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "a run is in progress")
+		d.CircuitBreaker = breakerNotEvaluated("a run is in progress")
 	case d.Used >= d.Budget:
 		kind := "manual"
 		if IsDriftReason(in.Reason) {
 			kind = "drift"
 		}
 		d.Label = fmt.Sprintf("%s rerun limit exceeded (%d/%d)", kind, d.Used, d.Budget)
-		d.CircuitBreaker = fmt.Sprintf(BreakerNotEvaluated, "the rerun budget is used up")
+		d.CircuitBreaker = breakerNotEvaluated("the rerun budget is used up")
 	case completed && !in.FreshData:
 		d.CircuitBreaker = BreakerRejected
 		d.Label = "previous run succeeded and no sensor data has changed since"

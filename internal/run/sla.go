@@ -106,8 +106,10 @@ const maxSLAArmWalk = 24 * (366 + 2)
 // with "+Nd HH:MM" the N previous days (yesterday's data processed today),
 // with ":MM" the previous hour, with "HH:MM" on hourly periods the earlier
 // hours of the day. An earlier period's instant between loadedAt and now
-// is not armed again: the pipeline was loaded then, and that period's
-// timer was set at its start or at the load, and has fired or still waits.
+// is not armed again: the pipeline was loaded then, so that timer was set
+// at the period's start or at an earlier load and has fired or still waits
+// (one dropped while the pipeline's file was removed stays dropped; the
+// watchdog's sla-scheduling check re-arms a missing breach timer).
 // Periods the SLA does not apply to (SLAApplies: excluded, dry-run, off
 // the inclusion calendar or the cron) get nothing. Whether a period already
 // had its verdict or its run ended is for the caller to check in the store.
