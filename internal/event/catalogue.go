@@ -109,7 +109,7 @@ func init() {
 	def(JobPollExhausted, LevelError, "the job's poll window closed without a result; its state is unknown")
 	def(RetryExhausted, LevelError, "the retry budget or the trigger call's infrastructure retries are used up")
 	def(InfraFailure, LevelError, "Interlock could not carry out a step because of an infrastructure error")
-	def(PipelineExcluded, LevelInfo, "the period is excluded by the pipeline's calendar")
+	def(PipelineExcluded, LevelInfo, "the period is excluded by schedule.exclude (weekends, days, dates or a calendar)")
 	def(LateDataArrival, LevelWarning, "new trigger data arrived after the period's job succeeded")
 	def(RerunAccepted, LevelInfo, "a rerun was accepted")
 	def(RerunRejected, LevelWarning, "a rerun was refused by a budget or the circuit breaker")

@@ -19,9 +19,10 @@ const maxSLAWalk = 64
 //
 // It looks at the current period and walks back over earlier ones while
 // their breach is still ahead (an ":MM" deadline of the previous hour, a
-// "+1d HH:MM" deadline of yesterday), within Lookback and not before
-// FirstLoadedAt (the engine arms the period current at load, not the
-// ones before). A period is skipped when the SLA does not apply to it
+// "+1d HH:MM" deadline of yesterday), within Lookback — also periods
+// that started before the pipeline was first loaded, whose breach is
+// still ahead: the engine arms those at load too (run.SLATimersToArm),
+// and a breach time after the load is the pipeline's to report. A period is skipped when the SLA does not apply to it
 // (excluded, off the inclusion calendar), its run is terminal, or it had
 // its verdict or breach already.
 func slaScheduling(s *Snapshot) ([]Finding, error) {
@@ -36,7 +37,7 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 		cur := run.CurrentPeriod(p, s.Now)
 		for per, i := cur, 0; i < maxSLAWalk; per, i = prevPeriod(per), i+1 {
 			start := per.Start(loc)
-			if i > 0 && (start.Before(wp.FirstLoadedAt) || start.Before(oldest)) {
+			if i > 0 && start.Before(oldest) {
 				break
 			}
 			t, ok, err := run.ResolveAbsoluteSLA(p, per)
