@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
+
+	"github.com/interlockhq/interlock/internal/secret"
 )
 
 // Secret yields a credential (a Slack bot token, a webhook signing
@@ -65,18 +66,16 @@ func StaticSecret(v string) Secret {
 	}
 }
 
-// Redact replaces every occurrence of each secret in s with [REDACTED].
-// Secrets shorter than four characters are ignored: replacing them would
-// shred ordinary text and they protect nothing.
+// Redact replaces every secret in s, in every form it takes on the wire
+// (base64, JSON and URL escaping), with [redacted]: secret.Set.Redact,
+// the one redaction every job type and sink shares. Secrets shorter than
+// four characters are ignored: replacing them would shred ordinary text
+// and they protect nothing. Text from outside (an answer, a transport
+// error) goes through secret.Set.Line instead, which cleans first.
 func Redact(s string, secrets ...string) string {
-	// Longest first: a secret inside another must not leave the rest of
-	// the longer one visible.
-	secrets = slices.Clone(secrets)
-	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	var set secret.Set
 	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
+		set.Add(sec)
 	}
-	return s
+	return set.Redact(s)
 }

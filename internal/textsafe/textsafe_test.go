@@ -15,6 +15,16 @@ func TestLine(t *testing.T) {
 		"bad\xffutf8":            "badutf8",
 		"forged\nINFO msg=\"x\"": "forged INFO msg=\"x\"",
 		"":                       "",
+		// Characters that print as nothing are dropped, so a word split
+		// by them reads (and is redacted) whole.
+		"zw\u200bsp wj\u2060 bom\ufeff shy\u00ad":   "zwsp wj bom shy",
+		"vs\ufe0f cgj\u034f hf\u3164 tag\U000e0041": "vs cgj hf tag",
+		"nel\u0085 ls\u2028ps\u2029end":             "nel ls ps end",
+		// So are their escapes, as a JSON answer prints them.
+		`sec\u001bret sec\u200Bret sec\x00ret sec\U00002060ret`: "secret secret secret secret",
+		`nested \u00\x001b done`:                                "nested done",
+		`line\u000abreak`:                                       "line break",
+		`kept \u00e9 \x41 \u12 \\n C:\x`:                        `kept \u00e9 \x41 \u12 \\n C:\x`,
 	}
 	for in, want := range cases {
 		if got := Line(in); got != want {
@@ -49,8 +59,11 @@ func FuzzClean(f *testing.F) {
 			return
 		}
 		got := Clean(s, n)
-		if strings.ContainsAny(got, "\n\r\t\x00") || !utf8.ValidString(got) {
+		if strings.ContainsAny(got, "\n\r\t\x00\u200b") || !utf8.ValidString(got) {
 			t.Fatalf("Clean(%q, %d) = %q", s, n, got)
+		}
+		if len(Line(s)) <= n && Line(got) != got {
+			t.Fatalf("Line is not idempotent on %q", got)
 		}
 		if len(got) > n {
 			t.Fatalf("Clean(%q, %d) = %d bytes", s, n, len(got))
@@ -60,15 +73,18 @@ func FuzzClean(f *testing.F) {
 
 func TestLines(t *testing.T) {
 	cases := map[string]string{
-		"a\nb\tc":            "a\nb c",
-		"crlf\r\nline":       "crlf\nline",
-		"progress\r50%\r":    "progress\n50%\n",
-		"  indented  \nnext": "  indented\nnext",
-		"esc\x1b[31mred\x00": "esc[31mred",
-		"bidi\u202eoverride": "bidioverride",
-		"bad\xffutf8":        "badutf8",
-		"hun\x00ter\x1b22":   "hunter22",
-		"":                   "",
+		"a\nb\tc":                      "a\nb c",
+		"crlf\r\nline":                 "crlf\nline",
+		"progress\r50%\r":              "progress\n50%\n",
+		"  indented  \nnext":           "  indented\nnext",
+		"esc\x1b[31mred\x00":           "esc[31mred",
+		"bidi\u202eoverride":           "bidioverride",
+		"bad\xffutf8":                  "badutf8",
+		"hun\x00ter\x1b22":             "hunter22",
+		"":                             "",
+		"zw\u200bsp\u2060\ufeff\ufe0f": "zwsp",
+		"ls\u2028ps\u2029end":          "ls\nps\nend",
+		`sec\u001bret \u0000x`:         "secret x",
 	}
 	for in, want := range cases {
 		if got := Lines(in); got != want {
@@ -98,6 +114,7 @@ func TestTail(t *testing.T) {
 
 func FuzzLines(f *testing.F) {
 	f.Add("a\r\nb\x00", 5)
+	f.Add(`\u00\x001b\u00\u000a`, 9)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		if n < 0 || n > 1<<16 {
 			return

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/secret"
 )
 
 // Timeout bounds one request of the default client.
@@ -68,18 +69,26 @@ func Post(ctx context.Context, c *http.Client, rawURL string, body []byte, heade
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
+// maxErrorText bounds the cause kept from a transport error.
+const maxErrorText = 512
+
 // transportError rewrites err without the URL or a secret. net/http puts
-// the full URL in its *url.Error; only the cause is kept, redacted, and
-// context errors stay matchable with errors.Is.
+// the full URL in its *url.Error; only the cause is kept, and it is text
+// from outside (a malformed answer is quoted in it): cleaned, redacted
+// (the URL, its path and query, every secret, in their wire forms) and
+// bounded by secret.Set.Line. Context errors stay matchable with
+// errors.Is.
 func transportError(rawURL string, err error, secrets []string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	msg := alert.Redact(err.Error(), append([]string{rawURL}, secrets...)...)
-	if u, perr := url.Parse(rawURL); perr == nil {
-		msg = alert.Redact(msg, u.Path, u.RawQuery)
+	var set secret.Set
+	set.AddURL(rawURL)
+	for _, s := range secrets {
+		set.Add(s)
 	}
+	msg := set.Line(err.Error(), maxErrorText)
 	for _, ce := range []error{context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, ce) {
 			return fmt.Errorf("POST %s: %s: %w", SafeURL(rawURL), msg, ce)

@@ -1,11 +1,14 @@
 package alerthttp_test
 
 import (
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert/alerthttp"
+	"github.com/interlockhq/interlock/internal/secret/secrettest"
 )
 
 func TestSafeURL(t *testing.T) {
@@ -49,5 +52,47 @@ func TestRetryAfter(t *testing.T) {
 		if d, ok := alerthttp.RetryAfter(h); d != tt.want || ok != tt.ok {
 			t.Errorf("RetryAfter(%q) = %v, %v, want %v, %v", tt.v, d, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// A transport error quotes what a broken server sent; it is cleaned
+// before it is redacted (issue 10): the token split by invisible
+// characters, which net/http prints escaped, and its wire forms do not
+// show.
+func TestTransportErrorCleansThenRedacts(t *testing.T) {
+	const token = `xoxb-42"tok\en/+x` // no space: net/http quotes a status line without one whole
+	line := strings.Join(append(secrettest.Splits(token), secrettest.Forms(token)...), "|")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 4096))
+			_, _ = c.Write([]byte(line + "\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	rawURL := "http://" + ln.Addr().String() + "/services/T0/B0/path-secret?k=query-secret"
+	_, err = alerthttp.Post(t.Context(), alerthttp.NewClient(), rawURL, []byte("{}"), http.Header{}, token)
+	if err == nil {
+		t.Fatal("no error from a broken answer")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "malformed HTTP") || !strings.Contains(msg, "[redacted]") {
+		t.Fatalf("err = %q: not the transport error under test", msg)
+	}
+	for _, s := range []string{"path-secret", "query-secret", "services"} {
+		if strings.Contains(msg, s) {
+			t.Errorf("err shows %q: %q", s, msg)
+		}
+	}
+	if leak := secrettest.Leak(msg, token, nil); leak != "" {
+		t.Errorf("err shows the token as %q: %q", leak, msg)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret/secrettest"
 )
 
 // Mode is how the fake destination answers.
@@ -50,8 +51,8 @@ type Harness struct {
 	// order.
 	Received func() []string
 	// Secrets are the credentials the sink's config holds (a token, a
-	// signing secret, the secret part of a URL). None may appear in the
-	// sink's name, errors or logs. The fake should echo what it received
+	// signing secret, the secret part of a URL). None may appear, in any
+	// wire form, in the sink's name, errors or logs. The fake should echo what it received
 	// (headers included) in its failure answers, so a sink that copies
 	// answers into errors fails here.
 	Secrets []string
@@ -179,11 +180,17 @@ func (h *Harness) noSecretInError(t *testing.T, where string, err error) {
 	}
 }
 
+// noSecret checks s for every secret in every form it takes on the wire
+// (JSON- and URL-escaped, base64), read as a person reads it: with
+// invisible characters and their escapes removed (secrettest.Leak).
 func (h *Harness) noSecret(t *testing.T, where, s string) {
 	t.Helper()
 	for _, sec := range h.Secrets {
-		if sec != "" && strings.Contains(s, sec) {
-			t.Errorf("%s contains a secret: %q", where, s)
+		if sec == "" {
+			continue
+		}
+		if leak := secrettest.Leak(s, sec, nil); leak != "" {
+			t.Errorf("%s contains a secret as %q: %q", where, leak, s)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
@@ -56,10 +57,10 @@ type dagRun struct {
 //	other 3xx and 4xx    failed PERMANENT: bad conf, unknown DAG, no permission
 //	refused address      failed PERMANENT (SSRF guard)
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	x := httpx.NewJobExpander(req, r.LookupEnv)
 	api, dagID, body, err := startCall(req, x)
 	if err != nil {
-		return rejected("airflow: request not sent: " + x.Secrets.Redact(err.Error())), nil
+		return rejected("airflow: request not sent: " + x.Secrets.Line(err.Error(), secret.MaxError)), nil
 	}
 	call := api.Call(http.MethodPost, nil, body, "api", "v1", "dags", dagID, "dagRuns")
 	resp, err := r.client().Do(ctx, call, x.Secrets)
@@ -104,7 +105,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if req.JobRunID == "" || req.Meta[MetaURL] == "" || req.Meta[MetaDagID] == "" {
 		return trigger.Result{}, fmt.Errorf("airflow: the job has no dag_run_id, %s or %s to poll", MetaURL, MetaDagID)
 	}
-	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	x := httpx.NewJobExpander(req, r.LookupEnv)
 	api, err := httpx.NewAPI(x, req.Config, "url", req.Meta[MetaURL])
 	if err != nil {
 		return trigger.Result{}, x.Secrets.Err(fmt.Errorf("airflow: %w", err))
@@ -132,7 +133,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 		return trigger.Result{Status: trigger.StatusSucceeded}, nil
 	case "failed":
 		return trigger.Result{Status: trigger.StatusFailed, Category: run.Transient,
-			Message: x.Secrets.Redact(fmt.Sprintf("airflow: DAG %s run %s failed", dagID, req.JobRunID))}, nil
+			Message: x.Secrets.Line(fmt.Sprintf("airflow: DAG %s run %s failed", dagID, req.JobRunID), httpx.MaxSnippet)}, nil
 	default: // queued, running
 		return trigger.Result{Status: trigger.StatusRunning}, nil
 	}

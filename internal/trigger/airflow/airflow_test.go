@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	nethttp "net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -16,14 +17,22 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/triggertest"
 )
 
+// secret has characters JSON and URL escaping change, so the contract
+// kit checks those forms too. The contract's config also carries user
+// info (password), which the Authorization header overrides on the wire
+// but which must stay secret all the same.
 const (
-	secret = "af-tok-91c2e7d4"
-	auth   = "Bearer " + secret
+	secret   = `af-tok "91c2\e7d4/+x`
+	auth     = "Bearer " + secret
+	password = "pw-af+91;c2=e7"
 )
 
 func env(name string) (string, bool) {
-	if name == "INTERLOCK_AIRFLOW_TOKEN" {
+	switch name {
+	case "INTERLOCK_AIRFLOW_TOKEN":
 		return secret, true
+	case "INTERLOCK_AIRFLOW_PASS":
+		return password, true
 	}
 	return "", false
 }
@@ -61,7 +70,7 @@ func problem(w nethttp.ResponseWriter, r *nethttp.Request, status int, title, de
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"type":  "https://airflow.apache.org/docs/apache-airflow/2.9.3/stable-rest-api-ref.html#section/Errors/" + strings.ReplaceAll(title, " ", ""),
-		"title": title, "status": status, "detail": detail + " (request had Authorization: " + r.Header.Get("Authorization") + ")",
+		"title": title, "status": status, "detail": detail + " (request had Authorization: " + r.Header.Get("Authorization") + ") " + triggertest.Echo(secret, url.UserPassword("etl", password)),
 	})
 }
 
@@ -181,7 +190,7 @@ func TestContract(t *testing.T) {
 		return &triggertest.Harness{
 			Runner:    runner(t, srv),
 			NewRunner: func() trigger.Runner { return runner(t, srv) },
-			Request:   httpxtest.Request(t, pipeline.JobAirflow, config(srv, `, body: '{"date": "${DATE}"}'`)),
+			Request:   httpxtest.Request(t, pipeline.JobAirflow, strings.Replace(config(srv, `, body: '{"date": "${DATE}"}'`), "http://", "http://etl:${env:INTERLOCK_AIRFLOW_PASS}@", 1)),
 			Set: func(start, status triggertest.Mode) {
 				f.set(map[triggertest.Mode]int{
 					triggertest.StartThrottled:   nethttp.StatusTooManyRequests,
@@ -196,6 +205,7 @@ func TestContract(t *testing.T) {
 				})
 			},
 			Secret:    secret,
+			Userinfo:  url.UserPassword("etl", password),
 			StartAuth: func() string { return last(&f.startAuth) },
 			PollAuth: func() []string {
 				f.mu.Lock()
@@ -398,17 +408,17 @@ func TestBasicAuthInTheURL(t *testing.T) {
 		_, _ = w.Write([]byte(`{"dag_run_id": "r1", "state": "running"}`))
 	}))
 	t.Cleanup(srv.Close)
-	req := httpxtest.Request(t, pipeline.JobAirflow, `{url: "http://etl:${env:INTERLOCK_AIRFLOW_TOKEN}@`+strings.TrimPrefix(srv.URL, "http://")+`", dagId: d}`)
+	req := httpxtest.Request(t, pipeline.JobAirflow, `{url: "http://etl:${env:INTERLOCK_AIRFLOW_PASS}@`+strings.TrimPrefix(srv.URL, "http://")+`", dagId: d}`)
 	r := runner(t, srv)
 	st, err := r.Start(t.Context(), req)
-	if err != nil || strings.Contains(st.Meta[airflow.MetaURL], secret) || strings.Contains(st.Meta[airflow.MetaURL], "etl") {
+	if err != nil || strings.Contains(st.Meta[airflow.MetaURL], password) || strings.Contains(st.Meta[airflow.MetaURL], "etl") {
 		t.Fatalf("Start = %+v, %v", st, err)
 	}
 	req.JobRunID, req.Meta = st.JobRunID, st.Meta
 	if _, err := r.Poll(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != 2 || seen[0] != "etl:"+secret || seen[1] != seen[0] {
+	if len(seen) != 2 || seen[0] != "etl:"+password || seen[1] != seen[0] {
 		t.Fatalf("basic auth seen: %q", seen)
 	}
 }

@@ -174,23 +174,6 @@ func TestName(t *testing.T) {
 	}
 }
 
-func TestClean(t *testing.T) {
-	cases := []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{"  a\nb\tc\r\n", 100, "a b c"},
-		{"bell\x07 esc\x1b[0m zwj\u200d bidi\u202e", 100, "bell esc[0m zwj bidi"},
-		{strings.Repeat("é", 10), 9, strings.Repeat("é", 4) + "…"},
-	}
-	for _, c := range cases {
-		if got := Clean(c.in, c.limit); got != c.want {
-			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 func TestSmallHelpers(t *testing.T) {
 	if got := KeyValues(map[string]string{"b": "2", "a": "1", "--c": "3"}); fmt.Sprint(got) != "[--c=3 a=1 b=2]" {
 		t.Errorf("KeyValues = %v", got)
@@ -263,5 +246,19 @@ func TestJobRegionOrder(t *testing.T) {
 		if err != nil || cfg.Region != c.want {
 			t.Errorf("%s: region %q, %v; want %q", c.name, cfg.Region, err, c.want)
 		}
+	}
+}
+
+// Issue 10: AWS's text is cleaned before it is redacted (a secret split
+// by ESC or U+200B, or JSON-escaped, is redacted whole), and a value that
+// only says where the job runs (the region, the endpoint's host) is shown.
+func TestFailCleansBeforeRedactingAndShowsLocations(t *testing.T) {
+	j := testJob(t, map[string]string{"INTERLOCK_TOKEN": `s3cr"3t-value`, "INTERLOCK_HOST": "10.9.8.7", "INTERLOCK_REGION": "eu-west-3"},
+		`{jobName: j, region: "${env:INTERLOCK_REGION}", endpoint: "http://${env:INTERLOCK_HOST}:4566", arguments: {a: "${env:INTERLOCK_TOKEN}"}}`)
+	err := &smithy.GenericAPIError{Code: "ValidationException", Message: "s3cr\"\x1b3t-value, s3cr\"\u200b3t-value, {\"a\":\"s3cr\\\"3t-value\"} at 10.9.8.7 in eu-west-3"}
+	got := j.Fail("StartJobRun", err).Error()
+	want := `glue StartJobRun: ValidationException: [redacted], [redacted], {"a":"[redacted]"} at 10.9.8.7 in eu-west-3`
+	if got != want {
+		t.Fatalf("Error() = %q\nwant      %q", got, want)
 	}
 }

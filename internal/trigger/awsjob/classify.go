@@ -127,7 +127,7 @@ func Status(err error) int {
 
 // Error is a failed AWS call, described without the SDK's error: the
 // SDK's text may echo request values, so the message is rebuilt from the
-// error code and the service's message, with environment values redacted.
+// error code and the service's message, cleaned and redacted (Job.Line).
 type Error struct {
 	Op        string // "glue StartJobRun"
 	Code      string // AWS error code, "" when the call got no AWS answer
@@ -159,22 +159,22 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.ctx }
 
 // Fail describes err, the failure of call op ("StartJobRun"), with the
-// job's environment values redacted.
+// job's secrets redacted.
 func (j *Job) Fail(op string, err error) *Error {
-	e := &Error{Op: j.Type + " " + op, Code: Code(err), Status: Status(err)}
+	e := &Error{Op: j.Type + " " + op, Code: j.Line(Code(err), 100), Status: Status(err)}
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
 		e.Message = ae.ErrorMessage()
 	} else {
 		e.Message = err.Error()
 	}
-	e.Message = Clean(j.Redact(e.Message), maxMessage)
+	e.Message = j.Line(e.Message, maxMessage)
 	if e.Message == "" {
 		e.Message = "no message"
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
-		e.RequestID = Clean(re.ServiceRequestID(), 100)
+		e.RequestID = j.Line(re.ServiceRequestID(), 100)
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):

@@ -12,6 +12,8 @@ import (
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret"
+	"github.com/interlockhq/interlock/internal/textsafe"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
@@ -27,45 +29,39 @@ const (
 )
 
 // Job is one start or poll of an AWS job: its request, with template
-// expansion that records every value read from the environment so that
-// Redact can keep them out of errors and messages.
+// expansion whose values are classified by secret.FromJob, so that Line
+// and Redact keep the secrets out of errors and messages.
 type Job struct {
 	// Type names the job type in errors ("glue").
 	Type string
 
 	s       *Session
 	req     trigger.Request
-	secrets map[string]bool // values read from the environment
-	scanned bool            // every field's environment values are in secrets
+	secrets *secret.Set
+	lookup  func(string) (string, bool)
 }
 
 // Job prepares req, of job type typ, for a call. A nil Session (a
 // Runner's zero value) works, without sharing configuration across calls.
+// Every template of req's config is read here, whatever the call expands:
+// a poll's message may echo arguments only the start sent.
 func (s *Session) Job(typ string, req trigger.Request) *Job {
 	if s == nil {
 		s = &Session{}
 	}
-	return &Job{Type: typ, s: s, req: req}
+	env := s.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	secrets, lookup := secret.FromJob(pipeline.JobType(typ), req.Config, req.Vars, env)
+	return &Job{Type: typ, s: s, req: req, secrets: secrets, lookup: lookup}
 }
 
 // Expand expands template s. An unset variable is an error naming it
-// (never an empty string); values taken from ${env:NAME} are remembered
-// for Redact.
+// (never an empty string). Values are those the Job read when it was
+// made, so what is redacted is what is sent.
 func (j *Job) Expand(s string) (string, error) {
-	lookup := j.s.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	return pipeline.ExpandTemplate(s, j.req.Vars, func(name string) (string, bool) {
-		v, ok := lookup(name)
-		if ok && v != "" {
-			if j.secrets == nil {
-				j.secrets = map[string]bool{}
-			}
-			j.secrets[v] = true
-		}
-		return v, ok
-	})
+	return pipeline.ExpandTemplate(s, j.req.Vars, j.lookup)
 }
 
 // Field expands the string field name of job.config ("" if not set).
@@ -145,7 +141,7 @@ func (j *Job) Config(ctx context.Context, hint string) (aws.Config, error) {
 	}
 	cfg, err := j.s.Config(ctx, region)
 	if err != nil {
-		return aws.Config{}, fmt.Errorf("%s: %s", j.Type, j.Redact(err.Error()))
+		return aws.Config{}, fmt.Errorf("%s: %s", j.Type, j.Line(err.Error(), maxMessage))
 	}
 	return cfg, nil
 }
@@ -153,43 +149,21 @@ func (j *Job) Config(ctx context.Context, hint string) (aws.Config, error) {
 // Timeout bounds one control-plane call.
 func (j *Job) Timeout() time.Duration { return j.s.timeout() }
 
-// Redact replaces every value that any template of the job's config reads
-// from the environment with "[redacted]", whether or not this call
-// expanded that field: a poll's message may echo arguments only the start
-// expanded. Values shorter than four bytes are left alone: they cannot
-// hold a credential, and replacing "1" everywhere would garble the text.
-func (j *Job) Redact(s string) string {
-	if !j.scanned {
-		j.scanned = true
-		c := j.req.Config
-		for _, name := range c.Names() {
-			_, _ = j.Expand(c.Str(name))
-			for _, v := range c.Map(name) {
-				_, _ = j.Expand(v)
-			}
-			for _, v := range c.Args(name) {
-				_, _ = j.Expand(v)
-			}
-		}
-	}
-	secrets := make([]string, 0, len(j.secrets))
-	for v := range j.secrets {
-		if len(v) >= 4 {
-			secrets = append(secrets, v)
-		}
-	}
-	// Longest first, so a value containing another is replaced whole.
-	sort.Slice(secrets, func(a, b int) bool {
-		if len(secrets[a]) != len(secrets[b]) {
-			return len(secrets[a]) > len(secrets[b])
-		}
-		return secrets[a] < secrets[b]
-	})
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
+// Redact replaces the job's secrets in s: every value a template of its
+// config reads that carries a credential (secret.FromJob: not a region
+// or an endpoint's host), in every wire form. Text from outside goes
+// through Line instead, which cleans before it redacts.
+func (j *Job) Redact(s string) string { return j.secrets.Redact(s) }
+
+// Line makes text from AWS or the job system fit a message: cleaned (one
+// line, no invisible characters), redacted, cut to limit bytes plus the
+// cut mark, redacted again (secret.Set.Line).
+func (j *Job) Line(text string, limit int) string {
+	return j.secrets.Line(text, limit+len(textsafe.Mark))
 }
+
+// Secrets are the job's secrets.
+func (j *Job) Secrets() *secret.Set { return j.secrets }
 
 // StartFailed turns the failure of start call op into what Start
 // returns: a failed PERMANENT result when the service refused the job
@@ -208,11 +182,11 @@ func (j *Job) Refused(message string) trigger.Started {
 }
 
 // Failed is a failed result of category c whose message is the job
-// system's text (redacted, cleaned and cut to maxMessage bytes) after
-// prefix.
+// system's text (cleaned, redacted and cut to maxMessage bytes: Line)
+// after prefix.
 func (j *Job) Failed(c run.Category, prefix, text string) trigger.Result {
 	msg := prefix
-	if t := Clean(j.Redact(text), maxMessage); t != "" {
+	if t := j.Line(text, maxMessage); t != "" {
 		msg += ": " + t
 	}
 	return trigger.Result{Status: trigger.StatusFailed, Category: c, Message: msg}

@@ -1,9 +1,10 @@
 // Package awsjob holds what the AWS job types (glue, emr, emr-serverless,
 // step-function, lambda) share: loading AWS configuration through the
 // SDK's standard chain, per-job region and endpoint overrides, template
-// expansion that remembers which values came from the environment (so
-// they can be kept out of errors), and the explicit classification of AWS
-// errors into "retry the call" and "the job was refused".
+// expansion whose values are classified by use (secret.FromJob), so that
+// those carrying a credential are kept out of errors in every form, and
+// the explicit classification of AWS errors into "retry the call" and
+// "the job was refused".
 //
 // It owns no job semantics: each job type's package decides what to start
 // and how its states map to results. It must never retry a call itself

@@ -3,21 +3,8 @@ package awsjob
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/interlockhq/interlock/internal/textsafe"
 	"strings"
 )
-
-// Clean keeps at most limit bytes of s, cut on a character boundary, with
-// line breaks and tabs turned into spaces and other control characters
-// removed, so text from a job system can neither forge log lines nor
-// flood an alert.
-func Clean(s string, limit int) string {
-	s = textsafe.Line(s)
-	if len(s) <= limit {
-		return s
-	}
-	return textsafe.Truncate(s, limit+len(textsafe.Mark))
-}
 
 // Name derives a deterministic name for a job system from Interlock's run
 // id, within the characters every AWS name field accepts (A–Z, a–z, 0–9,

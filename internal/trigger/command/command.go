@@ -10,14 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/textsafe"
+	"github.com/interlockhq/interlock/internal/secret"
 	"github.com/interlockhq/interlock/internal/trigger"
-	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
 // DefaultTimeout bounds a command that sets no timeout.
@@ -42,21 +40,12 @@ var _ trigger.Runner = Runner{}
 // a TIMEOUT failure. The end of its stdout and stderr is the Result's
 // Output, whatever the outcome (see output.go for the bounds).
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	// Every ${env:…} and ${file:…} value expanded for this command is a
-	// secret: it is redacted from the output and the failure message. Its
-	// cleaned forms are secrets too: the program's output is cleaned
-	// before it is redacted, and cleaning changes a secret that holds a
-	// control character or ends in a line break (a file secret).
-	var secrets httpx.Secrets
-	lookup := secrets.Lookup(r.lookup())
-	r.LookupEnv = func(name string) (string, bool) {
-		v, ok := lookup(name)
-		if ok {
-			secrets.Add(textsafe.Lines(v))
-			secrets.Add(strings.TrimSpace(textsafe.Lines(v)))
-		}
-		return v, ok
-	}
+	// Every ${env:…} and ${file:…} value of the command's config is a
+	// secret, with its cleaned and wire forms: it is redacted from the
+	// output and the failure message. Templates are expanded with the
+	// values the scan read, so what is redacted is what the program got.
+	secrets, lookup := secret.FromJob(pipeline.JobCommand, req.Config, req.Vars, r.lookup())
+	r.LookupEnv = lookup
 	argv, timeout, err := r.parse(req)
 	if err != nil {
 		return trigger.Started{}, err
@@ -74,7 +63,7 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
-	outTail, errTail := tail(stdout, &secrets), tail(stderr, &secrets)
+	outTail, errTail := tail(stdout, secrets), tail(stderr, secrets)
 	res := trigger.Result{Output: output(outTail, errTail)}
 	var exitErr *exec.ExitError
 	switch {
@@ -84,7 +73,7 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Timeout, fmt.Sprintf("%s timed out after %s", argv[0], timeout)
 	case errors.As(err, &exitErr):
 		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Permanent, fmt.Sprintf("%s exited with status %d", argv[0], exitErr.ExitCode())
-		if l := quote(lastLine(errTail, outTail), &secrets); l != "" {
+		if l := quote(lastLine(errTail, outTail), secrets); l != "" {
 			res.Message += ": " + l
 		}
 	default:
@@ -147,9 +136,9 @@ func (r Runner) environ(req trigger.Request) ([]string, error) {
 
 // quote makes a line of the output (already cleaned and redacted) fit a
 // failure message: one line, at most maxMessage bytes, so a program's
-// output cannot forge log lines or flood an alert. Redaction comes after
-// collapsing spaces (which could form a secret) and before the cut (which
-// could leave half of one).
-func quote(line string, secrets *httpx.Secrets) string {
-	return textsafe.Truncate(secrets.Redact(textsafe.Line(line)), maxMessage)
+// output cannot forge log lines or flood an alert (secret.Set.Line:
+// redaction comes after collapsing spaces, which could form a secret, and
+// before and after the cut, which could leave half of one).
+func quote(line string, secrets *secret.Set) string {
+	return secrets.Line(line, maxMessage)
 }

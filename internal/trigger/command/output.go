@@ -3,8 +3,8 @@ package command
 import (
 	"strings"
 
+	"github.com/interlockhq/interlock/internal/secret"
 	"github.com/interlockhq/interlock/internal/textsafe"
-	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
 // How much of a command's output is kept. Each stream (stdout, stderr) is
@@ -69,26 +69,23 @@ func (r *ring) bytes() ([]byte, bool) {
 }
 
 // tail renders one stream's capture for Result.Output. The order is what
-// keeps secrets out:
+// keeps secrets out (package secret):
 //
-//  1. redact the raw bytes (a secret holding a character that cleaning
-//     changes, such as "\r\n" in a file secret);
-//  2. clean (textsafe.Lines), which can join the halves of a secret split
-//     by a control character, so
-//  3. redact again, over the whole capture, and when the ring dropped
-//     bytes also a secret's ending at its start (RedactCut);
-//  4. only then cut the last lines and bytes, on a character boundary:
+//  1. clean (textsafe.Lines), which joins the halves of a secret split by
+//     an invisible character, and only then redact, over the whole
+//     capture (secrets.Lines; a secret that cleaning changes, such as
+//     "\r\n" in a file secret, is found by its cleaned form), and when the
+//     ring dropped bytes also a secret's ending at its start (RedactCut);
+//  2. only then cut the last lines and bytes, on a character boundary:
 //     a secret straddling that cut was already redacted, so no half of it
 //     can show;
-//  5. redact once more, which costs nothing and holds whatever step 4
+//  3. redact once more, which costs nothing and holds whatever step 2
 //     might become.
-func tail(r *ring, secrets *httpx.Secrets) string {
+func tail(r *ring, secrets *secret.Set) string {
 	raw, cut := r.bytes()
-	s := textsafe.Lines(secrets.Redact(string(raw)))
+	s := secrets.Lines(string(raw))
 	if cut {
 		s = secrets.RedactCut(s)
-	} else {
-		s = secrets.Redact(s)
 	}
 	s = strings.TrimRight(s, "\n")
 	if i := lastLinesStart(s, tailLines); i > 0 {

@@ -23,6 +23,7 @@ import (
 	"strconv"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
@@ -59,10 +60,10 @@ var _ trigger.Runner = Runner{}
 //	refused address      failed PERMANENT (SSRF guard)
 //	jobId not an integer failed PERMANENT, nothing sent
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	x := httpx.NewJobExpander(req, r.LookupEnv)
 	api, jobID, body, err := startCall(req, x)
 	if err != nil {
-		return rejected("databricks: request not sent: " + x.Secrets.Redact(err.Error())), nil
+		return rejected("databricks: request not sent: " + x.Secrets.Line(err.Error(), secret.MaxError)), nil
 	}
 	call := api.Call(http.MethodPost, nil, body, "api", "2.1", "jobs", "run-now")
 	resp, err := r.client().Do(ctx, call, x.Secrets)
@@ -150,7 +151,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if _, err := strconv.ParseInt(req.JobRunID, 10, 64); err != nil || req.Meta[MetaWorkspaceURL] == "" {
 		return trigger.Result{}, fmt.Errorf("databricks: the job has no numeric run_id or no %s to poll", MetaWorkspaceURL)
 	}
-	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	x := httpx.NewJobExpander(req, r.LookupEnv)
 	api, err := httpx.NewAPI(x, req.Config, "workspaceUrl", req.Meta[MetaWorkspaceURL])
 	if err != nil {
 		return trigger.Result{}, x.Secrets.Err(fmt.Errorf("databricks: %w", err))
@@ -188,7 +189,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if st.StateMessage != "" {
 		state += ": " + st.StateMessage
 	}
-	state = x.Secrets.Snippet([]byte(state))
+	state = httpx.Snippet([]byte(state), x.Secrets)
 	if !known {
 		return trigger.Result{}, fmt.Errorf("databricks: run %s ended with a result Interlock does not know: %s", req.JobRunID, state)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	nethttp "net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,14 +18,22 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/triggertest"
 )
 
+// secret has characters JSON and URL escaping change, so the contract
+// kit checks those forms too. The contract's config also carries user
+// info (password), which the Authorization header overrides on the wire
+// but which must stay secret all the same.
 const (
-	secret = "dapi0123456789abcdef"
-	auth   = "Bearer " + secret
+	secret   = `dapi0123 "4567\89ab/+cdef`
+	auth     = "Bearer " + secret
+	password = "pw-dapi+01;23=45"
 )
 
 func env(name string) (string, bool) {
-	if name == "INTERLOCK_DATABRICKS_TOKEN" {
+	switch name {
+	case "INTERLOCK_DATABRICKS_TOKEN":
 		return secret, true
+	case "INTERLOCK_DATABRICKS_PASS":
+		return password, true
 	}
 	return "", false
 }
@@ -64,7 +73,7 @@ func newFake(t *testing.T) (*fakeWorkspace, *httptest.Server) {
 func apiError(w nethttp.ResponseWriter, r *nethttp.Request, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error_code": code, "message": msg + " (request had Authorization: " + r.Header.Get("Authorization") + ")"})
+	_ = json.NewEncoder(w).Encode(map[string]string{"error_code": code, "message": msg + " (request had Authorization: " + r.Header.Get("Authorization") + ") " + triggertest.Echo(secret, url.UserPassword("etl", password))})
 }
 
 func (f *fakeWorkspace) authorized(w nethttp.ResponseWriter, r *nethttp.Request) bool {
@@ -168,7 +177,7 @@ func TestContract(t *testing.T) {
 		return &triggertest.Harness{
 			Runner:    runner(t, srv),
 			NewRunner: func() trigger.Runner { return runner(t, srv) },
-			Request:   httpxtest.Request(t, pipeline.JobDatabricks, config(srv, `, arguments: {date: "${DATE}"}`)),
+			Request:   httpxtest.Request(t, pipeline.JobDatabricks, strings.Replace(config(srv, `, arguments: {date: "${DATE}"}`), "http://", "http://etl:${env:INTERLOCK_DATABRICKS_PASS}@", 1)),
 			Set: func(start, status triggertest.Mode) {
 				f.with(func() {
 					f.start = map[triggertest.Mode]int{
@@ -185,7 +194,8 @@ func TestContract(t *testing.T) {
 					}[status]
 				})
 			},
-			Secret: secret,
+			Secret:   secret,
+			Userinfo: url.UserPassword("etl", password),
 			StartAuth: func() string {
 				f.mu.Lock()
 				defer f.mu.Unlock()

@@ -131,7 +131,7 @@ func result(j *awsjob.Job, st *types.StepStatus) (trigger.Result, error) {
 	case types.StepStatePending, types.StepStateRunning, types.StepStateCancelPending:
 		return trigger.Result{Status: trigger.StatusRunning, Message: string(st.State)}, nil
 	}
-	return trigger.Result{}, fmt.Errorf("emr DescribeStep: unknown step state %q", awsjob.Clean(string(st.State), 40))
+	return trigger.Result{}, fmt.Errorf("emr DescribeStep: unknown step state %q", j.Line(string(st.State), 40))
 }
 
 // detail is what EMR says about a step that ended badly: the failure's

@@ -144,7 +144,7 @@ func result(j *awsjob.Job, jr *types.JobRun) (trigger.Result, error) {
 		types.JobRunStateRunning, types.JobRunStateQueued, types.JobRunStateCancelling:
 		return trigger.Result{Status: trigger.StatusRunning, Message: string(jr.State)}, nil
 	}
-	return trigger.Result{}, fmt.Errorf("emr-serverless GetJobRun: unknown job run state %q", awsjob.Clean(string(jr.State), 40))
+	return trigger.Result{}, fmt.Errorf("emr-serverless GetJobRun: unknown job run state %q", j.Line(string(jr.State), 40))
 }
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsemrs.Client, aws.Config, error) {

@@ -133,7 +133,7 @@ func result(j *awsjob.Job, jr *types.JobRun) (trigger.Result, error) {
 	case types.JobRunStateStarting, types.JobRunStateRunning, types.JobRunStateStopping, types.JobRunStateWaiting:
 		return trigger.Result{Status: trigger.StatusRunning, Message: string(state)}, nil
 	}
-	return trigger.Result{}, fmt.Errorf("glue GetJobRun: unknown job run state %q", awsjob.Clean(string(state), 40))
+	return trigger.Result{}, fmt.Errorf("glue GetJobRun: unknown job run state %q", j.Line(string(state), 40))
 }
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsglue.Client, aws.Config, error) {

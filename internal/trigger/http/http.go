@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
@@ -40,10 +41,10 @@ var _ trigger.Runner = Runner{}
 // A request that cannot be built (an unset ${env:…}) is a failed
 // PERMANENT job too: nothing was sent.
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	x := httpx.NewExpander(req.Vars, r.LookupEnv)
+	x := httpx.NewJobExpander(req, r.LookupEnv)
 	call, err := build(req, x)
 	if err != nil {
-		return done(failed("http: request not sent: " + x.Secrets.Redact(err.Error()))), nil
+		return done(failed("http: request not sent: " + x.Secrets.Line(err.Error(), secret.MaxError))), nil
 	}
 	client := r.Client
 	if client == nil {

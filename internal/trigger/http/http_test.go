@@ -6,6 +6,7 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,18 +22,29 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/triggertest"
 )
 
-const secret = "tok-7f3a9c1e5b"
+// secret has characters JSON and URL escaping change, so the contract
+// kit checks those forms too; password goes in a URL's user info, which
+// the client sends as a Basic Authorization header.
+const (
+	secret   = `tok "7f3a\9c/1e+5b`
+	password = "pw-3d9c+e1;a7=b"
+)
 
 func env(name string) (string, bool) {
-	if name == "INTERLOCK_ETL_TOKEN" {
+	switch name {
+	case "INTERLOCK_ETL_TOKEN":
 		return secret, true
+	case "INTERLOCK_ETL_PASS":
+		return password, true
 	}
 	return "", false
 }
 
 // endpoint is a job endpoint: it records what it got and answers with the
-// status it is told to. Error answers echo the request's headers, as
-// careless servers do, so a runner that passes them on is caught.
+// status it is told to. Error answers echo the secret in every form
+// (triggertest.Echo, as plain text, so its control characters arrive raw)
+// and the request's headers and body, as careless servers do, so a runner
+// that passes them on is caught.
 type endpoint struct {
 	mu     sync.Mutex
 	status int
@@ -53,7 +65,8 @@ func (e *endpoint) ServeHTTP(w nethttp.ResponseWriter, r *nethttp.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if status >= 400 {
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": nethttp.StatusText(status), "headers": r.Header})
+		_, _ = w.Write([]byte(triggertest.Echo(secret, url.UserPassword("etl", password)) + "\n"))
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": nethttp.StatusText(status), "headers": r.Header, "body": string(body)})
 		return
 	}
 	_, _ = w.Write([]byte(`{"accepted": true}`))
@@ -84,7 +97,7 @@ func TestContract(t *testing.T) {
 		e, srv := newEndpoint(t)
 		return &triggertest.Harness{
 			Runner:  runner(t, srv),
-			Request: httpxtest.Request(t, pipeline.JobHTTP, `{url: "`+srv.URL+`/run/${PIPELINE}", headers: {Authorization: "Bearer ${env:INTERLOCK_ETL_TOKEN}"}}`),
+			Request: httpxtest.Request(t, pipeline.JobHTTP, `{url: "`+userinfoURL(srv)+`/run/${PIPELINE}", headers: {X-Api-Key: "${env:INTERLOCK_ETL_TOKEN}"}, body: '{"token": "${env:INTERLOCK_ETL_TOKEN}"}'}`),
 			Set: func(start, _ triggertest.Mode) {
 				e.mu.Lock()
 				defer e.mu.Unlock()
@@ -96,6 +109,7 @@ func TestContract(t *testing.T) {
 				}[start]
 			},
 			Secret:      secret,
+			Userinfo:    url.UserPassword("etl", password),
 			Synchronous: true,
 			StartAuth: func() string {
 				r, _ := e.last()
@@ -111,6 +125,12 @@ func TestContract(t *testing.T) {
 			},
 		}
 	})
+}
+
+// userinfoURL is srv's URL with user info whose password is read from
+// the environment.
+func userinfoURL(srv *httptest.Server) string {
+	return strings.Replace(srv.URL, "http://", "http://etl:${env:INTERLOCK_ETL_PASS}@", 1)
 }
 
 func TestRequestOnTheWire(t *testing.T) {
@@ -261,5 +281,35 @@ func TestUnsetVariableSendsNothing(t *testing.T) {
 func TestPollIsNotUsed(t *testing.T) {
 	if _, err := (httpjob.Runner{}).Poll(t.Context(), trigger.Request{}); err == nil {
 		t.Fatal("Poll of a synchronous type succeeded")
+	}
+}
+
+// Issue 10 defect 3: a value read from the environment that only says
+// where the job is (its host and port) is shown in messages; the token
+// sent in a header is not, even where the answer echoes it.
+func TestHostFromTheEnvironmentIsShown(t *testing.T) {
+	e, srv := newEndpoint(t)
+	e.status = nethttp.StatusBadRequest
+	u, _ := url.Parse(srv.URL)
+	lookup := func(name string) (string, bool) {
+		switch name {
+		case "INTERLOCK_HOST":
+			return u.Hostname(), true
+		case "INTERLOCK_PORT":
+			return u.Port(), true
+		}
+		return env(name)
+	}
+	req := httpxtest.Request(t, pipeline.JobHTTP, `{url: "http://${env:INTERLOCK_HOST}:${env:INTERLOCK_PORT}/run", headers: {X-Api-Key: "${env:INTERLOCK_ETL_TOKEN}"}}`)
+	st, err := httpjob.Runner{Client: httpxtest.Client(t, srv), LookupEnv: lookup}.Start(t.Context(), req)
+	if err != nil || st.Result == nil {
+		t.Fatalf("Start = %+v, %v", st, err)
+	}
+	msg := st.Result.Message
+	if !strings.HasPrefix(msg, "http: POST http://"+u.Host+"/run: status 400: ") {
+		t.Errorf("the host is hidden: %q", msg)
+	}
+	if strings.Contains(msg, secret) || !strings.Contains(msg, "[redacted]") {
+		t.Errorf("the token shows, or nothing was redacted: %q", msg)
 	}
 }

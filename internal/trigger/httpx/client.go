@@ -5,9 +5,11 @@
 // multicast, unspecified and other internal addresses are refused unless
 // an entry of interlock.yaml triggers.allowAddresses allows them (address
 // and port); a redirect stays within the entry that allowed the call's
-// first request, or among public addresses if that was public. It also owns
-// redaction: an error built here never carries a header value, an
-// ${env:…} value or raw response bytes.
+// first request, or among public addresses if that was public. Every
+// error and description built here goes through the call's secrets
+// (package secret, via Secrets): it never carries a header value, the
+// URL's user info, a credential from ${env:…} or ${file:…}, nor raw
+// response bytes.
 //
 // It decides only what concerns the call itself (Retryable: throttling
 // and server errors are retried by the engine); what a response means for
@@ -272,7 +274,7 @@ func Retryable(status int) bool {
 // status and the start of the body, redacted.
 func Describe(call Call, resp Response, sec *Secrets) string {
 	msg := fmt.Sprintf("%s: status %d", call.where(), resp.Status)
-	if b := sec.Snippet(resp.Body); b != "" {
+	if b := Snippet(resp.Body, sec); b != "" {
 		msg += ": " + b
 	}
 	return sec.Redact(msg)

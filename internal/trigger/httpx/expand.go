@@ -8,25 +8,46 @@ import (
 	"slices"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/secret"
+	"github.com/interlockhq/interlock/internal/trigger"
 )
 
 // Expander expands one call's templates (product spec §3 item 13) and
-// records what must stay secret: every ${env:…} value it reads and every
-// header value it builds.
+// holds what must stay secret in Secrets.
 type Expander struct {
 	Secrets *Secrets
 	vars    pipeline.TemplateVars
 	env     func(string) (string, bool)
 }
 
+// NewJobExpander expands the templates of req, reading ${env:NAME} and
+// ${file:…} through lookup (nil: os.LookupEnv). Its Secrets are what
+// secret.FromJob finds in req's whole config: the values that carry a
+// credential, wherever this call uses them — not a value used only as the
+// job's host, port or path — and every header value. Runners use this one.
+func NewJobExpander(req trigger.Request, lookup func(string) (string, bool)) *Expander {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	s, env := secret.FromJob(pipeline.JobType(req.Type), req.Config, req.Vars, lookup)
+	return &Expander{Secrets: s, vars: req.Vars, env: env}
+}
+
 // NewExpander expands with vars and reads ${env:NAME} through lookup (nil:
-// os.LookupEnv).
+// os.LookupEnv), with no config to classify: every value it reads is a
+// secret.
 func NewExpander(vars pipeline.TemplateVars, lookup func(string) (string, bool)) *Expander {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	s := &Secrets{}
-	return &Expander{Secrets: s, vars: vars, env: s.Lookup(lookup)}
+	return &Expander{Secrets: s, vars: vars, env: func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok {
+			s.Add(v)
+		}
+		return v, ok
+	}}
 }
 
 // Str expands the template s of job.config.field.
@@ -62,7 +83,7 @@ func (e *Expander) Header(field string, m map[string]string) (http.Header, error
 	h := http.Header{}
 	for k, v := range vals {
 		h.Set(k, v)
-		e.Secrets.Add(v)
+		e.Secrets.AddHeader(k, v)
 	}
 	return h, nil
 }

@@ -1,47 +1,13 @@
 package httpx
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/trigger"
 )
-
-func TestRedactReplacesEverySecretLongestFirst(t *testing.T) {
-	s := &Secrets{}
-	s.Add("tok-123456")
-	s.Add("Bearer tok-123456")
-	s.Add("no") // too short to be a credential: left alone
-	got := s.Redact("sent Bearer tok-123456, echoed tok-123456; no")
-	if want := "sent [redacted], echoed [redacted]; no"; got != want {
-		t.Fatalf("Redact = %q, want %q", got, want)
-	}
-}
-
-func TestRedactCutRedactsASecretsEndingAtTheStart(t *testing.T) {
-	s := &Secrets{}
-	s.Add("tok-123456")
-	s.Add("other-secret")
-	s.Add("qqqq-abcdef")
-	s.Add("rrrrrrrrrrrr-abc") // longer, so tried first, but its matching ending is shorter
-	cases := map[string]string{
-		"3456 done":           "[redacted] done",           // the start of the secret was cut off
-		"cret and tok-123456": "[redacted] and [redacted]", // and the rest is redacted as usual
-		"abcdef x":            "[redacted] x",              // the longest ending of any secret
-		"tok-123456 whole":    "[redacted] whole",          // a whole secret is redacted as usual
-		"done 3456":           "done 3456",                 // only at the very start
-		"xyz":                 "xyz",                       // no secret's ending
-		"":                    "",
-	}
-	for in, want := range cases {
-		if got := s.RedactCut(in); got != want {
-			t.Errorf("RedactCut(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestSnippetCleansRedactsAndTruncates(t *testing.T) {
 	s := &Secrets{}
@@ -50,34 +16,18 @@ func TestSnippetCleansRedactsAndTruncates(t *testing.T) {
 		"control characters":      {"a\x1b[31mb\x00c\r\nd\te\u202ef", "a[31mbc d ef"},
 		"secret":                  {`{"echo":"hunter22"}`, `{"echo":"[redacted]"}`},
 		"secret split by control": {"hun\x00ter22", "[redacted]"},
+		"split, JSON-escaped":     {`{"echo":"hun\u200bter22"}`, `{"echo":"[redacted]"}`},
+		"base64":                  {"echo aHVudGVyMjI=", "echo [redacted]"},
 		"invalid UTF-8":           {"ok\xff\xfe!", "ok!"},
 	}
 	for name, c := range cases {
-		if got := s.Snippet([]byte(c.in)); got != c.want {
+		if got := Snippet([]byte(c.in), s); got != c.want {
 			t.Errorf("%s: Snippet(%q) = %q, want %q", name, c.in, got, c.want)
 		}
 	}
-	long := s.Snippet([]byte(strings.Repeat("€", 1000)))
+	long := Snippet([]byte(strings.Repeat("€", 1000)), s)
 	if len(long) > MaxSnippet || !utf8.ValidString(long) || !strings.HasSuffix(long, "…") {
 		t.Fatalf("long snippet: %d bytes, valid %v, %q", len(long), utf8.ValidString(long), long[len(long)-6:])
-	}
-}
-
-func TestErrRedactsAndHidesTheOriginal(t *testing.T) {
-	s := &Secrets{}
-	s.Add("hunter22")
-	err := s.Err(fmt.Errorf("dial 10.0.0.1 with hunter22: %w", ErrBlocked))
-	if err.Error() != "dial 10.0.0.1 with [redacted]: "+ErrBlocked.Error() {
-		t.Fatalf("Err = %q", err)
-	}
-	if !errors.Is(err, ErrBlocked) {
-		t.Fatal("errors.Is lost ErrBlocked")
-	}
-	if errors.Unwrap(err) != nil {
-		t.Fatal("the original error is reachable")
-	}
-	if s.Err(nil) != nil {
-		t.Fatal("Err(nil) != nil")
 	}
 }
 
@@ -107,5 +57,27 @@ func TestExpanderRecordsSecrets(t *testing.T) {
 	_, err = x.Map("arguments", map[string]string{"b": "${env:INTERLOCK_B}", "a": "${env:INTERLOCK_A}"})
 	if err == nil || !strings.Contains(err.Error(), "job.config.arguments.a: ") || !strings.Contains(err.Error(), "INTERLOCK_A is not set") {
 		t.Fatalf("unset variable: %v", err)
+	}
+}
+
+// A job's expander takes its secrets from the whole config, classified
+// by use: the host read from the environment is shown, the token and the
+// user info's password (and its Basic form) are not, even in a poll that
+// expands only the URL.
+func TestJobExpanderClassifiesByUse(t *testing.T) {
+	env := map[string]string{"INTERLOCK_HOST": "127.0.0.1", "INTERLOCK_TOKEN": "tok-from-env", "INTERLOCK_PASS": "pass-from-env"}
+	doc := "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: airflow, config: " +
+		`{url: "http://etl:${env:INTERLOCK_PASS}@${env:INTERLOCK_HOST}:8080/", dagId: d, headers: {X-Api-Key: "${env:INTERLOCK_TOKEN}"}}` + "}\n"
+	p, err := pipeline.ParsePipeline("p.yaml", []byte(doc), pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewJobExpander(trigger.Request{Type: string(pipeline.JobAirflow), Config: p.Job.Config}, func(n string) (string, bool) { v, ok := env[n]; return v, ok })
+	if u, err := x.Str("url", p.Job.Config.Str("url")); err != nil || u != "http://etl:pass-from-env@127.0.0.1:8080/" {
+		t.Fatalf("url = %q, %v", u, err)
+	}
+	got := x.Secrets.Redact("GET http://127.0.0.1:8080/: tok-from-env pass-from-env ZXRsOnBhc3MtZnJvbS1lbnY=")
+	if got != "GET http://127.0.0.1:8080/: [redacted] [redacted] [redacted]" {
+		t.Fatalf("Redact = %q", got)
 	}
 }

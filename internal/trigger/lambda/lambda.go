@@ -127,7 +127,7 @@ func result(j *awsjob.Job, out *awslambda.InvokeOutput) trigger.Result {
 	if answer.ErrorType == ErrorTypeTimeout {
 		c = run.Timeout
 	}
-	msg := "function error: " + awsjob.Clean(*out.FunctionError, 40) + ": " + awsjob.Clean(j.Redact(string(out.Payload)), maxPayload)
+	msg := "function error: " + j.Line(*out.FunctionError, 40) + ": " + j.Line(string(out.Payload), maxPayload)
 	return trigger.Result{Status: trigger.StatusFailed, Category: c, Message: msg}
 }
 

@@ -160,8 +160,8 @@ func TestFunctionErrors(t *testing.T) {
 			`function error: Handled: {"errorMessage":"no data for 2026-03-10"}`},
 		{"runtime timeout", "Unhandled", `{"errorType":"Sandbox.Timedout","errorMessage":"Task timed out after 3.00 seconds"}`, run.Timeout,
 			`function error: Unhandled: {"errorType":"Sandbox.Timedout"`},
-		{"answer cut at 200 bytes, control characters removed", "Unhandled", "\"a\x1b[31m\\u0000" + long + "\"", run.Permanent,
-			"function error: Unhandled: \"a[31m\\u0000" + strings.Repeat("x", 200-len("\"a[31m\\u0000")) + "…"},
+		{"answer cut at 200 bytes, control characters and their escapes removed", "Unhandled", "\"a\x1b[31m\\u0000" + long + "\"", run.Permanent,
+			"function error: Unhandled: \"a[31m" + strings.Repeat("x", 200-len("\"a[31m")) + "…"},
 		{"not JSON", "Unhandled", `Runtime exited with error: signal: killed`, run.Permanent,
 			`function error: Unhandled: Runtime exited with error: signal: killed`},
 	}

@@ -180,7 +180,7 @@ func result(j *awsjob.Job, out *sfn.DescribeExecutionOutput) (trigger.Result, er
 	case types.ExecutionStatusRunning, types.ExecutionStatusPendingRedrive:
 		return trigger.Result{Status: trigger.StatusRunning, Message: string(out.Status)}, nil
 	}
-	return trigger.Result{}, fmt.Errorf("step-function DescribeExecution: unknown execution status %q", awsjob.Clean(string(out.Status), 40))
+	return trigger.Result{}, fmt.Errorf("step-function DescribeExecution: unknown execution status %q", j.Line(string(out.Status), 40))
 }
 
 // executionARN is the ARN of execution name of the state machine machine

@@ -193,7 +193,8 @@ func TestStartSendsInputAndName(t *testing.T) {
 	}
 	var in struct{ StateMachineArn, Name, Input string }
 	_ = json.Unmarshal(calls[0].Body, &in)
-	wantInput := `{"date":"2026-03-10","hour":"07","token":"` + awstest.SecretKey + `"}`
+	token, _ := json.Marshal(awstest.SecretKey)
+	wantInput := `{"date":"2026-03-10","hour":"07","token":` + string(token) + `}`
 	if in.StateMachineArn != machine || in.Name != awstest.RunID || in.Input != wantInput {
 		t.Errorf("StartExecution = %+v, want input %s", in, wantInput)
 	}

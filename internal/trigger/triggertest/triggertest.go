@@ -6,18 +6,30 @@
 // are failed jobs with an explicit category, that no secret leaks, that
 // status polls are authenticated like the start, and that a job can be
 // polled by another process from its JobRunID and Meta alone.
+//
+// No secret may leak in any form it takes on the wire (product spec §8):
+// the kit looks for the harness's Secret, JSON- and URL-escaped and in
+// base64, for base64 of a URL's user info as a Basic header carries it,
+// and reads every text as a person would, with invisible characters and
+// their escapes removed (secrettest.Leak). Fakes echo what they received
+// and Echo — the secret split by control and format characters and in
+// every form — in their error answers and failure messages, so a runner
+// that cleans after redacting, or knows only the raw value, fails here.
 package triggertest
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/secret"
+	"github.com/interlockhq/interlock/internal/secret/secrettest"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
@@ -49,10 +61,18 @@ type Harness struct {
 	// within the start call.
 	Set func(start, status Mode)
 	// Secret is a secret the config uses (via ${env:…} or the credential
-	// chain); it must appear in no error, message or meta. The fake should
-	// echo what it received (headers included) in its error answers, so
+	// chain); it must appear, in no form, in any error, message, output or
+	// meta. It must hold a character JSON escaping changes (" or \) and
+	// one URL escaping changes, so those forms differ from the value. The
+	// fake should echo what it received (headers included) and
+	// Echo(Secret, Userinfo) in its error answers and failure messages, so
 	// that a runner that passes them on fails here.
-	Secret      string
+	Secret string
+	// Userinfo is the user and password when the config also sends a
+	// credential as a URL's user info (http://user:${env:…}@host/); nil
+	// if it does not. Neither the password nor base64 of "user:password"
+	// may leak.
+	Userinfo    *url.Userinfo
 	Synchronous bool // the job finishes within Start (http, lambda)
 	// StartAuth is the auth header value the fake saw on the last start
 	// ("" if the type has none). For a signed protocol whose header
@@ -144,6 +164,9 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 			st, err := h.Runner.Start(ctx(t), h.Request)
 			h.noSecret(t, where+" start error", err)
 			h.noSecretInStarted(t, where, st)
+			if c[0] == StartRejected && st.Result != nil && !strings.Contains(st.Result.Message+st.Result.Output, secret.Redacted) {
+				t.Errorf("%s: the rejection shows nothing redacted (%q): the fake must echo the secret (Echo) or this check proves nothing", where, st.Result.Message)
+			}
 			if err != nil || st.Result != nil {
 				continue
 			}
@@ -221,6 +244,8 @@ func checkHarness(t *testing.T, h *Harness) {
 		t.Fatal("triggertest: the harness needs Runner and Set")
 	case h.Secret == "":
 		t.Fatal("triggertest: the harness needs the Secret its config uses, or the leak checks prove nothing")
+	case !strings.ContainsAny(h.Secret, `"\`) || url.QueryEscape(h.Secret) == h.Secret:
+		t.Fatalf("triggertest: the Secret %q needs a character JSON escaping changes and one URL escaping changes, or those forms go unchecked", h.Secret)
 	}
 }
 
@@ -355,10 +380,16 @@ func (h *Harness) noSecret(t *testing.T, where string, err error) {
 
 func (h *Harness) noSecretIn(t *testing.T, where, s string) {
 	t.Helper()
-	if strings.Contains(s, h.Secret) {
-		t.Errorf("%s reveals the secret: %q", where, s)
+	if leak := secrettest.Leak(s, h.Secret, h.Userinfo); leak != "" {
+		t.Errorf("%s reveals the secret as %q: %q", where, leak, s)
 	}
 }
+
+// Echo is what a careless provider echoes of secret and userinfo (nil:
+// none) besides the request: the secret split by invisible characters
+// and in every wire form (secrettest.Echo). Fakes put it in their error
+// answers and failure messages.
+func Echo(secret string, userinfo *url.Userinfo) string { return secrettest.Echo(secret, userinfo) }
 
 func chain(err error) []error {
 	if err == nil {

@@ -31,11 +31,14 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/awsjob"
 )
 
-// The test credentials and region. SecretKey must never appear in an
-// error, a message or a Meta value.
+// The test credentials and region. SecretKey must never appear, in any
+// form, in an error, a message or a Meta value. It holds characters JSON
+// and URL escaping change (so the contract kit checks those forms too),
+// written so that it stays valid inside a JSON string: a Lambda payload
+// template puts it there as it is.
 const (
 	AccessKey = "AKIAINTERLOCKTEST01"
-	SecretKey = "wJalrXUtnFEMI/K7MDENG/interlockTESTKEY01"
+	SecretKey = `wJalrXUtnFEMI/K7MDENG/\"interlock\\TEST KEY01`
 	Region    = "eu-west-1"
 )
 

@@ -77,9 +77,10 @@ type Faults struct {
 	Throttled, ServerError, Rejected Reply
 }
 
-// For returns the fault reply of start mode m, if m is a fault, with what
-// the fake received echoed in the message (as some AWS validation
-// messages do), so a runner that passes it on unredacted is caught.
+// For returns the fault reply of start mode m, if m is a fault, with the
+// secret in every form (triggertest.Echo) and what the fake received
+// echoed in the message (as some AWS validation messages do), so a runner
+// that passes it on unredacted is caught.
 func (f Faults) For(m triggertest.Mode, received []byte) (Reply, bool) {
 	var r Reply
 	switch m {
@@ -92,7 +93,7 @@ func (f Faults) For(m triggertest.Mode, received []byte) (Reply, bool) {
 	default:
 		return Reply{}, false
 	}
-	r.ErrorMessage = fmt.Sprintf("%s (request: %s)", r.ErrorMessage, strings.TrimSpace(string(received)))
+	r.ErrorMessage = fmt.Sprintf("%s %s (request: %s)", r.ErrorMessage, triggertest.Echo(SecretKey, nil), strings.TrimSpace(string(received)))
 	return r, true
 }
 
