@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/duration"
+	irun "github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
@@ -84,7 +85,7 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 	cf := addClientFlags(fs)
 	var until *string
 	if verb == "pause" {
-		until = fs.String("until", "", "resume automatically then: RFC3339 or a duration from now (2h)")
+		until = fs.String("until", "", "resume automatically then: RFC3339 or a duration from now (2h), at most a year ahead")
 	}
 	if code, ok := parseFlags(env, c, fs, args); !ok {
 		return code
@@ -97,6 +98,10 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 	// "until", so it is sent an empty object.
 	var body any = struct{}{}
 	var pause api.PauseRequest
+	if until != nil && *until == "" && flagGiven(fs, "until") {
+		fmt.Fprintf(env.Stderr, "interlock pause: --until is empty: give a time or a duration, or leave the flag out to pause until resumed\n")
+		return ExitUsage
+	}
 	if until != nil && *until != "" {
 		t, err := time.Parse(time.RFC3339, *until)
 		if err != nil {
@@ -106,6 +111,11 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 				return ExitUsage
 			}
 			t = clock.Real{}.Now().Add(d) // "2h from now", from where the user is
+		}
+		// The server refuses it too; saying so here sends nothing.
+		if err := irun.CheckPauseUntil(t, clock.Real{}.Now()); err != nil {
+			fmt.Fprintf(env.Stderr, "interlock pause: --until %v\n", err)
+			return ExitUsage
 		}
 		pause.Until = t.UTC().Format(time.RFC3339)
 	}
@@ -134,4 +144,11 @@ func runPause(ctx context.Context, env Env, args []string, verb string) int {
 	}
 	fmt.Fprintf(env.Stdout, "%s %s\n", view.ID, state)
 	return ExitOK
+}
+
+// flagGiven reports whether the command line set the flag, even to "".
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -30,8 +30,10 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		if row.Paused && row.PausedUntil.Equal(until) {
 			return nil
 		}
-		if !until.IsZero() && !until.After(now) {
-			return fmt.Errorf("%w: --until %s is not in the future", ErrInvalidRequest, until.UTC().Format(time.RFC3339))
+		if !until.IsZero() { // zero: until resumed
+			if err := run.CheckPauseUntil(until, now); err != nil {
+				return fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
+			}
 		}
 		next := row
 		next.Paused, next.PausedUntil, next.UpdatedAt = true, until.UTC(), now

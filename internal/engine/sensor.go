@@ -60,7 +60,7 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 		lp = e.loaded(pipelineID)
 		p := lp.p
 		now := e.clk.Now()
-		per, err := run.SensorPeriod(p, key, data, now)
+		per, err := run.SensorWritePeriod(p, key, data, now)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidSensor, err)
 		}

@@ -32,20 +32,33 @@ func CurrentPeriod(p *pipeline.Pipeline, now time.Time) schedule.Period {
 // SensorPeriod is the period a sensor write belongs to: the period in its
 // key's suffix ("hourly-status#20260303T07"), else its `date`/`hour`
 // fields, else the current period in the schedule's time zone. A
-// malformed date or hour is an error, never a silent fallback.
+// malformed date or hour, or a key suffix shaped like a period that is
+// not one (schedule.PeriodKey), is an error, never a silent fallback.
 func SensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, error) {
-	per, err := sensorPeriod(p, key, data, now)
-	if err == nil && per.Hourly && DailyOnly(p) {
-		per = schedule.Daily(per.Date) // a daily cron runs days, whatever hour the data names
-	}
+	per, _, err := sensorPeriod(p, key, data, now)
 	return per, err
 }
 
-func sensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, error) {
-	if _, per, ok := schedule.SplitPeriodKey(key); ok {
-		return per, nil
+// sensorPeriod also says where the period came from, in the writer's
+// terms, for the messages of SensorWritePeriod.
+func sensorPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, string, error) {
+	per, from, err := namedPeriod(p, key, data, now)
+	if err == nil && per.Hourly && DailyOnly(p) {
+		per = schedule.Daily(per.Date) // a daily cron runs days, whatever hour the data names
 	}
-	return schedule.PeriodFromSensor(data, CurrentPeriod(p, now))
+	return per, from, err
+}
+
+func namedPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.Time) (schedule.Period, string, error) {
+	if _, per, named, err := schedule.PeriodKey(key); named || err != nil {
+		return per, "key suffix " + key[strings.LastIndexByte(key, '#'):], err
+	}
+	from := `field "date"`
+	if _, ok := data.Get("date"); !ok {
+		from = "the current period"
+	}
+	per, err := schedule.PeriodFromSensor(data, CurrentPeriod(p, now))
+	return per, from, err
 }
 
 // DailyOnly reports whether a pipeline's periods are always days: it has
@@ -56,8 +69,12 @@ func DailyOnly(p *pipeline.Pipeline) bool {
 }
 
 // CheckRerunPeriod refuses a rerun of a period the pipeline never runs
-// (an hour of a daily cron pipeline) or that has not started yet.
+// (an hour of a daily cron pipeline), that has not started yet, or that
+// is before EarliestPeriod.
 func CheckRerunPeriod(p *pipeline.Pipeline, per schedule.Period, now time.Time) error {
+	if per.Date.Before(EarliestPeriod) {
+		return fmt.Errorf("period %s is before %s, the earliest period Interlock runs", per, EarliestPeriod)
+	}
 	if per.Hourly && DailyOnly(p) {
 		return fmt.Errorf("%s is an hour, but pipeline %s runs daily periods (YYYY-MM-DD)", per, p.ID)
 	}

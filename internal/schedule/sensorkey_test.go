@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +128,90 @@ func TestRemapForPeriodBothSpellings(t *testing.T) {
 		if got["s"].Key != newer.Key {
 			t.Fatalf("base key exposes %q, want the later-received %q", got["s"].Key, newer.Key)
 		}
+	}
+}
+
+// TestPeriodShaped pins which key suffixes are read as periods: a date of
+// eight digits or dashed, with an optional T and one or two hour digits.
+// Anything else after '#' is part of a plain key.
+func TestPeriodShaped(t *testing.T) {
+	for _, c := range []struct {
+		suffix string
+		want   bool
+	}{
+		{"20260310", true},
+		{"2026-03-10", true},
+		{"20260310T07", true},
+		{"2026-03-10T07", true},
+		{"20260230", true},      // shaped, not a date
+		{"20260310T24", true},   // shaped, not an hour
+		{"20260310T7", true},    // one-digit hour
+		{"2026-3-9", true},      // one-digit month and day
+		{"20260310t07", true},   // lowercase t
+		{"99991231", true},      // a real date, far ahead
+		{"12345678", true},      // eight digits are read as a date
+		{"eu", false},           // a region
+		{"v2", false},           // a version
+		{"42", false},           // a shard
+		{"202603", false},       // a month
+		{"2026031", false},      // seven digits
+		{"2026031007", false},   // ten digits, no T
+		{"20260310T", false},    // T without an hour
+		{"20260310T123", false}, // three hour digits
+		{"2026-03-10-eu", false},
+		{"20260310-eu", false},
+		{"2026-03", false},
+		{"", false},
+		{"T07", false},
+		{"２０２６０３１０", false}, // full-width digits are not digits here
+	} {
+		t.Run(c.suffix, func(t *testing.T) {
+			if got := PeriodShaped(c.suffix); got != c.want {
+				t.Fatalf("PeriodShaped(%q) = %v, want %v", c.suffix, got, c.want)
+			}
+		})
+	}
+}
+
+// TestPeriodKey: a key being written names a period when its suffix has
+// a period's shape, and then it must be a real one; other keys are plain.
+func TestPeriodKey(t *testing.T) {
+	for _, c := range []struct {
+		key     string
+		named   bool
+		period  string // when named and valid
+		wantErr string // when named and invalid
+	}{
+		{key: "trig#20260310", named: true, period: "2026-03-10"},
+		{key: "trig#2026-03-10T07", named: true, period: "2026-03-10T07"},
+		{key: "a#b#20260310", named: true, period: "2026-03-10"},
+		{key: "trig", named: false},
+		{key: "orders#eu", named: false},
+		{key: "orders#20260310#eu", named: false}, // the last '#' decides
+		{key: "trig#", named: false},
+		{key: "trig#20260230", named: true, wantErr: `#20260230 has a period's shape but is not a period`},
+		{key: "trig#20260310T24", named: true, wantErr: `hour must be two digits, 00 to 23`},
+		{key: "trig#20260310T7", named: true, wantErr: `hour must be two digits`},
+		{key: "trig#2026-3-9", named: true, wantErr: `want YYYY-MM-DD or YYYYMMDD`},
+		{key: "#20260310", named: true, wantErr: `no base key`},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			base, p, named, err := PeriodKey(c.key)
+			if named != c.named {
+				t.Fatalf("PeriodKey(%q) named = %v, want %v", c.key, named, c.named)
+			}
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, ErrSyntax) {
+					t.Fatalf("PeriodKey(%q) error = %v, want ErrSyntax mentioning %q", c.key, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("PeriodKey(%q): %v", c.key, err)
+			}
+			if named && (p.String() != c.period || base+"#" != c.key[:len(base)+1]) {
+				t.Fatalf("PeriodKey(%q) = %q, %s; want period %s", c.key, base, p, c.period)
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/interlockhq/interlock/internal/run"
 )
 
 // maxReasonLen bounds a rerun reason; it ends up in events and alerts.
@@ -97,9 +99,10 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 		if until, err = time.Parse(time.RFC3339, req.Until); err != nil {
 			return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\" %q: want an RFC 3339 time such as 2026-03-10T18:00:00Z", req.Until)
 		}
-		// The engine checks it too; this says it in the API's terms.
-		if !until.After(s.eng.Now()) {
-			return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\" %s is not in the future", req.Until)
+		// The engine checks it too (run.CheckPauseUntil: in the future, at
+		// most a year ahead); this says it in the API's terms.
+		if err := run.CheckPauseUntil(until, s.eng.Now()); err != nil {
+			return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\": %v", err)
 		}
 	}
 	if err := s.eng.Pause(r.Context(), id, until, by(r)); err != nil {
