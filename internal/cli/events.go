@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/duration"
 	"github.com/interlockhq/interlock/internal/event"
 )
 
@@ -62,6 +63,18 @@ func runEvents(ctx context.Context, env Env, args []string) int {
 			return ExitUsage
 		}
 	}
+	// A filter given empty ("$UNSET") would otherwise mean no filter and
+	// print every pipeline's events; the server refuses it too.
+	for _, name := range []string{"pipeline", "since"} {
+		if fs.Lookup(name).Value.String() == "" && flagGiven(fs, name) {
+			fmt.Fprintf(env.Stderr, "interlock events: --%s is empty: give a value or leave the flag out\n", name)
+			return ExitUsage
+		}
+	}
+	if *since != "" && !sinceParses(*since) {
+		fmt.Fprintf(env.Stderr, "interlock events: --since %q: want an RFC 3339 time (2026-03-10T06:00:00Z) or a duration back from now (2h, 7d)\n", *since)
+		return ExitUsage
+	}
 	cl, err := cf.client()
 	if err != nil {
 		return fail(env, "events", err)
@@ -103,7 +116,12 @@ func runEvents(ctx context.Context, env Env, args []string) int {
 		if page.Next != "" {
 			q.Set("after", page.Next)
 		}
-		q.Del("since") // the cursor takes over
+		// The cursor takes over from --since once a page has events. An
+		// empty page returns the cursor it was given (0 at first), which
+		// alone would mean "from the beginning": --since stays until then.
+		if len(page.Events) > 0 {
+			q.Del("since")
+		}
 		if len(page.Events) < pageSize {
 			if !*follow {
 				return ExitOK
@@ -127,4 +145,14 @@ func printEvent(env Env, asJSON bool, raw json.RawMessage) {
 		return
 	}
 	fmt.Fprintf(env.Stdout, "%s  %-7s %-26s %-20s %-13s %s\n", e.Time, e.Detail.Level, e.DetailType, e.Detail.PipelineID, e.Detail.Date, e.Detail.Message)
+}
+
+// sinceParses reports whether --since is what the server reads: an RFC
+// 3339 time or a duration back from now.
+func sinceParses(s string) bool {
+	if _, err := time.Parse(time.RFC3339, s); err == nil {
+		return true
+	}
+	_, err := duration.Parse(s)
+	return err == nil
 }

@@ -322,6 +322,14 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 			}
 			if s.Data != nil && s.Data.Kind != yaml.MappingNode {
 				d.Errorf(s.Data, path+".sensor.data", "want a mapping of sensor fields")
+			} else if s.Data != nil {
+				// What cannot be a sensor object at all (a key given twice,
+				// a non-scalar or merge key, a control character in a key)
+				// is an error in the file, found when it loads; what the
+				// engine refuses (a bad date) is a refused action.
+				if _, err := sensor.FromYAML(s.Data); err != nil {
+					d.Errorf(s.Data, path+".sensor.data", "%v", err)
+				}
 			}
 			act.Sensor = &SensorWrite{Pipeline: s.Pipeline, Key: s.Key, Data: s.Data}
 		}

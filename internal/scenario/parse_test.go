@@ -72,6 +72,12 @@ func TestParseErrors(t *testing.T) {
 		{"refused: false", strings.Replace(minimal, "    pause: {pipeline: p}", "    pause: {pipeline: p}\n    refused: false", 1), "timeline[1].refused: must be true"},
 		{"a restart cannot be refused", strings.Replace(minimal, "    pause: {pipeline: p}", "    restart: true\n    refused: true", 1), "only a sensor, deleteSensor, rerun, pause or resume can be refused"},
 		{"invalid pipeline document", strings.Replace(minimal, "check: exists", "check: exist", 1), "pipelines[0].schedule.trigger.check: unknown operator"},
+		// Sensor data that cannot be a sensor object is an error in the
+		// file, with its line, not a write refused at its time.
+		{"merge key in sensor data", strings.Replace(minimal, "data: {n: 1,", "data: {<<: {x: 1}, n: 1,", 1), "m.yaml:10: timeline[0].sensor.data: merge key (<<) at line 10 is not supported"},
+		{"non-scalar key in sensor data", strings.Replace(minimal, "data: {n: 1,", "data: {? [a, b] : 1, n: 1,", 1), "m.yaml:10: timeline[0].sensor.data: mapping key at line 10 is a sequence"},
+		{"key twice in sensor data", strings.Replace(minimal, "data: {n: 1,", "data: {n: 1, n: 2,", 1), `m.yaml:10: timeline[0].sensor.data: duplicate key "n" at line 10`},
+		{"merge key in a rule value", strings.Replace(minimal, "    job: {type: glue", "    validation: {rules: [{key: k, check: equals, field: f, value: {<<: {a: 1}}}]}\n    job: {type: glue", 1), "m.yaml:7: pipelines[0].validation.rules[0].value: invalid value: merge key (<<) at line 7 is not supported"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,12 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // ErrInvalid is wrapped by every error about a malformed sensor body.
 var ErrInvalid = errors.New("invalid sensor data")
+
+// ErrJSON is wrapped by every error of ReadJSON: JSON that is not one
+// value, or that breaks the rules sensor bodies are read by.
+var ErrJSON = errors.New("invalid JSON")
 
 // MaxDepth bounds the nesting of sensor bodies.
 const MaxDepth = 32
@@ -32,11 +37,14 @@ type Record struct {
 // is wrapped only when "data" is its single field and holds an object, so a
 // flat sensor may still have a field named data next to others.
 //
-// The body is read strictly (see readJSON): invalid UTF-8 and a key given
-// twice are refused, at every level and before unwrapping, so what is
-// stored is exactly what was sent.
+// The body is read strictly (see readJSON): invalid UTF-8, a key given
+// twice and a key holding a control character are refused, at every level
+// and before unwrapping, so what is stored is exactly what was sent and
+// every key can be named in a rule and a message. String values may hold
+// any Unicode text, control characters included (as JSON escapes): they
+// are data, stored and compared as sent.
 func ParseBody(body []byte) (Object, error) {
-	v, err := readJSON(body)
+	v, err := readJSON(body, ErrInvalid, true)
 	if err != nil {
 		return Object{}, err
 	}
@@ -60,30 +68,40 @@ func Unwrap(obj Object) Object {
 	return obj
 }
 
+// ReadJSON reads one JSON value with the strictness of a sensor body
+// (ParseBody): no invalid UTF-8 or lone surrogate escape, no key given
+// twice, no control character in a key, at most MaxDepth levels, nothing
+// after it. Other JSON input (the API's request bodies) is read with it,
+// so that what is acted on is exactly what was sent. Errors wrap ErrJSON.
+func ReadJSON(body []byte) (Value, error) { return readJSON(body, ErrJSON, true) }
+
 // readJSON reads exactly one JSON value, the only way JSON becomes a Value.
 // It is stricter than encoding/json where encoding/json would silently
 // store something other than what was sent: invalid UTF-8 and lone
 // surrogate escapes (which encoding/json turns into U+FFFD) and a key
 // given twice in one object (where encoding/json keeps the last) are
 // refused. Values nest at most MaxDepth levels, and nothing but
-// whitespace may follow. Every error wraps ErrInvalid.
-func readJSON(body []byte) (Value, error) {
-	if err := checkText(body); err != nil {
+// whitespace may follow. input says whether the JSON comes from outside
+// (a write), where a key holding a control character is refused too;
+// stored JSON is read back without that rule, so what was once accepted
+// stays readable. Every error wraps base.
+func readJSON(body []byte, base error, input bool) (Value, error) {
+	if err := checkText(body, base); err != nil {
 		return Value{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	r := &jsonReader{dec: dec}
+	r := &jsonReader{dec: dec, base: base, input: input}
 	tok, err := dec.Token()
 	if err != nil {
-		return Value{}, fmt.Errorf("%w: %w", ErrInvalid, err) // io.EOF: an empty body
+		return Value{}, fmt.Errorf("%w: %w", base, err) // io.EOF: an empty body
 	}
 	v, err := r.value(tok, 0)
 	if err != nil {
 		return Value{}, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Value{}, fmt.Errorf("%w: trailing content after the JSON object", ErrInvalid)
+		return Value{}, fmt.Errorf("%w: trailing content after the JSON object", base)
 	}
 	return v, nil
 }
@@ -91,8 +109,10 @@ func readJSON(body []byte) (Value, error) {
 // jsonReader builds a Value from a token stream, keeping the path of the
 // value being read for its messages.
 type jsonReader struct {
-	dec  *json.Decoder
-	path []string // object keys and array indexes ("[3]") down to here
+	dec   *json.Decoder
+	base  error    // wrapped by every error
+	input bool     // refuse control characters in keys
+	path  []string // object keys and array indexes ("[3]") down to here
 }
 
 // next is the next token inside a value: the stream ending there is a
@@ -103,7 +123,7 @@ func (r *jsonReader) next() (json.Token, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", r.base, err)
 	}
 	return tok, nil
 }
@@ -111,7 +131,7 @@ func (r *jsonReader) next() (json.Token, error) {
 // value reads the value that starts with tok, depth levels down.
 func (r *jsonReader) value(tok json.Token, depth int) (Value, error) {
 	if depth > MaxDepth {
-		return Value{}, fmt.Errorf("%w: nested deeper than %d levels", ErrInvalid, MaxDepth)
+		return Value{}, fmt.Errorf("%w: nested deeper than %d levels", r.base, MaxDepth)
 	}
 	switch x := tok.(type) {
 	case nil:
@@ -123,7 +143,7 @@ func (r *jsonReader) value(tok json.Token, depth int) (Value, error) {
 	case json.Number:
 		v, err := ParseNumber(string(x))
 		if err != nil {
-			return Value{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return Value{}, fmt.Errorf("%w: %v", r.base, err)
 		}
 		return v, nil
 	case json.Delim:
@@ -134,7 +154,7 @@ func (r *jsonReader) value(tok json.Token, depth int) (Value, error) {
 			return r.array(depth)
 		}
 	}
-	return Value{}, fmt.Errorf("%w: unexpected %v", ErrInvalid, tok) // Token reports ] and } out of place itself
+	return Value{}, fmt.Errorf("%w: unexpected %v", r.base, tok) // Token reports ] and } out of place itself
 }
 
 func (r *jsonReader) object(depth int) (Value, error) {
@@ -149,11 +169,14 @@ func (r *jsonReader) object(depth int) (Value, error) {
 		}
 		key, ok := tok.(string)
 		if !ok { // Token accepts only a string here; kept for safety
-			return Value{}, fmt.Errorf("%w: unexpected %v where a key belongs", ErrInvalid, tok)
+			return Value{}, fmt.Errorf("%w: unexpected %v where a key belongs", r.base, tok)
 		}
 		r.path = append(r.path, key)
 		if _, dup := fields[key]; dup {
-			return Value{}, fmt.Errorf("%w: duplicate key %q at %s", ErrInvalid, key, r.where())
+			return Value{}, fmt.Errorf("%w: duplicate key %q at %s", r.base, key, r.where())
+		}
+		if r.input && HasControl(key) {
+			return Value{}, fmt.Errorf("%w: key %q at %s holds a control character; keys are names, control characters are allowed only in string values", r.base, key, r.where())
 		}
 		if tok, err = r.next(); err != nil {
 			return Value{}, err
@@ -224,11 +247,11 @@ func plainName(s string) bool {
 // a lone UTF-16 surrogate. The surrogate scan follows JSON strings, so it
 // is exact for valid JSON; in invalid JSON it may only refuse earlier than
 // the syntax check would.
-func checkText(body []byte) error {
+func checkText(body []byte, base error) error {
 	for i := 0; i < len(body); {
 		c, size := utf8.DecodeRune(body[i:])
 		if c == utf8.RuneError && size == 1 {
-			return fmt.Errorf("%w: not valid UTF-8 at byte %d", ErrInvalid, i)
+			return fmt.Errorf("%w: not valid UTF-8 at byte %d", base, i)
 		}
 		i += size
 	}
@@ -251,7 +274,7 @@ func checkText(body []byte) error {
 				i += 10 // both escapes: one character
 				continue
 			}
-			return fmt.Errorf("%w: \\u%04x at byte %d is half of a UTF-16 surrogate pair, not a character", ErrInvalid, hi, i-1)
+			return fmt.Errorf("%w: \\u%04x at byte %d is half of a UTF-16 surrogate pair, not a character", base, hi, i-1)
 		}
 	}
 	return nil
@@ -265,3 +288,9 @@ func hex4(b []byte, at int) (rune, bool) {
 	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
 	return rune(n), err == nil
 }
+
+// HasControl reports whether s holds a control character (Unicode Cc:
+// U+0000–U+001F, U+007F–U+009F), which no sensor key may: a key is a
+// name that rules, messages and logs show, and "count\u0000" would look
+// like "count" without being it.
+func HasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }

@@ -250,9 +250,10 @@ func (v Value) writeJSON(buf *bytes.Buffer) {
 }
 
 // UnmarshalJSON reads any JSON value, as strictly as ParseBody (no invalid
-// UTF-8, no key twice).
+// UTF-8, no key twice), except that keys holding control characters are
+// read back: it reads stored sensors, and what was stored stays readable.
 func (v *Value) UnmarshalJSON(b []byte) error {
-	val, err := readJSON(b)
+	val, err := readJSON(b, ErrInvalid, false)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,21 @@ func fromYAML(n *yaml.Node, depth int) (Value, error) {
 		lines := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
+			if k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias // *name as a key: the key it names
+			}
+			// A key that is not a scalar would be read as its Value, "",
+			// and a merge key (<<) as a literal field named "<<": refused,
+			// as in config files, rather than stored as something else.
+			if k.Kind != yaml.ScalarNode {
+				return Value{}, fmt.Errorf("mapping key at line %d is a %s: keys must be plain names", n.Content[i].Line, yamlKind(k))
+			}
+			if k.ShortTag() == "!!merge" {
+				return Value{}, fmt.Errorf("merge key (<<) at line %d is not supported: write the fields out", k.Line)
+			}
+			if HasControl(k.Value) {
+				return Value{}, fmt.Errorf("key %q at line %d holds a control character", k.Value, k.Line)
+			}
 			if first, dup := lines[k.Value]; dup {
 				return Value{}, fmt.Errorf("duplicate key %q at line %d (first at line %d)", k.Value, k.Line, first)
 			}
@@ -85,4 +100,16 @@ func fromYAML(n *yaml.Node, depth int) (Value, error) {
 		return ObjectValue(Object{fields: fields}), nil
 	}
 	return Value{}, fmt.Errorf("unsupported YAML node")
+}
+
+func yamlKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "node"
 }

@@ -61,14 +61,15 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 }
 
 // eventTypes reads ?type=: each must be in the catalogue, so a typo is an
-// error rather than an empty answer.
+// error rather than an empty answer, and none may be empty (?type=, or
+// ?type=%20), which would otherwise ask for no filter at all.
 func eventTypes(q url.Values) ([]event.Type, error) {
 	var out []event.Type
 	for _, v := range q["type"] {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
 			if name == "" {
-				continue
+				return nil, errorf(http.StatusBadRequest, codeBadRequest, "type %q names an empty event type: give each type once, separated by commas (JOB_FAILED,SLA_BREACH)", v)
 			}
 			t := event.Type(strings.ToUpper(name))
 			if _, ok := event.Lookup(t); !ok {

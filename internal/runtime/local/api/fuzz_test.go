@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -58,6 +59,17 @@ func FuzzPutSensor(f *testing.F) {
 		{"k", "", `{"data": 5, "data": {"count": 5}}`},
 		{"k", "", `{"a": [{"id": 1}, {"id": 2, "id": 3}]}`},
 		{"k", "", `{"date": "2026-03-09", "\u0064ate": "2026-03-10"}`},
+		// Control characters: refused in keys, kept in string values.
+		{"k", "", `{"a\u0000b": 1}`},
+		{"k", "", `{"data": {"n\n": 1}}`},
+		{"k", "", `{"note": "a\u0000b"}`},
+		// Periods: beyond the bounds, and suffixes shaped like periods.
+		{"k", "", `{"date": "9999-12-31"}`},
+		{"k", "", `{"date": "1969-12-31"}`},
+		{"k#99991231", "", `{}`},
+		{"k#20260230", "", `{}`},
+		{"k#20260310T24", "", `{}`},
+		{"k#eu", "", `{}`},
 		// Content-Types: JSON in its forms, and the ones refused.
 		{"k", "application/json", `{"count": 5}`},
 		{"k", "application/json; charset=utf-8", `{"count": 5}`},
@@ -104,6 +116,9 @@ func FuzzPutSensor(f *testing.F) {
 			}
 			if !declaredJSON(contentType) {
 				t.Fatalf("key %q: accepted a body declared as %q", key, contentType)
+			}
+			if k, bad := controlKey(body); bad {
+				t.Fatalf("key %q: accepted a body with a control character in the key %q", key, k)
 			}
 		}
 	})
@@ -153,6 +168,37 @@ func repeatedKey(body []byte) (string, bool) {
 			path = path[:len(path)-1]
 		}
 	}
+}
+
+// controlKey reports an object key holding a control character, in a
+// body encoding/json reads; the test's own reading, as repeatedKey.
+func controlKey(body []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return "", false
+	}
+	var walk func(any) (string, bool)
+	walk = func(v any) (string, bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, item := range x {
+				if strings.IndexFunc(k, unicode.IsControl) >= 0 {
+					return k, true
+				}
+				if k, bad := walk(item); bad {
+					return k, true
+				}
+			}
+		case []any:
+			for _, item := range x {
+				if k, bad := walk(item); bad {
+					return k, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(v)
 }
 
 // declaredJSON is the test's own statement of the Content-Types a JSON

@@ -9,12 +9,15 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -63,9 +66,14 @@ func checkContentType(r *http.Request) error {
 	return nil
 }
 
-// decodeJSON decodes a request body into dst strictly: one JSON object,
-// no unknown fields, nothing after it. An empty body is allowed when
-// optional (dst keeps its zero value).
+// decodeJSON decodes a request body into dst (a pointer to a struct)
+// strictly: one JSON object, read as strictly as a sensor body
+// (sensor.ReadJSON: no invalid UTF-8, no key given twice, no control
+// character in a key), whose field names are exactly the json names of
+// dst's fields — encoding/json alone would keep the last of two "period"
+// keys, take "PERIOD" for "period" and turn invalid UTF-8 into U+FFFD
+// before any check saw it. An empty body is allowed when optional (dst
+// keeps its zero value).
 func decodeJSON(body []byte, dst any, optional bool) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
@@ -73,15 +81,62 @@ func decodeJSON(body []byte, dst any, optional bool) error {
 		}
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body is empty: want a JSON object")
 	}
+	// Syntax errors are described by encoding/json, with the byte where
+	// they are; bytes that are not UTF-8 are ReadJSON's to name.
+	if utf8.Valid(body) && !json.Valid(body) {
+		var v any
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "%s", jsonProblem(json.Unmarshal(body, &v)))
+	}
+	v, err := sensor.ReadJSON(body)
+	if err != nil {
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "%s", err.Error())
+	}
+	obj, ok := v.Object()
+	if !ok {
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "body must be a JSON object, got %s", v.Kind())
+	}
+	names := jsonNames(dst)
+	for _, k := range obj.Keys() {
+		if slices.Contains(names, k) {
+			continue
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, k) {
+				return errorf(http.StatusBadRequest, codeInvalidJSON, "unknown field %q: field names are case-sensitive (did you mean %q?)", k, n)
+			}
+		}
+		if len(names) == 0 {
+			return errorf(http.StatusBadRequest, codeInvalidJSON, "unknown field %q: this route takes an empty object", k)
+		}
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "unknown field %q (known: %s)", k, strings.Join(names, ", "))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "%s", jsonProblem(err))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errorf(http.StatusBadRequest, codeInvalidJSON, "trailing content after the JSON object")
-	}
 	return nil
+}
+
+// jsonNames lists the JSON field names of the struct dst points to, as
+// its json tags spell them.
+func jsonNames(dst any) []string {
+	t := reflect.TypeOf(dst)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case name == "":
+			names = append(names, f.Name)
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // jsonProblem says what is wrong with a body in the client's terms.
@@ -123,7 +178,10 @@ func jsonKind(goKind string) string {
 // typo is an error rather than a silently unfiltered answer. A query that
 // does not parse is refused whole (r.URL.Query() would drop the pairs it
 // cannot read, ?pipeline=a%zz among them, and answer for every pipeline),
-// and so is a parameter the route does not know (?pipline=).
+// and so is a parameter the route does not know (?pipline=). Every
+// parameter a route takes narrows or places its answer, so one given
+// without a value (?pipeline=, ?pipeline) is refused too: read as "no
+// filter", ?pipeline=$UNSET would answer for every pipeline.
 func readQuery(r *http.Request, known ...string) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -143,6 +201,11 @@ func readQuery(r *http.Request, known ...string) (url.Values, error) {
 				return nil, errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q: this route takes none", name)
 			}
 			return nil, errorf(http.StatusBadRequest, codeBadRequest, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
+		}
+	}
+	for _, name := range known {
+		if slices.Contains(q[name], "") {
+			return nil, errorf(http.StatusBadRequest, codeBadRequest, "query parameter %q is empty: give it a value or leave it out", name)
 		}
 	}
 	return q, nil
