@@ -115,8 +115,26 @@ func (rc *receiver) received() []string {
 type server struct {
 	cmd  *exec.Cmd
 	url  string
-	out  *bytes.Buffer
+	out  *logBuffer
 	done chan error
+}
+
+// logBuffer collects serve's log while the test reads it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // start runs `interlock serve` in dir and waits for its address.
@@ -129,12 +147,12 @@ func start(t *testing.T, dir string, env []string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
+	logs := &logBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, out: &logs, done: make(chan error, 1)}
+	s := &server{cmd: cmd, out: logs, done: make(chan error, 1)}
 	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -318,6 +336,11 @@ job:
 	wg.Wait()
 	eventually(t, "the job to start", func() bool { return airflow.count() == 1 })
 	eventually(t, "the start alerts to be delivered", func() bool { return len(hook.received()) >= 2 && len(slack.Posts()) >= 2 })
+	// A sink may get an alert again when the process dies between the
+	// send and the record of it (at least once; the webhook's receiver
+	// dedups by X-Interlock-Event-Id). Kill only once both sends of both
+	// sinks are recorded, so that "exactly once" below is what is tested.
+	eventually(t, "the start alerts to be recorded as delivered", func() bool { return strings.Count(srv.out.String(), "alert delivered") >= 4 })
 
 	// kill -9 while the job runs; restart; the job finishes; no second start.
 	srv.kill9(t)
