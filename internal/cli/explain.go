@@ -94,6 +94,9 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		if x.Run.EvalDeadline != nil {
 			fmt.Fprintf(w, "evaluation window closes %s\n", when(x.Run.EvalDeadline))
 		}
+		if x.Run.TriggerCall != "" {
+			fmt.Fprintf(w, "in flight  %s\n", x.Run.TriggerCall)
+		}
 		if x.Run.LastFailure != nil {
 			fmt.Fprintf(w, "last failure %s: %s\n", x.Run.LastFailure.Category, x.Run.LastFailure.Message)
 		}

@@ -103,8 +103,18 @@ func New(o Options) *Engine {
 
 // Open rebuilds the engine's config cache from the store. Stored configs
 // that no longer load (a calendar they name was removed) are skipped with a
-// CONFIG_INVALID event, so the rest keep running.
+// CONFIG_INVALID event, so the rest keep running. Then every trigger call
+// left in flight by a process that stopped is found and its outcome
+// established (recovery.go): TRIGGER_OUTCOME_UNKNOWN at once, and a
+// lookup of the job where its type allows.
 func (e *Engine) Open(ctx context.Context) error {
+	if err := e.loadStored(ctx); err != nil {
+		return err
+	}
+	return e.recoverInterrupted(ctx)
+}
+
+func (e *Engine) loadStored(ctx context.Context) error {
 	rows, err := e.st.PipelineList(ctx)
 	if err != nil {
 		return fmt.Errorf("engine: load pipelines: %w", err)

@@ -73,6 +73,11 @@ type RunSummary struct {
 	JobRunID     string       `json:"jobRunId,omitempty"`
 	LastFailure  *run.Failure `json:"lastFailure,omitempty"`
 	LastOutput   *JobOutput   `json:"lastOutput,omitempty"` // what the last finished job printed (output.go)
+	// TriggerCall says what becomes of a trigger call in flight and when:
+	// its lease, or — after the process that made it stopped — the lookup
+	// of its job, or why its type cannot be looked up and when the run
+	// ends as outcome unknown (run.CallStatus).
+	TriggerCall string `json:"triggerCall,omitempty"`
 }
 
 // Deadlines are the period's resolved instants.
@@ -139,6 +144,9 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	case err == nil:
 		x.Run = summarize(r)
 		if x.Run.LastOutput, err = e.lastJobOutput(ctx, key); err != nil {
+			return x, err
+		}
+		if x.Run.TriggerCall, err = e.callStatus(ctx, lp, r); err != nil {
 			return x, err
 		}
 	case !errors.Is(err, store.ErrNotFound):

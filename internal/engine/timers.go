@@ -208,8 +208,13 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 // stepTrigger makes the trigger call in two commits: first the run is
 // marked as having a call in flight (only one process wins that), then the
 // call is made, then its result is recorded. A process that dies in between
-// leaves the mark, and the next attempt ends the run as "outcome unknown"
-// instead of calling again: a job is never started twice for one attempt.
+// leaves the mark, and the call is never simply made again: a job is never
+// started twice for one attempt. An engine that starts finds the mark and
+// establishes the call's outcome (recovery.go): a job type that can be
+// looked up by the identity Interlock gave the call is asked — its job is
+// adopted, or the call, which started nothing, is made again under the
+// same identity — and the others end as "outcome unknown" when the lease
+// ends.
 func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	r, lp, err := e.runFor(ctx, t)
 	if err != nil || r == nil {
@@ -221,8 +226,7 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 		return b, nil
 	}
 	if r.TriggerInFlight {
-		next, eff := run.TriggerInterrupted(*r, now)
-		return b, e.applyRun(ctx, b, lp, r, next, eff, &due)
+		return b, e.recoverCall(ctx, b, lp, r, due)
 	}
 	if lp.row.Paused {
 		return b, nil // held: a pause stops new triggers; Resume re-arms it
@@ -268,6 +272,12 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 		cur, gerr := e.st.RunGet(ctx, inflight.Key)
 		if gerr != nil {
 			return nil, gerr
+		}
+		if serr == nil && started.JobRunID != "" && cur.JobRunID == started.JobRunID && cur.Generation == inflight.Generation && cur.Attempt == inflight.Attempt+1 {
+			// Another engine found this call interrupted and adopted the
+			// job it started (a store shared with a process that took
+			// this one for stopped): the answer is already recorded.
+			return nil, nil
 		}
 		if cur.State != run.Triggering || !cur.TriggerInFlight {
 			// The run ended while the call was in flight (timed out by

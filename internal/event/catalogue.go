@@ -32,6 +32,7 @@ const (
 	JobPollExhausted        Type = "JOB_POLL_EXHAUSTED"
 	RetryExhausted          Type = "RETRY_EXHAUSTED"
 	InfraFailure            Type = "INFRA_FAILURE"
+	TriggerOutcomeUnknown   Type = "TRIGGER_OUTCOME_UNKNOWN"
 	PipelineExcluded        Type = "PIPELINE_EXCLUDED"
 	LateDataArrival         Type = "LATE_DATA_ARRIVAL"
 	RerunAccepted           Type = "RERUN_ACCEPTED"
@@ -109,6 +110,7 @@ func init() {
 	def(JobPollExhausted, LevelError, "the job's poll window closed without a result; its state is unknown")
 	def(RetryExhausted, LevelError, "the retry budget or the trigger call's infrastructure retries are used up")
 	def(InfraFailure, LevelError, "Interlock could not carry out a step because of an infrastructure error")
+	def(TriggerOutcomeUnknown, LevelWarning, "a trigger call was found in flight with no process to record its result (the process stopped during the call); its outcome is being established")
 	def(PipelineExcluded, LevelInfo, "the period is excluded by schedule.exclude (weekends, days, dates or a calendar)")
 	def(LateDataArrival, LevelWarning, "new trigger data arrived after the period's job succeeded")
 	def(RerunAccepted, LevelInfo, "a rerun was accepted")

@@ -21,6 +21,7 @@ const (
 	MarkerDryRunSeen       = "dry-run-seen"         // a dry-run pipeline observed the period (its rules may have failed)
 	MarkerPausePrefix      = "paused:"              // + RFC3339 start: one pause window of the pipeline (Detail: from, to)
 	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
+	MarkerTriggerOutcome   = "trigger-outcome"      // TRIGGER_OUTCOME_UNKNOWN sent: an interrupted trigger call's outcome is being established (Detail: CallRecovery)
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
 	MarkerConfigInvalidPfx = "config-invalid:"      // + hash of the file name: CONFIG_INVALID sent for the content hashed in Detail.sha256

@@ -17,8 +17,10 @@ import (
 const ttlMargin = 30 * time.Minute
 
 // TriggerLease bounds a trigger call: if the process dies during the call,
-// the trigger step fires again after this long and finds the call's outcome
-// unknown.
+// the trigger step fires again after the call's timeout plus this long and
+// finds the call's outcome unknown — unless the job type can be looked up,
+// and an engine that starts finds the call interrupted and establishes its
+// outcome at once (recovery.go).
 const TriggerLease = 15 * time.Minute
 
 // Start opens a run for a period: evaluation starts now.
@@ -149,7 +151,8 @@ func CallTimeout(p *pipeline.Pipeline) time.Duration {
 
 // TriggerInterrupted ends a run whose trigger call was in flight when the
 // process stopped: the job may or may not have started, and starting it
-// again could run it twice, so a person decides (a rerun).
+// again could run it twice, so a person decides (a rerun). It is
+// RecoverTrigger's answer for a job type that cannot be looked up.
 func TriggerInterrupted(r Run, now time.Time) (Run, Effect) {
 	var eff Effect
 	eff.note(event.InfraFailure, "the trigger call was interrupted (process stopped); the job may or may not have started — check the job system, then request a rerun", "attempt", r.Attempt+1)
@@ -194,6 +197,12 @@ func AfterTriggerError(r Run, cause string, p *pipeline.Pipeline, now time.Time)
 // Triggered records a started job. When the job already finished (a
 // synchronous type), its result is applied at once.
 func Triggered(r Run, jobType, jobRunID string, meta map[string]string, p *pipeline.Pipeline, now time.Time) (Run, Effect) {
+	return triggered(r, jobType, jobRunID, meta, p, now, "")
+}
+
+// triggered is Triggered; adopted, when set, says how the job was found
+// rather than started by a recorded call (RecoverTrigger).
+func triggered(r Run, jobType, jobRunID string, meta map[string]string, p *pipeline.Pipeline, now time.Time, adopted string) (Run, Effect) {
 	var eff Effect
 	r.TriggerInFlight = false
 	r.TriggerErrors = 0
@@ -203,7 +212,11 @@ func Triggered(r Run, jobType, jobRunID string, meta map[string]string, p *pipel
 	r.enter(Running, now)
 	r.PollDeadline = now.Add(p.Job.PollWindow)
 	r.ExpiresAt = r.PollDeadline.Add(ttlMargin)
-	eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d)", jobType, r.Attempt), "jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation)
+	if adopted != "" {
+		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d; %s)", jobType, r.Attempt, adopted), "jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation, "adopted", true)
+	} else {
+		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d)", jobType, r.Attempt), "jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation)
+	}
 	eff.Next, eff.NextAt = StepPoll, minTime(now.Add(p.Job.PollInterval), r.PollDeadline)
 	return r, eff
 }

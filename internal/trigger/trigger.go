@@ -82,6 +82,44 @@ type Runner interface {
 	Poll(ctx context.Context, req Request) (Result, error)
 }
 
+// Finder is implemented by the job types whose jobs can be looked up by
+// the identity Interlock gives a trigger call, which each type derives
+// from Request.RunID (one id per run, generation and attempt): Airflow's
+// dag_run_id, Databricks' idempotency token, Step Functions' execution
+// name, EMR Serverless' client token. When a process stopped during a
+// trigger call (its result was never recorded), the engine asks instead
+// of waiting out the call's lease: a job that started is adopted, and a
+// call that started nothing is made again under the same identity.
+//
+// Find returns the job a trigger call for req started (found true), or
+// found false when no job holds req's identity. An error means the job
+// system could not be asked (network, throttling, 5xx, a refusal that says
+// nothing about the job): the engine asks again with backoff, and gives
+// up (outcome unknown) when the lookup window closes. A type whose only
+// way to ask is to repeat its idempotent start (Databricks, EMR
+// Serverless) answers with that start's job — which may have been started
+// by the repeated call itself, exactly once under the identity — and so
+// never answers "not found"; a refusal of that start is an error. A found
+// job is polled as usual: Find's Started carries no Result.
+type Finder interface {
+	Find(ctx context.Context, req Request) (st Started, found bool, err error)
+}
+
+// ErrNotFindable is returned by Find of a Registry or a Guard for a job
+// type that cannot be looked up.
+var ErrNotFindable = errors.New("trigger: jobs of this type cannot be looked up by the identity Interlock gave them")
+
+// Findable reports whether r can look up jobs of type typ: r dispatches
+// by type (a Registry, a Guard: its Finds method answers), or r is itself
+// a Finder.
+func Findable(r Runner, typ string) bool {
+	if m, ok := r.(interface{ Finds(typ string) bool }); ok {
+		return m.Finds(typ)
+	}
+	_, ok := r.(Finder)
+	return ok
+}
+
 // ErrDryRun is returned by Guard for a dry-run pipeline.
 var ErrDryRun = errors.New("trigger: dry-run pipelines never start jobs")
 
@@ -109,6 +147,30 @@ func (r Registry) Poll(ctx context.Context, req Request) (Result, error) {
 	return rn.Poll(ctx, req)
 }
 
+// Finds reports whether the runner of typ can look up its jobs.
+func (r Registry) Finds(typ string) bool {
+	rn, ok := r[typ]
+	return ok && Findable(rn, typ)
+}
+
+// Find looks up req's job with the runner of its type (ErrNotFindable
+// when that type cannot be asked).
+func (r Registry) Find(ctx context.Context, req Request) (Started, bool, error) {
+	rn, ok := r[req.Type]
+	if !ok {
+		return Started{}, false, fmt.Errorf("%w %q", ErrUnknownType, req.Type)
+	}
+	return find(ctx, rn, req)
+}
+
+func find(ctx context.Context, r Runner, req Request) (Started, bool, error) {
+	f, ok := r.(Finder)
+	if !ok || !Findable(r, req.Type) {
+		return Started{}, false, fmt.Errorf("%w (%s)", ErrNotFindable, req.Type)
+	}
+	return f.Find(ctx, req)
+}
+
 // Guard wraps a Runner so that no job of a dry-run pipeline is ever
 // started, whichever code path asks. It is the actuator half of dry-run
 // enforcement (the notifier half is in the engine's emitter).
@@ -125,4 +187,16 @@ func (g Guard) Start(ctx context.Context, req Request) (Started, error) {
 // Poll passes through: polling starts nothing.
 func (g Guard) Poll(ctx context.Context, req Request) (Result, error) {
 	return g.Next.Poll(ctx, req)
+}
+
+// Finds reports whether the wrapped runner can look up jobs of typ.
+func (g Guard) Finds(typ string) bool { return Findable(g.Next, typ) }
+
+// Find refuses dry-run requests, like Start: a lookup of some types
+// repeats the idempotent start (see Finder).
+func (g Guard) Find(ctx context.Context, req Request) (Started, bool, error) {
+	if req.DryRun {
+		return Started{}, false, ErrDryRun
+	}
+	return find(ctx, g.Next, req)
 }

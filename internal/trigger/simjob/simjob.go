@@ -52,7 +52,8 @@ type Backend struct {
 	next     map[string]int // next plan index per pipeline
 	failures map[string]int // trigger-call failures already served for the next plan
 	jobs     map[string]job
-	started  map[string]int // jobs started per pipeline
+	started  map[string]int    // jobs started per pipeline
+	byRunID  map[string]string // Interlock's run id → job id: the identity a lookup finds a job by
 }
 
 type job struct {
@@ -60,11 +61,14 @@ type job struct {
 	started time.Time
 }
 
-var _ trigger.Runner = (*Backend)(nil)
+var (
+	_ trigger.Runner = (*Backend)(nil)
+	_ trigger.Finder = (*Backend)(nil)
+)
 
 // New returns a backend that plays plans per pipeline id, in trigger order.
 func New(clk clock.Clock, plans map[string][]Plan) *Backend {
-	return &Backend{clk: clk, plans: plans, next: map[string]int{}, failures: map[string]int{}, jobs: map[string]job{}, started: map[string]int{}}
+	return &Backend{clk: clk, plans: plans, next: map[string]int{}, failures: map[string]int{}, jobs: map[string]job{}, started: map[string]int{}, byRunID: map[string]string{}}
 }
 
 // Start consumes the pipeline's next plan.
@@ -85,6 +89,9 @@ func (b *Backend) Start(_ context.Context, req trigger.Request) (trigger.Started
 	id := req.PipelineID + "-sim-" + strconv.Itoa(b.started[req.PipelineID])
 	now := b.clk.Now()
 	b.jobs[id] = job{plan: plan, started: now}
+	if req.RunID != "" {
+		b.byRunID[req.RunID] = id
+	}
 	st := trigger.Started{JobRunID: id, Meta: map[string]string{"simJobId": id}}
 	if plan.Duration == 0 && plan.Result != ResultHang {
 		r := outcome(plan)
@@ -119,4 +126,31 @@ func outcome(p Plan) trigger.Result {
 		return trigger.Result{Status: trigger.StatusFailed, Category: run.Timeout, Message: "simulated job timed out"}
 	}
 	return trigger.Result{Status: trigger.StatusSucceeded}
+}
+
+// findable are the job types whose real runners implement trigger.Finder
+// (a test keeps this list equal to theirs): the simulated backend stands
+// in for every type, and answers lookups only for these, so a simulation
+// recovers an interrupted trigger call as the real job type would.
+var findable = map[string]bool{"airflow": true, "databricks": true, "step-function": true, "emr-serverless": true}
+
+// Finds reports whether jobs of typ can be looked up (trigger.Findable).
+func (b *Backend) Finds(typ string) bool { return findable[typ] }
+
+// Find looks up the job started under req's run id.
+func (b *Backend) Find(_ context.Context, req trigger.Request) (trigger.Started, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id, ok := b.byRunID[req.RunID]
+	if !ok || req.RunID == "" {
+		return trigger.Started{}, false, nil
+	}
+	return trigger.Started{JobRunID: id, Meta: map[string]string{"simJobId": id}}, true, nil
+}
+
+// Started reports how many jobs the backend started for a pipeline.
+func (b *Backend) Started(pipelineID string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.started[pipelineID]
 }
