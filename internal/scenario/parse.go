@@ -73,6 +73,7 @@ type rawJob struct {
 	Result        string `yaml:"result"`
 	Category      string `yaml:"category"`
 	TriggerErrors int    `yaml:"triggerErrors"`
+	Crash         string `yaml:"crash"`
 }
 
 type rawAction struct {
@@ -411,7 +412,7 @@ func (p *parser) buildJobs(sc *File, raw *rawFile, known map[string]bool) {
 		}
 		for i, j := range raw.Jobs[id] {
 			path := fmt.Sprintf("jobs.%s[%d]", id, i)
-			job := Job{Result: Result(j.Result), Category: Category(j.Category), TriggerErrors: j.TriggerErrors}
+			job := Job{Result: Result(j.Result), Category: Category(j.Category), TriggerErrors: j.TriggerErrors, Crash: Crash(j.Crash)}
 			if j.Duration != nil {
 				job.Duration = j.Duration.d
 			} else {
@@ -436,6 +437,11 @@ func (p *parser) buildJobs(sc *File, raw *rawFile, known map[string]bool) {
 			}
 			if j.TriggerErrors < 0 {
 				d.ErrorAt(path+".triggerErrors", "must not be negative")
+			}
+			switch job.Crash {
+			case "", CrashAfterStart, CrashBeforeStart:
+			default:
+				d.ErrorAt(path+".crash", "unknown crash %q (want after-start or before-start)", j.Crash)
 			}
 			sc.Jobs[id] = append(sc.Jobs[id], job)
 		}

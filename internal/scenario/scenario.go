@@ -69,7 +69,19 @@ type Job struct {
 	Result        Result
 	Category      Category // on Fail; Transient by default
 	TriggerErrors int      // failed trigger calls before the call succeeds
+	Crash         Crash    // the process stops during the trigger call ("" : it does not)
 }
+
+// Crash is how the process stops during a simulated job's trigger call:
+// after the "call in flight" mark, before the call's answer is recorded.
+// The simulator starts a new process on the same store at once.
+type Crash string
+
+// Crashes.
+const (
+	CrashAfterStart  Crash = "after-start"  // the job system received the call: the job runs
+	CrashBeforeStart Crash = "before-start" // it did not: no job
+)
 
 // Action is one timeline entry; exactly one of its action fields is set.
 type Action struct {

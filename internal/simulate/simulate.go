@@ -127,6 +127,11 @@ type sim struct {
 	jobs *simjob.Backend
 	st   store.Store
 	eng  *engine.Engine
+	// proc is the context the current process's engine runs timers
+	// under; a job plan's crash cancels it (stop) mid trigger call, as
+	// kill -9 cuts a process short, and the loop starts a new process.
+	proc context.Context
+	stop context.CancelFunc
 }
 
 // start opens the store and an engine on it. The first start loads the
@@ -138,6 +143,8 @@ func (s *sim) start(ctx context.Context, first bool) error {
 		return fmt.Errorf("simulate: open store: %w", err)
 	}
 	s.st = st
+	s.proc, s.stop = context.WithCancel(ctx)
+	s.jobs.OnCrash(s.stop)
 	set := s.sc.Settings
 	s.eng = engine.New(engine.Options{
 		Store:     st,
@@ -204,8 +211,16 @@ func (s *sim) loop(ctx context.Context, res *Result) error {
 			}
 			next++
 		}
-		if _, err := s.eng.RunDue(ctx); err != nil {
-			return err
+		if _, err := s.eng.RunDue(s.proc); err != nil {
+			if s.proc.Err() == nil || ctx.Err() != nil {
+				return err
+			}
+			// A job plan stopped the process during a trigger call: start
+			// a new one on the store, which finds the call in flight.
+			if err := s.restart(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		if s.opt.Watchdog != nil && interval > 0 && !nextWatchdog.After(now) {
 			if err := s.opt.Watchdog.Pass(ctx, s.eng, now); err != nil {
@@ -250,10 +265,7 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 	case a.Resume != nil:
 		err = s.eng.Resume(ctx, a.Resume.Pipeline, "scenario")
 	case a.Restart:
-		if cerr := s.st.Close(); cerr != nil {
-			return cerr
-		}
-		return s.start(ctx, false)
+		return s.restart(ctx)
 	}
 	if err == nil {
 		return nil
@@ -263,6 +275,16 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		return nil
 	}
 	return fmt.Errorf("timeline line %d: %w", a.Line, err)
+}
+
+// restart stops the current process (it may be stopped already) and
+// starts a new one on the same store.
+func (s *sim) restart(ctx context.Context) error {
+	s.stop()
+	if err := s.st.Close(); err != nil {
+		return err
+	}
+	return s.start(ctx, false)
 }
 
 func configDoc(scenarioPath string, a scenario.Action) (string, []byte, error) {
@@ -283,6 +305,7 @@ func plans(sc *scenario.File) map[string][]simjob.Plan {
 				Result:        simjob.Result(j.Result),
 				Category:      run.Category(j.Category),
 				TriggerErrors: j.TriggerErrors,
+				Crash:         simjob.Crash(j.Crash),
 			})
 		}
 	}

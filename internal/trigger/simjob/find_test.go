@@ -2,6 +2,7 @@ package simjob
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -46,5 +47,32 @@ func TestFindByRunID(t *testing.T) {
 	}
 	if b.Started("p") != 1 {
 		t.Fatalf("started %d", b.Started("p"))
+	}
+}
+
+// TestCrash: a plan's crash stops the process making the call — after the
+// job exists (after-start) or before (before-start) — once; the call after
+// it gets through, and the job system holds one job per plan.
+func TestCrash(t *testing.T) {
+	for _, c := range []Crash{CrashAfterStart, CrashBeforeStart} {
+		t.Run(string(c), func(t *testing.T) {
+			b := New(clock.NewVirtual(time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)), map[string][]Plan{"p": {{Duration: time.Minute, Result: ResultSuccess, Crash: c}}})
+			stops := 0
+			b.OnCrash(func() { stops++ })
+			req := trigger.Request{PipelineID: "p", RunID: "p-stream-2026-03-10-g0-a1", Type: "airflow"}
+			if _, err := b.Start(context.Background(), req); !errors.Is(err, ErrProcessStopped) || stops != 1 {
+				t.Fatalf("first call: %v, stops %d", err, stops)
+			}
+			_, found, _ := b.Find(context.Background(), req)
+			if found != (c == CrashAfterStart) || b.Started("p") != map[Crash]int{CrashAfterStart: 1, CrashBeforeStart: 0}[c] {
+				t.Fatalf("after the crash: found %v, started %d", found, b.Started("p"))
+			}
+			if c == CrashBeforeStart {
+				st, err := b.Start(context.Background(), req)
+				if err != nil || st.JobRunID == "" || stops != 1 || b.Started("p") != 1 {
+					t.Fatalf("the call after the crash: %+v %v, stops %d", st, err, stops)
+				}
+			}
+		})
 	}
 }

@@ -24,7 +24,24 @@ type Plan struct {
 	Result        Result
 	Category      run.Category // for ResultFail
 	TriggerErrors int          // failed trigger calls before the call succeeds
+	// Crash: the process that makes the trigger call stops during it,
+	// after the job system received it (CrashAfterStart: the job runs) or
+	// before (CrashBeforeStart: nothing runs); the call then succeeds.
+	Crash Crash
 }
+
+// Crash is how a process stops during a trigger call.
+type Crash string
+
+// Crashes.
+const (
+	CrashAfterStart  Crash = "after-start"
+	CrashBeforeStart Crash = "before-start"
+)
+
+// ErrProcessStopped is the answer of a trigger call whose process stopped
+// during it (Plan.Crash); the process never records it.
+var ErrProcessStopped = errors.New("simulated crash: the process stopped during the trigger call")
 
 // Result is how a simulated job ends.
 type Result string
@@ -54,6 +71,17 @@ type Backend struct {
 	jobs     map[string]job
 	started  map[string]int    // jobs started per pipeline
 	byRunID  map[string]string // Interlock's run id → job id: the identity a lookup finds a job by
+	crashed  map[string]bool   // the crash of the pipeline's next plan has happened
+	onCrash  func()            // stops the process making the call (OnCrash)
+}
+
+// OnCrash sets what a Plan.Crash does to the process making the call: the
+// simulator stops it (cancels the context its engine runs under) and
+// starts a new one on the same store.
+func (b *Backend) OnCrash(stop func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onCrash = stop
 }
 
 type job struct {
@@ -68,7 +96,7 @@ var (
 
 // New returns a backend that plays plans per pipeline id, in trigger order.
 func New(clk clock.Clock, plans map[string][]Plan) *Backend {
-	return &Backend{clk: clk, plans: plans, next: map[string]int{}, failures: map[string]int{}, jobs: map[string]job{}, started: map[string]int{}, byRunID: map[string]string{}}
+	return &Backend{clk: clk, plans: plans, next: map[string]int{}, failures: map[string]int{}, jobs: map[string]job{}, started: map[string]int{}, byRunID: map[string]string{}, crashed: map[string]bool{}}
 }
 
 // Start consumes the pipeline's next plan.
@@ -84,6 +112,13 @@ func (b *Backend) Start(_ context.Context, req trigger.Request) (trigger.Started
 		return trigger.Started{}, fmt.Errorf("%w (%d of %d)", ErrTriggerCall, b.failures[req.PipelineID], plan.TriggerErrors)
 	}
 	b.failures[req.PipelineID] = 0
+	crash := plan.Crash != "" && !b.crashed[req.PipelineID]
+	if crash && plan.Crash == CrashBeforeStart {
+		b.crashed[req.PipelineID] = true // the next call gets through
+		b.stop()
+		return trigger.Started{}, ErrProcessStopped
+	}
+	b.crashed[req.PipelineID] = false
 	b.next[req.PipelineID]++
 	b.started[req.PipelineID]++
 	id := req.PipelineID + "-sim-" + strconv.Itoa(b.started[req.PipelineID])
@@ -92,12 +127,22 @@ func (b *Backend) Start(_ context.Context, req trigger.Request) (trigger.Started
 	if req.RunID != "" {
 		b.byRunID[req.RunID] = id
 	}
+	if crash {
+		b.stop()
+		return trigger.Started{}, ErrProcessStopped
+	}
 	st := trigger.Started{JobRunID: id, Meta: map[string]string{"simJobId": id}}
 	if plan.Duration == 0 && plan.Result != ResultHang {
 		r := outcome(plan)
 		st.Result = &r
 	}
 	return st, nil
+}
+
+func (b *Backend) stop() {
+	if b.onCrash != nil {
+		b.onCrash()
+	}
 }
 
 // Poll reports the job's result once its duration has passed.
