@@ -51,6 +51,9 @@ type Options struct {
 	Logger *slog.Logger
 	// LookupEnv reads the environment for job templates (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
+	// Passive: the process runs no engine timers (watchdog --once), so it
+	// leaves trigger calls in flight to the serve that may be making them.
+	Passive bool
 }
 
 // Open loads the project of settingsFile. A missing settings file is an
@@ -105,6 +108,7 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 		Calendars: a.Calendars,
 		EnvAllow:  settings.Server.EnvAllow,
 		LookupEnv: lookup,
+		Passive:   opt.Passive,
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()

@@ -40,7 +40,9 @@ func runWatchdog(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "interlock watchdog: pass --once (serve runs the watchdog on its own interval)\n")
 		return ExitUsage
 	}
-	a, err := app.Open(ctx, *config, app.Options{})
+	// Passive: a serve on the same store may be making a trigger call
+	// right now; its recovery is serve's, at its next start.
+	a, err := app.Open(ctx, *config, app.Options{Passive: true})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "interlock watchdog: %v\n", err)
 		return ExitRuntime

@@ -51,21 +51,26 @@ type Options struct {
 	// Notify, when set, is called after every commit that changed timers,
 	// so a runtime sleeping until the next timer can wake up.
 	Notify func()
+	// Passive marks a process that runs no timers (`interlock watchdog
+	// --once` beside a serve): Open does not treat calls in flight as
+	// interrupted — the serve that makes them may be alive.
+	Passive bool
 }
 
 // Engine is the lifecycle controller. Its methods are safe for concurrent
 // use; concurrent decisions on the same run are serialised by the store's
 // compare-and-swap, and the loser retries with fresh state.
 type Engine struct {
-	st     store.Store
-	clk    clock.Clock
-	jobs   trigger.Runner
-	log    *slog.Logger
-	rules  rule.Options
-	popt   pipeline.Options
-	env    func(string) (string, bool)
-	notify func()
-	events func([]event.Event)
+	st      store.Store
+	clk     clock.Clock
+	jobs    trigger.Runner
+	log     *slog.Logger
+	rules   rule.Options
+	popt    pipeline.Options
+	env     func(string) (string, bool)
+	notify  func()
+	events  func([]event.Event)
+	passive bool
 
 	mu        sync.RWMutex
 	pipelines map[string]*loadedPipeline
@@ -97,6 +102,7 @@ func New(o Options) *Engine {
 		popt:      pipeline.Options{Calendars: o.Calendars, EnvAllow: o.EnvAllow},
 		env:       o.LookupEnv,
 		notify:    notify,
+		passive:   o.Passive,
 		pipelines: map[string]*loadedPipeline{},
 	}
 }
@@ -106,10 +112,13 @@ func New(o Options) *Engine {
 // CONFIG_INVALID event, so the rest keep running. Then every trigger call
 // left in flight by a process that stopped is found and its outcome
 // established (recovery.go): TRIGGER_OUTCOME_UNKNOWN at once, and a
-// lookup of the job where its type allows.
+// lookup of the job where its type allows — unless the engine is passive.
 func (e *Engine) Open(ctx context.Context) error {
 	if err := e.loadStored(ctx); err != nil {
 		return err
+	}
+	if e.passive {
+		return nil
 	}
 	return e.recoverInterrupted(ctx)
 }

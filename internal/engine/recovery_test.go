@@ -458,3 +458,28 @@ func TestACallThatAnswersAfterItsJobWasAdopted(t *testing.T) {
 		t.Fatalf("run %+v", r)
 	}
 }
+
+// TestAPassiveEngineLeavesCallsInFlightAlone: `interlock watchdog --once`
+// opens a passive engine beside a serve that may be making the call right
+// now; it neither announces the call as interrupted nor arms a lookup.
+// The next non-passive start does.
+func TestAPassiveEngineLeavesCallsInFlightAlone(t *testing.T) {
+	jobs := newIdentityJobs()
+	s := newStack(t, jobs, airflowOrders)
+	s.crashDuringTrigger(t, func(die func()) { jobs.crash, jobs.reach = die, true })
+	s.clk.Advance(time.Minute)
+	passive := engine.New(engine.Options{Store: s.st, Clock: s.clk, Jobs: s.jobs, Passive: true})
+	if err := passive.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.events(t, event.TriggerOutcomeUnknown)); n != 0 {
+		t.Fatalf("a passive engine announced %d interrupted calls", n)
+	}
+	if r := s.run(t); !r.TriggerInFlight {
+		t.Fatalf("a passive engine touched the call in flight: %+v", r)
+	}
+	s.restart(t)
+	if n := len(s.events(t, event.TriggerOutcomeUnknown)); n != 1 {
+		t.Fatalf("%d TRIGGER_OUTCOME_UNKNOWN after a real restart, want 1", n)
+	}
+}
