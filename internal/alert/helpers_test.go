@@ -33,10 +33,14 @@ func openStore(t *testing.T, path string) *sqlite.Store {
 }
 
 // appendEvents commits events to the log, as the engine does.
+// appendEvents records the events in order, one commit each (a test may
+// record one event twice, which one Change may not hold).
 func appendEvents(t *testing.T, st store.Store, es ...event.Event) {
 	t.Helper()
-	if err := st.Commit(context.Background(), store.Change{Events: es}); err != nil {
-		t.Fatal(err)
+	for _, e := range es {
+		if err := st.Commit(context.Background(), store.Change{Events: []event.Event{e}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,12 +79,41 @@ func (b *batch) putRun(r run.Run, expect int64) {
 	b.c.Runs = append(b.c.Runs, store.RunWrite{Run: r, ExpectVersion: expect})
 }
 
+// putTimer and deleteTimer keep one write per timer in the batch (a
+// Change touches each record at most once, see store.Change.Check): a
+// later write of the same timer replaces the earlier one, as it would
+// have if both were applied in turn, and keeps the earlier one's
+// condition, which is the one about the stored timer.
 func (b *batch) putTimer(t store.Timer, expect *time.Time) {
+	if prev, ok := b.takeTimer(t.Key); ok {
+		expect = prev
+	}
 	b.c.Timers = append(b.c.Timers, store.TimerWrite{Timer: t, ExpectDueAt: expect})
 }
 
 func (b *batch) deleteTimer(key string, expect *time.Time) {
+	if prev, ok := b.takeTimer(key); ok {
+		expect = prev
+	}
 	b.c.TimerDeletes = append(b.c.TimerDeletes, store.TimerDelete{Key: key, ExpectDueAt: expect})
+}
+
+// takeTimer removes the batch's write or delete of the timer key and
+// returns its condition.
+func (b *batch) takeTimer(key string) (expect *time.Time, ok bool) {
+	for i, w := range b.c.Timers {
+		if w.Timer.Key == key {
+			b.c.Timers = slices.Delete(b.c.Timers, i, i+1)
+			return w.ExpectDueAt, true
+		}
+	}
+	for i, d := range b.c.TimerDeletes {
+		if d.Key == key {
+			b.c.TimerDeletes = slices.Delete(b.c.TimerDeletes, i, i+1)
+			return d.ExpectDueAt, true
+		}
+	}
+	return nil, false
 }
 
 func (b *batch) marker(m store.Marker, ifAbsent bool) {

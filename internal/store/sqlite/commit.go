@@ -22,6 +22,9 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if c.Empty() {
 		return nil
 	}
+	if err := c.Check(); err != nil {
+		return err
+	}
 	ops, err := plan(c)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -193,6 +194,64 @@ func testCommit(t *testing.T, o Options) {
 			commit(t, s, atomicChange())
 		})
 	}
+
+	// A Change that touches one record twice, or more than
+	// store.MaxChangeRecords records, is refused whole with
+	// store.ErrInvalidChange, whichever backend: DynamoDB cannot apply it,
+	// so no backend may.
+	invalid := []struct {
+		name string
+		add  func(c *store.Change)
+	}{
+		{"PipelineTwice", func(c *store.Change) {
+			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("billing")})
+		}},
+		{"SensorWrittenAndDeleted", func(c *store.Change) {
+			c.SensorDeletes = append(c.SensorDeletes, store.SensorDelete{PipelineID: "orders", Key: "orders-new"})
+		}},
+		{"RunTwice", func(c *store.Change) { c.Runs = append(c.Runs, store.RunWrite{Run: newRun(k14)}) }},
+		{"LedgerEntryTwice", func(c *store.Change) { c.Ledger = append(c.Ledger, ledgerEntry(k13, 2)) }},
+		{"BaselinePutAndDeleted", func(c *store.Change) { c.BaselineDelete = append(c.BaselineDelete, k14) }},
+		{"MarkerWrittenAndDeleted", func(c *store.Change) {
+			c.MarkerDeletes = append(c.MarkerDeletes, store.MarkerDelete{Key: k14, Kind: "first-trigger"})
+		}},
+		{"TimerTwice", func(c *store.Change) {
+			c.Timers = append(c.Timers, store.TimerWrite{Timer: fullTimer("t-new", at(6*time.Hour))})
+		}},
+		{"TimerWrittenAndDeleted", func(c *store.Change) {
+			c.TimerDeletes = append(c.TimerDeletes, store.TimerDelete{Key: "t-new"})
+		}},
+		{"EventTwice", func(c *store.Change) {
+			c.Events = append(c.Events, newEvent("e1", event.JobTriggered, k14, at(time.Minute)))
+		}},
+		{"TooManyRecords", func(c *store.Change) {
+			for i := 0; len(c.Events) < store.MaxChangeRecords; i++ {
+				c.Events = append(c.Events, newEvent(fmt.Sprintf("bulk-%d", i), event.JobTriggered, k14, at(time.Minute)))
+			}
+		}},
+	}
+	for _, tc := range invalid {
+		t.Run("InvalidChangeWritesNothing/"+tc.name, func(t *testing.T) {
+			s := o.New(t)
+			seedAtomic(t, s)
+			before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+			c := atomicChange()
+			tc.add(&c)
+			if err := s.Commit(t.Context(), c); !errors.Is(err, store.ErrInvalidChange) {
+				t.Fatalf("Commit: got error %v, want store.ErrInvalidChange", err)
+			}
+			after := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+			mustMatch(t, "store after the refused commit", after, before)
+		})
+	}
+	t.Run("AHundredRecordsIsAllowed", func(t *testing.T) {
+		s := o.New(t)
+		c := store.Change{}
+		for i := 0; i < store.MaxChangeRecords; i++ {
+			c.Events = append(c.Events, newEvent(fmt.Sprintf("bulk-%d", i), event.JobTriggered, k14, at(time.Minute)))
+		}
+		commit(t, s, c)
+	})
 
 	t.Run("EmptyChangeWritesNothing", func(t *testing.T) {
 		s := o.New(t)

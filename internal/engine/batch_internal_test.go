@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// TestBatchWritesEachTimerOnce: a batch that writes one timer twice, or
+// writes and deletes it, holds one write — the last — under the first
+// write's condition (the one about the stored timer), so its Change
+// passes store.Change.Check as DynamoDB's transactions require.
+func TestBatchWritesEachTimerOnce(t *testing.T) {
+	t0 := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
+	stored := t0.Add(-time.Hour)
+	cases := []struct {
+		name       string
+		do         func(b *batch)
+		wantPut    *time.Time // the due time of the one write, nil: a delete
+		wantExpect *time.Time
+	}{
+		{"put then put", func(b *batch) {
+			b.putTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
+			b.putTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, nil)
+		}, ptrTime(t0.Add(time.Hour)), &stored},
+		{"unconditional put then conditional put", func(b *batch) {
+			b.putTimer(store.Timer{Key: "k", DueAt: t0}, nil)
+			b.putTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, ptrTime(t0))
+		}, ptrTime(t0.Add(time.Hour)), nil},
+		{"put then delete", func(b *batch) {
+			b.putTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
+			b.deleteTimer("k", nil)
+		}, nil, &stored},
+		{"delete then put", func(b *batch) {
+			b.deleteTimer("k", &stored)
+			b.putTimer(store.Timer{Key: "k", DueAt: t0}, nil)
+		}, ptrTime(t0), &stored},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := New(Options{}).newBatch(nil, t0)
+			b.putTimer(store.Timer{Key: "other", DueAt: t0}, nil)
+			c.do(b)
+			if err := b.c.Check(); err != nil {
+				t.Fatal(err)
+			}
+			var expect *time.Time
+			switch {
+			case c.wantPut != nil:
+				if len(b.c.Timers) != 2 || len(b.c.TimerDeletes) != 0 || !b.c.Timers[1].Timer.DueAt.Equal(*c.wantPut) {
+					t.Fatalf("writes %+v deletes %+v, want one write due %v", b.c.Timers, b.c.TimerDeletes, *c.wantPut)
+				}
+				expect = b.c.Timers[1].ExpectDueAt
+			default:
+				if len(b.c.Timers) != 1 || len(b.c.TimerDeletes) != 1 {
+					t.Fatalf("writes %+v deletes %+v, want one delete", b.c.Timers, b.c.TimerDeletes)
+				}
+				expect = b.c.TimerDeletes[0].ExpectDueAt
+			}
+			if (expect == nil) != (c.wantExpect == nil) || (expect != nil && !expect.Equal(*c.wantExpect)) {
+				t.Fatalf("condition %v, want %v", expect, c.wantExpect)
+			}
+		})
+	}
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxChangeRecords is the most records one Change may touch: DynamoDB's
+// TransactWriteItems takes at most 100 actions, and every backend keeps
+// to the narrowest one's rule so that a Change valid on SQLite is valid
+// everywhere.
+const MaxChangeRecords = 100
+
+// ErrInvalidChange: a Change touches a record twice or too many records.
+// It is a bug in the caller, never a conflict to retry; nothing was
+// written.
+var ErrInvalidChange = errors.New("store: invalid change")
+
+// Check reports whether c can be committed as one transaction on every
+// backend: each record (a pipeline, a sensor, a run, a ledger entry, a
+// baseline, a marker, a timer, an event) is written or deleted at most
+// once, and at most MaxChangeRecords records are touched. DynamoDB refuses
+// two actions on one item in a transaction; the rule is enforced
+// everywhere so that SQLite's tests catch what DynamoDB would refuse.
+func (c Change) Check() error {
+	seen := make(map[string]bool, 16)
+	n := 0
+	var dup string
+	touch := func(kind string, parts ...any) {
+		n++
+		id := kind + fmt.Sprint(parts...)
+		if seen[id] && dup == "" {
+			dup = fmt.Sprintf("%s %v", kind, parts)
+		}
+		seen[id] = true
+	}
+	for _, w := range c.Pipelines {
+		touch("pipeline", w.Pipeline.ID)
+	}
+	for _, w := range c.Sensors {
+		touch("sensor", w.Sensor.PipelineID, "/", w.Sensor.Key)
+	}
+	for _, d := range c.SensorDeletes {
+		touch("sensor", d.PipelineID, "/", d.Key)
+	}
+	for _, w := range c.Runs {
+		touch("run", w.Run.Key)
+	}
+	for _, l := range c.Ledger {
+		touch("ledger entry", l.Key, " #", l.Seq)
+	}
+	for _, b := range c.Baselines {
+		touch("baseline", b.Key)
+	}
+	for _, k := range c.BaselineDelete {
+		touch("baseline", k)
+	}
+	for _, w := range c.Markers {
+		touch("marker", w.Marker.Key, " ", w.Marker.Kind)
+	}
+	for _, d := range c.MarkerDeletes {
+		touch("marker", d.Key, " ", d.Kind)
+	}
+	for _, w := range c.Timers {
+		touch("timer", w.Timer.Key)
+	}
+	for _, d := range c.TimerDeletes {
+		touch("timer", d.Key)
+	}
+	for i, e := range c.Events {
+		if e.ID == "" {
+			touch("event", "#", i) // the store names it
+			continue
+		}
+		touch("event", e.ID)
+	}
+	if dup != "" {
+		return fmt.Errorf("%w: the %s is touched twice in one change", ErrInvalidChange, dup)
+	}
+	if n > MaxChangeRecords {
+		return fmt.Errorf("%w: %d records in one change, at most %d", ErrInvalidChange, n, MaxChangeRecords)
+	}
+	return nil
+}
