@@ -17,11 +17,12 @@ const MaxChangeRecords = 100
 var ErrInvalidChange = errors.New("store: invalid change")
 
 // Check reports whether c can be committed as one transaction on every
-// backend: each record (a pipeline, a sensor, a run, a ledger entry, a
-// baseline, a marker, a timer, an event) is written or deleted at most
-// once, and at most MaxChangeRecords records are touched. DynamoDB refuses
-// two actions on one item in a transaction; the rule is enforced
-// everywhere so that SQLite's tests catch what DynamoDB would refuse.
+// backend: each record (a pipeline, a calendar, a sensor, a run, a ledger
+// entry, a baseline, a marker, a timer, an event) is written, deleted or
+// checked at most once, and at most MaxChangeRecords records are touched.
+// DynamoDB refuses two actions on one item in a transaction; the rule is
+// enforced everywhere so that SQLite's tests catch what DynamoDB would
+// refuse.
 func (c Change) Check() error {
 	seen := make(map[string]bool, 16)
 	n := 0
@@ -36,6 +37,15 @@ func (c Change) Check() error {
 	}
 	for _, w := range c.Pipelines {
 		touch("pipeline", w.Pipeline.ID)
+	}
+	for _, k := range c.PipelineChecks {
+		touch("pipeline", k.ID)
+	}
+	for _, w := range c.Calendars {
+		touch("calendar", w.Calendar.Name)
+	}
+	for _, k := range c.CalendarChecks {
+		touch("calendar", k.Name)
 	}
 	for _, w := range c.Sensors {
 		touch("sensor", w.Sensor.PipelineID, "/", w.Sensor.Key)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -35,6 +36,12 @@ type Store interface {
 	PipelineGet(ctx context.Context, id string) (Pipeline, error)
 	// PipelineList returns every pipeline, sorted by ID.
 	PipelineList(ctx context.Context) ([]Pipeline, error)
+
+	CalendarGet(ctx context.Context, name string) (Calendar, error)
+	// CalendarList returns every calendar, removed ones too, sorted by
+	// name. Calendars are few (a handful per project): one read serves
+	// every pipeline that names one.
+	CalendarList(ctx context.Context) ([]Calendar, error)
 
 	SensorGet(ctx context.Context, pipelineID, key string) (Sensor, error)
 	// SensorList returns the pipeline's sensors, sorted by key.
@@ -102,6 +109,36 @@ type Pipeline struct {
 	// watchdog does not report cron ticks skipped on purpose as missed.
 	PausedAt  time.Time
 	ResumedAt time.Time // zero while paused, or when never resumed
+	// RemovedAt is when the last file defining the pipeline went away;
+	// zero while one defines it. A removed pipeline decides nothing (its
+	// timers are dropped as they come due, its sensors are refused) and
+	// keeps its history; loading its file again brings it back. It is
+	// stored, not remembered by the process that saw the file go, so
+	// every process sharing the store stops running it.
+	RemovedAt time.Time
+}
+
+// Calendar is a named calendar (calendars/*.yaml) as every process reads
+// it: stored beside the pipelines, so a process that never read the
+// calendar files — a second serve, a Lambda — resolves schedule.include
+// and schedule.exclude with the same dates.
+type Calendar struct {
+	Name      string
+	Version   int64 // compare-and-swap version; bumped by every change
+	Days      []time.Weekday
+	Dates     []schedule.Date
+	File      string // where it was loaded from, for messages
+	UpdatedAt time.Time
+	// RemovedAt is when its file went away; zero while one defines it. A
+	// removed calendar is kept, not deleted: pipelines that name it keep
+	// the resolution they had (and were refused with CONFIG_INVALID),
+	// while a newly loaded pipeline may not name it.
+	RemovedAt time.Time
+}
+
+// Schedule returns the calendar as the schedule package reads it.
+func (c Calendar) Schedule() schedule.Calendar {
+	return schedule.Calendar{Name: c.Name, Days: c.Days, Dates: c.Dates}
 }
 
 // Sensor is a stored sensor. ChangedAt is when Interlock last received
@@ -234,6 +271,7 @@ type EventListParams struct {
 // Change is a set of writes applied atomically by Commit.
 type Change struct {
 	Pipelines      []PipelineWrite
+	Calendars      []CalendarWrite
 	Sensors        []SensorWrite
 	SensorDeletes  []SensorDelete
 	Runs           []RunWrite
@@ -245,11 +283,21 @@ type Change struct {
 	Timers         []TimerWrite
 	TimerDeletes   []TimerDelete
 	Events         []event.Event // appended in order; the store assigns Seq
+
+	// PipelineChecks and CalendarChecks are conditions that write
+	// nothing: a decision made from a pipeline's row (its pause state,
+	// its config version) and the calendars its config names commits
+	// only if none of them moved since it read them. Each counts as a
+	// touch of its record (DynamoDB's ConditionCheck is an action on the
+	// item), so a Change never both checks and writes one record: a write
+	// carries its own condition.
+	PipelineChecks []PipelineCheck
+	CalendarChecks []CalendarCheck
 }
 
 // Empty reports whether c writes nothing.
 func (c Change) Empty() bool {
-	return len(c.Pipelines)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
+	return len(c.Pipelines)+len(c.Calendars)+len(c.PipelineChecks)+len(c.CalendarChecks)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
 		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
 		len(c.Timers)+len(c.TimerDeletes)+len(c.Events) == 0
 }
@@ -260,6 +308,26 @@ func (c Change) Empty() bool {
 type PipelineWrite struct {
 	Pipeline      Pipeline
 	ExpectVersion int64
+}
+
+// PipelineCheck is a condition on a pipeline row: the stored Version must
+// equal Version (0: the row must not exist). Nothing is written.
+type PipelineCheck struct {
+	ID      string
+	Version int64
+}
+
+// CalendarWrite puts a calendar with the same version rule as
+// PipelineWrite.
+type CalendarWrite struct {
+	Calendar      Calendar
+	ExpectVersion int64
+}
+
+// CalendarCheck is a condition on a calendar, as PipelineCheck.
+type CalendarCheck struct {
+	Name    string
+	Version int64
 }
 
 // SensorWrite puts a sensor with the same version rule as PipelineWrite.

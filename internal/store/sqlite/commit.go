@@ -54,9 +54,23 @@ type op struct {
 	// mustAffect: the statement carries the condition in its WHERE clause
 	// (version = ?, due_at = ?), so touching no row means it failed.
 	mustAffect bool
+	// check: the statement is a SELECT count(*) that writes nothing; the
+	// condition holds when it counts want rows (calendars.go).
+	check bool
+	want  int64
 }
 
 func (o op) apply(ctx context.Context, tx *sql.Tx) error {
+	if o.check {
+		var n int64
+		if err := tx.QueryRowContext(ctx, o.query, o.args...).Scan(&n); err != nil {
+			return fmt.Errorf("sqlite: check %s: %w", o.what, interpretError(err))
+		}
+		if n != o.want {
+			return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
+		}
+		return nil
+	}
 	res, err := tx.ExecContext(ctx, o.query, o.args...)
 	if err != nil {
 		return fmt.Errorf("sqlite: write %s: %w", o.what, interpretError(err))
@@ -120,7 +134,7 @@ func (v versioned) put(what string, keyArgs []any, expect int64, cols []any) (op
 
 var (
 	pipelinesTable = newVersioned("pipelines", []string{"id"},
-		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at"})
+		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at"})
 	sensorsTable = newVersioned("sensors", []string{"pipeline_id", "key"},
 		[]string{"data", "changed_at", "written_at"})
 	runsTable = newVersioned("runs", []string{"pipeline_id", "schedule_id", "period"},
@@ -161,6 +175,8 @@ func plan(c store.Change) ([]op, error) {
 		p := w.Pipeline
 		add(pipelinesTable.put("pipeline "+p.ID, []any{p.ID}, w.ExpectVersion, encodePipeline(&e, p)))
 	}
+	calendarOps(&e, c, add)
+	checkOps(c, add)
 	for _, w := range c.Sensors {
 		x := w.Sensor
 		add(sensorsTable.put("sensor "+x.PipelineID+"/"+x.Key, []any{x.PipelineID, x.Key}, w.ExpectVersion, encodeSensor(&e, x)))

@@ -14,12 +14,12 @@ import (
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at`
+const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at, removed_at`
 
 func scanPipeline(r scanner) (store.Pipeline, error) {
 	var p store.Pipeline
 	err := r.Scan(&p.ID, &p.Version, &p.ConfigVersion, &p.Doc, &p.Hash, &p.File,
-		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt})
+		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt}, timeCol{&p.RemovedAt})
 	return p, err
 }
 
@@ -32,7 +32,8 @@ func encodePipeline(e *encoder, p store.Pipeline) []any {
 	return []any{p.ConfigVersion, doc, p.Hash, p.File,
 		e.time("pipeline first loaded at", p.FirstLoadedAt), e.time("pipeline updated at", p.UpdatedAt),
 		boolInt(p.Paused), e.time("pipeline paused until", p.PausedUntil),
-		e.time("pipeline paused at", p.PausedAt), e.time("pipeline resumed at", p.ResumedAt)}
+		e.time("pipeline paused at", p.PausedAt), e.time("pipeline resumed at", p.ResumedAt),
+		e.time("pipeline removed at", p.RemovedAt)}
 }
 
 const sensorCols = `pipeline_id, key, version, data, changed_at, written_at`

@@ -28,7 +28,10 @@ var atomicPeriods = []run.Key{k12, k13, k14}
 func seedAtomic(t *testing.T, s store.Store) {
 	t.Helper()
 	commit(t, s, store.Change{
-		Pipelines: []store.PipelineWrite{{Pipeline: fullPipeline("orders")}, {Pipeline: minimalPipeline("audit")}},
+		Pipelines: []store.PipelineWrite{{Pipeline: fullPipeline("orders")}, {Pipeline: minimalPipeline("audit")}, {Pipeline: minimalPipeline("checked")}},
+		Calendars: []store.CalendarWrite{
+			{Calendar: fullCalendar("holidays")}, {Calendar: minimalCalendar("weekends")}, {Calendar: minimalCalendar("bridges")},
+		},
 		Sensors: []store.SensorWrite{
 			{Sensor: fullSensor("orders", "orders-count")},
 			{Sensor: minimalSensor("orders", "to-delete", 1)},
@@ -55,6 +58,8 @@ func seedAtomic(t *testing.T, s store.Store) {
 func atomicChange() store.Change {
 	orders := fullPipeline("orders")
 	orders.ConfigVersion++
+	holidays := fullCalendar("holidays")
+	holidays.RemovedAt = time.Time{}
 	count := fullSensor("orders", "orders-count")
 	count.WrittenAt = at(time.Hour)
 	r13 := withState(fullRun(k13), run.Completed)
@@ -64,6 +69,14 @@ func atomicChange() store.Change {
 			{Pipeline: orders, ExpectVersion: 1},
 			{Pipeline: minimalPipeline("billing")},
 		},
+		Calendars: []store.CalendarWrite{
+			{Calendar: holidays, ExpectVersion: 1},
+			{Calendar: minimalCalendar("closures")},
+		},
+		// Conditions that hold: checked is at version 1, ghost does not
+		// exist, weekends is at version 1, phantom does not exist.
+		PipelineChecks: []store.PipelineCheck{{ID: "checked", Version: 1}, {ID: "ghost", Version: 0}},
+		CalendarChecks: []store.CalendarCheck{{Name: "weekends", Version: 1}, {Name: "phantom", Version: 0}},
 		Sensors: []store.SensorWrite{
 			{Sensor: count, ExpectVersion: 1},
 			{Sensor: minimalSensor("orders", "orders-new", 1)},
@@ -103,6 +116,23 @@ func testCommit(t *testing.T, o Options) {
 		if _, err := s.PipelineGet(ctx, "billing"); err != nil {
 			t.Errorf("pipeline billing: %v", err)
 		}
+		if c := must(s.CalendarGet(ctx, "holidays")).get(t); c.Version != 2 || !c.RemovedAt.IsZero() {
+			t.Errorf("calendar holidays: version %d removed %v, want 2 and not removed", c.Version, c.RemovedAt)
+		}
+		if _, err := s.CalendarGet(ctx, "closures"); err != nil {
+			t.Errorf("calendar closures: %v", err)
+		}
+		// A check writes nothing: the checked records keep their versions.
+		if p := must(s.PipelineGet(ctx, "checked")).get(t); p.Version != 1 {
+			t.Errorf("checked pipeline: version %d, want 1", p.Version)
+		}
+		if c := must(s.CalendarGet(ctx, "weekends")).get(t); c.Version != 1 {
+			t.Errorf("checked calendar weekends: version %d, want 1", c.Version)
+		}
+		_, err := s.PipelineGet(ctx, "ghost")
+		notFound(t, "a pipeline checked absent", err)
+		_, err = s.CalendarGet(ctx, "phantom")
+		notFound(t, "a calendar checked absent", err)
 		if n := len(must(s.SensorList(ctx, "orders")).get(t)); n != 3 {
 			t.Errorf("orders has %d sensors, want 3 (count, stale, new)", n)
 		}
@@ -115,7 +145,7 @@ func testCommit(t *testing.T, o Options) {
 		if n := len(must(s.LedgerList(ctx, k13)).get(t)); n != 2 {
 			t.Errorf("ledger of %v: %d entries, want 2", k13, n)
 		}
-		_, err := s.BaselineGet(ctx, k13)
+		_, err = s.BaselineGet(ctx, k13)
 		notFound(t, "deleted baseline", err)
 		if _, err := s.BaselineGet(ctx, k14); err != nil {
 			t.Errorf("baseline %v: %v", k14, err)
@@ -146,6 +176,32 @@ func testCommit(t *testing.T, o Options) {
 		}},
 		{"PipelineAlreadyExists", func(c *store.Change) {
 			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("audit")})
+		}},
+		{"StaleCalendarVersion", func(c *store.Change) {
+			c.Calendars = append(c.Calendars, store.CalendarWrite{Calendar: minimalCalendar("bridges"), ExpectVersion: 3})
+		}},
+		{"CalendarAlreadyExists", func(c *store.Change) {
+			c.Calendars = append(c.Calendars, store.CalendarWrite{Calendar: minimalCalendar("bridges")})
+		}},
+		// A decision read a pipeline row or a calendar that has moved
+		// since (a pause, a reload, a calendar change): it must not
+		// commit.
+		{"PipelineCheckOfMissingRow", func(c *store.Change) {
+			c.PipelineChecks = append(c.PipelineChecks, store.PipelineCheck{ID: "orders-archive", Version: 1})
+		}},
+		{"PipelineCheckOfMovedRow", func(c *store.Change) {
+			c.PipelineChecks[0].Version = 2 // checked is at 1
+		}},
+		{"PipelineCheckExpectsAbsent", func(c *store.Change) {
+			c.PipelineChecks[1].ID = "audit" // ghost → audit, which exists
+			c.PipelineChecks[0].ID = "ghost-2"
+			c.PipelineChecks[0].Version = 0
+		}},
+		{"CalendarCheckOfMovedRow", func(c *store.Change) {
+			c.CalendarChecks = append(c.CalendarChecks, store.CalendarCheck{Name: "bridges", Version: 2})
+		}},
+		{"CalendarCheckExpectsAbsent", func(c *store.Change) {
+			c.CalendarChecks = append(c.CalendarChecks, store.CalendarCheck{Name: "bridges", Version: 0})
 		}},
 		{"StaleSensorVersion", func(c *store.Change) {
 			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: minimalSensor("orders", "stale", 2), ExpectVersion: 2})
@@ -205,6 +261,18 @@ func testCommit(t *testing.T, o Options) {
 	}{
 		{"PipelineTwice", func(c *store.Change) {
 			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("billing")})
+		}},
+		{"PipelineWrittenAndChecked", func(c *store.Change) {
+			c.PipelineChecks = append(c.PipelineChecks, store.PipelineCheck{ID: "orders", Version: 1})
+		}},
+		{"PipelineCheckedTwice", func(c *store.Change) {
+			c.PipelineChecks = append(c.PipelineChecks, store.PipelineCheck{ID: "checked", Version: 1})
+		}},
+		{"CalendarTwice", func(c *store.Change) {
+			c.Calendars = append(c.Calendars, store.CalendarWrite{Calendar: minimalCalendar("closures")})
+		}},
+		{"CalendarWrittenAndChecked", func(c *store.Change) {
+			c.CalendarChecks = append(c.CalendarChecks, store.CalendarCheck{Name: "holidays", Version: 1})
 		}},
 		{"SensorWrittenAndDeleted", func(c *store.Change) {
 			c.SensorDeletes = append(c.SensorDeletes, store.SensorDelete{PipelineID: "orders", Key: "orders-new"})

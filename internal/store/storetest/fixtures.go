@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -77,7 +78,27 @@ func fullPipeline(id string) store.Pipeline {
 		PausedUntil:   at(6*time.Hour + 1),
 		PausedAt:      at(5*time.Hour + 3),
 		ResumedAt:     at(5*time.Hour + 4),
+		RemovedAt:     at(7*time.Hour + 5).In(elsewhere),
 	}
+}
+
+// fullCalendar sets every field; days and dates out of order, as a file
+// may list them (the store keeps the order it was given).
+func fullCalendar(name string) store.Calendar {
+	return store.Calendar{
+		Name:      name,
+		Version:   99,
+		Days:      []time.Weekday{time.Saturday, time.Sunday, time.Wednesday},
+		Dates:     []schedule.Date{{Year: 2026, Month: time.December, Day: 25}, {Year: 2026, Month: time.January, Day: 1}, {Year: 2028, Month: time.February, Day: 29}},
+		File:      "calendars/" + name + ".yaml",
+		UpdatedAt: at(time.Minute).In(elsewhere),
+		RemovedAt: at(2 * time.Minute),
+	}
+}
+
+// minimalCalendar is a calendar with only what identifies it.
+func minimalCalendar(name string) store.Calendar {
+	return store.Calendar{Name: name, File: "calendars/" + name + ".yaml"}
 }
 
 // minimalPipeline is a pipeline with only what identifies it.

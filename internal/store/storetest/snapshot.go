@@ -14,6 +14,7 @@ import (
 // reopened store kept everything.
 type snapshot struct {
 	Pipelines []store.Pipeline
+	Calendars []store.Calendar
 	Sensors   []store.Sensor
 	Runs      []run.Run
 	Ledger    []store.LedgerEntry
@@ -31,6 +32,7 @@ func takeSnapshot(t *testing.T, s store.Store, pipelines []string, periods []run
 	ctx := t.Context()
 	var sn snapshot
 	sn.Pipelines = must(s.PipelineList(ctx)).get(t)
+	sn.Calendars = must(s.CalendarList(ctx)).get(t)
 	for _, p := range pipelines {
 		sn.Sensors = append(sn.Sensors, must(s.SensorList(ctx, p)).get(t)...)
 	}

@@ -47,6 +47,8 @@ func RunWithOptions(t *testing.T, o Options) {
 		run  func(*testing.T, Options)
 	}{
 		{"Pipelines", testPipelines},
+		{"Calendars", testCalendars},
+		{"Checks", testChecks},
 		{"Sensors", testSensors},
 		{"SensorListChanged", testSensorListChanged},
 		{"Runs", testRuns},
