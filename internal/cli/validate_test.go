@@ -161,6 +161,9 @@ func TestValidateRefusesWhatServeRefuses(t *testing.T) {
 // with file, line and field (and a severity in JSON), exit status
 // unchanged. allowAddresses, DNS names and template hosts silence it.
 func TestValidateWarnsAboutGuardedJobAddresses(t *testing.T) {
+	// Set, so that the template host case is judged for its address only
+	// (an unset variable is a warning of its own).
+	t.Setenv("INTERLOCK_HOST", "10.1.2.3")
 	job := func(typ, field, url string) string {
 		extra := map[string]string{"http": "", "airflow": ", dagId: d", "databricks": ", jobId: \"1\""}[typ]
 		return "pipeline: {id: p}\nschedule:\n  trigger: {key: k, check: exists}\njob:\n  type: " + typ + "\n  config: {" + field + ": \"" + url + "\"" + extra + "}\n"

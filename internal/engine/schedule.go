@@ -68,7 +68,7 @@ func (e *Engine) excludedOnce(ctx context.Context, b *batch, p *pipeline.Pipelin
 	if err != nil || seen {
 		return err
 	}
-	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "calendar", "excludedBy", strings.Join(run.ExcludedBy(p, per), ", ")))
+	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "schedule.exclude", "excludedBy", strings.Join(run.ExcludedBy(p, per), ", ")))
 	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, true)
 	return nil
 }

@@ -312,7 +312,7 @@ func (b *builder) store(s string) Store {
 		}
 		return st
 	}
-	b.errorf("store", "unknown store %q (want sqlite:PATH or postgres://…)", s)
+	b.errorf("store", "unknown store %q (want sqlite:PATH; postgres://… once the PostgreSQL store ships)", s)
 	return Store{}
 }
 

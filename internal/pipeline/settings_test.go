@@ -104,7 +104,7 @@ func TestParseSettingsValid(t *testing.T) {
 func TestParseSettingsInvalid(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"typo", "watchdog: {intervall: 5m}\n", `i.yaml:1: watchdog.intervall: unknown field, did you mean "interval"?`},
-		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH or postgres://…)`},
+		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH; postgres://… once the PostgreSQL store ships)`},
 		{"sqlite no path", "store: \"sqlite:\"\n", `i.yaml:1: store: sqlite: needs a file path, e.g. sqlite:./interlock.db`},
 		{"postgres not shipped", "store: postgres://interlock@db.internal:5432/interlock?sslmode=require\n", `i.yaml:1: store: the PostgreSQL store is not available in this version: use sqlite:PATH`},
 		{"postgres password", "store: postgres://u:pw@h/db\n", `i.yaml:1: store: a password must not be written in interlock.yaml: use PGPASSWORD or a .pgpass file`},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/interlockhq/interlock/internal/confdec"
@@ -110,6 +111,19 @@ func sampleTemplate(s string, envAllow []string) (string, error) {
 		}
 		return "0", nil
 	})
+}
+
+// EnvRefs lists the environment variables s refers to as ${env:NAME}, in
+// order, each once; malformed references are left to CheckTemplate.
+func EnvRefs(s string) []string {
+	var names []string
+	_, _ = scanTemplate(s, func(ref string) (string, error) {
+		if name, isEnv, err := parseRef(ref); err == nil && isEnv && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		return "", nil
+	})
+	return names
 }
 
 func scanTemplate(s string, subst func(ref string) (string, error)) (string, error) {

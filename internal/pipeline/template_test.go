@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,5 +108,12 @@ func TestFileSecrets(t *testing.T) {
 	}
 	if err := CheckTemplate("${file:/run/secrets/token}", nil); err != nil {
 		t.Fatalf("valid file secret refused: %v", err)
+	}
+}
+
+func TestEnvRefs(t *testing.T) {
+	got := EnvRefs("u=${env:A_1} ${DATE} $${env:LITERAL} ${env:B} ${env:A_1} ${env:bad-name")
+	if want := []string{"A_1", "B"}; !slices.Equal(got, want) {
+		t.Fatalf("EnvRefs = %q, want %q", got, want)
 	}
 }

@@ -3,15 +3,18 @@ package project
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/interlockhq/interlock/internal/alert/routing"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
@@ -46,6 +49,65 @@ type Warning struct {
 // String renders "file:line: path: warning: message".
 func (w Warning) String() string {
 	return confdec.Error{File: w.File, Line: w.Line, Path: w.Path, Msg: "warning: " + w.Msg}.Error()
+}
+
+// envWarnings warns about the ${env:NAME} references of a pipeline's job
+// that are unset in this environment: the job would fail PERMANENT at its
+// first run. A warning, not an error: serve may run with another
+// environment than validate.
+func envWarnings(file string, root *yaml.Node, p *pipeline.Pipeline, lookupEnv func(string) (string, bool)) []Warning {
+	var out []Warning
+	for _, field := range p.Job.Config.Names() {
+		var refs []string
+		for _, s := range append(append([]string{p.Job.Config.Str(field)}, p.Job.Config.Args(field)...), mapValues(p.Job.Config.Map(field))...) {
+			for _, name := range pipeline.EnvRefs(s) {
+				if !slices.Contains(refs, name) {
+					refs = append(refs, name)
+				}
+			}
+		}
+		for _, name := range refs {
+			if v, ok := lookupEnv(name); ok && v != "" {
+				continue
+			}
+			out = append(out, Warning{File: file, Line: lineOf(root, "job", "config", field), Path: "job.config." + field, Severity: SeverityWarning,
+				Msg: fmt.Sprintf("environment variable %s is not set here: the job fails (PERMANENT) at its first run unless serve's environment sets it", name)})
+		}
+	}
+	return out
+}
+
+func mapValues(m map[string]string) []string {
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+// alertSecretErrors resolves the secrets of the alert sinks as serve does
+// at start (routing.SecretErrors): a Slack token or a webhook signing
+// secret from an unset variable or a missing file refuses the start.
+func alertSecretErrors(file string, root *yaml.Node, s *pipeline.Settings, lookupEnv func(string) (string, bool)) []confdec.Error {
+	errs := routing.SecretErrors(s.Alerts, routing.Options{LookupEnv: lookupEnv, Path: func(p string) string { return resolve(file, p) }})
+	var out []confdec.Error
+	for i, a := range s.Alerts {
+		err, ok := errs[i]
+		if !ok {
+			continue
+		}
+		field := "tokenEnv"
+		switch {
+		case a.Type == pipeline.AlertWebhook:
+			field = "secretEnv"
+		case a.TokenEnv == "":
+			field = "tokenFile"
+		}
+		out = append(out, confdec.Error{File: file, Line: lineOf(root, "alerts", i, field), Path: confdec.Join(confdec.Index("alerts", i), field),
+			Msg: err.Error() + " (serve would not start)"})
+	}
+	return out
 }
 
 // tokenErrors resolves every API token of settings as serve does at start

@@ -245,6 +245,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 				continue
 			}
 			it.rep.Errors = append(it.rep.Errors, tokenErrors(it.file, it.doc, s, lookupEnv)...)
+			it.rep.Errors = append(it.rep.Errors, alertSecretErrors(it.file, it.doc, s, lookupEnv)...)
 		case KindPipeline:
 			p, err := pipeline.ParsePipeline(it.file, it.data, popt)
 			if err != nil {
@@ -258,6 +259,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 			}
 			pipelineFile[p.ID] = it.file
 			it.rep.Warnings = append(it.rep.Warnings, ssrfWarnings(it.file, it.doc, p, settings.Triggers.AllowAddresses)...)
+			it.rep.Warnings = append(it.rep.Warnings, envWarnings(it.file, it.doc, p, lookupEnv)...)
 		case KindScenario:
 			sc, err := scenario.Parse(it.file, it.data)
 			if err != nil {

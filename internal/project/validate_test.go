@@ -2,6 +2,7 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -187,6 +188,48 @@ func TestTokensAreResolvedInTheGivenEnvironment(t *testing.T) {
 	}
 }
 
+// Alert sink secrets are resolved as serve resolves them at start: an
+// unset Slack token variable, a missing token file and an unset webhook
+// signing secret are errors on their field's line; set, the file is valid.
+func TestAlertSecretsAreResolvedAsServeDoes(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "interlock.yaml")
+	doc := `alerts:
+  - {type: console}
+  - {type: slack, channel: C1, tokenEnv: SLACK_TOKEN}
+  - {type: slack, channel: C2, tokenFile: slack.token}
+  - type: webhook
+    url: https://hooks.example.com/x
+    secretEnv: HOOK_SECRET
+`
+	if err := os.WriteFile(settings, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	rep, err := Validate(nil, Options{SettingsFile: settings, LookupEnv: lookup})
+	if err != nil || rep.Valid() {
+		t.Fatalf("unset: %v %+v", err, rep)
+	}
+	var got []string
+	for _, e := range rep.Files[0].Errors {
+		got = append(got, fmt.Sprintf("%d %s", e.Line, e.Path))
+		if !strings.Contains(e.Msg, "serve would not start") {
+			t.Errorf("%s: %s", e.Path, e.Msg)
+		}
+	}
+	if want := []string{"3 alerts[1].tokenEnv", "4 alerts[2].tokenFile", "7 alerts[3].secretEnv"}; !slices.Equal(got, want) {
+		t.Fatalf("errors %q, want %q", got, want)
+	}
+	env["SLACK_TOKEN"], env["HOOK_SECRET"] = "xoxb-1", "s3cret"
+	if err := os.WriteFile(filepath.Join(dir, "slack.token"), []byte("xoxb-2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ = Validate(nil, Options{SettingsFile: settings, LookupEnv: lookup}); !rep.Valid() {
+		t.Fatalf("set: %+v", rep)
+	}
+}
+
 func TestGuardWarningUsesTheAllowList(t *testing.T) {
 	p, err := pipeline.ParsePipeline("p.yaml", []byte("pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob:\n  type: http\n  config:\n    url: http://10.1.2.3/run\n"), pipeline.Options{})
 	if err != nil {
@@ -202,5 +245,36 @@ func TestGuardWarningUsesTheAllowList(t *testing.T) {
 	}
 	if ws := ssrfWarnings("p.yaml", root, p, []pipeline.AllowAddress{{Prefix: netip.MustParsePrefix("10.1.0.0/16")}}); len(ws) != 0 {
 		t.Fatalf("allowed: %+v", ws)
+	}
+}
+
+// A job's ${env:NAME} that is unset here is a warning on its field's line
+// (serve may run elsewhere); set, nothing is said.
+func TestUnsetJobVariablesAreWarnings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	doc := `pipeline: {id: p}
+schedule: {trigger: {key: k, check: exists}}
+job:
+  type: http
+  config:
+    url: https://api.example.com/run
+    headers: {Authorization: "Bearer ${env:INTERLOCK_API_TOKEN}", X-Run: "${RUN_ID}"}
+`
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	rep, err := Validate([]string{file}, Options{LookupEnv: lookup})
+	if err != nil || !rep.Valid() || len(rep.Files[0].Warnings) != 1 {
+		t.Fatalf("unset: %v %+v", err, rep)
+	}
+	if w := rep.Files[0].Warnings[0]; w.Line != 7 || w.Path != "job.config.headers" || !strings.Contains(w.Msg, "INTERLOCK_API_TOKEN is not set") {
+		t.Fatalf("warning %+v", w)
+	}
+	env["INTERLOCK_API_TOKEN"] = "t"
+	if rep, _ = Validate([]string{file}, Options{LookupEnv: lookup}); len(rep.Files[0].Warnings) != 0 {
+		t.Fatalf("set: %+v", rep.Files[0].Warnings)
 	}
 }

@@ -96,6 +96,30 @@ func Build(entries []pipeline.Alert, o Options) (Routes, error) {
 	return routes, nil
 }
 
+// SecretErrors resolves the secrets of the slack and webhook entries as
+// Build does at serve's start (a token or signing secret from an unset
+// variable or an unreadable file refuses the start), without opening
+// anything else: `interlock validate` reports what serve would refuse.
+// The result maps an entry's index to its problem.
+func SecretErrors(entries []pipeline.Alert, o Options) map[int]error {
+	if o.Path == nil {
+		o.Path = func(p string) string { return p }
+	}
+	out := map[int]error{}
+	for i, a := range entries {
+		if a.Type != pipeline.AlertSlack && a.Type != pipeline.AlertWebhook {
+			continue
+		}
+		s, err := build(a, baseName(a, o), o)
+		if err != nil {
+			out[i] = err
+			continue
+		}
+		_ = Routes{{Sink: s}}.Close()
+	}
+	return out
+}
+
 func baseName(a pipeline.Alert, o Options) string {
 	switch a.Type {
 	case pipeline.AlertSlack:

@@ -122,7 +122,11 @@ func TestShutdownLetsATriggerCallFinish(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { RunTimers(ctx, eng, make(chan struct{}), slog.New(slog.DiscardHandler)); close(done) }()
-	<-jobs.started      // the call is in flight
+	select { // the call is in flight
+	case <-jobs.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow job never started")
+	}
 	cancel()            // SIGTERM: a call run under this context would see it cancelled now
 	close(jobs.release) // the job answers after the shutdown began
 	<-done

@@ -107,6 +107,7 @@ func (s *server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	handle := func(pattern string, role pipeline.Role, h handlerFunc) {
 		mux.Handle(pattern, s.route(role, h))
+		s.metrics.knowRoute(pattern)
 	}
 	handle("PUT /v1/pipelines/{id}/sensors/{key}", pipeline.RoleWriter, s.putSensor)
 	handle("GET /v1/pipelines/{id}/sensors", pipeline.RoleReader, s.listSensors)

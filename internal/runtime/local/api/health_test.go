@@ -118,6 +118,10 @@ func TestMetricsExistBeforeTheirFirstOccurrence(t *testing.T) {
 		`interlock_alert_delivery_failures_total{sink="ops-webhook"} 0`,
 		`interlock_events_total{type="JOB_FAILED"} 0`,
 		`interlock_runs{state="RUNNING"} 0`,
+		`interlock_http_requests_total{code="200",route="PUT /v1/pipelines/{id}/sensors/{key}"} 0`,
+		`interlock_http_requests_total{code="200",route="GET /v1/events"} 0`,
+		`interlock_sensor_writes_total{changed="true",pipeline="orders"} 0`,
+		`interlock_sensor_writes_total{changed="false",pipeline="orders"} 0`,
 	} {
 		if !strings.Contains(text, line) {
 			t.Errorf("/metrics lacks %s", line)

@@ -212,12 +212,27 @@ func (m *Metrics) refresh(ctx context.Context, e *engine.Engine) error {
 	if err := m.Observe(ctx, e.Store()); err != nil {
 		return err
 	}
+	// Every pipeline's write counters exist, at zero, before its first
+	// write.
+	for _, id := range e.Pipelines() {
+		m.sensorWrites.WithLabelValues(id, "true")
+		m.sensorWrites.WithLabelValues(id, "false")
+	}
 	at, ok, err := e.LastWatchdogPass(ctx)
 	if err != nil {
 		return fmt.Errorf("metrics: last watchdog pass: %w", err)
 	}
 	m.ObserveWatchdogPass(at, ok)
 	return nil
+}
+
+// knowRoute exports a route's request counter at zero (code 200) from the
+// start.
+func (m *Metrics) knowRoute(route string) {
+	if m == nil {
+		return
+	}
+	m.httpRequests.WithLabelValues(route, "200")
 }
 
 func (m *Metrics) countRequest(route string, status int) {
