@@ -39,10 +39,14 @@ import (
 type App struct {
 	SettingsFile string
 	Settings     *pipeline.Settings
-	Calendars    map[string]schedule.Calendar
-	Store        store.Store
-	Engine       *engine.Engine
-	Log          *slog.Logger
+	// Calendars are the calendar files as Open found them (an invalid
+	// one fails Open). The engine does not read them: serve's reloader
+	// stores them (engine.SetCalendars), and every process decides with
+	// the stored calendars.
+	Calendars map[string]schedule.Calendar
+	Store     store.Store
+	Engine    *engine.Engine
+	Log       *slog.Logger
 }
 
 // Options steer Open.
@@ -105,7 +109,6 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 		Jobs:      Jobs(lookup, settings.Triggers.AllowAddresses),
 		Logger:    a.Log,
 		Rules:     rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
-		Calendars: a.Calendars,
 		EnvAllow:  settings.Server.EnvAllow,
 		LookupEnv: lookup,
 		Passive:   opt.Passive,

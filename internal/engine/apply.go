@@ -66,7 +66,7 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err != nil || !ok {
 		return err
 	}
-	if _, before := run.SLABeforeLoad(times, e.firstLoaded(p.ID)); before {
+	if _, before := run.SLABeforeLoad(times, b.firstLoaded()); before {
 		return nil // forward-only: the deadline passed before the pipeline was loaded
 	}
 	if _, err := e.st.MarkerGet(ctx, r.Key, run.MarkerSLAVerdict); err == nil {
@@ -245,7 +245,7 @@ func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, k
 	if err != nil {
 		return err
 	}
-	firstLoaded := e.firstLoaded(p.ID)
+	firstLoaded := b.firstLoaded()
 	for _, t := range tracks {
 		warn, breach := run.SLAInstantsToArm(t.times, firstLoaded, b.now)
 		if err := e.putSLATimers(ctx, b, p, key, t, warn, breach); err != nil {
@@ -261,7 +261,7 @@ func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, k
 // previous hour's ":MM"). A period whose run already ended, or that had
 // its verdict, gets none.
 func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
-	for _, a := range run.SLATimersToArm(p, e.firstLoaded(p.ID), now) {
+	for _, a := range run.SLATimersToArm(p, b.firstLoaded(), now) {
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}
 		r, err := e.st.RunGet(ctx, key)
 		if err == nil && r.State.Terminal() {
@@ -320,15 +320,6 @@ func (e *Engine) putSLATimers(ctx context.Context, b *batch, p *pipeline.Pipelin
 		b.putTimer(store.Timer{Key: t.breachKey(key), Kind: kindSLABreach, Run: key, DueAt: t.times.Breach, Detail: withType(detail, t.breach)}, nil)
 	}
 	return nil
-}
-
-// firstLoaded is when the pipeline was first loaded (the forward-only
-// horizon of its SLA alerts); zero when it is not loaded.
-func (e *Engine) firstLoaded(id string) time.Time {
-	if lp := e.loaded(id); lp != nil {
-		return lp.row.FirstLoadedAt
-	}
-	return time.Time{}
 }
 
 func withType(d sensor.Object, t event.Type) sensor.Object {

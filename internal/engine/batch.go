@@ -15,14 +15,58 @@ import (
 
 // batch collects one decision's writes for a single atomic commit.
 type batch struct {
-	e   *Engine
-	p   *pipeline.Pipeline // nil for events not tied to a pipeline
+	e *Engine
+	// lp is the pipeline facts the decision read (nil for writes not
+	// tied to a pipeline): the commit is conditioned on them.
+	lp  *loadedPipeline
+	p   *pipeline.Pipeline // lp's config; nil when lp is
 	now time.Time
 	c   store.Change
 }
 
-func (e *Engine) newBatch(p *pipeline.Pipeline, now time.Time) *batch {
-	return &batch{e: e, p: p, now: now}
+func (e *Engine) newBatch(lp *loadedPipeline, now time.Time) *batch {
+	b := &batch{e: e, lp: lp, now: now}
+	if lp != nil {
+		b.p = lp.p
+	}
+	return b
+}
+
+// firstLoaded is when the batch's pipeline was first loaded (the
+// forward-only horizon of its SLA alerts), as the decision read it.
+func (b *batch) firstLoaded() time.Time {
+	if b.lp == nil {
+		return time.Time{}
+	}
+	return b.lp.row.FirstLoadedAt
+}
+
+// paused reports whether the batch's pipeline is paused, as the decision
+// read it (and as the commit's condition requires it still to be).
+func (b *batch) paused() bool { return b.lp != nil && b.lp.row.Paused }
+
+// conditioned returns the batch's change with the pipeline facts the
+// decision read as conditions: the pipeline row's version (unless the
+// batch writes the row, whose write carries its own), and the versions of
+// the calendars its config was resolved with (unless written).
+func (b *batch) conditioned() store.Change {
+	c := b.c
+	if b.lp == nil {
+		return c
+	}
+	writes := false
+	for _, w := range c.Pipelines {
+		writes = writes || w.Pipeline.ID == b.lp.row.ID
+	}
+	if !writes {
+		c.PipelineChecks = append(slices.Clip(c.PipelineChecks), store.PipelineCheck{ID: b.lp.row.ID, Version: b.lp.row.Version})
+	}
+	for _, k := range b.lp.cals {
+		if !slices.ContainsFunc(c.Calendars, func(w store.CalendarWrite) bool { return w.Calendar.Name == k.Name }) {
+			c.CalendarChecks = append(slices.Clip(c.CalendarChecks), k)
+		}
+	}
+	return c
 }
 
 // dryRunAllowed lists what a dry-run pipeline may emit: its own DRY_RUN_*
@@ -145,18 +189,15 @@ func (b *batch) touchesTimer(key string) bool {
 	return false
 }
 
-// commit writes the batch. An empty batch commits nothing.
+// commit writes the batch, on the condition that the pipeline facts it
+// was decided on still hold (store.ErrConflict otherwise: the caller
+// decides again on fresh facts). An empty batch commits nothing.
 func (b *batch) commit(ctx context.Context) error {
 	if b.c.Empty() {
 		return nil
 	}
-	if err := b.e.st.Commit(ctx, b.c); err != nil {
+	if err := b.e.st.Commit(ctx, b.conditioned()); err != nil {
 		return err
-	}
-	for _, w := range b.c.Pipelines {
-		row := w.Pipeline
-		row.Version = w.ExpectVersion + 1
-		b.e.cacheRow(row)
 	}
 	if len(b.c.Timers)+len(b.c.TimerDeletes) > 0 {
 		b.e.notify()

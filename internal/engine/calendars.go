@@ -2,51 +2,126 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
-// SetCalendars replaces the named calendars and re-resolves every loaded
-// pipeline against them (a calendar's dates live inside the parsed
-// pipeline, not in its stored document, so no new config version is
-// written). A pipeline that no longer loads — it names a calendar that
-// was removed — is refused with CONFIG_INVALID and keeps its previous
-// resolution, like an invalid file. It returns how many were refused.
-func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Calendar) int {
-	e.mu.Lock()
-	e.popt.Calendars = cals
-	opt := e.popt
-	loaded := make([]*loadedPipeline, 0, len(e.pipelines))
-	for _, lp := range e.pipelines {
-		loaded = append(loaded, lp)
+// SetCalendars stores the named calendars as the calendar files now define
+// them, so every process resolves pipelines with the same dates: a changed
+// calendar is written (a new version, which every decision of a pipeline
+// naming it reads and re-parses by), a calendar whose file went away is
+// marked removed. A removed calendar keeps its dates for the pipelines
+// already stored that name it — they are refused with CONFIG_INVALID and
+// keep their resolution, like an invalid file — while a pipeline loaded
+// from now on may not name it. It returns how many pipelines were refused.
+func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Calendar) (int, error) {
+	var removed []string
+	for _, name := range slices.Sorted(maps.Keys(cals)) {
+		if _, err := e.putCalendar(ctx, cals[name], false); err != nil {
+			return 0, err
+		}
 	}
-	e.mu.Unlock()
-	refused := 0
-	for _, lp := range loaded {
-		p, err := pipeline.ParsePipeline(lp.row.File, lp.row.Doc, opt)
-		if err != nil {
-			e.configInvalid(ctx, lp.row.File, lp.row.Doc, err)
-			refused++
+	stored, err := e.st.CalendarList(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range stored {
+		if _, ok := cals[c.Name]; ok || !c.RemovedAt.IsZero() {
 			continue
 		}
-		e.mu.Lock()
-		if cur := e.pipelines[lp.p.ID]; cur != nil && cur.row.ConfigVersion == lp.row.ConfigVersion {
-			e.pipelines[lp.p.ID] = &loadedPipeline{p: p, row: cur.row}
+		gone, err := e.putCalendar(ctx, c.Schedule(), true)
+		if err != nil {
+			return 0, err
 		}
-		e.mu.Unlock()
+		if gone {
+			removed = append(removed, c.Name)
+		}
 	}
-	return refused
+	if len(removed) == 0 {
+		return 0, nil
+	}
+	// The pipelines that name a removed calendar no longer load: say so.
+	rows, err := e.st.PipelineList(ctx)
+	if err != nil {
+		return 0, err
+	}
+	all, err := e.calendars(ctx)
+	if err != nil {
+		return 0, err
+	}
+	refused := 0
+	for _, row := range rows {
+		if !row.RemovedAt.IsZero() {
+			continue
+		}
+		if _, err := pipeline.ParsePipeline(row.File, row.Doc, e.parseOptions(all, true)); err != nil {
+			e.configInvalid(ctx, row.File, row.Doc, err)
+			refused++
+		}
+	}
+	return refused, nil
 }
 
-// Forget stops running a pipeline whose file was removed: it leaves the
-// engine's memory (its timers are dropped as they come due, its sensors
-// are refused as unknown), while its history stays in the store. Loading
-// its file again brings it back.
-func (e *Engine) Forget(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.pipelines[id]
-	delete(e.pipelines, id)
-	return ok
+// putCalendar writes c as defined by its file (remove: as removed) unless
+// the store already says so; it reports whether it wrote.
+func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bool) (bool, error) {
+	wrote := false
+	err := e.retry(ctx, "calendar "+c.Name, func() error {
+		wrote = false
+		now := e.clk.Now()
+		cur, err := e.st.CalendarGet(ctx, c.Name)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		exists := err == nil
+		next := store.Calendar{Name: c.Name, Days: c.Days, Dates: c.Dates, File: cur.File, UpdatedAt: now}
+		if remove {
+			if !exists || !cur.RemovedAt.IsZero() {
+				return nil
+			}
+			next = cur
+			next.RemovedAt = now
+		} else if exists && cur.RemovedAt.IsZero() && slices.Equal(cur.Days, c.Days) && slices.Equal(cur.Dates, c.Dates) {
+			return nil
+		}
+		if err := e.st.Commit(ctx, store.Change{Calendars: []store.CalendarWrite{{Calendar: next, ExpectVersion: cur.Version}}}); err != nil {
+			return err
+		}
+		wrote = true
+		e.log.Info("calendar stored", "calendar", c.Name, "removed", remove, "version", cur.Version+1)
+		return nil
+	})
+	return wrote, err
+}
+
+// Forget stops running a pipeline whose file was removed: its row is
+// marked removed, so no process runs it any more (its timers are dropped
+// as they come due, its sensors are refused as unknown) while its history
+// stays in the store. Loading its file again brings it back. It reports
+// whether the pipeline was running.
+func (e *Engine) Forget(ctx context.Context, id string) (bool, error) {
+	forgot := false
+	err := e.retry(ctx, "forget "+id, func() error {
+		forgot = false
+		row, err := e.st.PipelineGet(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil || !row.RemovedAt.IsZero() {
+			return err
+		}
+		next := row
+		next.RemovedAt = e.clk.Now()
+		if err := e.st.Commit(ctx, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: next, ExpectVersion: row.Version}}}); err != nil {
+			return err
+		}
+		forgot = true
+		return nil
+	})
+	return forgot, err
 }

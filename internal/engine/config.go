@@ -23,7 +23,11 @@ import (
 // version keeps running (product spec §3 item 1). The returned error is the
 // document's confdec.Errors when it is invalid.
 func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pipeline.Pipeline, error) {
-	p, err := pipeline.ParsePipeline(file, doc, e.popt)
+	all, err := e.calendars(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pipeline.ParsePipeline(file, doc, e.parseOptions(all, true))
 	if err != nil {
 		e.configInvalid(ctx, file, doc, err)
 		return nil, err
@@ -88,8 +92,8 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 	}
 	b := e.newBatch(nil, now)
 	kept := "no previous version"
-	if lp := e.loaded(id); lp != nil {
-		kept = fmt.Sprintf("version %d keeps running", lp.row.ConfigVersion)
+	if row, err := e.st.PipelineGet(ctx, id); err == nil && row.RemovedAt.IsZero() {
+		kept = fmt.Sprintf("version %d keeps running", row.ConfigVersion)
 	}
 	b.emit(run.Key{PipelineID: id}, event.ConfigInvalid, fmt.Sprintf("%s refused (%d error(s)); %s: %s", file, len(msgs), kept, msgs[0]),
 		run.Detail("file", file, "errors", strings.Join(msgs, "\n"), "errorCount", len(msgs)))
@@ -127,7 +131,8 @@ func PipelineIDOf(file string, doc []byte) string {
 // the current one, and earlier ones whose warning or breach is still ahead
 // (run.SLATimersToArm). A pipeline seen for the first time starts from
 // now: no alert is raised for an SLA time that passed before it was
-// loaded.
+// loaded. Every process sees the new version at its next decision: they
+// read the row, not a copy of it.
 func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
 	return e.retry(ctx, "activate "+p.ID, func() error {
 		now := e.clk.Now()
@@ -137,18 +142,15 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 			return err
 		}
 		if exists && row.Hash == p.Source.SHA256 {
-			e.mu.Lock()
-			cur := e.pipelines[p.ID]
-			if cur == nil {
-				e.pipelines[p.ID] = &loadedPipeline{p: p, row: row}
-			}
-			e.mu.Unlock()
-			if cur != nil {
-				return nil
+			if row.RemovedAt.IsZero() {
+				return nil // already the running version
 			}
 			// Brought back (its file was removed, then restored): timers
 			// that came due meanwhile were dropped; set them again.
-			b := e.newBatch(p, now)
+			next := row
+			next.RemovedAt, next.UpdatedAt = time.Time{}, now
+			b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
+			b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 			e.setTimers(ctx, b, p, now)
 			if err := e.rearmRuns(ctx, b, p.ID, now); err != nil {
 				return err
@@ -159,31 +161,22 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		next := row
 		next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, doc, p.Source.SHA256, p.Source.File, now
 		next.ConfigVersion++
+		next.RemovedAt = time.Time{}
 		if !exists {
 			next.FirstLoadedAt = now
-		} else if cur := e.loaded(p.ID); cur != nil && cur.p.Schedule.Cron.String() != p.Schedule.Cron.String() {
+		} else if old, err := e.withConfig(ctx, prev, nil); err != nil {
+			return err
+		} else if old != nil && old.p.Schedule.Cron.String() != p.Schedule.Cron.String() {
 			// A cron added or changed by this reload: the watchdog and the
 			// SLA look forward only from now, so ticks the new cron "would
 			// have had" before it existed are not reported as missed.
 			next.FirstLoadedAt = now
 		}
-		b := e.newBatch(p, now)
-		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
-		next.Version = prev.Version + 1
-		e.mu.Lock()
-		old := e.pipelines[p.ID]
-		e.pipelines[p.ID] = &loadedPipeline{p: p, row: next}
-		e.mu.Unlock()
 		// The timers see the new version (and its first-load time).
+		b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
+		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
 		e.setTimers(ctx, b, p, now)
 		if err := b.commit(ctx); err != nil {
-			e.mu.Lock()
-			if old != nil {
-				e.pipelines[p.ID] = old
-			} else {
-				delete(e.pipelines, p.ID)
-			}
-			e.mu.Unlock()
 			return err
 		}
 		e.log.Info("pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)

@@ -3,11 +3,17 @@
 // (internal/run, internal/rule, internal/schedule) what they mean, and
 // commits the result — new state, events, timers — atomically to the store.
 //
-// The engine holds the clock and the ports (store, jobs). It decides nothing
-// itself beyond sequencing: every verdict comes from the core packages. It
-// keeps no state that the store does not have: a restarted engine (Open)
-// rebuilds its config cache from the store and carries on from the durable
-// timers.
+// The engine holds the clock and the ports (store, jobs). For every input it
+// loads the facts the decision needs from the store — the run, the sensors,
+// and the pipeline's row (pause state, config version) with the calendars
+// its config names — calls the core, and commits once, with the versions it
+// read as the commit's conditions; a conflict means another process moved
+// something, and the decision is made again on fresh facts. It keeps no
+// state that the store does not have, so any number of processes sharing a
+// store decide as one would, and a restarted engine (Open) has nothing to
+// rebuild. Its one cache is of parsed pipeline configs, keyed by config and
+// calendar versions read from the store: it saves a parse, never answers a
+// question (pipelines.go).
 package engine
 
 import (
@@ -18,14 +24,11 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
-	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -39,13 +42,12 @@ var (
 
 // Options configure an engine.
 type Options struct {
-	Store     store.Store
-	Clock     clock.Clock
-	Jobs      trigger.Runner // wrapped in trigger.Guard by New
-	Logger    *slog.Logger
-	Rules     rule.Options
-	Calendars map[string]schedule.Calendar
-	EnvAllow  []string
+	Store    store.Store
+	Clock    clock.Clock
+	Jobs     trigger.Runner // wrapped in trigger.Guard by New
+	Logger   *slog.Logger
+	Rules    rule.Options
+	EnvAllow []string
 	// LookupEnv reads environment variables for job templates; nil: none.
 	LookupEnv func(string) (string, bool)
 	// Notify, when set, is called after every commit that changed timers,
@@ -61,26 +63,19 @@ type Options struct {
 // use; concurrent decisions on the same run are serialised by the store's
 // compare-and-swap, and the loser retries with fresh state.
 type Engine struct {
-	st      store.Store
-	clk     clock.Clock
-	jobs    trigger.Runner
-	log     *slog.Logger
-	rules   rule.Options
-	popt    pipeline.Options
-	env     func(string) (string, bool)
-	notify  func()
-	events  func([]event.Event)
-	passive bool
+	st       store.Store
+	clk      clock.Clock
+	jobs     trigger.Runner
+	log      *slog.Logger
+	rules    rule.Options
+	envAllow []string
+	env      func(string) (string, bool)
+	notify   func()
+	events   func([]event.Event)
+	passive  bool
 
-	mu        sync.RWMutex
-	pipelines map[string]*loadedPipeline
-
-	wd watchdogCache // the watchdog's snapshot between passes
-}
-
-type loadedPipeline struct {
-	p   *pipeline.Pipeline
-	row store.Pipeline
+	parses parseCache    // parsed configs by version (pipelines.go)
+	wd     watchdogCache // the watchdog's snapshot between passes
 }
 
 // New returns an engine; call Open before use.
@@ -94,51 +89,30 @@ func New(o Options) *Engine {
 		notify = func() {}
 	}
 	return &Engine{
-		st:        o.Store,
-		clk:       o.Clock,
-		jobs:      trigger.Guard{Next: o.Jobs},
-		log:       log,
-		rules:     o.Rules,
-		popt:      pipeline.Options{Calendars: o.Calendars, EnvAllow: o.EnvAllow},
-		env:       o.LookupEnv,
-		notify:    notify,
-		passive:   o.Passive,
-		pipelines: map[string]*loadedPipeline{},
+		st:       o.Store,
+		clk:      o.Clock,
+		jobs:     trigger.Guard{Next: o.Jobs},
+		log:      log,
+		rules:    o.Rules,
+		envAllow: o.EnvAllow,
+		env:      o.LookupEnv,
+		notify:   notify,
+		passive:  o.Passive,
+		parses:   parseCache{m: map[string]*parsed{}, refused: map[string]int64{}},
 	}
 }
 
-// Open rebuilds the engine's config cache from the store. Stored configs
-// that no longer load (a calendar they name was removed) are skipped with a
-// CONFIG_INVALID event, so the rest keep running. Then every trigger call
-// left in flight by a process that stopped is found and its outcome
-// established (recovery.go): TRIGGER_OUTCOME_UNKNOWN at once, and a
-// lookup of the job where its type allows — unless the engine is passive.
+// Open makes the engine ready. It reads no pipeline: each is parsed when
+// a decision first needs it, so opening costs the same with ten pipelines
+// or ten thousand (a Lambda cold start). Then, unless the engine is
+// passive, every trigger call left in flight by a process that stopped is
+// found and its outcome established (recovery.go): TRIGGER_OUTCOME_UNKNOWN
+// at once, and a lookup of the job where its type allows.
 func (e *Engine) Open(ctx context.Context) error {
-	if err := e.loadStored(ctx); err != nil {
-		return err
-	}
 	if e.passive {
 		return nil
 	}
 	return e.recoverInterrupted(ctx)
-}
-
-func (e *Engine) loadStored(ctx context.Context) error {
-	rows, err := e.st.PipelineList(ctx)
-	if err != nil {
-		return fmt.Errorf("engine: load pipelines: %w", err)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, row := range rows {
-		p, err := pipeline.ParsePipeline(row.File, row.Doc, e.popt)
-		if err != nil {
-			e.log.Error("stored pipeline config no longer loads", "pipeline", row.ID, "err", err)
-			continue
-		}
-		e.pipelines[row.ID] = &loadedPipeline{p: p, row: row}
-	}
-	return nil
 }
 
 // OnTimersChanged sets the function called after every commit that
@@ -155,36 +129,6 @@ func (e *Engine) OnTimersChanged(f func()) {
 // commit that stored some (alert delivery wakes up, metrics count them).
 // Like OnTimersChanged, call it before concurrent use.
 func (e *Engine) OnEventsCommitted(f func([]event.Event)) { e.events = f }
-
-// Pipeline returns the loaded config of a pipeline.
-func (e *Engine) Pipeline(id string) (*pipeline.Pipeline, store.Pipeline, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	lp, ok := e.pipelines[id]
-	if !ok {
-		return nil, store.Pipeline{}, false
-	}
-	return lp.p, lp.row, true
-}
-
-// Pipelines lists the loaded pipeline ids.
-func (e *Engine) Pipelines() []string {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	ids := make([]string, 0, len(e.pipelines))
-	for id := range e.pipelines {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
-func (e *Engine) cacheRow(row store.Pipeline) {
-	e.mu.Lock()
-	if lp, ok := e.pipelines[row.ID]; ok {
-		lp.row = row
-	}
-	e.mu.Unlock()
-}
 
 // Store exposes the engine's store for read-only use by runtimes.
 func (e *Engine) Store() store.Store { return e.st }

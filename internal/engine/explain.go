@@ -107,9 +107,12 @@ type BudgetUsed struct {
 // Explain evaluates a period of a pipeline as it stands now, without
 // changing anything. An empty period means the current one.
 func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explanation, error) {
-	lp := e.loaded(pipelineID)
+	lp, err := e.pipelineOf(ctx, pipelineID)
+	if err != nil {
+		return Explanation{}, err
+	}
 	if lp == nil {
-		return Explanation{}, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+		return Explanation{}, unknown(pipelineID)
 	}
 	p := lp.p
 	now := e.clk.Now()

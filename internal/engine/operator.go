@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,15 +19,15 @@ import (
 // Resume.
 func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, by string) error {
 	return e.retry(ctx, "pause "+pipelineID, func() error {
-		lp := e.loaded(pipelineID)
-		if lp == nil {
-			return fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
-		}
-		now := e.clk.Now()
-		row, err := e.st.PipelineGet(ctx, pipelineID)
+		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
+		now := e.clk.Now()
+		row := lp.row
 		if row.Paused && row.PausedUntil.Equal(until) {
 			return nil
 		}
@@ -40,7 +41,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		if !row.Paused {
 			next.PausedAt, next.ResumedAt = now, time.Time{}
 		}
-		b := e.newBatch(lp.p, now)
+		b := e.newBatch(lp, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		pk := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}
 		msg, detail := "pipeline paused until resumed", run.Detail("by", by)
@@ -71,6 +72,9 @@ func (e *Engine) Resume(ctx context.Context, pipelineID, by string) error {
 func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	due := t.DueAt
 	b, err := e.resume(ctx, t.Run.PipelineID, "timer", &due)
+	if errors.Is(err, ErrUnknownPipeline) {
+		return e.newBatch(nil, now), nil // its file was removed: the timer is dropped
+	}
 	if err != nil || b == nil {
 		return e.newBatch(nil, now), err
 	}
@@ -89,19 +93,25 @@ func (e *Engine) resumePeriod(ctx context.Context, b *batch, lp *loadedPipeline,
 
 // resume builds the resume batch; nil when the pipeline is not paused.
 func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *time.Time) (*batch, error) {
-	lp := e.loaded(pipelineID)
+	lp, err := e.pipelineOf(ctx, pipelineID)
+	if err != nil {
+		return nil, err
+	}
 	if lp == nil {
-		return nil, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+		return nil, unknown(pipelineID)
 	}
 	now := e.clk.Now()
-	row, err := e.st.PipelineGet(ctx, pipelineID)
-	if err != nil || !row.Paused {
-		return nil, err
+	row := lp.row
+	if !row.Paused {
+		return nil, nil
 	}
 	p := lp.p
 	next := row
 	next.Paused, next.PausedUntil, next.UpdatedAt, next.ResumedAt = false, time.Time{}, now, now
-	b := e.newBatch(p, now)
+	// The decisions below see the pipeline resumed; the row's write is
+	// conditioned on the version read.
+	resumed := &loadedPipeline{p: p, row: next, cals: lp.cals}
+	b := e.newBatch(resumed, now)
 	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 	if timerDue != nil {
 		b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
@@ -118,7 +128,6 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 		resumeDay := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: schedule.Daily(schedule.DateOf(now, p.Schedule.Location)).String()}
 		b.marker(store.Marker{Key: resumeDay, Kind: run.MarkerPausePrefix + pausedAt.UTC().Format(time.RFC3339Nano), At: now, Detail: run.Detail("from", pausedAt, "to", now)}, false)
 	}
-	resumed := &loadedPipeline{p: p, row: next}
 	// Runs held by the pause (evaluating, or about to trigger) go on, with
 	// a fresh evaluation window.
 	held, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})

@@ -49,7 +49,10 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if err != nil {
 		return err
 	}
-	lp := e.loaded(key.PipelineID)
+	lp, err := e.pipelineOf(ctx, key.PipelineID)
+	if err != nil {
+		return err
+	}
 	if lp == nil || r.State != run.Triggering || !r.TriggerInFlight {
 		return nil // an unknown pipeline's timer drops the run's step (runFor)
 	}
@@ -62,7 +65,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if !ok {
 		return nil
 	}
-	b := e.newBatch(lp.p, now)
+	b := e.newBatch(lp, now)
 	if err := e.applyRun(ctx, b, lp, &r, next, eff, due); err != nil {
 		return err
 	}

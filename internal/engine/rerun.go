@@ -23,9 +23,12 @@ type RerunResult struct {
 // RERUN_REJECTED with the reason, in the event log and in the result. A
 // rerun also reopens a period closed by its trigger deadline.
 func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason string) (RerunResult, error) {
-	lp := e.loaded(pipelineID)
+	lp, err := e.pipelineOf(ctx, pipelineID)
+	if err != nil {
+		return RerunResult{}, err
+	}
 	if lp == nil {
-		return RerunResult{}, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
+		return RerunResult{}, unknown(pipelineID)
 	}
 	per, err := schedule.ParsePeriod(period)
 	if err != nil {
@@ -42,10 +45,16 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func() error {
-		lp = e.loaded(pipelineID)
+		lp, err := e.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
 		now := e.clk.Now()
 		key := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
-		b := e.newBatch(lp.p, now)
+		b := e.newBatch(lp, now)
 		var existing *run.Run
 		r, err := e.st.RunGet(ctx, key)
 		switch {

@@ -19,12 +19,15 @@ import (
 // engine was down are not replayed one by one: the next tick is the first
 // after now, and the watchdog reports periods that got no run.
 func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp := e.loaded(t.Run.PipelineID)
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil {
+		return nil, err
+	}
 	if lp == nil || lp.p.Schedule.Cron.IsZero() {
-		return e.newBatch(nil, now), nil
+		return e.newBatch(lp, now), nil // the timer goes, on what was read
 	}
 	p := lp.p
-	b := e.newBatch(p, now)
+	b := e.newBatch(lp, now)
 	due := t.DueAt
 	after := now
 	if due.After(after) {
@@ -75,7 +78,10 @@ func (e *Engine) excludedOnce(ctx context.Context, b *batch, p *pipeline.Pipelin
 
 // slaTimer fires an SLA warning or breach for a period that is not done.
 func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp := e.loaded(t.Run.PipelineID)
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil {
+		return nil, err
+	}
 	if lp == nil {
 		return e.newBatch(nil, now), nil
 	}
@@ -83,12 +89,12 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 	// more, an excluded date, dry-run. Judge by the config in force.
 	per, err := parsePeriod(t.Run.Period)
 	if err != nil || !run.SLAApplies(lp.p, per) {
-		return e.newBatch(nil, now), nil
+		return e.newBatch(lp, now), nil
 	}
 	if observed, err := e.dryRunObserved(ctx, t.Run); err != nil || observed {
-		return e.newBatch(nil, now), err
+		return e.newBatch(lp, now), err
 	}
-	b := e.newBatch(lp.p, now)
+	b := e.newBatch(lp, now)
 	existing, err := e.periodRun(ctx, t.Run, per)
 	if err != nil {
 		return nil, err
@@ -131,12 +137,15 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 // the timer for the next period, so SLA alerts fire even when no data and
 // no run ever show up for a period.
 func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp := e.loaded(t.Run.PipelineID)
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil {
+		return nil, err
+	}
 	if lp == nil || !needsPeriodTimer(lp.p) {
-		return e.newBatch(nil, now), nil
+		return e.newBatch(lp, now), nil
 	}
 	p := lp.p
-	b := e.newBatch(p, now)
+	b := e.newBatch(lp, now)
 	due := t.DueAt
 	per := schedule.PeriodAt(due, p.Schedule.Location, run.Hourly(p))
 	b.putTimer(periodTimerFor(p, per.Next()), &due)
@@ -164,12 +173,6 @@ func needsPeriodTimer(p *pipeline.Pipeline) bool {
 
 func periodTimerFor(p *pipeline.Pipeline, per schedule.Period) store.Timer {
 	return store.Timer{Key: periodTimerKey(p.ID), Kind: kindPeriod, Run: run.Key{PipelineID: p.ID}, DueAt: per.Start(p.Schedule.Location)}
-}
-
-func (e *Engine) loaded(id string) *loadedPipeline {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.pipelines[id]
 }
 
 // dryRunObserved reports whether a dry-run pipeline observed the period:

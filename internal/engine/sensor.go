@@ -51,13 +51,15 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 	if err := CheckSensorKey(key); err != nil {
 		return PutResult{}, err
 	}
-	lp := e.loaded(pipelineID)
-	if lp == nil {
-		return PutResult{}, fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
-	}
 	var res PutResult
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func() error {
-		lp = e.loaded(pipelineID)
+		lp, err := e.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
 		p := lp.p
 		now := e.clk.Now()
 		per, err := run.SensorWritePeriod(p, key, data, now)
@@ -79,7 +81,7 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 		if !changed {
 			s.ChangedAt = old.ChangedAt
 		}
-		b := e.newBatch(p, now)
+		b := e.newBatch(lp, now)
 		b.c.Sensors = append(b.c.Sensors, store.SensorWrite{Sensor: s, ExpectVersion: old.Version})
 		if changed {
 			if err := e.onNewData(ctx, b, lp, &s, per); err != nil {
@@ -99,10 +101,18 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 // DeleteSensor removes a stored sensor. It decides nothing: a sensor that
 // disappears only makes rules that need it fail at their next evaluation.
 func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) error {
-	if e.loaded(pipelineID) == nil {
-		return fmt.Errorf("%w %q", ErrUnknownPipeline, pipelineID)
-	}
-	return e.st.Commit(ctx, store.Change{SensorDeletes: []store.SensorDelete{{PipelineID: pipelineID, Key: key}}})
+	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func() error {
+		lp, err := e.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
+		b := e.newBatch(lp, e.clk.Now())
+		b.c.SensorDeletes = append(b.c.SensorDeletes, store.SensorDelete{PipelineID: pipelineID, Key: key})
+		return b.commit(ctx)
+	})
 }
 
 // onNewData routes a changed sensor: trigger keys may start the period;

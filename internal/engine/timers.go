@@ -124,9 +124,10 @@ func (e *Engine) runFor(ctx context.Context, t store.Timer) (*run.Run, *loadedPi
 	if err != nil {
 		return nil, nil, err
 	}
-	e.mu.RLock()
-	lp := e.pipelines[t.Run.PipelineID]
-	e.mu.RUnlock()
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil {
+		return nil, nil, err
+	}
 	if lp == nil {
 		e.log.Warn("run of an unknown pipeline; its timer is dropped", "pipeline", t.Run.PipelineID, "period", t.Run.Period)
 		return nil, nil, nil
@@ -139,7 +140,7 @@ func (e *Engine) stepEvaluate(ctx context.Context, t store.Timer, now time.Time)
 	if err != nil || r == nil {
 		return e.newBatch(nil, now), err
 	}
-	b := e.newBatch(lp.p, now)
+	b := e.newBatch(lp, now)
 	if r.State != run.Evaluating || lp.row.Paused {
 		return b, nil // a paused pipeline's run is held; Resume re-arms it
 	}
@@ -165,7 +166,7 @@ func (e *Engine) stepPoll(ctx context.Context, t store.Timer, now time.Time) (*b
 	if err != nil || r == nil {
 		return e.newBatch(nil, now), err
 	}
-	b := e.newBatch(lp.p, now)
+	b := e.newBatch(lp, now)
 	if r.State != run.Running {
 		return b, nil
 	}
@@ -220,7 +221,7 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 	if err != nil || r == nil {
 		return e.newBatch(nil, now), err
 	}
-	b := e.newBatch(lp.p, now)
+	b := e.newBatch(lp, now)
 	due := t.DueAt
 	if r.State != run.Triggering {
 		return b, nil
@@ -244,7 +245,12 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 	started, serr := e.jobs.Start(ctx, e.request(lp.p, inflight))
 	for attempt := 0; ; attempt++ {
 		now := e.clk.Now()
-		b := e.newBatch(lp.p, now)
+		// Recording the call's result is a decision of its own (the next
+		// poll, a synchronous job's verdict): on fresh pipeline facts.
+		if lp, err = e.recordingFacts(ctx, lp); err != nil {
+			return nil, err
+		}
+		b := e.newBatch(lp, now)
 		var next run.Run
 		var eff run.Effect
 		if serr != nil {
@@ -284,7 +290,7 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 			// the watchdog, say). The call's outcome is still a fact:
 			// report it rather than drop it.
 			e.log.Error("run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
-			late := e.newBatch(lp.p, e.clk.Now())
+			late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
 			what := "failed: " + fmt.Sprint(serr)
 			if serr == nil {
 				what = "started job " + started.JobRunID
@@ -301,4 +307,21 @@ func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) 
 			leaseDue = tm.DueAt
 		}
 	}
+}
+
+// recordingFacts reads the pipeline facts under which the result of a
+// trigger call made with lp's config is recorded. The call was made: its
+// result is recorded even when the pipeline was paused or its file
+// removed meanwhile — on the row as it is now, and with the config that
+// made the call when no config runs any more.
+func (e *Engine) recordingFacts(ctx context.Context, lp *loadedPipeline) (*loadedPipeline, error) {
+	cur, err := e.pipelineOf(ctx, lp.row.ID)
+	if err != nil || cur != nil {
+		return cur, err
+	}
+	row, err := e.st.PipelineGet(ctx, lp.row.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &loadedPipeline{p: lp.p, row: row}, nil
 }

@@ -82,15 +82,24 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, Timers: map[string]bool{}}
-	e.mu.RLock()
-	for _, lp := range e.pipelines {
+	failed := false
+	unavailable := func(what string, err error) {
+		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
+		failed = true
+	}
+	// The pipelines as the store has them now: a pause, a reload or a
+	// removal by any process is in this pass.
+	loaded, err := e.activePipelines(ctx)
+	if err != nil {
+		unavailable(watchdog.DataPipelines, err)
+	}
+	for _, lp := range loaded {
 		wp := watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt}
 		if !lp.row.Paused && !lp.row.PausedAt.IsZero() && !lp.row.ResumedAt.IsZero() {
 			wp.Pauses = []watchdog.Span{{From: lp.row.PausedAt, To: lp.row.ResumedAt}}
 		}
 		s.Pipelines = append(s.Pipelines, wp)
 	}
-	e.mu.RUnlock()
 	// Periods are dates in each pipeline's zone: start a day early so every
 	// zone's periods within the lookback are included.
 	from := schedule.DateOf(now.Add(-watchdog.Lookback-24*time.Hour), time.UTC).String()
@@ -103,11 +112,6 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	} else {
 		since = c.loadedAt.Add(-refreshOverlap)
 		c.passes++
-	}
-	failed := false
-	unavailable := func(what string, err error) {
-		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
-		failed = true
 	}
 
 	if active, err := e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}); err != nil {
@@ -204,16 +208,16 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 // or whose run moved since the snapshot, is dropped: someone already
 // acted. It returns the events recorded and whether it repaired timers.
 func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, now time.Time) ([]event.Event, bool, error) {
-	lp := e.loaded(f.Key.PipelineID)
-	if lp == nil {
-		return nil, false, nil
-	}
 	var out []event.Event
 	repaired := false
 	err := e.retry(ctx, "watchdog "+f.Check, func() error {
 		out, repaired = nil, false
+		lp, err := e.pipelineOf(ctx, f.Key.PipelineID)
+		if err != nil || lp == nil {
+			return err // a pipeline removed since the snapshot: nothing to do
+		}
 		now := e.clk.Now()
-		b := e.newBatch(lp.p, now)
+		b := e.newBatch(lp, now)
 		if f.Marker != "" {
 			if done, err := e.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
 				return err

@@ -147,19 +147,23 @@ func (s *sim) start(ctx context.Context, first bool) error {
 	s.jobs.OnCrash(s.stop)
 	set := s.sc.Settings
 	s.eng = engine.New(engine.Options{
-		Store:     st,
-		Clock:     s.clk,
-		Jobs:      s.jobs,
-		Logger:    s.opt.Logger,
-		Rules:     rule.Options{MaxClockSkew: set.Rules.MaxClockSkew},
-		Calendars: s.sc.Calendars,
-		EnvAllow:  set.Server.EnvAllow,
+		Store:    st,
+		Clock:    s.clk,
+		Jobs:     s.jobs,
+		Logger:   s.opt.Logger,
+		Rules:    rule.Options{MaxClockSkew: set.Rules.MaxClockSkew},
+		EnvAllow: set.Server.EnvAllow,
 	})
 	if err := s.eng.Open(ctx); err != nil {
 		return err
 	}
 	if !first {
 		return nil
+	}
+	// Calendars are stored as serve's reloader stores them: the engine
+	// reads them from the store, as every process does.
+	if _, err := s.eng.SetCalendars(ctx, s.sc.Calendars); err != nil {
+		return fmt.Errorf("simulate: calendars: %w", err)
 	}
 	for _, d := range s.sc.Docs {
 		if _, err := s.eng.ApplyConfig(ctx, d.File, d.Data); err != nil {

@@ -27,6 +27,9 @@ const (
 	DataMarkers    = "markers"     // Snapshot.Markers
 	DataTimers     = "timers"      // Snapshot.Timers
 	DataSensors    = "sensors"     // Snapshot.Sensors
+	// DataPipelines (Snapshot.Pipelines) is needed by every check: a
+	// check over no pipelines would find nothing and look healthy.
+	DataPipelines = "pipelines"
 )
 
 // Checks returns every check in the order Pass runs them.
@@ -44,8 +47,10 @@ func Checks() []Check {
 	}
 }
 
-// newCheck wraps fn so that it fails when data it needs is unavailable.
+// newCheck wraps fn so that it fails when data it needs, or the
+// pipelines, is unavailable.
 func newCheck(name string, fn func(*Snapshot) ([]Finding, error), needs ...string) Check {
+	needs = append([]string{DataPipelines}, needs...)
 	return Check{Name: name, Needs: needs, Run: func(s *Snapshot) ([]Finding, error) {
 		if err := s.need(needs...); err != nil {
 			return nil, err

@@ -29,7 +29,6 @@ type reloader struct {
 	ids       map[string]string // file → the pipeline id it defines (read from refused files too)
 	refused   map[string]error  // files refused at their last change, and why
 	calendars [sha256.Size]byte // of every calendar file, in order
-	calLooked bool              // the calendars directory was looked at once
 }
 
 func newReloader(a *app.App, log *slog.Logger) *reloader {
@@ -121,8 +120,19 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 	for _, id := range r.ids {
 		defined[id] = true
 	}
-	for _, id := range r.a.Engine.Pipelines() {
-		if !defined[id] && r.a.Engine.Forget(id) {
+	running, err := r.a.Engine.Pipelines(ctx)
+	if err != nil {
+		r.log.Error("listing stored pipelines", "err", err)
+	}
+	for _, id := range running {
+		if defined[id] {
+			continue
+		}
+		forgot, err := r.a.Engine.Forget(ctx, id)
+		switch {
+		case err != nil:
+			r.log.Error("cannot stop a pipeline no file defines", "pipeline", id, "err", err)
+		case forgot:
 			r.log.Warn("no pipeline file defines this pipeline: it does not run (its history stays)", "pipeline", id)
 		}
 	}
@@ -130,16 +140,15 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 }
 
 // reloadCalendars loads the calendars directory again when any file in it
-// changed, and hands the calendars to the engine, which re-resolves the
-// pipelines. An invalid calendar file keeps the previous calendars.
+// changed (and at the first look), and stores the calendars through the
+// engine: every process resolves pipelines with the stored calendars. An
+// invalid calendar file keeps the previous calendars.
 func (r *reloader) reloadCalendars(ctx context.Context) {
 	dir := r.a.Path(r.a.Settings.Calendars)
 	if dir == "" {
 		return
 	}
 	h := sha256.New()
-	first := !r.calLooked // app.Open loaded what was there
-	r.calLooked = true
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return // no calendars directory (yet): nothing to reload
@@ -157,16 +166,18 @@ func (r *reloader) reloadCalendars(ctx context.Context) {
 	if sum == r.calendars {
 		return
 	}
-	r.calendars = sum
-	if first {
-		return
-	}
 	cals, err := pipeline.LoadCalendarDir(dir)
 	if err != nil {
 		r.log.Error("calendar files refused; the previous calendars stay", "err", err)
+		r.calendars = sum // refused once per content, not on every look
 		return
 	}
-	refused := r.a.Engine.SetCalendars(ctx, cals)
+	refused, err := r.a.Engine.SetCalendars(ctx, cals)
+	if err != nil {
+		r.log.Error("cannot store the calendars; will try again", "err", err)
+		return
+	}
+	r.calendars = sum
 	r.log.Info("calendars reloaded", "calendars", len(cals), "pipelines refused", refused)
 	// A file refused for a calendar it named may be valid now: look again.
 	for f := range r.refused {

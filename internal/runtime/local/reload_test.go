@@ -36,7 +36,7 @@ func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 	if applied, _ := rl.reload(t.Context()); applied != 1 {
 		t.Fatal("a changed file was not applied")
 	}
-	p, row, _ := a.Engine.Pipeline("p")
+	p, row, _ := a.Engine.Pipeline(t.Context(), "p")
 	if p.Job.Config.Str("jobName") != "two" || row.ConfigVersion != 2 {
 		t.Fatalf("running config: %q v%d", p.Job.Config.Str("jobName"), row.ConfigVersion)
 	}
@@ -48,7 +48,7 @@ func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 	if err != nil || len(invalid) != 1 || invalid[0].PipelineID != "p" {
 		t.Fatalf("CONFIG_INVALID events: %d %v", len(invalid), err)
 	}
-	if p, _, _ := a.Engine.Pipeline("p"); p.Job.Config.Str("jobName") != "two" {
+	if p, _, _ := a.Engine.Pipeline(t.Context(), "p"); p.Job.Config.Str("jobName") != "two" {
 		t.Fatal("the last valid version did not keep running")
 	}
 	// Removing the file stops the pipeline.
@@ -56,7 +56,7 @@ func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rl.reload(t.Context())
-	if _, _, ok := a.Engine.Pipeline("p"); ok {
+	if _, _, err := a.Engine.Pipeline(t.Context(), "p"); err == nil {
 		t.Fatal("a removed pipeline file kept its pipeline running")
 	}
 }
@@ -85,11 +85,11 @@ func TestPipelinesWithoutFilesDoNotRunAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, _, ok := a.Engine.Pipeline("gone"); !ok {
+	if _, _, err := a.Engine.Pipeline(t.Context(), "gone"); err != nil {
 		t.Fatal("the store should still know the pipeline before the first look")
 	}
 	newReloader(a, slog.New(slog.DiscardHandler)).reload(t.Context())
-	if _, _, ok := a.Engine.Pipeline("gone"); ok {
+	if _, _, err := a.Engine.Pipeline(t.Context(), "gone"); err == nil {
 		t.Fatal("a pipeline without a file runs after a restart")
 	}
 }
@@ -108,7 +108,7 @@ func TestReloadCalendars(t *testing.T) {
 	rl := newReloader(a, slog.New(slog.DiscardHandler))
 	rl.reload(t.Context())
 	excluded := func(date string) bool {
-		p, _, _ := a.Engine.Pipeline("p")
+		p, _, _ := a.Engine.Pipeline(t.Context(), "p")
 		d, _ := schedule.ParseDate(date)
 		return p.Schedule.Exclude.Days.Contains(d)
 	}
@@ -195,7 +195,7 @@ func TestReloadFollowsPipelineIDsNotFileNames(t *testing.T) {
 	}
 	rl := newReloader(a, slog.New(slog.DiscardHandler))
 	rl.reload(t.Context())
-	running := func(id string) bool { _, _, ok := a.Engine.Pipeline(id); return ok }
+	running := func(id string) bool { _, _, err := a.Engine.Pipeline(t.Context(), id); return err == nil }
 
 	// Renamed: the new file defines the id the old one did.
 	if err := os.Rename(filepath.Join(dir, "pipelines/a.yaml"), filepath.Join(dir, "pipelines/b.yaml")); err != nil {
@@ -261,7 +261,7 @@ func TestReloadRefusesASecondFileForOnePipeline(t *testing.T) {
 	}
 	defer a.Close()
 	rl := newReloader(a, slog.New(slog.DiscardHandler))
-	job := func() string { p, _, _ := a.Engine.Pipeline("orders"); return p.Job.Config.Str("jobName") }
+	job := func() string { p, _, _ := a.Engine.Pipeline(t.Context(), "orders"); return p.Job.Config.Str("jobName") }
 	for i := 0; i < 3; i++ {
 		if _, refused := rl.reload(t.Context()); refused != 1 {
 			t.Fatalf("look %d: %d refused, want b.yaml", i, refused)

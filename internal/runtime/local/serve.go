@@ -160,7 +160,11 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	})
 	rl := newReloader(a, log)
 	applied, refused := rl.reload(ctx)
-	log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(a.Engine.Pipelines()))
+	running, err := a.Engine.Pipelines(ctx)
+	if err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(running))
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

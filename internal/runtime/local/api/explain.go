@@ -29,7 +29,7 @@ func (s *server) explainPeriod(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	if s.explain == nil {

@@ -214,7 +214,11 @@ func (m *Metrics) refresh(ctx context.Context, e *engine.Engine) error {
 	}
 	// Every pipeline's write counters exist, at zero, before its first
 	// write.
-	for _, id := range e.Pipelines() {
+	ids, err := e.Pipelines(ctx)
+	if err != nil {
+		return fmt.Errorf("metrics: pipelines: %w", err)
+	}
+	for _, id := range ids {
 		m.sensorWrites.WithLabelValues(id, "true")
 		m.sensorWrites.WithLabelValues(id, "false")
 	}

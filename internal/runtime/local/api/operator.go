@@ -32,7 +32,7 @@ func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	body, err := s.readJSONBody(w, r)
@@ -83,7 +83,7 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	body, err := s.readJSONBody(w, r)
@@ -118,7 +118,7 @@ func (s *server) resume(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	body, err := s.readJSONBody(w, r)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -64,26 +64,19 @@ func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	rows, err := s.eng.Store().PipelineList(r.Context())
+	ids, err := s.eng.Pipelines(r.Context())
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]store.Pipeline, len(rows))
-	for _, row := range rows {
-		byID[row.ID] = row
-	}
-	ids := s.eng.Pipelines()
-	slices.Sort(ids)
 	now := s.eng.Now()
 	out := PipelineList{Pipelines: make([]PipelineView, 0, len(ids))}
 	for _, id := range ids {
-		p, cached, ok := s.eng.Pipeline(id)
-		if !ok {
-			continue // unloaded since the listing
+		p, row, err := s.eng.Pipeline(r.Context(), id)
+		if errors.Is(err, engine.ErrUnknownPipeline) {
+			continue // removed since the listing
 		}
-		row, ok := byID[id]
-		if !ok {
-			row = cached
+		if err != nil {
+			return err
 		}
 		v, err := s.view(r.Context(), p, row, now)
 		if err != nil {
@@ -108,18 +101,10 @@ func (s *server) getPipeline(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// viewOf builds the view of a loaded pipeline from its stored row, which
-// is fresher than the engine's cache when several processes share a store.
+// viewOf builds the view of a running pipeline from its stored row.
 func (s *server) viewOf(ctx context.Context, id string) (PipelineView, error) {
-	p, row, err := s.loaded(id)
+	p, row, err := s.loaded(ctx, id)
 	if err != nil {
-		return PipelineView{}, err
-	}
-	stored, err := s.eng.Store().PipelineGet(ctx, id)
-	switch {
-	case err == nil:
-		row = stored
-	case !errors.Is(err, store.ErrNotFound):
 		return PipelineView{}, err
 	}
 	return s.view(ctx, p, row, s.eng.Now())

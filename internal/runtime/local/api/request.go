@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,16 +16,21 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // readJSONBody reads the body of a route that takes JSON: first its
-// declared type (checkContentType), then at most server.maxBodyBytes of it;
-// a larger body is a *http.MaxBytesError, answered 413.
+// declared encoding (checkContentEncoding) and type (checkContentType),
+// then at most server.maxBodyBytes of it; a larger body is a
+// *http.MaxBytesError, answered 413.
 func (s *server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := checkContentEncoding(r); err != nil {
+		// RFC 7694: a 415 for a content coding says which are accepted.
+		w.Header().Set("Accept-Encoding", "identity")
+		return nil, err
+	}
 	if err := checkContentType(r); err != nil {
 		return nil, err
 	}
@@ -37,6 +43,24 @@ func (s *server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 		return nil, errorf(http.StatusBadRequest, codeBadRequest, "cannot read the request body: %v", err)
 	}
 	return body, nil
+}
+
+// checkContentEncoding refuses a body declared as encoded (415): the API
+// decodes no content coding, so a gzip or deflate body would otherwise be
+// read, or stored, as the bytes it happens to be — and a plain body
+// labelled gzip is a client bug worth saying so. No Content-Encoding, an
+// empty one, or identity is accepted.
+func checkContentEncoding(r *http.Request) error {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for coding := range strings.SplitSeq(v, ",") {
+			coding = strings.TrimSpace(coding)
+			if coding == "" || strings.EqualFold(coding, "identity") {
+				continue
+			}
+			return errorf(http.StatusUnsupportedMediaType, codeUnsupportedMediaType, "Content-Encoding %q is not supported: send the body uncompressed, with no Content-Encoding header (or identity)", coding)
+		}
+	}
+	return nil
 }
 
 // checkContentType refuses a body declared as anything but UTF-8 JSON
@@ -243,11 +267,8 @@ func limitParam(q url.Values) (int, error) {
 	return min(n, maxLimit), nil
 }
 
-// loaded returns a pipeline the engine runs: its config and stored row.
-func (s *server) loaded(id string) (*pipeline.Pipeline, store.Pipeline, error) {
-	p, row, ok := s.eng.Pipeline(id)
-	if !ok {
-		return nil, store.Pipeline{}, fmt.Errorf("%w %q", engine.ErrUnknownPipeline, id)
-	}
-	return p, row, nil
+// loaded returns a pipeline the engine runs: its config and stored row,
+// as read from the store now (engine.ErrUnknownPipeline when none runs).
+func (s *server) loaded(ctx context.Context, id string) (*pipeline.Pipeline, store.Pipeline, error) {
+	return s.eng.Pipeline(ctx, id)
 }

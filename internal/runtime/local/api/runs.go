@@ -104,7 +104,7 @@ func (s *server) listRuns(w http.ResponseWriter, r *http.Request) error {
 		}
 		params.Period = per.String()
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	runs, err := s.eng.Store().RunList(r.Context(), params)

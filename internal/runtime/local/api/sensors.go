@@ -27,7 +27,7 @@ func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	if err := engine.CheckSensorKey(key); err != nil {
@@ -77,7 +77,7 @@ func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(id); err != nil {
+	if _, _, err := s.loaded(r.Context(), id); err != nil {
 		return err
 	}
 	stored, err := s.eng.Store().SensorList(r.Context(), id)
