@@ -47,7 +47,7 @@ const (
 // time the engine decides at: both processes are given the same instants.
 type childRequest struct {
 	At       time.Time     `json:"at"`
-	Op       string        `json:"op"` // apply, pause, resume, put, due, calendars
+	Op       string        `json:"op"` // apply, forget, pause, resume, put, due, calendars
 	Pipeline string        `json:"pipeline,omitempty"`
 	File     string        `json:"file,omitempty"`
 	Doc      string        `json:"doc,omitempty"`
@@ -129,6 +129,8 @@ func TestEngineChildProcess(t *testing.T) {
 		switch req.Op {
 		case "apply":
 			_, err = eng.ApplyConfig(ctx, req.File, []byte(req.Doc))
+		case "forget":
+			_, err = eng.Forget(ctx, req.Pipeline)
 		case "pause":
 			err = eng.Pause(ctx, req.Pipeline, time.Time{}, "test")
 		case "resume":
@@ -209,6 +211,16 @@ func startChild(t *testing.T, name, storePath, jobsPath string) *child {
 // any goroutine: Errorf, not Fatal) when the child reports an error.
 func (c *child) do(t *testing.T, req childRequest) childReply {
 	t.Helper()
+	rep := c.try(t, req)
+	if !rep.OK {
+		t.Errorf("child %s: %s %s: %s", c.name, req.Op, req.Pipeline, rep.Err)
+	}
+	return rep
+}
+
+// try is do for a request that may fail.
+func (c *child) try(t *testing.T, req childRequest) childReply {
+	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	b, _ := json.Marshal(req)
@@ -225,9 +237,6 @@ func (c *child) do(t *testing.T, req childRequest) childReply {
 		if err := json.Unmarshal([]byte(line), &rep); err != nil {
 			t.Errorf("child %s: reply %q: %v", c.name, line, err)
 			return rep
-		}
-		if !rep.OK {
-			t.Errorf("child %s: %s %s: %s", c.name, req.Op, req.Pipeline, rep.Err)
 		}
 		return rep
 	}
@@ -301,7 +310,7 @@ func TestTwoProcesses(t *testing.T) {
 	for _, c := range []*child{a, b} {
 		c.do(t, childRequest{At: tick(), Op: "calendars", Calendar: []string{"holidays", "2026-12-25"}})
 	}
-	for _, id := range []string{"paused", "reloaded", "raced", "calendared"} {
+	for _, id := range []string{"paused", "reloaded", "raced", "calendared", "removed"} {
 		doc := twoProcessDoc(id, "one")
 		if id == "calendared" {
 			doc = strings.Replace(doc, "  evaluation:", "  exclude: {calendar: holidays}\n  evaluation:", 1)
@@ -395,6 +404,25 @@ func TestTwoProcesses(t *testing.T) {
 		evs, err := st.EventList(t.Context(), store.EventListParams{PipelineID: "calendared", Types: []event.Type{event.PipelineExcluded}})
 		if err != nil || len(evs) != 1 || evs[0].Date != "2026-03-09" {
 			t.Fatalf("PIPELINE_EXCLUDED events: %+v (%v), want one for 2026-03-09", evs, err)
+		}
+	})
+
+	t.Run("RemovalInOneTheOtherStopsRunningIt", func(t *testing.T) {
+		a.do(t, childRequest{At: tick(), Op: "forget", Pipeline: "removed"})
+		rep := b.try(t, childRequest{At: tick(), Op: "put", Pipeline: "removed", Key: "landed", Data: obj("date", "2026-03-10")})
+		if rep.OK || !strings.Contains(rep.Err, engine.ErrUnknownPipeline.Error()) {
+			t.Fatalf("B took a sensor of a pipeline A removed: %+v", rep)
+		}
+		due(b)
+		if got := startsOf(readStarts(t, jobsPath), "removed"); len(got) != 0 {
+			t.Fatalf("starts %+v of a removed pipeline", got)
+		}
+		// Its file back in A: B runs it again.
+		a.do(t, childRequest{At: tick(), Op: "apply", File: "removed.yaml", Doc: twoProcessDoc("removed", "one")})
+		landed(b, "removed", "2026-03-10")
+		due(b)
+		if got := startsOf(readStarts(t, jobsPath), "removed"); len(got) != 1 {
+			t.Fatalf("starts %+v, want one once the file is back", got)
 		}
 	})
 }
