@@ -33,7 +33,10 @@ type Runner struct {
 
 var _ trigger.Runner = Runner{}
 
-// Start runs the program to completion. A program that cannot be started
+// Start runs the program to completion, in a process group of its own:
+// at its timeout, or when ctx is cancelled, the whole group is killed
+// (SIGKILL), so nothing it started goes on; on Linux the program is also
+// killed when the process running it dies. A program that cannot be started
 // (not found, not executable) is an infrastructure error; one that exits
 // non-zero is a failed job (PERMANENT: running it again with the same
 // input is expected to fail the same way) and one killed by the timeout is
@@ -61,6 +64,11 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	cmd.Env = append(os.Environ(), extra...)
 	stdout, stderr := newRing(captureBytes), newRing(captureBytes)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The program leads a process group of its own, which a timeout or
+	// a cancellation kills whole, and on Linux it dies with serve
+	// (proc_*.go).
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	outTail, errTail := tail(stdout, secrets), tail(stderr, secrets)

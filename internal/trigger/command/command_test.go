@@ -16,13 +16,31 @@ import (
 // pipeline file is, so the test uses the real schema.
 func request(t *testing.T, config string) trigger.Request {
 	t.Helper()
-	doc := "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: command, config: " + config + "}\n"
-	p, err := pipeline.ParsePipeline("p.yaml", []byte(doc), pipeline.Options{})
+	req, err := parseRequest(config)
 	if err != nil {
 		t.Fatalf("pipeline: %v", err)
 	}
+	return req
+}
+
+// requestFor is request for a process with no test to fail (see
+// fakeServe); a config that does not load panics.
+func requestFor(config string) trigger.Request {
+	req, err := parseRequest(config)
+	if err != nil {
+		panic(err)
+	}
+	return req
+}
+
+func parseRequest(config string) (trigger.Request, error) {
+	doc := "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: command, config: " + config + "}\n"
+	p, err := pipeline.ParsePipeline("p.yaml", []byte(doc), pipeline.Options{})
+	if err != nil {
+		return trigger.Request{}, err
+	}
 	return trigger.Request{PipelineID: "p", Type: "command", Config: p.Job.Config,
-		Vars: pipeline.TemplateVars{Pipeline: "p", Schedule: "stream", Date: "2026-03-10", RunID: "r1"}}
+		Vars: pipeline.TemplateVars{Pipeline: "p", Schedule: "stream", Date: "2026-03-10", RunID: "r1"}}, nil
 }
 
 func TestCommandResults(t *testing.T) {
