@@ -8,6 +8,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -37,7 +38,15 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 	if reason == "" {
 		reason = run.ReasonManual
 	}
-	if err := run.CheckRerunPeriod(lp.p, per, e.clk.Now()); err != nil {
+	stored, err := e.st.SensorList(ctx, pipelineID) // a trigger-only pipeline's sensors say which kinds of period it runs
+	if err != nil {
+		return RerunResult{}, err
+	}
+	recs := make([]sensor.Record, len(stored))
+	for i, s := range stored {
+		recs[i] = s.Record()
+	}
+	if err := run.CheckRerunPeriod(lp.p, per, e.clk.Now(), recs); err != nil {
 		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
 	if reason == run.LedgerJobRetry {

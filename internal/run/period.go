@@ -62,21 +62,82 @@ func namedPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.
 }
 
 // DailyOnly reports whether a pipeline's periods are always days: it has
-// a cron that fires at most once a day (a trigger-only pipeline may run
-// hourly periods named by its sensors).
+// a cron that fires at most once a day, or an inclusion calendar (a
+// trigger-only pipeline may run hourly periods named by its sensors).
 func DailyOnly(p *pipeline.Pipeline) bool {
-	return !p.Schedule.Cron.IsZero() && !Hourly(p)
+	return (!p.Schedule.Cron.IsZero() || p.Schedule.Include != nil) && !Hourly(p)
+}
+
+// PeriodKinds is which kinds of period a pipeline runs, and what says so.
+type PeriodKinds struct {
+	Days, Hours bool
+	Why         string // completes "pipeline X runs daily periods: …"
+}
+
+// KindsOfPeriod says which kinds of period a pipeline runs. Its config
+// decides when it can: a cron that fires more than once a day, or a
+// ":MM" SLA or trigger deadline, makes hours; a cron that fires at most
+// once a day, or an inclusion calendar, makes days. A trigger-only
+// pipeline runs the periods its trigger sensors name (SensorPeriod): it
+// runs hours when one of its stored trigger sensors names an hour, and
+// days when one names a date or no period at all (its period is then
+// today's date) — both when both happen. With no trigger sensor stored
+// yet it runs days, the period of a sensor that names none. stored is the
+// pipeline's sensors (any order; the others are ignored).
+func KindsOfPeriod(p *pipeline.Pipeline, stored []sensor.Record) PeriodKinds {
+	switch {
+	case !p.Schedule.Cron.IsZero() && p.Schedule.Cron.SubDaily():
+		return PeriodKinds{Hours: true, Why: "its cron fires more than once a day"}
+	case Hourly(p):
+		return PeriodKinds{Hours: true, Why: `it has a ":MM" deadline, which counts from the end of each hour`}
+	case !p.Schedule.Cron.IsZero():
+		return PeriodKinds{Days: true, Why: "its cron fires at most once a day"}
+	case p.Schedule.Include != nil:
+		return PeriodKinds{Days: true, Why: "it runs on the dates of its inclusion calendar"}
+	}
+	var k PeriodKinds
+	for _, r := range stored {
+		if !MatchesTrigger(p, r.Key) {
+			continue
+		}
+		per, err := SensorPeriod(p, r.Key, r.Data, r.ReceivedAt)
+		if err != nil {
+			continue
+		}
+		if per.Hourly {
+			k.Hours = true
+		} else {
+			k.Days = true
+		}
+	}
+	switch {
+	case k.Days && k.Hours:
+		k.Why = "its trigger sensors name both dates and hours"
+	case k.Hours:
+		k.Why = "its trigger sensors name hours, none a date"
+	case k.Days:
+		k.Why = "its trigger sensors name dates, none an hour"
+	default:
+		k.Days = true
+		k.Why = "none of its trigger sensors has named an hour yet"
+	}
+	return k
 }
 
 // CheckRerunPeriod refuses a rerun of a period the pipeline never runs
-// (an hour of a daily cron pipeline), that has not started yet, or that
-// is before EarliestPeriod.
-func CheckRerunPeriod(p *pipeline.Pipeline, per schedule.Period, now time.Time) error {
+// (one of the wrong kind, see KindsOfPeriod: an hour of a daily pipeline,
+// a date of an hourly one), that has not started yet, or that is before
+// EarliestPeriod. stored is the pipeline's stored sensors, which decide
+// the kinds of a trigger-only pipeline.
+func CheckRerunPeriod(p *pipeline.Pipeline, per schedule.Period, now time.Time, stored []sensor.Record) error {
 	if per.Date.Before(EarliestPeriod) {
 		return fmt.Errorf("period %s is before %s, the earliest period Interlock runs", per, EarliestPeriod)
 	}
-	if per.Hourly && DailyOnly(p) {
-		return fmt.Errorf("%s is an hour, but pipeline %s runs daily periods (YYYY-MM-DD)", per, p.ID)
+	switch k := KindsOfPeriod(p, stored); {
+	case per.Hourly && !k.Hours:
+		return fmt.Errorf("%s is an hour, but pipeline %s runs daily periods (YYYY-MM-DD): %s", per, p.ID, k.Why)
+	case !per.Hourly && !k.Days:
+		return fmt.Errorf("%s is a date, but pipeline %s runs hourly periods (YYYY-MM-DDTHH): %s", per, p.ID, k.Why)
 	}
 	if per.Start(p.Schedule.Location).After(now) {
 		return fmt.Errorf("period %s has not started yet", per)
@@ -143,23 +204,46 @@ func ExclusionReason(p *pipeline.Pipeline, per schedule.Period) string {
 }
 
 // MatchesTrigger reports whether a sensor key is a trigger key of the
-// pipeline (prefix match, so per-period keys match their base key).
+// pipeline (see KeyHasPrefix: "hourly-status" matches
+// "hourly-status#20260303T07" and "hourly-status-v2", not
+// "hourly-status#eu").
 func MatchesTrigger(p *pipeline.Pipeline, key string) bool {
 	t := p.Schedule.Trigger
-	return t != nil && t.Rule.Key != "" && strings.HasPrefix(key, t.Rule.Key)
+	return t != nil && KeyHasPrefix(key, t.Rule.Key)
 }
 
-// MatchesPostRun returns the first post-run rule key that prefixes key.
+// MatchesPostRun returns the first post-run rule key that is a prefix of
+// key (KeyHasPrefix).
 func MatchesPostRun(p *pipeline.Pipeline, key string) (string, bool) {
 	if p.PostRun == nil {
 		return "", false
 	}
 	for _, r := range p.PostRun.Rules {
-		if r.Key != "" && strings.HasPrefix(key, r.Key) {
+		if KeyHasPrefix(key, r.Key) {
 			return r.Key, true
 		}
 	}
 	return "", false
+}
+
+// KeyHasPrefix is how trigger and post-run rule keys, which are prefixes,
+// match sensor keys: the key without its period suffix (a valid period
+// after its last '#', schedule.SplitPeriodKey) must start with prefix, and
+// the rest of it may not hold a '#'. So "orders" matches "orders",
+// "orders-v2", "orders#2026-03-10" and "orders-v2#20260310T07", but not
+// "orders#eu" nor "orders#2026-11-25T05:00" (a suffix that is no period
+// is part of a plain key, which the prefix does not reach across its
+// '#'), and "orders#eu" matches "orders#eu#2026-03-10". An empty prefix
+// matches nothing.
+func KeyHasPrefix(key, prefix string) bool {
+	if prefix == "" {
+		return false
+	}
+	if base, _, ok := schedule.SplitPeriodKey(key); ok {
+		key = base
+	}
+	rest, ok := strings.CutPrefix(key, prefix)
+	return ok && !strings.Contains(rest, "#")
 }
 
 // PeriodExists reports whether a period has any length in the schedule's

@@ -460,15 +460,15 @@ job: {type: glue, config: {jobName: j}}
 		t.Errorf("a trigger-only pipeline keeps the hour: %v", per)
 	}
 	hour, _ := schedule.ParsePeriod("2026-03-10T03")
-	if err := CheckRerunPeriod(daily, hour, now); err == nil {
+	if err := CheckRerunPeriod(daily, hour, now, nil); err == nil {
 		t.Error("an hourly rerun of a daily cron pipeline was accepted")
 	}
 	future, _ := schedule.ParsePeriod("2030-01-01")
-	if err := CheckRerunPeriod(daily, future, now); err == nil {
+	if err := CheckRerunPeriod(daily, future, now, nil); err == nil {
 		t.Error("a rerun of a future period was accepted")
 	}
 	today, _ := schedule.ParsePeriod("2026-03-10")
-	if err := CheckRerunPeriod(daily, today, now); err != nil {
+	if err := CheckRerunPeriod(daily, today, now, nil); err != nil {
 		t.Errorf("today's rerun refused: %v", err)
 	}
 }

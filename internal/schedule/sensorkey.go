@@ -12,7 +12,7 @@ import (
 // key and period. ok is false for keys without a '#', with an empty base,
 // or whose suffix is not a period; such keys are ordinary keys. It reads
 // stored keys; a key being written goes through PeriodKey, which refuses
-// a suffix that has a period's shape but is not a period.
+// a suffix that starts like a date but is not a period.
 func SplitPeriodKey(key string) (base string, p Period, ok bool) {
 	i := strings.LastIndexByte(key, '#')
 	if i <= 0 {
@@ -27,9 +27,10 @@ func SplitPeriodKey(key string) (base string, p Period, ok bool) {
 
 // PeriodKey reads the period a sensor key names, for a key being written.
 // named is false for a plain key: no '#', or a suffix after the last '#'
-// that does not have a period's shape ("orders#eu", "part#42"). A suffix
-// that has a period's shape (see PeriodShaped) must be a real period with
-// a base key before the '#': "trig#20260230", "trig#20260310T24" and
+// that does not start like a date ("orders#eu", "part#42", "sales#2026-Q1").
+// A suffix that starts like a date (see PeriodShaped) must be a real
+// period with a base key before the '#': "trig#20260230",
+// "trig#20260310T24", "trig#2026-11-25T05:00", "trig#2026/11/25" and
 // "#20260310" are errors, never plain keys whose period would silently
 // become today's.
 func PeriodKey(key string) (base string, p Period, named bool, err error) {
@@ -43,44 +44,35 @@ func PeriodKey(key string) (base string, p Period, named bool, err error) {
 	}
 	p, err = ParsePeriod(suffix)
 	if err != nil {
-		return "", Period{}, true, fmt.Errorf("key suffix #%s has a period's shape but is not a period: %w", suffix, err)
+		return "", Period{}, true, fmt.Errorf("key suffix #%s starts like a date but is not a period: %w", suffix, err)
 	}
 	return key[:i], p, true, nil
 }
 
-// PeriodShaped reports whether a key suffix has the shape of a period, so
-// that a malformed one is an error rather than part of a plain key:
+// PeriodShaped reports whether a key suffix starts like a date, so that
+// one that does but is no period is an error rather than part of a plain
+// key (where it would be today's data, and a trigger's):
 //
-//	DATE [ ("T" | "t") 1–2 digits ]
-//	DATE = 8 digits (YYYYMMDD) | 4 digits "-" 1–2 digits "-" 1–2 digits
+//	six or more ASCII digits, then anything
+//	four ASCII digits, one of - / . _ or a space, a digit, then anything
 //
-// "20260230", "20260310T24", "2026-3-9" and "2026-03-10T7" have it (and
-// are refused, being no periods: days, months and hours are two digits);
-// "eu", "v2", "42", "202603" (a month) and "2026031007" (no T) do not.
+// "20260310", "2026031", "202611250", "202603" (a month: Interlock has no
+// month periods), "20261125T05Z", "2026-11-25T", "2026-11-25T05:00",
+// "2026/11/25", "2026-3-9" and "2026-03-10-eu" start like a date, and only
+// the real periods among them are accepted. "eu", "v2", "42", "12345",
+// "2026", "2026-Q1", "T07" and "latest" do not: they are plain keys.
 func PeriodShaped(s string) bool {
-	date, hour, hasHour := strings.Cut(s, "T")
-	if !hasHour {
-		date, hour, hasHour = strings.Cut(s, "t")
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
 	}
-	if hasHour && !digitRun(hour, 1, 2) {
-		return false
-	}
-	if digitRun(date, 8, 8) {
+	if n >= 6 {
 		return true
 	}
-	y, rest, ok1 := strings.Cut(date, "-")
-	m, d, ok2 := strings.Cut(rest, "-")
-	return ok1 && ok2 && digitRun(y, 4, 4) && digitRun(m, 1, 2) && digitRun(d, 1, 2)
+	return n == 4 && len(s) > 5 && strings.IndexByte("-/._ ", s[4]) >= 0 && isDigit(s[5])
 }
 
-// digitRun reports whether s is between lo and hi ASCII digits.
-func digitRun(s string, lo, hi int) bool {
-	if len(s) < lo || len(s) > hi {
-		return false
-	}
-	_, ok := digits(s)
-	return ok
-}
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // RemapForPeriod is the view of a pipeline's sensors that rules evaluate
 // for period p. Every record appears under its own key. A record whose key

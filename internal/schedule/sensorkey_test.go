@@ -131,9 +131,9 @@ func TestRemapForPeriodBothSpellings(t *testing.T) {
 	}
 }
 
-// TestPeriodShaped pins which key suffixes are read as periods: a date of
-// eight digits or dashed, with an optional T and one or two hour digits.
-// Anything else after '#' is part of a plain key.
+// TestPeriodShaped pins which key suffixes are read as periods: those
+// that start like a date (six or more digits, or four digits, a
+// separator and a digit). Anything else after '#' is part of a plain key.
 func TestPeriodShaped(t *testing.T) {
 	for _, c := range []struct {
 		suffix string
@@ -143,26 +143,43 @@ func TestPeriodShaped(t *testing.T) {
 		{"2026-03-10", true},
 		{"20260310T07", true},
 		{"2026-03-10T07", true},
-		{"20260230", true},      // shaped, not a date
-		{"20260310T24", true},   // shaped, not an hour
-		{"20260310T7", true},    // one-digit hour
-		{"2026-3-9", true},      // one-digit month and day
-		{"20260310t07", true},   // lowercase t
-		{"99991231", true},      // a real date, far ahead
-		{"12345678", true},      // eight digits are read as a date
-		{"eu", false},           // a region
-		{"v2", false},           // a version
-		{"42", false},           // a shard
-		{"202603", false},       // a month
-		{"2026031", false},      // seven digits
-		{"2026031007", false},   // ten digits, no T
-		{"20260310T", false},    // T without an hour
-		{"20260310T123", false}, // three hour digits
-		{"2026-03-10-eu", false},
-		{"20260310-eu", false},
-		{"2026-03", false},
+		{"20260230", true},    // shaped, not a date
+		{"20260310T24", true}, // shaped, not an hour
+		{"20260310T7", true},  // one-digit hour
+		{"2026-3-9", true},    // one-digit month and day
+		{"20260310t07", true}, // lowercase t
+		{"99991231", true},    // a real date, far ahead
+		{"12345678", true},    // eight digits are read as a date
+		// Near misses of a period, found by a black-box review: each
+		// was a plain key, so today's run started.
+		{"2026-11-23T05:00", true},
+		{"2026-11-25T", true},
+		{"20261125T05Z", true},
+		{"2026-11-25 05", true},
+		{"2026112", true},   // seven digits
+		{"202611250", true}, // nine digits
+		{"2026/11/25", true},
+		{"2026.11.25", true},
+		{"2026_11_25", true},
+		{"202603", true},     // a month: no period, refused
+		{"2026-03", true},    // the same, dashed
+		{"2026031007", true}, // ten digits, no T
+		{"20260310T", true},
+		{"20260310T123", true},
+		{"2026-03-10-eu", true},
+		{"20260310-eu", true},
+		{"eu", false},      // a region
+		{"v2", false},      // a version
+		{"42", false},      // a shard
+		{"12345", false},   // five digits
+		{"2026", false},    // a year alone
+		{"2026-Q1", false}, // a quarter
+		{"2026-W05", false},
+		{"2026-", false},
+		{"eu-20260310", false},
 		{"", false},
 		{"T07", false},
+		{"latest", false},
 		{"２０２６０３１０", false}, // full-width digits are not digits here
 	} {
 		t.Run(c.suffix, func(t *testing.T) {
@@ -189,7 +206,12 @@ func TestPeriodKey(t *testing.T) {
 		{key: "orders#eu", named: false},
 		{key: "orders#20260310#eu", named: false}, // the last '#' decides
 		{key: "trig#", named: false},
-		{key: "trig#20260230", named: true, wantErr: `#20260230 has a period's shape but is not a period`},
+		{key: "trig#20260230", named: true, wantErr: `#20260230 starts like a date but is not a period`},
+		{key: "trig#2026-11-23T05:00", named: true, wantErr: `#2026-11-23T05:00 starts like a date but is not a period`},
+		{key: "trig#2026/11/25", named: true, wantErr: `want YYYY-MM-DD or YYYYMMDD`},
+		{key: "trig#2026112", named: true, wantErr: `#2026112 starts like a date`},
+		{key: "trig#2026-Q1", named: false},
+		{key: "part#12345", named: false},
 		{key: "trig#20260310T24", named: true, wantErr: `hour must be two digits, 00 to 23`},
 		{key: "trig#20260310T7", named: true, wantErr: `hour must be two digits`},
 		{key: "trig#2026-3-9", named: true, wantErr: `want YYYY-MM-DD or YYYYMMDD`},

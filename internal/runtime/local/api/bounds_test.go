@@ -65,19 +65,33 @@ func TestSensorPeriodBeyondTheBoundsIs400(t *testing.T) {
 	}
 }
 
-// TestMalformedPeriodSuffixIs400: a key whose suffix has a period's shape
-// but is no period was a plain key, so its period became today's and
-// today's run started. It is a 400 naming the suffix, and nothing starts;
-// a key with another suffix ("orders-landed#eu") is still a plain key.
+// TestMalformedPeriodSuffixIs400: a key whose suffix starts like a date
+// but is no period was a plain key that still matched its trigger key
+// (a raw prefix match), so its period became today's and today's run
+// started. It is a 400 naming the suffix, and nothing is stored or
+// started; a key with another suffix ("orders-landed#eu") is still a
+// plain key, and does not match the trigger key "orders-landed" either:
+// the prefix does not reach across a '#'.
 func TestMalformedPeriodSuffixIs400(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	for _, c := range []struct{ key, mentions string }{
-		{"orders-landed#20260230", `key suffix #20260230 has a period's shape but is not a period`},
+		{"orders-landed#20260230", `key suffix #20260230 starts like a date but is not a period`},
 		{"orders-landed#20260310T24", `hour must be two digits, 00 to 23`},
 		{"orders-landed#20260310T7", `hour must be two digits`},
-		{"orders-landed#2026-3-10", `#2026-3-10 has a period's shape`},
+		{"orders-landed#2026-3-10", `#2026-3-10 starts like a date`},
 		{"orders-landed#20261310", `does not exist`},
 		{"%2320260310", `no base key`}, // "#20260310"
+		// Near misses found by a black-box review, each of which answered
+		// 200 with today's period and started today's run.
+		{"orders-landed#2026-03-09T05:00", `key suffix #2026-03-09T05:00 starts like a date but is not a period`},
+		{"orders-landed#2026-03-10T", `key suffix #2026-03-10T starts like a date`},
+		{"orders-landed#20260310T05Z", `key suffix #20260310T05Z starts like a date`},
+		{"orders-landed#2026-03-10%2005", `key suffix #2026-03-10 05 starts like a date`},
+		{"orders-landed#2026031", `key suffix #2026031 starts like a date`},
+		{"orders-landed#202603100", `key suffix #202603100 starts like a date`},
+		{"orders-landed#2026%2F03%2F10", `key suffix #2026/03/10 starts like a date`},
+		{"orders-landed#2026031007", `key suffix #2026031007 starts like a date`},
+		{"orders-landed#202603", `key suffix #202603 starts like a date`},
 	} {
 		t.Run(c.key, func(t *testing.T) {
 			msg := wantError(t, f.do(t, "PUT", "/v1/pipelines/orders/sensors/"+strings.ReplaceAll(c.key, "#", "%23"), "", `{"ok": true}`), http.StatusBadRequest, "invalid_sensor")
@@ -87,12 +101,24 @@ func TestMalformedPeriodSuffixIs400(t *testing.T) {
 		})
 	}
 	noRuns(t, f, "orders")
+	if list := want[sensorList](t, f.do(t, "GET", "/v1/pipelines/orders/sensors", "", ""), http.StatusOK); len(list.Sensors) != 0 {
+		t.Fatalf("refused writes were stored: %+v", list.Sensors)
+	}
 
-	for _, key := range []string{"orders-landed#eu", "orders-landed#2026031"} {
+	for _, key := range []string{"orders-landed#eu", "orders-landed#2026-Q1", "orders-landed#12345"} {
 		got := want[sensorWritten](t, f.do(t, "PUT", "/v1/pipelines/orders/sensors/"+strings.ReplaceAll(key, "#", "%23"), "", `{"ok": true}`), http.StatusOK)
 		if got.Key != key || got.Period != "2026-03-10" {
 			t.Fatalf("plain key %s: %+v", key, got)
 		}
+	}
+	noRuns(t, f, "orders") // a plain key with a '#' is not the trigger key
+	// The trigger key with a period suffix, or none, starts its period.
+	got := want[sensorWritten](t, f.do(t, "PUT", "/v1/pipelines/orders/sensors/orders-landed%2320260309", "", `{"ok": true}`), http.StatusOK)
+	if got.Period != "2026-03-09" {
+		t.Fatalf("per-period trigger key: %+v", got)
+	}
+	if runs := want[runList](t, f.do(t, "GET", "/v1/pipelines/orders/runs", "", ""), http.StatusOK); len(runs.Runs) != 1 || runs.Runs[0].Period != "2026-03-09" {
+		t.Fatalf("runs after the trigger key: %+v", runs.Runs)
 	}
 }
 

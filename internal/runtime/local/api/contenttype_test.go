@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,5 +120,66 @@ func TestJSONBodyRoutesShareTheContentTypeRule(t *testing.T) {
 				t.Fatalf("%s with Content-Type %q: %d %s", r.path, ct, rec.Code, rec.Body)
 			}
 		}
+	}
+}
+
+// TestBodyRoutesRefuseContentEncodings: the API decodes no content coding,
+// so a body declared gzip (compressed or not), deflate, br or any other
+// coding is refused with 415 naming the header, on every route that takes
+// a body, and nothing is stored or changed; identity, or no header, is a
+// plain body.
+func TestBodyRoutesRefuseContentEncodings(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte(`{"count": 5}`))
+	_ = zw.Close()
+	routes := []struct{ method, path, body string }{
+		{"PUT", "/v1/pipelines/orders/sensors/encoded", `{"count": 5}`},
+		{"PUT", "/v1/pipelines/orders/sensors/encoded", gz.String()},
+		{"POST", "/v1/pipelines/orders/reruns", `{"period": "2026-03-09"}`},
+		{"POST", "/v1/pipelines/orders/pause", `{}`},
+		{"POST", "/v1/pipelines/orders/resume", `{}`},
+		{"POST", "/v1/pipelines/orders/resume", ``},
+	}
+	refused := []struct {
+		header []string
+		names  string
+	}{
+		{[]string{"gzip"}, `"gzip"`},
+		{[]string{"GZIP"}, `"GZIP"`},
+		{[]string{"x-gzip"}, `"x-gzip"`},
+		{[]string{"deflate"}, `"deflate"`},
+		{[]string{"br"}, `"br"`},
+		{[]string{"zstd"}, `"zstd"`},
+		{[]string{"identity, gzip"}, `"gzip"`},
+		{[]string{"identity", "gzip"}, `"gzip"`},
+		{[]string{"made-up"}, `"made-up"`},
+	}
+	for _, r := range routes {
+		for _, c := range refused {
+			h := http.Header{"Content-Type": {"application/json"}, "Content-Encoding": c.header}
+			rec := f.doWith(t, r.method, r.path, h, r.body)
+			msg := wantError(t, rec, http.StatusUnsupportedMediaType, "unsupported_media_type")
+			if !strings.Contains(msg, "Content-Encoding") || !strings.Contains(msg, c.names) {
+				t.Errorf("%s %s, Content-Encoding %q: message %q does not name the header and %s", r.method, r.path, c.header, msg, c.names)
+			}
+			if got := rec.Header().Get("Accept-Encoding"); got != "identity" {
+				t.Errorf("%s %s, Content-Encoding %q: Accept-Encoding %q, want identity", r.method, r.path, c.header, got)
+			}
+		}
+	}
+	if list := want[sensorList](t, f.do(t, "GET", "/v1/pipelines/orders/sensors", "", ""), http.StatusOK); len(list.Sensors) != 0 {
+		t.Fatalf("an encoded body was stored: %+v", list.Sensors)
+	}
+	if v := want[pipelineView](t, f.do(t, "GET", "/v1/pipelines/orders", "", ""), http.StatusOK); v.Paused {
+		t.Fatal("a refused pause paused the pipeline")
+	}
+	if evs := want[eventPage](t, f.do(t, "GET", "/v1/events", "", ""), http.StatusOK); len(evs.Events) != 0 {
+		t.Fatalf("refused requests recorded events: %+v", evs.Events)
+	}
+	for _, ce := range [][]string{{"identity"}, {"Identity"}, {""}, {"identity, identity"}} {
+		h := http.Header{"Content-Encoding": ce}
+		want[sensorWritten](t, f.doWith(t, "PUT", "/v1/pipelines/orders/sensors/plain", h, `{"count": 5}`), http.StatusOK)
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -39,8 +42,57 @@ func (s *server) outer(mux http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		rw := &responseWriter{ResponseWriter: w, info: info}
 		defer s.logRequest(r, rw, info, elapsed)
+		if err := checkCleanPath(r); err != nil {
+			writeError(rw, err)
+			return
+		}
 		s.serveRecovering(rw, r, mux)
 	})
+}
+
+// checkCleanPath refuses a path that is not in canonical form — an empty
+// segment ("//"), a "." or ".." segment — with a JSON 400 naming the
+// problem. http.ServeMux would answer such a path with a redirect to its
+// cleaned form: an HTML page (or, for a PUT, an empty body) before any
+// token is checked, and an answer a client following it would silently
+// resend elsewhere. Nothing here redirects. The check is made on the
+// escaped path, as the router cleans it: a %2F or %2E inside a sensor
+// key is part of the key, not a separator.
+func checkCleanPath(r *http.Request) *apiError {
+	if r.Method == http.MethodConnect {
+		return nil // the router does not clean CONNECT paths either
+	}
+	p := r.URL.EscapedPath()
+	if p != "" && p[0] == '/' {
+		clean := path.Clean(p) // as the router's cleanPath: a trailing slash stays
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if clean == p {
+			return nil
+		}
+	}
+	problem := "it is not an absolute path"
+	switch segs := strings.Split(strings.TrimPrefix(p, "/"), "/"); {
+	case p == "" || p[0] != '/':
+	case slices.Contains(segs[:len(segs)-1], ""):
+		problem = `it has an empty segment ("//")`
+	case slices.Contains(segs, "."):
+		problem = `it has a "." segment`
+	case slices.Contains(segs, ".."):
+		problem = `it has a ".." segment`
+	default:
+		problem = "it is not in canonical form"
+	}
+	return errorf(http.StatusBadRequest, codeBadRequest, "path %q: %s; send the path in canonical form (this API does not redirect)", truncate(p, 200), problem)
+}
+
+// truncate cuts s to at most n bytes for a message, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // serveRecovering serves r and turns a panic into a logged 500 (product
