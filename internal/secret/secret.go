@@ -6,9 +6,16 @@
 // The order is the point. Outside text is cleaned first (textsafe: control
 // and format characters dropped, which joins a secret printed split by
 // ESC, NUL or U+200B), then redacted, then cut on a character boundary,
-// then redacted again: nothing shown was transformed after it was
-// redacted, and no cut can leave a prefix of a secret that a later
+// then, if it was cut, redacted again: nothing shown was transformed after
+// it was redacted, and no cut can leave a prefix of a secret that a later
 // redaction would no longer recognise.
+//
+// A secret is recognised in every form it takes on the wire: base64, and
+// escaped the way any encoder escapes it — each character of it as itself
+// or in any of its escaped spellings (percent-encoding, backslash escapes
+// after any number of backslashes, HTML references; spell.go), so that
+// the output of encoders nobody listed, mixtures of them and text encoded
+// several times are matched by one pass over the text (match.go).
 //
 // It must never decide alone what is secret: callers say which values
 // carry credentials (FromJob classifies a job's config by where each
@@ -26,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/textsafe"
@@ -42,28 +50,62 @@ const MinLen = 4
 // MaxError bounds the text of an error made by Err.
 const MaxError = 4 << 10
 
-// Set holds the secrets of one job call or one sink with every form each
+// Set holds the secrets of one job call or one sink and the forms each
 // takes on the wire. The zero value is empty and ready; a nil *Set
-// redacts nothing but still cleans. A Set is not safe for concurrent use:
-// build one per call.
+// redacts nothing but still cleans. Add to a Set before sharing it: once
+// it redacts, it may be used from several goroutines.
+//
+// Every secret of a Set is matched in one pass over the text, in every
+// spelling of its characters (see spell.go): percent-encoded in either
+// case, JSON, JavaScript, Python or shell escaped, after any number of
+// further escapings, or HTML-escaped, each character on its own, so that
+// the output of an encoder nobody listed, or of several, is matched too;
+// base64 of it likewise. A form longer than MaxSpelled bytes is matched
+// as it is and as the common encoders print it (literalForms). The
+// matcher is built on first use (microseconds: it holds the forms, not a
+// compiled pattern).
 type Set struct {
-	forms []string // every form of every secret, longest first
+	forms []form // every form of every secret, without duplicates
+
+	mu      sync.Mutex
+	built   bool
+	match   *matcher // the forms up to MaxSpelled bytes, in every spelling
+	literal []string // the literal forms of longer ones, longest first
 }
 
-// Add marks v as a credential, with its wire forms (see Forms).
+// form is a text to redact in every spelling: a secret, a cleaned form
+// of one, or base64 of one (standard alphabet, padded and not; the
+// matcher reads the URL alphabet too).
+type form struct {
+	text   string
+	base64 bool
+}
+
+// Add marks v as a credential: v, v as cleaning changes it (textsafe.Line
+// and Lines change a value holding a line break, a tab or an invisible
+// character, and text is cleaned before it is redacted), and base64 of v.
+// Base64 of v inside a longer encoded value (a Basic header's "user:v")
+// is not v's base64: AddUserinfo adds that one.
 func (s *Set) Add(v string) {
 	if len(v) < MinLen {
 		return
 	}
-	for _, f := range Forms(v) {
-		s.add(f)
+	for _, c := range []string{v, textsafe.Line(v), textsafe.Lines(v), strings.TrimSpace(textsafe.Lines(v))} {
+		s.add(form{text: c})
 	}
+	s.addBase64(v)
+}
+
+// addBase64 adds v in base64, padded and not.
+func (s *Set) addBase64(v string) {
+	s.add(form{text: base64.RawStdEncoding.EncodeToString([]byte(v)), base64: true})
+	s.add(form{text: base64.StdEncoding.EncodeToString([]byte(v)), base64: true})
 }
 
 // AddUserinfo marks the credentials of a URL's user info: the password
-// with its forms, and "user:password" as a Basic Authorization header
-// and a URL carry it. With no password the user name is the credential
-// (a token passed as https://TOKEN@host/).
+// (Add), and base64 of "user:password" as a Basic Authorization header
+// carries it. With no password the user name is the credential (a token
+// passed as https://TOKEN@host/).
 func (s *Set) AddUserinfo(user, password string) {
 	cred := password
 	if password == "" {
@@ -73,18 +115,7 @@ func (s *Set) AddUserinfo(user, password string) {
 		return
 	}
 	s.Add(cred)
-	pair := user + ":" + password
-	for _, f := range base64Forms(pair) {
-		s.add(f)
-	}
-	ui := url.UserPassword(user, password).String()
-	if password == "" {
-		ui = url.User(user).String()
-	}
-	s.add(ui)
-	if _, escaped, ok := strings.Cut(ui, ":"); ok {
-		s.add(escaped)
-	}
+	s.addBase64(user + ":" + password)
 }
 
 // AddHeader marks the value of HTTP header name as a credential: the
@@ -115,8 +146,8 @@ func (s *Set) AddHeader(name, v string) {
 }
 
 // AddURL marks a URL that is itself a credential (a webhook URL whose
-// path or query holds the key): the URL, its path, its query and its user
-// info.
+// path or query holds the key): the URL, its path, its query (as sent and
+// decoded) and its user info.
 func (s *Set) AddURL(raw string) {
 	s.Add(raw)
 	u, err := url.Parse(raw)
@@ -128,6 +159,9 @@ func (s *Set) AddURL(raw string) {
 		s.Add(u.EscapedPath())
 	}
 	s.Add(u.RawQuery)
+	if q, err := url.QueryUnescape(u.RawQuery); err == nil {
+		s.Add(q)
+	}
 	if u.User != nil {
 		p, _ := u.User.Password()
 		s.AddUserinfo(u.User.Username(), p)
@@ -147,40 +181,96 @@ func (s *Set) Merge(o *Set) {
 // Empty reports whether s holds no secret.
 func (s *Set) Empty() bool { return s == nil || len(s.forms) == 0 }
 
-func (s *Set) add(f string) {
-	if len(f) < MinLen || slices.Contains(s.forms, f) {
+func (s *Set) add(f form) {
+	if len(f.text) < MinLen || slices.Contains(s.forms, f) {
 		return
 	}
 	s.forms = append(s.forms, f)
-	// Longest first, so "Bearer abc…" goes whole before "abc…", and a form
-	// that contains another (padded base64) before it.
-	slices.SortStableFunc(s.forms, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	s.mu.Lock()
+	s.built = false
+	s.mu.Unlock()
 }
 
-// Redact replaces every form of every secret in text. It does not clean:
-// text that is cleaned or cut afterwards must be redacted again, so
-// outside text goes through Line (or Lines) instead.
+// build makes the matcher of s once (again after an Add).
+func (s *Set) build() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.built {
+		return
+	}
+	var spelled []form
+	s.literal = s.literal[:0]
+	for _, f := range s.forms {
+		if len(f.text) > MaxSpelled {
+			s.literal = append(s.literal, f.literalForms()...)
+			continue
+		}
+		spelled = append(spelled, f)
+	}
+	slices.Sort(s.literal)
+	s.literal = slices.Compact(s.literal)
+	slices.SortStableFunc(s.literal, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	s.match = newMatcher(spelled)
+	s.built = true
+}
+
+// Redact replaces every form of every secret in text, in every spelling.
+// Where matches overlap or touch, their union is replaced once. It does
+// not clean: text that is cleaned or cut afterwards must be redacted
+// again, so outside text goes through Line (or Lines) instead.
 func (s *Set) Redact(text string) string {
-	if s == nil {
+	if s.Empty() || text == "" {
 		return text
 	}
-	for _, f := range s.forms {
-		text = strings.ReplaceAll(text, f, Redacted)
+	s.build()
+	spans := s.match.find(text, false)
+	for _, l := range s.literal {
+		for i := 0; ; {
+			j := strings.Index(text[i:], l)
+			if j < 0 {
+				break
+			}
+			spans = append(spans, span{i + j, i + j + len(l)})
+			i += j + len(l)
+		}
 	}
-	return text
+	return replace(text, merge(spans))
+}
+
+// replace puts Redacted in place of each of spans (disjoint, in order).
+func replace(text string, spans []span) string {
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(text[at:sp.start])
+		b.WriteString(Redacted)
+		at = sp.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }
 
 // RedactCut is Redact for text cut out of a longer whole, whose start may
 // fall inside a secret (the end of a program's output, kept in a ring
 // buffer): a secret's ending at the very start of text is redacted too,
-// since it would show the part of the secret that was not cut off.
+// in any spelling, since it would show the part of the secret that was
+// not cut off, with what remains of a spelling the cut fell in ("e9" of
+// "%C3%A9").
 func (s *Set) RedactCut(text string) string {
 	text = s.Redact(text)
-	if s == nil {
+	if s.Empty() {
 		return text
 	}
+	s.build()
 	cut := 0
-	for _, f := range s.forms {
+	if sp := s.match.find(text, true); len(sp) > 0 {
+		cut = sp[0].end
+	}
+	for _, f := range s.literal {
 		for k := len(f) - 1; k > cut; k-- {
 			if strings.HasPrefix(text, f[len(f)-k:]) {
 				cut = k
@@ -197,12 +287,17 @@ func (s *Set) RedactCut(text string) string {
 // Line is the one way outside text enters a one-line message, an error or
 // a log line: cleaned (textsafe.Line: one line, no invisible characters),
 // redacted, cut to at most n bytes on a character boundary ("…" marks the
-// cut), and redacted again. Redacting before the cut means a secret the
-// cut would halve is already gone; redacting last means nothing shown was
-// changed after it was redacted.
+// cut), and, if it was cut, redacted again. Redacting before the cut means
+// a secret the cut would halve is already gone; redacting last means
+// nothing shown was changed after it was redacted (text that was not cut
+// is the text just redacted: a second pass would cost as much as the
+// first, on every message).
 func (s *Set) Line(text string, n int) string {
 	t := s.Redact(textsafe.Line(text))
-	return s.Redact(textsafe.Truncate(t, n))
+	if c := textsafe.Truncate(t, n); c != t {
+		return s.Redact(c)
+	}
+	return t // not cut: redacted already
 }
 
 // Lines is Line for text whose line breaks are kept (textsafe.Lines), not
@@ -237,35 +332,27 @@ func (e *redactedError) Error() string { return e.msg }
 
 func (e *redactedError) Is(target error) bool { return errors.Is(e.orig, target) }
 
-// Forms are the forms a secret v takes in text that echoes it: v itself;
-// v cleaned (textsafe.Line and Lines change a value holding a line break,
-// a tab or an invisible character, and text is cleaned before it is
-// redacted); v escaped in a JSON string (with and without HTML escaping,
-// and ASCII-only as Python prints it) and in a Go string; v escaped for a
-// URL query and a URL path; and v in base64 (standard and URL alphabets,
-// padded and not). Base64 of v inside a longer encoded value (a Basic
-// header's "user:v") is not v's base64: AddUserinfo adds that one.
-func Forms(v string) []string {
-	out := []string{v, textsafe.Line(v), textsafe.Lines(v), strings.TrimSpace(textsafe.Lines(v))}
+// literalForms are the forms of a secret too long to match in every
+// spelling (MaxSpelled): the value and what the common encoders make of
+// it — escaped in a JSON string (with and without HTML escaping, and
+// ASCII-only as Python prints it) and in a Go string, escaped for a URL
+// query and a URL path — each also cleaned; for base64, both alphabets,
+// padded and not.
+func (f form) literalForms() []string {
+	if f.base64 {
+		return []string{f.text, strings.NewReplacer("+", "-", "/", "_").Replace(f.text)}
+	}
+	v := f.text
+	out := []string{v}
 	enc := []string{
 		jsonString(v, true), jsonString(v, false), asciiJSON(v),
 		quoteInner(strconv.Quote(v)), quoteInner(strconv.QuoteToASCII(v)),
 		url.QueryEscape(v), url.PathEscape(v),
 	}
-	enc = append(enc, base64Forms(v)...)
 	for _, e := range enc {
 		out = append(out, e, textsafe.Line(e))
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func base64Forms(v string) []string {
-	b := []byte(v)
-	return []string{
-		base64.StdEncoding.EncodeToString(b), base64.URLEncoding.EncodeToString(b),
-		base64.RawStdEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
-	}
+	return out
 }
 
 // jsonString is v as a JSON string's content (without the quotes).

@@ -20,16 +20,36 @@ const Mark = "…"
 // (Invisible), their escapes ("\u200b", see dropEscapes) and invalid
 // UTF-8, and collapses runs of spaces.
 func Line(s string) string {
-	s = strings.Map(func(r rune) rune {
+	// One pass does what strings.Map then strings.Fields and Join would
+	// (every run of white space becomes one space, none at the ends); it
+	// runs on every message, over up to 64 KiB.
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); {
+		r, w := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
+			space = true
 		case r == utf8.RuneError || Invisible(r):
-			return -1
+		case r == ' ' || r >= utf8.RuneSelf && unicode.IsSpace(r):
+			space = true
+		default:
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			b = append(b, s[i:i+w]...)
 		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(dropEscapes(s)), " ")
+		i += w
+	}
+	out := string(b)
+	if d := dropEscapes(out); d != out {
+		return strings.Join(strings.Fields(d), " ")
+	}
+	return out
 }
 
 // Invisible reports whether r prints as nothing, so that a reader would
@@ -40,6 +60,9 @@ func Line(s string) string {
 // (U+034F, Hangul fillers …). Line and Lines drop them (line breaks and
 // tabs excepted), so text split by them is joined before it is redacted.
 func Invisible(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r < ' ' || r == 0x7f
+	}
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
 		unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
@@ -47,7 +70,8 @@ func Invisible(r rune) bool {
 // dropEscapes removes the escapes of invisible characters that JSON,
 // Go and most languages print for them — \u001b, \x00, \U0000200b — so
 // that text echoed through a JSON answer ("sec\u001bret") reads as the
-// raw text would once cleaned. An escape of a line break or tab becomes
+// raw text would once cleaned. An escape after an odd number of
+// backslashes is text ("\\u001b") and is kept. An escape of a line break or tab becomes
 // a space. It is one pass that also undoes escapes that only form once an
 // inner one is dropped ("\u00\x001b"): each escape is checked as its
 // last character is written, so the result holds none and cleaning stays
@@ -68,7 +92,7 @@ func dropEscapes(s string) string {
 				continue
 			}
 			v, err := strconv.ParseUint(string(out[len(out)-e.digits:]), 16, 32)
-			if err != nil || v > unicode.MaxRune {
+			if err != nil || v > unicode.MaxRune || escaped(out[:len(out)-n]) {
 				continue
 			}
 			switch r := rune(v); {
@@ -81,6 +105,18 @@ func dropEscapes(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// escaped reports whether b ends with an odd number of backslashes: the
+// escape after them is then text, its backslash escaped ("\\\\u200b" in a
+// JSON string is "\\u200b", not U+200B). Redaction reads such an escape
+// escaped again as what it stands for; cleaning leaves it.
+func escaped(b []byte) bool {
+	n := 0
+	for n < len(b) && b[len(b)-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 var escapes = []struct {

@@ -25,6 +25,10 @@ func TestLine(t *testing.T) {
 		`nested \u00\x001b done`:                                "nested done",
 		`line\u000abreak`:                                       "line break",
 		`kept \u00e9 \x41 \u12 \\n C:\x`:                        `kept \u00e9 \x41 \u12 \\n C:\x`,
+		// After an odd number of backslashes an escape is text (its
+		// backslash escaped): kept, for redaction to read; after an even
+		// number it is an escape.
+		`sec\\u001bret C:\\x00 sec\\\u200bret`: `sec\\u001bret C:\\x00 sec\\ret`,
 	}
 	for in, want := range cases {
 		if got := Line(in); got != want {
@@ -128,6 +132,28 @@ func FuzzLines(f *testing.F) {
 		}
 		if Lines(got) != got {
 			t.Fatalf("Lines is not idempotent on %q", got)
+		}
+	})
+}
+
+// Line's one pass does what mapping, then strings.Fields and Join, did.
+func FuzzLineMatchesFields(f *testing.F) {
+	for _, s := range []string{"a\nb", " \u3000x\u00a0 y\t", "\u2028a\u0085b", "sec\\u001bret \\u000a x", "bad\xffutf8 \ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ref := strings.Map(func(r rune) rune {
+			switch {
+			case r == '\n' || r == '\r' || r == '\t':
+				return ' '
+			case r == utf8.RuneError || Invisible(r):
+				return -1
+			}
+			return r
+		}, s)
+		ref = strings.Join(strings.Fields(dropEscapes(ref)), " ")
+		if got := Line(s); got != ref {
+			t.Fatalf("Line(%q) = %q, want %q", s, got, ref)
 		}
 	})
 }

@@ -55,10 +55,13 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-// A transport error quotes what a broken server sent; it is cleaned
+// A transport error quotes what a broken server sent; it goes through
+// the same redaction as every job message (secret.Set.Line), cleaned
 // before it is redacted (issue 10): the token split by invisible
-// characters, which net/http prints escaped, and its wire forms do not
-// show.
+// characters, which net/http prints escaped, and its wire forms — as Go
+// and other languages' encoders print it (secrettest.Forms: Python's
+// quote and repr, lower-case percent hex, PHP's JSON, JSON of JSON,
+// HTML, mixtures) — do not show.
 func TestTransportErrorCleansThenRedacts(t *testing.T) {
 	const token = `xoxb-42"tok\en/+x` // no space: net/http quotes a status line without one whole
 	line := strings.Join(append(secrettest.Splits(token), secrettest.Forms(token)...), "|")

@@ -181,8 +181,9 @@ func (h *Harness) noSecretInError(t *testing.T, where string, err error) {
 }
 
 // noSecret checks s for every secret in every form it takes on the wire
-// (JSON- and URL-escaped, base64), read as a person reads it: with
-// invisible characters and their escapes removed (secrettest.Leak).
+// (escaped as Go's and other languages' encoders print it, base64), read
+// as a person reads it: with invisible characters and their escapes
+// removed, and decoded (secrettest.Leak).
 func (h *Harness) noSecret(t *testing.T, where, s string) {
 	t.Helper()
 	for _, sec := range h.Secrets {

@@ -16,7 +16,8 @@ type Secrets = secret.Set
 
 // Snippet is the start of a response body fit for a message: cleaned so
 // it cannot forge log lines (a secret split by a control character is
-// joined), then redacted (a server may echo the request), then cut to at
+// joined), then redacted in every form a server may echo it in (the
+// request's values, escaped as any encoder escapes them), then cut to at
 // most MaxSnippet bytes, then redacted again (secret.Set.Line).
 func Snippet(body []byte, sec *Secrets) string {
 	return sec.Line(string(body), MaxSnippet)
