@@ -25,12 +25,14 @@ var locators = map[pipeline.JobType][]string{
 // call must expand its templates with.
 //
 // A value a template reads (${env:…}, ${file:…}) is a secret unless each
-// of its uses only says where the job is: a URL's scheme, host, port or
-// path, or a locator field (an AWS region, an Airflow DAG id). A use in a
-// header, a URL's user info, query or fragment, a body, arguments, a
+// of its uses only says where the job is: a URL's scheme, host or port, or
+// a locator field (an AWS region, an Airflow DAG id). A use in a header,
+// a URL's user info, path, query or fragment, a body, arguments, a
 // payload, a command or its environment carries a credential, and one
 // such use is enough: a value used both as a host and in a header is a
-// secret. A ${file:} value is always a secret. Besides the values,
+// secret. A URL's path is no place of its own: webhook-style endpoints
+// (Slack's /services/T…/B…/…, a generic /hooks/<token>) carry their key
+// in it. A ${file:} value is always a secret. Besides the values,
 // header values are secrets whole (any header may carry a credential),
 // and so is a URL's user info with what a Basic header makes of it.
 //
@@ -148,8 +150,8 @@ func (s *Set) addFiles(reads []read) {
 }
 
 // addURLUses classifies the values read by a URL template whose
-// expansion is raw: a value inside the scheme, host, port or path (and
-// nowhere in the user info, query or fragment) says where the job is; any
+// expansion is raw: a value inside the scheme, host or port (and nowhere
+// in the user info, path, query or fragment) says where the job is; any
 // other is a secret, as is the user info itself.
 func (s *Set) addURLUses(raw string, reads []read) {
 	u, err := url.Parse(raw)
@@ -157,7 +159,7 @@ func (s *Set) addURLUses(raw string, reads []read) {
 		s.addReads(reads) // cannot tell where a value went
 		return
 	}
-	hidden := []string{u.RawQuery, u.Fragment, u.RawFragment}
+	hidden := []string{u.Path, u.RawPath, u.EscapedPath(), u.RawQuery, u.Fragment, u.RawFragment, u.Opaque}
 	if q, err := url.QueryUnescape(u.RawQuery); err == nil {
 		hidden = append(hidden, q)
 	}
@@ -166,10 +168,9 @@ func (s *Set) addURLUses(raw string, reads []read) {
 		s.AddUserinfo(u.User.Username(), p)
 		hidden = append(hidden, u.User.String(), u.User.Username(), p)
 	}
-	where := []string{u.Scheme + "://" + u.Host + u.EscapedPath(), u.Path}
+	where := u.Scheme + "://" + u.Host
 	for _, r := range reads {
-		located := !r.file() && r.value != "" &&
-			slices.ContainsFunc(where, func(w string) bool { return strings.Contains(w, r.value) }) &&
+		located := !r.file() && r.value != "" && strings.Contains(where, r.value) &&
 			!slices.ContainsFunc(hidden, func(h string) bool { return h != "" && strings.Contains(h, r.value) })
 		if !located {
 			s.Add(r.value)

@@ -29,6 +29,8 @@ var env = map[string]string{
 	"INTERLOCK_BOTH":         "10.1.2.3",
 	"INTERLOCK_REGION":       "eu-west-1",
 	"INTERLOCK_DAG":          "gold_revenue",
+	"INTERLOCK_PATH":         "/hooks/T0AAA-B0BBB-s3cr3tPathToken",
+	"INTERLOCK_HOOK":         "hooks.internal:8080/services/T0/B0/XyZ",
 	"file:/run/secrets/host": "files.internal",
 }
 
@@ -36,15 +38,22 @@ func lookup(name string) (string, bool) { v, ok := env[name]; return v, ok }
 
 // Issue 10 defect 3: a value is redacted for carrying a credential, not
 // for being read from the environment. A value that only says where the
-// job is (host, port, path, region, DAG id) is shown.
+// job is (scheme, host, port, region, DAG id) is shown; a value in a
+// URL's path is a secret (a webhook's token is there).
 func TestFromJobClassifiesValuesByUse(t *testing.T) {
 	cases := []struct {
 		name, config  string
 		typ           pipeline.JobType
 		secret, shown []string
 	}{
-		{"host, port and path are no secret", `{url: "http://${env:INTERLOCK_HOST}:${env:INTERLOCK_PORT}/${env:INTERLOCK_PREFIX}/run", headers: {Authorization: "Bearer ${env:INTERLOCK_TOKEN}"}}`,
-			pipeline.JobHTTP, []string{"tok-123456", "Bearer tok-123456"}, []string{"127.0.0.1", "8080", "airflow-prefix"}},
+		{"host and port are no secret", `{url: "http://${env:INTERLOCK_HOST}:${env:INTERLOCK_PORT}/run", headers: {Authorization: "Bearer ${env:INTERLOCK_TOKEN}"}}`,
+			pipeline.JobHTTP, []string{"tok-123456", "Bearer tok-123456"}, []string{"127.0.0.1", "8080"}},
+		{"a value in the path is a secret: webhooks carry their token there", `{url: "http://${env:INTERLOCK_HOST}:${env:INTERLOCK_PORT}/hooks/${env:INTERLOCK_PREFIX}/run"}`,
+			pipeline.JobHTTP, []string{"airflow-prefix"}, []string{"127.0.0.1", "8080"}},
+		{"a whole path from the environment is a secret", `{url: "http://${env:INTERLOCK_HOST}${env:INTERLOCK_PATH}"}`,
+			pipeline.JobHTTP, []string{"/hooks/T0AAA-B0BBB-s3cr3tPathToken"}, []string{"127.0.0.1"}},
+		{"a host with a path is a secret, the host alone would not be", `{url: "http://${env:INTERLOCK_HOOK}"}`,
+			pipeline.JobHTTP, []string{"hooks.internal:8080/services/T0/B0/XyZ"}, nil},
 		{"a host:port is no secret", `{url: "http://${env:INTERLOCK_BASE}/", dagId: "${env:INTERLOCK_DAG}"}`,
 			pipeline.JobAirflow, nil, []string{"airflow.internal:8080", "gold_revenue"}},
 		{"user info, query and body carry credentials", `{url: "http://etl:${env:INTERLOCK_PASS}@${env:INTERLOCK_HOST}/run?key=${env:INTERLOCK_QUERY}", body: "${env:INTERLOCK_BODY}"}`,
@@ -57,6 +66,8 @@ func TestFromJobClassifiesValuesByUse(t *testing.T) {
 			pipeline.JobHTTP, []string{"files.internal"}, nil},
 		{"AWS: the region and the endpoint's host are no secret, arguments are", `{jobName: j, region: "${env:INTERLOCK_REGION}", endpoint: "http://${env:INTERLOCK_HOST}:4566", arguments: {--token: "${env:INTERLOCK_TOKEN}"}}`,
 			pipeline.JobGlue, []string{"tok-123456"}, []string{"eu-west-1", "127.0.0.1"}},
+		{"AWS: a value in the endpoint's path is a secret", `{jobName: j, region: eu-west-1, endpoint: "http://${env:INTERLOCK_HOST}:4566/${env:INTERLOCK_PREFIX}"}`,
+			pipeline.JobGlue, []string{"airflow-prefix"}, []string{"127.0.0.1"}},
 		{"AWS: a resource name from the environment stays a secret", `{jobName: "${env:INTERLOCK_BODY}", region: eu-west-1}`,
 			pipeline.JobGlue, []string{"body-value"}, nil},
 		{"command: everything is a secret", `{command: [run, "${env:INTERLOCK_HOST}"], env: {T: "${env:INTERLOCK_TOKEN}"}}`,
