@@ -18,21 +18,35 @@ import (
 
 // TestSecretsInEveryOutput (issue 10, defects 1, 2 and 8): under `interlock
 // serve`, a command job prints its secret split by control and format
-// characters and in its wire forms, and an http job's endpoint echoes its
-// token and the Basic header its URL's user info makes, in every form. No
-// form shows in the events API, the runs API (the run's last failure),
-// explain, the server's log, the webhook payloads or the file sink — while
-// the http job's host, read from the environment, is shown as it is.
+// characters and in its wire forms — as Go and other languages' encoders
+// print it (Python's quote and repr, lower-case percent hex, PHP's JSON,
+// JSON of JSON, HTML) — and an http job's endpoint echoes its token and
+// the Basic header its URL's user info makes, in every form. No form
+// shows in the events API, the runs API (the run's last failure),
+// explain, the server's log, the webhook payloads or the file sink, nor
+// does the token the http job's URL path reads from the environment (a
+// webhook's key is there) — while its host, read from the environment
+// too, is shown as it is.
 func TestSecretsInEveryOutput(t *testing.T) {
 	const (
-		token    = `e2e-tok "5f1c\9a/+b`
-		password = "e2e-pw+7d;3=c"
+		token     = `e2e-tok "5f1c\9a/+b`
+		password  = "e2e-pw+7d;3=c"
+		pathToken = "T0AAA-B0BBB-s3cr3tPathToken"
 	)
 	userinfo := url.UserPassword("etl", password)
+	// The forms other languages print, one per line: each is kept whole
+	// in a command's output (its last 20 lines) and first in the endpoint's
+	// answer (its first 512 bytes are kept).
+	var others []string
+	for _, e := range secrettest.Encoders {
+		if !strings.HasPrefix(e.Name, "go ") {
+			others = append(others, e.Encode(token))
+		}
+	}
 	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, "rejected %s; you sent Authorization: %s, X-Api-Key: %s; %s",
-			r.Host, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), secrettest.Echo(token, userinfo))
+		fmt.Fprintf(w, "rejected %s%s; %s; you sent Authorization: %s, X-Api-Key: %s; %s",
+			r.Host, r.URL.Path, strings.Join(others[:4], " | "), r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), secrettest.Echo(token, userinfo))
 	}))
 	t.Cleanup(endpoint.Close)
 	ep, _ := url.Parse(endpoint.URL)
@@ -50,7 +64,7 @@ func TestSecretsInEveryOutput(t *testing.T) {
 	dir := t.TempDir()
 	echo := filepath.Join(dir, "echo.txt")
 	files := map[string]string{
-		"echo.txt": secrettest.Echo(token, nil) + "\n",
+		"echo.txt": strings.Join(others, "\n") + "\n" + secrettest.Echo(token, nil) + "\n",
 		"interlock.yaml": fmt.Sprintf(`store: sqlite:./state.db
 pipelines: ./pipelines
 triggers: {allowAddresses: [%q]}
@@ -71,7 +85,7 @@ schedule: {trigger: {key: upstream, check: exists}}
 job:
   type: http
   config:
-    url: "http://etl:${env:INTERLOCK_E2E_PASS}@${env:INTERLOCK_E2E_HOST}:%s/run"
+    url: "http://etl:${env:INTERLOCK_E2E_PASS}@${env:INTERLOCK_E2E_HOST}:%s/hooks/${env:INTERLOCK_E2E_HOOK}/run"
     headers: {X-Api-Key: "${env:INTERLOCK_E2E_TOKEN}"}
   maxCodeRetries: 0
 `, ep.Port()),
@@ -85,7 +99,7 @@ job:
 			t.Fatal(err)
 		}
 	}
-	srv := start(t, dir, []string{"INTERLOCK_E2E_TOKEN=" + token, "INTERLOCK_E2E_PASS=" + password, "INTERLOCK_E2E_HOST=" + ep.Hostname()})
+	srv := start(t, dir, []string{"INTERLOCK_E2E_TOKEN=" + token, "INTERLOCK_E2E_PASS=" + password, "INTERLOCK_E2E_HOST=" + ep.Hostname(), "INTERLOCK_E2E_HOOK=" + pathToken})
 	stopped := false
 	t.Cleanup(func() {
 		if !stopped {
@@ -107,9 +121,10 @@ job:
 		defer mu.Unlock()
 		return len(payloads) == 2
 	})
-	// Defect 8: the host read from the environment is shown.
-	if !strings.Contains(events, "POST http://"+ep.Host+"/run: status 400") {
-		t.Errorf("the http job's failure does not show its host %s:\n%s", ep.Host, events)
+	// Defect 8: the host read from the environment is shown; the token
+	// the path reads is not.
+	if !strings.Contains(events, "POST http://"+ep.Host+"/hooks/[redacted]/run: status 400") {
+		t.Errorf("the http job's failure does not show its host %s with its path's token redacted:\n%s", ep.Host, events)
 	}
 	_, all := request(t, "GET", srv.url+"/v1/events", "", "")
 	outputs := map[string]string{"the events API": all}
@@ -135,6 +150,9 @@ job:
 	for what, s := range outputs {
 		if leak := secrettest.Leak(s, token, userinfo); leak != "" {
 			t.Errorf("%s shows a secret as %q:\n%s", what, leak, s)
+		}
+		if leak := secrettest.Leak(s, pathToken, nil); leak != "" {
+			t.Errorf("%s shows the token of the http job's path as %q:\n%s", what, leak, s)
 		}
 	}
 	// Not vacuous: the echoes arrived, redacted, in each place that keeps
