@@ -24,7 +24,8 @@ type Expander struct {
 // ${file:…} through lookup (nil: os.LookupEnv). Its Secrets are what
 // secret.FromJob finds in req's whole config: the values that carry a
 // credential, wherever this call uses them — not a value used only as the
-// job's host, port or path — and every header value. Runners use this one.
+// URL's scheme, host or port (a path may carry a webhook's token) — and
+// every header value. Runners use this one.
 func NewJobExpander(req trigger.Request, lookup func(string) (string, bool)) *Expander {
 	if lookup == nil {
 		lookup = os.LookupEnv
