@@ -13,7 +13,9 @@ import (
 // Commit applies c atomically in one BEGIN IMMEDIATE transaction on the
 // writer connection. Every condition is checked inside that transaction,
 // so nothing can change between the check and the write; the first failed
-// condition rolls everything back and returns store.ErrConflict.
+// condition rolls everything back and returns store.ErrConflict. Commits
+// from concurrent callers may share the transaction, each Change in a
+// savepoint of its own (group.go).
 //
 // Rows are encoded before the transaction starts: a bad value (a time
 // outside the storable range) fails without taking the write lock, and the
@@ -29,21 +31,7 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
-	}
-	// After a successful Commit this is a no-op.
-	defer tx.Rollback()
-	for _, op := range ops {
-		if err := op.apply(ctx, tx); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", interpretError(err))
-	}
-	return nil
+	return s.commitOps(ctx, ops)
 }
 
 // op is one statement of a commit with its condition.
@@ -60,10 +48,17 @@ type op struct {
 	want  int64
 }
 
-func (o op) apply(ctx context.Context, tx *sql.Tx) error {
+func (o op) apply(ctx context.Context, tx *sql.Tx, stmts *pool) error {
+	st := stmts.inTx(ctx, tx, o.query)
 	if o.check {
 		var n int64
-		if err := tx.QueryRowContext(ctx, o.query, o.args...).Scan(&n); err != nil {
+		var row *sql.Row
+		if st != nil {
+			row = st.QueryRowContext(ctx, o.args...)
+		} else {
+			row = tx.QueryRowContext(ctx, o.query, o.args...)
+		}
+		if err := row.Scan(&n); err != nil {
 			return fmt.Errorf("sqlite: check %s: %w", o.what, interpretError(err))
 		}
 		if n != o.want {
@@ -71,7 +66,13 @@ func (o op) apply(ctx context.Context, tx *sql.Tx) error {
 		}
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, o.query, o.args...)
+	var res sql.Result
+	var err error
+	if st != nil {
+		res, err = st.ExecContext(ctx, o.args...)
+	} else {
+		res, err = tx.ExecContext(ctx, o.query, o.args...)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: write %s: %w", o.what, interpretError(err))
 	}

@@ -38,20 +38,32 @@ func killChange(i int) store.Change {
 // The product's durability bar: a commit the store acknowledged survives
 // kill -9 of the process. A child process commits in a loop and prints
 // each acknowledgement; the test kills it mid-stream with SIGKILL and
-// checks that every acknowledged commit is in the reopened database.
+// checks that every acknowledged commit is in the reopened database. With
+// several writers in the child, commits share transactions (group.go):
+// each is acknowledged after its group's fsync, and must survive too.
 func TestAcknowledgedCommitsSurviveKill(t *testing.T) {
 	if path := os.Getenv(childEnv); path != "" {
-		killChild(path)
+		writers, _ := strconv.Atoi(os.Getenv(childWritersEnv))
+		killChild(path, max(writers, 1))
 		return
 	}
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
+	for _, writers := range []int{1, 8} {
+		t.Run(fmt.Sprintf("writers=%d", writers), func(t *testing.T) { testKill(t, writers) })
+	}
+}
+
+// childWritersEnv is how many goroutines of the child commit at once.
+const childWritersEnv = "INTERLOCK_SQLITE_KILL_WRITERS"
+
+func testKill(t *testing.T, writers int) {
 	path := filepath.Join(t.TempDir(), "interlock.db")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAcknowledgedCommitsSurviveKill$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	cmd.Env = append(os.Environ(), childEnv+"="+path, childWritersEnv+"="+strconv.Itoa(writers))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -61,11 +73,12 @@ func TestAcknowledgedCommitsSurviveKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	const wantAcks = 300
-	last := -1
+	acked := map[int]bool{}
 	sc := bufio.NewScanner(out)
-	for sc.Scan() && last < wantAcks-1 {
+	for sc.Scan() && len(acked) < wantAcks {
 		if n, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
-			last, _ = strconv.Atoi(n)
+			i, _ := strconv.Atoi(n)
+			acked[i] = true
 		}
 	}
 	// Kill while the child is still committing: no Close, no checkpoint.
@@ -73,12 +86,12 @@ func TestAcknowledgedCommitsSurviveKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if last < wantAcks-1 {
-		t.Fatalf("child acknowledged only %d commits before stopping", last+1)
+	if len(acked) < wantAcks {
+		t.Fatalf("child acknowledged only %d commits before stopping", len(acked))
 	}
 
 	s := openPath(t, path)
-	for i := 0; i <= last; i++ {
+	for i := range acked {
 		k := killChange(i).Runs[0].Run.Key
 		if _, err := s.RunGet(t.Context(), k); err != nil {
 			t.Fatalf("acknowledged commit %d lost after kill -9: run: %v", i, err)
@@ -91,26 +104,32 @@ func TestAcknowledgedCommitsSurviveKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) < last+1 {
-		t.Fatalf("%d events after kill -9, want at least the %d acknowledged", len(evs), last+1)
+	if len(evs) < len(acked) {
+		t.Fatalf("%d events after kill -9, want at least the %d acknowledged", len(evs), len(acked))
 	}
-	t.Logf("%d acknowledged commits, %d found after kill -9", last+1, len(evs))
+	t.Logf("%d acknowledged commits, %d found after kill -9", len(acked), len(evs))
 }
 
-// killChild commits until killed, printing "ack i" after each Commit
-// returns. It stops by itself after a bound in case nobody kills it.
-func killChild(path string) {
+// killChild commits until killed, from writers goroutines, printing
+// "ack i" after each Commit returns. It stops by itself after a bound in
+// case nobody kills it.
+func killChild(path string, writers int) {
 	s, err := Open(context.Background(), path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
 	}
-	for i := range 100000 {
-		if err := s.Commit(context.Background(), killChange(i)); err != nil {
-			fmt.Fprintln(os.Stderr, "child:", err)
-			os.Exit(2)
-		}
-		fmt.Printf("ack %d\n", i)
+	for w := range writers {
+		go func() {
+			for i := w; i < 100000; i += writers {
+				if err := s.Commit(context.Background(), killChange(i)); err != nil {
+					fmt.Fprintln(os.Stderr, "child:", err)
+					os.Exit(2)
+				}
+				fmt.Printf("ack %d\n", i)
+			}
+		}()
 	}
+	time.Sleep(time.Minute)
 	os.Exit(3)
 }

@@ -17,8 +17,17 @@ import (
 // state, and none waits for a writer.
 
 // get runs a single-row query; no row is store.ErrNotFound.
-func get[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
-	v, err := scan(db.QueryRowContext(ctx, query, args...))
+//
+// A point lookup takes tens of microseconds: a context that ends during
+// one does not interrupt it. It is checked before the lookup starts, and
+// the lookup runs without the driver's watch for the end of the context,
+// which costs a goroutine per statement.
+func get[T any](ctx context.Context, db *pool, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, fmt.Errorf("sqlite: read %s: %w", what, err)
+	}
+	v, err := scan(db.queryRow(context.WithoutCancel(ctx), query, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		var zero T
 		return zero, fmt.Errorf("%w: %s", store.ErrNotFound, what)
@@ -32,8 +41,8 @@ func get[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), 
 
 // list runs a query and scans every row. An empty result is an empty,
 // non-nil slice, so callers can range over it and encode it as [].
-func list[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+func list[T any](ctx context.Context, db *pool, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
+	rows, err := db.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
 	}

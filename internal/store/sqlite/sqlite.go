@@ -4,11 +4,15 @@
 //
 // It owns the SQL schema and its migrations, the mapping of SQLite errors
 // onto the port's sentinels, and the connection discipline: every write goes
-// through one connection in a BEGIN IMMEDIATE transaction, reads use a
-// separate pool that sees the last committed state (WAL). It must never read
-// the clock — every stored or compared time comes from the caller — and never
-// decide anything: which states are terminal, which timers matter, what a
-// conflict means to the engine are all decided above the port.
+// through one connection in a BEGIN IMMEDIATE transaction, which concurrent
+// Commits share (group commit, group.go); reads use a separate pool that
+// sees the last committed state (WAL); a goroutine with a connection of its
+// own checkpoints the WAL (checkpoint.go); statements are prepared once
+// (stmts.go). A scratch store is one connection for everything
+// (OpenScratch). It must never read the clock — every stored or compared
+// time comes from the caller — and never decide anything: which states are
+// terminal, which timers matter, what a conflict means to the engine are
+// all decided above the port.
 package sqlite
 
 import (
@@ -56,12 +60,18 @@ type Store struct {
 	// the write lock is taken before the first read of the transaction —
 	// a condition checked inside the transaction cannot be invalidated by a
 	// writer in another process before we write.
-	write *sql.DB
+	write *pool
 	// read is the reader pool. In WAL mode readers never block the writer
 	// and always see the last committed transaction. For an in-memory
 	// database it is the writer's pool: each connection to ":memory:" would
 	// be a different, empty database.
-	read *sql.DB
+	read *pool
+
+	// group queues concurrent Commits into shared transactions (group.go).
+	group committer
+	// ckpt copies the WAL into the database file off the commit path
+	// (checkpoint.go); nil for an in-memory database, which has no WAL.
+	ckpt *checkpointer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -77,7 +87,7 @@ const (
 	// on power loss. Kept for the benchmark that measures the difference.
 	syncNormal = "NORMAL"
 	// syncOff never fsyncs: for scratch stores whose content is thrown
-	// away (OpenScratch).
+	// away (OpenScratch, which also makes them one connection).
 	syncOff = "OFF"
 )
 
@@ -97,9 +107,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // OpenScratch opens a store whose content does not need to outlive the
-// machine: the temporary store of `interlock simulate`. It never fsyncs;
-// everything else (schema, WAL, one writer, reopen after a simulated
-// restart) is as Open.
+// machine: the temporary store of `interlock simulate`. It never fsyncs,
+// and it is one connection that holds the file for itself
+// (locking_mode=EXCLUSIVE) with its rollback journal in memory (PRAGMA
+// journal_mode=MEMORY): simulate drives the engine from one goroutine, so
+// readers beside the writer would run nothing in parallel, and they cost
+// a third of a simulation's time — a reader's page cache is emptied
+// whenever another connection commits, the WAL is written twice (log,
+// then checkpoint), and each transaction takes the WAL's shared-memory
+// locks. The schema, the migrations, the Commit semantics and reopening
+// after a simulated restart are as Open's. No other process can open the
+// file while the store is open.
 func OpenScratch(ctx context.Context, path string) (*Store, error) {
 	return open(ctx, path, syncOff)
 }
@@ -109,19 +127,7 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	s := &Store{path: path}
-	if path == Memory {
-		db, err := sql.Open("sqlite", "file::memory:?"+dsnParams(synchronous, false))
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: open in-memory database: %w", err)
-		}
-		// One connection, never closed while the store is open: closing it
-		// would drop the database.
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		db.SetConnMaxIdleTime(0)
-		s.write, s.read = db, db
-	} else {
+	if path != Memory {
 		dir := filepath.Dir(path)
 		if st, err := os.Stat(dir); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -131,6 +137,28 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		} else if !st.IsDir() {
 			return nil, fmt.Errorf("sqlite: open %s: %s is not a directory", path, dir)
 		}
+	}
+	// An in-memory database and a scratch store are one connection for
+	// reads and writes (OpenScratch).
+	single := path == Memory || synchronous == syncOff
+	if single {
+		dsn := "file::memory:?" + dsnParams(synchronous, false)
+		if path != Memory {
+			dsn = fileURI(path) + "?" + scratchParams()
+		}
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		// One connection, never closed while the store is open: closing it
+		// would drop an in-memory database.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		s.write = newPool(db)
+		s.read = s.write
+	} else {
 		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -146,7 +174,7 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		}
 		r.SetMaxOpenConns(maxReaders)
 		r.SetMaxIdleConns(maxReaders)
-		s.write, s.read = w, r
+		s.write, s.read = newPool(w), newPool(r)
 	}
 	// The writer connects first: it creates the file, switches it to WAL
 	// and migrates, so readers only ever open a migrated WAL database.
@@ -154,9 +182,23 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, s.write); err != nil {
+	if err := migrate(ctx, s.write.DB); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if !single {
+		// Like the readers, the checkpointer connects to a migrated WAL
+		// database.
+		c, err := sql.Open("sqlite", fileURI(path)+"?"+checkpointerParams(synchronous))
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		c.SetMaxOpenConns(1)
+		c.SetMaxIdleConns(1)
+		c.SetConnMaxLifetime(0)
+		c.SetConnMaxIdleTime(0)
+		s.ckpt = newCheckpointer(c, &s.group.writing)
 	}
 	return s, nil
 }
@@ -175,7 +217,38 @@ func dsnParams(synchronous string, reader bool) string {
 	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+synchronous+")")
+	// The checkpointer copies the WAL into the database file, not the
+	// commit that fills it (checkpoint.go).
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	q.Set("_txlock", "immediate")
+	return q.Encode()
+}
+
+// scratchParams are the settings of a scratch store's one connection
+// (OpenScratch). With the file to itself, its page cache stays valid from
+// one transaction to the next; 16 MiB holds what a month of 1,000
+// pipelines keeps reading. (A rollback journal's commit walks the whole
+// cache: 64 MiB cost more in that walk than it saved in reads.)
+func scratchParams() string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "locking_mode(EXCLUSIVE)")
+	q.Add("_pragma", "journal_mode(MEMORY)")
+	q.Add("_pragma", "synchronous("+syncOff+")")
+	q.Add("_pragma", "cache_size(-16384)")
+	q.Set("_txlock", "immediate")
+	return q.Encode()
+}
+
+// checkpointerParams are the checkpointer connection's settings: the
+// writer's synchronous setting, which decides whether a checkpoint syncs
+// the WAL before copying it and the database file before the log may
+// start over.
+func checkpointerParams(synchronous string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "synchronous("+synchronous+")")
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	return q.Encode()
 }
 
@@ -194,11 +267,14 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		if s.ckpt != nil {
+			errs = append(errs, s.ckpt.close())
+		}
 		if s.read != nil && s.read != s.write {
-			errs = append(errs, s.read.Close())
+			errs = append(errs, s.read.close())
 		}
 		if s.write != nil {
-			errs = append(errs, s.write.Close())
+			errs = append(errs, s.write.close())
 		}
 		s.closeErr = errors.Join(errs...)
 	})

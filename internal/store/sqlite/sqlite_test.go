@@ -160,7 +160,7 @@ func TestMigrations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, got := schemaState(t, s.write)
+		_, got := schemaState(t, s.write.DB)
 		if len(got) != len(ms) || got[0] != "1 0001_init.sql" {
 			t.Fatalf("schema_migrations %v, want one row per embedded migration starting with 1 0001_init.sql", got)
 		}
@@ -169,10 +169,10 @@ func TestMigrations(t *testing.T) {
 	t.Run("ReopeningIsANoOp", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "interlock.db")
 		s := openPath(t, path)
-		v1, m1 := schemaState(t, s.write)
+		v1, m1 := schemaState(t, s.write.DB)
 		s.Close()
 		s = openPath(t, path)
-		v2, m2 := schemaState(t, s.write)
+		v2, m2 := schemaState(t, s.write.DB)
 		if v1 != v2 || strings.Join(m1, ",") != strings.Join(m2, ",") {
 			t.Fatalf("reopen changed the schema: version %d → %d, migrations %v → %v", v1, v2, m1, m2)
 		}
@@ -218,7 +218,7 @@ func TestMigrations(t *testing.T) {
 		db.Close()
 
 		s := openPath(t, path)
-		if _, got := schemaState(t, s.write); len(got) != len(ms) {
+		if _, got := schemaState(t, s.write.DB); len(got) != len(ms) {
 			t.Fatalf("schema_migrations %v after upgrade, want %d migrations", got, len(ms))
 		}
 		sensors, err := s.SensorListChanged(ctx, store.SensorListChangedParams{Since: changed})
@@ -229,7 +229,7 @@ func TestMigrations(t *testing.T) {
 		if err != nil || len(markers) != 1 || markers[0].Kind != "sla-breach" {
 			t.Fatalf("MarkerList after upgrade: %v, %v; want the marker written before it", markers, err)
 		}
-		if got, want := schemaObjects(t, s.write), schemaObjects(t, openFile(t).write); got != want {
+		if got, want := schemaObjects(t, s.write.DB), schemaObjects(t, openFile(t).write.DB); got != want {
 			t.Fatalf("upgraded schema differs from a fresh one:\n%s\nfresh:\n%s", got, want)
 		}
 	})
