@@ -55,6 +55,12 @@ func watchdogFixture(b *testing.B, n, oldSensors int) (*engine.Engine, *clock.Vi
 		}
 		c = store.Change{}
 	}
+	// A Change holds at most store.MaxChangeRecords records.
+	full := func() {
+		if len(c.Runs)+len(c.Markers)+len(c.Sensors)+len(c.Events) >= store.MaxChangeRecords-1 {
+			flush()
+		}
+	}
 	old := now.Add(-20 * 24 * time.Hour)
 	for i := 0; i < n; i++ {
 		pid := fmt.Sprintf("p%d", i)
@@ -80,15 +86,15 @@ func watchdogFixture(b *testing.B, n, oldSensors int) (*engine.Engine, *clock.Vi
 			}
 			c.Runs = append(c.Runs, store.RunWrite{Run: r})
 			c.Markers = append(c.Markers, store.MarkerWrite{Marker: store.Marker{Key: r.Key, Kind: run.MarkerFirstArrival, At: r.CreatedAt}})
+			full()
 		}
 		for k := 0; k < oldSensors; k++ {
 			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("landed#2026-02-%02d-%d", 1+k%28, k), Data: obj("n", k), ChangedAt: old, WrittenAt: old}})
 			c.Events = append(c.Events, event.Event{ID: fmt.Sprintf("%s-%d", pid, k), Time: old, Type: event.JobCompleted, PipelineID: pid})
+			full()
 		}
 		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: "landed", Data: obj("n", 1), ChangedAt: now.Add(-4 * time.Hour), WrittenAt: now.Add(-4 * time.Hour)}})
-		if i%100 == 99 {
-			flush()
-		}
+		full()
 	}
 	flush()
 	// Loaded through a scratch store, for speed; measured on the store as
