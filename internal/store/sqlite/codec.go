@@ -112,6 +112,10 @@ func (c objectCol) Scan(v any) error {
 	if string(b) == "{}" {
 		return nil // most marker details are empty: skip the JSON decoder
 	}
+	if o, ok := flatObject(b); ok {
+		*c.o = o
+		return nil
+	}
 	return c.o.UnmarshalJSON(b)
 }
 

@@ -183,7 +183,16 @@ func runListQuery(p store.RunListParams) (string, []any) {
 	if p.Period != "" {
 		w.add("period = ?", p.Period)
 	}
-	if p.PeriodFrom != "" {
+	switch {
+	case p.PeriodFrom != "" && !p.UpdatedSince.IsZero():
+		// What changed since, among recent periods (the watchdog's
+		// incremental pass): read through runs_updated, the few runs
+		// written since. Left to itself the planner walks runs_period,
+		// which half gives the ORDER BY, over every recent period, and
+		// looks up each run to test updated_at. The unary + keeps the
+		// period test off the index; it does not change its value.
+		w.add("+period >= ?", p.PeriodFrom)
+	case p.PeriodFrom != "":
 		w.add(recentPeriods, p.PeriodFrom)
 	}
 	if !p.UpdatedSince.IsZero() {
