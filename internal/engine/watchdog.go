@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +32,10 @@ func (r WatchdogReport) Degraded() bool { return r.Result.Degraded() }
 // marker, so it is raised once, whichever process or pass notices it
 // first. stuckThreshold is watchdog.stuckRunThreshold.
 func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration) (WatchdogReport, error) {
+	// One pass at a time: the snapshot shares the cache's maps, which the
+	// next pass's snapshot updates.
+	e.wd.mu.Lock()
+	defer e.wd.mu.Unlock()
 	now := e.clk.Now()
 	snap := e.watchdogSnapshot(ctx, now, stuckThreshold)
 	res := watchdog.Pass(snap)
@@ -77,10 +81,10 @@ const (
 // window: its cost grows with pipelines and recent activity, not with
 // stored history. Data that cannot be loaded is named in Unavailable so
 // the checks that need it fail visibly (and the next pass reloads fully).
+//
+// The caller holds e.wd.mu.
 func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time.Duration) *watchdog.Snapshot {
 	c := &e.wd
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, Timers: map[string]bool{}}
 	failed := false
 	unavailable := func(what string, err error) {
@@ -157,29 +161,31 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		c.loadedAt = now
 	}
 
-	// Leave out what has aged out of the window.
-	s.Runs = make(map[run.Key]run.Run, len(c.runs))
-	for k, r := range c.runs {
+	// Leave out what has aged out of the window. The snapshot reads the
+	// cache's own maps, not copies: the checks only read them, and the
+	// next pass, which updates them, waits for this one (WatchdogPass).
+	for k := range c.runs {
 		if k.Period < from {
 			delete(c.runs, k)
-			continue
 		}
-		s.Runs[k] = r
 	}
-	s.Markers = make(map[watchdog.MarkerKey]store.Marker, len(c.markers))
+	s.Runs = c.runs
+	if s.Runs == nil { // failed above: nothing, until the next full load
+		s.Runs = map[run.Key]run.Run{}
+	}
 	pauses := map[string][]watchdog.Span{}
 	for k, m := range c.markers {
 		if k.Key.Period < from {
 			delete(c.markers, k)
 			continue
 		}
-		s.Markers[k] = m
 		if strings.HasPrefix(m.Kind, run.MarkerPausePrefix) {
 			if start, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(m.Kind, run.MarkerPausePrefix)); err == nil {
 				pauses[m.Key.PipelineID] = append(pauses[m.Key.PipelineID], watchdog.Span{From: start, To: m.At})
 			}
 		}
 	}
+	s.Markers = c.markers
 	for i := range s.Pipelines {
 		s.Pipelines[i].Pauses = append(s.Pipelines[i].Pauses, pauses[s.Pipelines[i].P.ID]...)
 	}
@@ -191,15 +197,14 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		}
 		s.Sensors = append(s.Sensors, x)
 	}
-	sort.Slice(s.Sensors, func(i, j int) bool {
-		a, b := s.Sensors[i], s.Sensors[j]
-		if !a.ChangedAt.Equal(b.ChangedAt) {
-			return a.ChangedAt.Before(b.ChangedAt)
+	slices.SortFunc(s.Sensors, func(a, b store.Sensor) int {
+		if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
+			return c
 		}
-		if a.PipelineID != b.PipelineID {
-			return a.PipelineID < b.PipelineID
+		if c := strings.Compare(a.PipelineID, b.PipelineID); c != 0 {
+			return c
 		}
-		return a.Key < b.Key
+		return strings.Compare(a.Key, b.Key)
 	})
 	return s
 }
