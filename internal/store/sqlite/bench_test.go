@@ -56,9 +56,10 @@ func BenchmarkTimerListDue(b *testing.B) {
 	const timers = 100_000
 	base := time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC)
 	s := benchStore(b, syncNormal) // loading speed only; reads do not sync
-	for batch := 0; batch < timers; batch += 1000 {
+	// store.MaxChangeRecords timers per Change.
+	for batch := 0; batch < timers; batch += store.MaxChangeRecords {
 		var c store.Change
-		for i := batch; i < batch+1000; i++ {
+		for i := batch; i < batch+store.MaxChangeRecords; i++ {
 			c.Timers = append(c.Timers, store.TimerWrite{Timer: store.Timer{
 				Key: fmt.Sprintf("evaluate:%06d", i), Kind: "evaluate",
 				Run:   run.Key{PipelineID: fmt.Sprintf("p%05d", i%10000), ScheduleID: "daily", Period: "2026-03-14"},
@@ -118,9 +119,14 @@ func BenchmarkWatchdogReads(b *testing.B) {
 					if d == 0 {
 						c.Timers = append(c.Timers, store.TimerWrite{Timer: store.Timer{Key: "sla-breach:" + k.PipelineID, Kind: "sla-breach", Run: k, DueAt: now.Add(time.Hour)}})
 					}
-				}
-				if err := s.Commit(b.Context(), c); err != nil {
-					b.Fatal(err)
+					// At most 5 records a pipeline: 20 pipelines per Change
+					// keep within store.MaxChangeRecords.
+					if p%20 == 19 {
+						if err := s.Commit(b.Context(), c); err != nil {
+							b.Fatal(err)
+						}
+						c = store.Change{}
+					}
 				}
 			}
 			period := from.Format("2006-01-02")
