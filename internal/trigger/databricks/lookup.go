@@ -2,7 +2,6 @@ package databricks
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -24,12 +23,5 @@ var _ trigger.Finder = Runner{}
 // Databricks answers with an error): whether the interrupted call started
 // a run is then unknown, and the engine asks again until it gives up.
 func (r Runner) Find(ctx context.Context, req trigger.Request) (trigger.Started, bool, error) {
-	st, err := r.Start(ctx, req)
-	switch {
-	case err != nil:
-		return trigger.Started{}, false, err
-	case st.Result != nil:
-		return trigger.Started{}, false, fmt.Errorf("databricks: run-now with the call's idempotency token was refused, so whether the interrupted call started a run is unknown: %s", st.Result.Message)
-	}
-	return st, true, nil
+	return trigger.FindByStartingAgain(ctx, r.Start, req, "databricks: run-now with the call's idempotency token")
 }

@@ -2,7 +2,6 @@ package emrserverless
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -26,12 +25,5 @@ var _ trigger.Finder = Runner{}
 // no longer exists: whether the interrupted call started a job run is
 // then unknown, and the engine asks again until it gives up.
 func (r Runner) Find(ctx context.Context, req trigger.Request) (trigger.Started, bool, error) {
-	st, err := r.Start(ctx, req)
-	switch {
-	case err != nil:
-		return trigger.Started{}, false, err
-	case st.Result != nil:
-		return trigger.Started{}, false, fmt.Errorf("emr-serverless: StartJobRun with the call's client token was refused, so whether the interrupted call started a job run is unknown: %s", st.Result.Message)
-	}
-	return st, true, nil
+	return trigger.FindByStartingAgain(ctx, r.Start, req, "emr-serverless: StartJobRun with the call's client token")
 }
