@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -50,7 +46,8 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 	return nil
 }
 
-// onSuccess captures the post-run baseline and gives the SLA verdict.
+// onSuccess captures the post-run baseline and gives the SLA verdict
+// (run.SLAVerdictAtSuccess).
 func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, r run.Run) error {
 	per, err := parsePeriod(r.Period)
 	if err != nil {
@@ -59,71 +56,43 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err := e.captureBaseline(ctx, b, p, r.Key, per, nil); err != nil {
 		return err
 	}
-	if !run.SLAApplies(p, per) {
-		return nil
-	}
-	times, ok, err := e.slaTimes(ctx, p, r.Key, per)
-	if err != nil || !ok {
-		return err
-	}
-	if _, before := run.SLABeforeLoad(times, b.firstLoaded()); before {
-		return nil // forward-only: the deadline passed before the pipeline was loaded
-	}
-	if _, err := e.st.MarkerGet(ctx, r.Key, run.MarkerSLAVerdict); err == nil {
-		return nil // the period already had its verdict (this is a rerun)
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	breachMarker := run.MarkerSLABreach
-	if times.Relative {
-		breachMarker = run.MarkerRelBreach
-	}
-	breachReported, err := e.hasMarker(ctx, r.Key, breachMarker)
+	m, err := e.slaMarks(ctx, p, r.Key, per)
 	if err != nil {
 		return err
 	}
-	verdict, ok := run.SLAVerdict(times, breachReported, b.now)
-	if !ok {
-		return nil
+	note, marks, ok, err := run.SLAVerdictAtSuccess(p, per, m, b.firstLoaded(), b.now)
+	if err != nil || !ok {
+		return err
 	}
-	msg := fmt.Sprintf("job completed %s the SLA deadline %s", map[bool]string{true: "before", false: "after"}[verdict == event.SLAMet], times.Breach.In(p.SLA.Location).Format(time.RFC3339))
-	b.emit(r.Key, verdict, msg, run.Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", b.now, "marginSeconds", int64(times.Breach.Sub(b.now)/time.Second)))
+	b.notes(r.Key, []run.Note{note})
 	// If-absent: an SLA timer (or another process) that reported the
 	// breach first wins, and this commit retries and stays silent.
-	b.marker(store.Marker{Key: r.Key, Kind: run.MarkerSLAVerdict, At: b.now, Detail: run.Detail("verdict", string(verdict))}, true)
-	if verdict == event.SLABreach {
-		b.marker(store.Marker{Key: r.Key, Kind: breachMarker, At: b.now}, true)
+	for _, mk := range marks {
+		b.marker(store.Marker{Key: r.Key, Kind: mk.Kind, At: b.now, Detail: mk.Detail}, true)
 	}
 	return nil
 }
 
-// captureBaseline stores, for each post-run rule key, the sensor data it
-// has now; the drift check compares later writes with it. The baseline of
-// a success stays until the next success replaces it, so drift during a
-// rerun is still reported (POST_RUN_DRIFT_INFLIGHT).
+// captureBaseline stores the post-run baseline run.CaptureBaseline decides
+// on, from the period's sensors (overlay: a write in the same commit).
 func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
-	if p.PostRun == nil || len(p.PostRun.Rules) == 0 {
-		return nil
+	keys := run.PostRunKeys(p)
+	if len(keys) == 0 {
+		return nil // no post-run rules: no sensors to read
 	}
 	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, overlay)
 	if err != nil {
 		return err
 	}
-	base := map[string]sensor.Object{}
-	for _, r := range p.PostRun.Rules {
-		if rec, ok := sensors[r.Key]; ok {
-			base[r.Key] = rec.Data
-		}
-	}
-	if len(base) == 0 {
-		// Nothing to compare later writes with: drop the baseline of an
-		// earlier success rather than compare with stale data.
+	base, ok := run.CaptureBaseline(keys, sensors)
+	switch {
+	case !ok:
+	case base.Drop:
 		b.c.BaselineDelete = append(b.c.BaselineDelete, key)
-		return nil
+	default:
+		b.c.Baselines = append(b.c.Baselines, store.Baseline{Key: key, Sensors: base.Sensors, CapturedAt: b.now})
+		b.notes(key, []run.Note{base.Note})
 	}
-	b.c.Baselines = append(b.c.Baselines, store.Baseline{Key: key, Sensors: base, CapturedAt: b.now})
-	keys := slices.Sorted(maps.Keys(base)) // a stable detail, not map order
-	b.emit(key, event.PostRunBaselineCaptured, "post-run baseline captured", run.Detail("sensorKeys", strings.Join(keys, ", ")))
 	return nil
 }
 
@@ -135,200 +104,88 @@ func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool,
 	return err == nil, err
 }
 
-// slaTimes resolves the period's SLA instants; the relative SLA needs the
-// first trigger-sensor arrival, read from its marker.
-func (e *Engine) slaTimes(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period) (run.SLATimes, bool, error) {
-	if p.SLA == nil {
-		return run.SLATimes{}, false, nil
+// slaMarks reads the period's SLA facts from its markers; none are read
+// for a period no SLA decision concerns (run.SLAMarksNeeded).
+func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period) (run.SLAMarks, error) {
+	var m run.SLAMarks
+	if !run.SLAMarksNeeded(p, per) {
+		return m, nil
 	}
-	var arrival time.Time
-	if p.SLA.Deadline.IsZero() {
-		m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return run.SLATimes{}, false, err
+	for _, kind := range run.SLAMarkerKinds() {
+		mk, err := e.st.MarkerGet(ctx, key, kind)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
 		}
-		arrival = m.At
-	}
-	return run.ResolveSLA(p, per, arrival)
-}
-
-// slaTrack is one SLA the engine keeps timers and dedup markers for: the
-// absolute deadline and the relative one (sla.maxDuration) are tracked
-// separately, so a pipeline may have both.
-type slaTrack struct {
-	times        run.SLATimes
-	warn, breach event.Type
-}
-
-func (t slaTrack) warnKey(k run.Key) string { return slaTimerKey(t.kindPrefix()+kindSLAWarning, k) }
-
-func (t slaTrack) breachKey(k run.Key) string {
-	if !t.times.Relative {
-		return watchdog.SLABreachTimerKey(k) // the watchdog checks this timer exists
-	}
-	return slaTimerKey(t.kindPrefix()+kindSLABreach, k)
-}
-
-func (t slaTrack) kindPrefix() string {
-	if t.times.Relative {
-		return "relative-"
-	}
-	return ""
-}
-
-// markerFor is the dedup marker of an SLA alert type.
-func markerFor(t event.Type) string {
-	switch t {
-	case event.SLAWarning:
-		return run.MarkerSLAWarning
-	case event.RelativeSLAWarning:
-		return run.MarkerRelWarning
-	case event.RelativeSLABreach:
-		return run.MarkerRelBreach
-	}
-	return run.MarkerSLABreach
-}
-
-// breachOf is the breach alert of the same SLA as t.
-func breachOf(t event.Type) event.Type {
-	if t == event.RelativeSLAWarning || t == event.RelativeSLABreach {
-		return event.RelativeSLABreach
-	}
-	return event.SLABreach
-}
-
-// slaTracks resolves the SLAs that apply to a period: the absolute
-// deadline, and the relative one once the first trigger-sensor arrival is
-// known (arrival, when not zero, stands for a marker not yet committed).
-func (e *Engine) slaTracks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) ([]slaTrack, error) {
-	var out []slaTrack
-	if p.SLA == nil {
-		return nil, nil
-	}
-	abs, ok, err := run.ResolveAbsoluteSLA(p, per)
-	if err != nil {
-		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", err)
-	} else if ok {
-		out = append(out, slaTrack{times: abs, warn: event.SLAWarning, breach: event.SLABreach})
-	}
-	if p.SLA.MaxDuration > 0 {
-		if arrival.IsZero() {
-			m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return nil, err
-			}
-			arrival = m.At
+		if err != nil {
+			return m, err
 		}
-		if rel, ok := run.ResolveRelativeSLA(p, arrival); ok {
-			out = append(out, slaTrack{times: rel, warn: event.RelativeSLAWarning, breach: event.RelativeSLABreach})
-		}
+		m.Set(kind, mk.At)
 	}
-	return out, nil
+	return m, nil
 }
 
-// armSLA sets the period's SLA timers, unless the pipeline is in dry-run,
-// the period is excluded (or not an inclusion date), or the period already
-// had its verdict or breach alert. Timers are keyed by period, so arming
-// twice is harmless.
+// armSLA sets the period's SLA timers run.SLATimersFor decides on.
 func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
 	return e.armSLAAt(ctx, b, p, key, per, time.Time{})
 }
 
+// armSLAAt is armSLA with the period's first trigger-sensor arrival
+// recorded by this batch (zero: none; the stored one counts).
 func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) error {
-	if !run.SLAApplies(p, per) {
-		return nil
-	}
-	if settled, err := e.slaSettled(ctx, key); err != nil || settled {
-		return err
-	}
-	tracks, err := e.slaTracks(ctx, p, key, per, arrival)
+	m, err := e.slaMarks(ctx, p, key, per)
 	if err != nil {
 		return err
 	}
-	firstLoaded := b.firstLoaded()
-	for _, t := range tracks {
-		warn, breach := run.SLAInstantsToArm(t.times, firstLoaded, b.now)
-		if err := e.putSLATimers(ctx, b, p, key, t, warn, breach); err != nil {
-			return err
-		}
+	if !arrival.IsZero() {
+		m.FirstArrival = arrival
 	}
+	timers, unresolved := run.SLATimersFor(p, per, m, b.firstLoaded(), b.now)
+	if unresolved != nil {
+		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", unresolved)
+	}
+	b.slaTimers(key, timers)
 	return nil
 }
 
-// armLoadSLA sets the absolute SLA timers run.SLATimersToArm decides on
-// when a config takes effect: the current period's, and those of earlier
-// periods whose warning or breach is still ahead ("+Nd" deadlines, the
-// previous hour's ":MM"). A period whose run already ended, or that had
-// its verdict, gets none.
+// armLoadSLA sets the absolute SLA timers run.SLATimersToArm selects when
+// a config takes effect — the current period's, and those of earlier
+// periods whose warning or breach is still ahead — less those
+// run.LoadSLATimers drops on the period's facts.
 func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
 	for _, a := range run.SLATimersToArm(p, b.firstLoaded(), now) {
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}
 		r, err := e.st.RunGet(ctx, key)
-		if err == nil && r.State.Terminal() {
-			continue
-		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if settled, err := e.slaSettled(ctx, key); err != nil {
-			return err
-		} else if settled {
-			continue
-		}
-		t := slaTrack{times: a.Times, warn: event.SLAWarning, breach: event.SLABreach}
-		if err := e.putSLATimers(ctx, b, p, key, t, a.Warning, a.Breach); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// slaSettled reports whether a period needs no SLA timers whatever its
-// times: a dry-run pipeline observed it (it stays dry-run's after going
-// live), or it had its verdict at completion (even when a rerun reopens it).
-func (e *Engine) slaSettled(ctx context.Context, key run.Key) (bool, error) {
-	if observed, err := e.dryRunObserved(ctx, key); err != nil || observed {
-		return observed, err
-	}
-	return e.hasMarker(ctx, key, run.MarkerSLAVerdict)
-}
-
-// putSLATimers sets the warning and breach timers of one SLA of a period
-// as decided, skipping an alert already sent (its dedup marker), and the
-// warning too once the breach was reported.
-func (e *Engine) putSLATimers(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, t slaTrack, warn, breach bool) error {
-	if !warn && !breach {
-		return nil
-	}
-	if sent, err := e.hasMarker(ctx, key, markerFor(t.breach)); err != nil || sent {
-		return err
-	}
-	detail := run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline)
-	if t.times.Relative {
-		detail = run.Detail("breachAt", t.times.Breach, "deadline", t.times.Deadline, "maxDuration", p.SLA.MaxDuration, "sensorArrivalAt", t.times.Breach.Add(-p.SLA.MaxDuration))
-	}
-	if warn {
-		warnSent, err := e.hasMarker(ctx, key, markerFor(t.warn))
+		ended := err == nil && r.State.Terminal()
+		m, err := e.slaMarks(ctx, p, key, a.Period)
 		if err != nil {
 			return err
 		}
-		if !warnSent {
-			b.putTimer(store.Timer{Key: t.warnKey(key), Kind: kindSLAWarning, Run: key, DueAt: t.times.Warning, Detail: withType(detail, t.warn)}, nil)
-		}
-	}
-	if breach {
-		b.putTimer(store.Timer{Key: t.breachKey(key), Kind: kindSLABreach, Run: key, DueAt: t.times.Breach, Detail: withType(detail, t.breach)}, nil)
+		b.slaTimers(key, run.LoadSLATimers(a, ended, m))
 	}
 	return nil
 }
 
-func withType(d sensor.Object, t event.Type) sensor.Object {
-	fields := map[string]sensor.Value{"event": sensor.StringValue(string(t))}
-	for _, k := range d.Keys() {
-		v, _ := d.Get(k)
-		fields[k] = v
+// slaTimers puts the SLA timers of a period as decided. A period has one
+// timer per SLA and instant, keyed by period, so setting one twice
+// replaces it.
+func (b *batch) slaTimers(key run.Key, timers []run.SLATimer) {
+	for _, t := range timers {
+		kind := kindSLAWarning
+		if t.Breach {
+			kind = kindSLABreach
+		}
+		tk := slaTimerKey(kind, key)
+		switch {
+		case t.Relative:
+			tk = slaTimerKey("relative-"+kind, key)
+		case t.Breach:
+			tk = watchdog.SLABreachTimerKey(key) // the watchdog checks this timer exists
+		}
+		b.putTimer(store.Timer{Key: tk, Kind: kind, Run: key, DueAt: t.At, Detail: t.Detail}, nil)
 	}
-	return sensor.NewObject(fields)
 }
 
 // dropSLATimers removes the period's SLA timers: the period is done, or

@@ -76,7 +76,9 @@ func (e *Engine) excludedOnce(ctx context.Context, b *batch, p *pipeline.Pipelin
 	return nil
 }
 
-// slaTimer fires an SLA warning or breach for a period that is not done.
+// slaTimer fires an SLA warning or breach for a period that is not done,
+// as run.SLAAlert decides on the config in force (it may have changed
+// since the timer was set: no SLA any more, an excluded date, dry-run).
 func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil {
@@ -85,51 +87,26 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 	if lp == nil {
 		return e.newBatch(nil, now), nil
 	}
-	// The config may have changed since the timer was armed: no SLA any
-	// more, an excluded date, dry-run. Judge by the config in force.
-	per, err := parsePeriod(t.Run.Period)
-	if err != nil || !run.SLAApplies(lp.p, per) {
-		return e.newBatch(lp, now), nil
-	}
-	if observed, err := e.dryRunObserved(ctx, t.Run); err != nil || observed {
-		return e.newBatch(lp, now), err
-	}
 	b := e.newBatch(lp, now)
+	per, err := parsePeriod(t.Run.Period)
+	if err != nil {
+		return b, nil // not a period: the timer goes
+	}
+	m, err := e.slaMarks(ctx, lp.p, t.Run, per)
+	if err != nil {
+		return nil, err
+	}
 	existing, err := e.periodRun(ctx, t.Run, per)
 	if err != nil {
 		return nil, err
 	}
-	typV, _ := t.Detail.Get("event")
-	typS, _ := typV.Str()
-	typ := event.Type(typS)
-	markerKind := markerFor(typ)
-	sent, err := e.hasMarker(ctx, t.Run, markerKind)
-	if err != nil {
-		return nil, err
-	}
-	breachSent, err := e.hasMarker(ctx, t.Run, markerFor(breachOf(typ)))
-	if err != nil {
-		return nil, err
-	}
-	breachV, _ := t.Detail.Get("breachAt")
-	breachS, _ := breachV.Str()
-	breachAt, _ := time.Parse(time.RFC3339, breachS)
-	if breachAt.IsZero() {
-		breachAt = t.DueAt
-	}
-	if !run.SLAAlertDue(typ, existing, breachAt, sent, breachSent, now) {
+	f := run.ParseSLATimer(t.Detail, t.Kind == kindSLABreach, t.DueAt)
+	note, marker, ok := run.SLAAlert(lp.p, per, f, m, existing, now)
+	if !ok {
 		return b, nil
 	}
-	status, hint := run.SLAStatus(existing)
-	dv, _ := t.Detail.Get("deadline")
-	deadline, _ := dv.Str()
-	verb := "is due"
-	if t.Kind == kindSLABreach {
-		verb = "passed"
-	}
-	b.emit(t.Run, typ, fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", deadline, verb, breachAt.In(lp.p.SLA.Location).Format(time.RFC3339), t.Run.Period, status),
-		run.Detail("status", status, "breachAt", breachAt, "deadline", deadline, "actionHint", hint, "source", "schedule"))
-	b.marker(store.Marker{Key: t.Run, Kind: markerKind, At: now}, true) // a racing writer that sent it first wins
+	b.notes(t.Run, []run.Note{note})
+	b.marker(store.Marker{Key: t.Run, Kind: marker, At: now}, true) // a racing writer that sent it first wins
 	return b, nil
 }
 
@@ -156,13 +133,20 @@ func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) 
 // armPeriodSLA arms a period's SLA timers unless its run already ended.
 func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
 	r, err := e.st.RunGet(ctx, key)
-	if err == nil && r.State.Terminal() {
-		return nil
-	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return e.armSLA(ctx, b, p, key, per)
+	ended := err == nil && r.State.Terminal()
+	m, err := e.slaMarks(ctx, p, key, per)
+	if err != nil {
+		return err
+	}
+	timers, unresolved := run.PeriodStartSLATimers(p, per, ended, m, b.firstLoaded(), b.now)
+	if unresolved != nil {
+		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", unresolved)
+	}
+	b.slaTimers(key, timers)
+	return nil
 }
 
 // needsPeriodTimer: pipelines with an absolute SLA deadline get their SLA
@@ -175,48 +159,25 @@ func periodTimerFor(p *pipeline.Pipeline, per schedule.Period) store.Timer {
 	return store.Timer{Key: periodTimerKey(p.ID), Kind: kindPeriod, Run: run.Key{PipelineID: p.ID}, DueAt: per.Start(p.Schedule.Location)}
 }
 
-// dryRunObserved reports whether a dry-run pipeline observed the period:
-// it stays dry-run's after the pipeline goes live (no live SLA alerts).
-func (e *Engine) dryRunObserved(ctx context.Context, key run.Key) (bool, error) {
-	for _, kind := range []string{run.MarkerDryRunSeen, run.MarkerDryRun} {
-		if ok, err := e.hasMarker(ctx, key, kind); err != nil || ok {
-			return ok, err
-		}
-	}
-	return false, nil
-}
-
-// periodRun returns the run of a period, or nil. For a daily period
-// without a run of its own, a run of one of its hours stands for it (a
-// trigger-only pipeline whose sensors name hours runs hourly periods):
-// a running one if any, else the latest.
+// periodRun returns the run that stands for a period (run.DayRun): its
+// own, or for a daily period one of its hours'; nil when none.
 func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period) (*run.Run, error) {
+	var own *run.Run
 	r, err := e.st.RunGet(ctx, key)
-	if err == nil {
-		return &r, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
+	switch {
+	case err == nil:
+		own = &r
+	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	if per.Hourly {
-		return nil, nil
-	}
-	day := per.Date.String()
-	runs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: key.PipelineID, ScheduleID: key.ScheduleID, PeriodFrom: day})
-	if err != nil {
-		return nil, err
-	}
-	var pick *run.Run
-	for i := range runs {
-		x := runs[i]
-		if !strings.HasPrefix(x.Period, day+"T") {
-			continue
-		}
-		if pick == nil || (!x.State.Terminal() && pick.State.Terminal()) || (x.State.Terminal() == pick.State.Terminal() && x.Period > pick.Period) {
-			pick = &runs[i]
+	var sameDay []run.Run
+	if own == nil && !per.Hourly { // only then can an hour stand for it
+		day := per.Date.String()
+		if sameDay, err = e.st.RunList(ctx, store.RunListParams{PipelineID: key.PipelineID, ScheduleID: key.ScheduleID, PeriodFrom: day}); err != nil {
+			return nil, err
 		}
 	}
-	return pick, nil
+	return run.DayRun(per, own, sameDay), nil
 }
 
 // runOf returns the run of a period, also when it was created under the

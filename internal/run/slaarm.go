@@ -1,0 +1,338 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// The SLA decisions of a period — which timers to set (SLATimersFor,
+// LoadSLATimers), whether a timer that came due alerts (SLAAlert), and
+// the verdict when the job succeeds (SLAVerdictAtSuccess) — read the
+// period's SLA facts as one value, SLAMarks, which the engine loads from
+// the period's markers. The engine keys and stores what they return.
+
+// SLAMarks are what a period's markers say about its SLA: the facts every
+// SLA decision of the period reads besides the config and now. The engine
+// fills them from the store (SLAMarkerKinds, Set), including the markers
+// its own commit is about to write; tests build them by hand.
+type SLAMarks struct {
+	// DryRunObserved: a dry-run pipeline observed the period
+	// (MarkerDryRunSeen or MarkerDryRun); it stays dry-run's after the
+	// pipeline goes live, so no live SLA alert is raised for it.
+	DryRunObserved bool
+	// Verdict: the period had its verdict at completion (MarkerSLAVerdict),
+	// also when a rerun reopened it since.
+	Verdict bool
+	// Sent alerts: SLA_WARNING, SLA_BREACH (alert or verdict),
+	// RELATIVE_SLA_WARNING, RELATIVE_SLA_BREACH.
+	Warning, Breach, RelWarning, RelBreach bool
+	// FirstArrival is the period's first trigger-sensor arrival
+	// (MarkerFirstArrival), the start of a relative SLA; zero: none yet.
+	FirstArrival time.Time
+}
+
+// SLAMarkerKinds are the marker kinds SLAMarks is read from.
+func SLAMarkerKinds() []string {
+	return []string{MarkerDryRunSeen, MarkerDryRun, MarkerSLAVerdict, MarkerSLAWarning, MarkerSLABreach, MarkerRelWarning, MarkerRelBreach, MarkerFirstArrival}
+}
+
+// Set records that the period has a marker of kind, stored at at.
+func (m *SLAMarks) Set(kind string, at time.Time) {
+	switch kind {
+	case MarkerDryRunSeen, MarkerDryRun:
+		m.DryRunObserved = true
+	case MarkerSLAVerdict:
+		m.Verdict = true
+	case MarkerSLAWarning:
+		m.Warning = true
+	case MarkerSLABreach:
+		m.Breach = true
+	case MarkerRelWarning:
+		m.RelWarning = true
+	case MarkerRelBreach:
+		m.RelBreach = true
+	case MarkerFirstArrival:
+		m.FirstArrival = at
+	}
+}
+
+// Sent reports whether the SLA alert t was sent for the period.
+func (m SLAMarks) Sent(t event.Type) bool {
+	switch t {
+	case event.SLAWarning:
+		return m.Warning
+	case event.RelativeSLAWarning:
+		return m.RelWarning
+	case event.RelativeSLABreach:
+		return m.RelBreach
+	}
+	return m.Breach
+}
+
+// settled reports whether the period needs no SLA timers whatever its
+// times: a dry-run pipeline observed it, or it had its verdict.
+func (m SLAMarks) settled() bool { return m.DryRunObserved || m.Verdict }
+
+// SLAMarker is the dedup marker kind of an SLA alert type: the alert is
+// sent once per period, and the breach marker also records a breach
+// verdict at completion.
+func SLAMarker(t event.Type) string {
+	switch t {
+	case event.SLAWarning:
+		return MarkerSLAWarning
+	case event.RelativeSLAWarning:
+		return MarkerRelWarning
+	case event.RelativeSLABreach:
+		return MarkerRelBreach
+	}
+	return MarkerSLABreach
+}
+
+// BreachOf is the breach alert of the same SLA as t (absolute or
+// relative).
+func BreachOf(t event.Type) event.Type {
+	if t == event.RelativeSLAWarning || t == event.RelativeSLABreach {
+		return event.RelativeSLABreach
+	}
+	return event.SLABreach
+}
+
+// SLATrack is one SLA of a period with its alerts: the absolute deadline
+// (sla.deadline) and the relative one (sla.maxDuration) are tracked
+// separately — timers, dedup markers — so a pipeline may have both.
+type SLATrack struct {
+	Times        SLATimes
+	Warn, Breach event.Type
+	maxDuration  time.Duration // sla.maxDuration, for a relative track's detail
+}
+
+// SLATracks resolves the SLAs that apply to a period: the absolute
+// deadline, and the relative one once the first trigger-sensor arrival is
+// known (arrival zero: not yet). unresolved is the error of an absolute
+// deadline that does not resolve for the period; the relative track is
+// returned all the same.
+func SLATracks(p *pipeline.Pipeline, per schedule.Period, arrival time.Time) (tracks []SLATrack, unresolved error) {
+	if p.SLA == nil {
+		return nil, nil
+	}
+	abs, ok, err := ResolveAbsoluteSLA(p, per)
+	if err != nil {
+		unresolved = err
+	} else if ok {
+		tracks = append(tracks, SLATrack{Times: abs, Warn: event.SLAWarning, Breach: event.SLABreach})
+	}
+	if rel, ok := ResolveRelativeSLA(p, arrival); ok {
+		tracks = append(tracks, SLATrack{Times: rel, Warn: event.RelativeSLAWarning, Breach: event.RelativeSLABreach, maxDuration: p.SLA.MaxDuration})
+	}
+	return tracks, unresolved
+}
+
+// SLATimer is an SLA timer to set: alert Alert at At.
+type SLATimer struct {
+	Alert    event.Type // SLA_WARNING, SLA_BREACH, RELATIVE_SLA_WARNING or RELATIVE_SLA_BREACH
+	At       time.Time
+	Breach   bool // a breach timer (else a warning timer)
+	Relative bool // of the relative SLA (else of the absolute deadline)
+	// Detail is what the timer carries to its alert (SLAAlertFacts):
+	// the alert type, the breach time and the configured deadline.
+	Detail sensor.Object
+}
+
+// SLATimersFor decides the SLA timers to set for a period at now (its run
+// starts or reopens, the period starts, its first trigger data arrives,
+// the watchdog repairs a missing timer): none when the SLA does not apply
+// to the period (SLAApplies) or the period is settled (observed by
+// dry-run, or had its verdict); else, per SLA, the instants
+// SLAInstantsToArm allows from firstLoaded on (forward-only), less the
+// alerts already sent — no timer once the breach was reported, no warning
+// once the warning was. m.FirstArrival starts the relative SLA. Timers are
+// keyed by period, so setting them twice is harmless. unresolved is as in
+// SLATracks.
+func SLATimersFor(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
+	if !SLAApplies(p, per) || m.settled() {
+		return nil, nil
+	}
+	tracks, unresolved := SLATracks(p, per, m.FirstArrival)
+	for _, t := range tracks {
+		warn, breach := SLAInstantsToArm(t.Times, firstLoaded, now)
+		timers = append(timers, t.timers(warn, breach, m)...)
+	}
+	return timers, unresolved
+}
+
+// LoadSLATimers decides the timers of one absolute SLA that
+// SLATimersToArm selected when a config took effect: none when the
+// period's run already ended (runEnded) or the period is settled, and
+// none for an alert already sent.
+func LoadSLATimers(a SLAArm, runEnded bool, m SLAMarks) []SLATimer {
+	if runEnded || m.settled() {
+		return nil
+	}
+	t := SLATrack{Times: a.Times, Warn: event.SLAWarning, Breach: event.SLABreach}
+	return t.timers(a.Warning, a.Breach, m)
+}
+
+// timers are the track's warning and breach timers as decided, less the
+// alerts already sent: nothing once the breach was reported.
+func (t SLATrack) timers(warn, breach bool, m SLAMarks) []SLATimer {
+	if (!warn && !breach) || m.Sent(t.Breach) {
+		return nil
+	}
+	detail := []any{"breachAt", t.Times.Breach, "deadline", t.Times.Deadline}
+	if t.Times.Relative {
+		detail = append(detail, "maxDuration", t.maxDuration, "sensorArrivalAt", t.Times.Breach.Add(-t.maxDuration))
+	}
+	var out []SLATimer
+	if warn && !m.Sent(t.Warn) {
+		out = append(out, SLATimer{Alert: t.Warn, At: t.Times.Warning, Relative: t.Times.Relative, Detail: Detail(append([]any{"event", string(t.Warn)}, detail...)...)})
+	}
+	if breach {
+		out = append(out, SLATimer{Alert: t.Breach, At: t.Times.Breach, Breach: true, Relative: t.Times.Relative, Detail: Detail(append([]any{"event", string(t.Breach)}, detail...)...)})
+	}
+	return out
+}
+
+// SLAAlertFacts is what an SLA timer carries to its alert (SLATimer.Detail),
+// read back by ParseSLATimer.
+type SLAAlertFacts struct {
+	Alert    event.Type
+	BreachAt time.Time
+	Deadline string // as configured, for the message
+	Breach   bool   // a breach timer
+}
+
+// ParseSLATimer reads an SLA timer's detail; a timer without a readable
+// breach time is taken to be due at it.
+func ParseSLATimer(d sensor.Object, breachTimer bool, dueAt time.Time) SLAAlertFacts {
+	typ, _ := strField(d, "event")
+	deadline, _ := strField(d, "deadline")
+	s, _ := strField(d, "breachAt")
+	breachAt, _ := time.Parse(time.RFC3339, s)
+	if breachAt.IsZero() {
+		breachAt = dueAt
+	}
+	return SLAAlertFacts{Alert: event.Type(typ), BreachAt: breachAt, Deadline: deadline, Breach: breachTimer}
+}
+
+// SLAAlert decides what an SLA timer that came due at now says: nothing
+// when, under the config in force (which may have changed since the timer
+// was set), the SLA no longer applies to the period or a dry-run pipeline
+// observed it, or when SLAAlertDue says no (the period is done, the alert
+// was sent, a warning at or after the breach); else the alert and the
+// marker kind that dedups it. existing is the period's run (for a daily
+// period without one, the hourly run that stands for it: DayRun), nil
+// when none.
+func SLAAlert(p *pipeline.Pipeline, per schedule.Period, f SLAAlertFacts, m SLAMarks, existing *Run, now time.Time) (note Note, marker string, ok bool) {
+	if !SLAApplies(p, per) || m.DryRunObserved {
+		return Note{}, "", false
+	}
+	if !SLAAlertDue(f.Alert, existing, f.BreachAt, m.Sent(f.Alert), m.Sent(BreachOf(f.Alert)), now) {
+		return Note{}, "", false
+	}
+	status, hint := SLAStatus(existing)
+	verb := "is due"
+	if f.Breach {
+		verb = "passed"
+	}
+	return Note{
+		Type:    f.Alert,
+		Message: fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", f.Deadline, verb, f.BreachAt.In(p.SLA.Location).Format(time.RFC3339), per, status),
+		Detail:  Detail("status", status, "breachAt", f.BreachAt, "deadline", f.Deadline, "actionHint", hint, "source", "schedule"),
+	}, SLAMarker(f.Alert), true
+}
+
+// Mark is a marker a decision asks to write (if absent) at now.
+type Mark struct {
+	Kind   string
+	Detail sensor.Object
+}
+
+// SLAVerdictAtSuccess decides the SLA verdict when the period's job
+// succeeds at now: SLA_MET or SLA_BREACH (SLAVerdict) against the
+// absolute deadline, else the relative one (ResolveSLA from
+// m.FirstArrival), with the verdict marker and, for a breach, the breach
+// marker. Nothing when the SLA does not apply to the period, no SLA
+// resolves, its deadline came before the pipeline was first loaded
+// (forward-only), the period already had its verdict (a rerun), or its
+// breach was already reported.
+func SLAVerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (note Note, marks []Mark, ok bool, err error) {
+	if !SLAApplies(p, per) {
+		return Note{}, nil, false, nil
+	}
+	times, ok, err := ResolveSLA(p, per, m.FirstArrival)
+	if err != nil || !ok {
+		return Note{}, nil, false, err
+	}
+	if _, before := SLABeforeLoad(times, firstLoaded); before || m.Verdict {
+		return Note{}, nil, false, nil
+	}
+	breachMarker, breachReported := MarkerSLABreach, m.Breach
+	if times.Relative {
+		breachMarker, breachReported = MarkerRelBreach, m.RelBreach
+	}
+	verdict, ok := SLAVerdict(times, breachReported, now)
+	if !ok {
+		return Note{}, nil, false, nil
+	}
+	when := "after"
+	if verdict == event.SLAMet {
+		when = "before"
+	}
+	note = Note{
+		Type:    verdict,
+		Message: fmt.Sprintf("job completed %s the SLA deadline %s", when, times.Breach.In(p.SLA.Location).Format(time.RFC3339)),
+		Detail:  Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", now, "marginSeconds", int64(times.Breach.Sub(now)/time.Second)),
+	}
+	marks = []Mark{{Kind: MarkerSLAVerdict, Detail: Detail("verdict", string(verdict))}}
+	if verdict == event.SLABreach {
+		marks = append(marks, Mark{Kind: breachMarker})
+	}
+	return note, marks, true, nil
+}
+
+// DayRun is the run of a period as SLA alerts see it: own, the period's
+// run under its own key, when there is one; for a daily period without
+// one, a run of one of its hours stands for it (a trigger-only pipeline
+// whose sensors name hours runs hourly periods) — a running one if any,
+// else the latest hour's. sameDay may hold any runs; only those of the
+// period's hours count. nil when no run stands for the period.
+func DayRun(per schedule.Period, own *Run, sameDay []Run) *Run {
+	if own != nil || per.Hourly {
+		return own
+	}
+	prefix := per.Date.String() + "T"
+	var pick *Run
+	for i := range sameDay {
+		x := &sameDay[i]
+		if !strings.HasPrefix(x.Period, prefix) {
+			continue
+		}
+		if pick == nil || (!x.State.Terminal() && pick.State.Terminal()) || (x.State.Terminal() == pick.State.Terminal() && x.Period > pick.Period) {
+			pick = x
+		}
+	}
+	return pick
+}
+
+// SLAMarksNeeded reports whether any SLA decision about the period can
+// come out other than "nothing" (SLAApplies), so the engine skips reading
+// SLAMarks for the periods of pipelines without an SLA, dry-run ones and
+// excluded dates. Every decision above checks SLAApplies itself.
+func SLAMarksNeeded(p *pipeline.Pipeline, per schedule.Period) bool { return SLAApplies(p, per) }
+
+// PeriodStartSLATimers decides the SLA timers of a period when it starts
+// (the period timer): as SLATimersFor, and none when the period's run
+// already ended (runEnded: a run may come before its period starts, from
+// data that names a future date).
+func PeriodStartSLATimers(p *pipeline.Pipeline, per schedule.Period, runEnded bool, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
+	if runEnded {
+		return nil, nil
+	}
+	return SLATimersFor(p, per, m, firstLoaded, now)
+}

@@ -1,0 +1,330 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// slaDoc is a trigger pipeline with an absolute deadline at 10:00 UTC
+// (warning 09:00) and, with rel, a relative SLA of 2h (warning 1h before).
+func slaDoc(extra string, rel bool) string {
+	sla := `sla: {deadline: "10:00", expectedDuration: 1h}`
+	if rel {
+		sla = `sla: {deadline: "10:00", expectedDuration: 1h, maxDuration: 2h}`
+	}
+	return "pipeline: {id: p1}\n" + extra + "schedule:\n  trigger: {key: ready, check: exists}\n" + sla + "\njob: {type: glue, config: {jobName: j}}\n"
+}
+
+// timersString renders SLA timers as "TYPE@HH:MM" in order.
+func timersString(ts []SLATimer) string {
+	var out []string
+	for _, t := range ts {
+		s := fmt.Sprintf("%s@%s", t.Alert, t.At.UTC().Format("15:04"))
+		if t.Breach {
+			s += "!"
+		}
+		if t.Relative {
+			s += "r"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+var day = schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 10})
+
+func hm(h, m int) time.Time { return time.Date(2026, 3, 10, h, m, 0, 0, time.UTC) }
+
+func TestSLATimersFor(t *testing.T) {
+	cases := []struct {
+		name        string
+		doc         string
+		per         schedule.Period
+		marks       SLAMarks
+		firstLoaded time.Time
+		now         time.Time
+		want        string
+	}{
+		{"both instants ahead", slaDoc("", false), day, SLAMarks{}, hm(0, 0), hm(8, 0), "SLA_WARNING@09:00 SLA_BREACH@10:00!"},
+		{"after the warning time: the warning is still set before the breach", slaDoc("", false), day, SLAMarks{}, hm(0, 0), hm(9, 30), "SLA_WARNING@09:00 SLA_BREACH@10:00!"},
+		{"at the breach time: no warning", slaDoc("", false), day, SLAMarks{}, hm(0, 0), hm(10, 0), "SLA_BREACH@10:00!"},
+		{"loaded after the warning: breach only (forward-only)", slaDoc("", false), day, SLAMarks{}, hm(9, 30), hm(9, 30), "SLA_BREACH@10:00!"},
+		{"loaded after the breach: nothing (forward-only)", slaDoc("", false), day, SLAMarks{}, hm(10, 30), hm(10, 30), ""},
+		{"warning sent: breach only", slaDoc("", false), day, SLAMarks{Warning: true}, hm(0, 0), hm(8, 0), "SLA_BREACH@10:00!"},
+		{"breach sent: nothing", slaDoc("", false), day, SLAMarks{Breach: true}, hm(0, 0), hm(8, 0), ""},
+		{"verdict given: nothing", slaDoc("", false), day, SLAMarks{Verdict: true}, hm(0, 0), hm(8, 0), ""},
+		{"observed by dry-run: nothing", slaDoc("", false), day, SLAMarks{DryRunObserved: true}, hm(0, 0), hm(8, 0), ""},
+		{"dry-run pipeline: nothing", slaDoc("dryRun: true\n", false), day, SLAMarks{}, hm(0, 0), hm(8, 0), ""},
+		{"excluded date: nothing", strings.Replace(slaDoc("", false), "check: exists}\n", "check: exists}\n  exclude: {dates: [\"2026-03-10\"]}\n", 1), day, SLAMarks{}, hm(0, 0), hm(8, 0), ""},
+		{"relative SLA without an arrival: the absolute only", slaDoc("", true), day, SLAMarks{}, hm(0, 0), hm(8, 0), "SLA_WARNING@09:00 SLA_BREACH@10:00!"},
+		{"relative SLA from the first arrival", slaDoc("", true), day, SLAMarks{FirstArrival: hm(7, 0)}, hm(0, 0), hm(8, 0),
+			"SLA_WARNING@09:00 SLA_BREACH@10:00! RELATIVE_SLA_WARNING@08:00r RELATIVE_SLA_BREACH@09:00!r"},
+		{"relative breach sent: the absolute SLA only", slaDoc("", true), day, SLAMarks{FirstArrival: hm(7, 0), RelBreach: true}, hm(0, 0), hm(8, 0), "SLA_WARNING@09:00 SLA_BREACH@10:00!"},
+		{"relative warning sent: its breach stays", slaDoc("", true), day, SLAMarks{FirstArrival: hm(7, 0), RelWarning: true}, hm(0, 0), hm(8, 0),
+			"SLA_WARNING@09:00 SLA_BREACH@10:00! RELATIVE_SLA_BREACH@09:00!r"},
+		{"absolute breach sent: the relative SLA stays", slaDoc("", true), day, SLAMarks{FirstArrival: hm(7, 0), Breach: true}, hm(0, 0), hm(8, 0),
+			"RELATIVE_SLA_WARNING@08:00r RELATIVE_SLA_BREACH@09:00!r"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := SLATimersFor(mustPipeline(t, c.doc), c.per, c.marks, c.firstLoaded, c.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := timersString(got); s != c.want {
+				t.Fatalf("timers %q, want %q", s, c.want)
+			}
+		})
+	}
+}
+
+func TestSLATimerDetailRoundTrip(t *testing.T) {
+	p := mustPipeline(t, slaDoc("", true))
+	ts, err := SLATimersFor(p, day, SLAMarks{FirstArrival: hm(7, 0)}, hm(0, 0), hm(8, 0))
+	if err != nil || len(ts) != 4 {
+		t.Fatalf("timers %v, %v", timersString(ts), err)
+	}
+	for _, tm := range ts {
+		f := ParseSLATimer(tm.Detail, tm.Breach, time.Time{})
+		wantBreach, wantDeadline := hm(10, 0), "10:00"
+		if tm.Relative {
+			wantBreach, wantDeadline = hm(9, 0), "+2h0m0s"
+		}
+		if f.Alert != tm.Alert || !f.BreachAt.Equal(wantBreach) || f.Deadline != wantDeadline || f.Breach != tm.Breach {
+			t.Errorf("%s: parsed %+v", tm.Alert, f)
+		}
+	}
+	rel := ts[3].Detail
+	if v, _ := rel.Get("sensorArrivalAt"); v.String() != sensor.StringValue(hm(7, 0).Format(time.RFC3339)).String() {
+		t.Errorf("relative breach detail sensorArrivalAt = %v", v)
+	}
+	if f := ParseSLATimer(sensor.Object{}, true, hm(11, 0)); !f.BreachAt.Equal(hm(11, 0)) {
+		t.Errorf("no breachAt in the detail: %v, want the due time", f.BreachAt)
+	}
+}
+
+func TestLoadAndPeriodStartSLATimers(t *testing.T) {
+	p := mustPipeline(t, slaDoc("", false))
+	abs, _, _ := ResolveAbsoluteSLA(p, day)
+	a := SLAArm{Period: day, Times: abs, Warning: true, Breach: true}
+	cases := []struct {
+		name  string
+		a     SLAArm
+		ended bool
+		marks SLAMarks
+		want  string
+	}{
+		{"both as selected", a, false, SLAMarks{}, "SLA_WARNING@09:00 SLA_BREACH@10:00!"},
+		{"breach only as selected", SLAArm{Period: day, Times: abs, Breach: true}, false, SLAMarks{}, "SLA_BREACH@10:00!"},
+		{"the run ended", a, true, SLAMarks{}, ""},
+		{"verdict given", a, false, SLAMarks{Verdict: true}, ""},
+		{"observed by dry-run", a, false, SLAMarks{DryRunObserved: true}, ""},
+		{"warning sent", a, false, SLAMarks{Warning: true}, "SLA_BREACH@10:00!"},
+		{"breach sent", a, false, SLAMarks{Breach: true}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if s := timersString(LoadSLATimers(c.a, c.ended, c.marks)); s != c.want {
+				t.Fatalf("LoadSLATimers %q, want %q", s, c.want)
+			}
+			if !c.a.Warning {
+				return // PeriodStartSLATimers decides the instants itself
+			}
+			got, _ := PeriodStartSLATimers(p, day, c.ended, c.marks, hm(0, 0), hm(8, 0))
+			if s := timersString(got); s != c.want {
+				t.Fatalf("PeriodStartSLATimers %q, want %q", s, c.want)
+			}
+		})
+	}
+}
+
+func TestSLAAlert(t *testing.T) {
+	abs := slaDoc("", false)
+	warn := SLAAlertFacts{Alert: event.SLAWarning, BreachAt: hm(10, 0), Deadline: "10:00"}
+	breach := SLAAlertFacts{Alert: event.SLABreach, BreachAt: hm(10, 0), Deadline: "10:00", Breach: true}
+	relWarn := SLAAlertFacts{Alert: event.RelativeSLAWarning, BreachAt: hm(9, 0), Deadline: "+2h0m0s"}
+	running := &Run{State: Running}
+	cases := []struct {
+		name     string
+		doc      string
+		f        SLAAlertFacts
+		marks    SLAMarks
+		existing *Run
+		now      time.Time
+		want     string // "TYPE marker: message", "" for nothing
+	}{
+		{"warning, no run", abs, warn, SLAMarks{}, nil, hm(9, 0), "SLA_WARNING sla-warning: SLA deadline 10:00 is due (2026-03-10T10:00:00Z); period 2026-03-10 is not started"},
+		{"breach while running", abs, breach, SLAMarks{}, running, hm(10, 0), "SLA_BREACH sla-breach: SLA deadline 10:00 passed (2026-03-10T10:00:00Z); period 2026-03-10 is RUNNING"},
+		{"warning at the breach time", abs, warn, SLAMarks{}, nil, hm(10, 0), ""},
+		{"warning after the breach was reported", abs, warn, SLAMarks{Breach: true}, nil, hm(9, 0), ""},
+		{"warning sent", abs, warn, SLAMarks{Warning: true}, nil, hm(9, 0), ""},
+		{"breach sent", abs, breach, SLAMarks{Breach: true}, nil, hm(10, 0), ""},
+		{"completed period", abs, breach, SLAMarks{}, &Run{State: Completed}, hm(10, 0), ""},
+		{"observed by dry-run", abs, breach, SLAMarks{DryRunObserved: true}, nil, hm(10, 0), ""},
+		{"the SLA was removed from the config", "pipeline: {id: p1}\nschedule:\n  trigger: {key: ready, check: exists}\njob: {type: glue, config: {jobName: j}}\n", breach, SLAMarks{}, nil, hm(10, 0), ""},
+		{"relative warning; the absolute breach does not silence it", slaDoc("", true), relWarn, SLAMarks{Breach: true}, running, hm(8, 0), "RELATIVE_SLA_WARNING relative-sla-warning: SLA deadline +2h0m0s is due (2026-03-10T09:00:00Z); period 2026-03-10 is RUNNING"},
+		{"relative warning after the relative breach", slaDoc("", true), relWarn, SLAMarks{RelBreach: true}, running, hm(8, 0), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			note, marker, ok := SLAAlert(mustPipeline(t, c.doc), day, c.f, c.marks, c.existing, c.now)
+			got := ""
+			if ok {
+				got = fmt.Sprintf("%s %s: %s", note.Type, marker, note.Message)
+			}
+			if got != c.want {
+				t.Fatalf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSLAVerdictAtSuccess(t *testing.T) {
+	abs := slaDoc("", false)
+	relOnly := "pipeline: {id: p1}\nschedule:\n  trigger: {key: ready, check: exists}\nsla: {maxDuration: 2h}\njob: {type: glue, config: {jobName: j}}\n"
+	cases := []struct {
+		name        string
+		doc         string
+		marks       SLAMarks
+		firstLoaded time.Time
+		now         time.Time
+		want        string // "TYPE [marker kinds] margin", "" for no verdict
+	}{
+		{"met", abs, SLAMarks{}, hm(0, 0), hm(9, 59), "SLA_MET [sla-verdict] 60"},
+		{"breach at the deadline", abs, SLAMarks{}, hm(0, 0), hm(10, 0), "SLA_BREACH [sla-verdict sla-breach] 0"},
+		{"breach after", abs, SLAMarks{}, hm(0, 0), hm(10, 30), "SLA_BREACH [sla-verdict sla-breach] -1800"},
+		{"breach already reported by the timer", abs, SLAMarks{Breach: true}, hm(0, 0), hm(10, 30), ""},
+		{"verdict already given (a rerun)", abs, SLAMarks{Verdict: true}, hm(0, 0), hm(9, 0), ""},
+		{"deadline before the first load (forward-only)", abs, SLAMarks{}, hm(10, 1), hm(10, 30), ""},
+		{"loaded between warning and deadline: judged", abs, SLAMarks{}, hm(9, 30), hm(9, 45), "SLA_MET [sla-verdict] 900"},
+		{"dry-run pipeline", slaDoc("dryRun: true\n", false), SLAMarks{}, hm(0, 0), hm(9, 0), ""},
+		{"relative from the first arrival", relOnly, SLAMarks{FirstArrival: hm(7, 0)}, hm(0, 0), hm(9, 30), "SLA_BREACH [sla-verdict relative-sla-breach] -1800"},
+		{"relative breach reported", relOnly, SLAMarks{FirstArrival: hm(7, 0), RelBreach: true}, hm(0, 0), hm(9, 30), ""},
+		{"relative, an absolute breach marker does not count", relOnly, SLAMarks{FirstArrival: hm(7, 0), Breach: true}, hm(0, 0), hm(8, 30), "SLA_MET [sla-verdict] 1800"},
+		{"relative without an arrival: no SLA", relOnly, SLAMarks{}, hm(0, 0), hm(9, 30), ""},
+		{"absolute and relative: judged on the absolute", slaDoc("", true), SLAMarks{FirstArrival: hm(7, 0)}, hm(0, 0), hm(9, 30), "SLA_MET [sla-verdict] 1800"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			note, marks, ok, err := SLAVerdictAtSuccess(mustPipeline(t, c.doc), day, c.marks, c.firstLoaded, c.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if ok {
+				var kinds []string
+				for _, m := range marks {
+					kinds = append(kinds, m.Kind)
+				}
+				margin, _ := note.Detail.Get("marginSeconds")
+				got = fmt.Sprintf("%s %v %v", note.Type, kinds, margin)
+			}
+			if got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSLAMarks(t *testing.T) {
+	for _, kind := range SLAMarkerKinds() {
+		var m SLAMarks
+		m.Set(kind, hm(7, 0))
+		if m == (SLAMarks{}) {
+			t.Errorf("Set(%q) recorded nothing", kind)
+		}
+	}
+	for _, typ := range []event.Type{event.SLAWarning, event.SLABreach, event.RelativeSLAWarning, event.RelativeSLABreach} {
+		var m SLAMarks
+		m.Set(SLAMarker(typ), hm(7, 0))
+		for _, other := range []event.Type{event.SLAWarning, event.SLABreach, event.RelativeSLAWarning, event.RelativeSLABreach} {
+			if got := m.Sent(other); got != (other == typ) {
+				t.Errorf("marker of %s: Sent(%s) = %v", typ, other, got)
+			}
+		}
+	}
+	for typ, want := range map[event.Type]event.Type{event.SLAWarning: event.SLABreach, event.SLABreach: event.SLABreach,
+		event.RelativeSLAWarning: event.RelativeSLABreach, event.RelativeSLABreach: event.RelativeSLABreach} {
+		if got := BreachOf(typ); got != want {
+			t.Errorf("BreachOf(%s) = %s, want %s", typ, got, want)
+		}
+	}
+}
+
+func TestDayRun(t *testing.T) {
+	hour := func(h int, s State) Run {
+		return Run{Key: Key{PipelineID: "p1", ScheduleID: "stream", Period: fmt.Sprintf("2026-03-10T%02d", h)}, State: s}
+	}
+	own := Run{Key: Key{PipelineID: "p1", ScheduleID: "stream", Period: "2026-03-10"}, State: Completed}
+	nextDay := Run{Key: Key{PipelineID: "p1", ScheduleID: "stream", Period: "2026-03-11T01"}, State: Running}
+	cases := []struct {
+		name    string
+		per     schedule.Period
+		own     *Run
+		sameDay []Run
+		want    string
+	}{
+		{"its own run", day, &own, []Run{hour(3, Running)}, "2026-03-10"},
+		{"no run at all", day, nil, nil, ""},
+		{"an hourly period has no stand-in", schedule.HourlyPeriod(day.Date, 5), nil, []Run{hour(3, Running)}, ""},
+		{"the latest of ended hours", day, nil, []Run{hour(3, Completed), hour(7, FailedFinal), hour(5, Completed)}, "2026-03-10T07"},
+		{"a running hour before later ended ones", day, nil, []Run{hour(9, Completed), hour(4, Running), hour(8, FailedFinal)}, "2026-03-10T04"},
+		{"the latest of running hours", day, nil, []Run{hour(4, Evaluating), hour(6, Running), hour(9, Completed)}, "2026-03-10T06"},
+		{"another day's hours do not count", day, nil, []Run{nextDay}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ""
+			if r := DayRun(c.per, c.own, c.sameDay); r != nil {
+				got = r.Period
+			}
+			if got != c.want {
+				t.Fatalf("DayRun = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestCaptureBaseline(t *testing.T) {
+	rec := func(k string, n int) sensor.Record { return sensor.Record{Key: k, Data: Detail("count", n)} }
+	sensors := map[string]sensor.Record{"b": rec("b", 2), "a": rec("a", 1), "other": rec("other", 3)}
+	cases := []struct {
+		name string
+		keys []string
+		want string
+	}{
+		{"no post-run rules", nil, "none"},
+		{"no rule key has data", []string{"x"}, "drop"},
+		{"the keys with data, sorted", []string{"b", "x", "a"}, "put a, b"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, ok := CaptureBaseline(c.keys, sensors)
+			got := "none"
+			switch {
+			case !ok:
+			case b.Drop:
+				got = "drop"
+				if b.Sensors != nil {
+					t.Error("drop with sensors")
+				}
+			default:
+				v, _ := b.Note.Detail.Get("sensorKeys")
+				s, _ := v.Str()
+				got = "put " + s
+				if len(b.Sensors) != strings.Count(s, ",")+1 || b.Note.Type != event.PostRunBaselineCaptured {
+					t.Errorf("baseline %v, note %v", b.Sensors, b.Note.Type)
+				}
+			}
+			if got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
