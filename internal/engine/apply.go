@@ -11,7 +11,6 @@ import (
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/watchdog"
@@ -80,7 +79,7 @@ func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipe
 	if len(keys) == 0 {
 		return nil // no post-run rules: no sensors to read
 	}
-	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, overlay)
+	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, p.PostRun.Rules, overlay)
 	if err != nil {
 		return err
 	}
@@ -196,34 +195,13 @@ func (e *Engine) dropSLATimers(b *batch, key run.Key) {
 	}
 }
 
-// sensorsFor loads the pipeline's sensors as rules see them for a period:
-// per-period keys mapped to their base key, with overlay (a write being
-// decided in the same commit) in place of its stored version.
-func (e *Engine) sensorsFor(ctx context.Context, pipelineID string, per schedule.Period, overlay *store.Sensor) (rule.SensorMap, error) {
-	stored, err := e.st.SensorList(ctx, pipelineID)
-	if err != nil {
-		return nil, err
-	}
-	recs := make([]sensor.Record, 0, len(stored)+1)
-	for _, s := range stored {
-		if overlay != nil && s.Key == overlay.Key {
-			continue
-		}
-		recs = append(recs, s.Record())
-	}
-	if overlay != nil {
-		recs = append(recs, overlay.Record())
-	}
-	return rule.SensorMap(schedule.RemapForPeriod(recs, per)), nil
-}
-
 // evaluate evaluates the validation rules of a period.
 func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key, overlay *store.Sensor, now time.Time) (rule.Outcome, error) {
 	per, err := parsePeriod(key.Period)
 	if err != nil {
 		return rule.Outcome{}, err
 	}
-	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, overlay)
+	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, p.Validation.Rules, overlay)
 	if err != nil {
 		return rule.Outcome{}, err
 	}

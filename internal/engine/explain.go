@@ -127,7 +127,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	x := Explanation{PipelineID: p.ID, ScheduleID: key.ScheduleID, Period: key.Period, Now: now, Timezone: p.Schedule.Location.String(),
 		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per), ExcludedBy: run.ExclusionReason(p, per)}
 
-	sensors, err := e.sensorsFor(ctx, p.ID, per, nil)
+	sensors, err := e.sensorsFor(ctx, p.ID, per, p.Validation.Rules, nil)
 	if err != nil {
 		return x, err
 	}
@@ -190,7 +190,7 @@ func ruleCheck(r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
 // explainTrigger evaluates the trigger condition against the newest
 // trigger sensor of the period.
 func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, now time.Time) (RuleCheck, bool) {
-	stored, err := e.st.SensorList(ctx, p.ID)
+	stored, err := e.triggerSensors(ctx, p)
 	if err != nil {
 		return RuleCheck{}, false
 	}

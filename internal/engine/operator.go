@@ -163,7 +163,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	// Trigger data that came during the pause is handled as if it had
 	// just arrived: it starts its period, completes a waiting run's rules,
 	// or is late data for a period that already succeeded.
-	sensors, err := e.st.SensorList(ctx, pipelineID)
+	sensors, err := e.triggerSensors(ctx, p)
 	if err != nil {
 		return nil, err
 	}

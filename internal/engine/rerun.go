@@ -38,7 +38,7 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 	if reason == "" {
 		reason = run.ReasonManual
 	}
-	stored, err := e.st.SensorList(ctx, pipelineID) // a trigger-only pipeline's sensors say which kinds of period it runs
+	stored, err := e.triggerSensors(ctx, lp.p) // a trigger-only pipeline's sensors say which kinds of period it runs
 	if err != nil {
 		return RerunResult{}, err
 	}
@@ -144,14 +144,5 @@ func (e *Engine) freshSince(ctx context.Context, pipelineID string, r *run.Run, 
 	if overlay != nil && overlay.ChangedAt.After(r.EndedAt) {
 		return true, nil
 	}
-	sensors, err := e.st.SensorList(ctx, pipelineID)
-	if err != nil {
-		return false, err
-	}
-	for _, s := range sensors {
-		if s.ChangedAt.After(r.EndedAt) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return e.changedSince(ctx, pipelineID, r.EndedAt)
 }

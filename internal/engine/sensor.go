@@ -232,7 +232,7 @@ func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline
 		b.emit(key, event.PostRunDrift, fmt.Sprintf("%s drifted after completion: %s %v → %v (threshold %v)", s.Key, p.PostRun.DriftField, drift.Previous, drift.Current, p.PostRun.DriftThreshold), detail)
 		return e.rerun(ctx, b, lp, key, &r, run.ReasonDrift, "sensor "+s.Key, s)
 	}
-	sensors, err := e.sensorsFor(ctx, p.ID, per, s)
+	sensors, err := e.sensorsFor(ctx, p.ID, per, p.PostRun.Rules, s)
 	if err != nil {
 		return err
 	}

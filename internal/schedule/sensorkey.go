@@ -107,6 +107,17 @@ func RemapForPeriod(records []sensor.Record, p Period) map[string]sensor.Record 
 	return out
 }
 
+// PeriodKeys lists the stored keys RemapForPeriod reads to expose key in
+// period p: key itself and key with p's suffix in either spelling
+// ("orders", "orders#2026-03-10", "orders#20260310"). A period has
+// exactly these two spellings (ParsePeriod reads no other), so a read of
+// these keys alone gives RemapForPeriod's answer for key, whatever else
+// is stored: that is what lets a decision read its rule keys by primary
+// key instead of every sensor the pipeline ever received.
+func PeriodKeys(key string, p Period) []string {
+	return []string{key, key + "#" + p.String(), key + "#" + p.Compact()}
+}
+
 func newer(a, b sensor.Record) bool {
 	if !a.ReceivedAt.Equal(b.ReceivedAt) {
 		return a.ReceivedAt.After(b.ReceivedAt)

@@ -2,6 +2,8 @@ package schedule
 
 import (
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +237,52 @@ func TestPeriodKey(t *testing.T) {
 				t.Fatalf("PeriodKey(%q) = %q, %s; want period %s", c.key, base, p, c.period)
 			}
 		})
+	}
+}
+
+// TestPeriodKeysSuffice checks what a decision's scoped read relies on:
+// for any stored sensors, RemapForPeriod of the PeriodKeys of a key alone
+// exposes under that key exactly what RemapForPeriod of everything does.
+// The stored keys mix plain keys, both spellings of several days and
+// hours, keys whose base holds a '#' or is itself per-period, and
+// suffixes that are no period; receive times collide on purpose.
+func TestPeriodKeysSuffice(t *testing.T) {
+	t0 := time.Date(2026, 3, 3, 8, 0, 0, 0, time.UTC)
+	bases := []string{"a", "a#b", "a#2026-03-03", "ab", "a#latest"}
+	suffixes := []string{"", "#2026-03-03", "#20260303", "#2026-03-02", "#20260302",
+		"#2026-03-03T07", "#20260303T07", "#2026-03-03T08", "#latest", "#2026-13-03"}
+	var keys []string
+	for _, b := range bases {
+		for _, s := range suffixes {
+			keys = append(keys, b+s)
+		}
+	}
+	periods := []Period{Daily(Date{2026, 3, 3}), Daily(Date{2026, 3, 2}), HourlyPeriod(Date{2026, 3, 3}, 7), HourlyPeriod(Date{2026, 3, 3}, 9)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		var records []sensor.Record
+		for _, k := range keys {
+			if rng.IntN(3) == 0 {
+				continue
+			}
+			records = append(records, sensor.Record{Key: k, ReceivedAt: t0.Add(time.Duration(rng.IntN(3)) * time.Minute)})
+		}
+		for _, p := range periods {
+			all := RemapForPeriod(records, p)
+			for _, k := range keys {
+				want := PeriodKeys(k, p)
+				var scoped []sensor.Record
+				for _, r := range records {
+					if slices.Contains(want, r.Key) {
+						scoped = append(scoped, r)
+					}
+				}
+				got, gotOK := RemapForPeriod(scoped, p)[k]
+				exp, expOK := all[k]
+				if gotOK != expOK || got.Key != exp.Key {
+					t.Fatalf("round %d, period %s, key %q: scoped read exposes %q (%v), the full read %q (%v)", round, p, k, got.Key, gotOK, exp.Key, expOK)
+				}
+			}
+		}
 	}
 }

@@ -44,8 +44,25 @@ type Store interface {
 	CalendarList(ctx context.Context) ([]Calendar, error)
 
 	SensorGet(ctx context.Context, pipelineID, key string) (Sensor, error)
-	// SensorList returns the pipeline's sensors, sorted by key.
+	// SensorList returns the pipeline's sensors, sorted by key. Its cost
+	// grows with the pipeline's stored history (per-period keys); no
+	// decision reads it: it is for listing (the API).
 	SensorList(ctx context.Context, pipelineID string) ([]Sensor, error)
+	// SensorGetMany returns the pipeline's sensors stored under p.Keys,
+	// sorted by key; a key with no sensor is left out (no ErrNotFound),
+	// a key named twice is returned once. It is a decision's read: the
+	// rule keys and their per-period forms for one period
+	// (schedule.PeriodKeys), each a primary-key lookup on every backend
+	// (SQLite and PostgreSQL: the primary key; DynamoDB: BatchGetItem), so
+	// its cost follows the rules, never the stored history.
+	SensorGetMany(ctx context.Context, p SensorGetManyParams) ([]Sensor, error)
+	// SensorListPrefix returns the pipeline's sensors whose key starts
+	// with p.Prefix (byte-wise), sorted by key: one range of the primary
+	// key (DynamoDB: a Query with begins_with on the sort key). It is for
+	// the trigger key, a prefix that also matches keys written for other
+	// periods, so its cost grows with that key's history within retention;
+	// only operator actions read it (explain, rerun, resume).
+	SensorListPrefix(ctx context.Context, p SensorListPrefixParams) ([]Sensor, error)
 	// SensorListChanged returns the sensors matching p, earliest ChangedAt
 	// first (ties by pipeline, then key). It is for the watchdog's
 	// snapshot: the sensors that received new content lately, across every
@@ -85,6 +102,14 @@ type Store interface {
 
 	// EventList returns events matching p in log order (by Seq).
 	EventList(ctx context.Context, p EventListParams) ([]event.Event, error)
+
+	// Expire deletes history older than p's cutoffs, at most p.Limit
+	// records per call, and says whether more remain (retention; see
+	// ExpireParams for what goes and what never does). A backend that
+	// expires records by itself (DynamoDB's TTL) may delete nothing here
+	// and report More false: the port promises what must stay, and that
+	// what is expired goes eventually, not when.
+	Expire(ctx context.Context, p ExpireParams) (ExpireResult, error)
 
 	// Commit applies c atomically. It returns ErrConflict, and writes
 	// nothing, when any condition fails.
@@ -373,4 +398,63 @@ type TimerWrite struct {
 type TimerDelete struct {
 	Key         string
 	ExpectDueAt *time.Time
+}
+
+// SensorGetManyParams names the sensors SensorGetMany reads.
+type SensorGetManyParams struct {
+	PipelineID string
+	Keys       []string
+}
+
+// SensorListPrefixParams names the sensors SensorListPrefix reads. An
+// empty Prefix matches every key of the pipeline.
+type SensorListPrefixParams struct {
+	PipelineID string
+	Prefix     string
+}
+
+// ExpireParams says what Expire deletes. Records of a period (a run, its
+// ledger entries, its baseline, its markers, and sensors whose key names
+// the period, "orders#2026-03-10" or "orders#20260310T05") expire when
+// their period sorts before PeriodBefore as text; events expire when
+// their Time is before Before. The caller derives both from one instant
+// (retention.Cutoff), leaving a day's slack for the zones periods are
+// named in.
+//
+// What never expires, whatever its age:
+//   - pipelines, calendars and timers (a timer is deleted by whoever
+//     processes it; an armed timer is work still to do);
+//   - pipeline-level records: markers with an empty period, sensors whose
+//     key names no period (the latest value of a plain key);
+//   - every record of a period that still has an active (non-terminal)
+//     run or an armed timer in the same pipeline: its run, ledger,
+//     baseline, markers and per-period sensors are what that work will
+//     read.
+//
+// Zero cutoffs expire nothing of their kind.
+type ExpireParams struct {
+	PeriodBefore string    // a period or a date; "" expires no period's records
+	Before       time.Time // zero expires no event
+	// Limit bounds the records deleted by one call (and so the time the
+	// write lock is held); <= 0 is refused.
+	Limit int
+}
+
+// ExpireResult says what one Expire call deleted.
+type ExpireResult struct {
+	// Deleted counts the records deleted, by kind: "sensors", "runs",
+	// "ledger", "baselines", "markers", "events".
+	Deleted map[string]int
+	// More is true when the call stopped at its limit: expired records
+	// may remain.
+	More bool
+}
+
+// Total is the number of records deleted.
+func (r ExpireResult) Total() int {
+	n := 0
+	for _, v := range r.Deleted {
+		n += v
+	}
+	return n
 }

@@ -137,7 +137,7 @@ var (
 	pipelinesTable = newVersioned("pipelines", []string{"id"},
 		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at"})
 	sensorsTable = newVersioned("sensors", []string{"pipeline_id", "key"},
-		[]string{"data", "changed_at", "written_at"})
+		[]string{"data", "changed_at", "written_at", "period"})
 	runsTable = newVersioned("runs", []string{"pipeline_id", "schedule_id", "period"},
 		[]string{"state", "active", "outcome", "cause", "generation", "attempt",
 			"created_at", "updated_at", "state_since", "expires_at", "eval_started_at", "eval_deadline",

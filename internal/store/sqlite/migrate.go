@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -109,12 +110,55 @@ func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate: apply %s: %w", m.name, err)
 		}
+		if step := migrationSteps[m.version]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
 			return fmt.Errorf("migrate: record %s: %w", m.name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// migrationSteps are Go steps run after a migration's SQL, in the same
+// transaction, for what SQL cannot compute the way the code does.
+var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
+	6: fillSensorPeriods,
+}
+
+// fillSensorPeriods sets the period column (0006) of the sensors stored
+// before it existed. A key with no '#' names no period; the others are
+// parsed as a write would be.
+func fillSensorPeriods(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT pipeline_id, key FROM sensors WHERE instr(key, '#') > 0`)
+	if err != nil {
+		return err
+	}
+	type row struct{ pipeline, key, period string }
+	var fill []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.pipeline, &r.key); err != nil {
+			rows.Close()
+			return err
+		}
+		if p, ok := sensorPeriod(r.key).(string); ok {
+			r.period = p
+			fill = append(fill, r)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, r := range fill {
+		if _, err := tx.ExecContext(ctx, `UPDATE sensors SET period = ? WHERE pipeline_id = ? AND key = ?`, r.period, r.pipeline, r.key); err != nil {
+			return err
+		}
 	}
 	return nil
 }

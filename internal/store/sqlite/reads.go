@@ -125,6 +125,49 @@ func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sens
 		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? ORDER BY key`, pipelineID)
 }
 
+// SensorGetMany returns the pipeline's sensors stored under p.Keys, sorted
+// by key: one statement, each key a lookup of the primary key.
+func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) ([]store.Sensor, error) {
+	if len(p.Keys) == 0 {
+		return []store.Sensor{}, nil
+	}
+	w := where{args: []any{p.PipelineID}}
+	w.conds = []string{"pipeline_id = ?"}
+	addIn(&w, "key", p.Keys)
+	return list(ctx, s.read, scanSensor, "sensors of "+p.PipelineID,
+		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+}
+
+// SensorListPrefix returns the pipeline's sensors whose key starts with
+// p.Prefix, sorted by key: a range of the primary key, [prefix, the first
+// string after every string that starts with prefix). LIKE and GLOB would
+// not use the index on a BINARY column without an exact-case rule, and
+// substr() never does.
+func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
+	w := where{conds: []string{"pipeline_id = ?", "key >= ?"}, args: []any{p.PipelineID, p.Prefix}}
+	if end, ok := prefixEnd(p.Prefix); ok {
+		w.add("key < ?", end)
+	}
+	return list(ctx, s.read, scanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
+		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+}
+
+// prefixEnd is the least string greater than every string that starts
+// with prefix, compared byte-wise as SQLite's BINARY collation does: the
+// prefix with its last byte below 0xff incremented and what follows
+// dropped. ok is false when there is none (an empty prefix, or one of
+// 0xff bytes only): the range is then unbounded above.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
 // SensorListChanged returns sensors matching p, earliest ChangedAt first
 // (ties by pipeline, then key). A zero ChangedAt is stored as NULL, which
 // SQLite sorts first and which no "changed_at >= ?" matches: the zero time

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -47,7 +48,17 @@ func scanSensor(r scanner) (store.Sensor, error) {
 
 func encodeSensor(e *encoder, s store.Sensor) []any {
 	return []any{e.object("sensor data", s.Data),
-		e.time("sensor changed at", s.ChangedAt), e.time("sensor written at", s.WrittenAt)}
+		e.time("sensor changed at", s.ChangedAt), e.time("sensor written at", s.WrittenAt), sensorPeriod(s.Key)}
+}
+
+// sensorPeriod is the sensors.period column of a key: the period its
+// suffix names, canonical, or NULL for a plain key. Retention expires a
+// per-period sensor by it (expire.go).
+func sensorPeriod(key string) any {
+	if _, p, ok := schedule.SplitPeriodKey(key); ok {
+		return p.String()
+	}
+	return nil
 }
 
 const runCols = `pipeline_id, schedule_id, period, version, state, active, outcome, cause,

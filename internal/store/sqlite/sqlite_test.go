@@ -211,6 +211,8 @@ func TestMigrations(t *testing.T) {
 		changed := time.Date(2026, time.March, 14, 6, 0, 0, 0, time.UTC)
 		if _, err := db.ExecContext(ctx, `
 			INSERT INTO sensors (pipeline_id, key, version, data, changed_at, written_at) VALUES ('orders', 'count', 1, NULL, ?, ?);
+			INSERT INTO sensors (pipeline_id, key, version) VALUES ('orders', 'count#2026-03-10', 1), ('orders', 'count#20260309T05', 1),
+				('orders', 'count#eu', 1), ('orders', 'count#2026-02-30', 1);
 			INSERT INTO markers (pipeline_id, schedule_id, period, kind, at, detail) VALUES ('orders', 'daily', '2026-03-14', 'sla-breach', ?, NULL);`,
 			changed.UnixNano(), changed.UnixNano(), changed.UnixNano()); err != nil {
 			t.Fatal(err)
@@ -228,6 +230,15 @@ func TestMigrations(t *testing.T) {
 		markers, err := s.MarkerList(ctx, store.MarkerListParams{PeriodFrom: "2026-03-14"})
 		if err != nil || len(markers) != 1 || markers[0].Kind != "sla-breach" {
 			t.Fatalf("MarkerList after upgrade: %v, %v; want the marker written before it", markers, err)
+		}
+		// 0006 gave the per-period sensors written before it their period,
+		// so retention finds them; plain keys have none.
+		res, err := s.Expire(ctx, store.ExpireParams{PeriodBefore: "2026-03-11", Limit: 100})
+		if err != nil || res.Deleted["sensors"] != 2 {
+			t.Fatalf("Expire after upgrade: %+v, %v; want the 2 per-period sensors written before it deleted", res, err)
+		}
+		if left, _ := s.SensorList(ctx, "orders"); len(left) != 3 {
+			t.Fatalf("sensors left after Expire: %v, want count, count#2026-02-30 and count#eu", left)
 		}
 		if got, want := schemaObjects(t, s.write.DB), schemaObjects(t, openFile(t).write.DB); got != want {
 			t.Fatalf("upgraded schema differs from a fresh one:\n%s\nfresh:\n%s", got, want)

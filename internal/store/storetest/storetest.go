@@ -51,6 +51,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Checks", testChecks},
 		{"Sensors", testSensors},
 		{"SensorListChanged", testSensorListChanged},
+		{"SensorReads", testSensorReads},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
 		{"Commit", testCommit},
@@ -63,6 +64,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Timers", testTimers},
 		{"TimerList", testTimerList},
 		{"Events", testEvents},
+		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}
 	for _, g := range groups {

@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Retention. Expire deletes, in one short write transaction, at most
+// Limit expired records, kind after kind. Each statement deletes the rows
+// a bounded SELECT finds through an index on the period (or the event
+// time) — sensors_period, markers_period_kind, baselines_period,
+// ledger_period, runs_period, events_time — so a batch costs what it
+// deletes plus the protected rows it steps over (the few periods still at
+// work), never a scan of the history. The caller (serve's sweep) calls it
+// again while More is true, letting other writers in between.
+
+// expiry is one kind's bounded delete. Its statement takes the cutoff and
+// the limit, in that order.
+type expiry struct {
+	kind, query string
+}
+
+// keep is the condition that protects a period's records (the row is t):
+// the period still has an active run or an armed timer in the pipeline.
+// Both are lookups: runs_active and timers_period.
+const keep = `NOT EXISTS (SELECT 1 FROM runs r WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period = t.period)
+	AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.pipeline_id = t.pipeline_id AND m.period = t.period)`
+
+// expiries lists the kinds in the order they are deleted: the run, the
+// record that says the period happened, goes last.
+var expiries = []expiry{
+	// A per-period sensor of an hour ("…T05") may feed the run of its day
+	// in a pipeline whose periods are days: that run protects it too.
+	{"sensors", `DELETE FROM sensors WHERE (pipeline_id, key) IN (SELECT pipeline_id, key FROM sensors t
+		WHERE t.period < ?1
+		AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period IN (t.period, substr(t.period, 1, 10)))
+		AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.pipeline_id = t.pipeline_id AND m.period IN (t.period, substr(t.period, 1, 10)))
+		LIMIT ?2)`},
+	{"markers", `DELETE FROM markers WHERE (pipeline_id, schedule_id, period, kind) IN (SELECT pipeline_id, schedule_id, period, kind FROM markers t
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+	{"baselines", `DELETE FROM baselines WHERE (pipeline_id, schedule_id, period) IN (SELECT pipeline_id, schedule_id, period FROM baselines t
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+	{"ledger", `DELETE FROM ledger WHERE (pipeline_id, schedule_id, period, seq) IN (SELECT pipeline_id, schedule_id, period, seq FROM ledger t
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+	{"runs", `DELETE FROM runs WHERE (pipeline_id, schedule_id, period) IN (SELECT pipeline_id, schedule_id, period FROM runs t
+		WHERE t.period > '' AND t.period < ?1 AND t.active = 0 AND ` + keep + ` LIMIT ?2)`},
+	// TODO(events helper): typed alert records (delivery bookkeeping with
+	// an At) expire here too once they land; the #alert markers they
+	// replace have an empty period and never expire.
+	{"events", `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE time < ?1 LIMIT ?2)`},
+}
+
+// Expire deletes expired history (store.ExpireParams), at most p.Limit
+// records, in one transaction on the writer connection.
+func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireResult, error) {
+	if p.Limit <= 0 {
+		return store.ExpireResult{}, fmt.Errorf("sqlite: expire: limit %d: want a positive bound", p.Limit)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.ExpireResult{}, err
+	}
+	// Like a Commit, a batch that started runs to its end: it is short.
+	ctx = context.WithoutCancel(ctx)
+	res := store.ExpireResult{Deleted: map[string]int{}}
+	var args [][]any
+	for _, x := range expiries {
+		var cutoff any = p.PeriodBefore
+		if x.kind == "events" {
+			if p.Before.IsZero() {
+				args = append(args, nil)
+				continue
+			}
+			cutoff = queryNanos(p.Before)
+		} else if p.PeriodBefore == "" {
+			args = append(args, nil)
+			continue
+		}
+		args = append(args, []any{cutoff})
+	}
+	// Held like a group's leader holds it: the checkpointer waits, and
+	// Commits queue behind this one short transaction.
+	s.group.writing.Lock()
+	defer s.group.writing.Unlock()
+	err := s.onWriter(ctx, func(conn *sql.Conn) error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlite: begin: %w", err)
+		}
+		defer tx.Rollback()
+		left := p.Limit
+		for i, x := range expiries {
+			if args[i] == nil {
+				continue
+			}
+			if left == 0 {
+				res.More = true
+				break
+			}
+			r, err := tx.ExecContext(ctx, x.query, append(args[i], left)...)
+			if err != nil {
+				return fmt.Errorf("sqlite: expire %s: %w", x.kind, interpretError(err))
+			}
+			n, err := r.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("sqlite: expire %s: %w", x.kind, err)
+			}
+			if n > 0 {
+				res.Deleted[x.kind] = int(n)
+			}
+			left -= int(n)
+		}
+		if left == 0 {
+			res.More = true
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: commit: %w", interpretError(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return store.ExpireResult{}, err
+	}
+	return res, nil
+}
