@@ -27,6 +27,12 @@ func runScenarioDir(t *testing.T, dir string) {
 	if len(files) == 0 {
 		t.Fatalf("no scenarios in %s", dir)
 	}
+	// Every Change the engine commits is checked (changecheck_test.go);
+	// the largest is reported once the parallel scenarios are done.
+	largest := &largestChange{}
+	t.Cleanup(func() {
+		t.Logf("largest Change in %s: %d records (%s), at most %d allowed", dir, largest.records, largest.scenario, store.MaxChangeRecords)
+	})
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			t.Parallel()
@@ -34,7 +40,7 @@ func runScenarioDir(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
-			res, err := simulate.Run(t.Context(), sc, simulate.Options{OpenStore: openSQLite, Dir: t.TempDir()})
+			res, err := simulate.Run(t.Context(), sc, simulate.Options{OpenStore: checkedOpener(t, largest), Dir: t.TempDir()})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}

@@ -16,6 +16,14 @@ const MaxChangeRecords = 100
 // written.
 var ErrInvalidChange = errors.New("store: invalid change")
 
+// Records is the number of records c touches (writes, deletes and
+// checks), the count Check bounds by MaxChangeRecords.
+func (c Change) Records() int {
+	return len(c.Pipelines) + len(c.Calendars) + len(c.PipelineChecks) + len(c.CalendarChecks) + len(c.Sensors) + len(c.SensorDeletes) +
+		len(c.Runs) + len(c.Ledger) + len(c.Baselines) + len(c.BaselineDelete) + len(c.Markers) + len(c.MarkerDeletes) +
+		len(c.Timers) + len(c.TimerDeletes) + len(c.Events)
+}
+
 // Check reports whether c can be committed as one transaction on every
 // backend: each record (a pipeline, a calendar, a sensor, a run, a ledger
 // entry, a baseline, a marker, a timer, an event) is written, deleted or
