@@ -18,7 +18,6 @@ import (
 type DeadLetter struct {
 	Sink       string     `json:"sink"`
 	EventID    string     `json:"eventId"`
-	Seq        int64      `json:"seq"`
 	Type       event.Type `json:"type"`
 	PipelineID string     `json:"pipelineId"`
 	ScheduleID string     `json:"scheduleId,omitempty"`
@@ -30,7 +29,8 @@ type DeadLetter struct {
 }
 
 // DeadLetters lists every dead letter in the store, of every sink (also of
-// sinks no longer configured), by sink and then log order.
+// sinks no longer configured), by sink and then in the order they were
+// given up.
 func (d *Deliverer) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 	ms, err := d.st.MarkerList(ctx, store.MarkerListParams{PipelineID: nsDelivery})
 	if err != nil {
@@ -43,7 +43,7 @@ func (d *Deliverer) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b DeadLetter) int {
-		return cmp.Or(cmp.Compare(a.Sink, b.Sink), cmp.Compare(a.Seq, b.Seq))
+		return cmp.Or(cmp.Compare(a.Sink, b.Sink), a.At.Compare(b.At), a.EventTime.Compare(b.EventTime), cmp.Compare(a.EventID, b.EventID))
 	})
 	return out, nil
 }

@@ -61,8 +61,9 @@ type Options struct {
 }
 
 // Deliverer moves events from the event log to the sinks: per sink, at
-// least once, in log order. Each sink has a durable cursor (the Seq of the
-// last event it is done with); an event is done when it was delivered, or
+// least once, in log order (each pipeline's events in commit order). Each
+// sink has a durable cursor (store.Cursor: per event shard, the last event
+// it is done with); an event is done when it was delivered, or
 // was not for this sink (route, suppression), or was dead-lettered. The
 // cursor is advanced in the same commit as the facts that delivery
 // established (what was sent, that the period alerted, the dead letter).
@@ -143,23 +144,25 @@ func NewDeliverer(ctx context.Context, o Options) (*Deliverer, error) {
 // loadCursors reads every sink's cursor and starts the missing ones.
 func (d *Deliverer) loadCursors(ctx context.Context) error {
 	var missing []*worker
-	var known int64 // the furthest existing cursor: the log's end is at least there
+	var known store.Cursor // the furthest existing cursors: the log's end is at least there
 	for _, w := range d.workers {
-		m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, w.name), kindCursor)
+		c, at, err := d.cursor(ctx, w.name)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			missing = append(missing, w)
 			continue
 		case err != nil:
-			return fmt.Errorf("alert: read cursor of sink %s: %w", w.name, err)
+			return err
 		}
-		w.setSaved(decodeCursor(m), m.At)
-		known = max(known, w.saved)
+		w.setSaved(c, at)
+		for i := range known {
+			known[i] = max(known[i], c[i])
+		}
 	}
 	if len(missing) == 0 {
 		return nil
 	}
-	var start int64
+	var start store.Cursor
 	if !d.o.FromStart {
 		var err error
 		if start, err = d.logEnd(ctx, known); err != nil {
@@ -173,35 +176,45 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 		}}})
 		switch {
 		case errors.Is(err, store.ErrConflict): // started meanwhile: use it
-			m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, w.name), kindCursor)
+			c, at, err := d.cursor(ctx, w.name)
 			if err != nil {
-				return fmt.Errorf("alert: read cursor of sink %s: %w", w.name, err)
+				return err
 			}
-			w.setSaved(decodeCursor(m), m.At)
+			w.setSaved(c, at)
 		case err != nil:
 			return fmt.Errorf("alert: start cursor of sink %s: %w", w.name, err)
 		default:
 			w.setSaved(start, now)
-			d.log.Info("alert sink has no cursor yet: starting one", "sink", w.name, "afterSeq", start, "fromStart", d.o.FromStart)
+			d.log.Info("alert sink has no cursor yet: starting one", "sink", w.name, "after", start.String(), "fromStart", d.o.FromStart)
 		}
 	}
 	return nil
 }
 
-// logEnd returns the Seq of the last event in the log, reading forward
-// from from (a Seq known to exist or be passed).
-func (d *Deliverer) logEnd(ctx context.Context, from int64) (int64, error) {
-	const page = 1000
+// cursor reads a sink's saved cursor and when it was saved.
+func (d *Deliverer) cursor(ctx context.Context, sink string) (store.Cursor, time.Time, error) {
+	m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, sink), kindCursor)
+	if err != nil {
+		return store.Cursor{}, time.Time{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
+	}
+	c, err := decodeCursor(m)
+	if err != nil {
+		return store.Cursor{}, time.Time{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
+	}
+	return c, m.At, nil
+}
+
+// logEnd returns the cursor at the end of the log, reading forward from
+// from (a cursor known to be passed).
+func (d *Deliverer) logEnd(ctx context.Context, from store.Cursor) (store.Cursor, error) {
+	const size = 1000
 	for {
-		evs, err := d.st.EventList(ctx, store.EventListParams{AfterSeq: from, Limit: page})
+		page, err := d.st.EventList(ctx, store.EventListParams{After: from, Limit: size})
 		if err != nil {
-			return 0, fmt.Errorf("alert: find the end of the event log: %w", err)
+			return store.Cursor{}, fmt.Errorf("alert: find the end of the event log: %w", err)
 		}
-		if len(evs) == 0 {
-			return from, nil
-		}
-		from = evs[len(evs)-1].Seq
-		if len(evs) < page {
+		from = page.Next
+		if len(page.Events) < size {
 			return from, nil
 		}
 	}

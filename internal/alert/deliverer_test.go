@@ -167,9 +167,9 @@ func TestDeadLetters(t *testing.T) {
 		t.Fatalf("dead letters after a restart: %+v, want 2", dls)
 	}
 	want := []alert.DeadLetter{
-		{Sink: "r", EventID: "down", Seq: 1, Type: event.JobFailed, PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07",
+		{Sink: "r", EventID: "down", Type: event.JobFailed, PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07",
 			EventTime: t0, Attempts: 4, Error: "HTTP 503 Service Unavailable", At: t0.Add(time.Hour)},
-		{Sink: "r", EventID: "refused", Seq: 2, Type: event.SLABreach, PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07",
+		{Sink: "r", EventID: "refused", Type: event.SLABreach, PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07",
 			EventTime: t0.Add(time.Minute), Attempts: 1, Error: "channel_not_found", At: t0.Add(time.Hour)},
 	}
 	for i := range want {

@@ -17,7 +17,7 @@ import (
 // bookkeeping never grows the watchdog's work. Per-period facts (threads,
 // what was last sent) put the period in the kind instead.
 //
-//	#alert          sink  cursor                          Detail{seq}          At: when saved
+//	#alert          sink  cursor                          Detail{cursor}       At: when saved
 //	#alert          sink  dead:<event id>                 Detail{dead letter}  At: when given up
 //	#alert-thread   sink  <pipeline>/<schedule>/<period>  Detail{ts, channel}  At: when started
 //	#alert-sent     sink  <pipeline>/<schedule>/<period>/<TYPE>/<message hash>
@@ -44,16 +44,14 @@ func eventPeriod(e event.Event) run.Key {
 	return run.Key{PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date}
 }
 
-func cursorMarker(sink string, seq int64, at time.Time) store.MarkerWrite {
+func cursorMarker(sink string, c store.Cursor, at time.Time) store.MarkerWrite {
 	return store.MarkerWrite{Marker: store.Marker{
-		Key: sinkKey(nsDelivery, sink), Kind: kindCursor, At: at, Detail: run.Detail("seq", seq),
+		Key: sinkKey(nsDelivery, sink), Kind: kindCursor, At: at, Detail: run.Detail("cursor", c.String()),
 	}}
 }
 
-func decodeCursor(m store.Marker) int64 {
-	v, _ := m.Detail.Get("seq")
-	seq, _ := v.Int()
-	return seq
+func decodeCursor(m store.Marker) (store.Cursor, error) {
+	return store.ParseCursor(str(m.Detail, "cursor"))
 }
 
 // sent is the last delivery of one alert text (period, type, message) to
@@ -86,7 +84,7 @@ func deadMarker(dl DeadLetter) store.MarkerWrite {
 	return store.MarkerWrite{Marker: store.Marker{
 		Key: sinkKey(nsDelivery, dl.Sink), Kind: kindDeadPrefix + dl.EventID, At: dl.At,
 		Detail: run.Detail(
-			"seq", dl.Seq, "type", string(dl.Type), "pipelineId", dl.PipelineID, "scheduleId", dl.ScheduleID,
+			"type", string(dl.Type), "pipelineId", dl.PipelineID, "scheduleId", dl.ScheduleID,
 			"date", dl.Period, "eventTime", dl.EventTime, "attempts", dl.Attempts, "error", dl.Error),
 	}}
 }
@@ -96,9 +94,6 @@ func decodeDead(m store.Marker, id string) DeadLetter {
 		Sink: m.Key.ScheduleID, EventID: id, At: m.At,
 		Type: event.Type(str(m.Detail, "type")), PipelineID: str(m.Detail, "pipelineId"),
 		ScheduleID: str(m.Detail, "scheduleId"), Period: str(m.Detail, "date"), Error: str(m.Detail, "error"),
-	}
-	if v, ok := m.Detail.Get("seq"); ok {
-		dl.Seq, _ = v.Int()
 	}
 	if v, ok := m.Detail.Get("attempts"); ok {
 		n, _ := v.Int()

@@ -36,14 +36,21 @@ type worker struct {
 	name  string
 	wake  chan struct{}
 
-	mu      sync.Mutex // one sweep at a time (Run and DeliverPending may overlap)
-	pos     int64      // every event up to pos is done, in memory
-	saved   int64      // the durable cursor
+	mu      sync.Mutex   // one sweep at a time (Run and DeliverPending may overlap)
+	pos     store.Cursor // every event pos has passed is done, in memory
+	saved   store.Cursor // the durable cursor
 	savedAt time.Time
+	skipped int // events pos passed since saved
 }
 
-func (w *worker) setSaved(seq int64, at time.Time) {
-	w.pos, w.saved, w.savedAt = seq, seq, at
+func (w *worker) setSaved(c store.Cursor, at time.Time) {
+	w.pos, w.saved, w.savedAt, w.skipped = c, c, at, 0
+}
+
+// skip marks e done without a delivery.
+func (w *worker) skip(e event.Event) {
+	w.pos = w.pos.Advance(e)
+	w.skipped++
 }
 
 func (w *worker) loop(ctx context.Context) {
@@ -69,16 +76,16 @@ func (w *worker) sweep(ctx context.Context, force bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
-		evs, err := w.d.st.EventList(ctx, store.EventListParams{AfterSeq: w.pos, Limit: w.d.o.BatchSize})
+		page, err := w.d.st.EventList(ctx, store.EventListParams{After: w.pos, Limit: w.d.o.BatchSize})
 		if err != nil {
-			return fmt.Errorf("alert: sink %s: read events after %d: %w", w.name, w.pos, err)
+			return fmt.Errorf("alert: sink %s: read events after %s: %w", w.name, w.pos, err)
 		}
-		for _, e := range evs {
+		for _, e := range page.Events {
 			if err := w.handle(ctx, e); err != nil {
 				return err
 			}
 		}
-		if len(evs) < w.d.o.BatchSize {
+		if len(page.Events) < w.d.o.BatchSize {
 			break
 		}
 		if err := w.saveIdle(ctx, false); err != nil {
@@ -94,13 +101,13 @@ func (w *worker) saveIdle(ctx context.Context, force bool) error {
 		return nil
 	}
 	now := w.d.clk.Now()
-	if !force && w.pos-w.saved < idleSaveEvents && now.Sub(w.savedAt) < idleSaveAfter {
+	if !force && w.skipped < idleSaveEvents && now.Sub(w.savedAt) < idleSaveAfter {
 		return nil
 	}
 	if err := w.d.st.Commit(ctx, store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, w.pos, now)}}); err != nil {
-		return fmt.Errorf("alert: sink %s: save cursor %d: %w", w.name, w.pos, err)
+		return fmt.Errorf("alert: sink %s: save cursor %s: %w", w.name, w.pos, err)
 	}
-	w.saved, w.savedAt = w.pos, now
+	w.setSaved(w.pos, now)
 	return nil
 }
 
@@ -118,7 +125,7 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 		}
 	}
 	if verdict == Skip {
-		w.pos = e.Seq
+		w.skip(e)
 		return nil
 	}
 	hash := messageHash(e)
@@ -126,7 +133,7 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 		return err
 	} else if why != "" {
 		w.d.log.Debug("alert suppressed", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "why", why)
-		w.pos = e.Seq
+		w.skip(e)
 		return nil
 	}
 
@@ -137,7 +144,8 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
 	now := w.d.clk.Now()
-	c := store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, e.Seq, now)}}
+	pos := w.pos.Advance(e)
+	c := store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, pos, now)}}
 	if failure == nil {
 		c.Markers = append(c.Markers, sentMarker(w.name, e, hash))
 		// Only a default route reads it (to let all-clears through).
@@ -146,7 +154,7 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 		}
 	} else {
 		dl := DeadLetter{
-			Sink: w.name, EventID: e.ID, Seq: e.Seq, Type: e.Type,
+			Sink: w.name, EventID: e.ID, Type: e.Type,
 			PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date, EventTime: e.Time,
 			Attempts: attempts, Error: clip(failure.Error(), maxErrorText), At: now,
 		}
@@ -155,18 +163,18 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 	if err := w.d.st.Commit(ctx, c); err != nil {
 		// The alert went out (or was given up) but the cursor did not
 		// move: the next sweep tries the event again.
-		return fmt.Errorf("alert: sink %s: record event %s (seq %d): %w", w.name, e.ID, e.Seq, err)
+		return fmt.Errorf("alert: sink %s: record event %s: %w", w.name, e.ID, err)
 	}
-	w.pos, w.saved, w.savedAt = e.Seq, e.Seq, now
+	w.setSaved(pos, now)
 	if failure != nil {
-		w.d.log.Error("alert dead-lettered", "sink", w.name, "event", e.ID, "seq", e.Seq, "type", e.Type,
+		w.d.log.Error("alert dead-lettered", "sink", w.name, "event", e.ID, "type", e.Type,
 			"pipeline", e.PipelineID, "date", e.Date, "attempts", attempts, "err", failure)
 		if w.d.o.OnFailure != nil {
 			w.d.o.OnFailure(w.name)
 		}
 		return nil
 	}
-	w.d.log.Debug("alert delivered", "sink", w.name, "event", e.ID, "seq", e.Seq, "type", e.Type, "attempts", attempts)
+	w.d.log.Debug("alert delivered", "sink", w.name, "event", e.ID, "type", e.Type, "attempts", attempts)
 	return nil
 }
 

@@ -117,7 +117,7 @@ func runEvents(ctx context.Context, env Env, args []string) int {
 			q.Set("after", page.Next)
 		}
 		// The cursor takes over from --since once a page has events. An
-		// empty page returns the cursor it was given (0 at first), which
+		// empty page returns the cursor it was given (the start at first), which
 		// alone would mean "from the beginning": --since stays until then.
 		if len(page.Events) > 0 {
 			q.Del("since")

@@ -85,7 +85,8 @@ func (f *fixture) open(t *testing.T) {
 
 func (f *fixture) events(t *testing.T, typ event.Type) []event.Event {
 	t.Helper()
-	evs, err := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+	evsPage, err := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+	evs := evsPage.Events
 	if err != nil {
 		t.Fatal(err)
 	}

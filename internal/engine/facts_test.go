@@ -156,7 +156,8 @@ func TestACalendarChangeBetweenReadAndCommitIsDecidedWith(t *testing.T) {
 	if _, err := st.RunGet(t.Context(), runKey("orders", "2026-03-10")); err == nil {
 		t.Fatal("a run was started for a date its calendar excluded before the commit")
 	}
-	evs, err := st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.PipelineExcluded}})
+	evsPage, err := st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.PipelineExcluded}})
+	evs := evsPage.Events
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("PIPELINE_EXCLUDED: %d (%v), want 1", len(evs), err)
 	}

@@ -68,7 +68,8 @@ job: {type: command, config: {command: [/bin/true]}}
 	}
 	events := func(p string, typ event.Type) []event.Event {
 		t.Helper()
-		evs, err := st.EventList(t.Context(), store.EventListParams{PipelineID: p, Types: []event.Type{typ}})
+		evsPage, err := st.EventList(t.Context(), store.EventListParams{PipelineID: p, Types: []event.Type{typ}})
+		evs := evsPage.Events
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,8 @@ job: {type: command, config: {command: [/bin/true]}}
 	}
 
 	// The secret is nowhere in the event log or the explanation.
-	all, err := st.EventList(t.Context(), store.EventListParams{})
+	allPage, err := st.EventList(t.Context(), store.EventListParams{})
+	all := allPage.Events
 	if err != nil {
 		t.Fatal(err)
 	}

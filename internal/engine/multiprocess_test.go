@@ -383,7 +383,8 @@ func TestTwoProcesses(t *testing.T) {
 		if got := startsOf(readStarts(t, jobsPath), "raced"); len(got) != 1 {
 			t.Fatalf("starts %+v, want exactly one", got)
 		}
-		evs, err := st.EventList(t.Context(), store.EventListParams{PipelineID: "raced", Types: []event.Type{event.JobTriggered}})
+		evsPage, err := st.EventList(t.Context(), store.EventListParams{PipelineID: "raced", Types: []event.Type{event.JobTriggered}})
+		evs := evsPage.Events
 		if err != nil || len(evs) != 1 {
 			t.Fatalf("JOB_TRIGGERED events: %d (%v), want 1", len(evs), err)
 		}
@@ -401,7 +402,8 @@ func TestTwoProcesses(t *testing.T) {
 		if len(got) != 1 || got[0].Period != "2026-03-10" {
 			t.Fatalf("starts %+v, want only 2026-03-10's (2026-03-09 became a holiday)", got)
 		}
-		evs, err := st.EventList(t.Context(), store.EventListParams{PipelineID: "calendared", Types: []event.Type{event.PipelineExcluded}})
+		evsPage, err := st.EventList(t.Context(), store.EventListParams{PipelineID: "calendared", Types: []event.Type{event.PipelineExcluded}})
+		evs := evsPage.Events
 		if err != nil || len(evs) != 1 || evs[0].Date != "2026-03-09" {
 			t.Fatalf("PIPELINE_EXCLUDED events: %+v (%v), want one for 2026-03-09", evs, err)
 		}

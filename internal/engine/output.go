@@ -53,11 +53,12 @@ type JobOutput struct {
 // the event log; nil when that job printed nothing (an older attempt's
 // output is not shown: it would pass for the last one's).
 func (e *Engine) lastJobOutput(ctx context.Context, key run.Key) (*JobOutput, error) {
-	evs, err := e.st.EventList(ctx, store.EventListParams{PipelineID: key.PipelineID, Period: key.Period,
+	page, err := e.st.EventList(ctx, store.EventListParams{PipelineID: key.PipelineID, Period: key.Period,
 		Types: []event.Type{event.JobCompleted, event.JobFailed}})
 	if err != nil {
 		return nil, err
 	}
+	evs := page.Events
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
 		if ev.ScheduleID != key.ScheduleID {

@@ -144,7 +144,8 @@ func (s *stack) restart(t *testing.T) { s.st, s.eng = s.open(t) }
 
 func (s *stack) events(t *testing.T, typ event.Type) []event.Event {
 	t.Helper()
-	evs, err := s.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+	evsPage, err := s.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+	evs := evsPage.Events
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,9 +55,10 @@ func watchdogFixture(b *testing.B, n, oldSensors int) (*engine.Engine, *clock.Vi
 		}
 		c = store.Change{}
 	}
-	// A Change holds at most store.MaxChangeRecords records.
+	// A Change holds at most store.MaxChangeRecords records, the counters
+	// of the event shards it appends to among them.
 	full := func() {
-		if len(c.Runs)+len(c.Markers)+len(c.Sensors)+len(c.Events) >= store.MaxChangeRecords-1 {
+		if len(c.Runs)+len(c.Markers)+len(c.Sensors)+len(c.Events) >= store.MaxChangeRecords-1-store.EventShards {
 			flush()
 		}
 	}

@@ -10,8 +10,12 @@ import (
 // Event is one fact Interlock observed or caused. It is stored in the
 // event log in the same commit as the state change behind it.
 type Event struct {
-	ID         string // unique; sinks deduplicate on it
-	Seq        int64  // position in the event log, assigned by the store
+	ID string // unique; sinks deduplicate on it
+	// Shard and Seq are the event's position in the event log, assigned
+	// by the store: its pipeline's shard (store.EventShard) and its place
+	// in that shard, in commit order. Seq is 1, 2, 3 … per shard.
+	Shard      int
+	Seq        int64
 	Time       time.Time
 	Type       Type
 	PipelineID string

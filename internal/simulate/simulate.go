@@ -110,10 +110,11 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 	if err := s.loop(ctx, res); err != nil {
 		return nil, err
 	}
-	evs, err := s.st.EventList(ctx, store.EventListParams{})
+	page, err := s.st.EventList(ctx, store.EventListParams{})
 	if err != nil {
 		return nil, err
 	}
+	evs := page.Events
 	res.Events = evs
 	res.Checks = append(Verify(sc.Expect, evs), refusals(sc.Timeline, res.Errors)...)
 	return res, nil

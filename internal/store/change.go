@@ -28,6 +28,9 @@ func (c Change) Records() int {
 // backend: each record (a pipeline, a calendar, a sensor, a run, a ledger
 // entry, a baseline, a marker, a timer, an event) is written, deleted or
 // checked at most once, and at most MaxChangeRecords records are touched.
+// The counter of each event shard the events go to counts as one record
+// (its increment is an action on the counter item on DynamoDB), however
+// many events the shard takes.
 // DynamoDB refuses two actions on one item in a transaction; the rule is
 // enforced everywhere so that SQLite's tests catch what DynamoDB would
 // refuse.
@@ -85,7 +88,12 @@ func (c Change) Check() error {
 	for _, d := range c.TimerDeletes {
 		touch("timer", d.Key)
 	}
+	shards := [EventShards]bool{}
 	for i, e := range c.Events {
+		if sh := EventShard(e.PipelineID); !shards[sh] {
+			shards[sh] = true
+			n++
+		}
 		if e.ID == "" {
 			touch("event", "#", i) // the store names it
 			continue

@@ -100,8 +100,11 @@ type Store interface {
 	// firing timers: that is TimerListDue's, which asks about an instant.
 	TimerList(ctx context.Context, p TimerListParams) ([]Timer, error)
 
-	// EventList returns events matching p in log order (by Seq).
-	EventList(ctx context.Context, p EventListParams) ([]event.Event, error)
+	// EventList returns the page of events matching p after p.After, and
+	// the cursor after it: each shard's events in commit order, the shards
+	// merged by Time (MergeEventShards). A read scoped by pipeline reads
+	// that pipeline's shard only.
+	EventList(ctx context.Context, p EventListParams) (EventPage, error)
 
 	// Expire deletes history older than p's cutoffs, at most p.Limit
 	// records per call, and says whether more remain (retention; see
@@ -246,11 +249,6 @@ type RunListParams struct {
 // fields all apply (AND).
 type MarkerListParams struct {
 	PipelineID string
-	Kind       string
-	// Kinds keeps markers whose Kind is any of these; empty: any kind. With
-	// Kind also set, a marker must match both. It lets one read fetch the
-	// few kinds a caller acts on (say, the alert dedup markers).
-	Kinds []string
 	// PeriodFrom keeps markers whose period is >= PeriodFrom, compared as
 	// in RunListParams. Pipeline-level markers (empty period) sort before
 	// every date and so are excluded whenever PeriodFrom is set. It is for
@@ -259,15 +257,12 @@ type MarkerListParams struct {
 	// Since keeps markers whose At >= Since (inclusive): the watchdog's
 	// incremental refresh, as RunListParams.UpdatedSince.
 	Since time.Time
-	Limit int // 0: no limit
 }
 
 // TimerListParams filters TimerList. Zero fields do not filter; set fields
 // all apply (AND).
 type TimerListParams struct {
-	Kind       string
-	PipelineID string // the timer's Run.PipelineID, not a part of its key
-	Limit      int    // 0: no limit
+	Kind string
 }
 
 // SensorListChangedParams filters SensorListChanged. Zero fields do not
@@ -280,17 +275,6 @@ type SensorListChangedParams struct {
 	Since      time.Time
 	PipelineID string
 	Limit      int // 0: no limit
-}
-
-// EventListParams filters EventList. Zero fields do not filter.
-type EventListParams struct {
-	AfterSeq   int64 // cursor: events with Seq > AfterSeq
-	Limit      int   // 0: no limit
-	PipelineID string
-	Period     string
-	Types      []event.Type
-	Since      time.Time // inclusive
-	Until      time.Time // exclusive
 }
 
 // Change is a set of writes applied atomically by Commit.
@@ -307,7 +291,9 @@ type Change struct {
 	MarkerDeletes  []MarkerDelete
 	Timers         []TimerWrite
 	TimerDeletes   []TimerDelete
-	Events         []event.Event // appended in order; the store assigns Seq
+	// Events are appended in order, each to its pipeline's shard; the
+	// store assigns Shard and Seq.
+	Events []event.Event
 
 	// PipelineChecks and CalendarChecks are conditions that write
 	// nothing: a decision made from a pipeline's row (its pause state,

@@ -44,7 +44,8 @@ func TestReloadAppliesChangesAndRefusesInvalidOnce(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		rl.reload(t.Context())
 	}
-	invalid, err := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalidPage, err := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalid := invalidPage.Events
 	if err != nil || len(invalid) != 1 || invalid[0].PipelineID != "p" {
 		t.Fatalf("CONFIG_INVALID events: %d %v", len(invalid), err)
 	}
@@ -128,7 +129,8 @@ func TestReloadCalendars(t *testing.T) {
 	if !excluded("2026-12-31") {
 		t.Fatal("the previous resolution was not kept")
 	}
-	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalidPage, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalid := invalidPage.Events
 	if len(invalid) != 1 {
 		t.Fatalf("CONFIG_INVALID events: %d", len(invalid))
 	}
@@ -237,7 +239,8 @@ func TestReloadFollowsPipelineIDsNotFileNames(t *testing.T) {
 	if !running("daily") {
 		t.Fatal("a refused file was not retried after its calendar appeared")
 	}
-	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalidPage, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalid := invalidPage.Events
 	if len(invalid) != 2 {
 		t.Fatalf("CONFIG_INVALID events: %d, want 2 (the broken b.yaml once, c.yaml once)", len(invalid))
 	}
@@ -270,7 +273,8 @@ func TestReloadRefusesASecondFileForOnePipeline(t *testing.T) {
 	if job() != "from-a" {
 		t.Fatalf("running %q, want a.yaml's version", job())
 	}
-	invalid, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalidPage, _ := a.Store.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.ConfigInvalid}})
+	invalid := invalidPage.Events
 	if len(invalid) != 1 || !strings.Contains(invalid[0].Message, "already defined in") {
 		t.Fatalf("CONFIG_INVALID: %+v", invalid)
 	}

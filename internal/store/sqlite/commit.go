@@ -157,7 +157,6 @@ const (
 	sqlTimerReplace   = `UPDATE timers SET kind = ?, pipeline_id = ?, schedule_id = ?, period = ?, due_at = ?, detail = ? WHERE key = ? AND due_at = ?`
 	sqlTimerDelete    = `DELETE FROM timers WHERE key = ?`
 	sqlTimerClaim     = `DELETE FROM timers WHERE key = ? AND due_at = ?`
-	sqlEventInsert    = `INSERT INTO events (id, time, type, pipeline_id, schedule_id, date, message, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // plan turns a Change into statements, in the order of Change's fields.
@@ -230,9 +229,7 @@ func plan(c store.Change) ([]op, error) {
 			args: []any{d.Key, e.time("timer expected due time", *d.ExpectDueAt)}, mustAffect: true}, nil)
 	}
 	for _, ev := range c.Events {
-		add(op{what: "event " + ev.ID, query: sqlEventInsert,
-			args: []any{ev.ID, e.time("event time", ev.Time), string(ev.Type), ev.PipelineID, ev.ScheduleID,
-				ev.Date, ev.Message, e.object("event detail", ev.Detail)}}, nil)
+		eventOps(&e, ev, add)
 	}
 	if e.err != nil {
 		return nil, e.err

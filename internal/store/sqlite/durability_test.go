@@ -100,7 +100,8 @@ func testKill(t *testing.T, writers int) {
 			t.Fatalf("acknowledged commit %d lost after kill -9: timer: %v", i, err)
 		}
 	}
-	evs, err := s.EventList(t.Context(), store.EventListParams{})
+	page, err := s.EventList(t.Context(), store.EventListParams{})
+	evs := page.Events
 	if err != nil {
 		t.Fatal(err)
 	}

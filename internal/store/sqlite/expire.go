@@ -50,7 +50,7 @@ var expiries = []expiry{
 	// TODO(events helper): typed alert records (delivery bookkeeping with
 	// an At) expire here too once they land; the #alert markers they
 	// replace have an empty period and never expire.
-	{"events", `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE time < ?1 LIMIT ?2)`},
+	{"events", `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE time < ?1 LIMIT ?2)`},
 }
 
 // Expire deletes expired history (store.ExpireParams), at most p.Limit

@@ -90,7 +90,7 @@ func present(t *testing.T, s *Store, tag string) bool {
 		t.Fatal(err)
 	}
 	ev := false
-	for _, e := range evs {
+	for _, e := range evs.Events {
 		ev = ev || e.ID == "e:"+tag
 	}
 	if (terr == nil) != ev || (serr == nil) != ev {

@@ -129,6 +129,7 @@ func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
 // transaction, for what SQL cannot compute the way the code does.
 var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	6: fillSensorPeriods,
+	7: shardEvents,
 }
 
 // fillSensorPeriods sets the period column (0006) of the sensors stored

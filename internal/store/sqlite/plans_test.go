@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -47,12 +48,21 @@ func TestQueryPlans(t *testing.T) {
 			"SCAN runs USING INDEX runs_active", false},
 		{"MarkerListPeriodFrom", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from})),
 			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
-		{"MarkerListPeriodFromKindsLimit", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from, Kinds: []string{"a", "b"}, Limit: 10})),
-			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
 		{"SensorListChangedSince", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
 		{"SensorListChangedSinceLimit", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Limit: 10})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
+		// The event log: one shard from a cursor position, or one
+		// pipeline's (period's) events, each in seq order from the index.
+		{"EventListOfShard", stmt(eventListQuery(store.EventListParams{After: store.Cursor{3: 10}}, 3)),
+			"SEARCH events USING INDEX sqlite_autoindex_events_1 (shard=? AND seq>?)", true},
+		{"EventListOfShardByType", stmt(eventListQuery(store.EventListParams{Types: []event.Type{event.JobFailed}, Limit: 10}, 3)),
+			"SEARCH events USING INDEX sqlite_autoindex_events_1 (shard=? AND seq>?)", true},
+		{"EventListOfPipeline", stmt(eventListQuery(store.EventListParams{PipelineID: "orders", Limit: 10}, store.EventShard("orders"))),
+			"SEARCH events USING INDEX events_pipeline (pipeline_id=? AND seq>?)", true},
+		{"EventListOfPeriod", stmt(eventListQuery(store.EventListParams{PipelineID: "orders", Period: "2026-03-14",
+			Types: []event.Type{event.JobCompleted, event.JobFailed}}, store.EventShard("orders"))),
+			"SEARCH events USING INDEX events_period (pipeline_id=? AND date=? AND seq>?)", true},
 		{"TimerListOfKind", stmt(timerListQuery(store.TimerListParams{Kind: "sla-breach"})),
 			"SCAN timers USING INDEX timers_due", true},
 	}

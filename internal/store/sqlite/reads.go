@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -283,19 +282,13 @@ func markerListQuery(p store.MarkerListParams) (string, []any) {
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
 	}
-	if p.Kind != "" {
-		w.add("kind = ?", p.Kind)
-	}
-	if len(p.Kinds) > 0 {
-		addIn(&w, "kind", p.Kinds)
-	}
 	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
 	}
 	if !p.Since.IsZero() {
 		w.add("unlikely(at >= ?)", queryNanos(p.Since))
 	}
-	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind` + w.limit(p.Limit)
+	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
 	return q, w.args
 }
 
@@ -331,10 +324,7 @@ func timerListQuery(p store.TimerListParams) (string, []any) {
 	if p.Kind != "" {
 		w.add("kind = ?", p.Kind)
 	}
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(p.Limit)
+	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`
 	return q, w.args
 }
 
@@ -342,26 +332,4 @@ func timerListQuery(p store.TimerListParams) (string, []any) {
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
 	return get(ctx, s.read, scanTimer, "timer "+key,
 		`SELECT `+timerCols+` FROM timers WHERE key = ?`, key)
-}
-
-// EventList returns events matching p in log order.
-func (s *Store) EventList(ctx context.Context, p store.EventListParams) ([]event.Event, error) {
-	w := where{conds: []string{"seq > ?"}, args: []any{p.AfterSeq}}
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	if p.Period != "" {
-		w.add("date = ?", p.Period)
-	}
-	if len(p.Types) > 0 {
-		addIn(&w, "type", p.Types)
-	}
-	if !p.Since.IsZero() {
-		w.add("time >= ?", queryNanos(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("time < ?", queryNanos(p.Until))
-	}
-	q := `SELECT ` + eventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.limit(p.Limit)
-	return list(ctx, s.read, scanEvent, "events", q, w.args...)
 }

@@ -141,10 +141,10 @@ func scanTimer(r scanner) (store.Timer, error) {
 	return t, err
 }
 
-const eventCols = `seq, id, time, type, pipeline_id, schedule_id, date, message, detail`
+const eventCols = `shard, seq, id, time, type, pipeline_id, schedule_id, date, message, detail`
 
 func scanEvent(r scanner) (event.Event, error) {
 	var ev event.Event
-	err := r.Scan(&ev.Seq, &ev.ID, timeCol{&ev.Time}, &ev.Type, &ev.PipelineID, &ev.ScheduleID, &ev.Date, &ev.Message, objectCol{&ev.Detail})
+	err := r.Scan(&ev.Shard, &ev.Seq, &ev.ID, timeCol{&ev.Time}, &ev.Type, &ev.PipelineID, &ev.ScheduleID, &ev.Date, &ev.Message, objectCol{&ev.Detail})
 	return ev, err
 }

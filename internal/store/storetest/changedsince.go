@@ -82,9 +82,6 @@ func testChangedSince(t *testing.T, o Options) {
 		if got := markers(t, s, store.MarkerListParams{Since: at(0)}); !equalStrings(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
-		if got := markers(t, s, store.MarkerListParams{Since: at(0), Kind: run.MarkerSLAVerdict}); !equalStrings(got, []string{"q/2026-03-12"}) {
-			t.Fatalf("with kind: %v", got)
-		}
 		if got := markers(t, s, store.MarkerListParams{Since: at(time.Hour + time.Nanosecond)}); len(got) != 0 {
 			t.Fatalf("after everything: %v", got)
 		}

@@ -162,7 +162,7 @@ func testCommit(t *testing.T, o Options) {
 		if _, err := s.TimerGet(ctx, "t-delete"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("deleted timer: got %v, want ErrNotFound", err)
 		}
-		if n := len(must(s.EventList(ctx, store.EventListParams{})).get(t)); n != 3 {
+		if n := len(allEvents(t, s)); n != 3 {
 			t.Errorf("%d events, want 3", n)
 		}
 	})
@@ -313,12 +313,34 @@ func testCommit(t *testing.T, o Options) {
 		})
 	}
 	t.Run("AHundredRecordsIsAllowed", func(t *testing.T) {
+		// 99 events of one pipeline and the counter of their shard.
 		s := o.New(t)
 		c := store.Change{}
-		for i := 0; i < store.MaxChangeRecords; i++ {
+		for i := 0; i < store.MaxChangeRecords-1; i++ {
 			c.Events = append(c.Events, newEvent(fmt.Sprintf("bulk-%d", i), event.JobTriggered, k14, at(time.Minute)))
 		}
 		commit(t, s, c)
+	})
+
+	t.Run("EventShardCountersCount", func(t *testing.T) {
+		// Each shard a Change appends to is one more record: its counter.
+		// 98 events in one shard are 99 records; spread over three shards
+		// they are 101, one too many.
+		pipelines := []string{"orders", otherShard("orders"), otherShard(otherShard("orders"))}
+		if store.EventShard(pipelines[2]) == store.EventShard("orders") {
+			pipelines[2] = "" // the fixture wants three shards
+		}
+		var one, three store.Change
+		for i := range store.MaxChangeRecords - 2 {
+			one.Events = append(one.Events, newEvent(fmt.Sprintf("one-%d", i), event.JobTriggered, k14, at(0)))
+			three.Events = append(three.Events, newEvent(fmt.Sprintf("three-%d", i), event.JobTriggered,
+				key(pipelines[i%3], "daily", "2026-03-14"), at(0)))
+		}
+		s := o.New(t)
+		if err := s.Commit(t.Context(), three); !errors.Is(err, store.ErrInvalidChange) {
+			t.Fatalf("98 events in three shards: got error %v, want store.ErrInvalidChange", err)
+		}
+		commit(t, s, one)
 	})
 
 	t.Run("EmptyChangeWritesNothing", func(t *testing.T) {

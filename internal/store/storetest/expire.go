@@ -73,7 +73,7 @@ func testExpire(t *testing.T, o Options) {
 			t.Errorf("timer: %v", err)
 		}
 		var ids []string
-		for _, e := range must(s.EventList(t.Context(), store.EventListParams{})).get(t) {
+		for _, e := range allEvents(t, s) {
 			ids = append(ids, e.ID)
 		}
 		mustMatch(t, "events left", ids, []string{"new-1"})

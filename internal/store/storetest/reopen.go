@@ -9,7 +9,7 @@ import (
 )
 
 // testReopen checks that what a store acknowledged is what a restarted
-// process finds, and that the store's counters (versions, event sequence)
+// process finds, and that the store's counters (versions, event shard counters)
 // carry on from where they were instead of starting over.
 func testReopen(t *testing.T, o Options) {
 	if o.Reopen == nil {
@@ -28,8 +28,7 @@ func testReopen(t *testing.T, o Options) {
 	t.Run("CountersCarryOn", func(t *testing.T) {
 		s := o.New(t)
 		seedAtomic(t, s)
-		evs := must(s.EventList(t.Context(), store.EventListParams{})).get(t)
-		last := evs[len(evs)-1].Seq
+		last := must(s.EventList(t.Context(), store.EventListParams{})).get(t).Next
 		s = o.Reopen(t, s)
 
 		// The trigger lock survives: the seeded run still exists.
@@ -42,8 +41,11 @@ func testReopen(t *testing.T, o Options) {
 		// The event log continues after the last sequence number: a sink's
 		// cursor from before the restart still sees the new event.
 		commit(t, s, addEvents(newEvent("after-reopen", event.JobTriggered, k12, at(time.Hour))))
-		got := must(s.EventList(t.Context(), store.EventListParams{AfterSeq: last})).get(t)
+		got := must(s.EventList(t.Context(), store.EventListParams{After: last})).get(t).Events
 		mustMatch(t, "events after the old cursor", eventIDs(got), []string{"after-reopen"})
+		if want := last[got[0].Shard] + 1; got[0].Seq != want {
+			t.Fatalf("after-reopen at seq %d of its shard, want %d: the shard's counter started over", got[0].Seq, want)
+		}
 	})
 
 	t.Run("ReopenTwiceAndWrite", func(t *testing.T) {

@@ -126,7 +126,7 @@ func crashAndRestart(t *testing.T, c Crash, reached bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return evs
+		return evs.Events
 	}
 	found := events(event.TriggerOutcomeUnknown)
 	if len(found) != 1 || !found[0].Time.Equal(clk.Now()) || !strings.Contains(found[0].Message, "looking up") {

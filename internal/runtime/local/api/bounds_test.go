@@ -163,7 +163,7 @@ func TestRerunBeforeTheEpochIs400(t *testing.T) {
 		}
 	}
 	noRuns(t, f, "orders")
-	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs) != 0 {
+	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs.Events) != 0 {
 		t.Fatalf("refused reruns were decided: %v", evs)
 	}
 	got := want[rerunAnswer](t, f.do(t, "POST", "/v1/pipelines/orders/reruns", "", `{"period": "1970-01-01"}`), http.StatusOK)

@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,9 +12,9 @@ import (
 )
 
 // EventPage is a page of the event log. Next is the cursor to pass as
-// ?after= for the following page: the Seq of the last event here, or the
-// cursor given when the page is empty, so a follower can keep polling
-// with it.
+// ?after= for the following page: opaque text (store.Cursor) that has
+// passed every event here, or the cursor given when the page is empty, so
+// a follower can keep polling with it.
 type EventPage struct {
 	Events []event.Event `json:"events"` // each rendered as its envelope
 	Next   string        `json:"next"`
@@ -42,19 +41,16 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if p.Since, err = s.sinceParam(q); err != nil {
 		return err
 	}
-	if p.AfterSeq, err = cursorParam(q); err != nil {
+	if p.After, err = cursorParam(q); err != nil {
 		return err
 	}
-	evs, err := s.eng.Store().EventList(r.Context(), p)
+	got, err := s.eng.Store().EventList(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	page := EventPage{Events: evs, Next: strconv.FormatInt(p.AfterSeq, 10)}
+	page := EventPage{Events: got.Events, Next: got.Next.String()}
 	if page.Events == nil {
 		page.Events = []event.Event{}
-	}
-	if n := len(evs); n > 0 {
-		page.Next = strconv.FormatInt(evs[n-1].Seq, 10)
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
@@ -99,14 +95,14 @@ func (s *server) sinceParam(q url.Values) (time.Time, error) {
 }
 
 // cursorParam reads ?after=, a cursor from a previous page's next.
-func cursorParam(q url.Values) (int64, error) {
+func cursorParam(q url.Values) (store.Cursor, error) {
 	v, err := single(q, "after")
 	if err != nil || v == "" {
-		return 0, err
+		return store.Cursor{}, err
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, errorf(http.StatusBadRequest, codeBadRequest, "after %q: want a cursor from a previous page's \"next\"", v)
+	c, err := store.ParseCursor(v)
+	if err != nil {
+		return store.Cursor{}, errorf(http.StatusBadRequest, codeBadRequest, "after %q: want a cursor from a previous page's \"next\" (%v)", v, err)
 	}
-	return n, nil
+	return c, nil
 }

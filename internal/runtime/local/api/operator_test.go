@@ -29,7 +29,7 @@ func TestRerun(t *testing.T) {
 	if got.Accepted || !strings.Contains(got.Reason, "in progress") || got.Period != "2026-03-10" {
 		t.Fatalf("rerun of a running period: %+v", got)
 	}
-	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs) != 2 {
+	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs.Events) != 2 {
 		t.Fatalf("rerun events %v, want one accepted and one rejected", evs)
 	}
 
@@ -97,7 +97,8 @@ func TestPauseAndResume(t *testing.T) {
 	wantError(t, f.do(t, "POST", "/v1/pipelines/orders/resume", adminSecret, `{"now": true}`), 400, "invalid_json")
 
 	for typ, n := range map[event.Type]int{event.PipelinePaused: 2, event.PipelineResumed: 1} {
-		evs, err := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+		evsPage, err := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{typ}})
+		evs := evsPage.Events
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestRerunPeriodKindMatchesThePipeline(t *testing.T) {
 			t.Errorf("rerun of %s %s: message %q does not say %q", c.pipeline, c.period, msg, c.says)
 		}
 	}
-	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs) != 0 {
+	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted, event.RerunRejected}}); len(evs.Events) != 0 {
 		t.Fatalf("refused reruns were decided: %v", evs)
 	}
 	for _, c := range []struct{ pipeline, period string }{

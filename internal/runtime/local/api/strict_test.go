@@ -81,7 +81,7 @@ func TestOperatorBodiesAreReadStrictly(t *testing.T) {
 			}
 		})
 	}
-	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{}); len(evs) != 0 {
+	if evs, _ := f.st.EventList(t.Context(), store.EventListParams{}); len(evs.Events) != 0 {
 		t.Fatalf("refused bodies decided something: %v", evs)
 	}
 	noRuns(t, f, "orders")
@@ -90,7 +90,8 @@ func TestOperatorBodiesAreReadStrictly(t *testing.T) {
 	if !got.Accepted || got.Period != "2026-03-09" {
 		t.Fatalf("rerun: %+v", got)
 	}
-	evs, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted}})
+	evsPage, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted}})
+	evs := evsPage.Events
 	if len(evs) != 1 || !strings.Contains(evs[0].Message, "reason: backfill") {
 		t.Fatalf("rerun events %v", evs)
 	}
