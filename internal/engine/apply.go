@@ -125,25 +125,22 @@ func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key
 
 // armSLA sets the period's SLA timers run.SLATimersFor decides on.
 func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	return e.armSLAAt(ctx, b, p, key, per, time.Time{})
-}
-
-// armSLAAt is armSLA with the period's first trigger-sensor arrival
-// recorded by this batch (zero: none; the stored one counts).
-func (e *Engine) armSLAAt(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, arrival time.Time) error {
 	m, err := e.slaMarks(ctx, p, key, per)
 	if err != nil {
 		return err
 	}
-	if !arrival.IsZero() {
-		m.FirstArrival = arrival
-	}
 	timers, unresolved := run.SLATimersFor(p, per, m, b.firstLoaded(), b.now)
+	e.setSLATimers(b, key, timers, unresolved)
+	return nil
+}
+
+// setSLATimers puts the SLA timers of a period as decided; unresolved is
+// the decision's complaint about a deadline that does not resolve.
+func (e *Engine) setSLATimers(b *batch, key run.Key, timers []run.SLATimer, unresolved error) {
 	if unresolved != nil {
 		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", unresolved)
 	}
 	b.slaTimers(key, timers)
-	return nil
 }
 
 // armLoadSLA sets the absolute SLA timers run.SLATimersToArm selects when

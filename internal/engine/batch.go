@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -69,24 +68,9 @@ func (b *batch) conditioned() store.Change {
 	return c
 }
 
-// dryRunAllowed lists what a dry-run pipeline may emit: its own DRY_RUN_*
-// projections and facts that are not alerts about a job. This is the
-// notifier half of dry-run enforcement — one place, whatever code path
-// produced the event.
-func dryRunAllowed(t event.Type) bool {
-	if strings.HasPrefix(string(t), "DRY_RUN_") {
-		return true
-	}
-	switch t {
-	case event.PostRunBaselineCaptured, event.ConfigInvalid, event.PipelinePaused, event.PipelineResumed:
-		return true
-	}
-	return false
-}
-
 // emit adds an event for a run key.
 func (b *batch) emit(key run.Key, t event.Type, msg string, detail sensor.Object) {
-	if b.p != nil && b.p.DryRun && !dryRunAllowed(t) {
+	if b.p != nil && b.p.DryRun && !run.DryRunEmits(t) { // the notifier half of dry-run enforcement
 		b.e.log.Debug("dry-run: event suppressed", "pipeline", key.PipelineID, "type", t)
 		return
 	}

@@ -110,11 +110,7 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 	}
 	d := run.DecideRerun(in, p)
 	if p.DryRun {
-		if d.Accepted {
-			b.emit(key, event.DryRunWouldRerun, fmt.Sprintf("dry-run: rerun would be accepted (reason: %s)", reason), run.Detail("reason", reason, "circuitBreaker", d.CircuitBreaker, "rerunCount", d.Used, "budget", d.Budget))
-		} else {
-			b.emit(key, event.DryRunRerunRejected, "dry-run: rerun would be rejected: "+d.Label, run.Detail("reason", reason, "rejection", d.Label, "rerunCount", d.Used, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker))
-		}
+		b.notes(key, []run.Note{run.DryRunRerun(reason, d)})
 		return nil
 	}
 	if !d.Accepted {

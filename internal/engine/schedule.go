@@ -3,11 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -39,41 +36,41 @@ func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*b
 	return b, e.startPeriod(ctx, b, lp, key, per, run.CauseCron, nil)
 }
 
-// startPeriod opens the run of a period unless the period is excluded, the
-// pipeline is paused or in dry-run (which only projects), or the period
-// already has a run. The run's first evaluation happens in the same commit,
-// so a sensor write that completes the rules is decided at once.
+// startPeriod opens the period's run as run.PeriodStart decides: an
+// excluded period is reported once, a dry-run pipeline only observes, a
+// paused one starts nothing, a period with a run keeps it. The run's first
+// evaluation happens in the same commit, so a sensor write that completes
+// the rules is decided at once.
 func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, per schedule.Period, cause run.Cause, overlay *store.Sensor) error {
 	p := lp.p
-	if run.Excluded(p, per) {
-		return e.excludedOnce(ctx, b, p, key, per, fmt.Sprintf("%s for %s suppressed: %s", cause, key.Period, run.ExclusionReason(p, per)))
+	existing, err := e.runOf(ctx, key)
+	if err != nil {
+		return err
 	}
-	if p.DryRun {
+	switch run.PeriodStart(p, per, lp.row.Paused, existing) {
+	case run.StartExcluded:
+		reported, err := e.hasMarker(ctx, key, run.MarkerExcluded)
+		if err != nil {
+			return err
+		}
+		if note, ok := run.ExcludedStart(p, per, cause, reported); ok {
+			b.notes(key, []run.Note{note})
+			b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, true)
+		}
+		return nil
+	case run.StartDryRun:
 		return e.dryRunTrigger(ctx, b, p, key, per, overlay)
-	}
-	if lp.row.Paused {
+	case run.StartHeld:
 		e.log.Info("pipeline paused: period not started", "pipeline", p.ID, "period", key.Period, "cause", cause)
 		return nil
-	}
-	if existing, err := e.runOf(ctx, key); err != nil || existing != nil {
-		return err
+	case run.StartExists:
+		return nil
 	}
 	r, eff := run.Start(key, cause, lp.row.ConfigVersion, p, b.now)
 	if err := e.armSLA(ctx, b, p, key, per); err != nil {
 		return err
 	}
 	return e.evaluateRun(ctx, b, lp, nil, &r, eff, overlay, nil)
-}
-
-// excludedOnce reports an excluded period once.
-func (e *Engine) excludedOnce(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, msg string) error {
-	seen, err := e.hasMarker(ctx, key, run.MarkerExcluded)
-	if err != nil || seen {
-		return err
-	}
-	b.emit(key, event.PipelineExcluded, msg, run.Detail("source", "schedule.exclude", "excludedBy", strings.Join(run.ExcludedBy(p, per), ", ")))
-	b.marker(store.Marker{Key: key, Kind: run.MarkerExcluded, At: b.now}, true)
-	return nil
 }
 
 // slaTimer fires an SLA warning or breach for a period that is not done,
@@ -142,10 +139,7 @@ func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipelin
 		return err
 	}
 	timers, unresolved := run.PeriodStartSLATimers(p, per, ended, m, b.firstLoaded(), b.now)
-	if unresolved != nil {
-		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", unresolved)
-	}
-	b.slaTimers(key, timers)
+	e.setSLATimers(b, key, timers, unresolved)
 	return nil
 }
 

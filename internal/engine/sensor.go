@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -115,64 +114,61 @@ func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) error
 	})
 }
 
-// onNewData routes a changed sensor: trigger keys may start the period;
-// post-run keys are checked against the baseline; any other key may
-// complete the rules of a run that is waiting.
+// onNewData routes a changed sensor (run.RouteSensor): trigger keys may
+// start the period; post-run keys are checked against the baseline; any
+// other key may complete the rules of a run that is waiting.
 func (e *Engine) onNewData(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, per schedule.Period) error {
 	p := lp.p
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-	if run.MatchesTrigger(p, s.Key) {
+	switch route, ruleKey := run.RouteSensor(p, s.Key); route {
+	case run.SensorForTrigger:
 		return e.triggerSensor(ctx, b, lp, s, key, per)
-	}
-	if ruleKey, ok := run.MatchesPostRun(p, s.Key); ok {
+	case run.SensorForPostRun:
 		return e.postRunSensor(ctx, b, lp, s, key, per, ruleKey)
 	}
 	return e.evaluateIfWaiting(ctx, b, lp, key, s)
 }
 
 // evaluateIfWaiting evaluates the period's run now if it is waiting for
-// its rules, instead of at its next interval.
+// its rules (run.EvaluatesOnData), instead of at its next interval.
 func (e *Engine) evaluateIfWaiting(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, s *store.Sensor) error {
 	r, err := e.st.RunGet(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	if err != nil || r.State != run.Evaluating || lp.row.Paused {
+	if err != nil || !run.EvaluatesOnData(r, lp.row.Paused) {
 		return err
 	}
 	return e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, s, nil)
 }
 
+// triggerSensor handles trigger data as run.OnTriggerData decides, once it
+// satisfies the trigger condition.
 func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
 	p := lp.p
-	cond := p.Schedule.Trigger.Rule
-	cond.Key = s.Key
-	res := rule.Evaluate(cond, rule.SensorMap{s.Key: s.Record()}, b.now, e.rules)
-	if !res.Passed {
+	if !run.TriggerCheck(p, s.Record(), b.now, e.rules).Passed {
 		return nil
-	}
-	if !run.Excluded(p, per) && !p.DryRun {
-		if err := e.firstArrival(ctx, b, p, key, per); err != nil {
-			return err
-		}
 	}
 	existing, err := e.runOf(ctx, key)
 	if err != nil {
 		return err
 	}
-	if existing == nil {
-		return e.startPeriod(ctx, b, lp, key, per, run.CauseSensor, s)
+	firstArrival, act := run.OnTriggerData(p, per, lp.row.Paused, existing)
+	if firstArrival {
+		if err := e.firstArrival(ctx, b, p, key, per); err != nil {
+			return err
+		}
 	}
-	r := *existing
-	key = r.Key // the period's run may be keyed under the schedule id of an earlier config
-	switch {
-	case lp.row.Paused:
-		return nil // recorded; Resume handles it as if it had just arrived
-	case r.State == run.Evaluating:
+	switch act {
+	case run.TriggerStart:
+		return e.startPeriod(ctx, b, lp, key, per, run.CauseSensor, s)
+	case run.TriggerEvaluate:
+		r := *existing
 		return e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, s, nil)
-	case r.State == run.Completed:
-		b.emit(key, event.LateDataArrival, fmt.Sprintf("new data for %s arrived after the job succeeded (sensor %s)", key.Period, s.Key), run.Detail("sensorKey", s.Key, "completedAt", r.EndedAt))
-		return e.rerun(ctx, b, lp, key, &r, run.ReasonLateData, "sensor "+s.Key, s)
+	case run.TriggerLateData:
+		r := *existing // keyed under the schedule id of an earlier config, perhaps
+		b.notes(r.Key, []run.Note{run.LateData(r, s.Key)})
+		return e.rerun(ctx, b, lp, r.Key, &r, run.ReasonLateData, "sensor "+s.Key, s)
 	}
 	return nil
 }
@@ -185,72 +181,52 @@ func (e *Engine) firstArrival(ctx context.Context, b *batch, p *pipeline.Pipelin
 		return err
 	}
 	b.marker(store.Marker{Key: key, Kind: run.MarkerFirstArrival, At: b.now}, true)
-	if p.SLA == nil || p.SLA.MaxDuration == 0 {
-		return nil
+	m, err := e.slaMarks(ctx, p, key, per)
+	if err != nil {
+		return err
 	}
-	return e.armSLAAt(ctx, b, p, key, per, b.now)
+	m.FirstArrival = b.now // written by this batch
+	timers, unresolved := run.SLATimersOnArrival(p, per, m, b.firstLoaded(), b.now)
+	e.setSLATimers(b, key, timers, unresolved)
+	return nil
 }
 
-// postRunSensor checks a post-run sensor against the baseline captured
-// when the job succeeded: drift requests a rerun; otherwise the post-run
-// rules are evaluated. While the job is still going, drift is only
-// reported.
+// postRunSensor handles a post-run sensor write as run.PostRunData
+// decides (a dry-run pipeline: run.DryRunDrift).
 func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period, ruleKey string) error {
 	p := lp.p
 	if p.DryRun {
 		return e.dryRunDrift(ctx, b, p, s, key, ruleKey)
 	}
-	r, err := e.st.RunGet(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil || r.State == run.FailedFinal {
+	var r *run.Run
+	if cur, err := e.st.RunGet(ctx, key); err == nil {
+		r = &cur
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	base, err := e.st.BaselineGet(ctx, key)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	var drift run.DriftResult
-	if err == nil {
-		if prev, ok := base.Sensors[ruleKey]; ok {
-			drift = run.Drift(prev, s.Data, p.PostRun.DriftField, p.PostRun.DriftThreshold)
+	var prev *sensor.Object
+	if base, err := e.st.BaselineGet(ctx, key); err == nil {
+		if data, ok := base.Sensors[ruleKey]; ok {
+			prev = &data
 		}
-	}
-	detail := run.Detail("previousCount", drift.Previous, "currentCount", drift.Current, "delta", drift.Delta,
-		"driftThreshold", p.PostRun.DriftThreshold, "driftField", p.PostRun.DriftField, "sensorKey", s.Key)
-	if r.State != run.Completed {
-		if drift.Drifted {
-			b.emit(key, event.PostRunDriftInflight, fmt.Sprintf("%s drifted while the job was running: %s %v → %v (informational)", s.Key, p.PostRun.DriftField, drift.Previous, drift.Current), detail)
-		}
-		return nil
-	}
-	// The watchdog's missing-post-run-sensor check reads this record: it
-	// outlives the sensor, which may be rewritten for the next period.
-	b.marker(store.Marker{Key: key, Kind: run.MarkerPostRunArrived, At: b.now, Detail: run.Detail("sensorKey", s.Key)}, false)
-	if drift.Drifted {
-		b.emit(key, event.PostRunDrift, fmt.Sprintf("%s drifted after completion: %s %v → %v (threshold %v)", s.Key, p.PostRun.DriftField, drift.Previous, drift.Current, p.PostRun.DriftThreshold), detail)
-		return e.rerun(ctx, b, lp, key, &r, run.ReasonDrift, "sensor "+s.Key, s)
-	}
-	sensors, err := e.sensorsFor(ctx, p.ID, per, p.PostRun.Rules, s)
-	if err != nil {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	out := rule.EvaluateAll(rule.All, p.PostRun.Rules, sensors, b.now, e.rules)
-	typ, verdict := event.PostRunPassed, "passed"
-	if !out.Passed {
-		typ, verdict = event.PostRunFailed, "failed"
+	d := run.PostRunData(p, r, prev, s.Key, s.Data)
+	if d.MarkArrived {
+		b.marker(store.Marker{Key: key, Kind: run.MarkerPostRunArrived, At: b.now, Detail: run.Detail("sensorKey", s.Key)}, false)
 	}
-	b.emit(key, typ, fmt.Sprintf("post-run rules %s: %s", verdict, out.Summary()), run.Detail("rules", out.Summary(), "sensorKey", s.Key, "reasons", failedReasons(out)))
+	b.notes(key, d.Notes)
+	if d.Rerun {
+		return e.rerun(ctx, b, lp, key, r, run.ReasonDrift, "sensor "+s.Key, s)
+	}
+	if d.JudgeRules {
+		sensors, err := e.sensorsFor(ctx, p.ID, per, p.PostRun.Rules, s)
+		if err != nil {
+			return err
+		}
+		out := rule.EvaluateAll(rule.All, p.PostRun.Rules, sensors, b.now, e.rules)
+		b.notes(key, []run.Note{run.PostRunVerdict(out, s.Key)})
+	}
 	return nil
-}
-
-func failedReasons(o rule.Outcome) string {
-	var parts []string
-	for _, r := range o.Results {
-		if !r.Passed {
-			parts = append(parts, r.Rule.Key+": "+r.Reason)
-		}
-	}
-	return strings.Join(parts, "; ")
 }

@@ -336,3 +336,15 @@ func PeriodStartSLATimers(p *pipeline.Pipeline, per schedule.Period, runEnded bo
 	}
 	return SLATimersFor(p, per, m, firstLoaded, now)
 }
+
+// SLATimersOnArrival decides the SLA timers to set when the period's first
+// trigger-sensor arrival is recorded (m.FirstArrival): those of
+// SLATimersFor, which now include the relative SLA's, for a pipeline with
+// a relative SLA (sla.maxDuration); none for the others, whose timers do
+// not depend on the arrival.
+func SLATimersOnArrival(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
+	if p.SLA == nil || p.SLA.MaxDuration <= 0 {
+		return nil, nil
+	}
+	return SLATimersFor(p, per, m, firstLoaded, now)
+}

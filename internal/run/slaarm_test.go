@@ -328,3 +328,14 @@ func TestCaptureBaseline(t *testing.T) {
 		})
 	}
 }
+
+func TestSLATimersOnArrival(t *testing.T) {
+	m := SLAMarks{FirstArrival: hm(7, 0)}
+	if got, _ := SLATimersOnArrival(mustPipeline(t, slaDoc("", false)), day, m, hm(0, 0), hm(7, 0)); len(got) != 0 {
+		t.Errorf("an absolute SLA only: %s, want none (its timers do not depend on the arrival)", timersString(got))
+	}
+	got, _ := SLATimersOnArrival(mustPipeline(t, slaDoc("", true)), day, m, hm(0, 0), hm(7, 0))
+	if s := timersString(got); s != "SLA_WARNING@09:00 SLA_BREACH@10:00! RELATIVE_SLA_WARNING@08:00r RELATIVE_SLA_BREACH@09:00!r" {
+		t.Errorf("with a relative SLA: %s", s)
+	}
+}

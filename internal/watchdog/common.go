@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -199,8 +198,7 @@ type pendingTrigger struct {
 // trigger-deadlines leave those periods to it.
 func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []store.Sensor) map[string]pendingTrigger {
 	p := wp.P
-	t := p.Schedule.Trigger
-	if t == nil {
+	if p.Schedule.Trigger == nil {
 		return nil
 	}
 	var out map[string]pendingTrigger
@@ -208,9 +206,7 @@ func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []store.Sensor) map[str
 		if !run.MatchesTrigger(p, x.Key) || x.ChangedAt.Before(wp.FirstLoadedAt) {
 			continue
 		}
-		cond := t.Rule
-		cond.Key = x.Key
-		if !rule.Evaluate(cond, rule.SensorMap{x.Key: x.Record()}, s.Now, s.Rules).Passed {
+		if !run.TriggerCheck(p, x.Record(), s.Now, s.Rules).Passed {
 			continue
 		}
 		per, err := run.SensorPeriod(p, x.Key, x.Data, x.ChangedAt)
@@ -266,7 +262,7 @@ func (wp *Pipeline) pausedAt(t time.Time) bool {
 // held reports whether a paused pipeline holds the run on purpose: a
 // pause holds runs before their job started (product spec §3b).
 func held(wp *Pipeline, r run.Run) bool {
-	return wp.Paused && (r.State == run.Evaluating || (r.State == run.Triggering && !r.TriggerInFlight))
+	return wp.Paused && run.HeldByPause(r)
 }
 
 // detail is an event detail from the watchdog.

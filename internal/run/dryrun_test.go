@@ -1,0 +1,99 @@
+package run
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/rule"
+)
+
+func TestDryRunEmits(t *testing.T) {
+	for typ, want := range map[event.Type]bool{
+		event.DryRunWouldTrigger: true, event.DryRunLateData: true, event.PostRunBaselineCaptured: true,
+		event.ConfigInvalid: true, event.PipelinePaused: true, event.PipelineResumed: true,
+		event.JobTriggered: false, event.SLABreach: false, event.ValidationPassed: false, event.ScheduleMissed: false,
+	} {
+		if got := DryRunEmits(typ); got != want {
+			t.Errorf("DryRunEmits(%s) = %v, want %v", typ, got, want)
+		}
+	}
+}
+
+func TestDryRunTrigger(t *testing.T) {
+	withSLA := mustPipeline(t, "dryRun: true\n"+basePipeline+`sla: {deadline: "10:00", expectedDuration: 1h}`+"\n")
+	noSLA := mustPipeline(t, "dryRun: true\n"+basePipeline)
+	passed := rule.Outcome{Passed: true}
+	cases := []struct {
+		name string
+		p    string
+		f    DryRunFacts
+		now  time.Time
+		want string // "seen? triggered? NOTE[status] ..."
+	}{
+		{"first look, rules fail", "sla", DryRunFacts{}, hm(8, 0), "seen"},
+		{"seen before, rules fail", "sla", DryRunFacts{Seen: true}, hm(8, 0), ""},
+		{"rules pass, SLA met", "sla", DryRunFacts{Rules: passed, Data: true}, hm(8, 0), "seen triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[met] DRY_RUN_COMPLETED[met]"},
+		{"rules pass, SLA breached", "sla", DryRunFacts{Seen: true, Rules: passed}, hm(9, 30), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[breach] DRY_RUN_COMPLETED[breach]"},
+		{"rules pass, no SLA", "none", DryRunFacts{Seen: true, Rules: passed}, hm(8, 0), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_COMPLETED[n/a]"},
+		{"data after the would-be trigger: late", "sla", DryRunFacts{Seen: true, TriggeredAt: hm(7, 0), Data: true, Rules: passed}, hm(8, 0), "DRY_RUN_LATE_DATA[1h0m0s]"},
+		{"a cron tick after the would-be trigger: nothing", "sla", DryRunFacts{Seen: true, TriggeredAt: hm(7, 0), Rules: passed}, hm(8, 0), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := withSLA
+			if c.p == "none" {
+				p = noSLA
+			}
+			if got := c.f.NeedsRules(); got != c.f.TriggeredAt.IsZero() {
+				t.Fatalf("NeedsRules = %v", got)
+			}
+			d, err := DryRunTrigger(p, day, c.f, c.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			if d.MarkSeen {
+				got = append(got, "seen")
+			}
+			if d.Triggered {
+				got = append(got, "triggered")
+			}
+			for _, n := range d.Notes {
+				s := string(n.Type)
+				for _, f := range []string{"status", "slaStatus", "lateBy"} {
+					if v, ok := n.Detail.Get(f); ok {
+						str, _ := v.Str()
+						s += "[" + str + "]"
+					}
+				}
+				got = append(got, s)
+			}
+			if s := strings.Join(got, " "); s != c.want {
+				t.Fatalf("got  %q\nwant %q", s, c.want)
+			}
+		})
+	}
+}
+
+func TestDryRunDriftAndRerun(t *testing.T) {
+	p := mustPipeline(t, "dryRun: true\n"+postRunPipeline)
+	base := Detail("count", 100)
+	if _, ok := DryRunDrift(p, "counts", Detail("count", 500), nil); ok {
+		t.Error("drift without a baseline")
+	}
+	if _, ok := DryRunDrift(p, "counts", Detail("count", 105), &base); ok {
+		t.Error("drift within the threshold")
+	}
+	if n, ok := DryRunDrift(p, "counts", Detail("count", 500), &base); !ok || n.Type != event.DryRunDrift {
+		t.Errorf("drift: %v %v", ok, n.Type)
+	}
+	if n := DryRunRerun("manual", RerunDecision{Accepted: true}); n.Type != event.DryRunWouldRerun {
+		t.Errorf("accepted: %v", n.Type)
+	}
+	if n := DryRunRerun("manual", RerunDecision{Label: "budget"}); n.Type != event.DryRunRerunRejected || !strings.HasSuffix(n.Message, ": budget") {
+		t.Errorf("rejected: %v %q", n.Type, n.Message)
+	}
+
+}
