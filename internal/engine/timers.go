@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -56,24 +55,72 @@ func (e *Engine) DueTimers(ctx context.Context, limit int) ([]store.Timer, error
 
 // ProcessTimer processes one timer. It is safe to call concurrently, for
 // the same timer too: its due time is a condition of the commit, so only
-// one call acts on it.
+// one call acts on it. A run's step timer is the sequencer of the step
+// entry points (steps.go): evaluate → Evaluate; trigger → TriggerBegin,
+// TriggerCall, TriggerRecord; poll → Poll, PollRecord.
 func (e *Engine) ProcessTimer(ctx context.Context, t store.Timer) error {
 	return e.processTimer(ctx, t)
 }
 
-// processTimer runs a timer's handler and commits its batch. Every handler
-// moves or removes its timer in the same commit (finish), so a timer is
-// processed once even when several processes race for it: the loser's
-// commit fails its due-time condition and it re-reads.
-func (e *Engine) processTimer(ctx context.Context, t store.Timer) (err error) {
+func (e *Engine) processTimer(ctx context.Context, t store.Timer) error {
+	call, err := e.ProcessTimerUntilCall(ctx, t)
+	if err != nil || call == nil {
+		return err
+	}
+	_, err = e.MakeCall(ctx, *call)
+	return err
+}
+
+// ProcessTimerUntilCall processes a timer as ProcessTimer does, except
+// that a trigger call it begins is returned instead of made: the caller
+// makes it (MakeCall) where a slow synchronous job holds nothing that
+// other timers need.
+func (e *Engine) ProcessTimerUntilCall(ctx context.Context, t store.Timer) (call *Call, err error) {
 	// A bug in a handler must not take the process down with every timer
 	// still due: report it, keep the timer for a later try.
-	defer func() {
-		if p := recover(); p != nil {
-			e.log.Error("panic processing a timer", "timer", t.Key, "panic", p)
-			err = fmt.Errorf("panic: %v", p)
+	defer e.survive("processing a timer", t.Key, &err)
+	ref := StepRef{Run: t.Run, Due: t.DueAt}
+	switch t.Kind {
+	case string(run.StepEvaluate):
+		_, err = e.Evaluate(ctx, ref)
+	case string(run.StepTrigger):
+		_, call, err = e.TriggerBegin(ctx, ref)
+	case string(run.StepPoll):
+		var polled *Polled
+		if _, polled, err = e.Poll(ctx, ref); err == nil && polled != nil {
+			_, err = e.PollRecord(ctx, *polled)
 		}
-	}()
+	default:
+		err = e.processOther(ctx, t)
+	}
+	return call, err
+}
+
+// MakeCall makes a begun trigger call and records its answer
+// (TriggerCall, then TriggerRecord).
+func (e *Engine) MakeCall(ctx context.Context, c Call) (res StepResult, err error) {
+	defer e.survive("making a trigger call", keyString(c.Run), &err)
+	cr, err := e.TriggerCall(ctx, c)
+	if err != nil {
+		return StepResult{Run: c.Run}, err
+	}
+	return e.TriggerRecord(ctx, c, cr)
+}
+
+// survive turns a panic into *err, logged. A panic during a trigger call
+// leaves its in-flight mark: the crash rules establish its outcome.
+func (e *Engine) survive(what, key string, err *error) {
+	if p := recover(); p != nil {
+		e.log.Error("panic "+what, "key", key, "panic", p)
+		*err = fmt.Errorf("panic: %v", p)
+	}
+}
+
+// processOther runs the handler of a timer that is not a run's step and
+// commits its batch. Every handler moves or removes its timer in the same
+// commit, so a timer is processed once even when several processes race
+// for it: the loser's commit fails its due-time condition and it re-reads.
+func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func() error {
 		cur, err := e.st.TimerGet(ctx, t.Key)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !cur.DueAt.Equal(t.DueAt)) {
@@ -85,12 +132,6 @@ func (e *Engine) processTimer(ctx context.Context, t store.Timer) (err error) {
 		now := e.clk.Now()
 		var b *batch
 		switch t.Kind {
-		case string(run.StepEvaluate):
-			b, err = e.stepEvaluate(ctx, t, now)
-		case string(run.StepTrigger):
-			b, err = e.stepTrigger(ctx, t, now)
-		case string(run.StepPoll):
-			b, err = e.stepPoll(ctx, t, now)
 		case kindCron:
 			b, err = e.cronTick(ctx, t, now)
 		case kindSLAWarning, kindSLABreach:
@@ -114,38 +155,25 @@ func (e *Engine) processTimer(ctx context.Context, t store.Timer) (err error) {
 	})
 }
 
-// runFor loads the run and pipeline a step timer concerns. A missing run
-// or pipeline leaves nothing to do (the timer is removed).
-func (e *Engine) runFor(ctx context.Context, t store.Timer) (*run.Run, *loadedPipeline, error) {
-	r, err := e.st.RunGet(ctx, t.Run)
+// runFor loads a run and its pipeline for a step. A missing run or
+// pipeline leaves nothing to do (the step's timer is removed).
+func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipeline, error) {
+	r, err := e.st.RunGet(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	lp, err := e.pipelineOf(ctx, key.PipelineID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if lp == nil {
-		e.log.Warn("run of an unknown pipeline; its timer is dropped", "pipeline", t.Run.PipelineID, "period", t.Run.Period)
+		e.log.Warn("run of an unknown pipeline; its timer is dropped", "pipeline", key.PipelineID, "period", key.Period)
 		return nil, nil, nil
 	}
 	return &r, lp, nil
-}
-
-func (e *Engine) stepEvaluate(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	r, lp, err := e.runFor(ctx, t)
-	if err != nil || r == nil {
-		return e.newBatch(nil, now), err
-	}
-	b := e.newBatch(lp, now)
-	if r.State != run.Evaluating || lp.row.Paused {
-		return b, nil // a paused pipeline's run is held; Resume re-arms it
-	}
-	due := t.DueAt
-	return b, e.evaluateRun(ctx, b, lp, r, r, run.Effect{}, nil, &due)
 }
 
 // evaluateRun evaluates the validation rules for r (which prev is the
@@ -159,29 +187,6 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 	next, eff := run.AfterEvaluation(*r, out, lp.p, b.now)
 	eff.Notes = append(before.Notes, eff.Notes...)
 	return e.applyRun(ctx, b, lp, prev, next, eff, timerExpect)
-}
-
-func (e *Engine) stepPoll(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	r, lp, err := e.runFor(ctx, t)
-	if err != nil || r == nil {
-		return e.newBatch(nil, now), err
-	}
-	b := e.newBatch(lp, now)
-	if r.State != run.Running {
-		return b, nil
-	}
-	res, perr := e.jobs.Poll(ctx, e.request(lp.p, *r))
-	now = e.clk.Now()
-	b.now = now
-	if perr != nil {
-		e.log.Warn("job status poll failed; will poll again", "pipeline", r.PipelineID, "period", r.Period, "err", perr)
-	}
-	next, eff, err := e.afterResult(ctx, lp.p, *r, res, perr == nil, now)
-	if err != nil {
-		return nil, err
-	}
-	due := t.DueAt
-	return b, e.applyRun(ctx, b, lp, r, next, eff, &due)
 }
 
 // afterResult decides what follows a job's reported status.
@@ -204,124 +209,4 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 	}
 	next, eff := run.AfterPollRunning(r, p, now)
 	return next, eff, nil
-}
-
-// stepTrigger makes the trigger call in two commits: first the run is
-// marked as having a call in flight (only one process wins that), then the
-// call is made, then its result is recorded. A process that dies in between
-// leaves the mark, and the call is never simply made again: a job is never
-// started twice for one attempt. An engine that starts finds the mark and
-// establishes the call's outcome (recovery.go): a job type that can be
-// looked up by the identity Interlock gave the call is asked — its job is
-// adopted, or the call, which started nothing, is made again under the
-// same identity — and the others end as "outcome unknown" when the lease
-// ends.
-func (e *Engine) stepTrigger(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	r, lp, err := e.runFor(ctx, t)
-	if err != nil || r == nil {
-		return e.newBatch(nil, now), err
-	}
-	b := e.newBatch(lp, now)
-	due := t.DueAt
-	if r.State != run.Triggering {
-		return b, nil
-	}
-	if r.TriggerInFlight {
-		return b, e.recoverCall(ctx, b, lp, r, due)
-	}
-	if lp.row.Paused {
-		return b, nil // held: a pause stops new triggers; Resume re-arms it
-	}
-	inflight, eff := run.BeginTrigger(*r, lp.p, now)
-	if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
-		return nil, err
-	}
-	if err := b.commit(ctx); err != nil {
-		return nil, err
-	}
-	inflight.Version = r.Version + 1
-	leaseDue := eff.NextAt
-
-	started, serr := e.jobs.Start(ctx, e.request(lp.p, inflight))
-	for attempt := 0; ; attempt++ {
-		now := e.clk.Now()
-		// Recording the call's result is a decision of its own (the next
-		// poll, a synchronous job's verdict): on fresh pipeline facts.
-		if lp, err = e.recordingFacts(ctx, lp); err != nil {
-			return nil, err
-		}
-		b := e.newBatch(lp, now)
-		var next run.Run
-		var eff run.Effect
-		if serr != nil {
-			next, eff = run.AfterTriggerError(inflight, serr.Error(), lp.p, now)
-		} else {
-			next, eff = run.Triggered(inflight, string(lp.p.Job.Type), started.JobRunID, started.Meta, lp.p, now)
-			if started.Result != nil {
-				n2, e2, err := e.afterResult(ctx, lp.p, next, *started.Result, true, now)
-				if err != nil {
-					return nil, err
-				}
-				e2.Notes = append(eff.Notes, e2.Notes...)
-				next, eff = n2, e2
-			}
-		}
-		if err := e.applyRun(ctx, b, lp, &inflight, next, eff, &leaseDue); err != nil {
-			return nil, err
-		}
-		err := b.commit(ctx)
-		if !errors.Is(err, store.ErrConflict) || attempt >= maxAttempts {
-			return nil, err
-		}
-		// The run moved while the call was in flight (the watchdog may
-		// have timed it out). Record the result only if it still waits.
-		cur, gerr := e.st.RunGet(ctx, inflight.Key)
-		if gerr != nil {
-			return nil, gerr
-		}
-		if serr == nil && started.JobRunID != "" && cur.JobRunID == started.JobRunID && cur.Generation == inflight.Generation && cur.Attempt == inflight.Attempt+1 {
-			// Another engine found this call interrupted and adopted the
-			// job it started (a store shared with a process that took
-			// this one for stopped): the answer is already recorded.
-			return nil, nil
-		}
-		if cur.State != run.Triggering || !cur.TriggerInFlight {
-			// The run ended while the call was in flight (timed out by
-			// the watchdog, say). The call's outcome is still a fact:
-			// report it rather than drop it.
-			e.log.Error("run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
-			late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
-			what := "failed: " + fmt.Sprint(serr)
-			if serr == nil {
-				what = "started job " + started.JobRunID
-				if started.Result != nil {
-					what += ", which reported " + string(started.Result.Status)
-				}
-			}
-			late.emit(cur.Key, event.InfraFailure, fmt.Sprintf("the trigger call returned after the run had ended (%s): it %s — check the job system", cur.State, what),
-				run.Detail("state", string(cur.State), "jobRunId", started.JobRunID))
-			return nil, late.commit(ctx)
-		}
-		inflight = cur
-		if tm, terr := e.st.TimerGet(ctx, stepTimerKey(cur.Key)); terr == nil {
-			leaseDue = tm.DueAt
-		}
-	}
-}
-
-// recordingFacts reads the pipeline facts under which the result of a
-// trigger call made with lp's config is recorded. The call was made: its
-// result is recorded even when the pipeline was paused or its file
-// removed meanwhile — on the row as it is now, and with the config that
-// made the call when no config runs any more.
-func (e *Engine) recordingFacts(ctx context.Context, lp *loadedPipeline) (*loadedPipeline, error) {
-	cur, err := e.pipelineOf(ctx, lp.row.ID)
-	if err != nil || cur != nil {
-		return cur, err
-	}
-	row, err := e.st.PipelineGet(ctx, lp.row.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &loadedPipeline{p: lp.p, row: row}, nil
 }

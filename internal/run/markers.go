@@ -22,6 +22,7 @@ const (
 	MarkerPausePrefix      = "paused:"              // + RFC3339 start: one pause window of the pipeline (Detail: from, to)
 	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
 	MarkerTriggerOutcome   = "trigger-outcome"      // TRIGGER_OUTCOME_UNKNOWN sent: an interrupted trigger call's outcome is being established (Detail: CallRecovery)
+	MarkerLateCall         = "late-call"            // a trigger call's answer that came after its run moved on was reported (Detail: the CallID)
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
 	MarkerConfigInvalidPfx = "config-invalid:"      // + hash of the file name: CONFIG_INVALID sent for the content hashed in Detail.sha256

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
 )
 
 // maxSleep bounds how long the timer loop sleeps without looking at the
@@ -25,25 +26,45 @@ const Drain = 30 * time.Second
 // it is tried again.
 const retryFailed = 5 * time.Second
 
-// Workers is how many timers RunTimers processes at once. A synchronous
-// job (a long command) occupies one worker; the others keep SLA alerts,
-// polls and triggers of other pipelines on time.
+// Workers is how many timers RunTimers processes at once. Timer work is
+// store work — decisions and their commits — plus the job system's status
+// and lookup calls, each bounded by its type's timeout; no trigger call
+// holds a worker (CallWorkers).
 const Workers = 8
 
-// RunTimers processes the engine's due timers until ctx ends, up to
-// Workers at a time: it sleeps until the earliest timer is due, until
-// woken (a commit changed the timers), or until a worker finishes. A
-// timer being processed is not handed to a second worker; the engine's
-// commit conditions would make a second one harmless anyway.
+// CallWorkers is how many trigger calls RunTimers has in flight at once.
+// A synchronous job (a command, an http or lambda call) runs within its
+// call, for up to its timeout; the calls have workers of their own, so a
+// slow job delays no other pipeline's SLA alert, evaluation or poll. A
+// trigger step that finds every call worker busy waits, due, until one is
+// free.
+const CallWorkers = 32
+
+// RunTimers processes the engine's due timers until ctx ends: it sleeps
+// until the earliest timer is due, until woken (a commit changed the
+// timers), or until a worker finishes. Each due timer goes to one of
+// Workers; a trigger step there only begins its call (the in-flight
+// mark, engine.ProcessTimerUntilCall), and the call and the record of its
+// answer (engine.MakeCall) run on one of CallWorkers, which the trigger
+// step reserves before it begins, so a begun call never waits for a
+// worker. A timer being processed is not handed to a second worker; the
+// engine's commit conditions would make a second one harmless anyway.
 func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger) {
 	var (
 		mu       sync.Mutex
 		inFlight = map[string]bool{}
 		failed   = map[string]time.Time{} // a timer whose processing failed waits before the next try
 		wg       sync.WaitGroup
-		done     = make(chan struct{}, Workers)
+		done     = make(chan struct{}, 1)
 		slots    = make(chan struct{}, Workers)
+		calls    = make(chan struct{}, CallWorkers)
 	)
+	finished := func() {
+		select {
+		case done <- struct{}{}:
+		default:
+		}
+	}
 	// Work in flight (a trigger call and the commit of its result) is not
 	// cut short by a graceful shutdown: it runs under a context that is
 	// not cancelled, and shutdown waits up to Drain for it. Only what is
@@ -61,9 +82,19 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 			log.Warn("shutdown: timer work still running after the drain period; the next start will find it", "drain", Drain)
 		}
 	}()
+	// makeCall makes a begun trigger call on the call worker reserved for
+	// it.
+	makeCall := func(c engine.Call) {
+		defer wg.Done()
+		if _, err := eng.MakeCall(work, c); err != nil && ctx.Err() == nil {
+			log.Error("trigger call; its outcome is left to the crash rules", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "err", err)
+		}
+		<-calls
+		finished()
+	}
 	for {
 		minSleep := time.Duration(0)
-		due, err := eng.DueTimers(ctx, 4*Workers)
+		due, err := eng.DueTimers(ctx, 4*Workers+CallWorkers)
 		if err != nil && ctx.Err() == nil {
 			log.Error("listing due timers", "err", err)
 			minSleep = time.Second // a persistent error must not spin the loop
@@ -78,18 +109,28 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 			if busy {
 				continue
 			}
-			select {
-			case slots <- struct{}{}:
-			default:
+			trigger := t.Kind == string(run.StepTrigger)
+			reserved := reserve(slots)
+			if reserved && trigger && !reserve(calls) {
+				<-slots // no call worker is free: give the worker back
+				reserved = false
+			}
+			if !reserved {
 				mu.Lock()
 				delete(inFlight, t.Key)
 				mu.Unlock()
-				continue // all workers busy: picked up when one finishes
+				continue // picked up when a worker finishes
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := eng.ProcessTimer(work, t)
+				call, err := eng.ProcessTimerUntilCall(work, t)
+				if call != nil {
+					wg.Add(1)
+					go makeCall(*call)
+				} else if trigger {
+					<-calls
+				}
 				mu.Lock()
 				delete(inFlight, t.Key)
 				if err != nil && ctx.Err() == nil {
@@ -100,10 +141,7 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 				}
 				mu.Unlock()
 				<-slots
-				select {
-				case done <- struct{}{}:
-				default:
-				}
+				finished()
 			}()
 		}
 		sleep := maxSleep
@@ -121,7 +159,7 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 			// failure.
 			sleep = retryFailed
 			mu.Lock()
-			idle := len(inFlight) == 0 && len(failed) == 0
+			idle := len(inFlight) == 0 && len(failed) == 0 && len(calls) == 0
 			mu.Unlock()
 			if idle {
 				sleep = 0
@@ -137,5 +175,15 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// reserve takes a place in the pool, if one is free.
+func reserve(pool chan struct{}) bool {
+	select {
+	case pool <- struct{}{}:
+		return true
+	default:
+		return false
 	}
 }
