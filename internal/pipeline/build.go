@@ -137,6 +137,7 @@ func (b *builder) pipeline(raw *rawDoc) *Pipeline {
 	if raw.DryRun && (raw.Schedule == nil || raw.Schedule.Trigger == nil) && !b.failed("schedule.trigger") {
 		b.errorf("dryRun", "needs schedule.trigger: a dry run observes the trigger sensor")
 	}
+	b.withinRetention(p)
 	return p
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"path"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/schedule"
 )
@@ -19,6 +20,10 @@ type Options struct {
 	// template variable must match (server.envAllow). nil means
 	// DefaultEnvAllow; an empty non-nil list allows no variable at all.
 	EnvAllow []string
+	// Retention is the settings' retention; a pipeline whose history
+	// window (HistoryWindow) is longer is refused. Zero means
+	// DefaultRetention.
+	Retention time.Duration
 }
 
 func (o Options) envAllow() []string {

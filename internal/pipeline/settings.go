@@ -29,6 +29,8 @@ type Settings struct {
 	Triggers  Triggers
 	Alerts    []Alert
 	Source    Source
+	// Retention is how long per-period history is kept (retention.go).
+	Retention time.Duration
 }
 
 // Store says which storage backend to use.
@@ -97,15 +99,16 @@ func DefaultSettings() *Settings {
 			EnvAllow:     slices.Clone(DefaultEnvAllow),
 			MaxBodyBytes: DefaultMaxBodyBytes,
 		},
-		Watchdog: Watchdog{Interval: 5 * time.Minute, StuckRunThreshold: 30 * time.Minute},
-		Rules:    RuleSettings{MaxClockSkew: 5 * time.Minute},
+		Watchdog:  Watchdog{Interval: 5 * time.Minute, StuckRunThreshold: 30 * time.Minute},
+		Rules:     RuleSettings{MaxClockSkew: 5 * time.Minute},
+		Retention: DefaultRetention,
 	}
 }
 
 // PipelineOptions are the Options pipeline documents are checked against
 // under these settings.
 func (s *Settings) PipelineOptions(cals map[string]schedule.Calendar) Options {
-	return Options{Calendars: cals, EnvAllow: slices.Clone(s.Server.EnvAllow)}
+	return Options{Calendars: cals, EnvAllow: slices.Clone(s.Server.EnvAllow), Retention: s.Retention}
 }
 
 type rawSettings struct {
@@ -120,7 +123,8 @@ type rawSettings struct {
 	Triggers *struct {
 		AllowAddresses []string `yaml:"allowAddresses"`
 	} `yaml:"triggers"`
-	Alerts []rawAlert `yaml:"alerts"`
+	Alerts    []rawAlert     `yaml:"alerts"`
+	Retention *time.Duration `yaml:"retention"`
 }
 
 type rawWatchdog struct {
@@ -188,6 +192,10 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 				d.ErrorAt(confdec.Index(b.at("triggers.allowAddresses"), i), "%v", err)
 			}
 		}
+	}
+	if raw.Retention != nil {
+		s.Retention = *raw.Retention
+		b.retention(*raw.Retention)
 	}
 	for i, a := range raw.Alerts {
 		s.Alerts = append(s.Alerts, b.alert(confdec.Index("alerts", i), a))

@@ -65,6 +65,9 @@ func TestSettingsDefaults(t *testing.T) {
 		t.Errorf("defaults = %+v", s)
 	}
 	opt := s.PipelineOptions(nil)
+	if s.Retention != 90*24*time.Hour || opt.Retention != s.Retention {
+		t.Errorf("retention %v, passed to pipelines as %v; want 90d", s.Retention, opt.Retention)
+	}
 	if !reflect.DeepEqual(opt.EnvAllow, []string{"INTERLOCK_*"}) {
 		t.Errorf("options = %+v", opt)
 	}
@@ -84,6 +87,7 @@ func TestParseSettingsValid(t *testing.T) {
 `,
 		"single address": "triggers: {allowAddresses: [192.168.1.10, \"fd00::/8\"]}\n",
 		"zero skew":      "rules: {maxClockSkew: 0s}\n",
+		"retention":      "retention: 11d\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := ParseSettings("interlock.yaml", []byte(src)); err != nil {
@@ -127,6 +131,9 @@ func TestParseSettingsInvalid(t *testing.T) {
 		{"stuck threshold low", "watchdog: {stuckRunThreshold: 10s}\n", `i.yaml:1: watchdog.stuckRunThreshold: 10s is out of range (want 1m0s to 168h0m0s)`},
 		{"stuck threshold high", "watchdog: {stuckRunThreshold: 8d}\n", `i.yaml:1: watchdog.stuckRunThreshold: 192h0m0s is out of range`},
 		{"skew high", "rules: {maxClockSkew: 2h}\n", `i.yaml:1: rules.maxClockSkew: 2h0m0s is out of range (want 0s to 1h0m0s)`},
+		{"retention too short", "store: sqlite:x.db\nretention: 10d\n", `i.yaml:2: retention: 10d is out of range (want 11d to 36500d): the watchdog reads a period's history for 2d, and waits of up to 7d follow a period's day`},
+		{"retention negative", "retention: -1h\n", `i.yaml:1: retention: `},
+		{"retention not a duration", "retention: 90\n", `i.yaml:1: retention: want a duration like "5m", got the number 90`},
 		{"bad duration", "watchdog: {interval: 5}\n", `i.yaml:1: watchdog.interval: want a duration like "5m", got the number 5`},
 		{"bad cidr", "triggers:\n  allowAddresses: [10.0.0.0/33]\n", `i.yaml:2: triggers.allowAddresses[0]: "10.0.0.0/33": not an IP address or CIDR: want IP, IP:PORT, CIDR or CIDR:PORT`},
 		{"bad glob", "pipelines: \"[\"\n", `i.yaml:1: pipelines: malformed glob "["`},

@@ -88,6 +88,10 @@ func (d Deadline) String() string {
 	return ""
 }
 
+// Days is N of a "+Nd HH:MM" deadline: how many days after the period's
+// date it falls (0 for the other forms).
+func (d Deadline) Days() int { return d.days }
+
 // IsZero reports whether d is the zero Deadline (no deadline configured).
 func (d Deadline) IsZero() bool { return d.kind == noDeadline }
 

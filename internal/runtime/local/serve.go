@@ -191,6 +191,8 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	})
 	goRun(func() { RunTimers(loops, a.Engine, wake, log) })
 	goRun(func() { a.RunWatchdog(loops) })
+	sweeper := &Sweeper{Store: a.Store, Clock: a.Engine, Retention: a.Settings.Retention, Log: log, Deleted: metrics.CountExpired}
+	goRun(func() { sweeper.Run(loops) })
 	goRun(func() { deliv.Run(loops) })
 	goRun(func() {
 		t := time.NewTicker(o.Reload)

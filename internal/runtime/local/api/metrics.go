@@ -46,6 +46,9 @@ import (
 //   - interlock_alert_delivery_failures_total{sink}: counter of failed alert
 //     deliveries by sink name, fed by AlertDeliveryFailed; every sink named
 //     by KnowSinks is exported at zero from the start.
+//   - interlock_retention_deleted_total{kind}: counter of records the
+//     retention sweep deleted (CountExpired), every kind at zero from the
+//     start.
 //
 // The registry also holds the standard Go runtime and process collectors.
 type Metrics struct {
@@ -59,6 +62,7 @@ type Metrics struct {
 	events             *prometheus.CounterVec
 	watchdogLastPass   prometheus.Gauge
 	alertFailures      *prometheus.CounterVec
+	expired            *prometheus.CounterVec
 }
 
 // NewMetrics returns the metrics in a fresh registry. clk dates the
@@ -97,8 +101,12 @@ func NewMetrics(clk clock.Clock) *Metrics {
 			Name: "interlock_alert_delivery_failures_total",
 			Help: "Failed alert deliveries by sink.",
 		}, []string{"sink"}),
+		expired: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlock_retention_deleted_total",
+			Help: "Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events).",
+		}, []string{"kind"}),
 	}
-	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures,
+	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures, m.expired,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every state and event type exists from the start, at zero, so a
 	// rate() or an absent() alert works before the first occurrence.
@@ -108,7 +116,23 @@ func NewMetrics(clk clock.Clock) *Metrics {
 	for _, t := range event.Types() {
 		m.events.WithLabelValues(string(t))
 	}
+	for _, k := range expiredKinds {
+		m.expired.WithLabelValues(k)
+	}
 	return m
+}
+
+// expiredKinds are the kinds store.ExpireResult counts.
+var expiredKinds = []string{"sensors", "runs", "ledger", "baselines", "markers", "events"}
+
+// CountExpired counts what one batch of the retention sweep deleted.
+func (m *Metrics) CountExpired(res store.ExpireResult) {
+	if m == nil {
+		return
+	}
+	for k, n := range res.Deleted {
+		m.expired.WithLabelValues(k).Add(float64(n))
+	}
 }
 
 // Registry is the registry the metrics live in, for a caller that adds
