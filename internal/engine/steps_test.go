@@ -76,6 +76,29 @@ func (f *fixture) begin(t *testing.T) engine.Call {
 	return *call
 }
 
+// called begins the orders run's trigger call and makes it.
+func (f *fixture) called(t *testing.T) (engine.Call, engine.CallResult) {
+	t.Helper()
+	call := f.begin(t)
+	res, err := f.eng.TriggerCall(t.Context(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return call, res
+}
+
+// triggered takes the orders run's trigger step whole: its next step is
+// the first poll.
+func (f *fixture) triggered(t *testing.T) engine.StepResult {
+	t.Helper()
+	call, res := f.called(t)
+	next, err := f.eng.TriggerRecord(t.Context(), call, res)
+	if err != nil || next.Next != run.StepPoll {
+		t.Fatalf("TriggerRecord: %+v %v", next, err)
+	}
+	return next
+}
+
 func sameStep(a, b engine.StepResult) bool {
 	return a.Run == b.Run && a.Next == b.Next && a.NextAt.Equal(b.NextAt)
 }
@@ -343,11 +366,7 @@ func TestTriggerRecordOfASynchronousVerdictOnce(t *testing.T) {
 			if _, err := f.eng.ApplyConfig(t.Context(), "orders.yaml", []byte(retried)); err != nil {
 				t.Fatal(err)
 			}
-			call := f.begin(t)
-			res, err := f.eng.TriggerCall(t.Context(), call)
-			if err != nil {
-				t.Fatal(err)
-			}
+			call, res := f.called(t)
 			for i := range 2 {
 				got, err := f.eng.TriggerRecord(t.Context(), call, res)
 				if err != nil || got.Acted != (i == 0) || got.Next != tc.next {
@@ -374,11 +393,7 @@ func TestTriggerRecordOfASynchronousVerdictOnce(t *testing.T) {
 // made is not made.
 func TestATriggerAnswerAfterTheWatchdogTimedTheRunOut(t *testing.T) {
 	f := newFixture(t)
-	call := f.begin(t)
-	res, err := f.eng.TriggerCall(t.Context(), call)
-	if err != nil {
-		t.Fatal(err)
-	}
+	call, res := f.called(t)
 	f.clk.Advance(2 * time.Hour) // past the run's time-to-live
 	if _, err := f.eng.WatchdogPass(t.Context(), 24*time.Hour); err != nil {
 		t.Fatal(err)
@@ -409,11 +424,7 @@ func TestATriggerAnswerAfterTheWatchdogTimedTheRunOut(t *testing.T) {
 // mark stays for the crash rules.
 func TestTriggerRecordWithACancelledContextRecordsNothing(t *testing.T) {
 	f := newFixture(t)
-	call := f.begin(t)
-	res, err := f.eng.TriggerCall(t.Context(), call)
-	if err != nil {
-		t.Fatal(err)
-	}
+	call, res := f.called(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := f.eng.TriggerRecord(ctx, call, res); !errors.Is(err, context.Canceled) {
@@ -426,15 +437,7 @@ func TestTriggerRecordWithACancelledContextRecordsNothing(t *testing.T) {
 
 func TestPollAndPollRecordOnce(t *testing.T) {
 	f := newFixture(t)
-	call := f.begin(t)
-	res, err := f.eng.TriggerCall(t.Context(), call)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := f.eng.TriggerRecord(t.Context(), call, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := f.triggered(t)
 	ref := engine.StepRef{Run: ordersKey, Due: next.NextAt}
 	if got, polled, err := f.eng.Poll(t.Context(), ref); err != nil || polled != nil || got.Acted || !sameStep(got, next) {
 		t.Fatalf("Poll before it is due: %+v %+v %v", got, polled, err)
@@ -476,15 +479,7 @@ func TestAStalePollAnswerIsNotRecorded(t *testing.T) {
 	jobs := &stillRunning{}
 	f.jobs = &jobs.countingJobs
 	f.eng = engine.New(engine.Options{Store: f.st, Clock: f.clk, Jobs: jobs})
-	call := f.begin(t)
-	res, err := f.eng.TriggerCall(t.Context(), call)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := f.eng.TriggerRecord(t.Context(), call, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := f.triggered(t)
 	f.clk.Set(next.NextAt)
 	_, polled, err := f.eng.Poll(t.Context(), engine.StepRef{Run: ordersKey, Due: next.NextAt})
 	if err != nil || polled == nil {

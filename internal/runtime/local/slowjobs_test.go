@@ -154,6 +154,7 @@ job: {type: glue, config: {jobName: j}, pollInterval: 1m}
 	// and the async job's poll come due.
 	at := t0.Add(31 * time.Minute)
 	clk.Set(at)
+	poked := time.Now()
 	poke()
 	waitFor("the SLA warning", func() bool {
 		page, err := st.EventList(ctx, store.EventListParams{Types: []event.Type{event.SLAWarning}})
@@ -161,6 +162,7 @@ job: {type: glue, config: {jobName: j}, pollInterval: 1m}
 	})
 	waitFor("the evaluation", func() bool { return getRun("watch").UpdatedAt.Equal(at) })
 	waitFor("the poll", func() bool { return getRun("async").State == run.Completed })
+	t.Logf("SLA warning, evaluation and poll taken %s after they came due, with %d slow jobs running", time.Since(poked).Round(time.Millisecond), slowRunning())
 	waitFor(fmt.Sprintf("all %d slow programs running at once (%d timer workers)", slow, Workers), func() bool { return slowRunning() == slow })
 	for i := range slow {
 		if r := getRun(fmt.Sprintf("slow%d", i)); r.State != run.Triggering || !r.TriggerInFlight {
@@ -186,5 +188,111 @@ job: {type: glue, config: {jobName: j}, pollInterval: 1m}
 	}
 	if len(triggered) != slow+1 {
 		t.Fatalf("JOB_TRIGGERED for %s, want each slow pipeline and async once", strings.Join(triggered, ", "))
+	}
+}
+
+// gateJobs blocks every start until released, and counts the starts
+// under way.
+type gateJobs struct {
+	release chan struct{}
+	running atomic.Int64
+}
+
+func (g *gateJobs) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
+	g.running.Add(1)
+	<-g.release
+	return trigger.Started{JobRunID: "sync", Result: &trigger.Result{Status: trigger.StatusSucceeded}}, nil
+}
+
+func (g *gateJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	return trigger.Result{Status: trigger.StatusSucceeded}, nil
+}
+
+// TestATriggerWaitsForACallWorkerBeforeItBegins: with every call worker
+// busy, a due trigger step is not begun (no in-flight mark whose call
+// would wait in memory, to be taken for interrupted if the process
+// stopped) while the other timers go on; it begins when a call ends.
+func TestATriggerWaitsForACallWorkerBeforeItBegins(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
+	clk := clock.NewVirtual(t0)
+	jobs := &gateJobs{release: make(chan struct{})}
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: jobs})
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		doc := "pipeline: {id: " + id + "}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: command, config: {command: [x]}}\n"
+		if _, err := eng.ApplyConfig(ctx, id+".yaml", []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watch := "pipeline: {id: watch}\nschedule: {trigger: {key: k, check: exists}, evaluation: {window: 2h, interval: 1m}}\nvalidation: {rules: [{key: ready, check: exists}]}\njob: {type: command, config: {command: [x]}}\n"
+	if _, err := eng.ApplyConfig(ctx, "watch.yaml", []byte(watch)); err != nil {
+		t.Fatal(err)
+	}
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	eng.OnTimersChanged(poke)
+	stopped := make(chan struct{})
+	go func() { runTimers(ctx, eng, wake, slog.New(slog.DiscardHandler), 2, 2); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	released := false
+	defer func() {
+		if !released {
+			close(jobs.release)
+		}
+	}()
+	getRun := func(id string) run.Run {
+		t.Helper()
+		r, err := st.RunGet(ctx, run.Key{PipelineID: id, ScheduleID: "stream", Period: "2026-03-10"})
+		if err != nil {
+			t.Fatalf("run of %s: %v", id, err)
+		}
+		return r
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for end := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("never happened: %s", what)
+			}
+		}
+	}
+	for _, id := range []string{"a", "b"} {
+		if _, err := eng.PutSensor(ctx, id, "k", run.Detail("n", 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("two calls in flight", func() bool { return jobs.running.Load() == 2 })
+	for _, id := range []string{"c", "watch"} {
+		if _, err := eng.PutSensor(ctx, id, "k", run.Detail("n", 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The watch run's evaluation is due after c's trigger step: once it
+	// was taken, the loop had c's step in hand and left it due.
+	at := t0.Add(time.Minute)
+	clk.Set(at)
+	poke()
+	waitFor("the evaluation", func() bool { return getRun("watch").UpdatedAt.Equal(at) })
+	if r := getRun("c"); r.State != run.Triggering || r.TriggerInFlight || jobs.running.Load() != 2 {
+		t.Fatalf("c with every call worker busy: %s in flight %v, %d calls", r.State, r.TriggerInFlight, jobs.running.Load())
+	}
+	close(jobs.release)
+	released = true
+	for _, id := range []string{"a", "b", "c"} {
+		waitFor(id+" completed", func() bool { return getRun(id).State == run.Completed })
 	}
 }

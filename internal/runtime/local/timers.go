@@ -50,14 +50,19 @@ const CallWorkers = 32
 // worker. A timer being processed is not handed to a second worker; the
 // engine's commit conditions would make a second one harmless anyway.
 func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger) {
+	runTimers(ctx, eng, wake, log, Workers, CallWorkers)
+}
+
+// runTimers is RunTimers with pools of the sizes given.
+func runTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger, workers, callWorkers int) {
 	var (
 		mu       sync.Mutex
 		inFlight = map[string]bool{}
 		failed   = map[string]time.Time{} // a timer whose processing failed waits before the next try
 		wg       sync.WaitGroup
 		done     = make(chan struct{}, 1)
-		slots    = make(chan struct{}, Workers)
-		calls    = make(chan struct{}, CallWorkers)
+		slots    = make(chan struct{}, workers)
+		calls    = make(chan struct{}, callWorkers)
 	)
 	finished := func() {
 		select {
@@ -94,7 +99,7 @@ func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 	}
 	for {
 		minSleep := time.Duration(0)
-		due, err := eng.DueTimers(ctx, 4*Workers+CallWorkers)
+		due, err := eng.DueTimers(ctx, 4*workers+callWorkers)
 		if err != nil && ctx.Err() == nil {
 			log.Error("listing due timers", "err", err)
 			minSleep = time.Second // a persistent error must not spin the loop
