@@ -162,16 +162,17 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, doc, p.Source.SHA256, p.Source.File, now
 		next.ConfigVersion++
 		next.RemovedAt = time.Time{}
-		if !exists {
-			next.FirstLoadedAt = now
-		} else if old, err := e.withConfig(ctx, prev, nil); err != nil {
-			return err
-		} else if old != nil && old.p.Schedule.Cron.String() != p.Schedule.Cron.String() {
-			// A cron added or changed by this reload: the watchdog and the
-			// SLA look forward only from now, so ticks the new cron "would
-			// have had" before it existed are not reported as missed.
-			next.FirstLoadedAt = now
+		var prevConfig *pipeline.Pipeline
+		if exists {
+			old, err := e.withConfig(ctx, prev, nil)
+			if err != nil {
+				return err
+			}
+			if old != nil {
+				prevConfig = old.p
+			}
 		}
+		next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
 		// The timers see the new version (and its first-load time).
 		b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
@@ -185,18 +186,17 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 }
 
 func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) {
-	pk := run.Key{PipelineID: p.ID}
-	if p.Schedule.Cron.IsZero() {
+	cronAt, periodAt := run.ConfigTimers(p, now)
+	if cronAt.IsZero() {
 		b.deleteTimer(cronTimerKey(p.ID), nil)
 	} else {
-		b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: pk, DueAt: p.Schedule.Cron.Next(now, p.Schedule.Location)}, nil)
+		b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: cronAt}, nil)
 	}
-	if !needsPeriodTimer(p) {
+	if periodAt.IsZero() {
 		b.deleteTimer(periodTimerKey(p.ID), nil)
 		return
 	}
-	cur := run.CurrentPeriod(p, now)
-	b.putTimer(periodTimerFor(p, cur.Next()), nil)
+	b.putTimer(periodTimer(p.ID, periodAt), nil)
 	if err := e.armLoadSLA(ctx, b, p, now); err != nil {
 		e.log.Warn("cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
 	}
@@ -211,7 +211,7 @@ func (e *Engine) rearmRuns(ctx context.Context, b *batch, pipelineID string, now
 		return err
 	}
 	for _, r := range runs {
-		step := map[run.State]run.Step{run.Evaluating: run.StepEvaluate, run.Triggering: run.StepTrigger, run.Running: run.StepPoll}[r.State]
+		step := run.StepOf(r.State)
 		if step == run.StepNone {
 			continue
 		}

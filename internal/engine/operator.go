@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -28,30 +27,22 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		}
 		now := e.clk.Now()
 		row := lp.row
-		if row.Paused && row.PausedUntil.Equal(until) {
+		d, ok, err := run.Pause(pauseState(row), until, by, now)
+		if err != nil {
+			return fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
+		}
+		if !ok {
 			return nil
 		}
-		if !until.IsZero() { // zero: until resumed
-			if err := run.CheckPauseUntil(until, now); err != nil {
-				return fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
-			}
-		}
-		next := row
-		next.Paused, next.PausedUntil, next.UpdatedAt = true, until.UTC(), now
-		if !row.Paused {
-			next.PausedAt, next.ResumedAt = now, time.Time{}
-		}
+		next := withPause(row, d.State, now)
 		b := e.newBatch(lp, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
-		pk := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}
-		msg, detail := "pipeline paused until resumed", run.Detail("by", by)
-		if !until.IsZero() {
-			msg, detail = "pipeline paused until "+until.UTC().Format(time.RFC3339), run.Detail("by", by, "until", until)
-			b.putTimer(store.Timer{Key: resumeTimerKey(pipelineID), Kind: kindResume, Run: run.Key{PipelineID: pipelineID}, DueAt: until}, nil)
-		} else {
+		if d.ResumeAt.IsZero() {
 			b.deleteTimer(resumeTimerKey(pipelineID), nil)
+		} else {
+			b.putTimer(store.Timer{Key: resumeTimerKey(pipelineID), Kind: kindResume, Run: run.Key{PipelineID: pipelineID}, DueAt: d.ResumeAt}, nil)
 		}
-		b.emit(pk, event.PipelinePaused, msg, detail)
+		b.notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, []run.Note{d.Note})
 		return b.commit(ctx)
 	})
 }
@@ -102,91 +93,70 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	}
 	now := e.clk.Now()
 	row := lp.row
-	if !row.Paused {
+	d, ok := run.ResumePipeline(pauseState(row), by, now)
+	if !ok {
 		return nil, nil
 	}
 	p := lp.p
-	next := row
-	next.Paused, next.PausedUntil, next.UpdatedAt, next.ResumedAt = false, time.Time{}, now, now
+	next := withPause(row, d.State, now)
 	// The decisions below see the pipeline resumed; the row's write is
 	// conditioned on the version read.
 	resumed := &loadedPipeline{p: p, row: next, cals: lp.cals}
 	b := e.newBatch(resumed, now)
 	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
-	if timerDue != nil {
-		b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
-	} else {
-		b.deleteTimer(resumeTimerKey(pipelineID), nil)
-	}
-	pk := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}
-	b.emit(pk, event.PipelineResumed, "pipeline resumed", run.Detail("by", by))
-	pausedAt := row.PausedAt
+	b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
+	b.notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
 	// Keep the window: the watchdog does not report cron ticks skipped on
 	// purpose. Dated by the resume, so it is in every snapshot whose
 	// lookback the pause reaches into.
-	if !pausedAt.IsZero() {
+	if d.WindowOK {
 		resumeDay := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: schedule.Daily(schedule.DateOf(now, p.Schedule.Location)).String()}
-		b.marker(store.Marker{Key: resumeDay, Kind: run.MarkerPausePrefix + pausedAt.UTC().Format(time.RFC3339Nano), At: now, Detail: run.Detail("from", pausedAt, "to", now)}, false)
+		b.marker(store.Marker{Key: resumeDay, Kind: run.MarkerPausePrefix + d.Window.From.UTC().Format(time.RFC3339Nano), At: now, Detail: run.Detail("from", d.Window.From, "to", d.Window.To)}, false)
 	}
-	// Runs held by the pause (evaluating, or about to trigger) go on, with
-	// a fresh evaluation window.
-	held, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
+	active, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	for i := range held {
-		r := held[i]
-		if r.State == run.Running || r.TriggerInFlight {
-			continue
-		}
+	sensors, err := e.triggerSensors(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]sensor.Record, len(sensors))
+	for i, s := range sensors {
+		recs[i] = s.Record()
+	}
+	plan := run.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
+	for _, i := range plan.Rearm {
+		r := active[i]
 		next, eff := run.Resume(r, p, now)
 		if err := e.applyRun(ctx, b, resumed, &r, next, eff, nil); err != nil {
 			return nil, err
 		}
 	}
-	// A cron tick that fell in the pause starts its period now, as data
-	// that came during the pause does.
-	if !p.Schedule.Cron.IsZero() {
-		if tick, ok := p.Schedule.Cron.Prev(now, p.Schedule.Location); ok && !tick.Before(pausedAt) {
-			per := p.Schedule.Cron.PeriodOf(tick, p.Schedule.Location)
-			key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-			if !b.hasRun(key) {
-				if err := e.startPeriod(ctx, b, resumed, key, per, run.CauseResume, nil); err != nil {
-					return nil, err
-				}
+	if per := plan.CronPeriod; per != nil {
+		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+		if !b.hasRun(key) { // re-armed above
+			if err := e.startPeriod(ctx, b, resumed, key, *per, run.CauseResume, nil); err != nil {
+				return nil, err
 			}
 		}
 	}
-	if p.Schedule.Trigger == nil {
-		return b, nil
-	}
-	// Trigger data that came during the pause is handled as if it had
-	// just arrived: it starts its period, completes a waiting run's rules,
-	// or is late data for a period that already succeeded.
-	sensors, err := e.triggerSensors(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for i := range sensors {
-		s := sensors[i]
-		if !run.MatchesTrigger(p, s.Key) || s.ChangedAt.Before(pausedAt) {
-			continue
-		}
-		cond := p.Schedule.Trigger.Rule
-		cond.Key = s.Key
-		if !rule.Evaluate(cond, rule.SensorMap{s.Key: s.Record()}, now, e.rules).Passed {
-			continue // another key of the period may satisfy the condition
-		}
-		per, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
-		if err != nil || seen[per.String()] {
-			continue
-		}
-		seen[per.String()] = true
-		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-		if err := e.resumePeriod(ctx, b, resumed, &s, key, per); err != nil {
+	for _, d := range plan.Data {
+		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: d.Period.String()}
+		if err := e.resumePeriod(ctx, b, resumed, &sensors[d.Sensor], key, d.Period); err != nil {
 			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// pauseState is a row's pause state as run's pause decisions read it.
+func pauseState(row store.Pipeline) run.PauseState {
+	return run.PauseState{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt}
+}
+
+// withPause is row with pause state st, updated at now.
+func withPause(row store.Pipeline, st run.PauseState, now time.Time) store.Pipeline {
+	row.Paused, row.PausedUntil, row.PausedAt, row.ResumedAt, row.UpdatedAt = st.Paused, st.Until, st.PausedAt, st.ResumedAt, now
+	return row
 }

@@ -26,12 +26,8 @@ func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*b
 	p := lp.p
 	b := e.newBatch(lp, now)
 	due := t.DueAt
-	after := now
-	if due.After(after) {
-		after = due
-	}
-	b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: p.Schedule.Cron.Next(after, p.Schedule.Location)}, &due)
-	per := p.Schedule.Cron.PeriodOf(due, p.Schedule.Location)
+	per, next := run.CronTick(p, due, now)
+	b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: next}, &due)
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
 	return b, e.startPeriod(ctx, b, lp, key, per, run.CauseCron, nil)
 }
@@ -115,14 +111,14 @@ func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	if lp == nil || !needsPeriodTimer(lp.p) {
+	if lp == nil || !run.NeedsPeriodTimer(lp.p) {
 		return e.newBatch(lp, now), nil
 	}
 	p := lp.p
 	b := e.newBatch(lp, now)
 	due := t.DueAt
-	per := schedule.PeriodAt(due, p.Schedule.Location, run.Hourly(p))
-	b.putTimer(periodTimerFor(p, per.Next()), &due)
+	per, nextStart := run.PeriodTick(p, due)
+	b.putTimer(periodTimer(p.ID, nextStart), &due)
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
 	return b, e.armPeriodSLA(ctx, b, p, key, per)
 }
@@ -143,14 +139,9 @@ func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipelin
 	return nil
 }
 
-// needsPeriodTimer: pipelines with an absolute SLA deadline get their SLA
-// timers at the start of every period.
-func needsPeriodTimer(p *pipeline.Pipeline) bool {
-	return p.SLA != nil && !p.SLA.Deadline.IsZero() && !p.DryRun
-}
-
-func periodTimerFor(p *pipeline.Pipeline, per schedule.Period) store.Timer {
-	return store.Timer{Key: periodTimerKey(p.ID), Kind: kindPeriod, Run: run.Key{PipelineID: p.ID}, DueAt: per.Start(p.Schedule.Location)}
+// periodTimer is the timer of a pipeline's next period start.
+func periodTimer(pipelineID string, at time.Time) store.Timer {
+	return store.Timer{Key: periodTimerKey(pipelineID), Kind: kindPeriod, Run: run.Key{PipelineID: pipelineID}, DueAt: at}
 }
 
 // periodRun returns the run that stands for a period (run.DayRun): its

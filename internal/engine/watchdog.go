@@ -11,7 +11,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
@@ -69,14 +68,6 @@ type watchdogCache struct {
 	sensors  map[[2]string]store.Sensor
 }
 
-const (
-	fullReloadEvery = 12
-	// refreshOverlap re-reads a little before the previous pass, so a
-	// write stamped at the same instant, or by a replica whose clock is a
-	// bit behind, is not missed.
-	refreshOverlap = time.Minute
-)
-
 // watchdogSnapshot builds what the checks read, bounded by the lookback
 // window: its cost grows with pipelines and recent activity, not with
 // stored history. Data that cannot be loaded is named in Unavailable so
@@ -104,17 +95,11 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		}
 		s.Pipelines = append(s.Pipelines, wp)
 	}
-	// Periods are dates in each pipeline's zone: start a day early so every
-	// zone's periods within the lookback are included.
-	from := schedule.DateOf(now.Add(-watchdog.Lookback-24*time.Hour), time.UTC).String()
-	sensorsFrom := now.Add(-watchdog.Lookback)
-
-	full := c.runs == nil || c.passes >= fullReloadEvery || now.Before(c.loadedAt)
-	since := time.Time{}
-	if full {
+	plan := watchdog.PlanRefresh(c.runs != nil, c.loadedAt, c.passes, now)
+	from, sensorsFrom, since := plan.PeriodFrom, plan.SensorsFrom, plan.Since
+	if plan.Full {
 		c.runs, c.markers, c.sensors, c.passes = map[run.Key]run.Run{}, map[watchdog.MarkerKey]store.Marker{}, map[[2]string]store.Sensor{}, 0
 	} else {
-		since = c.loadedAt.Add(-refreshOverlap)
 		c.passes++
 	}
 
@@ -144,11 +129,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 			s.Timers[t.Key] = true
 		}
 	}
-	changedSince := sensorsFrom
-	if !full && since.After(changedSince) {
-		changedSince = since
-	}
-	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: changedSince}); err != nil {
+	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: plan.SensorsSince}); err != nil {
 		unavailable(watchdog.DataSensors, err)
 	} else {
 		for _, x := range ss {
@@ -234,10 +215,11 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, now time.
 		case watchdog.ActionNone:
 			b.notes(f.Key, note)
 		case watchdog.ActionFailRun:
-			r, err := e.st.RunGet(ctx, f.Key)
-			if err != nil || f.Run == nil || r.Version != f.Run.Version || r.State.Terminal() {
-				return ignoreNotFound(err)
+			cur, err := e.runAt(ctx, f.Key)
+			if err != nil || !f.StillApplies(cur) {
+				return err
 			}
+			r := *cur
 			next, eff := run.TimedOut(r, now)
 			eff.Notes = note
 			if err := e.applyRun(ctx, b, lp, &r, next, eff, nil); err != nil {
@@ -256,10 +238,9 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, now time.
 			}
 			b.c.Events = append(b.notesFirst(f.Key, note), b.c.Events...)
 		case watchdog.ActionClosePeriod:
-			if _, err := e.st.RunGet(ctx, f.Key); err == nil {
-				return nil // a run showed up: nothing to close
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
+			cur, err := e.runAt(ctx, f.Key)
+			if err != nil || !f.StillApplies(cur) {
+				return err // a run showed up: nothing to close
 			}
 			r := run.Close(f.Key, lp.row.ConfigVersion, now)
 			b.putRun(r, 0)
@@ -292,9 +273,6 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 	err := e.retry(ctx, "watchdog pass", func() error {
 		out = nil
 		b := e.newBatch(nil, now)
-		failed := strings.Join(res.Failed, ", ")
-		msg := watchdog.DegradedMessage(res)
-		b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogPass, At: now, Detail: run.Detail("findings", len(res.Findings), "failed", failed)}, false)
 		prev, err := e.st.MarkerGet(ctx, run.Key{}, run.MarkerWatchdogDegraded)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
@@ -304,11 +282,13 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 			v, _ := prev.Detail.Get("failed")
 			prevFailed, _ = v.Str()
 		}
+		d := watchdog.Degraded(res, prevFailed)
+		b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogPass, At: now, Detail: run.Detail("findings", len(res.Findings), "failed", d.Failed)}, false)
 		switch {
-		case failed != "" && failed != prevFailed:
-			b.emit(run.Key{}, event.WatchdogDegraded, msg, run.Detail("failed", failed, "unavailable", strings.Join(unavailable, "; ")))
-			b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", failed)}, false)
-		case failed == "" && prevFailed != "":
+		case d.Raise:
+			b.emit(run.Key{}, event.WatchdogDegraded, d.Message, run.Detail("failed", d.Failed, "unavailable", strings.Join(unavailable, "; ")))
+			b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, false)
+		case d.Clear:
 			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
 		}
 		if err := b.commit(ctx); err != nil {
@@ -330,9 +310,14 @@ func (e *Engine) LastWatchdogPass(ctx context.Context) (time.Time, bool, error) 
 	return m.At, err == nil, err
 }
 
-func ignoreNotFound(err error) error {
+// runAt reads the run of key; nil when there is none.
+func (e *Engine) runAt(ctx context.Context, key run.Key) (*run.Run, error) {
+	r, err := e.st.RunGet(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return nil, nil
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }

@@ -141,3 +141,18 @@ type Result struct {
 
 // Degraded reports whether any check failed.
 func (r Result) Degraded() bool { return len(r.Failed) > 0 }
+
+// StillApplies reports whether a finding still applies to its period's run
+// as the runtime reads it when it acts (cur; nil when the period has no
+// run): a run is timed out only if it did not move since the snapshot (its
+// version) and has not ended; a period is closed only while it has no
+// run. The other actions do not depend on the run.
+func (f Finding) StillApplies(cur *run.Run) bool {
+	switch f.Action {
+	case ActionFailRun:
+		return cur != nil && f.Run != nil && cur.Version == f.Run.Version && !cur.State.Terminal()
+	case ActionClosePeriod:
+		return cur == nil
+	}
+	return true
+}

@@ -1,0 +1,168 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// A pause stops new runs of a pipeline (product spec §3b): cron ticks and
+// trigger sensors are still recorded but start nothing, runs whose job
+// started finish, SLA and watchdog alerts continue. Resume starts what the
+// pause held back.
+
+// PauseState is a pipeline's pause state, as its row stores it.
+type PauseState struct {
+	Paused bool
+	Until  time.Time // zero: until resumed
+	// PausedAt and ResumedAt bound the current or last pause.
+	PausedAt, ResumedAt time.Time
+}
+
+// PauseDecision is the answer to a pause request.
+type PauseDecision struct {
+	State PauseState
+	Note  Note // PIPELINE_PAUSED
+	// ResumeAt is when the timed pause ends (the resume timer); zero: the
+	// pause lasts until resumed by hand, and no resume timer is set.
+	ResumeAt time.Time
+}
+
+// Pause decides a request at now to pause until until (zero: until
+// resumed): nothing to do (ok false) when the pipeline is already paused
+// until that very time; an error for an end that CheckPauseUntil refuses.
+// A pause that changes the end of a running one keeps its start.
+func Pause(st PauseState, until time.Time, by string, now time.Time) (d PauseDecision, ok bool, err error) {
+	if st.Paused && st.Until.Equal(until) {
+		return PauseDecision{}, false, nil
+	}
+	if !until.IsZero() {
+		if err := CheckPauseUntil(until, now); err != nil {
+			return PauseDecision{}, false, err
+		}
+	}
+	next := st
+	next.Paused, next.Until = true, until.UTC()
+	if !st.Paused {
+		next.PausedAt, next.ResumedAt = now, time.Time{}
+	}
+	d = PauseDecision{State: next, Note: Note{Type: event.PipelinePaused, Message: "pipeline paused until resumed", Detail: Detail("by", by)}}
+	if !until.IsZero() {
+		d.Note = Note{Type: event.PipelinePaused, Message: "pipeline paused until " + until.UTC().Format(time.RFC3339), Detail: Detail("by", by, "until", until)}
+		d.ResumeAt = until
+	}
+	return d, true, nil
+}
+
+// PauseWindow is a pause that ended: [From, To). A cron tick inside one
+// started nothing on purpose, so the watchdog does not report it missed.
+type PauseWindow struct {
+	From, To time.Time
+}
+
+// ResumeDecision is the answer to a resume (by hand or at a timed
+// pause's end).
+type ResumeDecision struct {
+	State PauseState
+	Note  Note // PIPELINE_RESUMED
+	// Window is the pause that ends now, to keep (ok false when its start
+	// is not known: a row paused before pauses were dated).
+	Window   PauseWindow
+	WindowOK bool
+}
+
+// ResumePipeline decides a resume at now: nothing (ok false) when the
+// pipeline is not paused.
+func ResumePipeline(st PauseState, by string, now time.Time) (d ResumeDecision, ok bool) {
+	if !st.Paused {
+		return ResumeDecision{}, false
+	}
+	next := st
+	next.Paused, next.Until, next.ResumedAt = false, time.Time{}, now
+	d = ResumeDecision{State: next, Note: Note{Type: event.PipelineResumed, Message: "pipeline resumed", Detail: Detail("by", by)}}
+	if !st.PausedAt.IsZero() {
+		d.Window, d.WindowOK = PauseWindow{From: st.PausedAt, To: now}, true
+	}
+	return d, true
+}
+
+// ResumePlan is what a resume at now starts: the runs the pause held go
+// on, and cron ticks and trigger data that came during the pause are
+// handled as if they had just come.
+type ResumePlan struct {
+	// Rearm are the indices, in the active runs given, of the runs the
+	// pause held (HeldByPause): they go on (Resume), with a fresh
+	// evaluation window.
+	Rearm []int
+	// CronPeriod is the period of the last cron tick at or after the
+	// pause's start, which started nothing: it starts now (unless this
+	// resume already re-arms its run). nil: no such tick.
+	CronPeriod *schedule.Period
+	// Data is the trigger data that came during the pause and satisfies
+	// the trigger condition now, one sensor per period, in the order of
+	// the sensors given: each is handled as if it had just arrived (it
+	// starts its period, completes a waiting run's rules, or is late data
+	// for a period that already succeeded).
+	Data []ResumeData
+}
+
+// ResumeData is one period's trigger data in a ResumePlan.
+type ResumeData struct {
+	Sensor int // index in the trigger sensors given
+	Period schedule.Period
+}
+
+// PlanResume decides what a resume at now starts, for a pause that
+// started at pausedAt: from the pipeline's active runs and its stored
+// trigger sensors (any order; keys the trigger does not match are
+// ignored).
+func PlanResume(p *pipeline.Pipeline, pausedAt, now time.Time, active []Run, trigger []sensor.Record, opt rule.Options) ResumePlan {
+	var plan ResumePlan
+	for i, r := range active {
+		if HeldByPause(r) {
+			plan.Rearm = append(plan.Rearm, i)
+		}
+	}
+	if c := p.Schedule.Cron; !c.IsZero() {
+		if tick, ok := c.Prev(now, p.Schedule.Location); ok && !tick.Before(pausedAt) {
+			per := c.PeriodOf(tick, p.Schedule.Location)
+			plan.CronPeriod = &per
+		}
+	}
+	if p.Schedule.Trigger == nil {
+		return plan
+	}
+	seen := map[schedule.Period]bool{}
+	for i, rec := range trigger {
+		if !MatchesTrigger(p, rec.Key) || rec.ReceivedAt.Before(pausedAt) {
+			continue
+		}
+		if !TriggerCheck(p, rec, now, opt).Passed {
+			continue // another key of the period may satisfy the condition
+		}
+		per, err := SensorPeriod(p, rec.Key, rec.Data, rec.ReceivedAt)
+		if err != nil || seen[per] {
+			continue
+		}
+		seen[per] = true
+		plan.Data = append(plan.Data, ResumeData{Sensor: i, Period: per})
+	}
+	return plan
+}
+
+// String describes a plan for tests and logs.
+func (p ResumePlan) String() string {
+	s := fmt.Sprintf("rearm %v", p.Rearm)
+	if p.CronPeriod != nil {
+		s += " cron " + p.CronPeriod.String()
+	}
+	for _, d := range p.Data {
+		s += fmt.Sprintf(" data %d:%s", d.Sensor, d.Period)
+	}
+	return s
+}
