@@ -1,15 +1,11 @@
 package alert
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/store"
 )
 
 // DeadLetter is an alert a sink never accepted: it failed permanently or
@@ -29,21 +25,22 @@ type DeadLetter struct {
 }
 
 // DeadLetters lists every dead letter in the store, of every sink (also of
-// sinks no longer configured), by sink and then in the order they were
-// given up.
+// sinks no longer configured: every sink that delivered has a cursor), by
+// sink and then in the order they were given up.
 func (d *Deliverer) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
-	ms, err := d.st.MarkerList(ctx, store.MarkerListParams{PipelineID: nsDelivery})
+	cursors, err := d.st.DeliveryCursorList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("alert: list dead letters: %w", err)
 	}
 	var out []DeadLetter
-	for _, m := range ms {
-		if id, ok := strings.CutPrefix(m.Kind, kindDeadPrefix); ok {
-			out = append(out, decodeDead(m, id))
+	for _, c := range cursors {
+		dls, err := d.st.DeadLetterList(ctx, c.Sink)
+		if err != nil {
+			return nil, fmt.Errorf("alert: list dead letters of sink %s: %w", c.Sink, err)
+		}
+		for _, r := range dls {
+			out = append(out, deadLetterOf(r))
 		}
 	}
-	slices.SortFunc(out, func(a, b DeadLetter) int {
-		return cmp.Or(cmp.Compare(a.Sink, b.Sink), a.At.Compare(b.At), a.EventTime.Compare(b.EventTime), cmp.Compare(a.EventID, b.EventID))
-	})
 	return out, nil
 }

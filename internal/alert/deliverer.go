@@ -171,9 +171,9 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 	}
 	now := d.clk.Now()
 	for _, w := range missing {
-		err := d.st.Commit(ctx, store.Change{Markers: []store.MarkerWrite{{
-			Marker: cursorMarker(w.name, start, now).Marker, IfAbsent: true,
-		}}})
+		cw := cursorWrite(w.name, start, now)
+		cw.IfAbsent = true
+		err := d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cw}})
 		switch {
 		case errors.Is(err, store.ErrConflict): // started meanwhile: use it
 			c, at, err := d.cursor(ctx, w.name)
@@ -193,15 +193,11 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 
 // cursor reads a sink's saved cursor and when it was saved.
 func (d *Deliverer) cursor(ctx context.Context, sink string) (store.Cursor, time.Time, error) {
-	m, err := d.st.MarkerGet(ctx, sinkKey(nsDelivery, sink), kindCursor)
+	c, err := d.st.DeliveryCursorGet(ctx, sink)
 	if err != nil {
 		return store.Cursor{}, time.Time{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
 	}
-	c, err := decodeCursor(m)
-	if err != nil {
-		return store.Cursor{}, time.Time{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
-	}
-	return c, m.At, nil
+	return c.Cursor, c.At, nil
 }
 
 // logEnd returns the cursor at the end of the log, reading forward from

@@ -31,7 +31,7 @@ type Threads interface {
 	ThreadPut(ctx context.Context, sink string, key run.Key, t Thread) error
 }
 
-// StoreThreads keeps threads as store markers.
+// StoreThreads keeps threads as store records (store.AlertThread).
 type StoreThreads struct {
 	Store store.Store
 	Clock clock.Clock
@@ -41,27 +41,23 @@ var _ Threads = StoreThreads{}
 
 // ThreadGet implements Threads.
 func (s StoreThreads) ThreadGet(ctx context.Context, sink string, key run.Key) (Thread, bool, error) {
-	m, err := s.Store.MarkerGet(ctx, sinkKey(nsThread, sink), periodKind(key))
+	a, err := s.Store.AlertThreadGet(ctx, sink, key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Thread{}, false, nil
 	case err != nil:
-		return Thread{}, false, fmt.Errorf("alert: read thread of %s: %w", periodKind(key), err)
+		return Thread{}, false, fmt.Errorf("alert: read thread of %s: %w", keyText(key), err)
 	}
-	return Thread{ID: str(m.Detail, "ts"), Channel: str(m.Detail, "channel")}, true, nil
+	return Thread{ID: a.TS, Channel: a.Channel}, true, nil
 }
 
 // ThreadPut implements Threads.
 func (s StoreThreads) ThreadPut(ctx context.Context, sink string, key run.Key, t Thread) error {
-	err := s.Store.Commit(ctx, store.Change{Markers: []store.MarkerWrite{{
-		Marker: store.Marker{
-			Key: sinkKey(nsThread, sink), Kind: periodKind(key), At: s.Clock.Now(),
-			Detail: run.Detail("ts", t.ID, "channel", t.Channel),
-		},
-		IfAbsent: true,
+	err := s.Store.Commit(ctx, store.Change{AlertThreads: []store.AlertThread{{
+		Sink: sink, Key: key, TS: t.ID, Channel: t.Channel, At: s.Clock.Now(),
 	}}})
 	if err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("alert: record thread of %s: %w", periodKind(key), err)
+		return fmt.Errorf("alert: record thread of %s: %w", keyText(key), err)
 	}
 	return nil
 }

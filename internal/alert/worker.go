@@ -104,7 +104,7 @@ func (w *worker) saveIdle(ctx context.Context, force bool) error {
 	if !force && w.skipped < idleSaveEvents && now.Sub(w.savedAt) < idleSaveAfter {
 		return nil
 	}
-	if err := w.d.st.Commit(ctx, store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, w.pos, now)}}); err != nil {
+	if err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, w.pos, now)}}); err != nil {
 		return fmt.Errorf("alert: sink %s: save cursor %s: %w", w.name, w.pos, err)
 	}
 	w.setSaved(w.pos, now)
@@ -145,12 +145,12 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 	defer cancel()
 	now := w.d.clk.Now()
 	pos := w.pos.Advance(e)
-	c := store.Change{Markers: []store.MarkerWrite{cursorMarker(w.name, pos, now)}}
+	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, pos, now)}}
 	if failure == nil {
-		c.Markers = append(c.Markers, sentMarker(w.name, e, hash))
+		c.AlertsSent = []store.AlertSent{sentRecord(w.name, e, hash)}
 		// Only a default route reads it (to let all-clears through).
 		if w.route.Match.Default() && e.Date != "" && !IsAllClear(e.Type) {
-			c.Markers = append(c.Markers, alertedMarker(w.name, e))
+			c.AlertsAlerted = []store.AlertAlerted{alertedRecord(w.name, e)}
 		}
 	} else {
 		dl := DeadLetter{
@@ -158,7 +158,7 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 			PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date, EventTime: e.Time,
 			Attempts: attempts, Error: clip(failure.Error(), maxErrorText), At: now,
 		}
-		c.Markers = append(c.Markers, deadMarker(dl))
+		c.DeadLetters = []store.DeadLetter{dl.record()}
 	}
 	if err := w.d.st.Commit(ctx, c); err != nil {
 		// The alert went out (or was given up) but the cursor did not
@@ -227,12 +227,12 @@ func (w *worker) alerted(ctx context.Context, e event.Event) (bool, error) {
 	if e.Date == "" {
 		return false, nil
 	}
-	_, err := w.d.st.MarkerGet(ctx, sinkKey(nsAlerted, w.name), periodKind(eventPeriod(e)))
+	_, err := w.d.st.AlertAlertedGet(ctx, w.name, eventPeriod(e))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("alert: sink %s: read alerted marker: %w", w.name, err)
+		return false, fmt.Errorf("alert: sink %s: read alerted record: %w", w.name, err)
 	}
 	return true, nil
 }
@@ -243,16 +243,15 @@ func (w *worker) alerted(ctx context.Context, e event.Event) (bool, error) {
 // time), nor is a text again for an instant not after its last delivery;
 // and a repeat within SuppressFor of it is held back.
 func (w *worker) suppressed(ctx context.Context, e event.Event, hash string) (string, error) {
-	m, err := w.d.st.MarkerGet(ctx, sinkKey(nsSent, w.name), sentKind(e, hash))
+	last, err := w.d.st.AlertSentGet(ctx, w.name, eventPeriod(e), e.Type, hash)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", nil
 	case err != nil:
-		return "", fmt.Errorf("alert: sink %s: read sent marker: %w", w.name, err)
+		return "", fmt.Errorf("alert: sink %s: read sent record: %w", w.name, err)
 	}
-	last := decodeSent(m)
 	switch {
-	case last.ID == e.ID:
+	case last.EventID == e.ID:
 		return "event already delivered", nil
 	case !e.Time.After(last.At):
 		// A copy of an event, or an out-of-order one, whose text went out
@@ -275,7 +274,7 @@ func clip(s string, n int) string {
 }
 
 // messageHash identifies an alert's message for repeat suppression; with
-// the period and type it keys the sent marker.
+// the period and type it keys the sent record.
 func messageHash(e event.Event) string {
 	sum := sha256.Sum256([]byte(e.Message))
 	return hex.EncodeToString(sum[:12])

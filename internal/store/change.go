@@ -26,7 +26,8 @@ func (c Change) Records() int {
 
 // Check reports whether c can be committed as one transaction on every
 // backend: each record (a pipeline, a calendar, a sensor, a run, a ledger
-// entry, a baseline, a marker, a timer, an event) is written, deleted or
+// entry, a baseline, a marker, a timer, an event, an alert delivery
+// record) is written, deleted or
 // checked at most once, and at most MaxChangeRecords records are touched.
 // The counter of each event shard the events go to counts as one record
 // (its increment is an action on the counter item on DynamoDB), however
@@ -99,6 +100,21 @@ func (c Change) Check() error {
 			continue
 		}
 		touch("event", e.ID)
+	}
+	for _, w := range c.DeliveryCursors {
+		touch("delivery cursor", w.Cursor.Sink)
+	}
+	for _, d := range c.DeadLetters {
+		touch("dead letter", d.Sink, " ", d.EventID)
+	}
+	for _, a := range c.AlertThreads {
+		touch("alert thread", a.Sink, " ", a.Key)
+	}
+	for _, a := range c.AlertsSent {
+		touch("alert sent", a.Sink, " ", a.Key, " ", a.Type, " ", a.Hash)
+	}
+	for _, a := range c.AlertsAlerted {
+		touch("alert alerted", a.Sink, " ", a.Key)
 	}
 	if dup != "" {
 		return fmt.Errorf("%w: the %s is touched twice in one change", ErrInvalidChange, dup)

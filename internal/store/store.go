@@ -114,6 +114,18 @@ type Store interface {
 	// what is expired goes eventually, not when.
 	Expire(ctx context.Context, p ExpireParams) (ExpireResult, error)
 
+	// Alert delivery bookkeeping (alerts.go), read by key within a sink.
+	DeliveryCursorGet(ctx context.Context, sink string) (DeliveryCursor, error)
+	// DeliveryCursorList returns every sink's cursor (sinks no longer
+	// configured too), sorted by sink: one record per sink, few.
+	DeliveryCursorList(ctx context.Context) ([]DeliveryCursor, error)
+	// DeadLetterList returns a sink's dead letters, oldest At first (ties
+	// by event time, then event id).
+	DeadLetterList(ctx context.Context, sink string) ([]DeadLetter, error)
+	AlertThreadGet(ctx context.Context, sink string, key run.Key) (AlertThread, error)
+	AlertSentGet(ctx context.Context, sink string, key run.Key, typ event.Type, hash string) (AlertSent, error)
+	AlertAlertedGet(ctx context.Context, sink string, key run.Key) (AlertAlerted, error)
+
 	// Commit applies c atomically. It returns ErrConflict, and writes
 	// nothing, when any condition fails.
 	Commit(ctx context.Context, c Change) error
@@ -295,6 +307,14 @@ type Change struct {
 	// store assigns Shard and Seq.
 	Events []event.Event
 
+	// Alert delivery bookkeeping (alerts.go). AlertThreads are
+	// created: an existing thread of the same key is a conflict.
+	DeliveryCursors []DeliveryCursorWrite
+	DeadLetters     []DeadLetter
+	AlertThreads    []AlertThread
+	AlertsSent      []AlertSent
+	AlertsAlerted   []AlertAlerted
+
 	// PipelineChecks and CalendarChecks are conditions that write
 	// nothing: a decision made from a pipeline's row (its pause state,
 	// its config version) and the calendars its config names commits
@@ -310,7 +330,8 @@ type Change struct {
 func (c Change) Empty() bool {
 	return len(c.Pipelines)+len(c.Calendars)+len(c.PipelineChecks)+len(c.CalendarChecks)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
 		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
-		len(c.Timers)+len(c.TimerDeletes)+len(c.Events) == 0
+		len(c.Timers)+len(c.TimerDeletes)+len(c.Events)+
+		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted) == 0
 }
 
 // PipelineWrite puts a pipeline row. ExpectVersion 0 means the row must
@@ -403,11 +424,13 @@ type SensorListPrefixParams struct {
 // ledger entries, its baseline, its markers, and sensors whose key names
 // the period, "orders#2026-03-10" or "orders#20260310T05") expire when
 // their period sorts before PeriodBefore as text; events expire when
-// their Time is before Before. The caller derives both from one instant
+// their Time is before Before, and alert bookkeeping (threads, alerts
+// sent and alerted, dead letters) when its At is. The caller derives both from one instant
 // (retention.Cutoff), leaving a day's slack for the zones periods are
 // named in.
 //
 // What never expires, whatever its age:
+//   - alert sinks' delivery cursors;
 //   - pipelines, calendars and timers (a timer is deleted by whoever
 //     processes it; an armed timer is work still to do);
 //   - pipeline-level records: markers with an empty period, sensors whose
@@ -420,7 +443,7 @@ type SensorListPrefixParams struct {
 // Zero cutoffs expire nothing of their kind.
 type ExpireParams struct {
 	PeriodBefore string    // a period or a date; "" expires no period's records
-	Before       time.Time // zero expires no event
+	Before       time.Time // zero expires no event and no alert bookkeeping
 	// Limit bounds the records deleted by one call (and so the time the
 	// write lock is held); <= 0 is refused.
 	Limit int
@@ -429,7 +452,8 @@ type ExpireParams struct {
 // ExpireResult says what one Expire call deleted.
 type ExpireResult struct {
 	// Deleted counts the records deleted, by kind: "sensors", "runs",
-	// "ledger", "baselines", "markers", "events".
+	// "ledger", "baselines", "markers", "events", "alert threads",
+	// "alerts sent", "alerts alerted", "dead letters".
 	Deleted map[string]int
 	// More is true when the call stopped at its limit: expired records
 	// may remain.

@@ -231,6 +231,7 @@ func plan(c store.Change) ([]op, error) {
 	for _, ev := range c.Events {
 		eventOps(&e, ev, add)
 	}
+	alertOps(&e, c, add)
 	if e.err != nil {
 		return nil, e.err
 	}

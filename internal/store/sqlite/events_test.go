@@ -74,16 +74,11 @@ func TestMigrationShardsTheEventLog(t *testing.T) {
 		}
 	}
 
-	m, err := s.MarkerGet(ctx, run.Key{PipelineID: "#alert", ScheduleID: "slack"}, "cursor")
+	dc, err := s.DeliveryCursorGet(ctx, "slack")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := m.Detail.Get("cursor")
-	text, _ := v.Str()
-	c, err := store.ParseCursor(text)
-	if err != nil {
-		t.Fatalf("converted cursor %q: %v", text, err)
-	}
+	c, text := dc.Cursor, dc.Cursor.String()
 	rest, err := s.EventList(ctx, store.EventListParams{After: c})
 	if err != nil {
 		t.Fatal(err)
@@ -106,5 +101,68 @@ func TestMigrationShardsTheEventLog(t *testing.T) {
 	page, err := s.EventList(ctx, store.EventListParams{PipelineID: "orders", After: all.Next})
 	if err != nil || len(page.Events) != 1 || page.Events[0].Seq != next[store.EventShard("orders")]+1 {
 		t.Fatalf("new event: %+v, %v; want seq %d", page.Events, err, next[store.EventShard("orders")]+1)
+	}
+}
+
+// TestMigrationMovesAlertMarkers: the delivery state internal/alert kept
+// in markers under '#alert…' pipeline ids before 0008 becomes the typed
+// records, and the markers go.
+func TestMigrationMovesAlertMarkers(t *testing.T) {
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "interlock.db")
+	db, err := sql.Open("sqlite", fileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := migrateTo(ctx, db, ms[:7]); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, time.March, 7, 6, 0, 0, 0, time.UTC)
+	at := t0.Add(time.Hour).UnixNano()
+	for _, m := range [][3]string{
+		{"#alert", "cursor", `{"cursor":"v1.0.5"}`},
+		{"#alert", "dead:ev-9", `{"type":"JOB_FAILED","pipelineId":"orders","scheduleId":"cron","date":"2026-03-07","eventTime":"2026-03-07T06:00:00Z","attempts":8,"error":"HTTP 503"}`},
+		{"#alert-thread", "orders/cron/2026-03-07", `{"ts":"1700.01","channel":"C1"}`},
+		{"#alert-sent", "orders/cron/2026-03-07/SLA_BREACH/abc123", `{"id":"ev-1"}`},
+		{"#alert-alerted", "orders/cron/2026-03-07", `{"id":"ev-1","type":"SLA_BREACH"}`},
+		{"#alert-sent", "orders/cron//CONFIG_INVALID/def456", `{"id":"ev-2"}`},
+	} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO markers (pipeline_id, schedule_id, period, kind, at, detail) VALUES (?, 'slack', '', ?, ?, ?)`,
+			m[0], m[1], at, m[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s := openPath(t, path)
+	key := run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07"}
+	when := t0.Add(time.Hour)
+	check := func(what string, got, want any, err error) {
+		t.Helper()
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %+v, %v; want %+v", what, got, err, want)
+		}
+	}
+	c, err := s.DeliveryCursorGet(ctx, "slack")
+	check("cursor", c, store.DeliveryCursor{Sink: "slack", Cursor: store.Cursor{0, 5}, At: when}, err)
+	dls, err := s.DeadLetterList(ctx, "slack")
+	check("dead letters", dls, []store.DeadLetter{{Sink: "slack", EventID: "ev-9", Type: event.JobFailed, Key: key,
+		EventTime: t0, Attempts: 8, Error: "HTTP 503", At: when}}, err)
+	th, err := s.AlertThreadGet(ctx, "slack", key)
+	check("thread", th, store.AlertThread{Sink: "slack", Key: key, TS: "1700.01", Channel: "C1", At: when}, err)
+	se, err := s.AlertSentGet(ctx, "slack", key, event.SLABreach, "abc123")
+	check("sent", se, store.AlertSent{Sink: "slack", Key: key, Type: event.SLABreach, Hash: "abc123", EventID: "ev-1", At: when}, err)
+	noPeriod := run.Key{PipelineID: "orders", ScheduleID: "cron"}
+	se, err = s.AlertSentGet(ctx, "slack", noPeriod, event.ConfigInvalid, "def456")
+	check("sent without a period", se, store.AlertSent{Sink: "slack", Key: noPeriod, Type: event.ConfigInvalid, Hash: "def456", EventID: "ev-2", At: when}, err)
+	al, err := s.AlertAlertedGet(ctx, "slack", key)
+	check("alerted", al, store.AlertAlerted{Sink: "slack", Key: key, EventID: "ev-1", Type: event.SLABreach, At: when}, err)
+	markers, err := s.MarkerList(ctx, store.MarkerListParams{})
+	if err != nil || len(markers) != 0 {
+		t.Errorf("markers left after the move: %+v, %v", markers, err)
 	}
 }

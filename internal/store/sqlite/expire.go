@@ -47,10 +47,23 @@ var expiries = []expiry{
 		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
 	{"runs", `DELETE FROM runs WHERE (pipeline_id, schedule_id, period) IN (SELECT pipeline_id, schedule_id, period FROM runs t
 		WHERE t.period > '' AND t.period < ?1 AND t.active = 0 AND ` + keep + ` LIMIT ?2)`},
-	// TODO(events helper): typed alert records (delivery bookkeeping with
-	// an At) expire here too once they land; the #alert markers they
-	// replace have an empty period and never expire.
 	{"events", `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE time < ?1 LIMIT ?2)`},
+	// Alert delivery bookkeeping, by its At (a sink's cursor never
+	// expires): the time indexes of migration 0008.
+	{"alert threads", `DELETE FROM alert_threads WHERE rowid IN (SELECT rowid FROM alert_threads WHERE at < ?1 LIMIT ?2)`},
+	{"alerts sent", `DELETE FROM alerts_sent WHERE rowid IN (SELECT rowid FROM alerts_sent WHERE at < ?1 LIMIT ?2)`},
+	{"alerts alerted", `DELETE FROM alerts_alerted WHERE rowid IN (SELECT rowid FROM alerts_alerted WHERE at < ?1 LIMIT ?2)`},
+	{"dead letters", `DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE at < ?1 LIMIT ?2)`},
+}
+
+// byTime reports whether a kind expires by ExpireParams.Before rather
+// than by period.
+func (x expiry) byTime() bool {
+	switch x.kind {
+	case "events", "alert threads", "alerts sent", "alerts alerted", "dead letters":
+		return true
+	}
+	return false
 }
 
 // Expire deletes expired history (store.ExpireParams), at most p.Limit
@@ -68,7 +81,7 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	var args [][]any
 	for _, x := range expiries {
 		var cutoff any = p.PeriodBefore
-		if x.kind == "events" {
+		if x.byTime() {
 			if p.Before.IsZero() {
 				args = append(args, nil)
 				continue

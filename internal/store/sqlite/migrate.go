@@ -130,6 +130,7 @@ func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
 var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	6: fillSensorPeriods,
 	7: shardEvents,
+	8: moveAlertMarkers,
 }
 
 // fillSensorPeriods sets the period column (0006) of the sensors stored

@@ -64,6 +64,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Timers", testTimers},
 		{"TimerList", testTimerList},
 		{"Events", testEvents},
+		{"Alerts", testAlerts},
 		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}
