@@ -260,7 +260,6 @@ type RunListParams struct {
 // MarkerListParams filters MarkerList. Zero fields do not filter; set
 // fields all apply (AND).
 type MarkerListParams struct {
-	PipelineID string
 	// PeriodFrom keeps markers whose period is >= PeriodFrom, compared as
 	// in RunListParams. Pipeline-level markers (empty period) sort before
 	// every date and so are excluded whenever PeriodFrom is set. It is for

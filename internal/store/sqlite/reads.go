@@ -279,9 +279,6 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 // markerListQuery is MarkerList's statement; a test checks its query plans.
 func markerListQuery(p store.MarkerListParams) (string, []any) {
 	var w where
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
 	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
 	}

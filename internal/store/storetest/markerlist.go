@@ -8,7 +8,7 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// testMarkerList checks MarkerList's PipelineID and PeriodFrom, over markers of
+// testMarkerList checks MarkerList's PeriodFrom, over markers of
 // every scope: global (empty key), pipeline-level (empty schedule and
 // period) and per period, daily and hourly. An hourly period that sorts
 // before a daily one shows the order is schedule before period.
@@ -99,11 +99,6 @@ func testMarkerList(t *testing.T, o Options) {
 			"orders/hourly/2026-03-13T23 first-trigger",
 			"orders/hourly/2026-03-14T05 first-trigger",
 		}},
-		{"PeriodFromOfPipeline", store.MarkerListParams{PipelineID: "orders", PeriodFrom: "2026-03-14"}, []string{
-			"orders/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-14 sla-warning",
-			"orders/hourly/2026-03-14T05 first-trigger",
-		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,7 +137,6 @@ func testMarkerList(t *testing.T, o Options) {
 		}{
 			{store.MarkerListParams{PeriodFrom: "2026-03-14T06"}, 0},
 			{store.MarkerListParams{}, 11},
-			{store.MarkerListParams{PipelineID: "billing"}, 2},
 			{store.MarkerListParams{PeriodFrom: "2026-03-14"}, 4},
 			{store.MarkerListParams{PeriodFrom: "2026-03-13"}, 8},
 			{store.MarkerListParams{}, 11},
