@@ -451,8 +451,8 @@ type ExpireParams struct {
 // ExpireResult says what one Expire call deleted.
 type ExpireResult struct {
 	// Deleted counts the records deleted, by kind: "sensors", "runs",
-	// "ledger", "baselines", "markers", "events", "alert threads",
-	// "alerts sent", "alerts alerted", "dead letters".
+	// "ledger", "baselines", "markers", "events", "alert_threads",
+	// "alerts_sent", "alerts_alerted", "dead_letters".
 	Deleted map[string]int
 	// More is true when the call stopped at its limit: expired records
 	// may remain.

@@ -50,17 +50,17 @@ var expiries = []expiry{
 	{"events", `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE time < ?1 LIMIT ?2)`},
 	// Alert delivery bookkeeping, by its At (a sink's cursor never
 	// expires): the time indexes of migration 0008.
-	{"alert threads", `DELETE FROM alert_threads WHERE rowid IN (SELECT rowid FROM alert_threads WHERE at < ?1 LIMIT ?2)`},
-	{"alerts sent", `DELETE FROM alerts_sent WHERE rowid IN (SELECT rowid FROM alerts_sent WHERE at < ?1 LIMIT ?2)`},
-	{"alerts alerted", `DELETE FROM alerts_alerted WHERE rowid IN (SELECT rowid FROM alerts_alerted WHERE at < ?1 LIMIT ?2)`},
-	{"dead letters", `DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE at < ?1 LIMIT ?2)`},
+	{"alert_threads", `DELETE FROM alert_threads WHERE rowid IN (SELECT rowid FROM alert_threads WHERE at < ?1 LIMIT ?2)`},
+	{"alerts_sent", `DELETE FROM alerts_sent WHERE rowid IN (SELECT rowid FROM alerts_sent WHERE at < ?1 LIMIT ?2)`},
+	{"alerts_alerted", `DELETE FROM alerts_alerted WHERE rowid IN (SELECT rowid FROM alerts_alerted WHERE at < ?1 LIMIT ?2)`},
+	{"dead_letters", `DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE at < ?1 LIMIT ?2)`},
 }
 
 // byTime reports whether a kind expires by ExpireParams.Before rather
 // than by period.
 func (x expiry) byTime() bool {
 	switch x.kind {
-	case "events", "alert threads", "alerts sent", "alerts alerted", "dead letters":
+	case "events", "alert_threads", "alerts_sent", "alerts_alerted", "dead_letters":
 		return true
 	}
 	return false
