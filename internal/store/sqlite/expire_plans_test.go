@@ -20,7 +20,7 @@ func TestExpirePlans(t *testing.T) {
 	var stmts []statement
 	for _, x := range expiries {
 		var cutoff any = "2026-01-01"
-		if x.kind == "events" {
+		if x.byTime() {
 			cutoff = queryNanos(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		}
 		stmts = append(stmts, statement{"expire " + x.kind, x.query, []any{cutoff, 100}})

@@ -103,7 +103,7 @@ func NewMetrics(clk clock.Clock) *Metrics {
 		}, []string{"sink"}),
 		expired: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlock_retention_deleted_total",
-			Help: "Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events).",
+			Help: "Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events, alert_threads, alerts_sent, alerts_alerted, dead_letters).",
 		}, []string{"kind"}),
 	}
 	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures, m.expired,
@@ -122,8 +122,8 @@ func NewMetrics(clk clock.Clock) *Metrics {
 	return m
 }
 
-// expiredKinds are the kinds store.ExpireResult counts.
-var expiredKinds = []string{"sensors", "runs", "ledger", "baselines", "markers", "events"}
+// expiredKinds are the kinds store.ExpireResult counts (store.go).
+var expiredKinds = []string{"sensors", "runs", "ledger", "baselines", "markers", "events", "alert_threads", "alerts_sent", "alerts_alerted", "dead_letters"}
 
 // CountExpired counts what one batch of the retention sweep deleted.
 func (m *Metrics) CountExpired(res store.ExpireResult) {
