@@ -86,62 +86,52 @@ type readCounter struct {
 	n *atomic.Int64
 }
 
-func (s readCounter) count(k int) { s.n.Add(int64(k)) }
+// counted counts the records of a list read: counted[T](s.n)(read(…)).
+func counted[T any](n *atomic.Int64) func([]T, error) ([]T, error) {
+	return func(xs []T, err error) ([]T, error) {
+		n.Add(int64(len(xs)))
+		return xs, err
+	}
+}
 
 func (s readCounter) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
 	x, err := s.Store.SensorGet(ctx, pipelineID, key)
 	if err == nil {
-		s.count(1)
+		s.n.Add(1)
 	}
 	return x, err
 }
 
 func (s readCounter) SensorList(ctx context.Context, pipelineID string) ([]store.Sensor, error) {
-	xs, err := s.Store.SensorList(ctx, pipelineID)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Sensor](s.n)(s.Store.SensorList(ctx, pipelineID))
 }
 
 func (s readCounter) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) ([]store.Sensor, error) {
-	xs, err := s.Store.SensorGetMany(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Sensor](s.n)(s.Store.SensorGetMany(ctx, p))
 }
 
 func (s readCounter) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
-	xs, err := s.Store.SensorListPrefix(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Sensor](s.n)(s.Store.SensorListPrefix(ctx, p))
 }
 
 func (s readCounter) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
-	xs, err := s.Store.SensorListChanged(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Sensor](s.n)(s.Store.SensorListChanged(ctx, p))
 }
 
 func (s readCounter) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
-	xs, err := s.Store.RunList(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[run.Run](s.n)(s.Store.RunList(ctx, p))
 }
 
 func (s readCounter) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
-	xs, err := s.Store.MarkerList(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Marker](s.n)(s.Store.MarkerList(ctx, p))
 }
 
 func (s readCounter) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
-	xs, err := s.Store.LedgerList(ctx, key)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.LedgerEntry](s.n)(s.Store.LedgerList(ctx, key))
 }
 
 func (s readCounter) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
-	xs, err := s.Store.TimerList(ctx, p)
-	s.count(len(xs))
-	return xs, err
+	return counted[store.Timer](s.n)(s.Store.TimerList(ctx, p))
 }
 
 // historyFixture builds n pipelines — half sensor-triggered with rules,

@@ -25,8 +25,10 @@ type expiry struct {
 
 // keep is the condition that protects a period's records (the row is t):
 // the period still has an active run or an armed timer in the pipeline.
-// Both are lookups: runs_active and timers_period.
-const keep = `NOT EXISTS (SELECT 1 FROM runs r WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period = t.period)
+// Both are lookups in covering indexes: runs_active (named: left to
+// itself the planner picks runs_period and reads each run's row to test
+// active) and timers_period.
+const keep = `NOT EXISTS (SELECT 1 FROM runs r INDEXED BY runs_active WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period = t.period)
 	AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.pipeline_id = t.pipeline_id AND m.period = t.period)`
 
 // expiries lists the kinds in the order they are deleted: the run, the
