@@ -59,7 +59,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
 	@echo "== flat history: sensor -> decision and a watchdog pass, 100 pipelines with 30 vs 300 days of stored history each (records-read/op must be equal)"
 	$(GO) test -run '^$$' -bench 'BenchmarkFlatHistory' -benchtime 300x -timeout 30m ./internal/engine/
-	@echo "== SQLite store: one commit, due-timer scan over 100k timers"
+	@echo "== SQLite store: one commit, due-timer scan over 100k timers, watchdog reads, one retention batch (500 records) at 30 and 300 days of history"
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/store/sqlite/
 
 clean:
