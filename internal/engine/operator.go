@@ -106,13 +106,6 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 	b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
 	b.notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
-	// Keep the window: the watchdog does not report cron ticks skipped on
-	// purpose. Dated by the resume, so it is in every snapshot whose
-	// lookback the pause reaches into.
-	if d.WindowOK {
-		resumeDay := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: schedule.Daily(schedule.DateOf(now, p.Schedule.Location)).String()}
-		b.marker(store.Marker{Key: resumeDay, Kind: run.MarkerPausePrefix + d.Window.From.UTC().Format(time.RFC3339Nano), At: now, Detail: run.Detail("from", d.Window.From, "to", d.Window.To)}, false)
-	}
 	active, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
 	if err != nil {
 		return nil, err
@@ -152,11 +145,11 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 
 // pauseState is a row's pause state as run's pause decisions read it.
 func pauseState(row store.Pipeline) run.PauseState {
-	return run.PauseState{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt}
+	return run.PauseState{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt, Windows: row.PauseWindows}
 }
 
 // withPause is row with pause state st, updated at now.
 func withPause(row store.Pipeline, st run.PauseState, now time.Time) store.Pipeline {
-	row.Paused, row.PausedUntil, row.PausedAt, row.ResumedAt, row.UpdatedAt = st.Paused, st.Until, st.PausedAt, st.ResumedAt, now
+	row.Paused, row.PausedUntil, row.PausedAt, row.ResumedAt, row.PauseWindows, row.UpdatedAt = st.Paused, st.Until, st.PausedAt, st.ResumedAt, st.Windows, now
 	return row
 }

@@ -89,11 +89,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		unavailable(watchdog.DataPipelines, err)
 	}
 	for _, lp := range loaded {
-		wp := watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt}
-		if !lp.row.Paused && !lp.row.PausedAt.IsZero() && !lp.row.ResumedAt.IsZero() {
-			wp.Pauses = []watchdog.Span{{From: lp.row.PausedAt, To: lp.row.ResumedAt}}
-		}
-		s.Pipelines = append(s.Pipelines, wp)
+		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt, Pauses: lp.row.PauseWindows})
 	}
 	plan := watchdog.PlanRefresh(c.runs != nil, c.loadedAt, c.passes, now)
 	from, sensorsFrom, since := plan.PeriodFrom, plan.SensorsFrom, plan.Since
@@ -154,22 +150,12 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	if s.Runs == nil { // failed above: nothing, until the next full load
 		s.Runs = map[run.Key]run.Run{}
 	}
-	pauses := map[string][]watchdog.Span{}
-	for k, m := range c.markers {
+	for k := range c.markers {
 		if k.Key.Period < from {
 			delete(c.markers, k)
-			continue
-		}
-		if strings.HasPrefix(m.Kind, run.MarkerPausePrefix) {
-			if start, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(m.Kind, run.MarkerPausePrefix)); err == nil {
-				pauses[m.Key.PipelineID] = append(pauses[m.Key.PipelineID], watchdog.Span{From: start, To: m.At})
-			}
 		}
 	}
 	s.Markers = c.markers
-	for i := range s.Pipelines {
-		s.Pipelines[i].Pauses = append(s.Pipelines[i].Pauses, pauses[s.Pipelines[i].P.ID]...)
-	}
 	s.Sensors = make([]store.Sensor, 0, len(c.sensors))
 	for k, x := range c.sensors {
 		if x.ChangedAt.Before(sensorsFrom) {

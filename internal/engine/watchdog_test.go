@@ -103,3 +103,59 @@ job: {type: glue, config: {jobName: j}}
 		t.Fatalf("SCHEDULE_RECOVERED = %d after a replica created the run, want 1", n)
 	}
 }
+
+// TestTicksInAnyPauseWindowAreNotMissed: ticks skipped on purpose during
+// a pause are not missed schedules — in the pause that ended last and in
+// earlier ones. A resume starts only the last tick's period (run.PlanResume),
+// so the other ticks of a long pause leave periods without runs that the
+// watchdog must recognise by the pipeline's pause windows.
+func TestTicksInAnyPauseWindowAreNotMissed(t *testing.T) {
+	f := newFixture(t)
+	const hourly = `
+pipeline: {id: hourly}
+schedule: {cron: "0 * * * *"}
+validation: {rules: [{key: x, check: exists}]}
+job: {type: glue, config: {jobName: j}}
+`
+	ctx := t.Context()
+	if _, err := f.eng.ApplyConfig(ctx, "hourly.yaml", []byte(hourly)); err != nil {
+		t.Fatal(err)
+	}
+	step := func(to time.Duration) {
+		t.Helper()
+		f.clk.Set(t0.Add(to))
+		if _, err := f.eng.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(30 * time.Minute)
+	// Two pauses, each over several ticks: 09:00-10:00 and 12:00-13:00
+	// start nothing; the resumes start 11 and 14.
+	for _, p := range [][2]time.Duration{{30 * time.Minute, 3*time.Hour + 30*time.Minute}, {4*time.Hour + 30*time.Minute, 6*time.Hour + 30*time.Minute}} {
+		step(p[0])
+		if err := f.eng.Pause(ctx, "hourly", time.Time{}, "ops"); err != nil {
+			t.Fatal(err)
+		}
+		step(p[1])
+		if err := f.eng.Resume(ctx, "hourly", "ops"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(7*time.Hour + 5*time.Minute) // 15:05: the 15:00 tick started its run
+	if _, err := f.eng.WatchdogPass(ctx, 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var missed []string
+	for _, e := range f.events(t, event.ScheduleMissed) {
+		if e.PipelineID == "hourly" {
+			missed = append(missed, e.Date)
+		}
+	}
+	if len(missed) != 0 {
+		t.Fatalf("SCHEDULE_MISSED for %v: ticks inside a pause window", missed)
+	}
+	p, row, err := f.eng.Pipeline(ctx, "hourly")
+	if err != nil || p == nil || len(row.PauseWindows) != 2 {
+		t.Fatalf("pause windows %v (%v)", row.PauseWindows, err)
+	}
+}

@@ -19,7 +19,6 @@ const (
 	MarkerPostRunMissing   = "post-run-missing"     // POST_RUN_SENSOR_MISSING sent
 	MarkerPostRunArrived   = "post-run-arrived"     // a post-run sensor was judged after the period's success (At: when)
 	MarkerDryRunSeen       = "dry-run-seen"         // a dry-run pipeline observed the period (its rules may have failed)
-	MarkerPausePrefix      = "paused:"              // + RFC3339 start: one pause window of the pipeline (Detail: from, to)
 	MarkerTriggerRecovered = "trigger-recovered"    // TRIGGER_RECOVERED sent
 	MarkerTriggerOutcome   = "trigger-outcome"      // TRIGGER_OUTCOME_UNKNOWN sent: an interrupted trigger call's outcome is being established (Detail: CallRecovery)
 	MarkerLateCall         = "late-call"            // a trigger call's answer that came after its run moved on was reported (Detail: the CallID)

@@ -22,6 +22,9 @@ type PauseState struct {
 	Until  time.Time // zero: until resumed
 	// PausedAt and ResumedAt bound the current or last pause.
 	PausedAt, ResumedAt time.Time
+	// Windows are the pauses that ended lately, oldest first: each resume
+	// keeps its pause's window (KeepPauseWindow).
+	Windows []PauseWindow
 }
 
 // PauseDecision is the answer to a pause request.
@@ -65,30 +68,60 @@ type PauseWindow struct {
 	From, To time.Time
 }
 
+// Contains reports whether t is inside the window; a zero To means the
+// pause has not ended.
+func (w PauseWindow) Contains(t time.Time) bool {
+	return !t.Before(w.From) && (w.To.IsZero() || t.Before(w.To))
+}
+
+// How long and how many ended pause windows a pipeline keeps. The
+// watchdog looks back watchdog.Lookback (48 hours) for missed cron ticks,
+// so a window that ended longer ago than PauseWindowRetention no longer
+// matters; MaxPauseWindows bounds the list (the row that holds it stays
+// small) far above any real count of pauses in that time.
+const (
+	PauseWindowRetention = 7 * 24 * time.Hour
+	MaxPauseWindows      = 128
+)
+
+// KeepPauseWindow is the pause windows to keep when w ends at now:
+// windows, oldest first, with w added, less those that ended more than
+// PauseWindowRetention before now, and at most MaxPauseWindows — the
+// latest. windows is not modified.
+func KeepPauseWindow(windows []PauseWindow, w PauseWindow, now time.Time) []PauseWindow {
+	out := make([]PauseWindow, 0, len(windows)+1)
+	for _, x := range append(windows[:len(windows):len(windows)], w) {
+		if !x.To.Before(now.Add(-PauseWindowRetention)) {
+			out = append(out, x)
+		}
+	}
+	if len(out) > MaxPauseWindows {
+		out = out[len(out)-MaxPauseWindows:]
+	}
+	return out
+}
+
 // ResumeDecision is the answer to a resume (by hand or at a timed
 // pause's end).
 type ResumeDecision struct {
 	State PauseState
 	Note  Note // PIPELINE_RESUMED
-	// Window is the pause that ends now, to keep (ok false when its start
-	// is not known: a row paused before pauses were dated).
-	Window   PauseWindow
-	WindowOK bool
 }
 
 // ResumePipeline decides a resume at now: nothing (ok false) when the
-// pipeline is not paused.
+// pipeline is not paused. The pause that ends is kept among the state's
+// windows (KeepPauseWindow) — unless its start is not known (a row paused
+// before pauses were dated).
 func ResumePipeline(st PauseState, by string, now time.Time) (d ResumeDecision, ok bool) {
 	if !st.Paused {
 		return ResumeDecision{}, false
 	}
 	next := st
 	next.Paused, next.Until, next.ResumedAt = false, time.Time{}, now
-	d = ResumeDecision{State: next, Note: Note{Type: event.PipelineResumed, Message: "pipeline resumed", Detail: Detail("by", by)}}
 	if !st.PausedAt.IsZero() {
-		d.Window, d.WindowOK = PauseWindow{From: st.PausedAt, To: now}, true
+		next.Windows = KeepPauseWindow(st.Windows, PauseWindow{From: st.PausedAt, To: now}, now)
 	}
-	return d, true
+	return ResumeDecision{State: next, Note: Note{Type: event.PipelineResumed, Message: "pipeline resumed", Detail: Detail("by", by)}}, true
 }
 
 // ResumePlan is what a resume at now starts: the runs the pause held go

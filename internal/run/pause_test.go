@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,15 +65,40 @@ func TestResumePipeline(t *testing.T) {
 	if _, ok := ResumePipeline(PauseState{PausedAt: hm(6, 0), ResumedAt: hm(7, 0)}, "ops", now); ok {
 		t.Error("a pipeline that is not paused was resumed")
 	}
-	d, ok := ResumePipeline(PauseState{Paused: true, Until: hm(12, 0), PausedAt: hm(6, 0)}, "ops", now)
-	if !ok || d.State != (PauseState{PausedAt: hm(6, 0), ResumedAt: now}) || d.Note.Type != event.PipelineResumed {
+	earlier := []PauseWindow{{From: hm(1, 0), To: hm(2, 0)}}
+	d, ok := ResumePipeline(PauseState{Paused: true, Until: hm(12, 0), PausedAt: hm(6, 0), Windows: earlier}, "ops", now)
+	if !ok || d.State.Paused || !d.State.Until.IsZero() || d.State.PausedAt != hm(6, 0) || d.State.ResumedAt != now || d.Note.Type != event.PipelineResumed {
 		t.Fatalf("resume: %v %+v %s", ok, d.State, d.Note.Type)
 	}
-	if !d.WindowOK || d.Window != (PauseWindow{From: hm(6, 0), To: now}) {
-		t.Errorf("window %+v %v", d.Window, d.WindowOK)
+	if want := []PauseWindow{earlier[0], {From: hm(6, 0), To: now}}; !slices.Equal(d.State.Windows, want) {
+		t.Errorf("windows %+v, want %+v", d.State.Windows, want)
 	}
-	if d, _ := ResumePipeline(PauseState{Paused: true}, "ops", now); d.WindowOK {
-		t.Error("a window kept for a pause whose start is not known")
+	if len(earlier) != 1 || cap(earlier) != 1 {
+		t.Error("the state's windows were modified")
+	}
+	if d, _ := ResumePipeline(PauseState{Paused: true, Windows: earlier}, "ops", now); !slices.Equal(d.State.Windows, earlier) {
+		t.Errorf("a window kept for a pause whose start is not known: %+v", d.State.Windows)
+	}
+}
+
+func TestKeepPauseWindow(t *testing.T) {
+	now := hm(9, 0)
+	w := PauseWindow{From: hm(8, 0), To: now}
+	old := PauseWindow{From: now.Add(-PauseWindowRetention - 2*time.Hour), To: now.Add(-PauseWindowRetention - time.Hour)}
+	edge := PauseWindow{From: now.Add(-PauseWindowRetention - time.Hour), To: now.Add(-PauseWindowRetention)}
+	if got := KeepPauseWindow(nil, w, now); !slices.Equal(got, []PauseWindow{w}) {
+		t.Errorf("first window: %+v", got)
+	}
+	if got := KeepPauseWindow([]PauseWindow{old, edge}, w, now); !slices.Equal(got, []PauseWindow{edge, w}) {
+		t.Errorf("retention: %+v, want the window that ended exactly PauseWindowRetention ago and the new one", got)
+	}
+	many := make([]PauseWindow, MaxPauseWindows)
+	for i := range many {
+		many[i] = PauseWindow{From: hm(0, i%60), To: hm(1, i%60)}
+	}
+	got := KeepPauseWindow(many, w, now)
+	if len(got) != MaxPauseWindows || got[0] != many[1] || got[len(got)-1] != w {
+		t.Errorf("bound: %d windows, first %+v, last %+v", len(got), got[0], got[len(got)-1])
 	}
 }
 
@@ -115,5 +141,22 @@ func TestPlanResume(t *testing.T) {
 				t.Fatalf("got  %q\nwant %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestPauseWindowContains(t *testing.T) {
+	w := PauseWindow{From: hm(7, 0), To: hm(9, 0)}
+	open := PauseWindow{From: hm(7, 0)}
+	for _, c := range []struct {
+		w    PauseWindow
+		at   time.Time
+		want bool
+	}{
+		{w, hm(6, 59), false}, {w, hm(7, 0), true}, {w, hm(8, 59), true}, {w, hm(9, 0), false},
+		{open, hm(6, 59), false}, {open, hm(7, 0), true}, {open, hm(23, 0), true},
+	} {
+		if got := c.w.Contains(c.at); got != c.want {
+			t.Errorf("%v.Contains(%s) = %v, want %v", c.w, c.at.Format("15:04"), got, c.want)
+		}
 	}
 }

@@ -149,6 +149,22 @@ type Pipeline struct {
 	// watchdog does not report cron ticks skipped on purpose as missed.
 	PausedAt  time.Time
 	ResumedAt time.Time // zero while paused, or when never resumed
+	// PauseWindows are the pipeline's pauses that ended lately, oldest
+	// first, as the resume that ended each kept them
+	// (run.KeepPauseWindow: those of the last run.PauseWindowRetention, at
+	// most run.MaxPauseWindows). A cron tick inside one started nothing on
+	// purpose, so the watchdog does not report it missed.
+	//
+	// They are a field of the row rather than records of their own: the
+	// resume that ends a pause writes the row anyway, so keeping its window
+	// adds no record to that Change (store.Change.Check); the watchdog's
+	// snapshot, which reads every row, has every pipeline's windows without
+	// one read more, where records would need a cross-pipeline read by end
+	// time (on DynamoDB a GSI on a time, or a Query per pipeline); and a
+	// decision that reads the row reads the pause state whole, under the
+	// row's version. The list is bounded, so the row stays small (a
+	// DynamoDB item holds 400 KB).
+	PauseWindows []run.PauseWindow
 	// RemovedAt is when the last file defining the pipeline went away;
 	// zero while one defines it. A removed pipeline decides nothing (its
 	// timers are dropped as they come due, its sensors are refused) and

@@ -92,3 +92,11 @@ func TestStillApplies(t *testing.T) {
 		})
 	}
 }
+
+// A pipeline keeps its pause windows for run.PauseWindowRetention: every
+// window a pass can need (ticks within Lookback) must still be kept.
+func TestPauseWindowsOutliveTheLookback(t *testing.T) {
+	if Lookback+24*time.Hour > run.PauseWindowRetention {
+		t.Fatalf("pause windows are kept %s, less than the lookback %s and a day", run.PauseWindowRetention, Lookback)
+	}
+}

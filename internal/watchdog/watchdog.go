@@ -36,22 +36,12 @@ type Pipeline struct {
 	P             *pipeline.Pipeline
 	Paused        bool
 	FirstLoadedAt time.Time // forward-only: nothing before this is reported
-	// Pauses are the pipeline's pause windows that overlap Lookback
-	// (optional; from its PIPELINE_PAUSED/PIPELINE_RESUMED history). A
-	// cron tick inside one started nothing on purpose, so missed-schedules
-	// does not report it. Left empty, ticks that fell in an earlier pause
-	// (other than the one Resume starts) are reported as missed.
-	Pauses []Span
-}
-
-// Span is a time window [From, To); a zero To means still open.
-type Span struct {
-	From, To time.Time
-}
-
-// Contains reports whether t is inside the window.
-func (w Span) Contains(t time.Time) bool {
-	return !t.Before(w.From) && (w.To.IsZero() || t.Before(w.To))
+	// Pauses are the pipeline's pauses that ended lately (its row's
+	// PauseWindows, kept by each resume). A cron tick inside one started
+	// nothing on purpose, so missed-schedules does not report it. Left
+	// empty, ticks that fell in an earlier pause (other than the one
+	// Resume starts) are reported as missed.
+	Pauses []run.PauseWindow
 }
 
 // MarkerKey identifies a marker.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -149,4 +150,54 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// pauseWindows encodes a pipeline's pause windows as a JSON array of
+// [from, to] pairs of Unix nanoseconds (null for a zero time, as the time
+// columns), NULL when there is none.
+func (e *encoder) pauseWindows(ws []run.PauseWindow) any {
+	if len(ws) == 0 {
+		return nil
+	}
+	pairs := make([][2]*int64, len(ws))
+	for i, w := range ws {
+		for j, t := range []time.Time{w.From, w.To} {
+			if v, ok := e.time("pipeline pause window", t).(int64); ok {
+				pairs[i][j] = &v
+			}
+		}
+	}
+	b, err := json.Marshal(pairs)
+	if err != nil {
+		e.fail("sqlite: pause windows: %w", err)
+		return nil
+	}
+	return string(b)
+}
+
+// pauseWindowsCol scans the column pauseWindows writes.
+type pauseWindowsCol struct{ ws *[]run.PauseWindow }
+
+func (c pauseWindowsCol) Scan(v any) error {
+	*c.ws = nil
+	b, err := textBytes(v)
+	if b == nil || err != nil {
+		return err
+	}
+	var pairs [][2]*int64
+	if err := json.Unmarshal(b, &pairs); err != nil {
+		return fmt.Errorf("pause windows: %w", err)
+	}
+	at := func(n *int64) time.Time {
+		if n == nil {
+			return time.Time{}
+		}
+		return time.Unix(0, *n).UTC()
+	}
+	out := make([]run.PauseWindow, len(pairs))
+	for i, p := range pairs {
+		out[i] = run.PauseWindow{From: at(p[0]), To: at(p[1])}
+	}
+	*c.ws = out
+	return nil
 }

@@ -135,7 +135,7 @@ func (v versioned) put(what string, keyArgs []any, expect int64, cols []any) (op
 
 var (
 	pipelinesTable = newVersioned("pipelines", []string{"id"},
-		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at"})
+		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at", "pause_windows"})
 	sensorsTable = newVersioned("sensors", []string{"pipeline_id", "key"},
 		[]string{"data", "changed_at", "written_at", "period"})
 	runsTable = newVersioned("runs", []string{"pipeline_id", "schedule_id", "period"},

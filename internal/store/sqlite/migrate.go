@@ -131,6 +131,7 @@ var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	6: fillSensorPeriods,
 	7: shardEvents,
 	8: moveAlertMarkers,
+	9: keepPauseWindows,
 }
 
 // fillSensorPeriods sets the period column (0006) of the sensors stored

@@ -15,12 +15,12 @@ import (
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at, removed_at`
+const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at, removed_at, pause_windows`
 
 func scanPipeline(r scanner) (store.Pipeline, error) {
 	var p store.Pipeline
 	err := r.Scan(&p.ID, &p.Version, &p.ConfigVersion, &p.Doc, &p.Hash, &p.File,
-		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt}, timeCol{&p.RemovedAt})
+		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt}, timeCol{&p.RemovedAt}, pauseWindowsCol{&p.PauseWindows})
 	return p, err
 }
 
@@ -34,7 +34,7 @@ func encodePipeline(e *encoder, p store.Pipeline) []any {
 		e.time("pipeline first loaded at", p.FirstLoadedAt), e.time("pipeline updated at", p.UpdatedAt),
 		boolInt(p.Paused), e.time("pipeline paused until", p.PausedUntil),
 		e.time("pipeline paused at", p.PausedAt), e.time("pipeline resumed at", p.ResumedAt),
-		e.time("pipeline removed at", p.RemovedAt)}
+		e.time("pipeline removed at", p.RemovedAt), e.pauseWindows(p.PauseWindows)}
 }
 
 const sensorCols = `pipeline_id, key, version, data, changed_at, written_at`

@@ -79,6 +79,12 @@ func fullPipeline(id string) store.Pipeline {
 		PausedAt:      at(5*time.Hour + 3),
 		ResumedAt:     at(5*time.Hour + 4),
 		RemovedAt:     at(7*time.Hour + 5).In(elsewhere),
+		// Out of time order and in another zone: the store keeps the
+		// order it was given and returns UTC.
+		PauseWindows: []run.PauseWindow{
+			{From: at(3*time.Hour + 7), To: at(4*time.Hour + 9).In(elsewhere)},
+			{From: at(time.Hour + 1).In(elsewhere), To: at(2*time.Hour + 2)},
+		},
 	}
 }
 

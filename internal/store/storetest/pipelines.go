@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -50,6 +52,25 @@ func testPipelines(t *testing.T, o Options) {
 		commit(t, s, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: 1}}})
 		p.Version = 2
 		mustMatch(t, "PipelineGet", must(s.PipelineGet(t.Context(), "orders")).get(t), p)
+	})
+
+	t.Run("PauseWindowsAreReplacedWithTheRow", func(t *testing.T) {
+		// A resume writes the row with one window more; a write without
+		// windows leaves none; the list (not a merge) is what is stored.
+		s := o.New(t)
+		p := minimalPipeline("orders")
+		commit(t, s, createPipeline(p))
+		w1 := run.PauseWindow{From: at(time.Hour), To: at(2 * time.Hour)}
+		w2 := run.PauseWindow{From: at(3 * time.Hour), To: at(4 * time.Hour)}
+		for i, ws := range [][]run.PauseWindow{{w1}, {w1, w2}, {w2}, nil} {
+			p.PauseWindows = ws
+			commit(t, s, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: int64(i + 1)}}})
+			got := must(s.PipelineGet(t.Context(), "orders")).get(t)
+			mustMatch(t, fmt.Sprintf("PauseWindows after write %d", i+1), got.PauseWindows, ws)
+			for _, l := range must(s.PipelineList(t.Context())).get(t) {
+				mustMatch(t, fmt.Sprintf("PipelineList PauseWindows after write %d", i+1), l.PauseWindows, ws)
+			}
+		}
 	})
 
 	t.Run("ListIsSortedByID", func(t *testing.T) {

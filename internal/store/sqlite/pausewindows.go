@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/run"
+)
+
+// pauseMarkerPrefix is the kind of the markers that held pause windows
+// before 0009: "paused:" and the window's start (RFC3339, nanoseconds), the
+// marker's time its end.
+const pauseMarkerPrefix = "paused:"
+
+// keepPauseWindows is migration 0009's data step: each pipeline's pause
+// windows — those kept as markers, and the last pause its row bounds
+// (paused_at, resumed_at) when it is not paused — go onto its row, oldest
+// first and at most run.MaxPauseWindows; the markers are deleted. A
+// window whose start cannot be read was ignored by every reader and is
+// dropped.
+func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
+	windows := map[string][]run.PauseWindow{}
+	rows, err := tx.QueryContext(ctx, `SELECT pipeline_id, kind, at FROM markers WHERE kind LIKE 'paused:%'`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, kind string
+		var end time.Time
+		if err := rows.Scan(&id, &kind, timeCol{&end}); err != nil {
+			rows.Close()
+			return err
+		}
+		from, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(kind, pauseMarkerPrefix))
+		if err != nil {
+			continue
+		}
+		windows[id] = append(windows[id], run.PauseWindow{From: from.UTC(), To: end})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, paused_at, resumed_at FROM pipelines WHERE paused = 0 AND paused_at IS NOT NULL AND resumed_at IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id string
+		var w run.PauseWindow
+		if err := rows.Scan(&id, timeCol{&w.From}, timeCol{&w.To}); err != nil {
+			rows.Close()
+			return err
+		}
+		if !slices.ContainsFunc(windows[id], func(x run.PauseWindow) bool { return x.From.Equal(w.From) }) {
+			windows[id] = append(windows[id], w)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, ws := range windows {
+		slices.SortFunc(ws, func(a, b run.PauseWindow) int { return a.To.Compare(b.To) })
+		if len(ws) > run.MaxPauseWindows {
+			ws = ws[len(ws)-run.MaxPauseWindows:]
+		}
+		var e encoder
+		v := e.pauseWindows(ws)
+		if e.err != nil {
+			return e.err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE pipelines SET pause_windows = ? WHERE id = ?`, v, id); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM markers WHERE kind LIKE 'paused:%'`)
+	return err
+}
