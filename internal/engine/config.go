@@ -141,10 +141,10 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if exists && row.Hash == p.Source.SHA256 {
-			if row.RemovedAt.IsZero() {
-				return nil // already the running version
-			}
+		switch run.LoadConfig(exists, row.Hash, !row.RemovedAt.IsZero(), p.Source.SHA256) {
+		case run.ConfigKeep:
+			return nil
+		case run.ConfigRestore:
 			// Brought back (its file was removed, then restored): timers
 			// that came due meanwhile were dropped; set them again.
 			next := row

@@ -1,18 +1,23 @@
 // Package engine runs the Interlock lifecycle: it takes sensor writes,
 // cron ticks, operator actions and durable timers, asks the pure core
-// (internal/run, internal/rule, internal/schedule) what they mean, and
-// commits the result — new state, events, timers — atomically to the store.
+// (internal/run, internal/rule, internal/schedule, internal/watchdog) what
+// they mean, and commits the result — new state, events, timers —
+// atomically to the store.
 //
-// The engine holds the clock and the ports (store, jobs). For every input it
-// loads the facts the decision needs from the store — the run, the sensors,
-// and the pipeline's row (pause state, config version) with the calendars
-// its config names — calls the core, and commits once, with the versions it
-// read as the commit's conditions; a conflict means another process moved
-// something, and the decision is made again on fresh facts. It keeps no
-// state that the store does not have, so any number of processes sharing a
-// store decide as one would, and a restarted engine (Open) has nothing to
-// rebuild. Its one cache is of parsed pipeline configs, keyed by config and
-// calendar versions read from the store: it saves a parse, never answers a
+// The engine decides nothing itself. For every input it loads the facts
+// the decision needs from the store — the run, the sensors, the period's
+// markers (run.SLAMarks, run.DryRunFacts), and the pipeline's row (pause
+// state and windows, config version) with the calendars its config names
+// — calls the core, and commits what the core answered once, with the
+// versions it read as the commit's conditions; a conflict means another
+// process moved something, and the decision is made again on fresh facts.
+// What is left here is which facts to read (a read no answer can depend on
+// is skipped, as the core says: run.SLAMarksNeeded, DryRunFacts.NeedsRules),
+// how records are keyed, and the commit. It keeps no state that the store
+// does not have, so any number of processes sharing a store decide as one
+// would, and a restarted engine (Open) has nothing to rebuild. Its one
+// cache is of parsed pipeline configs, keyed by config and calendar
+// versions read from the store: it saves a parse, never answers a
 // question (pipelines.go).
 package engine
 

@@ -194,27 +194,17 @@ func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per s
 	if err != nil {
 		return RuleCheck{}, false
 	}
-	var best *store.Sensor
-	for i := range stored {
-		s := &stored[i]
-		if !run.MatchesTrigger(p, s.Key) {
-			continue
-		}
-		sp, err := run.SensorPeriod(p, s.Key, s.Data, s.ChangedAt)
-		if err != nil || sp != per {
-			continue
-		}
-		if best == nil || s.ChangedAt.After(best.ChangedAt) {
-			best = s
-		}
+	recs := make([]sensor.Record, len(stored))
+	for i, s := range stored {
+		recs[i] = s.Record()
 	}
-	cond := p.Schedule.Trigger.Rule
-	if best == nil {
+	i, ok := run.PeriodTriggerSensor(p, per, recs)
+	if !ok {
+		cond := p.Schedule.Trigger.Rule
 		return RuleCheck{Key: cond.Key, Check: string(cond.Op), Field: cond.Field, Reason: "no trigger sensor for this period"}, true
 	}
-	cond.Key = best.Key
-	m := rule.SensorMap{best.Key: best.Record()}
-	return ruleCheck(rule.Evaluate(cond, m, now, e.rules), m, now), true
+	m := rule.SensorMap{recs[i].Key: recs[i]}
+	return ruleCheck(run.TriggerCheck(p, recs[i], now, e.rules), m, now), true
 }
 
 func summarize(r run.Run) *RunSummary {

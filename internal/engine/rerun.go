@@ -109,12 +109,9 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 		}
 	}
 	d := run.DecideRerun(in, p)
-	if p.DryRun {
-		b.notes(key, []run.Note{run.DryRunRerun(reason, d)})
-		return nil
-	}
-	if !d.Accepted {
-		b.notes(key, run.Rejected(reason, d).Notes)
+	notes, reopen := run.RerunNotes(p, reason, d)
+	b.notes(key, notes)
+	if !reopen {
 		return nil
 	}
 	r, eff := run.Reopen(existing, key, reason, source, d, lp.row.ConfigVersion, p, b.now)

@@ -77,9 +77,7 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 			stored = &rec
 		}
 		changed := run.NewData(p, key, stored, data, per)
-		if !changed {
-			s.ChangedAt = old.ChangedAt
-		}
+		s.ChangedAt = run.SensorChangedAt(changed, old.ChangedAt, now)
 		b := e.newBatch(lp, now)
 		b.c.Sensors = append(b.c.Sensors, store.SensorWrite{Sensor: s, ExpectVersion: old.Version})
 		if changed {

@@ -143,3 +143,17 @@ func Reopen(existing *Run, key Key, reason, source string, d RerunDecision, conf
 	eff.LedgerReason, eff.LedgerSource = reason, source
 	return r, eff
 }
+
+// RerunNotes is what a rerun decided d says without reopening the period:
+// a dry-run pipeline only says what it would do (DryRunRerun), a refused
+// rerun says why (Rejected). reopen is true for an accepted rerun of a
+// live pipeline: Reopen starts the next generation (and says so).
+func RerunNotes(p *pipeline.Pipeline, reason string, d RerunDecision) (notes []Note, reopen bool) {
+	switch {
+	case p.DryRun:
+		return []Note{DryRunRerun(reason, d)}, false
+	case !d.Accepted:
+		return Rejected(reason, d).Notes, false
+	}
+	return nil, true
+}

@@ -200,3 +200,33 @@ func PostRunVerdict(out rule.Outcome, sensorKey string) Note {
 	}
 	return Note{Type: typ, Message: fmt.Sprintf("post-run rules %s: %s", verdict, out.Summary()), Detail: Detail("rules", out.Summary(), "sensorKey", sensorKey, "reasons", strings.Join(failed, "; "))}
 }
+
+// PeriodTriggerSensor picks, among stored sensors (any order), the trigger
+// sensor that speaks for per — the newest by arrival of those the trigger
+// key matches that name per — as `explain` shows the trigger condition
+// against it. ok is false when none does.
+func PeriodTriggerSensor(p *pipeline.Pipeline, per schedule.Period, stored []sensor.Record) (i int, ok bool) {
+	for j, rec := range stored {
+		if !MatchesTrigger(p, rec.Key) {
+			continue
+		}
+		sp, err := SensorPeriod(p, rec.Key, rec.Data, rec.ReceivedAt)
+		if err != nil || sp != per {
+			continue
+		}
+		if !ok || rec.ReceivedAt.After(stored[i].ReceivedAt) {
+			i, ok = j, true
+		}
+	}
+	return i, ok
+}
+
+// SensorChangedAt is when a sensor written at now last received new
+// content: now for new data (NewData), else when the stored content
+// arrived (storedAt) — an identical re-write moves only its write time.
+func SensorChangedAt(changed bool, storedAt, now time.Time) time.Time {
+	if changed {
+		return now
+	}
+	return storedAt
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -202,5 +203,69 @@ func TestPostRunData(t *testing.T) {
 	out = rule.EvaluateAll(rule.All, p.PostRun.Rules, rule.SensorMap{"counts": {Key: "counts", Data: base, ReceivedAt: t0}}, t0, rule.Options{})
 	if n := PostRunVerdict(out, "counts"); n.Type != event.PostRunPassed {
 		t.Errorf("verdict with the sensor: %v", n.Type)
+	}
+}
+
+func TestPeriodTriggerSensor(t *testing.T) {
+	p := mustPipeline(t, basePipeline)
+	rec := func(key string, at time.Time) sensor.Record { return sensor.Record{Key: key, Data: Detail("n", 1), ReceivedAt: at} }
+	cases := []struct {
+		name   string
+		stored []sensor.Record
+		want   string // the key picked, "" for none
+	}{
+		{"none stored", nil, ""},
+		{"the period's only trigger sensor", []sensor.Record{rec("other#2026-03-10", hm(9, 0)), rec("ready#2026-03-10", hm(7, 0))}, "ready#2026-03-10"},
+		{"the newest of the period's", []sensor.Record{rec("ready#2026-03-10", hm(7, 0)), rec("ready-v2#2026-03-10", hm(8, 0)), rec("ready-v3#2026-03-10", hm(6, 0))}, "ready-v2#2026-03-10"},
+		{"another period's is not it", []sensor.Record{rec("ready#2026-03-09", hm(9, 0)), rec("ready#2026-03-10", hm(7, 0))}, "ready#2026-03-10"},
+		{"only other periods'", []sensor.Record{rec("ready#2026-03-09", hm(9, 0))}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ""
+			if i, ok := PeriodTriggerSensor(p, day, c.stored); ok {
+				got = c.stored[i].Key
+			}
+			if got != c.want {
+				t.Fatalf("PeriodTriggerSensor = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestRerunNotesAndSensorChangedAt(t *testing.T) {
+	live, dry := mustPipeline(t, basePipeline), mustPipeline(t, "dryRun: true\n"+basePipeline)
+	for _, c := range []struct {
+		name     string
+		dry      bool
+		accepted bool
+		want     string
+	}{
+		{"accepted: reopen", false, true, "reopen"},
+		{"refused", false, false, "RERUN_REJECTED"},
+		{"dry-run, accepted", true, true, "DRY_RUN_WOULD_RERUN"},
+		{"dry-run, refused", true, false, "DRY_RUN_RERUN_REJECTED"},
+	} {
+		p := live
+		if c.dry {
+			p = dry
+		}
+		notes, reopen := RerunNotes(p, "manual", RerunDecision{Accepted: c.accepted})
+		got := ""
+		for _, n := range notes {
+			got += string(n.Type)
+		}
+		if reopen {
+			got += "reopen"
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := SensorChangedAt(true, hm(7, 0), hm(8, 0)); !got.Equal(hm(8, 0)) {
+		t.Errorf("new data changed at %v", got)
+	}
+	if got := SensorChangedAt(false, hm(7, 0), hm(8, 0)); !got.Equal(hm(7, 0)) {
+		t.Errorf("a re-write changed at %v", got)
 	}
 }

@@ -83,3 +83,26 @@ func StepOf(s State) Step {
 	}
 	return StepNone
 }
+
+// ConfigAction is what loading a validated config does to a pipeline.
+type ConfigAction int
+
+// Config actions.
+const (
+	ConfigNew     ConfigAction = iota // store it as a new version (first load or a change) and set its timers
+	ConfigKeep                        // already the running version: nothing
+	ConfigRestore                     // the stored version, whose file was removed, is back: run it again and re-arm its timers and runs
+)
+
+// LoadConfig decides what loading a config whose content hashes to hash
+// does, given the stored row (exists; its hash; removed: no file defines
+// it any more).
+func LoadConfig(exists bool, storedHash string, removed bool, hash string) ConfigAction {
+	switch {
+	case !exists || storedHash != hash:
+		return ConfigNew
+	case removed:
+		return ConfigRestore
+	}
+	return ConfigKeep
+}

@@ -110,3 +110,23 @@ func TestFirstLoadedAt(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConfig(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		exists  bool
+		stored  string
+		removed bool
+		want    ConfigAction
+	}{
+		{"first load", false, "", false, ConfigNew},
+		{"a change", true, "old", false, ConfigNew},
+		{"a change while removed", true, "old", true, ConfigNew},
+		{"the running version", true, "h", false, ConfigKeep},
+		{"the removed version back", true, "h", true, ConfigRestore},
+	} {
+		if got := LoadConfig(c.exists, c.stored, c.removed, "h"); got != c.want {
+			t.Errorf("%s: LoadConfig = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
