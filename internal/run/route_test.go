@@ -208,7 +208,9 @@ func TestPostRunData(t *testing.T) {
 
 func TestPeriodTriggerSensor(t *testing.T) {
 	p := mustPipeline(t, basePipeline)
-	rec := func(key string, at time.Time) sensor.Record { return sensor.Record{Key: key, Data: Detail("n", 1), ReceivedAt: at} }
+	rec := func(key string, at time.Time) sensor.Record {
+		return sensor.Record{Key: key, Data: Detail("n", 1), ReceivedAt: at}
+	}
 	cases := []struct {
 		name   string
 		stored []sensor.Record

@@ -1,9 +1,7 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -19,19 +17,8 @@ import (
 // old order, the counters at the shards' ends, and the cursor converted
 // so that the sink goes on with exactly the events it had not read.
 func TestMigrationShardsTheEventLog(t *testing.T) {
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "interlock.db")
-	db, err := sql.Open("sqlite", fileURI(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := databaseAt(t, 6)
 	ctx := t.Context()
-	if err := migrateTo(ctx, db, ms[:6]); err != nil {
-		t.Fatal(err)
-	}
 	// orders and billing share a shard; p0 and "" (no pipeline) do not.
 	pipelines := []string{"orders", "p0", "billing", "", "orders", "p0", "orders", "billing", "", "p0"}
 	t0 := time.Date(2026, time.March, 14, 6, 0, 0, 0, time.UTC)
@@ -108,19 +95,8 @@ func TestMigrationShardsTheEventLog(t *testing.T) {
 // in markers under '#alert…' pipeline ids before 0008 becomes the typed
 // records, and the markers go.
 func TestMigrationMovesAlertMarkers(t *testing.T) {
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "interlock.db")
-	db, err := sql.Open("sqlite", fileURI(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := databaseAt(t, 7)
 	ctx := t.Context()
-	if err := migrateTo(ctx, db, ms[:7]); err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, time.March, 7, 6, 0, 0, 0, time.UTC)
 	at := t0.Add(time.Hour).UnixNano()
 	for _, m := range [][3]string{

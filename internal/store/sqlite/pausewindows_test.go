@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -16,19 +14,8 @@ import (
 // pause, the row's paused_at and resumed_at), opens with the windows on
 // the pipelines' rows, oldest first, and without those markers.
 func TestMigrationKeepsPauseWindows(t *testing.T) {
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "interlock.db")
-	db, err := sql.Open("sqlite", fileURI(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := databaseAt(t, 8)
 	ctx := t.Context()
-	if err := migrateTo(ctx, db, ms[:8]); err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, time.March, 14, 6, 0, 0, 123456789, time.UTC)
 	exec := func(q string, args ...any) {
 		t.Helper()

@@ -33,6 +33,26 @@ func openPath(t *testing.T, path string) *Store {
 	return s
 }
 
+// databaseAt creates a database file as a binary that knew only the first
+// version migrations left it, for tests of what opening it does; the
+// caller closes db before opening the store on path.
+func databaseAt(t *testing.T, version int) (db *sql.DB, path string) {
+	t.Helper()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), "interlock.db")
+	db, err = sql.Open("sqlite", fileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrateTo(t.Context(), db, ms[:version]); err != nil {
+		t.Fatal(err)
+	}
+	return db, path
+}
+
 func TestConformance(t *testing.T) {
 	storetest.RunWithOptions(t, storetest.Options{
 		New: func(t *testing.T) store.Store { return openFile(t) },
@@ -195,19 +215,8 @@ func TestMigrations(t *testing.T) {
 		// A database written by a binary that knew only 0001: opening it
 		// applies the rest, indexes the rows already there, and the reads
 		// that rely on the new indexes see those rows.
-		ms, err := migrations()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "interlock.db")
-		db, err := sql.Open("sqlite", fileURI(path))
-		if err != nil {
-			t.Fatal(err)
-		}
+		db, path := databaseAt(t, 1)
 		ctx := t.Context()
-		if err := migrateTo(ctx, db, ms[:1]); err != nil {
-			t.Fatal(err)
-		}
 		changed := time.Date(2026, time.March, 14, 6, 0, 0, 0, time.UTC)
 		if _, err := db.ExecContext(ctx, `
 			INSERT INTO sensors (pipeline_id, key, version, data, changed_at, written_at) VALUES ('orders', 'count', 1, NULL, ?, ?);
@@ -220,6 +229,10 @@ func TestMigrations(t *testing.T) {
 		db.Close()
 
 		s := openPath(t, path)
+		ms, err := migrations()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, got := schemaState(t, s.write.DB); len(got) != len(ms) {
 			t.Fatalf("schema_migrations %v after upgrade, want %d migrations", got, len(ms))
 		}
