@@ -104,14 +104,21 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	} else {
 		s.ActiveRuns = active
 	}
-	if recent, err := e.st.RunList(ctx, store.RunListParams{PeriodFrom: from, UpdatedSince: since}); err != nil {
+	// One range per read, so one index serves it on every backend: a
+	// full load reads the recent periods, an incremental one what was
+	// written since; what has aged out of the window goes below.
+	recentRuns, recentMarkers := store.RunListParams{PeriodFrom: from}, store.MarkerListParams{PeriodFrom: from}
+	if !plan.Full {
+		recentRuns, recentMarkers = store.RunListParams{UpdatedSince: since}, store.MarkerListParams{Since: since}
+	}
+	if recent, err := e.st.RunList(ctx, recentRuns); err != nil {
 		unavailable(watchdog.DataRuns, err)
 	} else {
 		for _, r := range recent {
 			c.runs[r.Key] = r
 		}
 	}
-	if ms, err := e.st.MarkerList(ctx, store.MarkerListParams{PeriodFrom: from, Since: since}); err != nil {
+	if ms, err := e.st.MarkerList(ctx, recentMarkers); err != nil {
 		unavailable(watchdog.DataMarkers, err)
 	} else {
 		for _, m := range ms {

@@ -32,14 +32,14 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"RunListPeriodFrom", stmt(runListQuery(store.RunListParams{PeriodFrom: from})),
 			"SEARCH runs USING INDEX runs_period (period>?)", false},
-		{"RunListPeriodFromActiveOnly", stmt(runListQuery(store.RunListParams{PeriodFrom: from, ActiveOnly: true})),
-			"SEARCH runs USING INDEX runs_period (period>?)", false},
 		// The watchdog's incremental pass: what changed since, not every
 		// recent period.
-		{"RunListPeriodFromUpdatedSince", stmt(runListQuery(store.RunListParams{PeriodFrom: from, UpdatedSince: since})),
+		{"RunListUpdatedSince", stmt(runListQuery(store.RunListParams{UpdatedSince: since})),
 			"SEARCH runs USING INDEX runs_updated (updated_at>?)", false},
-		{"MarkerListPeriodFromSince", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from, Since: since})),
+		{"MarkerListSince", stmt(markerListQuery(store.MarkerListParams{Since: since})),
 			"SEARCH markers USING INDEX markers_at (at>?)", false},
+		{"RunListActiveOfPipeline", stmt(runListQuery(store.RunListParams{PipelineID: "orders", ActiveOnly: true})),
+			"SEARCH runs USING INDEX runs_active (pipeline_id=?)", false},
 		{"RunListPeriodFromOfPipeline", stmt(runListQuery(store.RunListParams{PipelineID: "orders", PeriodFrom: from})),
 			"SEARCH runs USING INDEX runs_pipeline_period (pipeline_id=? AND period>?)", true},
 		// The new period index must not take the active-run scan away

@@ -209,6 +209,9 @@ const recentPeriods = "unlikely(period >= ?)"
 // RunList returns runs matching p, newest period first (ties by pipeline,
 // then schedule). Period strings sort chronologically as text.
 func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
 	q, args := runListQuery(p)
 	return list(ctx, s.read, scanRun, "runs", q, args...)
 }
@@ -225,16 +228,7 @@ func runListQuery(p store.RunListParams) (string, []any) {
 	if p.Period != "" {
 		w.add("period = ?", p.Period)
 	}
-	switch {
-	case p.PeriodFrom != "" && !p.UpdatedSince.IsZero():
-		// What changed since, among recent periods (the watchdog's
-		// incremental pass): read through runs_updated, the few runs
-		// written since. Left to itself the planner walks runs_period,
-		// which half gives the ORDER BY, over every recent period, and
-		// looks up each run to test updated_at. The unary + keeps the
-		// period test off the index; it does not change its value.
-		w.add("+period >= ?", p.PeriodFrom)
-	case p.PeriodFrom != "":
+	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
 	}
 	if !p.UpdatedSince.IsZero() {
@@ -243,7 +237,14 @@ func runListQuery(p store.RunListParams) (string, []any) {
 	if p.ActiveOnly {
 		w.add("active = 1")
 	}
-	q := `SELECT ` + runCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
+	from := ` FROM runs`
+	if p.ActiveOnly {
+		// The partial index holds the active runs only: its cost follows
+		// what is in flight, never a pipeline's history (the planner,
+		// without statistics, prefers runs_pipeline_period otherwise).
+		from = ` FROM runs INDEXED BY runs_active`
+	}
+	q := `SELECT ` + runCols + from + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
 	return q, w.args
 }
 
@@ -272,6 +273,9 @@ func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.
 // MarkerList returns markers matching p, sorted by pipeline, schedule,
 // period and kind.
 func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
 	q, args := markerListQuery(p)
 	return list(ctx, s.read, scanMarker, "markers", q, args...)
 }
