@@ -110,15 +110,14 @@ func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	if !run.SLAMarksNeeded(p, per) {
 		return m, nil
 	}
-	for _, kind := range run.SLAMarkerKinds() {
-		mk, err := e.st.MarkerGet(ctx, key, kind)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return m, err
-		}
-		m.Set(kind, mk.At)
+	// One read of the period's markers, not one per kind: Set keeps the
+	// kinds SLAMarks holds and ignores the others.
+	ms, err := e.st.MarkerListOf(ctx, key)
+	if err != nil {
+		return m, err
+	}
+	for _, mk := range ms {
+		m.Set(mk.Kind, mk.At)
 	}
 	return m, nil
 }

@@ -82,6 +82,11 @@ type Store interface {
 	BaselineGet(ctx context.Context, key run.Key) (Baseline, error)
 
 	MarkerGet(ctx context.Context, key run.Key, kind string) (Marker, error)
+	// MarkerListOf returns every marker of one period, sorted by kind: one
+	// range of the primary key on every backend (DynamoDB: a Query with
+	// begins_with on the sort key), so a decision that needs several of a
+	// period's facts (its SLA marks) reads them at once.
+	MarkerListOf(ctx context.Context, key run.Key) ([]Marker, error)
 	// MarkerList returns markers matching p, sorted by pipeline, schedule,
 	// period and kind.
 	MarkerList(ctx context.Context, p MarkerListParams) ([]Marker, error)

@@ -270,6 +270,14 @@ func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.
 		key.PipelineID, key.ScheduleID, key.Period, kind)
 }
 
+// MarkerListOf returns every marker of one period, sorted by kind: a
+// range of the primary key.
+func (s *Store) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
+	return list(ctx, s.read, scanMarker, "markers of "+keyString(key),
+		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY kind`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
 // MarkerList returns markers matching p, sorted by pipeline, schedule,
 // period and kind.
 func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {

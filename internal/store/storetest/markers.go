@@ -19,6 +19,22 @@ func testMarkers(t *testing.T, o Options) {
 		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), want)
 	})
 
+	t.Run("ListOfAPeriodIsThatPeriodsMarkersByKind", func(t *testing.T) {
+		s := o.New(t)
+		a, b := fullMarker(k, "sla-warning-sent"), fullMarker(k, "first-trigger")
+		commit(t, s, store.Change{Markers: []store.MarkerWrite{
+			{Marker: a}, {Marker: b},
+			// The neighbours of the period's key range: another period, an
+			// hour of the same day, another schedule, another pipeline.
+			{Marker: fullMarker(key("orders", "daily", "2026-03-15"), "first-trigger")},
+			{Marker: fullMarker(key("orders", "daily", "2026-03-14T05"), "first-trigger")},
+			{Marker: fullMarker(key("orders", "dailyx", "2026-03-14"), "first-trigger")},
+			{Marker: fullMarker(key("orders-v2", "daily", "2026-03-14"), "first-trigger")},
+		}})
+		mustMatch(t, "MarkerListOf", must(s.MarkerListOf(t.Context(), k)).get(t), []store.Marker{b, a})
+		mustMatch(t, "MarkerListOf an empty period", must(s.MarkerListOf(t.Context(), key("orders", "daily", "2026-03-13"))).get(t), []store.Marker{})
+	})
+
 	t.Run("GetMissingIsNotFound", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, putMarker(fullMarker(k, "first-trigger"), false))
