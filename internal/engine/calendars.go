@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -31,8 +32,8 @@ func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Cale
 		return 0, err
 	}
 	for _, c := range stored {
-		if _, ok := cals[c.Name]; ok || !c.RemovedAt.IsZero() {
-			continue
+		if _, ok := cals[c.Name]; ok || !run.CalendarWrites(storedCalendar(c), nil) {
+			continue // defined (written above), or marked removed already
 		}
 		gone, err := e.putCalendar(ctx, c.Schedule(), true)
 		if err != nil {
@@ -78,16 +79,21 @@ func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bo
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		exists := err == nil
+		var stored *run.StoredCalendar
+		if err == nil {
+			stored = storedCalendar(cur)
+		}
+		defined := &c
+		if remove {
+			defined = nil
+		}
+		if !run.CalendarWrites(stored, defined) {
+			return nil
+		}
 		next := store.Calendar{Name: c.Name, Days: c.Days, Dates: c.Dates, File: cur.File, UpdatedAt: now}
 		if remove {
-			if !exists || !cur.RemovedAt.IsZero() {
-				return nil
-			}
 			next = cur
 			next.RemovedAt = now
-		} else if exists && cur.RemovedAt.IsZero() && slices.Equal(cur.Days, c.Days) && slices.Equal(cur.Dates, c.Dates) {
-			return nil
 		}
 		if err := e.st.Commit(ctx, store.Change{Calendars: []store.CalendarWrite{{Calendar: next, ExpectVersion: cur.Version}}}); err != nil {
 			return err
@@ -97,6 +103,11 @@ func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bo
 		return nil
 	})
 	return wrote, err
+}
+
+// storedCalendar is c as run.CalendarWrites reads it.
+func storedCalendar(c store.Calendar) *run.StoredCalendar {
+	return &run.StoredCalendar{Calendar: c.Schedule(), Removed: !c.RemovedAt.IsZero()}
 }
 
 // Forget stops running a pipeline whose file was removed: its row is

@@ -5,15 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -73,13 +69,9 @@ func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte
 func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cause error) {
 	now := e.clk.Now()
 	key, kind, sum := configInvalidMarker(file, doc)
-	if m, err := e.st.MarkerGet(ctx, key, kind); err == nil {
-		if v, ok := m.Detail.Get("sha256"); ok {
-			if s, _ := v.Str(); s == sum {
-				e.log.Debug("pipeline config still refused; already reported", "file", file)
-				return
-			}
-		}
+	if m, err := e.st.MarkerGet(ctx, key, kind); err == nil && run.ConfigRefusalReported(&m.Detail, sum) {
+		e.log.Debug("pipeline config still refused; already reported", "file", file)
+		return
 	}
 	id := key.PipelineID
 	msgs := []string{cause.Error()}
@@ -91,13 +83,12 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 		}
 	}
 	b := e.newBatch(nil, now)
-	kept := "no previous version"
+	var running int64 // the version that keeps running; 0: none
 	if row, err := e.st.PipelineGet(ctx, id); err == nil && row.RemovedAt.IsZero() {
-		kept = fmt.Sprintf("version %d keeps running", row.ConfigVersion)
+		running = row.ConfigVersion
 	}
-	b.emit(run.Key{PipelineID: id}, event.ConfigInvalid, fmt.Sprintf("%s refused (%d error(s)); %s: %s", file, len(msgs), kept, msgs[0]),
-		run.Detail("file", file, "errors", strings.Join(msgs, "\n"), "errorCount", len(msgs)))
-	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: sensor.NewObject(map[string]sensor.Value{"sha256": sensor.StringValue(sum)})}, false)
+	b.notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
+	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
 	if err := b.commit(ctx); err != nil {
 		e.log.Error("cannot record CONFIG_INVALID", "file", file, "err", err)
 	}

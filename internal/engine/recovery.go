@@ -27,7 +27,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) error {
 		return fmt.Errorf("engine: list active runs: %w", err)
 	}
 	for _, r := range active {
-		if r.State != run.Triggering || !r.TriggerInFlight {
+		if !r.CallInFlight() {
 			continue
 		}
 		key := r.Key
@@ -53,7 +53,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if err != nil {
 		return err
 	}
-	if lp == nil || r.State != run.Triggering || !r.TriggerInFlight {
+	if lp == nil || !r.CallInFlight() {
 		return nil // an unknown pipeline's timer drops the run's step (runFor)
 	}
 	facts, stored, due, err := e.callFacts(ctx, lp, r)
@@ -148,7 +148,7 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, 
 // callStatus is explain's sentence about r's trigger call in flight ("" when
 // none is).
 func (e *Engine) callStatus(ctx context.Context, lp *loadedPipeline, r run.Run) (string, error) {
-	if r.State != run.Triggering || !r.TriggerInFlight {
+	if !r.CallInFlight() {
 		return "", nil
 	}
 	f, _, _, err := e.callFacts(ctx, lp, r)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -143,8 +143,7 @@ func (e *Engine) dueStep(ctx context.Context, ref StepRef, step run.Step) (*stor
 	if err != nil {
 		return nil, false, err
 	}
-	due := t.Kind == string(step) && !t.DueAt.After(e.clk.Now()) && (ref.Due.IsZero() || t.DueAt.Equal(ref.Due))
-	return &t, due, nil
+	return &t, run.TimerDue(run.TimerAt{Kind: t.Kind, At: t.DueAt}, string(step), ref.Due, e.clk.Now()), nil
 }
 
 // current is the run's next step as its step timer t says (nil: none).
@@ -187,7 +186,7 @@ func keyString(k run.Key) string { return k.PipelineID + " " + k.ScheduleID + " 
 // it.
 func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) {
 	return e.takeStep(ctx, ref, run.StepEvaluate, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if r.State != run.Evaluating || (b.paused() && run.HeldByPause(*r)) {
+		if run.StepFor(*r, run.StepEvaluate, b.paused()) != run.StepTake {
 			return nil
 		}
 		return e.evaluateRun(ctx, b, lp, r, r, run.Effect{}, nil, &due)
@@ -207,13 +206,11 @@ func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Ca
 	var call *Call
 	res, err := e.takeStep(ctx, ref, run.StepTrigger, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		call = nil
-		switch {
-		case r.State != run.Triggering:
-			return nil
-		case r.TriggerInFlight:
+		switch run.StepFor(*r, run.StepTrigger, b.paused()) {
+		case run.StepDrop:
+			return nil // another state, or a pause stops new triggers: Resume re-arms the step
+		case run.StepRecoverCall:
 			return e.recoverCall(ctx, b, lp, r, due)
-		case b.paused() && run.HeldByPause(*r):
-			return nil // a pause stops new triggers; Resume re-arms the step
 		}
 		inflight, eff := run.BeginTrigger(*r, lp.p, b.now)
 		if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
@@ -356,24 +353,25 @@ func (e *Engine) afterCall(ctx context.Context, lp *loadedPipeline, r run.Run, r
 // period's MarkerLateCall remembers which call was reported.
 func (e *Engine) reportLate(ctx context.Context, cur run.Run, c run.CallID, res CallResult) error {
 	m, err := e.st.MarkerGet(ctx, cur.Key, run.MarkerLateCall)
-	stored := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	var reported *sensor.Object
+	switch {
+	case err == nil:
+		reported = &m.Detail
+	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	if prev, ok := run.ParseCallID(m.Detail); stored && ok && prev == c {
+	stored := reported != nil
+	a := run.LateAnswer{Err: res.Err, JobRunID: res.Started.JobRunID}
+	if res.Started.Result != nil {
+		a.Status = string(res.Started.Result.Status)
+	}
+	note, ok := run.LateCallNote(cur, c, a, reported)
+	if !ok {
 		return nil // reported already: a repeated record
 	}
 	e.log.Error("run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
 	late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
-	what := "failed: " + res.Err
-	if res.Err == "" {
-		what = "started job " + res.Started.JobRunID
-		if res.Started.Result != nil {
-			what += ", which reported " + string(res.Started.Result.Status)
-		}
-	}
-	late.emit(cur.Key, event.InfraFailure, fmt.Sprintf("the trigger call returned after the run had ended (%s): it %s — check the job system", cur.State, what),
-		run.Detail("state", string(cur.State), "jobRunId", res.Started.JobRunID))
+	late.notes(cur.Key, []run.Note{note})
 	late.marker(store.Marker{Key: cur.Key, Kind: run.MarkerLateCall, At: late.now, Detail: c.Detail()}, !stored)
 	return late.commit(ctx)
 }
@@ -386,7 +384,7 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 	var polled *Polled
 	res, err := e.takeStep(ctx, ref, run.StepPoll, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		polled = nil
-		if r.State != run.Running {
+		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
 			return nil
 		}
 		jr, perr := e.jobs.Poll(ctx, e.request(lp.p, *r))
@@ -411,10 +409,10 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 // record returns the run's current next step.
 func (e *Engine) PollRecord(ctx context.Context, p Polled) (StepResult, error) {
 	return e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if r.State != run.Running {
+		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
 			return nil
 		}
-		if r.Generation != p.Generation || r.Attempt != p.Attempt || r.JobRunID != p.JobRunID {
+		if !r.RunsJob(p.Generation, p.Attempt, p.JobRunID) {
 			return errNoCommit // the answer is about another job
 		}
 		next, eff, err := e.afterResult(ctx, lp.p, *r, p.Result, p.Err == "", b.now)

@@ -123,13 +123,16 @@ func (e *Engine) survive(what, key string, err *error) {
 func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func() error {
 		cur, err := e.st.TimerGet(ctx, t.Key)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && !cur.DueAt.Equal(t.DueAt)) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil // someone else processed it
 		}
 		if err != nil {
 			return err
 		}
 		now := e.clk.Now()
+		if !run.TimerDue(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.Kind, t.DueAt, now) {
+			return nil // someone else processed it
+		}
 		var b *batch
 		switch t.Kind {
 		case kindCron:

@@ -83,5 +83,5 @@ func AnswerStanding(r Run, c CallID, started bool) Standing {
 // Awaits reports whether r's trigger call in flight is c: the call may
 // be made (a stale or repeated request to make it is refused).
 func (r Run) Awaits(c CallID) bool {
-	return r.State == Triggering && r.TriggerInFlight && r.Call() == c
+	return r.CallInFlight() && r.Call() == c
 }

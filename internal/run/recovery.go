@@ -48,7 +48,7 @@ type CallRecovery struct {
 // For reports whether c is the recovery of r's call in flight (and not of
 // an earlier call of the period whose marker outlived it).
 func (c CallRecovery) For(r Run) bool {
-	return r.State == Triggering && r.TriggerInFlight && c.Generation == r.Generation && c.Attempt == r.Attempt+1
+	return r.CallInFlight() && c.Generation == r.Generation && c.Attempt == r.Attempt+1
 }
 
 // Detail is c as its marker's detail (Since is the marker's At).
@@ -188,7 +188,7 @@ func newRecovery(r Run, f CallFacts, now time.Time) CallRecovery {
 // flight elsewhere; a lookup and a retry are safe anyway, as a findable
 // type keeps one job per identity, and the others only wait.)
 func FoundInterrupted(r Run, f CallFacts, now time.Time) (next Run, eff Effect, c CallRecovery, ok bool) {
-	if r.State != Triggering || !r.TriggerInFlight || f.recovery(r) != nil {
+	if !r.CallInFlight() || f.recovery(r) != nil {
 		return r, Effect{}, CallRecovery{}, false
 	}
 	c = newRecovery(r, f, now)
@@ -299,7 +299,7 @@ func giveUp(r Run, eff Effect, f CallFacts, c CallRecovery, now time.Time) Recov
 // CallStatus says, for explain, what becomes of r's trigger call in flight
 // and when; "" when no call is in flight.
 func CallStatus(r Run, f CallFacts) string {
-	if r.State != Triggering || !r.TriggerInFlight {
+	if !r.CallInFlight() {
 		return ""
 	}
 	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,110 @@
+package run
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTimerDue(t *testing.T) {
+	at := hm(9, 0)
+	cases := []struct {
+		name  string
+		timer TimerAt
+		kind  string
+		asked time.Time
+		now   time.Time
+		want  bool
+	}{
+		{"due now, any due time asked", TimerAt{"evaluate", at}, "evaluate", time.Time{}, at, true},
+		{"overdue, the due time asked", TimerAt{"evaluate", at}, "evaluate", at, hm(9, 5), true},
+		{"not yet due", TimerAt{"evaluate", at}, "evaluate", time.Time{}, hm(8, 59), false},
+		{"another kind: the run moved to another step", TimerAt{"poll", at}, "evaluate", time.Time{}, at, false},
+		{"moved since the caller learned of it (a repeated call)", TimerAt{"trigger", hm(9, 10)}, "trigger", at, hm(9, 20), false},
+		{"moved back (re-armed earlier)", TimerAt{"trigger", hm(8, 50)}, "trigger", at, hm(9, 20), false},
+		{"the same instant in another zone is the same due time", TimerAt{"cron", at}, "cron", at.In(time.FixedZone("x", 3600)), at, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := TimerDue(c.timer, c.kind, c.asked, c.now); got != c.want {
+				t.Fatalf("TimerDue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestStepFor(t *testing.T) {
+	in := func(s State, inFlight bool) Run { return Run{State: s, TriggerInFlight: inFlight} }
+	cases := []struct {
+		name   string
+		r      Run
+		step   Step
+		paused bool
+		want   StepAction
+	}{
+		{"evaluate an evaluating run", in(Evaluating, false), StepEvaluate, false, StepTake},
+		{"evaluate: paused holds it", in(Evaluating, false), StepEvaluate, true, StepDrop},
+		{"evaluate a run that moved on to triggering", in(Triggering, false), StepEvaluate, false, StepDrop},
+		{"evaluate an ended run", in(FailedFinal, false), StepEvaluate, false, StepDrop},
+		{"trigger a triggering run", in(Triggering, false), StepTrigger, false, StepTake},
+		{"trigger: paused holds a run with no call begun", in(Triggering, false), StepTrigger, true, StepDrop},
+		{"trigger with a call in flight: recover it", in(Triggering, true), StepTrigger, false, StepRecoverCall},
+		{"trigger with a call in flight while paused: still recover it", in(Triggering, true), StepTrigger, true, StepRecoverCall},
+		{"trigger a run that is evaluating", in(Evaluating, false), StepTrigger, false, StepDrop},
+		{"trigger a running run", in(Running, false), StepTrigger, false, StepDrop},
+		{"poll a running run", in(Running, false), StepPoll, false, StepTake},
+		{"poll while paused: running jobs finish", in(Running, false), StepPoll, true, StepTake},
+		{"poll a completed run", in(Completed, false), StepPoll, false, StepDrop},
+		{"poll a triggering run", in(Triggering, true), StepPoll, false, StepDrop},
+		{"no step", in(Evaluating, false), StepNone, false, StepDrop},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := StepFor(c.r, c.step, c.paused); got != c.want {
+				t.Fatalf("StepFor = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestRunsJob(t *testing.T) {
+	r := Run{State: Running, Generation: 2, Attempt: 1, JobRunID: "j-7"}
+	cases := []struct {
+		name         string
+		r            Run
+		gen, attempt int
+		jobRunID     string
+		want         bool
+	}{
+		{"the job polled", r, 2, 1, "j-7", true},
+		{"an earlier generation's job (rerun since)", r, 1, 1, "j-7", false},
+		{"an earlier attempt's job (retried since)", r, 2, 0, "j-7", false},
+		{"another job id (adopted since)", r, 2, 1, "j-6", false},
+		{"the run no longer runs", Run{State: Completed, Generation: 2, Attempt: 1, JobRunID: "j-7"}, 2, 1, "j-7", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.r.RunsJob(c.gen, c.attempt, c.jobRunID); got != c.want {
+				t.Fatalf("RunsJob = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestCallInFlight(t *testing.T) {
+	cases := []struct {
+		name string
+		r    Run
+		want bool
+	}{
+		{"triggering with a call begun", Run{State: Triggering, TriggerInFlight: true}, true},
+		{"triggering, no call begun", Run{State: Triggering}, false},
+		{"running (the mark is stale)", Run{State: Running, TriggerInFlight: true}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.r.CallInFlight(); got != c.want {
+				t.Fatalf("CallInFlight = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
