@@ -4,11 +4,14 @@
 // they mean, and commits the result — new state, events, timers —
 // atomically to the store.
 //
-// The engine decides nothing itself. For every input it loads the facts
-// the decision needs from the store — the run, the sensors, the period's
-// markers (run.SLAMarks, run.DryRunFacts), and the pipeline's row (pause
-// state and windows, config version) with the calendars its config names
-// — calls the core, and commits what the core answered once, with the
+// The engine decides nothing itself, not even whether a step is still its
+// to take (run.TimerDue, run.StepFor) or whether an alert was sent
+// already (the core reads the dedup markers: run.SLAAlert,
+// ConfigRefusalReported, LateCallNote). For every input it loads the facts
+// the decision needs from the store — the timer and the run, the sensors,
+// the period's markers (run.SLAMarks, run.DryRunFacts), and the pipeline's
+// row (pause state and windows, config version) with the calendars its
+// config names — calls the core, and commits what the core answered once, with the
 // versions it read as the commit's conditions; a conflict means another
 // process moved something, and the decision is made again on fresh facts.
 // What is left here is which facts to read (a read no answer can depend on
