@@ -39,7 +39,7 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 			return err
 		}
 	}
-	if eff.Ended || eff.Succeeded {
+	if eff.DropsSLATimers() {
 		e.dropSLATimers(b, r.Key)
 	}
 	return nil

@@ -102,7 +102,7 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 		return err
 	}
 	in := run.RerunInput{Reason: reason, Existing: existing, Ledger: ledgerReasons(ledger), Exclusion: run.ExclusionReason(p, per)}
-	if existing != nil && existing.State == run.Completed {
+	if in.NeedsFreshData() {
 		in.FreshData, err = e.freshSince(ctx, p.ID, existing, overlay)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func ledgerReasons(ledger []store.LedgerEntry) []string {
 // freshSince reports whether any sensor of the pipeline received new
 // content after the run succeeded — the circuit breaker's question.
 func (e *Engine) freshSince(ctx context.Context, pipelineID string, r *run.Run, overlay *store.Sensor) (bool, error) {
-	if overlay != nil && overlay.ChangedAt.After(r.EndedAt) {
+	if overlay != nil && run.FreshSince(*r, overlay.ChangedAt) {
 		return true, nil
 	}
 	return e.changedSince(ctx, pipelineID, r.EndedAt)

@@ -20,7 +20,7 @@ func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*b
 	if err != nil {
 		return nil, err
 	}
-	if lp == nil || lp.p.Schedule.Cron.IsZero() {
+	if lp == nil || !run.NeedsCronTimer(lp.p) {
 		return e.newBatch(lp, now), nil // the timer goes, on what was read
 	}
 	p := lp.p

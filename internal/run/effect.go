@@ -44,6 +44,11 @@ type Effect struct {
 	Ended bool
 }
 
+// DropsSLATimers reports whether the period's SLA timers go with this
+// effect: the run succeeded (the verdict is given at once) or ended
+// without success (the failure event carries the news).
+func (e Effect) DropsSLATimers() bool { return e.Succeeded || e.Ended }
+
 func (e *Effect) note(t event.Type, msg string, kv ...any) {
 	e.Notes = append(e.Notes, Note{Type: t, Message: msg, Detail: Detail(kv...)})
 }

@@ -52,6 +52,17 @@ type RerunInput struct {
 	FreshData bool
 }
 
+// NeedsFreshData reports whether the decision reads FreshData: only the
+// circuit breaker, after a success, asks it (the engine skips the read
+// otherwise).
+func (in RerunInput) NeedsFreshData() bool {
+	return in.Existing != nil && in.Existing.State == Completed
+}
+
+// FreshSince reports whether content received at changedAt is new data
+// for the circuit breaker of r: it came after r's success ended.
+func FreshSince(r Run, changedAt time.Time) bool { return changedAt.After(r.EndedAt) }
+
 // RerunDecision is the verdict on a rerun request.
 type RerunDecision struct {
 	Accepted bool
@@ -86,7 +97,7 @@ func breakerNotEvaluated(refusedBy string) string {
 func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
 	var d RerunDecision
 	d.Budget, d.Used = RerunBudget(in.Reason, in.Ledger, p)
-	completed := in.Existing != nil && in.Existing.State == Completed
+	completed := in.NeedsFreshData()
 	switch {
 	case in.Exclusion != "":
 		d.Label = "the period is excluded: " + in.Exclusion

@@ -24,6 +24,10 @@ func CronTick(p *pipeline.Pipeline, due, now time.Time) (per schedule.Period, ne
 	return c.PeriodOf(due, loc), c.Next(after, loc)
 }
 
+// NeedsCronTimer reports whether a pipeline gets cron ticks: one with a
+// cron schedule. A cron timer of a pipeline reloaded without one goes.
+func NeedsCronTimer(p *pipeline.Pipeline) bool { return !p.Schedule.Cron.IsZero() }
+
 // NeedsPeriodTimer reports whether a pipeline gets its SLA timers at the
 // start of every period: one with an absolute SLA deadline that is not in
 // dry-run.
@@ -43,8 +47,8 @@ func PeriodTick(p *pipeline.Pipeline, due time.Time) (per schedule.Period, nextS
 // now: the next cron tick and the start of the next period (zero: the
 // timer is not set, and one set by an earlier config is removed).
 func ConfigTimers(p *pipeline.Pipeline, now time.Time) (cronAt, periodAt time.Time) {
-	if c := p.Schedule.Cron; !c.IsZero() {
-		cronAt = c.Next(now, p.Schedule.Location)
+	if NeedsCronTimer(p) {
+		cronAt = p.Schedule.Cron.Next(now, p.Schedule.Location)
 	}
 	if NeedsPeriodTimer(p) {
 		periodAt = CurrentPeriod(p, now).Next().Start(p.Schedule.Location)

@@ -130,3 +130,21 @@ func TestLoadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestNeedsCronTimer(t *testing.T) {
+	cases := []struct {
+		name string
+		doc  string
+		want bool
+	}{
+		{"a cron schedule", strings.Replace(basePipeline, "  trigger: {key: ready, check: exists}\n", "  cron: \"0 7 * * *\"\n", 1), true},
+		{"a trigger only", basePipeline, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := NeedsCronTimer(mustPipeline(t, c.doc)); got != c.want {
+				t.Fatalf("NeedsCronTimer = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
