@@ -194,11 +194,10 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 
 // afterResult decides what follows a job's reported status.
 func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
-	switch {
-	case known && res.Status == trigger.StatusSucceeded:
-		next, eff := run.JobSucceeded(r, now)
-		return next, withOutput(eff, res.Output), nil
-	case known && res.Status == trigger.StatusFailed:
+	report := run.JobReport{Known: known, Status: string(res.Status), Failure: run.Failure{Category: res.Category, Message: res.Message}}
+	var used int
+	var exclusion string
+	if report.Failed() { // only a failure's decision reads the ledger
 		ledger, err := e.st.LedgerList(ctx, r.Key)
 		if err != nil {
 			return r, run.Effect{}, err
@@ -207,9 +206,11 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 		if err != nil {
 			return r, run.Effect{}, err
 		}
-		next, eff := run.JobFailed(r, run.Failure{Category: res.Category, Message: res.Message}, run.RetriesUsed(ledgerReasons(ledger)), run.ExclusionReason(p, per), p, now)
-		return next, withOutput(eff, res.Output), nil
+		used, exclusion = run.RetriesUsed(ledgerReasons(ledger)), run.ExclusionReason(p, per)
 	}
-	next, eff := run.AfterPollRunning(r, p, now)
+	next, eff := run.AfterJobReport(r, report, used, exclusion, p, now)
+	if known {
+		eff = withOutput(eff, res.Output)
+	}
 	return next, eff, nil
 }

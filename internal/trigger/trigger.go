@@ -20,8 +20,8 @@ type Status string
 // Job statuses.
 const (
 	StatusRunning   Status = "running"
-	StatusSucceeded Status = "succeeded"
-	StatusFailed    Status = "failed"
+	StatusSucceeded Status = run.JobStatusSucceeded // the core's words: run.AfterJobReport
+	StatusFailed    Status = run.JobStatusFailed
 )
 
 // Result is a job's reported status. Category and Message are set when it
