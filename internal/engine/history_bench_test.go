@@ -126,6 +126,10 @@ func (s readCounter) MarkerList(ctx context.Context, p store.MarkerListParams) (
 	return counted[store.Marker](s.n)(s.Store.MarkerList(ctx, p))
 }
 
+func (s readCounter) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
+	return counted[store.Marker](s.n)(s.Store.MarkerListOf(ctx, key))
+}
+
 func (s readCounter) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
 	return counted[store.LedgerEntry](s.n)(s.Store.LedgerList(ctx, key))
 }
