@@ -63,6 +63,12 @@ func (c *parseCache) put(id string, x *parsed) {
 	c.m[id] = x
 }
 
+func (c *parseCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, id)
+}
+
 // firstRefusal reports whether the stored config version of id was not
 // reported as unparseable yet, and records it.
 func (c *parseCache) firstRefusal(id string, version int64) bool {

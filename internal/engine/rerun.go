@@ -17,6 +17,9 @@ type RerunResult struct {
 	Accepted bool
 	Reason   string // why it was rejected
 	Period   string
+	// Duplicate: the request was decided before (RequestRerunOnce); this
+	// delivery decided nothing.
+	Duplicate bool
 }
 
 // RequestRerun asks to run a period again (product spec §3b). Budgets and
@@ -24,6 +27,21 @@ type RerunResult struct {
 // RERUN_REJECTED with the reason, in the event log and in the result. A
 // rerun also reopens a period closed by its trigger deadline.
 func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason string) (RerunResult, error) {
+	return e.requestRerun(ctx, pipelineID, period, reason, "")
+}
+
+// RequestRerunOnce is RequestRerun for a request that may be delivered
+// more than once (the AWS runtime's rerun-request items, read from a
+// stream): requestID names the request, and a request already decided
+// decides nothing again (the result says Duplicate).
+func (e *Engine) RequestRerunOnce(ctx context.Context, pipelineID, period, reason, requestID string) (RerunResult, error) {
+	if requestID == "" {
+		return RerunResult{}, fmt.Errorf("%w: a rerun request needs an id", ErrInvalidRequest)
+	}
+	return e.requestRerun(ctx, pipelineID, period, reason, requestID)
+}
+
+func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, requestID string) (RerunResult, error) {
 	lp, err := e.pipelineOf(ctx, pipelineID)
 	if err != nil {
 		return RerunResult{}, err
@@ -64,6 +82,14 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 		now := e.clk.Now()
 		key := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
 		b := e.newBatch(lp, now)
+		if requestID != "" {
+			seen, err := e.markerExists(ctx, key, run.MarkerRerunRequest+requestID)
+			if err != nil || seen {
+				res = RerunResult{Period: key.Period, Duplicate: seen}
+				return err
+			}
+			b.marker(store.Marker{Key: key, Kind: run.MarkerRerunRequest + requestID, At: now, Detail: run.Detail("reason", reason)}, true)
+		}
 		var existing *run.Run
 		r, err := e.st.RunGet(ctx, key)
 		switch {

@@ -195,6 +195,16 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 // afterResult decides what follows a job's reported status.
 func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
 	report := run.JobReport{Known: known, Status: string(res.Status), Failure: run.Failure{Category: res.Category, Message: res.Message}}
+	next, eff, err := e.afterReport(ctx, p, r, report, now)
+	if err == nil && known {
+		eff = withOutput(eff, res.Output)
+	}
+	return next, eff, err
+}
+
+// afterReport decides what follows a job's report, reading the ledger and
+// the exclusion only for a failure.
+func (e *Engine) afterReport(ctx context.Context, p *pipeline.Pipeline, r run.Run, report run.JobReport, now time.Time) (run.Run, run.Effect, error) {
 	var used int
 	var exclusion string
 	if report.Failed() { // only a failure's decision reads the ledger
@@ -209,8 +219,5 @@ func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Ru
 		used, exclusion = run.RetriesUsed(ledgerReasons(ledger)), run.ExclusionReason(p, per)
 	}
 	next, eff := run.AfterJobReport(r, report, used, exclusion, p, now)
-	if known {
-		eff = withOutput(eff, res.Output)
-	}
 	return next, eff, nil
 }

@@ -86,6 +86,10 @@ const (
 	PipelinePaused  Type = "PIPELINE_PAUSED"
 	PipelineResumed Type = "PIPELINE_RESUMED"
 	InfraAlarm      Type = "INFRA_ALARM"
+	// Items someone else wrote into the store (the AWS runtime's sensor
+	// and job-log tables) that cannot be what their key says.
+	SensorRejected    Type = "SENSOR_REJECTED"
+	JobReportRejected Type = "JOB_REPORT_REJECTED"
 )
 
 // Spec describes one event type.
@@ -152,6 +156,8 @@ func init() {
 	def(PipelinePaused, LevelInfo, "an operator paused the pipeline")
 	def(PipelineResumed, LevelInfo, "an operator resumed the pipeline")
 	def(InfraAlarm, LevelError, "an infrastructure alarm changed state (AWS runtime)")
+	def(SensorRejected, LevelWarning, "a sensor item written to the store could not be a sensor (bad shape, unknown pipeline); it names the item")
+	def(JobReportRejected, LevelWarning, "a job-log record could not be applied (unknown pipeline, bad key); it names the item")
 }
 
 // Lookup returns the spec of t and whether t is in the catalogue.

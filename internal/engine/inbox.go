@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Items other systems write into the store and a runtime hands to the
+// engine one by one — on AWS, the job-log table's records and the items the
+// stream-router could not accept. Each may be delivered more than once (a
+// stream redelivers), so each is decided once: a marker written if absent
+// in the deciding commit proves it was.
+
+// JobLog is a job-log record: a job's (or an operator's) own report of a
+// job's outcome, as opposed to the answer to Interlock's poll.
+type JobLog struct {
+	PipelineID string
+	ScheduleID string // as written; empty, or the pipeline's
+	Period     string
+	// ID names the record uniquely (on AWS its sort key): a record
+	// delivered twice decides once.
+	ID       string
+	Event    string // success | fail | timeout; other words are no outcome and are ignored
+	Category string // a failure's category: TRANSIENT, PERMANENT or TIMEOUT
+	Message  string
+	JobRunID string // the job run it is about; empty: the run's current job
+}
+
+// JobLogResult says what a job-log record did.
+type JobLogResult struct {
+	Applied bool
+	// Ignored says why the record changed nothing when it did not.
+	Ignored string
+}
+
+// ReportJob applies a job-log record to its period's run: a success
+// completes the run (baseline, SLA verdict), a failure retries within the
+// budget or ends it — the same decision (run.AfterJobReport) a poll's
+// answer gets. A record about no running job (the run ended, or is another
+// attempt's) changes nothing. An unknown pipeline is ErrUnknownPipeline, a
+// bad period or schedule ErrInvalidRequest: the caller reports the item
+// (Reject), it is never retried.
+func (e *Engine) ReportJob(ctx context.Context, j JobLog) (JobLogResult, error) {
+	report, ok := run.JobLogReport(j.Event, j.Category, j.Message)
+	if !ok {
+		return JobLogResult{Ignored: fmt.Sprintf("%q is not a job outcome", j.Event)}, nil
+	}
+	if j.ID == "" {
+		return JobLogResult{}, fmt.Errorf("%w: a job-log record needs an id", ErrInvalidRequest)
+	}
+	per, err := parsePeriod(j.Period)
+	if err != nil {
+		return JobLogResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
+	}
+	var res JobLogResult
+	err = e.retry(ctx, "job report "+j.PipelineID+"/"+j.Period, func() error {
+		res = JobLogResult{}
+		lp, err := e.pipelineOf(ctx, j.PipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(j.PipelineID)
+		}
+		if j.ScheduleID != "" && j.ScheduleID != lp.p.ScheduleID() {
+			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.p.ScheduleID())
+		}
+		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
+		kind := run.MarkerJobReport + j.ID
+		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
+			res.Ignored = "decided before"
+			return err
+		}
+		r, err := e.st.RunGet(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			res.Ignored = "the period has no run"
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !run.ReportApplies(r, j.JobRunID) {
+			res.Ignored = fmt.Sprintf("the run is %s, not running job %q", r.State, j.JobRunID)
+			return nil
+		}
+		b := e.newBatch(lp, e.clk.Now())
+		next, eff, err := e.afterReport(ctx, lp.p, r, report, b.now)
+		if err != nil {
+			return err
+		}
+		if err := e.applyRun(ctx, b, lp, &r, next, eff, nil); err != nil {
+			return err
+		}
+		b.marker(store.Marker{Key: key, Kind: kind, At: b.now, Detail: run.Detail("event", j.Event, "jobRunId", j.JobRunID)}, true)
+		res.Applied = true
+		return b.commit(ctx)
+	})
+	return res, err
+}
+
+// Rejection is an item someone else wrote into the store that cannot be
+// what its key says: a sensor item of a bad shape or for an unknown
+// pipeline, a job-log record with a bad key.
+type Rejection struct {
+	Type       event.Type // event.SensorRejected or event.JobReportRejected
+	PipelineID string     // as the item names it (it may be unknown)
+	Item       string     // the item as its writer knows it, e.g. "PIPELINE#orders / SENSOR#x"
+	Reason     string
+	// Fingerprint identifies the item and its content: the same item
+	// delivered again is reported once; new content is a new report.
+	Fingerprint string
+}
+
+// Reject reports an item that cannot be accepted, once per fingerprint
+// per day (the marker lives with the day's records and expires with them).
+// It reports whether this call reported it.
+func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
+	if rj.Fingerprint == "" {
+		return false, fmt.Errorf("%w: a rejection needs a fingerprint", ErrInvalidRequest)
+	}
+	var reported bool
+	err := e.retry(ctx, "reject "+rj.Item, func() error {
+		reported = false
+		now := e.clk.Now()
+		key := run.Key{PipelineID: rj.PipelineID, Period: now.UTC().Format("2006-01-02")}
+		kind := run.MarkerRejected + rj.Fingerprint
+		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
+			return err
+		}
+		b := e.newBatch(nil, now)
+		b.notes(run.Key{PipelineID: rj.PipelineID}, []run.Note{run.ItemRejected(rj.Type, rj.Item, rj.Reason)})
+		b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("item", rj.Item)}, true)
+		reported = true
+		return b.commit(ctx)
+	})
+	return reported, err
+}
+
+// ForgetConfig drops the parsed config of a pipeline from this process's
+// cache (a runtime told that the stored config changed). Decisions never
+// depend on it — every decision reads the pipeline row and parses again
+// when the version moved — so this only frees memory early.
+func (e *Engine) ForgetConfig(id string) { e.parses.drop(id) }
+
+func (e *Engine) markerExists(ctx context.Context, key run.Key, kind string) (bool, error) {
+	_, err := e.st.MarkerGet(ctx, key, kind)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
