@@ -190,6 +190,22 @@ func testAlerts(t *testing.T, o Options) {
 			AlertsSent:      []store.AlertSent{oldSent},
 			AlertsAlerted:   []store.AlertAlerted{oldAlerted},
 		})
+		if o.TTL != nil {
+			// The records expire by their own time-to-live: each at its At
+			// plus the retention, the cursor never.
+			c := ttlCheck{o.TTL}
+			c.protected(t, s, Record{Kind: "delivery cursor", Sink: "slack"})
+			for _, r := range []Record{{Kind: "alert thread", Sink: "slack", Key: k}, {Kind: "alert thread", Sink: "file", Key: k},
+				{Kind: "alert sent", Sink: "slack", Key: k, Type: event.SLAWarning, Name: "9f86d081"}, {Kind: "alert alerted", Sink: "slack", Key: k},
+				{Kind: "dead letter", Sink: "slack", Name: "old"}, {Kind: "dead letter", Sink: "slack", Name: "new"}} {
+				when := old
+				if r.Sink == "file" || r.Name == "new" {
+					when = recent
+				}
+				c.expiresLike(t, s, r, ofTime(when))
+			}
+			return
+		}
 		for {
 			res := must(s.Expire(t.Context(), store.ExpireParams{Before: at(-90 * 24 * time.Hour), Limit: 2})).get(t)
 			if !res.More {

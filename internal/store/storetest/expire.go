@@ -15,6 +15,10 @@ import (
 // than its cutoffs, never what store.ExpireParams says must stay, is
 // idempotent, and is bounded by its limit.
 func testExpire(t *testing.T, o Options) {
+	if o.TTL != nil {
+		testExpireTTL(t, o)
+		return
+	}
 	const cutoff = "2026-01-10"
 	before := time.Date(2026, time.January, 10, 0, 0, 0, 0, time.UTC)
 	expired := []string{"2026-01-08", "2026-01-09", "2026-01-09T23"}

@@ -30,6 +30,10 @@ type Options struct {
 	// restarted process would open it. Nil skips the reopen checks (an
 	// in-memory backend has nothing to reopen).
 	Reopen func(t *testing.T, s store.Store) store.Store
+	// TTL is set for a backend whose records expire by a time-to-live
+	// written on each (DynamoDB): the Expire checks then check every
+	// record's expiry instead of what Expire deleted (expirettl.go).
+	TTL *TTLOptions
 }
 
 // Run runs the suite against the backend newStore creates.

@@ -1,0 +1,130 @@
+package dynamodb
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/storetest"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+)
+
+func TestMain(m *testing.M) { ddblocal.Main(m) }
+
+// testRetention is the retention of the test stores: not the default, so
+// a store that ignored Config.Retention fails the expiry checks, and long,
+// because DynamoDB Local's TTL really deletes: storetest's fixtures are of
+// early 2026, and with a short retention their items would vanish under
+// the tests.
+const testRetention = 50 * 365 * 24 * time.Hour
+
+// newTables creates a fresh set of tables for t and deletes them when t
+// ends.
+func newTables(t testing.TB, c *dynamodb.Client) Tables {
+	t.Helper()
+	tables := TablesFor(ddblocal.Prefix(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := CreateTables(ctx, c, tables); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := DeleteTables(ctx, c, tables); err != nil {
+			t.Errorf("delete tables: %v", err)
+		}
+	})
+	return tables
+}
+
+// newStore opens a store on fresh tables.
+func newStore(t testing.TB) *Store {
+	t.Helper()
+	c := ddblocal.Client(t)
+	return openOn(t, c, newTables(t, c))
+}
+
+func openOn(t testing.TB, c *dynamodb.Client, tables Tables) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), Config{Client: c, Tables: tables, Retention: testRetention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.RunWithOptions(t, storetest.Options{
+		New: func(t *testing.T) store.Store { return newStore(t) },
+		Reopen: func(t *testing.T, s store.Store) store.Store {
+			old := s.(*Store)
+			if err := old.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			return openOn(t, old.c, old.Tables())
+		},
+		TTL: &storetest.TTLOptions{Retention: testRetention, ExpiresAt: expiresAt},
+	})
+}
+
+// expiresAt reads a record's ttl attribute as stored.
+func expiresAt(t *testing.T, st store.Store, r storetest.Record) (time.Time, bool) {
+	t.Helper()
+	s := st.(*Store)
+	table, pk, sk := s.recordKey(t, r)
+	it, err := s.get(t.Context(), table, pk, sk)
+	if err != nil {
+		t.Fatalf("%+v (%s %s/%s): %v", r, table, pk, sk, err)
+	}
+	if it[attrTTL] == nil {
+		return time.Time{}, false
+	}
+	rd := readItem(it)
+	n := rd.num(attrTTL)
+	if rd.err != nil {
+		t.Fatal(rd.err)
+	}
+	return time.Unix(n, 0).UTC(), true
+}
+
+// recordKey is where a storetest record is stored.
+func (s *Store) recordKey(t *testing.T, r storetest.Record) (table, pk, sk string) {
+	k := r.Key
+	switch r.Kind {
+	case "pipeline":
+		return s.t.Control, pipelinePK(k.PipelineID), skConfig
+	case "calendar":
+		return s.t.Control, pkCalendars, skCalendarPrefix + r.Name
+	case "sensor":
+		return s.t.Control, pipelinePK(k.PipelineID), sensorStateSK(r.Name)
+	case "run":
+		return s.t.Control, pipelinePK(k.PipelineID), runSK(k.ScheduleID, k.Period)
+	case "ledger":
+		return s.t.Rerun, pipelinePK(k.PipelineID), ledgerSK(k, int(r.Seq))
+	case "baseline":
+		return s.t.Control, pipelinePK(k.PipelineID), baselineSK(k)
+	case "marker":
+		return s.t.Control, pipelinePK(k.PipelineID), markerSK(k, r.Name)
+	case "timer":
+		return s.t.Control, timerPK(r.Name), skTimer
+	case "event":
+		return s.t.Events, eventPK(r.Shard), eventSK(r.Seq)
+	case "delivery cursor":
+		return s.t.Events, pkAlertCursors, r.Sink
+	case "dead letter":
+		return s.t.Events, sinkPK(r.Sink), deadSK(r.Name)
+	case "alert thread":
+		return s.t.Events, sinkPK(r.Sink), threadSK(k)
+	case "alert sent":
+		return s.t.Events, sinkPK(r.Sink), sentSK(k, string(r.Type), r.Name)
+	case "alert alerted":
+		return s.t.Events, sinkPK(r.Sink), alertedSK(k)
+	}
+	t.Fatalf("storetest record kind %q: the test does not know where it is", r.Kind)
+	return "", "", ""
+}
