@@ -1,6 +1,9 @@
 package alert
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -49,3 +52,37 @@ func deadLetterOf(r store.DeadLetter) DeadLetter {
 
 // keyText names a period in messages.
 func keyText(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
+
+// SentRecord is the record of e's delivery to sink (store.AlertSent):
+// what a runtime that delivers without a Deliverer (the AWS alert
+// dispatcher) commits after a delivery, so a redelivered event is known.
+func SentRecord(sink string, e event.Event) store.AlertSent {
+	return sentRecord(sink, e, messageHash(e))
+}
+
+// Delivered reports whether sink's last delivery of e's text (period,
+// type, message) was e itself, by id: the event came again (an outbox or
+// a queue delivers at least once) and must not be sent twice.
+func Delivered(ctx context.Context, st store.Store, sink string, e event.Event) (bool, error) {
+	last, err := st.AlertSentGet(ctx, sink, eventPeriod(e), e.Type, messageHash(e))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("alert: sink %s: read sent record: %w", sink, err)
+	}
+	return last.EventID == e.ID, nil
+}
+
+// NewDeadLetter is the dead letter of e on sink, given up at at after
+// attempts with failure (kept clipped; sinks' errors hold no secret).
+func NewDeadLetter(sink string, e event.Event, attempts int, failure error, at time.Time) DeadLetter {
+	return DeadLetter{
+		Sink: sink, EventID: e.ID, Type: e.Type,
+		PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date, EventTime: e.Time,
+		Attempts: attempts, Error: clip(failure.Error(), maxErrorText), At: at,
+	}
+}
+
+// Record is the dead letter as the store keeps it.
+func (dl DeadLetter) Record() store.DeadLetter { return dl.record() }

@@ -153,12 +153,7 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 			c.AlertsAlerted = []store.AlertAlerted{alertedRecord(w.name, e)}
 		}
 	} else {
-		dl := DeadLetter{
-			Sink: w.name, EventID: e.ID, Type: e.Type,
-			PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date, EventTime: e.Time,
-			Attempts: attempts, Error: clip(failure.Error(), maxErrorText), At: now,
-		}
-		c.DeadLetters = []store.DeadLetter{dl.record()}
+		c.DeadLetters = []store.DeadLetter{NewDeadLetter(w.name, e, attempts, failure, now).record()}
 	}
 	if err := w.d.st.Commit(ctx, c); err != nil {
 		// The alert went out (or was given up) but the cursor did not
