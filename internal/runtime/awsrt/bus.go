@@ -1,7 +1,6 @@
 package awsrt
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -273,13 +272,4 @@ func contentID(be BusEvent, detail sensor.Object) string {
 		h.Write([]byte{0})
 	}
 	return "ext-" + hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// compactJSON is b without insignificant whitespace (b is valid JSON).
-func compactJSON(b []byte) []byte {
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return b
-	}
-	return out.Bytes()
 }

@@ -34,7 +34,7 @@ type Function struct {
 	mu          sync.Mutex
 	proc        *exec.Cmd
 	exited      chan struct{}
-	queue       chan *invocation
+	queue       chan *invocation // the running process's
 	running     map[string]*invocation
 	seq         int
 	killOnReply bool
@@ -68,7 +68,7 @@ func NewFunction(t testing.TB, timeout time.Duration, command func() *exec.Cmd) 
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	f := &Function{t: t, command: command, timeout: timeout, queue: make(chan *invocation, 16), running: map[string]*invocation{}}
+	f := &Function{t: t, command: command, timeout: timeout, running: map[string]*invocation{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
 		f.Kill()
@@ -96,7 +96,9 @@ func (f *Function) Start() {
 		f.t.Fatalf("awsfake: start the function: %v", err)
 	}
 	exited := make(chan struct{})
-	f.proc, f.exited, f.killOnReply = cmd, exited, false
+	// A new queue per process: an invocation queued for a process that
+	// died failed with it, and is not run by the next one.
+	f.proc, f.exited, f.queue, f.killOnReply = cmd, exited, make(chan *invocation, 1), false
 	go func() {
 		err := cmd.Wait()
 		f.mu.Lock()
@@ -141,7 +143,7 @@ func (f *Function) Logs() string {
 // answer or a dead process is a *FunctionError.
 func (f *Function) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	f.mu.Lock()
-	exited := f.exited
+	exited, queue := f.exited, f.queue
 	f.seq++
 	inv := &invocation{id: fmt.Sprintf("req-%06d", f.seq), payload: payload, done: make(chan invokeResult, 1)}
 	f.mu.Unlock()
@@ -151,7 +153,7 @@ func (f *Function) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	select {
 	case <-exited:
 		return nil, &FunctionError{Type: "Runtime.ExitError", Message: "the function's process is not running"}
-	case f.queue <- inv:
+	case queue <- inv:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -195,9 +197,12 @@ func (f *Function) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Function) next(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	queue := f.queue
+	f.mu.Unlock()
 	var inv *invocation
 	select {
-	case inv = <-f.queue:
+	case inv = <-queue:
 	case <-r.Context().Done():
 		return
 	}
