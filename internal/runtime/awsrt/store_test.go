@@ -57,4 +57,6 @@ func newDDBEnv(t *testing.T, retention time.Duration) ddbEnv {
 func newStore(t *testing.T) store.Store { return newDDBEnv(t, 0).store }
 
 // alertKey is the period of the test events.
-func alertKey() run.Key { return run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07"} }
+func alertKey() run.Key {
+	return run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07"}
+}
