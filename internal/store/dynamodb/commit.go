@@ -45,14 +45,20 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return err
 	}
-	shards, order := groupEvents(c.Events)
+	return s.appendEvents(ctx, base, c.Events, false)
+}
+
+// appendEvents runs base and the events as one transaction, with the
+// counters' conditions, until it applies, fails for good, or maxAttempts.
+func (s *Store) appendEvents(ctx context.Context, base []action, evs []event.Event, external bool) error {
+	shards, order := groupEvents(evs)
 	for try := 0; ; try++ {
 		// The counters this store has not seen (or saw move) are read;
 		// the others are the values it last wrote or read.
 		if err := s.readCounters(ctx, s.unknownCounters(order)); err != nil {
 			return err
 		}
-		acts, next, err := s.eventActions(shards, order)
+		acts, next, err := s.eventActions(shards, order, external)
 		if err != nil {
 			return err
 		}
@@ -82,6 +88,7 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 type action struct {
 	what    string
 	counter bool // an event shard's counter or an event's slot: a failed condition means "read the counter again"
+	dedup   bool // a record that proves the transaction was applied before: a failed condition means "done already"
 	tw      types.TransactWriteItem
 }
 
@@ -247,14 +254,14 @@ func groupEvents(evs []event.Event) (map[int][]event.Event, []int) {
 // eventActions appends each shard's events after the counter value the
 // store believes, and moves the counter, conditioned on that value; next
 // is each counter's value once the transaction applied.
-func (s *Store) eventActions(shards map[int][]event.Event, order []int) ([]action, map[int]int64, error) {
+func (s *Store) eventActions(shards map[int][]event.Event, order []int, external bool) ([]action, map[int]int64, error) {
 	var acts []action
 	next := map[int]int64{}
 	for _, n := range order {
 		last := s.counter(n)
 		for i, e := range shards[n] {
 			e.Shard, e.Seq = n, last+int64(i)+1
-			a, err := put(s.t.Events, "event "+e.ID, s.eventItem(e, false), condAbsent, nil)
+			a, err := put(s.t.Events, "event "+e.ID, s.eventItem(e, external), condAbsent, nil)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -390,7 +397,7 @@ func (s *Store) transact(ctx context.Context, acts []action) (outcome, error) {
 // cancelled reads a cancelled transaction's reasons, one per action.
 func cancelled(tce *types.TransactionCanceledException, acts []action) (outcome, error) {
 	var conflicts, others []string
-	countersFailed, retry := false, false
+	countersFailed, retry, duplicate := false, false, false
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
 		what := "an action"
@@ -400,9 +407,12 @@ func cancelled(tce *types.TransactionCanceledException, acts []action) (outcome,
 		switch code {
 		case "", "None":
 		case "ConditionalCheckFailed":
-			if i < len(acts) && acts[i].counter {
+			switch {
+			case i < len(acts) && acts[i].counter:
 				countersFailed = true
-			} else {
+			case i < len(acts) && acts[i].dedup:
+				duplicate = true
+			default:
 				conflicts = append(conflicts, what)
 			}
 		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
@@ -414,6 +424,8 @@ func cancelled(tce *types.TransactionCanceledException, acts []action) (outcome,
 	switch {
 	case len(others) > 0:
 		return failed, fmt.Errorf("dynamodb: commit refused: %s", strings.Join(others, "; "))
+	case duplicate:
+		return failed, errDuplicate
 	case len(conflicts) > 0:
 		return failed, fmt.Errorf("%w: %s", store.ErrConflict, strings.Join(conflicts, ", "))
 	case countersFailed:
