@@ -266,7 +266,7 @@ func TestRoleOf(t *testing.T) {
 		"arn:aws:dynamodb:eu-west-1:123:table/prod-rerun/stream/x":                         0,
 		"arn:aws:dynamodb:eu-west-1:123:table/other-control/stream/x":                      0,
 		"arn:aws:dynamodb:eu-west-1:123:table/prod-control":                                0,
-		"":                                                                                 0,
+		"": 0,
 	} {
 		got, ok := RoleOf(tb, arn)
 		if got != want || ok != (want != 0) {
