@@ -244,3 +244,24 @@ func TestReadsPageOverOneMegabyte(t *testing.T) {
 		t.Fatalf("EventList by pipeline after e2, limit %d: %d events, %v", events, len(byPipeline.Events), err)
 	}
 }
+
+// TestBatchReadsRetryUnprocessedKeys: BatchGetItem answers at most 16 MB;
+// the keys it leaves unprocessed are read again.
+func TestBatchReadsRetryUnprocessedKeys(t *testing.T) {
+	st := newStore(t)
+	ctx := t.Context()
+	pad := sensor.StringValue(strings.Repeat("q", 340<<10))
+	var keys []string
+	for i := range 56 { // 56 x 340 KB: 19 MB, more than one answer holds
+		x := store.Sensor{PipelineID: "orders", Key: fmt.Sprintf("k%02d", i), Data: sensor.NewObject(map[string]sensor.Value{"pad": pad}),
+			ChangedAt: t2030, WrittenAt: t2030}
+		if err := st.Commit(ctx, store.Change{Sensors: []store.SensorWrite{{Sensor: x}}}); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, x.Key)
+	}
+	got, err := st.SensorGetMany(ctx, store.SensorGetManyParams{PipelineID: "orders", Keys: keys})
+	if err != nil || len(got) != len(keys) {
+		t.Fatalf("SensorGetMany of %d sensors of 340 KB: %d, %v", len(keys), len(got), err)
+	}
+}

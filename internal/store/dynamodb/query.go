@@ -65,10 +65,11 @@ func (q queryRange) input() *dynamodb.QueryInput {
 	switch {
 	case q.index.name == "":
 		in.ConsistentRead = aws.Bool(true)
-	case q.index.pk == "": // a local index: consistent reads are allowed
+	case q.index.pk == "": // a local index: consistent, the items fetched from the table
 		in.IndexName = aws.String(q.index.name)
 		skName = q.index.sk
 		in.ConsistentRead = aws.Bool(true)
+		in.Select = types.SelectAllAttributes
 	default:
 		in.IndexName = aws.String(q.index.name)
 		pkName, skName = q.index.pk, q.index.sk

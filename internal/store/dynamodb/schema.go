@@ -23,8 +23,8 @@ func TablesFor(prefix string) Tables {
 func (t Tables) all() []string { return []string{t.Control, t.JobLog, t.Rerun, t.Events} }
 
 // index is a secondary index: its name and the attributes of its key.
-// Every index projects whole items (ALL), so a list read returns records
-// without a read more per item.
+// Global indexes project whole items (ALL), so a list read returns records
+// without a read more per item; local ones project keys (createTable).
 type index struct {
 	name   string
 	pk, sk string // attribute names; pk is "" for a local index (the table's PK)
@@ -127,10 +127,16 @@ func createTable(ctx context.Context, client *dynamodb.Client, spec tableSpec) e
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName: aws.String(ix.name), KeySchema: keySchema(ix.pk, ix.sk), Projection: all})
 	}
+	// A local index projects the keys and the schedule (what a read of it
+	// filters on) only: its queries fetch the items from the table (Select
+	// ALL_ATTRIBUTES, consistent), and an item in a local index is not
+	// held to a smaller size (DynamoDB Local counts a projected copy
+	// against the item's 400 KB).
+	keys := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{aSchedule}}
 	for _, ix := range spec.lsis {
 		defs[ix.sk] = ix.skType()
 		in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
-			IndexName: aws.String(ix.name), KeySchema: keySchema(attrPK, ix.sk), Projection: all})
+			IndexName: aws.String(ix.name), KeySchema: keySchema(attrPK, ix.sk), Projection: keys})
 	}
 	for name, typ := range defs {
 		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: typ})

@@ -170,13 +170,12 @@ func DecodeLambda(role Role, rec events.DynamoDBEventRecord) (Record, error) {
 	if err != nil {
 		return nil, &ItemError{PK: lambdaText(rec.Change.Keys[attrPK]), SK: lambdaText(rec.Change.Keys[attrSK]), Reason: "keys: " + err.Error()}
 	}
-	var image map[string]types.AttributeValue
-	if rec.EventName != "REMOVE" {
-		if image, err = lambdaImage(rec.Change.NewImage); err != nil {
-			d := decoder{pk: textOf(keys[attrPK]), sk: textOf(keys[attrSK])}
-			d.pipeline, _ = strings.CutPrefix(d.pk, pkPipelinePrefix)
-			return nil, d.fail("new image: %v", err)
-		}
+	// A REMOVE (a TTL deletion too) carries no new image.
+	image, err := lambdaImage(rec.Change.NewImage)
+	if err != nil {
+		d := decoder{pk: textOf(keys[attrPK]), sk: textOf(keys[attrSK])}
+		d.pipeline, _ = strings.CutPrefix(d.pk, pkPipelinePrefix)
+		return nil, d.fail("new image: %v", err)
 	}
 	return Decode(role, keys, image)
 }
