@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/interlockhq/interlock/internal/clock"
 )
 
@@ -67,10 +69,10 @@ type Message struct {
 func NewSQS(t testing.TB) *SQS {
 	f := &SQS{clk: clock.NewVirtual(time.Date(2026, 3, 7, 6, 0, 0, 0, time.UTC)), queues: map[string]*queue{}}
 	f.Server = httptest.NewServer(jsonService{version: "1.0", prefix: "AmazonSQS", ops: map[string]func([]byte) (any, *apiError){
-		"SendMessage":             f.sendMessage,
-		"ReceiveMessage":          f.receiveMessage,
-		"DeleteMessage":           f.deleteMessage,
-		"ChangeMessageVisibility": f.changeMessageVisibility,
+		"SendMessage":             f.onQueue(f.sendMessage),
+		"ReceiveMessage":          f.onQueue(f.receiveMessage),
+		"DeleteMessage":           f.onQueue(f.deleteMessage),
+		"ChangeMessageVisibility": f.onQueue(f.changeMessageVisibility),
 	}})
 	t.Cleanup(f.Close)
 	return f
@@ -145,20 +147,35 @@ func (f *SQS) queueOf(url string) (*queue, *apiError) {
 	return q, nil
 }
 
-func (f *SQS) sendMessage(body []byte) (any, *apiError) {
-	var in struct {
-		QueueURL    string `json:"QueueUrl"`
-		MessageBody string `json:"MessageBody"`
+// request is the body of the operations the fake serves, each of which
+// names its queue.
+type request struct {
+	QueueURL            string `json:"QueueUrl"`
+	MessageBody         string `json:"MessageBody"`
+	ReceiptHandle       string `json:"ReceiptHandle"`
+	MaxNumberOfMessages *int   `json:"MaxNumberOfMessages"`
+	VisibilityTimeout   *int   `json:"VisibilityTimeout"`
+}
+
+// onQueue serves an operation: it decodes the request and runs op on its
+// queue with the fake locked.
+func (f *SQS) onQueue(op func(q *queue, in request) (any, *apiError)) func([]byte) (any, *apiError) {
+	return func(body []byte) (any, *apiError) {
+		var in request
+		if err := decode(body, &in); err != nil {
+			return nil, err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		q, aerr := f.queueOf(in.QueueURL)
+		if aerr != nil {
+			return nil, aerr
+		}
+		return op(q, in)
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	q, aerr := f.queueOf(in.QueueURL)
-	if aerr != nil {
-		return nil, aerr
-	}
+}
+
+func (f *SQS) sendMessage(q *queue, in request) (any, *apiError) {
 	if in.MessageBody == "" {
 		return nil, &apiError{code: "com.amazonaws.sqs#MissingParameter", msg: "The request must contain the parameter MessageBody.", query: "MissingParameter;Sender"}
 	}
@@ -167,21 +184,7 @@ func (f *SQS) sendMessage(body []byte) (any, *apiError) {
 	return map[string]any{"MessageId": id, "MD5OfMessageBody": m.md5}, nil
 }
 
-func (f *SQS) receiveMessage(body []byte) (any, *apiError) {
-	var in struct {
-		QueueURL            string `json:"QueueUrl"`
-		MaxNumberOfMessages *int   `json:"MaxNumberOfMessages"`
-		VisibilityTimeout   *int   `json:"VisibilityTimeout"`
-	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	q, aerr := f.queueOf(in.QueueURL)
-	if aerr != nil {
-		return nil, aerr
-	}
+func (f *SQS) receiveMessage(q *queue, in request) (any, *apiError) {
 	max := 1
 	if in.MaxNumberOfMessages != nil {
 		max = *in.MaxNumberOfMessages
@@ -231,7 +234,7 @@ func (f *SQS) receiveMessage(body []byte) (any, *apiError) {
 	return map[string]any{"Messages": out}, nil
 }
 
-// inFlight finds the message a receipt handle names; the lock is held.
+// byReceipt finds the message a receipt handle names; the lock is held.
 func (f *SQS) byReceipt(q *queue, handle string) (int, bool) {
 	for i, m := range q.msgs {
 		if m.receipt == handle && handle != "" {
@@ -241,20 +244,7 @@ func (f *SQS) byReceipt(q *queue, handle string) (int, bool) {
 	return 0, false
 }
 
-func (f *SQS) deleteMessage(body []byte) (any, *apiError) {
-	var in struct {
-		QueueURL      string `json:"QueueUrl"`
-		ReceiptHandle string `json:"ReceiptHandle"`
-	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	q, aerr := f.queueOf(in.QueueURL)
-	if aerr != nil {
-		return nil, aerr
-	}
+func (f *SQS) deleteMessage(q *queue, in request) (any, *apiError) {
 	// A stale handle (the message was received again since) deletes
 	// nothing and is not an error, as in SQS.
 	if i, ok := f.byReceipt(q, in.ReceiptHandle); ok {
@@ -263,26 +253,12 @@ func (f *SQS) deleteMessage(body []byte) (any, *apiError) {
 	return map[string]any{}, nil
 }
 
-func (f *SQS) changeMessageVisibility(body []byte) (any, *apiError) {
-	var in struct {
-		QueueURL          string `json:"QueueUrl"`
-		ReceiptHandle     string `json:"ReceiptHandle"`
-		VisibilityTimeout int    `json:"VisibilityTimeout"`
-	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	q, aerr := f.queueOf(in.QueueURL)
-	if aerr != nil {
-		return nil, aerr
-	}
+func (f *SQS) changeMessageVisibility(q *queue, in request) (any, *apiError) {
 	i, ok := f.byReceipt(q, in.ReceiptHandle)
 	now := f.clk.Now()
 	if !ok || !q.msgs[i].visibleAt.After(now) {
 		return nil, &apiError{code: "com.amazonaws.sqs#MessageNotInflight", msg: "The message referred to isn't in flight.", query: "AWS.SimpleQueueService.MessageNotInflight;Sender"}
 	}
-	q.msgs[i].visibleAt = now.Add(time.Duration(in.VisibilityTimeout) * time.Second)
+	q.msgs[i].visibleAt = now.Add(time.Duration(aws.ToInt(in.VisibilityTimeout)) * time.Second)
 	return map[string]any{}, nil
 }
