@@ -77,10 +77,10 @@ type pending struct {
 // platform expects) the records from the lowest one whose event could not
 // be put: the stream delivers that record and the later ones again.
 //
-//   - REMOVE records (an item's TTL expiry) publish nothing.
-//   - A record that is not an event (alert bookkeeping, shard counters)
-//     or is an event from outside (stored by the event sink: it came from
-//     the bus) publishes nothing.
+//   - A record that is not an event (alert bookkeeping, shard counters),
+//     that removes one (its TTL expired), or that is an event from
+//     outside (stored by the event sink: it came from the bus) publishes
+//     nothing; the store's decoder tells them apart.
 //   - A record that does not decode, or whose event can never be an
 //     EventBridge entry, is logged at error level and skipped: it cannot
 //     become publishable, and failing it would stop its shard — every
@@ -98,9 +98,6 @@ func (p *Publisher) Handle(ctx context.Context, in events.DynamoDBEvent) (events
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
 	var todo []pending
 	for i, rec := range in.Records {
-		if rec.EventName == string(events.DynamoDBOperationTypeRemove) {
-			continue
-		}
 		e, publish, err := p.decode(rec)
 		if errors.Is(err, errWrongTable) {
 			return resp, err

@@ -14,6 +14,7 @@
 package awsfake
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func validation(format string, args ...any) *apiError {
 type jsonService struct {
 	version string // "1.0" or "1.1": the Content-Type's x-amz-json-<version>
 	prefix  string // the X-Amz-Target prefix, e.g. "AWSEvents"
-	ops     map[string]func(body []byte) (any, *apiError)
+	ops     map[string]func(ctx context.Context, body []byte) (any, *apiError)
 }
 
 func (s jsonService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +84,7 @@ func (s jsonService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &apiError{code: "UnknownOperationException", msg: "unknown operation " + target})
 		return
 	}
-	out, aerr := s.ops[op](body)
+	out, aerr := s.ops[op](r.Context(), body)
 	if aerr != nil {
 		s.fail(w, aerr)
 		return

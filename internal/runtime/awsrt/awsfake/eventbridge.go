@@ -2,6 +2,7 @@ package awsfake
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -32,6 +33,7 @@ type EventBridge struct {
 	fail     func(Entry) string
 	onAccept func([]BusEvent)
 	routes   []route
+	latency  time.Duration
 }
 
 // Entry is one PutEvents request entry as received.
@@ -79,7 +81,7 @@ func NewEventBridge(t testing.TB, clk clock.Clock, buses ...string) *EventBridge
 	for _, b := range buses {
 		f.buses[b] = true
 	}
-	f.Server = httptest.NewServer(jsonService{version: "1.1", prefix: "AWSEvents", ops: map[string]func([]byte) (any, *apiError){
+	f.Server = httptest.NewServer(jsonService{version: "1.1", prefix: "AWSEvents", ops: map[string]func(context.Context, []byte) (any, *apiError){
 		"PutEvents": f.putEvents,
 	}})
 	t.Cleanup(f.Close)
@@ -93,6 +95,16 @@ func (f *EventBridge) SetFail(fail func(Entry) string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fail = fail
+}
+
+// SetLatency makes every following PutEvents call wait d before it looks
+// at its entries. A caller that goes away meanwhile (its connection
+// closed: the process died) has nothing accepted, as a request that never
+// reached EventBridge.
+func (f *EventBridge) SetLatency(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latency = d
 }
 
 // OnAccept calls hook with the entries a PutEvents call accepted, after
@@ -132,12 +144,24 @@ type putEventsResultEntry struct {
 	ErrorMessage string `json:"ErrorMessage,omitempty"`
 }
 
-func (f *EventBridge) putEvents(body []byte) (any, *apiError) {
+func (f *EventBridge) putEvents(ctx context.Context, body []byte) (any, *apiError) {
 	var in struct {
 		Entries []Entry `json:"Entries"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
+	}
+	f.mu.Lock()
+	latency := f.latency
+	f.mu.Unlock()
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, &apiError{status: 499, code: "RequestAbandoned", msg: "the caller went away"}
+		}
 	}
 	f.mu.Lock()
 	f.calls++

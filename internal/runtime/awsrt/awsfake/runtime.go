@@ -24,7 +24,8 @@ import (
 // …/{id}/error, POST …/init/error) for its invocations. Invoke hands it a
 // payload and waits for its answer. A process that dies fails the
 // invocation it was running, as on AWS, and Start begins a new one (a cold
-// start). Kill and KillOnResponse let a test kill it at a chosen point.
+// start). Kill, KillOnResponse and KillAfterResponse let a test kill it
+// at a chosen point.
 type Function struct {
 	t       testing.TB
 	srv     *httptest.Server
@@ -38,6 +39,7 @@ type Function struct {
 	running     map[string]*invocation
 	seq         int
 	killOnReply bool
+	killAfter   bool
 	logs        bytes.Buffer
 }
 
@@ -98,7 +100,7 @@ func (f *Function) Start() {
 	exited := make(chan struct{})
 	// A new queue per process: an invocation queued for a process that
 	// died failed with it, and is not run by the next one.
-	f.proc, f.exited, f.queue, f.killOnReply = cmd, exited, make(chan *invocation, 1), false
+	f.proc, f.exited, f.queue, f.killOnReply, f.killAfter = cmd, exited, make(chan *invocation, 1), false, false
 	go func() {
 		err := cmd.Wait()
 		f.mu.Lock()
@@ -130,6 +132,15 @@ func (f *Function) KillOnResponse() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.killOnReply = true
+}
+
+// KillAfterResponse makes the process be killed right after its next
+// answer is taken: the invocation succeeds, and whatever the function
+// left to do after answering is lost with the process.
+func (f *Function) KillAfterResponse() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.killAfter = true
 }
 
 // Logs returns what the processes wrote to stdout and stderr.
@@ -232,6 +243,10 @@ func (f *Function) answer(w http.ResponseWriter, r *http.Request, rest string) {
 	if kill {
 		f.killOnReply = false
 	}
+	killAfter := f.killAfter && kind == "response"
+	if killAfter {
+		f.killAfter = false
+	}
 	f.mu.Unlock()
 	if inv == nil {
 		http.Error(w, "unknown request id "+id, http.StatusBadRequest)
@@ -248,11 +263,13 @@ func (f *Function) answer(w http.ResponseWriter, r *http.Request, rest string) {
 	f.mu.Unlock()
 	w.WriteHeader(http.StatusAccepted)
 	if kind == "error" {
-		fe := &FunctionError{Type: "Unhandled", Message: string(body)}
-		inv.done <- invokeResult{err: fe}
+		inv.done <- invokeResult{err: &FunctionError{Type: "Unhandled", Message: string(body)}}
 		return
 	}
 	inv.done <- invokeResult{body: body}
+	if killAfter {
+		f.Kill()
+	}
 }
 
 // lockedWriter serialises the writes of a process's two streams.

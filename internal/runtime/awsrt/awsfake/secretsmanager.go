@@ -1,6 +1,7 @@
 package awsfake
 
 import (
+	"context"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ type SecretsManager struct {
 // test ends.
 func NewSecretsManager(t testing.TB) *SecretsManager {
 	f := &SecretsManager{secrets: map[string]string{}}
-	f.Server = httptest.NewServer(jsonService{version: "1.1", prefix: "secretsmanager", ops: map[string]func([]byte) (any, *apiError){
+	f.Server = httptest.NewServer(jsonService{version: "1.1", prefix: "secretsmanager", ops: map[string]func(context.Context, []byte) (any, *apiError){
 		"GetSecretValue": f.getSecretValue,
 	}})
 	t.Cleanup(f.Close)
@@ -50,7 +51,7 @@ func (f *SecretsManager) Reads() int {
 	return f.reads
 }
 
-func (f *SecretsManager) getSecretValue(body []byte) (any, *apiError) {
+func (f *SecretsManager) getSecretValue(ctx context.Context, body []byte) (any, *apiError) {
 	var in struct {
 		SecretID string `json:"SecretId"`
 	}

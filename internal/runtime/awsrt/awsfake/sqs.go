@@ -1,6 +1,7 @@
 package awsfake
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
@@ -68,7 +69,7 @@ type Message struct {
 // NewSQS starts a fake with no queue; it is closed when the test ends.
 func NewSQS(t testing.TB) *SQS {
 	f := &SQS{clk: clock.NewVirtual(time.Date(2026, 3, 7, 6, 0, 0, 0, time.UTC)), queues: map[string]*queue{}}
-	f.Server = httptest.NewServer(jsonService{version: "1.0", prefix: "AmazonSQS", ops: map[string]func([]byte) (any, *apiError){
+	f.Server = httptest.NewServer(jsonService{version: "1.0", prefix: "AmazonSQS", ops: map[string]func(context.Context, []byte) (any, *apiError){
 		"SendMessage":             f.onQueue(f.sendMessage),
 		"ReceiveMessage":          f.onQueue(f.receiveMessage),
 		"DeleteMessage":           f.onQueue(f.deleteMessage),
@@ -159,8 +160,8 @@ type request struct {
 
 // onQueue serves an operation: it decodes the request and runs op on its
 // queue with the fake locked.
-func (f *SQS) onQueue(op func(q *queue, in request) (any, *apiError)) func([]byte) (any, *apiError) {
-	return func(body []byte) (any, *apiError) {
+func (f *SQS) onQueue(op func(q *queue, in request) (any, *apiError)) func(context.Context, []byte) (any, *apiError) {
+	return func(_ context.Context, body []byte) (any, *apiError) {
 		var in request
 		if err := decode(body, &in); err != nil {
 			return nil, err
