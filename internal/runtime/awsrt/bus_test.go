@@ -66,12 +66,12 @@ func TestExternalEventsBecomeEvents(t *testing.T) {
 		want       event.Event
 	}{{
 		name: "INFRA_ALARM from the input transformer",
-		body: `{"id":"alarm-1","source":"interlock","detail-type":"INFRA_ALARM","time":"2026-03-07T07:00:00Z",
+		body: `{"id":"alarm-1","source":"interlock","detail-type":"INFRA_ALARM","time":"2099-03-07T07:00:00Z",
 			"detail":{"pipelineId":"INFRASTRUCTURE","message":"prod-interlock-dlq: ALARM — 1 message"}}`,
 		want: event.Event{ID: "alarm-1", Type: event.InfraAlarm, PipelineID: "INFRASTRUCTURE", Message: "prod-interlock-dlq: ALARM — 1 message", Time: t0.Add(time.Hour)},
 	}, {
 		name: "a raw CloudWatch alarm state change",
-		body: `{"version":"0","id":"cw-1","source":"aws.cloudwatch","detail-type":"CloudWatch Alarm State Change","time":"2026-03-07T07:30:00Z",
+		body: `{"version":"0","id":"cw-1","source":"aws.cloudwatch","detail-type":"CloudWatch Alarm State Change","time":"2099-03-07T07:30:00Z",
 			"detail":{"alarmName":"prod-interlock-errors","state":{"value":"ALARM","reason":"Threshold Crossed"},"previousState":{"value":"OK"}}}`,
 		want: event.Event{ID: "cw-1", Type: event.InfraAlarm, PipelineID: "INFRASTRUCTURE", Message: "prod-interlock-errors: ALARM — Threshold Crossed", Time: t0.Add(90 * time.Minute),
 			Detail: sensor.NewObject(map[string]sensor.Value{"source": sensor.StringValue("cloudwatch"), "status": sensor.StringValue("ALARM"), "alarm": sensor.StringValue("prod-interlock-errors")})},
@@ -101,8 +101,8 @@ func TestExternalEventsBecomeEvents(t *testing.T) {
 }
 
 func TestAnExternalEventWithoutAnIDGetsOneFromItsContent(t *testing.T) {
-	a := `{"source":"interlock","detail-type":"INFRA_ALARM","time":"2026-03-07T07:00:00Z","detail":{"pipelineId":"INFRASTRUCTURE","message":"m"}}`
-	b := `{ "detail": {"message":"m", "pipelineId":"INFRASTRUCTURE"}, "time":"2026-03-07T07:00:00Z", "detail-type":"INFRA_ALARM", "source":"interlock" }`
+	a := `{"source":"interlock","detail-type":"INFRA_ALARM","time":"2099-03-07T07:00:00Z","detail":{"pipelineId":"INFRASTRUCTURE","message":"m"}}`
+	b := `{ "detail": {"message":"m", "pipelineId":"INFRASTRUCTURE"}, "time":"2099-03-07T07:00:00Z", "detail-type":"INFRA_ALARM", "source":"interlock" }`
 	c := strings.Replace(a, `"message":"m"`, `"message":"n"`, 1)
 	id := func(s string) string {
 		be, err := ParseBusEvent([]byte(s))

@@ -90,7 +90,7 @@ func TestDispatcherPostsWhatTheLocalSlackSinkPosts(t *testing.T) {
 	if got[1].ThreadTS != got[0].TS || got[2].ThreadTS != got[0].TS || got[0].ThreadTS != "" {
 		t.Fatalf("the period's alerts are not one thread: %+v", got)
 	}
-	if !strings.Contains(got[0].BlockText(), "Deadline 08:00 (2026-03-07T08:00:00Z) · Status: RUNNING · Source: schedule") {
+	if !strings.Contains(got[0].BlockText(), "Deadline 08:00 (2099-03-07T08:00:00Z) · Status: RUNNING · Source: schedule") {
 		t.Fatalf("detail lost on the way: %q", got[0].BlockText())
 	}
 }
@@ -153,7 +153,7 @@ func TestDispatcherDeadLettersAPermanentRefusalInsteadOfRetrying(t *testing.T) {
 	}
 	dls, err := st.DeadLetterList(context.Background(), "slack:"+channel)
 	if err != nil || len(dls) != 1 || dls[0].EventID != "ev-1" || !strings.Contains(dls[0].Error, "channel_not_found") ||
-		dls[0].Attempts != 1 || dls[0].Key.Period != "2026-03-07" {
+		dls[0].Attempts != 1 || dls[0].Key.Period != "2099-03-07" {
 		t.Fatalf("dead letters %+v %v", dls, err)
 	}
 	if strings.Contains(dls[0].Error, slackToken) {

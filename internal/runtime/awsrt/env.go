@@ -34,6 +34,9 @@ const (
 // unset or not positive (the reference's).
 const DefaultEventsTTLDays = 90
 
+// maxTTLDays bounds EVENTS_TTL_DAYS (a hundred years).
+const maxTTLDays = 36500
+
 // Env is a function's environment. The zero Env reads the process's.
 type Env struct {
 	// Lookup returns a variable and whether it is set; nil: os.LookupEnv.
@@ -90,8 +93,8 @@ func (e Env) EventsRetention(function string) (time.Duration, error) {
 	days := DefaultEventsTTLDays
 	if s := e.Get(EnvEventsTTLDays); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n > 100*365 {
-			return 0, fmt.Errorf("%s: %s is %q, not a whole number of days", function, EnvEventsTTLDays, s)
+		if err != nil || n > maxTTLDays {
+			return 0, fmt.Errorf("%s: %s is %q, not a whole number of days up to %d", function, EnvEventsTTLDays, s, maxTTLDays)
 		}
 		if n > 0 {
 			days = n

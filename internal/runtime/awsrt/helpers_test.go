@@ -17,7 +17,9 @@ import (
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
-var t0 = time.Date(2026, 3, 7, 6, 0, 0, 0, time.UTC)
+// t0 is in the future: DynamoDB Local's TTL really deletes, and items of a
+// time more than their retention in the past would vanish mid-test.
+var t0 = time.Date(2099, 3, 7, 6, 0, 0, 0, time.UTC)
 
 const testBus = "test-interlock-events"
 
@@ -65,9 +67,9 @@ func (p busPath) publish(t *testing.T, es ...event.Event) {
 	}
 }
 
-// ev is an event of pipeline orders, schedule cron, period 2026-03-07.
+// ev is an event of pipeline orders, schedule cron, period 2099-03-07.
 func ev(id string, typ event.Type, at time.Time, detail map[string]sensor.Value) event.Event {
-	e := event.Event{ID: id, Time: at, Type: typ, PipelineID: "orders", ScheduleID: "cron", Date: "2026-03-07",
+	e := event.Event{ID: id, Time: at, Type: typ, PipelineID: "orders", ScheduleID: "cron", Date: "2099-03-07",
 		Message: string(typ) + " for orders <@here> & co"}
 	if detail != nil {
 		e.Detail = sensor.NewObject(detail)
@@ -80,7 +82,7 @@ func slaEvents() []event.Event {
 	n, _ := sensor.ParseNumber("9007199254740993")
 	return []event.Event{
 		ev("ev-1", event.SLAWarning, t0.Add(time.Hour), map[string]sensor.Value{
-			"deadline": sensor.StringValue("08:00"), "breachAt": sensor.StringValue("2026-03-07T08:00:00Z"),
+			"deadline": sensor.StringValue("08:00"), "breachAt": sensor.StringValue("2099-03-07T08:00:00Z"),
 			"status": sensor.StringValue("RUNNING"), "source": sensor.StringValue("schedule"),
 			"actionHint": sensor.StringValue("check the job"), "rows": n,
 		}),

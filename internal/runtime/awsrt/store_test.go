@@ -23,6 +23,12 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
 		ddblocal.Main(m)
+	case FnEventPublisher:
+		Main(PublisherFromEnv)
+	case FnEventSink:
+		Main(SinkFromEnv)
+	case FnAlertDispatcher:
+		Main(DispatcherFromEnv)
 	}
 	os.Exit(3)
 }
@@ -58,5 +64,5 @@ func newStore(t *testing.T) store.Store { return newDDBEnv(t, 0).store }
 
 // alertKey is the period of the test events.
 func alertKey() run.Key {
-	return run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-07"}
+	return run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2099-03-07"}
 }

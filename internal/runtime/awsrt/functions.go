@@ -1,0 +1,151 @@
+package awsrt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/event"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+)
+
+// The functions' names, as their mains and start-up errors say them.
+const (
+	FnEventPublisher  = "event-publisher"
+	FnEventSink       = "event-sink"
+	FnAlertDispatcher = "alert-dispatcher"
+)
+
+// TableVars are the variables naming the four tables, in the order
+// ddbstore.Tables lists them.
+var TableVars = []string{EnvControlTable, EnvJobLogTable, EnvRerunTable, EnvEventsTable}
+
+// Tables returns the tables the environment names ("" for those unset).
+func (e Env) Tables() ddbstore.Tables {
+	return ddbstore.Tables{Control: e.Get(EnvControlTable), JobLog: e.Get(EnvJobLogTable), Rerun: e.Get(EnvRerunTable), Events: e.Get(EnvEventsTable)}
+}
+
+// OpenStore opens the DynamoDB store on the tables the environment names
+// (TableVars are required of function). Its retention — the ttl of
+// everything it writes that expires: events, alert records, period
+// records — is EVENTS_TTL_DAYS.
+func OpenStore(ctx context.Context, cfg aws.Config, env Env, function string) (*ddbstore.Store, error) {
+	if err := env.Require(function, TableVars...); err != nil {
+		return nil, err
+	}
+	retention, err := env.EventsRetention(function)
+	if err != nil {
+		return nil, err
+	}
+	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: dynamodb.NewFromConfig(cfg), Tables: env.Tables(), Retention: retention})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", function, err)
+	}
+	return st, nil
+}
+
+// NewPublisher returns the outbox publisher of c, reading the events
+// table's stream records with the store's decoder.
+func NewPublisher(c PublisherConfig) (*Publisher, error) {
+	if c.EventsTable == "" {
+		return nil, fmt.Errorf("outbox: a publisher needs the events table's name")
+	}
+	return newPublisher(c, eventsDecoder(ddbstore.Tables{Events: c.EventsTable}))
+}
+
+// eventsDecoder reads an events-table stream record: the event to
+// publish, or false for an item that is not an event or is an event from
+// outside Interlock (the sink stored it; it came from the bus).
+func eventsDecoder(t ddbstore.Tables) func(events.DynamoDBEventRecord) (event.Event, bool, error) {
+	return func(rec events.DynamoDBEventRecord) (event.Event, bool, error) {
+		if role, ok := ddbstore.RoleOf(t, rec.EventSourceArn); !ok || role != ddbstore.RoleEvents {
+			return event.Event{}, false, fmt.Errorf("%w: %s is not the stream of the events table %s", errWrongTable, rec.EventSourceArn, t.Events)
+		}
+		r, err := ddbstore.DecodeLambda(ddbstore.RoleEvents, rec)
+		if err != nil {
+			return event.Event{}, false, err
+		}
+		item, ok := r.(ddbstore.EventItem)
+		if !ok || item.External {
+			return event.Event{}, false, nil
+		}
+		return item.Event, true, nil
+	}
+}
+
+// setUp checks the variables function requires and loads the SDK's
+// configuration.
+func setUp(ctx context.Context, env Env, function string, required ...string) (aws.Config, error) {
+	if err := env.Require(function, required...); err != nil {
+		return aws.Config{}, err
+	}
+	cfg, err := AWSConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("%s: %w", function, err)
+	}
+	return cfg, nil
+}
+
+// PublisherFromEnv is the event-publisher function: EVENT_BUS_NAME and
+// EVENTS_TABLE are required.
+func PublisherFromEnv(ctx context.Context, env Env) (any, error) {
+	cfg, err := setUp(ctx, env, FnEventPublisher, EnvEventBus, EnvEventsTable)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewPublisher(PublisherConfig{
+		EventBridge: eventbridge.NewFromConfig(cfg), Bus: env.Get(EnvEventBus), EventsTable: env.Get(EnvEventsTable),
+		Clock: clock.Real{}, Logger: Logger(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FnEventPublisher, err)
+	}
+	return p.Handle, nil
+}
+
+// SinkFromEnv is the event-sink function: the four tables are required
+// (EVENTS_TABLE is the one it writes), EVENTS_TTL_DAYS is optional.
+func SinkFromEnv(ctx context.Context, env Env) (any, error) {
+	cfg, err := setUp(ctx, env, FnEventSink, TableVars...)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, cfg, env, FnEventSink)
+	if err != nil {
+		return nil, err
+	}
+	return NewSink(st, clock.Real{}, Logger()).Handle, nil
+}
+
+// DispatcherFromEnv is the alert-dispatcher function: SLACK_CHANNEL_ID and
+// the four tables are required; the token comes from Secrets Manager when
+// SLACK_SECRET_ARN is set, else from SLACK_BOT_TOKEN, and with neither
+// every alert is logged and dropped.
+func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
+	cfg, err := setUp(ctx, env, FnAlertDispatcher, append([]string{EnvSlackChannel}, TableVars...)...)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, cfg, env, FnAlertDispatcher)
+	if err != nil {
+		return nil, err
+	}
+	var token Token = StaticToken(env.Get(EnvSlackToken))
+	if arn := env.Get(EnvSlackSecretARN); arn != "" {
+		token = SecretToken{Client: secretsmanager.NewFromConfig(cfg), ARN: arn}
+	}
+	d, err := NewDispatcher(DispatcherConfig{
+		Store: st, Channel: env.Get(EnvSlackChannel), Token: token, APIURL: env.Get(EnvSlackAPIURL),
+		Clock: clock.Real{}, Logger: Logger(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FnAlertDispatcher, err)
+	}
+	return d.Handle, nil
+}
