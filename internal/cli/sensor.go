@@ -13,11 +13,12 @@ import (
 func init() {
 	register(&command{
 		name:    "sensor",
-		summary: "Write a sensor through the API of a running `interlock serve`",
-		usage:   "put PIPELINE KEY [JSON|-] [--server URL] [--output table|json]",
+		summary: "Write a sensor through the API of a running `interlock serve`, or into an AWS deployment's control table",
+		usage:   "put PIPELINE KEY [JSON|-] [--server URL|dynamodb://PREFIX[?region=R]] [--output table|json]",
 		examples: []string{
 			`interlock sensor put gold-revenue row-count '{"count": 15432}'`,
 			`echo '{"status": "ready"}' | interlock sensor put gold-revenue upstream-complete -`,
+			`interlock sensor put gold-revenue row-count '{"count": 15432}' --server 'dynamodb://prod-interlock?region=eu-west-1'`,
 			`curl -X PUT -H 'Content-Type: application/json' -d '{"count": 15432}' http://127.0.0.1:7070/v1/pipelines/gold-revenue/sensors/row-count`,
 		},
 		args: func() []string { return []string{"put"} },
@@ -50,6 +51,9 @@ func runSensor(ctx context.Context, env Env, args []string) int {
 		} else {
 			body = []byte(rest[3])
 		}
+	}
+	if awsTarget(*cf.server) {
+		return sensorPutAWS(ctx, env, *cf.server, cf.output.String(), pipelineID, key, body)
 	}
 	cl, err := cf.client()
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 )
 
 var binary string
@@ -38,6 +39,7 @@ func TestMain(m *testing.M) {
 		panic("building interlock: " + err.Error())
 	}
 	code := m.Run()
+	ddblocal.Stop() // the DynamoDB Local the AWS tests started, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -295,3 +295,21 @@ func jsonOf(o sensor.Object) string {
 	b, _ := o.MarshalJSON()
 	return string(b)
 }
+
+func TestItemName(t *testing.T) {
+	cases := []struct {
+		r    Record
+		want string
+	}{
+		{SensorItem{PipelineID: "orders", Key: "landed"}, "PIPELINE#orders / SENSOR#landed"},
+		{RerunRequest{PipelineID: "orders", ScheduleID: "stream", Period: "2026-03-10"}, "PIPELINE#orders / RERUN_REQUEST#stream#2026-03-10"},
+		{JobReport{PipelineID: "orders", ScheduleID: "stream", Period: "2026-03-10", At: time.UnixMilli(1773129600000)}, "PIPELINE#orders / JOB#stream#2026-03-10#1773129600000"},
+		{ConfigItem{PipelineID: "orders"}, "PIPELINE#orders / CONFIG"},
+		{EventItem{}, ""},
+	}
+	for _, c := range cases {
+		if got := ItemName(c.r); got != c.want {
+			t.Errorf("ItemName(%#v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package awsrt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+	"github.com/interlockhq/interlock/internal/trigger"
+)
+
+// Router is the stream-router Lambda: it hands the items other systems
+// write into the control and job-log tables to the engine, one stream
+// record at a time, and decides nothing itself.
+//
+//   - a sensor item (SENSOR#<key>, written by anyone): its current content
+//     goes through engine.PutSensor — the same decision as a sensor PUT on
+//     a local serve (start a period's run, evaluate a waiting one, late
+//     data, post-run drift, the circuit breaker); a removed item removes
+//     the sensor;
+//   - a config item: the engine's parse cache forgets it (decisions read
+//     the stored version anyway);
+//   - a rerun request: engine.RequestRerunOnce, keyed by the stream
+//     record's sequence number;
+//   - a job-log record: engine.ReportJob (completion, retries), once per
+//     record;
+//   - everything else (the store's own runs, timers, markers, events):
+//     nothing.
+//
+// An item that cannot be what its key says (a sensor that is not an
+// object, an unknown pipeline, a job-log key without a period) is
+// reported once (SENSOR_REJECTED, JOB_REPORT_REJECTED, RERUN_REJECTED)
+// and the record succeeds: it can never become valid, and a failed record
+// would hold its stream shard back. Only a failure that may pass on retry
+// (the store unreachable, throttled) fails the record, and only that
+// record and those after it are delivered again (partial batch response):
+// each decision is idempotent, so a redelivered record decides nothing
+// twice.
+type Router struct {
+	Engine *engine.Engine
+	Store  *ddbstore.Store
+	Tables ddbstore.Tables
+	Log    *slog.Logger
+}
+
+// Handle is the Lambda handler for a batch of DynamoDB stream records.
+func (rt *Router) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	var resp events.DynamoDBEventResponse
+	for _, rec := range ev.Records {
+		if err := rt.record(ctx, rec); err != nil {
+			rt.log().Error("stream record failed; it will be delivered again", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber, "err", err)
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
+		}
+	}
+	return resp, nil
+}
+
+func (rt *Router) log() *slog.Logger {
+	if rt.Log != nil {
+		return rt.Log
+	}
+	return slog.Default()
+}
+
+// record handles one stream record; an error means "deliver it again".
+func (rt *Router) record(ctx context.Context, rec events.DynamoDBEventRecord) error {
+	role, ok := ddbstore.RoleOf(rt.Tables, rec.EventSourceArn)
+	if !ok {
+		return fmt.Errorf("record from %q, which is none of this deployment's tables (%s, %s)", rec.EventSourceArn, rt.Tables.Control, rt.Tables.JobLog)
+	}
+	item, err := ddbstore.DecodeLambda(role, rec)
+	if err != nil {
+		return rt.refused(ctx, role, err, imagePrint(rec))
+	}
+	switch it := item.(type) {
+	case ddbstore.SensorItem:
+		return rt.sensor(ctx, it)
+	case ddbstore.ConfigItem:
+		rt.Engine.ForgetConfig(it.PipelineID)
+	case ddbstore.RerunRequest:
+		return rt.rerun(ctx, it)
+	case ddbstore.JobReport:
+		return rt.jobReport(ctx, it)
+	}
+	return nil
+}
+
+// sensor decides a sensor item from its current content: a record
+// delivered late or twice, after newer content was decided, finds that
+// content identical to what is stored and decides nothing.
+func (rt *Router) sensor(ctx context.Context, it ddbstore.SensorItem) error {
+	data, err := rt.Store.SensorItemGet(ctx, it.PipelineID, it.Key)
+	var ie *ddbstore.ItemError
+	switch {
+	case it.Removed && errors.Is(err, store.ErrNotFound):
+		if err := rt.Engine.DeleteSensor(ctx, it.PipelineID, it.Key); err != nil && !errors.Is(err, engine.ErrUnknownPipeline) {
+			return err
+		}
+		return nil
+	case it.Removed && (err == nil || errors.As(err, &ie)):
+		return nil // written again since: that write's record follows
+	case errors.Is(err, store.ErrNotFound):
+		return nil // removed since: the removal's record follows
+	case errors.As(err, &ie):
+		return rt.refused(ctx, ddbstore.RoleControl, err, ie.Reason)
+	case err != nil:
+		return err
+	}
+	_, err = rt.Engine.PutSensor(ctx, it.PipelineID, it.Key, data)
+	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) {
+		return rt.reject(ctx, event.SensorRejected, it.PipelineID, ddbstore.ItemName(it), err.Error(), it.Key+"\x00"+fingerprint(data))
+	}
+	return err
+}
+
+// rerun decides a rerun request once per request id (the writer's
+// requestId, else the item's key and content: DynamoDB writes no stream
+// record for a put that changes nothing, so a second request must differ —
+// a new requestId or requestedAt).
+func (rt *Router) rerun(ctx context.Context, it ddbstore.RerunRequest) error {
+	res, err := rt.Engine.RequestRerunOnce(ctx, it.PipelineID, it.Period, it.Reason, it.ID)
+	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidRequest) {
+		return rt.reject(ctx, event.RerunRejected, it.PipelineID, ddbstore.ItemName(it), err.Error(), "rerun\x00"+it.ID)
+	}
+	if err == nil && !res.Duplicate {
+		rt.log().Info("rerun request decided", "pipeline", it.PipelineID, "period", res.Period, "accepted", res.Accepted, "reason", res.Reason)
+	}
+	return err
+}
+
+func (rt *Router) jobReport(ctx context.Context, it ddbstore.JobReport) error {
+	id := it.ID
+	res, err := rt.Engine.ReportJob(ctx, engine.JobLog{PipelineID: it.PipelineID, ScheduleID: it.ScheduleID, Period: it.Period, ID: id,
+		Event: it.Event, Category: it.Category, Message: it.Message, JobRunID: it.RunID})
+	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidRequest) {
+		return rt.reject(ctx, event.JobReportRejected, it.PipelineID, ddbstore.ItemName(it), err.Error(), "job\x00"+id)
+	}
+	if err == nil && !res.Applied {
+		rt.log().Info("job-log record changed nothing", "pipeline", it.PipelineID, "period", it.Period, "event", it.Event, "why", res.Ignored)
+	}
+	return err
+}
+
+// refused reports an item Decode could not read; print identifies its
+// content, so new content is reported anew.
+func (rt *Router) refused(ctx context.Context, role ddbstore.Role, err error, print string) error {
+	var ie *ddbstore.ItemError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	typ := event.SensorRejected
+	if role == ddbstore.RoleJobLog {
+		typ = event.JobReportRejected
+	}
+	item := ie.PK + " / " + ie.SK
+	return rt.reject(ctx, typ, ie.PipelineID, item, ie.Reason, item+"\x00"+print)
+}
+
+// imagePrint identifies a stream record's new image (the platform's JSON
+// of it; map keys are sorted when marshalled).
+func imagePrint(rec events.DynamoDBEventRecord) string {
+	b, _ := json.Marshal(rec.Change.NewImage)
+	return string(b)
+}
+
+func (rt *Router) reject(ctx context.Context, typ event.Type, pipelineID, item, reason, print string) error {
+	reported, err := rt.Engine.Reject(ctx, engine.Rejection{Type: typ, PipelineID: pipelineID, Item: item, Reason: reason, Fingerprint: fingerprintOf(print)})
+	if err == nil && reported {
+		rt.log().Warn("item refused", "item", item, "reason", reason)
+	}
+	return err
+}
+
+func fingerprint(o sensor.Object) string {
+	b, _ := o.MarshalJSON()
+	return fingerprintOf(string(b))
+}
+
+func fingerprintOf(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:12])
+}
+
+// RouterFromEnv builds the stream-router from its environment:
+// CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE and EVENTS_TABLE (required; the
+// engine's store spans the four) and EVENTS_TTL_DAYS. Its engine is
+// passive — it runs no timers and leaves calls in flight to whoever makes
+// them — and its clock is the system's.
+func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
+	const fn = "stream-router"
+	if err := env.Require(fn, EnvControlTable, EnvJobLogTable, EnvRerunTable, EnvEventsTable); err != nil {
+		return nil, err
+	}
+	retention, err := env.EventsRetention(fn)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := AWSConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	tables := ddbstore.Tables{Control: env.Get(EnvControlTable), JobLog: env.Get(EnvJobLogTable), Rerun: env.Get(EnvRerunTable), Events: env.Get(EnvEventsTable)}
+	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: dynamodb.NewFromConfig(cfg), Tables: tables, Retention: retention})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	log := Logger()
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: log, Passive: true})
+	if err := eng.Open(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	return &Router{Engine: eng, Store: st, Tables: tables, Log: log}, nil
+}
+
+// noJobs is the stream-router's job system: it has none. Its decisions
+// (a sensor's, a rerun's, a job report's) commit runs and their step
+// timers; the steps that call job systems are the orchestrator's.
+type noJobs struct{}
+
+var errNoJobs = errors.New("the stream-router makes no job calls")
+
+func (noJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
+	return trigger.Started{}, errNoJobs
+}
+
+func (noJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	return trigger.Result{}, errNoJobs
+}
