@@ -59,7 +59,9 @@ type routerEnv struct {
 
 func newRouterEnv(t *testing.T) routerEnv {
 	t.Helper()
-	env := routerEnv{ddbEnv: newDDBEnv(t, 0), clk: clock.NewVirtual(t0), jobs: &runningJobs{}}
+	// A retention long enough that nothing dated t0 has expired by the
+	// machine's clock: DynamoDB Local's TTL really deletes.
+	env := routerEnv{ddbEnv: newDDBEnv(t, 20*365*24*time.Hour), clk: clock.NewVirtual(t0), jobs: &runningJobs{}}
 	env.eng = engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: noJobs{}, Passive: true})
 	if err := env.eng.Open(t.Context()); err != nil {
 		t.Fatal(err)
