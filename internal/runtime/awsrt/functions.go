@@ -20,6 +20,7 @@ const (
 	FnEventPublisher  = "event-publisher"
 	FnEventSink       = "event-sink"
 	FnAlertDispatcher = "alert-dispatcher"
+	FnStreamRouter    = "stream-router"
 )
 
 // TableVars are the variables naming the four tables, in the order

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
@@ -199,29 +198,21 @@ func fingerprintOf(s string) string {
 // passive — it runs no timers and leaves calls in flight to whoever makes
 // them — and its clock is the system's.
 func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
-	const fn = "stream-router"
-	if err := env.Require(fn, EnvControlTable, EnvJobLogTable, EnvRerunTable, EnvEventsTable); err != nil {
-		return nil, err
-	}
-	retention, err := env.EventsRetention(fn)
-	if err != nil {
-		return nil, err
-	}
+	const fn = FnStreamRouter
 	cfg, err := AWSConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	tables := ddbstore.Tables{Control: env.Get(EnvControlTable), JobLog: env.Get(EnvJobLogTable), Rerun: env.Get(EnvRerunTable), Events: env.Get(EnvEventsTable)}
-	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: dynamodb.NewFromConfig(cfg), Tables: tables, Retention: retention})
+	st, err := OpenStore(ctx, cfg, env, fn)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
+		return nil, err
 	}
 	log := Logger()
 	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: log, Passive: true})
 	if err := eng.Open(ctx); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	return &Router{Engine: eng, Store: st, Tables: tables, Log: log}, nil
+	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log}, nil
 }
 
 // noJobs is the stream-router's job system: it has none. Its decisions

@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		Main(SinkFromEnv)
 	case FnAlertDispatcher:
 		Main(DispatcherFromEnv)
+	case FnStreamRouter:
+		Main(func(ctx context.Context, env Env) (any, error) { return RouterFromEnv(ctx, env) })
 	}
 	os.Exit(3)
 }
