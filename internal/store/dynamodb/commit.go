@@ -327,37 +327,47 @@ func (s *Store) setCounters(next map[int]int64) {
 	}
 }
 
-// readCounters reads the named shards' counters, strongly consistent.
+// readCounters reads the named shards' counters into the store's guesses.
 func (s *Store) readCounters(ctx context.Context, shards []int) error {
 	if len(shards) == 0 {
 		return nil
 	}
+	seen, err := s.readCounterValues(ctx, shards)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range shards {
+		s.counters[n] = max(s.counters[n], seen[n])
+	}
+	return nil
+}
+
+// readCounterValues reads the named shards' counters, strongly consistent
+// (a shard nothing was appended to yet is at 0).
+func (s *Store) readCounterValues(ctx context.Context, shards []int) (map[int]int64, error) {
 	keys := make([]item, len(shards))
 	for i, n := range shards {
 		keys[i] = keyOf(counterPK(n), skCounter)
 	}
 	items, err := s.batchGet(ctx, s.t.Events, keys)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	seen := map[int]int64{}
+	seen := make(map[int]int64, len(shards))
 	for _, it := range items {
 		r := readItem(it)
 		n, err := strconv.Atoi(strings.TrimPrefix(r.text(attrPK), pkCounterPrefix))
 		if err != nil {
-			return fmt.Errorf("dynamodb: counter item %s: %w", describe(it), err)
+			return nil, fmt.Errorf("dynamodb: counter item %s: %w", describe(it), err)
 		}
 		seen[n] = r.num(attrCounter)
 		if r.err != nil {
-			return r.err
+			return nil, r.err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, n := range shards {
-		s.counters[n] = seen[n] // absent: 0, nothing appended yet
-	}
-	return nil
+	return seen, nil
 }
 
 // outcome is how a transaction attempt ended.
