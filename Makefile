@@ -69,7 +69,7 @@ fuzz:
 	done
 
 ## bench: the speed figures of product spec §8, printed (on SQLite, this machine).
-bench:
+bench: emulators
 	@echo "== sensor write -> trigger decision at 500 writes/s (target p99 < 20 ms), durable SQLite"
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x ./internal/engine/
 	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 60 s)"
@@ -80,6 +80,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkFlatHistory' -benchtime 300x -timeout 30m ./internal/engine/
 	@echo "== SQLite store: one commit, due-timer scan over 100k timers, watchdog reads, one retention batch (500 records) at 30 and 300 days of history"
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/store/sqlite/
+	@echo "== DynamoDB store on DynamoDB Local (a JVM on this machine, not AWS): a decision's commit, a decision's sensor read"
+	$(GO) test -run '^$$' -bench . -benchtime 300x ./internal/store/dynamodb/
 
 clean:
 	rm -rf bin
