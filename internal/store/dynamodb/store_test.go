@@ -128,3 +128,38 @@ func (s *Store) recordKey(t *testing.T, r storetest.Record) (table, pk, sk strin
 	t.Fatalf("storetest record kind %q: the test does not know where it is", r.Kind)
 	return "", "", ""
 }
+
+// TestCreateTablesIsTheSchema: CreateTables is idempotent, and the tables
+// are what docs/aws.md says: pay-per-request, streams of new images on
+// control, job log and events (none on rerun), TTL on `ttl`.
+func TestCreateTablesIsTheSchema(t *testing.T) {
+	c := ddblocal.Client(t)
+	tables := newTables(t, c)
+	if err := CreateTables(t.Context(), c, tables); err != nil {
+		t.Fatalf("CreateTables again: %v", err)
+	}
+	for _, name := range tables.all() {
+		d, err := c.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: &name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := d.Table
+		if tb.BillingModeSummary == nil || tb.BillingModeSummary.BillingMode != "PAY_PER_REQUEST" {
+			t.Errorf("%s: billing %+v, want PAY_PER_REQUEST", name, tb.BillingModeSummary)
+		}
+		stream := tb.StreamSpecification != nil && tb.StreamSpecification.StreamEnabled != nil && *tb.StreamSpecification.StreamEnabled
+		if want := name != tables.Rerun; stream != want || (stream && tb.StreamSpecification.StreamViewType != "NEW_IMAGE") {
+			t.Errorf("%s: stream %+v, want enabled=%v with NEW_IMAGE", name, tb.StreamSpecification, want)
+		}
+		ttl, err := c.DescribeTimeToLive(t.Context(), &dynamodb.DescribeTimeToLiveInput{TableName: &name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := ttl.TimeToLiveDescription; s == nil || s.TimeToLiveStatus != "ENABLED" || s.AttributeName == nil || *s.AttributeName != "ttl" {
+			t.Errorf("%s: TTL %+v, want ENABLED on ttl", name, s)
+		}
+	}
+	if err := DeleteTables(t.Context(), c, TablesFor(ddblocal.Prefix(t))); err != nil {
+		t.Fatalf("DeleteTables of tables that do not exist: %v", err)
+	}
+}
