@@ -150,15 +150,14 @@ func (s *Store) queryShards(ctx context.Context, shard func(n int) queryRange, s
 	return out, errors.Join(errs...)
 }
 
-// scan reads a whole table, optionally filtered: only for the unfiltered
-// lists (store.IndexScan) of tests and tools, never a production read.
-func (s *Store) scan(ctx context.Context, table, filter string, names map[string]string, values map[string]types.AttributeValue) ([]item, error) {
-	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
-	if filter != "" {
-		in.FilterExpression = aws.String(filter)
-		in.ExpressionAttributeNames = names
-		in.ExpressionAttributeValues = values
-	}
+// scanPrefix reads a whole table for the items whose sort key starts
+// with prefix: only for the unfiltered lists (store.IndexScan) of tests
+// and tools, never a production read.
+func (s *Store) scanPrefix(ctx context.Context, table, prefix string) ([]item, error) {
+	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		FilterExpression:          aws.String("begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#sk": attrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": strAttr(prefix)}}
 	var items []item
 	for {
 		out, err := s.c.Scan(ctx, in)

@@ -167,8 +167,7 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 		}, func(got []item) bool { return idx != store.IndexRunsByUpdate && collect(got) })
 		items = slices.Concat(shards...)
 	case store.IndexScan:
-		items, err = s.scan(ctx, s.t.Control, "begins_with(#sk, :p)", map[string]string{"#sk": attrSK},
-			map[string]types.AttributeValue{":p": strAttr(skRunPrefix)})
+		items, err = s.scanPrefix(ctx, s.t.Control, skRunPrefix)
 	default:
 		return nil, fmt.Errorf("dynamodb: runs: no read for index %q", idx)
 	}
@@ -278,8 +277,7 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 		}, nil)
 		items = slices.Concat(shards...)
 	case store.IndexScan:
-		items, err = s.scan(ctx, s.t.Control, "begins_with(#sk, :p)", map[string]string{"#sk": attrSK},
-			map[string]types.AttributeValue{":p": strAttr(skMarkerPrefix)})
+		items, err = s.scanPrefix(ctx, s.t.Control, skMarkerPrefix)
 	default:
 		return nil, fmt.Errorf("dynamodb: markers: no read for index %q", idx)
 	}
