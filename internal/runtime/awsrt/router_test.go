@@ -163,11 +163,11 @@ func TestRouterDecidesAsTheLocalRuntime(t *testing.T) {
 		item map[string]types.AttributeValue
 		data sensor.Object
 	}{
-		{"orders-landed", map[string]types.AttributeValue{"status": s("loading"), "count": n("10"), "date": s("2026-03-07")},
-			run.Detail("status", "loading", "count", 10, "date", "2026-03-07")},
-		{"orders-landed", map[string]types.AttributeValue{"data": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"status": s("ready"), "count": n("42"), "date": s("2026-03-07")}}},
-			run.Detail("status", "ready", "count", 42, "date", "2026-03-07")},
-		{"orders-landed#2026-03-06", map[string]types.AttributeValue{"status": s("ready"), "count": n("9007199254740993")},
+		{"orders-landed", map[string]types.AttributeValue{"status": s("loading"), "count": n("10"), "date": s("2099-03-07")},
+			run.Detail("status", "loading", "count", 10, "date", "2099-03-07")},
+		{"orders-landed", map[string]types.AttributeValue{"data": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"status": s("ready"), "count": n("42"), "date": s("2099-03-07")}}},
+			run.Detail("status", "ready", "count", 42, "date", "2099-03-07")},
+		{"orders-landed#2099-03-06", map[string]types.AttributeValue{"status": s("ready"), "count": n("9007199254740993")},
 			run.Detail("status", "ready", "count", sensor.Value{})},
 	}
 	exact, err := sensor.ParseNumber("9007199254740993")
@@ -216,7 +216,7 @@ func TestRouterDecidesAsTheLocalRuntime(t *testing.T) {
 		t.Errorf("events differ:\naws:\n%s\nlocal:\n%s", strings.Join(awsDecided, "\n"), strings.Join(localEvents, "\n"))
 	}
 	for _, st := range []store.Store{env.store, local.Store()} {
-		got, err := st.SensorGet(t.Context(), "orders", "orders-landed#2026-03-06")
+		got, err := st.SensorGet(t.Context(), "orders", "orders-landed#2099-03-06")
 		if err != nil || !got.Data.Equal(writes[2].data) {
 			t.Errorf("the 2^53+1 sensor reads back as %v (%v)", got.Data, err)
 		}
@@ -270,7 +270,7 @@ func TestRouterFailsOnlyTheRecordThatMayPass(t *testing.T) {
 	env := newRouterEnv(t)
 	ctrl := env.tables.Control
 	for _, st := range []string{"loading", "ready"} {
-		putItem(t, env.client, ctrl, map[string]types.AttributeValue{"PK": s("PIPELINE#orders"), "SK": s("SENSOR#orders-landed"), "status": s(st), "count": n("500"), "date": s("2026-03-07")})
+		putItem(t, env.client, ctrl, map[string]types.AttributeValue{"PK": s("PIPELINE#orders"), "SK": s("SENSOR#orders-landed"), "status": s(st), "count": n("500"), "date": s("2099-03-07")})
 	}
 	putItem(t, env.client, ctrl, map[string]types.AttributeValue{"PK": s("PIPELINE#orders"), "SK": s("SENSOR#other"), "x": n("1")})
 
@@ -309,7 +309,7 @@ func TestRouterFailsOnlyTheRecordThatMayPass(t *testing.T) {
 	if _, err := env.store.SensorGet(t.Context(), "orders", "other"); err != nil {
 		t.Fatalf("the record after the failed one: %v", err)
 	}
-	if _, err := env.store.RunGet(t.Context(), run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2026-03-07"}); err != nil {
+	if _, err := env.store.RunGet(t.Context(), run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2099-03-07"}); err != nil {
 		t.Fatalf("the ready sensor started no run: %v", err)
 	}
 }
@@ -322,14 +322,14 @@ func TestRouterFailsOnlyTheRecordThatMayPass(t *testing.T) {
 func TestRouterJobLogAndRerunRequests(t *testing.T) {
 	env := newRouterEnv(t)
 	ctx := t.Context()
-	key := run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2026-03-07"}
+	key := run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2099-03-07"}
 	// Start the run and its job on an active engine of the same store
 	// (the orchestrator's part on AWS).
 	steps := engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: env.jobs})
 	if err := steps.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := steps.PutSensor(ctx, "orders", "orders-landed", run.Detail("status", "ready", "count", 500, "date", "2026-03-07")); err != nil {
+	if _, err := steps.PutSensor(ctx, "orders", "orders-landed", run.Detail("status", "ready", "count", 500, "date", "2099-03-07")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := steps.RunDue(ctx); err != nil {
@@ -344,13 +344,13 @@ func TestRouterJobLogAndRerunRequests(t *testing.T) {
 	report := func(at time.Time, jobRunID string) {
 		t.Helper()
 		putItem(t, env.client, env.tables.JobLog, map[string]types.AttributeValue{
-			"PK": s("PIPELINE#orders"), "SK": s(fmt.Sprintf("JOB#stream#2026-03-07#%d", at.UnixMilli())),
+			"PK": s("PIPELINE#orders"), "SK": s(fmt.Sprintf("JOB#stream#2099-03-07#%d", at.UnixMilli())),
 			"event": s("fail"), "category": s("PERMANENT"), "message": s("table not found"), "runId": s(jobRunID)})
 	}
 	// The first failure: PERMANENT has one retry (maxCodeRetries 1).
 	report(env.clk.Now().Add(30*time.Second), r.JobRunID)
 	putItem(t, env.client, env.tables.JobLog, map[string]types.AttributeValue{
-		"PK": s("PIPELINE#ghost"), "SK": s(fmt.Sprintf("JOB#stream#2026-03-07#%d", env.clk.Now().UnixMilli())), "event": s("success")})
+		"PK": s("PIPELINE#ghost"), "SK": s(fmt.Sprintf("JOB#stream#2099-03-07#%d", env.clk.Now().UnixMilli())), "event": s("success")})
 	drainAll(t, jl)
 	drainAll(t, env.mapping(t, env.tables.JobLog)) // all of it again
 	if r, _ := env.store.RunGet(ctx, key); r.State != run.Triggering {
@@ -390,7 +390,7 @@ func TestRouterJobLogAndRerunRequests(t *testing.T) {
 	ctrl := env.mapping(t, env.tables.Control)
 	drainAll(t, ctrl) // the sensor written above
 	putItem(t, env.client, env.tables.Control, map[string]types.AttributeValue{
-		"PK": s("PIPELINE#orders"), "SK": s("RERUN_REQUEST#stream#2026-03-07"), "reason": s("manual"), "requestId": s("ticket-42")})
+		"PK": s("PIPELINE#orders"), "SK": s("RERUN_REQUEST#stream#2099-03-07"), "reason": s("manual"), "requestId": s("ticket-42")})
 	drainAll(t, ctrl)
 	drainAll(t, env.mapping(t, env.tables.Control))
 	if c := count("orders", event.RerunAccepted); c != 1 {
