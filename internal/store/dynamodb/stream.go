@@ -15,6 +15,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Stream records: which table a record came from (Role) and what its item
@@ -114,6 +115,15 @@ type EventItem struct {
 	External bool
 }
 
+// TimerItem is one of the engine's durable timers (the store's own item):
+// armed or moved (its new state), or Removed (only Timer.Key is set). The
+// AWS runtime realises timers from these records — a run's step by a Step
+// Functions execution, an SLA or cron timer by a Scheduler schedule.
+type TimerItem struct {
+	Timer   store.Timer
+	Removed bool
+}
+
 // Ignored is an item the store keeps for itself (runs, timers, markers,
 // sensor state, counters, …) or one no part of Interlock reads.
 type Ignored struct{ PK, SK string }
@@ -123,6 +133,7 @@ func (ConfigItem) isRecord()   {}
 func (RerunRequest) isRecord() {}
 func (JobReport) isRecord()    {}
 func (EventItem) isRecord()    {}
+func (TimerItem) isRecord()    {}
 func (Ignored) isRecord()      {}
 
 // ItemError is Decode's error: the item cannot be what its key says. It
@@ -198,8 +209,18 @@ func (d decoder) removed() bool { return len(d.image) == 0 }
 func (d decoder) ignored() (Record, error) { return Ignored{PK: d.pk, SK: d.sk}, nil }
 
 func (d decoder) control() (Record, error) {
+	if key, ok := strings.CutPrefix(d.pk, pkTimerPrefix); ok && d.sk == skTimer {
+		if d.removed() {
+			return TimerItem{Timer: store.Timer{Key: key}, Removed: true}, nil
+		}
+		t, err := decodeTimer(d.image)
+		if err != nil {
+			return nil, d.fail("%v", err)
+		}
+		return TimerItem{Timer: t}, nil
+	}
 	if !strings.HasPrefix(d.pk, pkPipelinePrefix) {
-		return d.ignored() // timers, calendars
+		return d.ignored() // calendars
 	}
 	switch {
 	case d.sk == skConfig:

@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -153,6 +155,9 @@ func TestDecodeOtherRecords(t *testing.T) {
 		Date: "2026-03-10", Message: "m", Detail: mustParseBody(t, `{"n": 1}`)}
 	st := &Store{retention: DefaultRetention}
 	evImage := st.eventItem(ev, true).it
+	timer := store.Timer{Key: "step/orders/daily/2026-03-10", Kind: "evaluate", Run: run.Key{PipelineID: "orders", ScheduleID: "daily", Period: "2026-03-10"},
+		DueAt: at, Detail: mustParseBody(t, `{"attempt": 2}`)}
+	timerImage := timerItem(timer)
 	cases := []struct {
 		name  string
 		role  Role
@@ -173,7 +178,11 @@ func TestDecodeOtherRecords(t *testing.T) {
 		{"JobReportRemoved", RoleJobLog, keys("PIPELINE#orders", "JOB#daily#2026-03-10#1"), nil, Ignored{PK: "PIPELINE#orders", SK: "JOB#daily#2026-03-10#1"}},
 		{"SensorState", RoleControl, keys("PIPELINE#orders", "SENSORSTATE#k"), withKeys("PIPELINE#orders", "SENSORSTATE#k", nil), Ignored{PK: "PIPELINE#orders", SK: "SENSORSTATE#k"}},
 		{"Run", RoleControl, keys("PIPELINE#orders", "TRIGGER#daily#2026-03-10"), withKeys("PIPELINE#orders", "TRIGGER#daily#2026-03-10", nil), Ignored{PK: "PIPELINE#orders", SK: "TRIGGER#daily#2026-03-10"}},
-		{"Timer", RoleControl, keys("TIMER#t", "TIMER"), withKeys("TIMER#t", "TIMER", nil), Ignored{PK: "TIMER#t", SK: "TIMER"}},
+		{"Timer", RoleControl, keys("TIMER#step/orders/daily/2026-03-10", "TIMER"), timerImage.it,
+			TimerItem{Timer: timer}},
+		{"TimerRemoved", RoleControl, keys("TIMER#step/orders/daily/2026-03-10", "TIMER"), nil,
+			TimerItem{Timer: store.Timer{Key: "step/orders/daily/2026-03-10"}, Removed: true}},
+		{"Calendar", RoleControl, keys("CALENDARS", "CALENDAR#holidays"), withKeys("CALENDARS", "CALENDAR#holidays", nil), Ignored{PK: "CALENDARS", SK: "CALENDAR#holidays"}},
 		{"Event", RoleEvents, keys("EV#3", eventSK(12)), evImage, EventItem{Event: ev, External: true}},
 		{"Counter", RoleEvents, keys("EVSHARD#3", "COUNTER"), withKeys("EVSHARD#3", "COUNTER", map[string]types.AttributeValue{"seq": n("12")}), Ignored{PK: "EVSHARD#3", SK: "COUNTER"}},
 	}
