@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench clean emulators test-dynamodb
+.PHONY: all build test race lint fmt demo fuzz bench clean emulators test-dynamodb dist
 
 all: build
 
@@ -83,5 +83,10 @@ bench: emulators
 	@echo "== DynamoDB store on DynamoDB Local (a JVM on this machine, not AWS): a decision's commit, a decision's sensor read"
 	$(GO) test -run '^$$' -bench . -benchtime 300x ./internal/store/dynamodb/
 
+## dist: one reproducible Lambda package per function of cmd/lambda, dist/<function>.zip holding
+## `bootstrap` (provided.al2023, arm64): what deploy/terraform's dist_path points at.
+dist:
+	GO=$(GO) deploy/build.sh dist
+
 clean:
-	rm -rf bin
+	rm -rf bin dist
