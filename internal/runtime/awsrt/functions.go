@@ -21,6 +21,8 @@ const (
 	FnEventSink       = "event-sink"
 	FnAlertDispatcher = "alert-dispatcher"
 	FnStreamRouter    = "stream-router"
+	FnSLAMonitor      = "sla-monitor"
+	FnWatchdog        = "watchdog"
 )
 
 // TableVars are the variables naming the four tables, in the order

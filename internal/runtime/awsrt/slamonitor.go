@@ -1,0 +1,313 @@
+package awsrt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+)
+
+// SLAMonitor is the sla-monitor Lambda. It realises the engine's durable
+// timers that are not a run's steps — SLA warnings and breaches, cron
+// ticks, period starts, the end of a timed pause — as EventBridge
+// Scheduler one-time schedules, and hands a firing back to the engine. It
+// decides nothing itself.
+//
+//   - A control-table stream batch: a timer armed or moved gets a
+//     schedule at(<due, UTC>) named from its key (ScheduleName), created,
+//     or updated when it exists; a removed timer's schedule is deleted (a
+//     missing one is fine). A timer already due is processed at once
+//     (Scheduler would not fire a time in the past). Run steps (evaluate,
+//     trigger, poll) are the orchestrator's and are left alone.
+//   - A firing {"timerKey", "dueAt"}: the timer is read; if it is still
+//     armed with that due time, engine.ProcessTimer processes it (the
+//     same code, and the same suppression rules, as the local runtime);
+//     a firing for a timer moved or gone since does nothing.
+//
+// Schedules do not delete themselves after firing (ActionAfterCompletion
+// NONE): every handler moves or removes its timer in the commit that
+// processes it, and that record updates or deletes the schedule. A
+// self-deleting schedule could race the update that re-arms it (a cron
+// tick re-arms the same key at once).
+type SLAMonitor struct {
+	Engine    *engine.Engine
+	Store     *ddbstore.Store
+	Tables    ddbstore.Tables
+	Scheduler *scheduler.Client
+	Group     string // SCHEDULER_GROUP_NAME
+	RoleARN   string // SCHEDULER_ROLE_ARN: what Scheduler assumes to invoke the target
+	TargetARN string // SLA_MONITOR_ARN: this function
+	Clock     clock.Clock
+	Log       *slog.Logger
+}
+
+// Firing is the Input of every schedule: which timer, and the due time
+// the schedule was made for.
+type Firing struct {
+	TimerKey string    `json:"timerKey"`
+	DueAt    time.Time `json:"dueAt"`
+}
+
+// FiringResult is the answer to a firing.
+type FiringResult struct {
+	Processed bool   `json:"processed"`
+	Reason    string `json:"reason,omitempty"` // why not
+}
+
+// Handle is the Lambda handler; a payload with "Records" is a stream
+// batch, one with "timerKey" a firing.
+func (m *SLAMonitor) Handle(ctx context.Context, payload json.RawMessage) (any, error) {
+	var shape struct {
+		Records  json.RawMessage `json:"Records"`
+		TimerKey *string         `json:"timerKey"`
+	}
+	if err := json.Unmarshal(payload, &shape); err != nil {
+		return nil, fmt.Errorf("%s: payload is not a JSON object: %w", FnSLAMonitor, err)
+	}
+	switch {
+	case shape.Records != nil:
+		var ev events.DynamoDBEvent
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, fmt.Errorf("%s: bad stream batch: %w", FnSLAMonitor, err)
+		}
+		return m.Batch(ctx, ev)
+	case shape.TimerKey != nil:
+		var f Firing
+		if err := json.Unmarshal(payload, &f); err != nil || f.TimerKey == "" || f.DueAt.IsZero() {
+			return nil, fmt.Errorf("%s: bad firing %s: timerKey and dueAt (RFC 3339) are required", FnSLAMonitor, payload)
+		}
+		return m.Fire(ctx, f)
+	}
+	return nil, fmt.Errorf("%s: payload is neither a stream batch (Records) nor a firing (timerKey): %.200s", FnSLAMonitor, payload)
+}
+
+// Batch realises the timer records of a control-table stream batch; a
+// record that fails is named for redelivery, as the router does.
+func (m *SLAMonitor) Batch(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	var resp events.DynamoDBEventResponse
+	for _, rec := range ev.Records {
+		if err := m.record(ctx, rec); err != nil {
+			m.log().Error("stream record failed; it will be delivered again", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber, "err", err)
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
+		}
+	}
+	return resp, nil
+}
+
+func (m *SLAMonitor) log() *slog.Logger {
+	if m.Log != nil {
+		return m.Log
+	}
+	return slog.Default()
+}
+
+func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord) error {
+	role, ok := ddbstore.RoleOf(m.Tables, rec.EventSourceArn)
+	if !ok || role != ddbstore.RoleControl {
+		return fmt.Errorf("record from %q, which is not the control table %s", rec.EventSourceArn, m.Tables.Control)
+	}
+	item, err := ddbstore.DecodeLambda(role, rec)
+	var ie *ddbstore.ItemError
+	if errors.As(err, &ie) {
+		return nil // not a timer of ours (the router reports bad items)
+	}
+	if err != nil {
+		return err
+	}
+	it, ok := item.(ddbstore.TimerItem)
+	if !ok {
+		return nil
+	}
+	if it.Removed {
+		if isStepTimer(it.Timer.Key) {
+			return nil
+		}
+		return m.unschedule(ctx, it.Timer.Key)
+	}
+	if isStepKind(it.Timer.Kind) {
+		return nil
+	}
+	if !it.Timer.DueAt.After(m.Clock.Now()) {
+		_, err := m.Fire(ctx, Firing{TimerKey: it.Timer.Key, DueAt: it.Timer.DueAt})
+		return err
+	}
+	return m.schedule(ctx, it.Timer)
+}
+
+// isStepKind: the run steps are the orchestrator's (Step Functions).
+func isStepKind(kind string) bool {
+	switch run.Step(kind) {
+	case run.StepEvaluate, run.StepTrigger, run.StepPoll:
+		return true
+	}
+	return false
+}
+
+// isStepTimer tells a removed step timer by its key (a removal carries
+// only the key): the engine names a run's step timer "step/…".
+func isStepTimer(key string) bool { return strings.HasPrefix(key, "step/") }
+
+// ScheduleName is the schedule of a timer key: Scheduler's names are 1 to
+// 64 of [0-9a-zA-Z-_.], so the key's allowed characters (others become
+// '.'), cut to 47, then '-' and 16 hex digits of the key's SHA-256 — two
+// keys never share a name by their cut or replaced characters.
+func ScheduleName(key string) string {
+	var b strings.Builder
+	for _, r := range key {
+		if b.Len() == 47 {
+			break
+		}
+		switch {
+		case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('.')
+		}
+	}
+	h := sha256.Sum256([]byte(key))
+	return b.String() + "-" + hex.EncodeToString(h[:8])
+}
+
+// AtExpression is Scheduler's one-time expression for t, in UTC, rounded
+// up to the second (a schedule must not fire before its timer is due).
+func AtExpression(t time.Time) string {
+	t = t.UTC()
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return "at(" + t.Format("2006-01-02T15:04:05") + ")"
+}
+
+// schedule creates the timer's schedule, or updates it when it exists.
+func (m *SLAMonitor) schedule(ctx context.Context, t store.Timer) error {
+	input, err := json.Marshal(Firing{TimerKey: t.Key, DueAt: t.DueAt})
+	if err != nil {
+		return err
+	}
+	name := ScheduleName(t.Key)
+	target := &schedtypes.Target{Arn: aws.String(m.TargetARN), RoleArn: aws.String(m.RoleARN), Input: aws.String(string(input))}
+	expr, window := aws.String(AtExpression(t.DueAt)), &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff}
+	desc := aws.String(truncate("interlock timer "+t.Key, 512))
+	_, err = m.Scheduler.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name: aws.String(name), GroupName: aws.String(m.Group), ScheduleExpression: expr, ScheduleExpressionTimezone: aws.String("UTC"),
+		Target: target, FlexibleTimeWindow: window, ActionAfterCompletion: schedtypes.ActionAfterCompletionNone, Description: desc,
+	})
+	var conflict *schedtypes.ConflictException
+	if !errors.As(err, &conflict) {
+		return wrapSched("create", name, err)
+	}
+	_, err = m.Scheduler.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+		Name: aws.String(name), GroupName: aws.String(m.Group), ScheduleExpression: expr, ScheduleExpressionTimezone: aws.String("UTC"),
+		Target: target, FlexibleTimeWindow: window, ActionAfterCompletion: schedtypes.ActionAfterCompletionNone, Description: desc,
+	})
+	return wrapSched("update", name, err)
+}
+
+// unschedule deletes a removed timer's schedule; a missing one is fine.
+func (m *SLAMonitor) unschedule(ctx context.Context, key string) error {
+	name := ScheduleName(key)
+	_, err := m.Scheduler.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String(name), GroupName: aws.String(m.Group)})
+	var missing *schedtypes.ResourceNotFoundException
+	if errors.As(err, &missing) {
+		return nil
+	}
+	return wrapSched("delete", name, err)
+}
+
+func wrapSched(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("scheduler: %s schedule %s: %w", op, name, err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// errEarly fails a firing that came before its timer's due time by this
+// function's clock: Scheduler retries the invocation.
+var errEarly = errors.New("fired before the timer is due")
+
+// Fire processes a firing: the timer as stored now, if it is still armed
+// with the firing's due time.
+func (m *SLAMonitor) Fire(ctx context.Context, f Firing) (FiringResult, error) {
+	t, err := m.Store.TimerGet(ctx, f.TimerKey)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return FiringResult{Reason: "the timer is gone"}, nil
+	case err != nil:
+		return FiringResult{}, err
+	case !t.DueAt.Equal(f.DueAt):
+		return FiringResult{Reason: "the timer moved to " + t.DueAt.UTC().Format(time.RFC3339Nano)}, nil
+	case isStepKind(t.Kind):
+		return FiringResult{Reason: "a run step: the orchestrator's"}, nil
+	case t.DueAt.After(m.Clock.Now()):
+		return FiringResult{}, fmt.Errorf("timer %s: %w (%s)", t.Key, errEarly, t.DueAt.UTC().Format(time.RFC3339Nano))
+	}
+	if err := m.Engine.ProcessTimer(ctx, t); err != nil {
+		return FiringResult{}, err
+	}
+	m.log().Info("timer processed", "key", t.Key, "kind", t.Kind, "due", t.DueAt)
+	return FiringResult{Processed: true}, nil
+}
+
+// SLAMonitorFromEnv is the sla-monitor function: the four tables,
+// SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN and SLA_MONITOR_ARN are
+// required; EVENTS_TTL_DAYS is optional. Its engine is passive, like the
+// router's.
+func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
+	const fn = FnSLAMonitor
+	cfg, err := setUp(ctx, env, fn, append(append([]string{}, TableVars...), EnvSchedulerGroup, EnvSchedulerRole, EnvSLAMonitorARN)...)
+	if err != nil {
+		return nil, err
+	}
+	eng, st, err := passiveEngine(ctx, cfg, env, fn)
+	if err != nil {
+		return nil, err
+	}
+	m := &SLAMonitor{Engine: eng, Store: st, Tables: env.Tables(), Scheduler: scheduler.NewFromConfig(cfg),
+		Group: env.Get(EnvSchedulerGroup), RoleARN: env.Get(EnvSchedulerRole), TargetARN: env.Get(EnvSLAMonitorARN),
+		Clock: clock.Real{}, Log: Logger()}
+	return m.Handle, nil
+}
+
+// The sla-monitor's own variables.
+const (
+	EnvSchedulerGroup = "SCHEDULER_GROUP_NAME" // the schedule group of the timers' schedules
+	EnvSchedulerRole  = "SCHEDULER_ROLE_ARN"   // the role Scheduler assumes to invoke the sla-monitor
+	EnvSLAMonitorARN  = "SLA_MONITOR_ARN"      // the sla-monitor's own ARN: the schedules' target
+)
+
+// passiveEngine opens the store and an engine on it that runs no timers
+// of its own and makes no job calls (noJobs), on the system's clock.
+func passiveEngine(ctx context.Context, cfg aws.Config, env Env, fn string) (*engine.Engine, *ddbstore.Store, error) {
+	st, err := OpenStore(ctx, cfg, env, fn)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true})
+	if err := eng.Open(ctx); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	return eng, st, nil
+}

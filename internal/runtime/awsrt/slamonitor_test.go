@@ -1,0 +1,236 @@
+package awsrt
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/testenv/ddbstream"
+)
+
+// slaPipeline starts a period at 06:00 UTC (cron) and wants it done by
+// 09:00, warning at 08:00; its data never comes, so its run waits.
+const slaPipeline = `
+pipeline: {id: sales}
+schedule: {cron: "0 6 * * *"}
+sla: {deadline: "09:00", expectedDuration: 1h}
+validation: {rules: [{key: landed, check: exists}]}
+job: {type: glue, config: {jobName: sales}}
+`
+
+const monitorARN = "arn:aws:lambda:us-east-1:123456789012:function:sla-monitor"
+
+// monitorEnv is the sla-monitor behind the control table's stream and
+// the Scheduler fake, on a virtual clock.
+type monitorEnv struct {
+	ddbEnv
+	clk     *clock.Virtual
+	sched   *awsfake.Scheduler
+	monitor *SLAMonitor
+	stream  *ddbstream.Mapping
+	invoke  func(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+func newMonitorEnv(t *testing.T, start time.Time) monitorEnv {
+	t.Helper()
+	env := monitorEnv{ddbEnv: newDDBEnv(t, 20*365*24*time.Hour), clk: clock.NewVirtual(start)}
+	eng := engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: noJobs{}, Passive: true})
+	if err := eng.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	env.sched = awsfake.NewScheduler(t, env.clk)
+	env.monitor = &SLAMonitor{Engine: eng, Store: env.store, Tables: env.tables, Clock: env.clk,
+		Scheduler: scheduler.NewFromConfig(awsfake.Config(env.sched.URL)), Group: "interlock", RoleARN: "arn:aws:iam::123456789012:role/scheduler", TargetARN: monitorARN}
+	env.invoke = lambda.NewHandler(env.monitor.Handle).Invoke
+	env.sched.Target(monitorARN, func(ctx context.Context, input string) error {
+		_, err := env.invoke(ctx, []byte(input))
+		return err
+	})
+	arn, err := ddbstream.StreamARN(t.Context(), env.client, env.tables.Control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.stream = ddbstream.New(ddbstream.FromDynamoDB(env.client), arn, 10, env.invoke)
+	return env
+}
+
+// schedules is name → expression of the group's schedules.
+func (env monitorEnv) schedules() map[string]string {
+	out := map[string]string{}
+	for _, s := range env.sched.Schedules() {
+		out[s.Name] = s.Expression
+	}
+	return out
+}
+
+func (env monitorEnv) count(t *testing.T, typ event.Type) int {
+	t.Helper()
+	page, err := env.store.EventList(t.Context(), store.EventListParams{PipelineID: "sales", Types: []event.Type{typ}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(page.Events)
+}
+
+// fire plays Scheduler at the clock's time and fails on a target error.
+func (env monitorEnv) fire(t *testing.T) []awsfake.Firing {
+	t.Helper()
+	fs := env.sched.Fire(t.Context(), env.clk.Now())
+	for _, f := range fs {
+		if f.Err != nil {
+			t.Fatalf("firing %s: %v", f.Name, f.Err)
+		}
+	}
+	return fs
+}
+
+// TestSLAMonitorRealisesTimersAsSchedules: a timer armed → a schedule at
+// its due time; moved → the schedule updated; removed → deleted; a firing
+// processes the timer once through the engine (SLA_WARNING once), and a
+// second or stale firing does nothing.
+func TestSLAMonitorRealisesTimersAsSchedules(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newMonitorEnv(t, start)
+	ctx := t.Context()
+	if _, err := env.monitor.Engine.ApplyConfig(ctx, "sales.yaml", []byte(slaPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	drainAll(t, env.stream)
+	cron, warn, breach := ScheduleName("cron/sales"), ScheduleName("sla-warning/sales/cron/2099-03-07"), ScheduleName("sla-breach/sales/cron/2099-03-07")
+	got := env.schedules()
+	if got[cron] != "at(2099-03-07T06:00:00)" {
+		t.Fatalf("after the config: schedules %v, want %s at(2099-03-07T06:00:00)", got, cron)
+	}
+
+	// 06:00: the cron schedule fires; the engine starts the period, arms
+	// its SLA timers and moves the cron timer to tomorrow.
+	env.clk.Set(start.Add(time.Hour))
+	if fs := env.fire(t); len(fs) != 1 || fs[0].Name != cron {
+		t.Fatalf("at 06:00 fired %+v, want the cron schedule", fs)
+	}
+	drainAll(t, env.stream)
+	got = env.schedules()
+	if got[cron] != "at(2099-03-08T06:00:00)" || got[warn] != "at(2099-03-07T08:00:00)" || got[breach] != "at(2099-03-07T09:00:00)" {
+		t.Fatalf("after the 06:00 tick: schedules %v", got)
+	}
+	if env.sched.Calls("UpdateSchedule") != 1 {
+		t.Fatalf("the moved cron timer made %d updates, want 1", env.sched.Calls("UpdateSchedule"))
+	}
+	for _, s := range env.sched.Schedules() {
+		if s.Timezone != "UTC" || s.TargetArn != monitorARN || s.Group != "interlock" || s.ActionAfterCompletion != "NONE" {
+			t.Fatalf("schedule %+v", s)
+		}
+	}
+
+	// 08:00: the warning fires once.
+	env.clk.Set(start.Add(3 * time.Hour))
+	if fs := env.fire(t); len(fs) != 1 || fs[0].Name != warn {
+		t.Fatalf("at 08:00 fired %+v, want the warning", fs)
+	}
+	if n := env.count(t, event.SLAWarning); n != 1 {
+		t.Fatalf("SLA_WARNING = %d, want 1", n)
+	}
+	// Delivered again (Scheduler's retry, or an invocation answered late):
+	// the timer is gone, nothing happens.
+	var input Firing
+	for _, s := range env.sched.Schedules() {
+		if s.Name == warn {
+			if err := json.Unmarshal([]byte(s.Input), &input); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, err := env.invoke(ctx, mustJSON(t, input))
+	if err != nil || !strings.Contains(string(out), `"processed":false`) {
+		t.Fatalf("second firing: %s %v", out, err)
+	}
+	// A stale firing of the cron timer (it moved to tomorrow) does nothing.
+	out, err = env.invoke(ctx, mustJSON(t, Firing{TimerKey: "cron/sales", DueAt: start.Add(time.Hour)}))
+	if err != nil || !strings.Contains(string(out), `"processed":false`) {
+		t.Fatalf("stale firing: %s %v", out, err)
+	}
+	if n := env.count(t, event.SLAWarning); n != 1 {
+		t.Fatalf("SLA_WARNING = %d after the repeats, want 1", n)
+	}
+	// The processed warning timer is removed: so is its schedule.
+	drainAll(t, env.stream)
+	got = env.schedules()
+	if _, ok := got[warn]; ok || got[breach] == "" || got[cron] == "" {
+		t.Fatalf("after the warning: schedules %v, want the warning's deleted, the others kept", got)
+	}
+	// A removal delivered again finds no schedule: fine.
+	if err := env.monitor.unschedule(ctx, "sla-warning/sales/cron/2099-03-07"); err != nil {
+		t.Fatalf("deleting a missing schedule: %v", err)
+	}
+}
+
+// TestSLAMonitorFiresEarlyAndBadPayloads: a firing before its timer is
+// due is an error (Scheduler retries it); a payload of neither shape is
+// refused with a clear error.
+func TestSLAMonitorFiresEarlyAndBadPayloads(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newMonitorEnv(t, start)
+	ctx := t.Context()
+	if _, err := env.monitor.Engine.ApplyConfig(ctx, "sales.yaml", []byte(slaPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.invoke(ctx, mustJSON(t, Firing{TimerKey: "cron/sales", DueAt: start.Add(time.Hour)})); err == nil || !strings.Contains(err.Error(), "before the timer is due") {
+		t.Fatalf("early firing: %v", err)
+	}
+	for _, p := range []string{`[]`, `{}`, `{"timerKey": "x"}`, `{"Records": 3}`, `nope`} {
+		if _, err := env.invoke(ctx, []byte(p)); err == nil {
+			t.Fatalf("payload %s: no error", p)
+		}
+	}
+}
+
+// TestScheduleNameAndAt: names are Scheduler's (≤ 64 of [0-9a-zA-Z-_.])
+// and distinct for keys that differ only where characters were replaced
+// or cut; at() rounds up to the second.
+func TestScheduleNameAndAt(t *testing.T) {
+	long := strings.Repeat("p", 100)
+	keys := []string{"cron/a.b", "cron/a/b", "cron/a_b", "sla-warning/" + long + "/x", "sla-warning/" + long + "/y", "cron/é"}
+	seen := map[string]string{}
+	for _, k := range keys {
+		n := ScheduleName(k)
+		if len(n) > 64 || !validScheduleName(n) {
+			t.Fatalf("%q → %q: not a Scheduler name", k, n)
+		}
+		if prev, ok := seen[n]; ok {
+			t.Fatalf("%q and %q share %q", prev, k, n)
+		}
+		seen[n] = k
+	}
+	at := time.Date(2099, 3, 7, 8, 0, 0, 1, time.FixedZone("x", 3600))
+	if got := AtExpression(at); got != "at(2099-03-07T07:00:01)" {
+		t.Fatalf("AtExpression = %s", got)
+	}
+}
+
+func validScheduleName(n string) bool {
+	for _, r := range n {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return n != ""
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
