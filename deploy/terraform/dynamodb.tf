@@ -1,0 +1,209 @@
+# The four tables of seed 003, exactly as dynamodb.CreateTables makes them
+# (internal/store/dynamodb/schema.go; the structure test compares the two):
+# string PK and SK, pay-per-request, TTL on `ttl`, streams (NEW_IMAGE) on
+# control, joblog and events (the events stream feeds the outbox
+# publisher), point-in-time recovery, encryption, deletion protection.
+
+locals {
+  # Global indexes: name => key attributes. Cross-pipeline indexes have 16
+  # partitions per key (docs/aws.md, "Indexes"). Every global index projects
+  # whole items.
+  control_gsis = {
+    "pipelines"         = { pk = "pipelinesPK", sk = "pipelinesSK", sk_type = "S" }
+    "sensors-changed"   = { pk = "sensorsChangedPK", sk = "sensorsChangedSK", sk_type = "S" }
+    "active-runs"       = { pk = "activeRunsPK", sk = "activeRunsSK", sk_type = "S" }
+    "runs-by-period"    = { pk = "runsByPeriodPK", sk = "runsByPeriodSK", sk_type = "S" }
+    "runs-by-update"    = { pk = "runsByUpdatePK", sk = "runsByUpdateSK", sk_type = "S" }
+    "markers-by-period" = { pk = "markersByPeriodPK", sk = "markersByPeriodSK", sk_type = "S" }
+    "markers-by-write"  = { pk = "markersByWritePK", sk = "markersByWriteSK", sk_type = "S" }
+    "timers-due"        = { pk = "timersDuePK", sk = "timersDueSK", sk_type = "S" }
+    "timers-by-kind"    = { pk = "timersByKindPK", sk = "timersByKindSK", sk_type = "S" }
+  }
+  # Local indexes (on PK): name => sort key. They project the keys and
+  # scheduleId only; their reads fetch the items from the table.
+  control_lsis = {
+    "changed" = { sk = "changedSK", sk_type = "S" }
+    "period"  = { sk = "periodSK", sk_type = "S" }
+    "active"  = { sk = "activeSK", sk_type = "S" }
+  }
+  lsi_projected = ["scheduleId"]
+  events_gsis = {
+    "events-by-pipeline" = { pk = "eventsByPipelinePK", sk = "seq", sk_type = "N" }
+    "events-by-period"   = { pk = "eventsByPeriodPK", sk = "seq", sk_type = "N" }
+    "events-by-type"     = { pk = "eventsByTypePK", sk = "seq", sk_type = "N" }
+  }
+
+  # Every attribute an index keys on, with its type (a set: "seq" serves three).
+  control_attributes = merge(
+    { for name, ix in local.control_gsis : ix.pk => "S" },
+    { for name, ix in local.control_gsis : ix.sk => ix.sk_type },
+    { for name, ix in local.control_lsis : ix.sk => ix.sk_type },
+  )
+  events_attributes = merge(
+    { for name, ix in local.events_gsis : ix.pk => "S" },
+    { for name, ix in local.events_gsis : ix.sk => ix.sk_type },
+  )
+}
+
+resource "aws_dynamodb_table" "control" {
+  name                        = local.tables.control
+  billing_mode                = "PAY_PER_REQUEST"
+  hash_key                    = "PK"
+  range_key                   = "SK"
+  stream_enabled              = true
+  stream_view_type            = "NEW_IMAGE"
+  deletion_protection_enabled = var.deletion_protection
+
+  attribute {
+    name = "PK"
+    type = "S"
+  }
+  attribute {
+    name = "SK"
+    type = "S"
+  }
+  dynamic "attribute" {
+    for_each = local.control_attributes
+    content {
+      name = attribute.key
+      type = attribute.value
+    }
+  }
+  dynamic "global_secondary_index" {
+    for_each = local.control_gsis
+    content {
+      name            = global_secondary_index.key
+      hash_key        = global_secondary_index.value.pk
+      range_key       = global_secondary_index.value.sk
+      projection_type = "ALL"
+    }
+  }
+  dynamic "local_secondary_index" {
+    for_each = local.control_lsis
+    content {
+      name               = local_secondary_index.key
+      range_key          = local_secondary_index.value.sk
+      projection_type    = "INCLUDE"
+      non_key_attributes = local.lsi_projected
+    }
+  }
+  ttl {
+    attribute_name = "ttl"
+    enabled        = true
+  }
+  point_in_time_recovery {
+    enabled = true
+  }
+  server_side_encryption {
+    enabled     = true
+    kms_key_arn = local.kms_key_arn
+  }
+  tags = local.tags
+}
+
+resource "aws_dynamodb_table" "joblog" {
+  name                        = local.tables.joblog
+  billing_mode                = "PAY_PER_REQUEST"
+  hash_key                    = "PK"
+  range_key                   = "SK"
+  stream_enabled              = true
+  stream_view_type            = "NEW_IMAGE"
+  deletion_protection_enabled = var.deletion_protection
+
+  attribute {
+    name = "PK"
+    type = "S"
+  }
+  attribute {
+    name = "SK"
+    type = "S"
+  }
+  ttl {
+    attribute_name = "ttl"
+    enabled        = true
+  }
+  point_in_time_recovery {
+    enabled = true
+  }
+  server_side_encryption {
+    enabled     = true
+    kms_key_arn = local.kms_key_arn
+  }
+  tags = local.tags
+}
+
+resource "aws_dynamodb_table" "rerun" {
+  name                        = local.tables.rerun
+  billing_mode                = "PAY_PER_REQUEST"
+  hash_key                    = "PK"
+  range_key                   = "SK"
+  deletion_protection_enabled = var.deletion_protection
+
+  attribute {
+    name = "PK"
+    type = "S"
+  }
+  attribute {
+    name = "SK"
+    type = "S"
+  }
+  ttl {
+    attribute_name = "ttl"
+    enabled        = true
+  }
+  point_in_time_recovery {
+    enabled = true
+  }
+  server_side_encryption {
+    enabled     = true
+    kms_key_arn = local.kms_key_arn
+  }
+  tags = local.tags
+}
+
+resource "aws_dynamodb_table" "events" {
+  name                        = local.tables.events
+  billing_mode                = "PAY_PER_REQUEST"
+  hash_key                    = "PK"
+  range_key                   = "SK"
+  stream_enabled              = true
+  stream_view_type            = "NEW_IMAGE"
+  deletion_protection_enabled = var.deletion_protection
+
+  attribute {
+    name = "PK"
+    type = "S"
+  }
+  attribute {
+    name = "SK"
+    type = "S"
+  }
+  dynamic "attribute" {
+    for_each = local.events_attributes
+    content {
+      name = attribute.key
+      type = attribute.value
+    }
+  }
+  dynamic "global_secondary_index" {
+    for_each = local.events_gsis
+    content {
+      name            = global_secondary_index.key
+      hash_key        = global_secondary_index.value.pk
+      range_key       = global_secondary_index.value.sk
+      projection_type = "ALL"
+    }
+  }
+  ttl {
+    attribute_name = "ttl"
+    enabled        = true
+  }
+  point_in_time_recovery {
+    enabled = true
+  }
+  server_side_encryption {
+    enabled     = true
+    kms_key_arn = local.kms_key_arn
+  }
+  tags = local.tags
+}

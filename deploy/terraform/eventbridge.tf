@@ -1,0 +1,159 @@
+# The custom bus "<environment>-interlock-events" and its rules, and the
+# default bus's rules (reference §7.5; docs/aws.md, "Deploy with
+# Terraform"):
+#
+#   custom bus   source interlock              → event-sink (it stores what
+#                                                is not already in the log)
+#   custom bus   alert selection               → alert queue → alert-dispatcher
+#   default bus  alarm "<prefix>-*" changes    → event-sink as INFRA_ALARM
+#   default bus  the same, state ALARM only    → alert queue as INFRA_ALARM
+#   default bus  watchdog_schedule             → watchdog
+
+resource "aws_cloudwatch_event_bus" "interlock" {
+  name = local.bus_name
+  tags = local.tags
+}
+
+# Only the module's own roles put events on the bus (the outbox publisher
+# does; the others may), and the account's principals.
+data "aws_iam_policy_document" "bus" {
+  statement {
+    sid       = "InterlockFunctions"
+    actions   = ["events:PutEvents"]
+    resources = [aws_cloudwatch_event_bus.interlock.arn]
+    principals {
+      type        = "AWS"
+      identifiers = [for r in aws_iam_role.fn : r.arn]
+    }
+  }
+}
+
+resource "aws_cloudwatch_event_bus_policy" "interlock" {
+  event_bus_name = aws_cloudwatch_event_bus.interlock.name
+  policy         = data.aws_iam_policy_document.bus.json
+}
+
+locals {
+  # The alert selection of the default Slack route (internal/alert,
+  # Match.Default): every warning and error, and the all-clear events the
+  # dispatcher posts only in a thread it started.
+  alert_all_clear = ["SLA_MET", "JOB_COMPLETED", "SCHEDULE_RECOVERED", "TRIGGER_RECOVERED"]
+
+  alarm_pattern = {
+    source        = ["aws.cloudwatch"]
+    "detail-type" = ["CloudWatch Alarm State Change"]
+    detail = {
+      alarmName = [{ prefix = "${local.prefix}-" }]
+    }
+  }
+  # The event-sink's INFRA_ALARM (docs/aws.md, "The event sink"): the
+  # alarm event's id and time pass through, so a redelivery is stored once.
+  alarm_input_paths = {
+    id     = "$.id"
+    time   = "$.time"
+    alarm  = "$.detail.alarmName"
+    state  = "$.detail.state.value"
+    reason = "$.detail.state.reason"
+  }
+  alarm_input_template = <<-JSON
+    {"version": "0", "id": <id>, "source": "interlock", "detail-type": "INFRA_ALARM", "time": <time>, "detail": {"pipelineId": "INFRASTRUCTURE", "message": "<alarm>: <state> — <reason>"}}
+  JSON
+}
+
+resource "aws_cloudwatch_event_rule" "all_events" {
+  name           = "${local.prefix}-all-events"
+  description    = "Every Interlock event to the event sink"
+  event_bus_name = aws_cloudwatch_event_bus.interlock.name
+  event_pattern  = jsonencode({ source = ["interlock"] })
+  tags           = local.tags
+}
+
+resource "aws_cloudwatch_event_target" "all_events" {
+  rule           = aws_cloudwatch_event_rule.all_events.name
+  event_bus_name = aws_cloudwatch_event_bus.interlock.name
+  arn            = aws_lambda_function.fn["event-sink"].arn
+}
+
+resource "aws_cloudwatch_event_rule" "alert_events" {
+  name           = "${local.prefix}-alert-events"
+  description    = "Warnings, errors and all-clears to the alert queue"
+  event_bus_name = aws_cloudwatch_event_bus.interlock.name
+  event_pattern = jsonencode({
+    source = ["interlock"]
+    "$or" = [
+      { detail = { level = ["warning", "error"] } },
+      { "detail-type" = local.alert_all_clear },
+    ]
+  })
+  tags = local.tags
+}
+
+resource "aws_cloudwatch_event_target" "alert_events" {
+  rule           = aws_cloudwatch_event_rule.alert_events.name
+  event_bus_name = aws_cloudwatch_event_bus.interlock.name
+  arn            = aws_sqs_queue.alerts.arn
+}
+
+resource "aws_cloudwatch_event_rule" "alarms" {
+  name          = "${local.prefix}-alarms"
+  description   = "The module's CloudWatch alarms, every state change, to the event sink as INFRA_ALARM"
+  event_pattern = jsonencode(local.alarm_pattern)
+  tags          = local.tags
+}
+
+resource "aws_cloudwatch_event_target" "alarms" {
+  rule = aws_cloudwatch_event_rule.alarms.name
+  arn  = aws_lambda_function.fn["event-sink"].arn
+  input_transformer {
+    input_paths    = local.alarm_input_paths
+    input_template = local.alarm_input_template
+  }
+}
+
+resource "aws_cloudwatch_event_rule" "alarm_alerts" {
+  name        = "${local.prefix}-alarm-alerts"
+  description = "The module's CloudWatch alarms entering ALARM, to the alert queue as INFRA_ALARM"
+  event_pattern = jsonencode(merge(local.alarm_pattern, {
+    detail = merge(local.alarm_pattern.detail, { state = { value = ["ALARM"] } })
+  }))
+  tags = local.tags
+}
+
+resource "aws_cloudwatch_event_target" "alarm_alerts" {
+  rule = aws_cloudwatch_event_rule.alarm_alerts.name
+  arn  = aws_sqs_queue.alerts.arn
+  input_transformer {
+    input_paths    = local.alarm_input_paths
+    input_template = local.alarm_input_template
+  }
+}
+
+resource "aws_cloudwatch_event_rule" "watchdog" {
+  name                = "${local.prefix}-watchdog"
+  description         = "The watchdog's pass"
+  schedule_expression = var.watchdog_schedule
+  tags                = local.tags
+}
+
+resource "aws_cloudwatch_event_target" "watchdog" {
+  rule = aws_cloudwatch_event_rule.watchdog.name
+  arn  = aws_lambda_function.fn["watchdog"].arn
+}
+
+# EventBridge may invoke the sink (from both rules) and the watchdog.
+locals {
+  event_invokes = {
+    "sink-all-events" = { function = "event-sink", rule = aws_cloudwatch_event_rule.all_events.arn }
+    "sink-alarms"     = { function = "event-sink", rule = aws_cloudwatch_event_rule.alarms.arn }
+    "watchdog"        = { function = "watchdog", rule = aws_cloudwatch_event_rule.watchdog.arn }
+  }
+}
+
+resource "aws_lambda_permission" "events" {
+  for_each      = local.event_invokes
+  statement_id  = "events-${each.key}"
+  action        = "lambda:InvokeFunction"
+  function_name = aws_lambda_function.fn[each.value.function].function_name
+  principal     = "events.amazonaws.com"
+  source_arn    = each.value.rule
+}

@@ -1,0 +1,72 @@
+# What a caller needs: the tables (to write sensors and job reports), the
+# bus (to route events), the state machine, the Scheduler group, the
+# functions and the alert queues.
+
+output "control_table_name" {
+  value = aws_dynamodb_table.control.name
+}
+
+output "control_table_arn" {
+  value = aws_dynamodb_table.control.arn
+}
+
+output "joblog_table_name" {
+  value = aws_dynamodb_table.joblog.name
+}
+
+output "rerun_table_name" {
+  value = aws_dynamodb_table.rerun.name
+}
+
+output "events_table_name" {
+  value = aws_dynamodb_table.events.name
+}
+
+output "events_table_arn" {
+  value = aws_dynamodb_table.events.arn
+}
+
+output "store_url" {
+  description = "The store URL of the CLI (interlock … --server): dynamodb://<prefix>?region=<region>."
+  value       = "dynamodb://${local.prefix}?region=${local.region}"
+}
+
+output "event_bus_name" {
+  value = aws_cloudwatch_event_bus.interlock.name
+}
+
+output "event_bus_arn" {
+  value = aws_cloudwatch_event_bus.interlock.arn
+}
+
+output "state_machine_arn" {
+  value = aws_sfn_state_machine.pipeline.arn
+}
+
+output "state_machine_name" {
+  value = aws_sfn_state_machine.pipeline.name
+}
+
+output "scheduler_group_name" {
+  value = aws_scheduler_schedule_group.timers.name
+}
+
+output "sla_monitor_arn" {
+  value = aws_lambda_function.fn["sla-monitor"].arn
+}
+
+output "function_arns" {
+  value = { for k, f in aws_lambda_function.fn : k => f.arn }
+}
+
+output "alert_queue_url" {
+  value = aws_sqs_queue.alerts.id
+}
+
+output "dead_letter_queue_urls" {
+  value = merge({ for k, q in aws_sqs_queue.stream_dlq : k => q.id }, { alerts = aws_sqs_queue.alerts_dlq.id, async = aws_sqs_queue.async_dlq.id })
+}
+
+output "kms_key_arn" {
+  value = local.kms_key_arn
+}

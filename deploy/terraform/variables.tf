@@ -1,0 +1,213 @@
+# The module's variables (seed 003, reference §7.8; docs/aws.md, "Deploy
+# with Terraform").
+
+variable "environment" {
+  description = "Prefix of every resource name: \"<environment>-interlock-…\"."
+  type        = string
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9-]{0,30}$", var.environment))
+    error_message = "environment must be 1-31 lower-case letters, digits or hyphens."
+  }
+}
+
+variable "dist_path" {
+  description = "Directory of the functions' packages, <function>.zip (deploy/build.sh, make dist)."
+  type        = string
+}
+
+variable "tags" {
+  description = "Tags on every resource."
+  type        = map(string)
+  default     = {}
+}
+
+variable "lambda_memory_size" {
+  description = "Memory of every function, MB."
+  type        = number
+  default     = 128
+}
+
+variable "lambda_concurrency" {
+  description = "Reserved concurrency per function (a function not listed: unreserved)."
+  type        = map(number)
+  default = {
+    "stream-router"    = 10
+    "orchestrator"     = 10
+    "sla-monitor"      = 5
+    "watchdog"         = 2
+    "event-sink"       = 5
+    "alert-dispatcher" = 3
+    "event-publisher"  = 5
+  }
+}
+
+variable "log_retention_days" {
+  description = "Retention of the functions' and the state machine's logs."
+  type        = number
+  default     = 14
+}
+
+variable "watchdog_schedule" {
+  description = "When the watchdog runs (an EventBridge schedule expression)."
+  type        = string
+  default     = "rate(5 minutes)"
+}
+
+variable "sfn_timeout_seconds" {
+  description = "The state machine's global TimeoutSeconds: the hard bound of one run's execution."
+  type        = number
+  default     = 14400
+  validation {
+    condition     = var.sfn_timeout_seconds >= 60 && var.sfn_timeout_seconds <= 31536000
+    error_message = "sfn_timeout_seconds must be between 60 and 31536000 (a year, Step Functions' limit)."
+  }
+}
+
+variable "trigger_max_attempts" {
+  description = "Attempts of the Trigger state on infrastructure errors (exponential backoff)."
+  type        = number
+  default     = 3
+  validation {
+    condition     = var.trigger_max_attempts >= 1 && var.trigger_max_attempts <= 10
+    error_message = "trigger_max_attempts must be between 1 and 10."
+  }
+}
+
+variable "events_table_ttl_days" {
+  description = "Retention of events and of what expires with them (EVENTS_TTL_DAYS)."
+  type        = number
+  default     = 90
+  validation {
+    condition     = var.events_table_ttl_days >= 1 && var.events_table_ttl_days <= 36500 && floor(var.events_table_ttl_days) == var.events_table_ttl_days
+    error_message = "events_table_ttl_days must be a whole number of days from 1 to 36500."
+  }
+}
+
+variable "deletion_protection" {
+  description = "DynamoDB deletion protection on the four tables."
+  type        = bool
+  default     = true
+}
+
+variable "slack_channel_id" {
+  description = "The Slack channel the alert-dispatcher posts to (required: the dispatcher refuses to start without it)."
+  type        = string
+  validation {
+    condition     = length(trimspace(var.slack_channel_id)) > 0
+    error_message = "slack_channel_id must name a Slack channel."
+  }
+}
+
+variable "slack_bot_token" {
+  description = "The Slack bot token as plain text (prefer slack_secret_arn: this one is stored in the function's configuration and the state)."
+  type        = string
+  default     = ""
+  sensitive   = true
+}
+
+variable "slack_secret_arn" {
+  description = "A Secrets Manager secret holding the Slack bot token (wins over slack_bot_token)."
+  type        = string
+  default     = ""
+}
+
+variable "kms_key_arn" {
+  description = "A customer managed KMS key for the tables, queues and logs (empty: none, or create_kms_key)."
+  type        = string
+  default     = ""
+}
+
+variable "create_kms_key" {
+  description = "Create a customer managed KMS key for the tables, queues and logs (ignored when kms_key_arn is set)."
+  type        = bool
+  default     = false
+}
+
+variable "sns_alarm_topic_arn" {
+  description = "An SNS topic for the alarms' ALARM and OK actions (empty: none; the alarms still become INFRA_ALARM events)."
+  type        = string
+  default     = ""
+}
+
+# Opt-in job-system permissions of the orchestrator, each scoped to a list
+# of ARNs that must not be empty when enabled.
+
+variable "enable_glue_trigger" {
+  description = "Let the orchestrator start and read the Glue jobs of glue_job_arns (and their logs, for the cause of a failure)."
+  type        = bool
+  default     = false
+}
+
+variable "glue_job_arns" {
+  description = "The Glue jobs the orchestrator may run."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_glue_trigger || length(var.glue_job_arns) > 0
+    error_message = "enable_glue_trigger needs glue_job_arns: the permission is scoped to them."
+  }
+}
+
+variable "enable_emr_trigger" {
+  description = "Let the orchestrator add and read steps on the EMR clusters of emr_cluster_arns."
+  type        = bool
+  default     = false
+}
+
+variable "emr_cluster_arns" {
+  description = "The EMR clusters the orchestrator may add steps to."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_emr_trigger || length(var.emr_cluster_arns) > 0
+    error_message = "enable_emr_trigger needs emr_cluster_arns: the permission is scoped to them."
+  }
+}
+
+variable "enable_emr_serverless_trigger" {
+  description = "Let the orchestrator run jobs on the EMR Serverless applications of emr_serverless_app_arns."
+  type        = bool
+  default     = false
+}
+
+variable "emr_serverless_app_arns" {
+  description = "The EMR Serverless applications the orchestrator may run jobs on."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_emr_serverless_trigger || length(var.emr_serverless_app_arns) > 0
+    error_message = "enable_emr_serverless_trigger needs emr_serverless_app_arns: the permission is scoped to them."
+  }
+}
+
+variable "enable_sfn_trigger" {
+  description = "Let the orchestrator start and read executions of the state machines of sfn_trigger_arns."
+  type        = bool
+  default     = false
+}
+
+variable "sfn_trigger_arns" {
+  description = "The state machines the orchestrator may start."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_sfn_trigger || length(var.sfn_trigger_arns) > 0
+    error_message = "enable_sfn_trigger needs sfn_trigger_arns: the permission is scoped to them."
+  }
+}
+
+variable "enable_lambda_trigger" {
+  description = "Let the orchestrator invoke the functions of lambda_trigger_arns."
+  type        = bool
+  default     = false
+}
+
+variable "lambda_trigger_arns" {
+  description = "The functions the orchestrator may invoke."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_lambda_trigger || length(var.lambda_trigger_arns) > 0
+    error_message = "enable_lambda_trigger needs lambda_trigger_arns: the permission is scoped to them."
+  }
+}
