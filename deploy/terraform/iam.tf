@@ -5,8 +5,7 @@
 #                       runs, markers, timers and events in one transaction)
 #   stream consumers    their streams; their DLQs (the mapping's on-failure
 #                       destination is sent with the function's role)
-#   stream-router,      states:StartExecution on the state machine
-#   watchdog
+#   stream-router       states:StartExecution on the state machine
 #   orchestrator        opt-in job-system permissions, each scoped to ARNs
 #   sla-monitor         Scheduler schedules of its group; PassRole of the
 #                       Scheduler role
@@ -92,10 +91,9 @@ locals {
       { sid = "Schedules", actions = ["scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"], resources = ["arn:${local.partition}:scheduler:${local.region}:${local.account_id}:schedule/${local.scheduler_group}/*"] },
       { sid = "PassSchedulerRole", actions = ["iam:PassRole"], resources = [aws_iam_role.scheduler.arn] },
     ], local.kms_use)
-    "watchdog" = concat([local.store_rw, local.start_execution,
-      { sid = "Schedules", actions = ["scheduler:GetSchedule", "scheduler:CreateSchedule"], resources = ["arn:${local.partition}:scheduler:${local.region}:${local.account_id}:schedule/${local.scheduler_group}/*"] },
-      { sid = "PassSchedulerRole", actions = ["iam:PassRole"], resources = [aws_iam_role.scheduler.arn] },
-    ], local.kms_use)
+    # The watchdog's pass reads and commits through the store only
+    # (engine.WatchdogPass): no Scheduler, no Step Functions.
+    "watchdog"   = concat([local.store_rw], local.kms_use)
     "event-sink" = concat([local.store_rw], local.kms_use)
     "alert-dispatcher" = concat([local.store_rw,
       { sid = "AlertQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [aws_sqs_queue.alerts.arn] },

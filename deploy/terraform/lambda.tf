@@ -46,7 +46,7 @@ locals {
     "stream-router"    = merge(local.store_env, local.execution_env)
     "orchestrator"     = local.store_env
     "sla-monitor"      = merge(local.store_env, local.scheduler_env)
-    "watchdog"         = merge(local.store_env, local.scheduler_env, local.execution_env)
+    "watchdog"         = local.store_env
     "event-sink"       = local.store_env
     "alert-dispatcher" = merge(local.store_env, local.slack_env)
     "event-publisher" = {
