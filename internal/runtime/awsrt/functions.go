@@ -23,6 +23,7 @@ const (
 	FnStreamRouter    = "stream-router"
 	FnSLAMonitor      = "sla-monitor"
 	FnWatchdog        = "watchdog"
+	FnOrchestrator    = "orchestrator"
 )
 
 // TableVars are the variables naming the four tables, in the order

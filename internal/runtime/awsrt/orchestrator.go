@@ -1,0 +1,216 @@
+package awsrt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+)
+
+// The orchestrator's modes: the engine's step entry points, one per Task
+// state of the state machine (deploy/statemachine.asl.json).
+const (
+	ModeEvaluate = string(run.StepEvaluate) // engine.Evaluate
+	ModeTrigger  = string(run.StepTrigger)  // TriggerBegin → TriggerCall → TriggerRecord
+	ModePoll     = string(run.StepPoll)     // Poll → PollRecord
+)
+
+// StepInput is what a Task state sends the orchestrator: the step to take
+// (Mode), the run, and the due time of the run's step timer as the
+// previous step (or the execution's input) returned it.
+type StepInput struct {
+	Mode string  `json:"mode"`
+	Run  run.Key `json:"run"`
+	// Due is the NextAt the step was announced with: the condition that
+	// makes a repeated or stale invocation commit nothing.
+	Due time.Time `json:"due,omitzero"`
+}
+
+// StepOutput is what the orchestrator returns: the engine's StepResult,
+// with NextAt as RFC 3339 in UTC (what a Wait state's TimestampPath
+// takes) and Done, which the Choice states test: the run has no next
+// step (terminal, held by a pause, gone), so the execution ends.
+type StepOutput struct {
+	Run    run.Key `json:"run"`
+	Next   string  `json:"next"`
+	NextAt string  `json:"nextAt,omitempty"`
+	Acted  bool    `json:"acted"`
+	Done   bool    `json:"done"`
+}
+
+// OutputOf is the StepOutput of an engine StepResult.
+func OutputOf(r engine.StepResult) StepOutput {
+	out := StepOutput{Run: r.Run, Next: string(r.Next), Acted: r.Acted, Done: r.Next == run.StepNone}
+	if !out.Done {
+		out.NextAt = r.NextAt.UTC().Format(time.RFC3339Nano)
+	}
+	return out
+}
+
+// The orchestrator's errors, as Lambda reports them (errorType is the Go
+// type's name) and the state machine's Retry and Catch match them.
+//
+// InputError: the input is not a step the orchestrator knows (a bad mode,
+// an incomplete run key, not JSON). It can never pass, so the state
+// machine does not retry it: the execution fails (InfraFailure), and the
+// run's step timer, which nothing moved, is what the watchdog finds.
+type InputError struct{ Reason string }
+
+func (e *InputError) Error() string { return "orchestrator: bad input: " + e.Reason }
+
+// StepError: the step failed on the way (the store unreachable or
+// throttled past the store's own retries, the invocation's deadline). The
+// state machine retries it, with the same input: every step commits on the
+// conditions of what it read — the step timer's kind and due time — so an
+// invocation repeated after a commit it did not report finds the timer
+// moved, commits nothing and returns the run's current next step. That
+// holds for the trigger mode too: its TriggerBegin commits the call as in
+// flight (the step timer moves to the end of the call's lease) before the
+// job call is made, so a repeated invocation never makes the call again;
+// a call whose answer was lost is settled by the crash rules at the
+// lease's end (the lookup, or TRIGGER_OUTCOME_UNKNOWN).
+type StepError struct {
+	Mode string
+	Err  error
+}
+
+func (e *StepError) Error() string { return "orchestrator: " + e.Mode + " step: " + e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// RetryableErrors are the errors the state machine's Task states retry
+// (deploy/statemachine.asl.json; a test checks they agree): StepError;
+// Lambda's own service errors, raised before or instead of the handler's
+// run; and an invocation that died or hit the function's timeout
+// (Lambda.Unknown, Sandbox.Timedout) — a trigger invocation stopped
+// during its job call included: its TriggerBegin had committed, so the
+// repeat makes no call, and the call's outcome is established at the end
+// of its lease. All repeat safely for the reason StepError does. An
+// InputError is not retried.
+var RetryableErrors = []string{
+	"StepError",
+	"Lambda.ServiceException",
+	"Lambda.AWSLambdaException",
+	"Lambda.SdkClientException",
+	"Lambda.TooManyRequestsException",
+	"Lambda.Unknown",
+	"Sandbox.Timedout",
+}
+
+// Orchestrator is the orchestrator Lambda: it takes one step of a run
+// through the engine's step entry points and returns the run's next step.
+// It decides nothing itself — what follows a step, and when, is the
+// engine's answer, on which the state machine's Choice and Wait states
+// route.
+type Orchestrator struct {
+	Engine *engine.Engine
+	Log    *slog.Logger
+}
+
+// Handle is the Lambda handler.
+func (o *Orchestrator) Handle(ctx context.Context, payload json.RawMessage) (StepOutput, error) {
+	in, err := DecodeStepInput(payload)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	res, err := o.Step(ctx, in)
+	if err != nil {
+		o.log().Error("step failed; the state machine retries it", "mode", in.Mode, "pipeline", in.Run.PipelineID, "schedule", in.Run.ScheduleID, "period", in.Run.Period, "err", err)
+		return StepOutput{}, &StepError{Mode: in.Mode, Err: err}
+	}
+	return OutputOf(res), nil
+}
+
+// DecodeStepInput reads a Task's input; anything but a complete step is
+// an *InputError.
+func DecodeStepInput(payload []byte) (StepInput, error) {
+	var in StepInput
+	if err := json.Unmarshal(payload, &in); err != nil {
+		return StepInput{}, &InputError{Reason: err.Error()}
+	}
+	switch in.Mode {
+	case ModeEvaluate, ModeTrigger, ModePoll:
+	default:
+		return StepInput{}, &InputError{Reason: fmt.Sprintf("mode %q is none of %s, %s, %s", in.Mode, ModeEvaluate, ModeTrigger, ModePoll)}
+	}
+	if in.Run.PipelineID == "" || in.Run.ScheduleID == "" || in.Run.Period == "" {
+		return StepInput{}, &InputError{Reason: fmt.Sprintf("run %+v: a run needs its pipeline, schedule and period", in.Run)}
+	}
+	return in, nil
+}
+
+// Step takes the step in.Mode of the run: the engine's entry points in
+// the order ProcessTimer sequences them, in one invocation. The trigger
+// mode makes the job call and records its answer in the same invocation,
+// so the state machine never holds a call's answer, and never re-sends a
+// call on its own.
+func (o *Orchestrator) Step(ctx context.Context, in StepInput) (engine.StepResult, error) {
+	ref := engine.StepRef{Run: in.Run, Due: in.Due}
+	switch in.Mode {
+	case ModeEvaluate:
+		return o.Engine.Evaluate(ctx, ref)
+	case ModeTrigger:
+		res, call, err := o.Engine.TriggerBegin(ctx, ref)
+		if err != nil || call == nil {
+			return res, err
+		}
+		return o.Engine.MakeCall(ctx, *call)
+	case ModePoll:
+		res, polled, err := o.Engine.Poll(ctx, ref)
+		if err != nil || polled == nil {
+			return res, err
+		}
+		return o.Engine.PollRecord(ctx, *polled)
+	}
+	return engine.StepResult{}, &InputError{Reason: fmt.Sprintf("mode %q", in.Mode)}
+}
+
+func (o *Orchestrator) log() *slog.Logger {
+	if o.Log != nil {
+		return o.Log
+	}
+	return slog.Default()
+}
+
+// OrchestratorFromEnv builds the orchestrator from its environment: the
+// four tables (required) and EVENTS_TTL_DAYS, as every function's store;
+// the job runners are the local runtime's (app.Jobs), reading their
+// secrets from the environment and files as `interlock serve` does.
+//
+// Its engine makes job calls but is opened passive: a cold start must not
+// take the calls other invocations have in flight for interrupted (what
+// an engine does at its start when it is the only process making calls).
+// A call whose invocation died is settled by the crash rules at the end
+// of its lease, when the run's trigger step comes due again.
+func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
+	const fn = FnOrchestrator
+	cfg, err := setUp(ctx, env, fn, TableVars...)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, cfg, env, fn)
+	if err != nil {
+		return nil, err
+	}
+	log := Logger()
+	lookup := app.Secrets(env.lookupFunc())
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: app.Jobs(lookup, nil), Logger: log, LookupEnv: lookup, Passive: true})
+	if err := eng.Open(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	return &Orchestrator{Engine: eng, Log: log}, nil
+}
+
+// lookupFunc is the environment's lookup function.
+func (e Env) lookupFunc() func(string) (string, bool) {
+	if e.Lookup != nil {
+		return e.Lookup
+	}
+	return os.LookupEnv
+}

@@ -1,0 +1,462 @@
+package awsrt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+	"github.com/interlockhq/interlock/internal/trigger"
+)
+
+// aslTestARN is the orchestrator's ARN the tests render the state machine
+// with.
+const aslTestARN = "arn:aws:lambda:us-east-1:000000000000:function:interlock-orchestrator"
+
+// repoRoot is the module's root directory (the tests run in the
+// package's).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// renderedASL is deploy/statemachine.asl.json rendered as Terraform
+// would, with three trigger attempts.
+func renderedASL(t *testing.T) []byte {
+	t.Helper()
+	tmpl, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "statemachine.asl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := RenderASL(tmpl, ASLVars{OrchestratorARN: aslTestARN, TimeoutSeconds: 14400, TriggerMaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+// sfnDriver returns node and the driver script (test/emulators), skipping
+// t — failing it under INTERLOCK_REQUIRE_BACKENDS=1 — when node or the
+// npm packages (make emulators) are missing.
+func sfnDriver(t *testing.T) (node, script string) {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "test", "emulators")
+	missing := ""
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = "node is not installed"
+	}
+	for _, pkg := range []string{"aws-local-stepfunctions", "asl-validator"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil && missing == "" {
+			missing = pkg + " is not installed (make emulators)"
+		}
+	}
+	if missing != "" {
+		if os.Getenv(ddblocal.EnvRequire) == "1" {
+			t.Fatalf("step functions: %s (%s=1: a missing backend is a failure)", missing, ddblocal.EnvRequire)
+		}
+		t.Skipf("step functions: %s", missing)
+	}
+	return node, filepath.Join(dir, "sfn-driver.mjs")
+}
+
+type driverExecution struct {
+	Name  string `json:"name"`
+	Input any    `json:"input"`
+}
+
+type driverResult struct {
+	Validation struct {
+		IsValid bool              `json:"isValid"`
+		Errors  []json.RawMessage `json:"errors"`
+	} `json:"validation"`
+	Executions []struct {
+		Name   string          `json:"name"`
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Cause  string          `json:"cause"`
+		Output json.RawMessage `json:"output"`
+		States []string        `json:"states"`
+	} `json:"executions"`
+}
+
+// runDriver runs def's executions in one node process whose Lambda
+// client calls endpoint (an Invoke endpoint), bounded to two minutes.
+func runDriver(t *testing.T, endpoint string, def []byte, execs []driverExecution) driverResult {
+	t.Helper()
+	node, script := sfnDriver(t)
+	req, err := json.Marshal(map[string]any{"definition": json.RawMessage(def), "executions": execs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script)
+	cmd.Dir = filepath.Dir(script)
+	cmd.Env = append(os.Environ(), "AWS_ENDPOINT_URL_LAMBDA="+endpoint, "AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true")
+	cmd.Stdin = bytes.NewReader(req)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sfn driver: %v\n%s", err, stderr.String())
+	}
+	var res driverResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("sfn driver output %q: %v\n%s", out, err, stderr.String())
+	}
+	return res
+}
+
+// invokeServer serves Lambda's Invoke route for the state machine's Task
+// states: each invocation goes to the orchestrator of the execution's
+// pipeline (one store, clock and job system per scenario), through
+// lambda.NewHandler(...).Invoke, and an error answers as Lambda's does
+// (X-Amz-Function-Error: Unhandled, {"errorType","errorMessage"}).
+type invokeServer struct {
+	mu    sync.Mutex
+	sides map[string]*sfnSide
+}
+
+func (s *invokeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/2015-03-31/functions/") || !strings.HasSuffix(r.URL.Path, "/invocations") {
+		http.Error(w, "not the Invoke route", http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var in StepInput
+	_ = json.Unmarshal(body, &in)
+	s.mu.Lock()
+	side := s.sides[in.Run.PipelineID]
+	s.mu.Unlock()
+	if side == nil {
+		functionError(w, &InputError{Reason: "no scenario for pipeline " + in.Run.PipelineID})
+		return
+	}
+	out, err := side.invoke(r.Context(), in, body)
+	if err != nil {
+		functionError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+func functionError(w http.ResponseWriter, err error) {
+	w.Header().Set("X-Amz-Function-Error", "Unhandled")
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]string{"errorType": errorTypeOf(err), "errorMessage": err.Error()})
+}
+
+// fault is what the Invoke endpoint does to one trigger invocation.
+type fault int
+
+const (
+	faultNone   fault = iota
+	faultBefore       // the invocation fails before the handler runs (the store throttled)
+	faultAfter        // the handler runs and commits, and its answer is lost
+)
+
+// sfnSide is one scenario's deployment behind the state machine.
+type sfnSide struct {
+	mu       sync.Mutex
+	clk      *clock.Virtual
+	st       store.Store
+	jobs     *scriptedJobs
+	h        lambda.Handler
+	faults   []fault // by trigger invocation
+	triggers int
+	steps    []string // the run's step timer after each step
+}
+
+// invoke runs one Task's invocation. The Wait before it ended at its due
+// time: the scenario's clock moves there first (the engine's clock is the
+// one the state machine's Waits stand for).
+func (s *sfnSide) invoke(ctx context.Context, in StepInput, body []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if in.Due.After(s.clk.Now()) {
+		s.clk.Set(in.Due)
+	}
+	f := faultNone
+	if in.Mode == ModeTrigger {
+		if s.triggers < len(s.faults) {
+			f = s.faults[s.triggers]
+		}
+		s.triggers++
+	}
+	if f == faultBefore {
+		return nil, &StepError{Mode: in.Mode, Err: errors.New("injected: throttled before the step")}
+	}
+	out, err := s.h.Invoke(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	var so StepOutput
+	if err := json.Unmarshal(out, &so); err != nil {
+		return nil, err
+	}
+	s.steps = appendStep(s.steps, so.Next, so.NextAt)
+	if f == faultAfter {
+		return nil, &StepError{Mode: in.Mode, Err: errors.New("injected: the answer was lost")}
+	}
+	return out, nil
+}
+
+// appendStep appends a step (kind@instant) unless it is the last one.
+func appendStep(steps []string, next, at string) []string {
+	s := next + "@" + at
+	if next == "" {
+		s = "done"
+	}
+	if len(steps) > 0 && steps[len(steps)-1] == s {
+		return steps
+	}
+	return append(steps, s)
+}
+
+// scriptedJobs is a job system answering from a script: the first
+// startErrors calls fail (infrastructure errors), then jobs start; polls
+// answer polls in order, the last one repeated.
+type scriptedJobs struct {
+	mu          sync.Mutex
+	startErrors int
+	polls       []trigger.Result
+	starts      int
+	polled      int
+}
+
+func (j *scriptedJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.starts++
+	if j.starts <= j.startErrors {
+		return trigger.Started{}, fmt.Errorf("ThrottlingException: rate exceeded (%d)", j.starts)
+	}
+	return trigger.Started{JobRunID: fmt.Sprintf("jr-%d", j.starts)}, nil
+}
+
+func (j *scriptedJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := j.polls[min(j.polled, len(j.polls)-1)]
+	j.polled++
+	return r, nil
+}
+
+// agreementScenario is a pipeline and the scripted outcomes of its job.
+type agreementScenario struct {
+	name        string
+	age         string // validation: the landed sensor older than this (t0: just landed)
+	window      string // evaluation window
+	pollWindow  string
+	maxRetries  int
+	startErrors int
+	polls       []trigger.Result
+	faults      []fault // state machine side only: what the Invoke endpoint does to trigger invocations
+}
+
+func (sc agreementScenario) pipeline() string {
+	return fmt.Sprintf(`
+pipeline: {id: %s, owner: data-eng}
+schedule:
+  trigger: {key: landed, check: equals, field: status, value: ready}
+  evaluation: {window: %s, interval: 5m}
+validation:
+  rules: [{key: landed, check: age_gt, field: at, value: %s}]
+job: {type: glue, config: {jobName: etl}, pollInterval: 2m, pollWindow: %s, maxRetries: %d, triggerRetries: 3}
+`, sc.name, sc.window, sc.age, sc.pollWindow, sc.maxRetries)
+}
+
+var (
+	running   = trigger.Result{Status: trigger.StatusRunning}
+	succeeded = trigger.Result{Status: trigger.StatusSucceeded}
+	failed    = trigger.Result{Status: trigger.StatusFailed, Category: run.Transient, Message: "executor lost"}
+	timedOut  = trigger.Result{Status: trigger.StatusFailed, Category: run.Timeout, Message: "job timed out"}
+)
+
+var agreementScenarios = []agreementScenario{
+	{name: "not-ready-then-ready", age: "12m", polls: []trigger.Result{succeeded}},
+	{name: "validation-exhausted", age: "3h"},
+	{name: "trigger-errors", age: "1s", startErrors: 2, polls: []trigger.Result{succeeded}},
+	{name: "running-then-success", age: "1s", polls: []trigger.Result{running, running, running, succeeded}},
+	{name: "failure-retry-success", age: "1s", maxRetries: 1, polls: []trigger.Result{running, failed, running, succeeded}},
+	{name: "timeout", age: "1s", polls: []trigger.Result{running, timedOut}},
+	{name: "poll-window-exhausted", age: "1s", pollWindow: "7m", polls: []trigger.Result{running}},
+	{name: "lambda-retried", age: "1s", polls: []trigger.Result{succeeded}, faults: []fault{faultBefore, faultAfter}},
+}
+
+// start opens a store on a clock at t0 with the scenario's pipeline and
+// its landed sensor, which starts the period's run.
+func (sc agreementScenario) start(t *testing.T, passive bool) (*engine.Engine, store.Store, *clock.Virtual, *scriptedJobs, run.Key) {
+	t.Helper()
+	if sc.window == "" {
+		sc.window = "1h"
+	}
+	if sc.pollWindow == "" {
+		sc.pollWindow = "1h"
+	}
+	st := sqliteStore(t)
+	clk := clock.NewVirtual(t0)
+	jobs := &scriptedJobs{startErrors: sc.startErrors, polls: sc.polls}
+	if len(jobs.polls) == 0 {
+		jobs.polls = []trigger.Result{running}
+	}
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: jobs, Passive: passive})
+	ctx := t.Context()
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ApplyConfig(ctx, sc.name+".yaml", []byte(sc.pipeline())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.PutSensor(ctx, sc.name, "landed", run.Detail("status", "ready", "at", t0.Format(time.RFC3339), "date", "2099-03-07")); err != nil {
+		t.Fatal(err)
+	}
+	return eng, st, clk, jobs, run.Key{PipelineID: sc.name, ScheduleID: "stream", Period: "2099-03-07"}
+}
+
+// runLocal drives the local sequencer: every timer in due order through
+// engine.ProcessTimer, the clock moved to each, and returns the run's step
+// timer after each.
+func (sc agreementScenario) runLocal(t *testing.T) (steps []string, st store.Store, jobs *scriptedJobs) {
+	t.Helper()
+	eng, st, clk, jobs, key := sc.start(t, false)
+	ctx := t.Context()
+	record := func() {
+		cur, err := eng.Current(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := OutputOf(cur)
+		steps = appendStep(steps, out.Next, out.NextAt)
+	}
+	record()
+	for range 1000 {
+		tm, err := st.TimerNext(ctx)
+		if errors.Is(err, store.ErrNotFound) {
+			return steps, st, jobs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tm.DueAt.After(clk.Now()) {
+			clk.Set(tm.DueAt)
+		}
+		if err := eng.ProcessTimer(ctx, tm); err != nil {
+			t.Fatal(err)
+		}
+		record()
+	}
+	t.Fatalf("%s: the local sequencer did not settle in 1,000 timers", sc.name)
+	return nil, nil, nil
+}
+
+// TestStateMachineAgreesWithLocalRuntime is the acceptance test of the
+// state machine: deploy/statemachine.asl.json, rendered as Terraform
+// renders it and linted by asl-validator, runs under
+// aws-local-stepfunctions with its Tasks calling the real orchestrator
+// handler over Lambda's Invoke route; for each scripted job outcome it
+// takes the run through the same steps, at the same instants, and leaves
+// the same runs and events as the local sequencer (engine.ProcessTimer in
+// due order), and starts as many jobs — invocations the state machine
+// retried (failed before the step, or after it with the answer lost)
+// included.
+func TestStateMachineAgreesWithLocalRuntime(t *testing.T) {
+	sfnDriver(t)
+	srv := &invokeServer{sides: map[string]*sfnSide{}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	var execs []driverExecution
+	for _, sc := range agreementScenarios {
+		eng, st, clk, jobs, key := sc.start(t, true)
+		cur, err := eng.Current(t.Context(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Next == run.StepNone {
+			t.Fatalf("%s: the sensor started no run step", sc.name)
+		}
+		o := &Orchestrator{Engine: eng}
+		in := OutputOf(cur)
+		srv.sides[sc.name] = &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler(o.Handle), faults: sc.faults,
+			steps: appendStep(nil, in.Next, in.NextAt)}
+		execs = append(execs, driverExecution{Name: sc.name, Input: in})
+	}
+	res := runDriver(t, hs.URL, renderedASL(t), execs)
+	if !res.Validation.IsValid {
+		t.Fatalf("asl-validator: the rendered state machine is not valid: %s", res.Validation.Errors)
+	}
+	if len(res.Executions) != len(agreementScenarios) {
+		t.Fatalf("%d executions ran, want %d", len(res.Executions), len(agreementScenarios))
+	}
+	for i, sc := range agreementScenarios {
+		ex := res.Executions[i]
+		side := srv.sides[sc.name]
+		t.Run(sc.name, func(t *testing.T) {
+			if ex.Status != "SUCCEEDED" {
+				t.Fatalf("execution %s: %s %s: %s (states %v)", ex.Name, ex.Status, ex.Error, ex.Cause, ex.States)
+			}
+			if last := ex.States[len(ex.States)-1]; last != "Done" {
+				t.Errorf("execution ended in %s, want Done", last)
+			}
+			wantSteps, local, localJobs := sc.runLocal(t)
+			if !slices.Equal(side.steps, wantSteps) {
+				t.Errorf("steps on Step Functions:\n  %s\nlocal:\n  %s", strings.Join(side.steps, "\n  "), strings.Join(wantSteps, "\n  "))
+			}
+			gotRuns, gotEvents := decided(t, side.st, sc.name)
+			wantRuns, wantEvents := decided(t, local, sc.name)
+			if !slices.Equal(gotRuns, wantRuns) {
+				t.Errorf("runs on Step Functions:\n  %s\nlocal:\n  %s", strings.Join(gotRuns, "\n  "), strings.Join(wantRuns, "\n  "))
+			}
+			if !slices.Equal(gotEvents, wantEvents) {
+				t.Errorf("events on Step Functions:\n  %s\nlocal:\n  %s", strings.Join(gotEvents, "\n  "), strings.Join(wantEvents, "\n  "))
+			}
+			if len(sc.faults) > 0 && side.triggers != len(sc.faults)+1 {
+				t.Errorf("%d trigger invocations, want %d: each injected failure retried by the state machine", side.triggers, len(sc.faults)+1)
+			}
+			if side.jobs.starts != localJobs.starts {
+				t.Errorf("%d job starts on Step Functions, %d local", side.jobs.starts, localJobs.starts)
+			}
+			t.Logf("%d steps, states %v, events:\n  %s", len(wantSteps), ex.States, strings.Join(wantEvents, "\n  "))
+		})
+	}
+}
