@@ -211,3 +211,29 @@ variable "lambda_trigger_arns" {
     error_message = "enable_lambda_trigger needs lambda_trigger_arns: the permission is scoped to them."
   }
 }
+
+# Loading pipeline and calendar files (config_loader.tf).
+
+variable "pipelines_path" {
+  description = "A directory of pipeline YAML to load with `interlock deploy-config` at apply (empty: load them yourself)."
+  type        = string
+  default     = ""
+}
+
+variable "calendars_path" {
+  description = "A directory of calendar YAML loaded with the pipelines (the calendars it defines are then the whole set)."
+  type        = string
+  default     = ""
+}
+
+variable "interlock_cli" {
+  description = "The interlock command on the machine running Terraform (it needs the AWS credentials of the apply)."
+  type        = string
+  default     = "interlock"
+}
+
+variable "prune_pipelines" {
+  description = "Stop the stored pipelines no file under pipelines_path defines (deploy-config --prune; their history stays)."
+  type        = bool
+  default     = false
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/project"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+)
+
+func init() {
+	register(&command{
+		name:    "deploy-config",
+		summary: "Validate pipeline and calendar files, then load them into an AWS deployment's control table",
+		usage:   "PATH… --server dynamodb://PREFIX[?region=R] [--config FILE] [--prune]",
+		examples: []string{
+			"interlock deploy-config pipelines/ calendars/ --server 'dynamodb://prod-interlock?region=eu-west-1'",
+			"interlock deploy-config pipelines/ --server dynamodb://prod-interlock --prune   # and stop pipelines no file defines",
+		},
+		run: runDeployConfig,
+	})
+}
+
+// runDeployConfig validates every file under the paths exactly as
+// `interlock validate` does and, only if all are valid, applies them to
+// the DynamoDB store of an AWS deployment through the engine — calendars
+// (SetCalendars) first, then each pipeline (ApplyConfig) — printing what
+// changed. Fail closed: one invalid file and nothing is written.
+func runDeployConfig(ctx context.Context, env Env, args []string) int {
+	const name = "deploy-config"
+	c := commands[name]
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	config := fs.String("config", "interlock.yaml", "project settings; its calendars resolve calendar names and its envAllow applies, as for validate")
+	server := fs.String("server", "", "the deployment's store: dynamodb://<table prefix>[?region=R][&endpoint=URL] (required)")
+	prune := fs.Bool("prune", false, "stop the stored pipelines no given file defines (their history stays)")
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	if *server == "" || !awsTarget(*server) {
+		return fail(env, name, badFlag("--server must name an AWS deployment: dynamodb://<table prefix>[?region=R]"))
+	}
+	if fs.NArg() == 0 {
+		return fail(env, name, badFlag("name the pipeline and calendar files or directories to load"))
+	}
+	prefix, region, endpoint, err := ddbstore.ParseURL(*server)
+	if err != nil {
+		return fail(env, name, badFlag("--server %q: %v", *server, err))
+	}
+	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "interlock %s: %v\n", name, err)
+		return ExitUsage
+	}
+	printValidation(env, rep)
+	if !rep.Valid() {
+		fmt.Fprintf(env.Stderr, "interlock %s: invalid files: nothing was written\n", name)
+		return ExitFailed
+	}
+	var pipelines []string
+	cals := map[string]schedule.Calendar{}
+	for _, f := range rep.Files {
+		switch f.Kind {
+		case project.KindPipeline:
+			pipelines = append(pipelines, f.File)
+		case project.KindCalendar:
+			data, err := os.ReadFile(f.File)
+			if err != nil {
+				return fail(env, name, err)
+			}
+			cal, err := pipeline.ParseCalendar(f.File, data)
+			if err != nil { // validated a moment ago: the file changed since
+				return fail(env, name, err)
+			}
+			cals[cal.Name] = *cal
+		default:
+			fmt.Fprintf(env.Stdout, "skipped  %s (%s: not loaded into a deployment)\n", f.File, f.Kind)
+		}
+	}
+	settings := pipeline.DefaultSettings()
+	if data, err := os.ReadFile(*config); err == nil {
+		if s, err := pipeline.ParseSettings(*config, data); err == nil {
+			settings = s
+		}
+	}
+
+	client, err := ddbstore.NewClient(ctx, region, endpoint)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: client, Tables: ddbstore.TablesFor(prefix)})
+	if err != nil {
+		return fail(env, name, err)
+	}
+	defer st.Close()
+	// A passive engine: it runs no timers and takes no call in flight for
+	// interrupted (the deployment's functions make them).
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Passive: true,
+		EnvAllow: settings.Server.EnvAllow, Logger: slog.New(slog.DiscardHandler)})
+	if err := eng.Open(ctx); err != nil {
+		return fail(env, name, err)
+	}
+	changed, err := applyDeployConfig(ctx, env, eng, st, cals, pipelines, *prune)
+	if err != nil {
+		return fail(env, name, err)
+	}
+	fmt.Fprintf(env.Stdout, "\n%s: %d change(s)\n", *server, changed)
+	return ExitOK
+}
+
+// applyDeployConfig stores the calendars (when any file defines one: the
+// files given are then the whole set, and a stored calendar none defines
+// is marked removed) and the pipelines, printing each change, and with
+// prune stops the stored pipelines no file defines.
+func applyDeployConfig(ctx context.Context, env Env, eng *engine.Engine, st store.Store, cals map[string]schedule.Calendar, files []string, prune bool) (int, error) {
+	changed := 0
+	if len(cals) > 0 {
+		before := map[string]int64{}
+		stored, err := st.CalendarList(ctx)
+		if err != nil {
+			return changed, err
+		}
+		for _, c := range stored {
+			before[c.Name] = c.Version
+		}
+		refused, err := eng.SetCalendars(ctx, cals)
+		if err != nil {
+			return changed, fmt.Errorf("store the calendars: %w", err)
+		}
+		after, err := st.CalendarList(ctx)
+		if err != nil {
+			return changed, err
+		}
+		sort.Slice(after, func(i, j int) bool { return after[i].Name < after[j].Name })
+		for _, c := range after {
+			v, had := before[c.Name]
+			switch {
+			case !had:
+				fmt.Fprintf(env.Stdout, "calendar %s: created\n", c.Name)
+			case v != c.Version && !c.RemovedAt.IsZero():
+				fmt.Fprintf(env.Stdout, "calendar %s: removed (no file defines it)\n", c.Name)
+			case v != c.Version:
+				fmt.Fprintf(env.Stdout, "calendar %s: updated\n", c.Name)
+			default:
+				continue
+			}
+			changed++
+		}
+		if refused > 0 {
+			fmt.Fprintf(env.Stdout, "%d stored pipeline(s) name a removed calendar: refused (CONFIG_INVALID), their last version keeps its dates\n", refused)
+		}
+	}
+	defined := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return changed, err
+		}
+		id := engine.PipelineIDOf(f, data)
+		before, err := st.PipelineGet(ctx, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return changed, err
+		}
+		p, err := eng.ApplyConfig(ctx, f, data)
+		if err != nil {
+			return changed, fmt.Errorf("%s: %w", f, err)
+		}
+		defined[p.ID] = true
+		after, err := st.PipelineGet(ctx, p.ID)
+		if err != nil {
+			return changed, err
+		}
+		switch {
+		case before.ID == "":
+			fmt.Fprintf(env.Stdout, "pipeline %s: created from %s\n", p.ID, f)
+		case !before.RemovedAt.IsZero():
+			fmt.Fprintf(env.Stdout, "pipeline %s: restored from %s\n", p.ID, f)
+		case before.ConfigVersion != after.ConfigVersion:
+			fmt.Fprintf(env.Stdout, "pipeline %s: updated from %s\n", p.ID, f)
+		default:
+			fmt.Fprintf(env.Stdout, "pipeline %s: unchanged\n", p.ID)
+			continue
+		}
+		changed++
+	}
+	if !prune {
+		return changed, nil
+	}
+	running, err := eng.Pipelines(ctx)
+	if err != nil {
+		return changed, err
+	}
+	for _, id := range running {
+		if defined[id] {
+			continue
+		}
+		forgot, err := eng.Forget(ctx, id)
+		if err != nil {
+			return changed, fmt.Errorf("stop pipeline %s: %w", id, err)
+		}
+		if forgot {
+			fmt.Fprintf(env.Stdout, "pipeline %s: stopped (no file defines it; its history stays)\n", id)
+			changed++
+		}
+	}
+	return changed, nil
+}

@@ -1,0 +1,111 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+)
+
+// TestDeployConfigLoadsAnAWSDeployment: `interlock deploy-config` (the
+// built binary) validates the files as `validate` does and refuses them all
+// when one is invalid — nothing written, each error with file and line —
+// then loads valid ones into the deployment's control table, says what
+// changed, is a no-op the second time, and with --prune stops a pipeline no
+// file defines any more.
+func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
+	endpoint := ddblocal.Endpoint(t)
+	ctx := t.Context()
+	c := ddblocal.Client(t)
+	prefix := ddblocal.Prefix(t)
+	tables := ddbstore.TablesFor(prefix)
+	if err := ddbstore.CreateTables(ctx, c, tables); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ddbstore.DeleteTables(ctx, c, tables) })
+	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: c, Tables: tables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "ddblocal", "AWS_SECRET_ACCESS_KEY": "ddblocal", "AWS_REGION": ddblocal.Region, "AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	server := "dynamodb://" + prefix + "?endpoint=" + endpoint
+
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const orders = "pipeline: {id: orders}\nschedule:\n  trigger: {key: orders-landed, check: equals, field: status, value: ready}\n  exclude: {calendar: closures}\njob: {type: command, config: {command: [\"true\"]}}\n"
+	const refunds = "pipeline: {id: refunds}\nschedule:\n  trigger: {key: refunds-landed, check: exists}\njob: {type: command, config: {command: [\"true\"]}}\n"
+	write("calendars/closures.yaml", "name: closures\ndates: [\"2099-12-25\"]\n")
+	write("pipelines/orders.yaml", orders)
+	write("pipelines/refunds.yaml", refunds)
+	// One invalid file among valid ones: a typo on line 3.
+	write("pipelines/broken.yaml", "pipeline: {id: broken}\nschedule:\n  triger: {key: x, check: exists}\njob: {type: command, config: {command: [\"true\"]}}\n")
+
+	code, out, errOut := cli(t, dir, "deploy-config", "calendars", "pipelines", "--server", server)
+	if code != 1 || !strings.Contains(out, "pipelines/broken.yaml:3") || !strings.Contains(errOut, "nothing was written") {
+		t.Fatalf("an invalid file: exit %d, want 1 naming pipelines/broken.yaml:3\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if rows, err := st.PipelineList(ctx); err != nil || len(rows) != 0 {
+		t.Fatalf("after a refused deploy-config the store holds %d pipeline(s) (%v): want none", len(rows), err)
+	}
+	if cals, err := st.CalendarList(ctx); err != nil || len(cals) != 0 {
+		t.Fatalf("after a refused deploy-config the store holds %d calendar(s) (%v): want none", len(cals), err)
+	}
+
+	if err := os.Remove(filepath.Join(dir, "pipelines/broken.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	out = mustCLI(t, dir, 0, "deploy-config", "calendars", "pipelines", "--server", server)
+	for _, want := range []string{"calendar closures: created", "pipeline orders: created from pipelines/orders.yaml", "pipeline refunds: created", ": 3 change(s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the first load does not say %q:\n%s", want, out)
+		}
+	}
+	row, err := st.PipelineGet(ctx, "orders")
+	if err != nil || string(row.Doc) != orders {
+		t.Fatalf("the stored orders pipeline is %q (%v)", row.Doc, err)
+	}
+
+	// The same files again: nothing changes.
+	out = mustCLI(t, dir, 0, "deploy-config", "calendars", "pipelines", "--server", server)
+	if !strings.Contains(out, "pipeline orders: unchanged") || !strings.Contains(out, ": 0 change(s)") {
+		t.Errorf("a second load of the same files:\n%s", out)
+	}
+
+	// A changed pipeline and a removed one, with --prune.
+	write("pipelines/orders.yaml", strings.Replace(orders, "value: ready", "value: done", 1))
+	if err := os.Remove(filepath.Join(dir, "pipelines/refunds.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	out = mustCLI(t, dir, 0, "deploy-config", "calendars", "pipelines", "--server", server, "--prune")
+	if !strings.Contains(out, "pipeline orders: updated") || !strings.Contains(out, "pipeline refunds: stopped") {
+		t.Errorf("an update with --prune:\n%s", out)
+	}
+	if row, err := st.PipelineGet(ctx, "refunds"); err != nil || row.RemovedAt.IsZero() {
+		t.Errorf("refunds after --prune: removed at %v (%v), want removed", row.RemovedAt, err)
+	}
+
+	// Usage errors write nothing either.
+	for _, args := range [][]string{
+		{"deploy-config", "pipelines"},
+		{"deploy-config", "pipelines", "--server", "http://127.0.0.1:7070"},
+		{"deploy-config", "--server", server},
+	} {
+		if code, _, _ := cli(t, dir, args...); code != 2 {
+			t.Errorf("interlock %s: exit %d, want 2", strings.Join(args, " "), code)
+		}
+	}
+}
