@@ -35,8 +35,12 @@ import (
 //     record's sequence number;
 //   - a job-log record: engine.ReportJob (completion, retries), once per
 //     record;
-//   - everything else (the store's own runs, timers, markers, events):
-//     nothing.
+//   - a run's step timer armed (its record inserted: a run started,
+//     reopened, resumed): a Step Functions execution that takes the run's
+//     steps (Executions, ExecutionStarter); a step timer moved or removed
+//     is the running execution's own doing;
+//   - everything else (the store's own runs, other timers, markers,
+//     events): nothing.
 //
 // An item that cannot be what its key says (a sensor that is not an
 // object, an unknown pipeline, a job-log key without a period) is
@@ -52,6 +56,9 @@ type Router struct {
 	Store  *ddbstore.Store
 	Tables ddbstore.Tables
 	Log    *slog.Logger
+	// Executions starts the executions of armed step timers; nil: none
+	// (a router without a state machine, in tests).
+	Executions *ExecutionStarter
 }
 
 // Handle is the Lambda handler for a batch of DynamoDB stream records.
@@ -92,6 +99,10 @@ func (rt *Router) record(ctx context.Context, rec events.DynamoDBEventRecord) er
 		return rt.rerun(ctx, it)
 	case ddbstore.JobReport:
 		return rt.jobReport(ctx, it)
+	case ddbstore.TimerItem:
+		if rt.Executions != nil {
+			return rt.Executions.TimerRecord(ctx, rec.EventName, it)
+		}
 	}
 	return nil
 }
@@ -194,14 +205,15 @@ func fingerprintOf(s string) string {
 
 // RouterFromEnv builds the stream-router from its environment:
 // CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE and EVENTS_TABLE (required; the
-// engine's store spans the four) and EVENTS_TTL_DAYS. Its engine is
+// engine's store spans the four), STATE_MACHINE_ARN (required: the runs'
+// executions) and EVENTS_TTL_DAYS. Its engine is
 // passive — it runs no timers and leaves calls in flight to whoever makes
 // them — and its clock is the system's.
 func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 	const fn = FnStreamRouter
-	cfg, err := AWSConfig(ctx)
+	cfg, err := setUp(ctx, env, fn, append(TableVars[:len(TableVars):len(TableVars)], EnvStateMachineARN)...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
+		return nil, err
 	}
 	st, err := OpenStore(ctx, cfg, env, fn)
 	if err != nil {
@@ -212,7 +224,8 @@ func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 	if err := eng.Open(ctx); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log}, nil
+	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log,
+		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}, nil
 }
 
 // noJobs is the stream-router's job system: it has none. Its decisions

@@ -1,7 +1,7 @@
 // Package awsfake holds local fakes of the AWS services the AWS runtime
 // talks to — EventBridge (PutEvents), Secrets Manager (GetSecretValue),
-// SQS (SendMessage, ReceiveMessage, DeleteMessage, ChangeMessageVisibility)
-// — and of the Lambda platform around a function: an SQS event source
+// SQS (SendMessage, ReceiveMessage, DeleteMessage, ChangeMessageVisibility),
+// Step Functions (StartExecution) — and of the Lambda platform around a function: an SQS event source
 // mapping and the Lambda Runtime API a real lambda.Start process polls.
 //
 // Each service fake is an httptest server speaking the service's real wire
