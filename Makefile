@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench clean emulators test-dynamodb dist test-aws
+.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws
 
 all: build
 
@@ -95,6 +95,14 @@ bench: emulators
 ## `bootstrap` (provided.al2023, arm64): what deploy/terraform's dist_path points at.
 dist:
 	GO=$(GO) deploy/build.sh dist
+
+## bench-aws: the DynamoDB cost of the AWS runtime on DynamoDB Local (calls, consumed capacity,
+## wall time), printed beside issue 13's targets: a watchdog pass over 100, 1,000 and 5,000
+## pipelines (cold: a new container's full load; warm: 5 minutes later) and one sensor write ->
+## decision. COST_PIPELINES=<n> runs one size. DynamoDB Local is a JVM on this machine, not AWS:
+## the calls and units are what AWS would count; the wall times are this machine's.
+bench-aws: emulators
+	$(GO) test -run '^$$' -bench 'BenchmarkAWSCost' -benchtime 1x -timeout 60m ./internal/runtime/awsrt/
 
 clean:
 	rm -rf bin dist

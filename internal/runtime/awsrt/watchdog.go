@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
@@ -28,8 +29,21 @@ type Watchdog struct {
 	Engine *engine.Engine
 	// StuckRunThreshold is watchdog.stuckRunThreshold (0: the default).
 	StuckRunThreshold time.Duration
-	Log               *slog.Logger
+	// Clock is the engine's.
+	Clock clock.Clock
+	// Overdue is how late a timer that is not a run step may be before
+	// the pass processes it itself (0: DefaultOverdue).
+	Overdue time.Duration
+	Log     *slog.Logger
 }
+
+// DefaultOverdue: Scheduler fires a one-time schedule within a minute of
+// its time; a timer five minutes late has no schedule behind it.
+const DefaultOverdue = 5 * time.Minute
+
+// maxSwept bounds the overdue timers one pass processes; the next pass
+// takes the rest.
+const maxSwept = 100
 
 // WatchdogResult is the answer of one pass.
 type WatchdogResult struct {
@@ -37,6 +51,7 @@ type WatchdogResult struct {
 	Findings int       `json:"findings"`
 	Raised   []string  `json:"raised"` // the event types recorded
 	Repaired int       `json:"repaired"`
+	Swept    int       `json:"swept"`            // overdue timers processed
 	Failed   []string  `json:"failed,omitempty"` // the checks that failed
 }
 
@@ -44,6 +59,9 @@ type WatchdogResult struct {
 func (w *Watchdog) Handle(ctx context.Context, _ json.RawMessage) (WatchdogResult, error) {
 	rep, err := w.Engine.WatchdogPass(ctx, w.StuckRunThreshold)
 	res := WatchdogResult{At: rep.At, Findings: len(rep.Result.Findings), Repaired: rep.Repaired, Raised: []string{}}
+	if err == nil {
+		res.Swept, err = w.sweep(ctx)
+	}
 	for _, e := range rep.Raised {
 		res.Raised = append(res.Raised, string(e.Type))
 	}
@@ -52,7 +70,7 @@ func (w *Watchdog) Handle(ctx context.Context, _ json.RawMessage) (WatchdogResul
 	if log == nil {
 		log = slog.Default()
 	}
-	log.Info("watchdog pass", "findings", res.Findings, "raised", len(res.Raised), "repaired", res.Repaired, "failed", res.Failed)
+	log.Info("watchdog pass", "findings", res.Findings, "raised", len(res.Raised), "repaired", res.Repaired, "swept", res.Swept, "failed", res.Failed)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", FnWatchdog, err)
 	}
@@ -60,6 +78,36 @@ func (w *Watchdog) Handle(ctx context.Context, _ json.RawMessage) (WatchdogResul
 		return res, fmt.Errorf("%s: degraded: checks failed: %s", FnWatchdog, strings.Join(res.Failed, ", "))
 	}
 	return res, nil
+}
+
+// sweep is the net under the Scheduler schedules: a timer that is not a
+// run step and is overdue by more than Overdue has no schedule behind it
+// (its stream record failed for good, a schedule was deleted by hand), so
+// the pass processes it with engine.ProcessTimer, as its firing would
+// have. A schedule firing at the same moment is settled by the store (the
+// timer's due time is a condition of the commit). Run steps are left to
+// the stuck-runs and stale-runs checks.
+func (w *Watchdog) sweep(ctx context.Context) (int, error) {
+	grace := w.Overdue
+	if grace <= 0 {
+		grace = DefaultOverdue
+	}
+	due, err := w.Engine.DueTimers(ctx, maxSwept)
+	if err != nil {
+		return 0, fmt.Errorf("overdue timers: %w", err)
+	}
+	cutoff := w.Clock.Now().Add(-grace)
+	n := 0
+	for _, t := range due {
+		if isStepKind(t.Kind) || t.DueAt.After(cutoff) {
+			continue
+		}
+		if err := w.Engine.ProcessTimer(ctx, t); err != nil {
+			return n, fmt.Errorf("overdue timer %s: %w", t.Key, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // EnvStuckRunThreshold is the watchdog's stuck-run threshold as a Go
@@ -86,5 +134,5 @@ func WatchdogFromEnv(ctx context.Context, env Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Log: Logger()}).Handle, nil
+	return (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Clock: clock.Real{}, Log: Logger()}).Handle, nil
 }

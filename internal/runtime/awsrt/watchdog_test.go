@@ -43,7 +43,7 @@ func newWatchdogEnv(t *testing.T, start time.Time) watchdogEnv {
 	if err := env.eng.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h := lambda.NewHandler((&Watchdog{Engine: env.eng, StuckRunThreshold: 30 * time.Minute}).Handle)
+	h := lambda.NewHandler((&Watchdog{Engine: env.eng, StuckRunThreshold: 30 * time.Minute, Clock: env.clk}).Handle)
 	env.invoke = func(payload []byte) (WatchdogResult, error) {
 		var res WatchdogResult
 		out, err := h.Invoke(t.Context(), payload)
@@ -93,6 +93,38 @@ func TestWatchdogLambdaReportsAMissedCronTick(t *testing.T) {
 	}
 }
 
+// TestWatchdogLambdaSweepsOverdueTimers: an SLA timer whose schedule
+// never fired is processed by the pass once it is five minutes late
+// (SLA_WARNING once), not before; a run's step timer is left alone.
+func TestWatchdogLambdaSweepsOverdueTimers(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newWatchdogEnv(t, start)
+	// Warning at 06:30, before the run's time-to-live (07:30) ends it.
+	early := strings.Replace(slaPipeline, `deadline: "09:00", expectedDuration: 1h`, `deadline: "07:00", expectedDuration: 30m`, 1)
+	if _, err := env.eng.ApplyConfig(t.Context(), "sales.yaml", []byte(early)); err != nil {
+		t.Fatal(err)
+	}
+	// The 06:00 tick runs (its schedule fired); the SLA timers' schedules
+	// never do.
+	env.clk.Set(start.Add(time.Hour))
+	if _, err := env.eng.RunDue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	env.clk.Set(start.Add(94 * time.Minute)) // 06:34: the warning is 4 minutes late
+	res, err := env.invoke([]byte(scheduledEvent))
+	if err != nil || res.Swept != 0 || env.count(t, "sales", event.SLAWarning) != 0 {
+		t.Fatalf("at 06:34: %+v %v, SLA_WARNING %d", res, err, env.count(t, "sales", event.SLAWarning))
+	}
+	env.clk.Set(start.Add(96 * time.Minute))
+	res, err = env.invoke([]byte(scheduledEvent))
+	if err != nil || res.Swept != 1 || env.count(t, "sales", event.SLAWarning) != 1 {
+		t.Fatalf("at 06:36: %+v %v, SLA_WARNING %d", res, err, env.count(t, "sales", event.SLAWarning))
+	}
+	if _, err := env.store.TimerGet(t.Context(), "step/sales/cron/2099-03-07"); err != nil {
+		t.Fatalf("the run's step timer: %v", err)
+	}
+}
+
 // TestWatchdogLambdaDegraded: a pass whose data cannot be read (the
 // timers-by-kind index is gone) records WATCHDOG_DEGRADED and fails the
 // invocation, naming the failed checks.
@@ -105,6 +137,25 @@ func TestWatchdogLambdaDegraded(t *testing.T) {
 	if _, err := env.client.UpdateTable(t.Context(), &dynamodb.UpdateTableInput{TableName: aws.String(env.tables.Control),
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("timers-by-kind")}}}}); err != nil {
 		t.Fatal(err)
+	}
+	// Wait (bounded) until the index is gone: writes while it is being
+	// deleted can fail on DynamoDB Local.
+	for i := 0; ; i++ {
+		d, err := env.client.DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(env.tables.Control)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := d.Table.TableStatus == types.TableStatusActive
+		for _, g := range d.Table.GlobalSecondaryIndexes {
+			gone = gone && aws.ToString(g.IndexName) != "timers-by-kind"
+		}
+		if gone {
+			break
+		}
+		if i == 100 {
+			t.Fatal("the index is still there after 10 s")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	res, err := env.invoke([]byte(scheduledEvent))
 	if err == nil || !strings.Contains(err.Error(), "degraded") {

@@ -1,0 +1,374 @@
+package awsrt
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+)
+
+// ddbMeter counts the DynamoDB calls of a client and the capacity they
+// consumed: an SDK middleware asks every call for its consumed capacity
+// (ReturnConsumedCapacity TOTAL; the store itself does not ask) and adds
+// up what comes back. Nothing of the store changes.
+type ddbMeter struct {
+	mu          sync.Mutex
+	calls       map[string]int
+	read, write float64
+}
+
+func newMeter() *ddbMeter { return &ddbMeter{calls: map[string]int{}} }
+
+// client is c with the meter on it.
+func (m *ddbMeter) client(c *dynamodb.Client) *dynamodb.Client {
+	return dynamodb.New(c.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("interlockMeter", m.handle), middleware.After)
+		})
+	})
+}
+
+func (m *ddbMeter) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	total := types.ReturnConsumedCapacityTotal
+	switch p := in.Parameters.(type) {
+	case *dynamodb.GetItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.QueryInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.BatchGetItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.ScanInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.TransactWriteItemsInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.TransactGetItemsInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.PutItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.UpdateItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.DeleteItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.BatchWriteItemInput:
+		p.ReturnConsumedCapacity = total
+	}
+	out, md, err := next.HandleInitialize(ctx, in)
+	var read, write float64
+	units := func(cs ...types.ConsumedCapacity) (u float64) {
+		for _, c := range cs {
+			if c.CapacityUnits != nil {
+				u += *c.CapacityUnits
+			}
+		}
+		return u
+	}
+	one := func(c *types.ConsumedCapacity) float64 {
+		if c == nil {
+			return 0
+		}
+		return units(*c)
+	}
+	switch r := out.Result.(type) {
+	case *dynamodb.GetItemOutput:
+		read = one(r.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		read = one(r.ConsumedCapacity)
+	case *dynamodb.ScanOutput:
+		read = one(r.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		read = units(r.ConsumedCapacity...)
+	case *dynamodb.TransactGetItemsOutput:
+		read = units(r.ConsumedCapacity...)
+	case *dynamodb.TransactWriteItemsOutput:
+		write = units(r.ConsumedCapacity...)
+	case *dynamodb.PutItemOutput:
+		write = one(r.ConsumedCapacity)
+	case *dynamodb.UpdateItemOutput:
+		write = one(r.ConsumedCapacity)
+	case *dynamodb.DeleteItemOutput:
+		write = one(r.ConsumedCapacity)
+	case *dynamodb.BatchWriteItemOutput:
+		write = units(r.ConsumedCapacity...)
+	}
+	m.mu.Lock()
+	m.calls[awsmiddleware.GetOperationName(ctx)]++
+	m.read += read
+	m.write += write
+	m.mu.Unlock()
+	return out, md, err
+}
+
+// meterReading is what a meter counted since it was reset.
+type meterReading struct {
+	calls       int
+	byOp        map[string]int
+	read, write float64
+}
+
+func (m *ddbMeter) take() meterReading {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := meterReading{byOp: m.calls, read: m.read, write: m.write}
+	for _, n := range m.calls {
+		r.calls += n
+	}
+	m.calls, m.read, m.write = map[string]int{}, 0, 0
+	return r
+}
+
+// costNow is the benchmark's "now": 13:00 UTC on a day in the fixtures'
+// year (DynamoDB Local's TTL really deletes).
+var costNow = time.Date(2099, 3, 10, 13, 0, 0, 0, time.UTC)
+
+// costFixture is n pipelines on DynamoDB Local, each a daily cron at
+// 06:00 UTC with a trigger and 10 sensors, 7 days of finished runs, and
+// today: 2 % of the runs active (polled 10 minutes ago; one in 5,000
+// pipelines, or one at smaller sizes, stale: past its deadline), 0.2 % of
+// the pipelines with no run (their tick missed).
+// It is seeded through the store's Commit, in parallel.
+type costFixture struct {
+	client *dynamodb.Client // unmetered
+	tables ddbstore.Tables
+	meter  *ddbMeter
+	store  *ddbstore.Store // metered
+	eng    *engine.Engine  // on the metered store
+	clk    *clock.Virtual
+}
+
+func costPipeline(i int) string {
+	return fmt.Sprintf(`pipeline: {id: p%05d}
+schedule: {cron: "0 6 * * *", time: "06:00"}
+validation: {rules: [{key: landed, check: gte, field: count, value: 1}]}
+job: {type: glue, config: {jobName: j}}
+`, i)
+}
+
+func newCostFixture(tb testing.TB, n int) *costFixture {
+	tb.Helper()
+	ctx := context.Background()
+	c := ddblocal.Client(tb)
+	f := &costFixture{client: c, tables: ddbstore.TablesFor(ddblocal.Prefix(tb)), meter: newMeter(), clk: clock.NewVirtual(costNow.Add(-8 * 24 * time.Hour))}
+	if err := ddbstore.CreateTables(ctx, c, f.tables); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ddbstore.DeleteTables(context.Background(), c, f.tables) })
+	retention := 20 * 365 * 24 * time.Hour
+	seedStore, err := ddbstore.Open(ctx, ddbstore.Config{Client: c, Tables: f.tables, Retention: retention})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seedEng := engine.New(engine.Options{Store: seedStore, Clock: f.clk, Jobs: noJobs{}, Passive: true})
+	if err := seedEng.Open(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	parallel(tb, n, func(i int) error {
+		_, err := seedEng.ApplyConfig(ctx, fmt.Sprintf("p%05d.yaml", i), []byte(costPipeline(i)))
+		return err
+	})
+	f.clk.Set(costNow)
+	parallel(tb, n, func(i int) error { return seedStore.Commit(ctx, costHistory(i, n)) })
+
+	f.store, err = ddbstore.Open(ctx, ddbstore.Config{Client: f.meter.client(c), Tables: f.tables, Retention: retention})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.eng = engine.New(engine.Options{Store: f.store, Clock: f.clk, Jobs: noJobs{}, Passive: true})
+	if err := f.eng.Open(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	f.meter.take()
+	return f
+}
+
+// costHistory is pipeline i's sensors and runs.
+func costHistory(i, n int) store.Change {
+	pid := fmt.Sprintf("p%05d", i)
+	var c store.Change
+	for k := 0; k < 10; k++ {
+		at := costNow.Add(-time.Duration(k+1) * time.Hour)
+		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("s%d", k), Data: sensor.NewObject(map[string]sensor.Value{"count": sensor.IntValue(int64(k))}), ChangedAt: at, WrittenAt: at}})
+	}
+	for d := 6; d >= 0; d-- {
+		day := costNow.AddDate(0, 0, -d)
+		key := run.Key{PipelineID: pid, ScheduleID: "cron", Period: day.Format("2006-01-02")}
+		started := time.Date(day.Year(), day.Month(), day.Day(), 6, 0, 0, 0, time.UTC)
+		r := run.Run{Key: key, State: run.Completed, Outcome: run.OutcomeSucceeded, CreatedAt: started, UpdatedAt: started.Add(time.Hour), StateSince: started.Add(time.Hour), EndedAt: started.Add(time.Hour)}
+		if d == 0 {
+			switch {
+			case i%500 == 7:
+				continue // missed: no run today
+			case i%50 == 3:
+				recent := costNow.Add(-10 * time.Minute) // polled lately: active, not stuck
+				r.State, r.Outcome, r.EndedAt, r.UpdatedAt, r.StateSince = run.Running, "", time.Time{}, recent, recent
+				r.ExpiresAt = costNow.Add(time.Hour)
+				if i%5000 == 3 || i == 3 && n < 5000 {
+					r.ExpiresAt = costNow.Add(-time.Hour) // stale
+				}
+			}
+		}
+		c.Runs = append(c.Runs, store.RunWrite{Run: r})
+	}
+	return c
+}
+
+// parallel runs do(0..n-1) on 8 goroutines and fails on the first error.
+func parallel(tb testing.TB, n int, do func(i int) error) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	next := make(chan int)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := do(i); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// costRow is one printed figure beside its target.
+func costRow(what string, n int, r meterReading, wall time.Duration) string {
+	return fmt.Sprintf("%-34s %6d pipelines: %6d calls (%.3f/pipeline, target <= 0.37), %8.1f read units (%.3f/pipeline, target <= 0.31), %6.1f write units, %v (target < 5 s at 5,000) %v",
+		what, n, r.calls, float64(r.calls)/float64(n), r.read, r.read/float64(n), r.write, wall.Round(time.Millisecond), r.byOp)
+}
+
+// watchdogCost runs a cold pass (a new container: full load) and a warm
+// one (5 minutes later: what changed) and returns their readings.
+func watchdogCost(tb testing.TB, f *costFixture) (cold, warm meterReading, coldWall, warmWall time.Duration) {
+	tb.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	rep, err := f.eng.WatchdogPass(ctx, 30*time.Minute)
+	coldWall = time.Since(start)
+	if err != nil || rep.Degraded() {
+		tb.Fatalf("cold pass: %v %v", err, rep.Result.Failed)
+	}
+	cold = f.meter.take()
+	f.clk.Advance(5 * time.Minute)
+	start = time.Now()
+	rep, err = f.eng.WatchdogPass(ctx, 30*time.Minute)
+	warmWall = time.Since(start)
+	if err != nil || rep.Degraded() {
+		tb.Fatalf("warm pass: %v %v", err, rep.Result.Failed)
+	}
+	warm = f.meter.take()
+	return cold, warm, coldWall, warmWall
+}
+
+// sensorDecisionCost writes one trigger sensor item as a user would and
+// has the router decide it (SensorItemGet, then engine.PutSensor), as many
+// times as pipelines allow up to 20, and returns the mean.
+func sensorDecisionCost(tb testing.TB, f *costFixture, pipelines int) (meterReading, time.Duration) {
+	tb.Helper()
+	ctx := context.Background()
+	rt := &Router{Engine: f.eng, Store: f.store, Tables: f.tables}
+	k := min(20, pipelines)
+	var total meterReading
+	total.byOp = map[string]int{}
+	var wall time.Duration
+	for i := 0; i < k; i++ {
+		pid := fmt.Sprintf("p%05d", i*(pipelines/k))
+		_, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &f.tables.Control, Item: map[string]types.AttributeValue{
+			"PK": s("PIPELINE#" + pid), "SK": s("SENSOR#landed"), "count": n(strconv.Itoa(100 + i)),
+		}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		f.meter.take()
+		start := time.Now()
+		if err := rt.sensor(ctx, ddbstore.SensorItem{PipelineID: pid, Key: "landed"}); err != nil {
+			tb.Fatal(err)
+		}
+		wall += time.Since(start)
+		r := f.meter.take()
+		total.calls += r.calls
+		total.read += r.read
+		total.write += r.write
+		for op, c := range r.byOp {
+			total.byOp[op] += c
+		}
+	}
+	total.read /= float64(k)
+	total.write /= float64(k)
+	return total, wall / time.Duration(k)
+}
+
+// BenchmarkAWSCost prints the DynamoDB cost of a watchdog pass and of a
+// sensor decision at 100, 1,000 and 5,000 pipelines (COST_PIPELINES, a
+// comma-free single number, runs one size). make bench-aws runs it.
+func BenchmarkAWSCost(b *testing.B) {
+	sizes := []int{100, 1000, 5000}
+	if v := os.Getenv("COST_PIPELINES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sizes = []int{n}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("pipelines=%d", n), func(b *testing.B) {
+			seed := time.Now()
+			f := newCostFixture(b, n)
+			b.Logf("seeded %d pipelines in %v", n, time.Since(seed).Round(time.Second))
+			for b.Loop() {
+				cold, warm, cw, ww := watchdogCost(b, f)
+				fmt.Println(costRow("watchdog pass, cold (full load)", n, cold, cw))
+				fmt.Println(costRow("watchdog pass, warm (+5 min)", n, warm, ww))
+				d, wall := sensorDecisionCost(b, f, n)
+				k := min(20, n)
+				fmt.Printf("%-34s %6d pipelines: %.2f calls per decision (target <= 3, flat in pipelines), %.2f read units, %.2f write units, %v per decision %v\n",
+					"sensor write -> decision", n, float64(d.calls)/float64(k), d.read, d.write, wall.Round(time.Microsecond), d.byOp)
+			}
+		})
+	}
+}
+
+// TestAWSCostSmoke runs the cost measurement on 10 pipelines: the meter
+// counts, the fixture seeds, a pass is clean. The figures are the
+// benchmark's (make bench-aws).
+func TestAWSCostSmoke(t *testing.T) {
+	f := newCostFixture(t, 10)
+	cold, warm, _, _ := watchdogCost(t, f)
+	if cold.calls == 0 || cold.read == 0 || warm.calls == 0 {
+		t.Fatalf("the meter counted nothing: cold %+v warm %+v", cold, warm)
+	}
+	d, _ := sensorDecisionCost(t, f, 10)
+	if d.calls == 0 || d.write == 0 {
+		t.Fatalf("a decision cost nothing: %+v", d)
+	}
+	t.Log(costRow("cold", 10, cold, 0))
+	t.Log(costRow("warm", 10, warm, 0))
+	t.Logf("decision: %+v", d)
+}
