@@ -979,42 +979,112 @@ func TestTerraformTablesMatchCreateTables(t *testing.T) {
 			t.Errorf("local.%s is\n  %v\nschema.go's %s is\n  %v", local, got, list, want)
 		}
 	}
-	for _, table := range []string{"control", "joblog", "rerun", "events"} {
-		b := m.resources["aws_dynamodb_table."+table]
-		if b == nil {
-			t.Errorf("no aws_dynamodb_table.%s", table)
-			continue
-		}
-		want := map[string]string{"name": "local.tables." + table, "billing_mode": `"PAY_PER_REQUEST"`, "hash_key": `"PK"`, "range_key": `"SK"`,
-			"deletion_protection_enabled": "var.deletion_protection"}
-		if table != "rerun" { // the streams: control and joblog to the router, events to the publisher
-			want["stream_enabled"], want["stream_view_type"] = "true", `"NEW_IMAGE"`
-		} else {
-			want["stream_enabled"] = "<unset>"
-		}
-		for a, w := range want {
-			if got := exprText(t, b.Body.Attributes[a]); got != w {
-				t.Errorf("aws_dynamodb_table.%s's %s is %s, want %s", table, a, got, w)
-			}
-		}
-		blocks := map[string]map[string]string{}
-		for _, nb := range b.Body.Blocks {
-			attrs := map[string]string{}
-			for n, a := range nb.Body.Attributes {
-				attrs[n] = exprText(t, a)
-			}
-			blocks[nb.Type] = attrs
-		}
-		if blocks["ttl"]["attribute_name"] != `"ttl"` || blocks["ttl"]["enabled"] != "true" {
-			t.Errorf("aws_dynamodb_table.%s's TTL is %v, want ttl, enabled", table, blocks["ttl"])
-		}
-		if blocks["point_in_time_recovery"]["enabled"] != "true" {
-			t.Errorf("aws_dynamodb_table.%s has no point-in-time recovery", table)
-		}
-		if blocks["server_side_encryption"]["enabled"] != "true" {
-			t.Errorf("aws_dynamodb_table.%s has no server-side encryption", table)
+	b := m.resources["aws_dynamodb_table.table"]
+	if b == nil {
+		t.Fatal("no aws_dynamodb_table.table")
+	}
+	want := map[string]string{"for_each": "local.table_specs", "name": "local.tables[each.key]", "billing_mode": `"PAY_PER_REQUEST"`,
+		"hash_key": `"PK"`, "range_key": `"SK"`, "stream_enabled": "each.value.stream", "stream_view_type": `each.value.stream ? "NEW_IMAGE" : null`,
+		"deletion_protection_enabled": "var.deletion_protection"}
+	for a, w := range want {
+		if got := exprText(t, b.Body.Attributes[a]); got != w {
+			t.Errorf("aws_dynamodb_table.table's %s is %s, want %s", a, got, w)
 		}
 	}
+	blocks := map[string]map[string]string{}
+	for _, nb := range b.Body.Blocks {
+		key := nb.Type
+		if nb.Type == "dynamic" {
+			key = "dynamic " + nb.Labels[0]
+		}
+		attrs := map[string]string{}
+		for n, a := range nb.Body.Attributes {
+			attrs[n] = exprText(t, a)
+		}
+		blocks[key] = attrs
+	}
+	for block, w := range map[string]map[string]string{
+		"ttl":                            {"attribute_name": `"ttl"`, "enabled": "true"},
+		"point_in_time_recovery":         {"enabled": "true"},
+		"server_side_encryption":         {"enabled": "true", "kms_key_arn": "local.kms_key_arn"},
+		"dynamic global_secondary_index": {"for_each": "each.value.gsis"},
+		"dynamic local_secondary_index":  {"for_each": "each.value.lsis"},
+		"dynamic attribute":              {"for_each": "each.value.attributes"},
+	} {
+		if fmt.Sprint(blocks[block]) != fmt.Sprint(w) {
+			t.Errorf("aws_dynamodb_table.table's %s is %v, want %v", block, blocks[block], w)
+		}
+	}
+	// Which table has a stream and which indexes: schema.go's specs().
+	specs, ok := m.locals["table_specs"].Expr.(*hclsyntax.ObjectConsExpr)
+	if !ok {
+		t.Fatal("local.table_specs is not a map")
+	}
+	got := map[string]string{}
+	for _, item := range specs.Items {
+		k, _ := item.KeyExpr.Value(nil)
+		fields := map[string]string{}
+		for _, f := range item.ValueExpr.(*hclsyntax.ObjectConsExpr).Items {
+			fk, _ := f.KeyExpr.Value(nil)
+			fields[fk.AsString()] = string(f.ValueExpr.Range().SliceBytes(m.srcOf(f.ValueExpr.Range().Filename)))
+		}
+		got[k.AsString()] = fmt.Sprintf("stream=%s gsis=%s lsis=%s", fields["stream"], fields["gsis"], fields["lsis"])
+	}
+	if fmt.Sprint(got) != fmt.Sprint(schemaSpecs(t, "../internal/store/dynamodb/schema.go")) {
+		t.Errorf("local.table_specs is\n  %v\nschema.go's specs() make\n  %v", got, schemaSpecs(t, "../internal/store/dynamodb/schema.go"))
+	}
+}
+
+// schemaSpecs reads the tableSpec literals of schema.go's specs(): table →
+// "stream=… gsis=… lsis=…", with the Go index lists named as the module's
+// locals.
+func schemaSpecs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]string{"Control": "control", "JobLog": "joblog", "Rerun": "rerun", "Events": "events"}
+	lists := map[string]string{"controlGSIs": "local.control_gsis", "controlLSIs": "local.control_lsis", "eventGSIs": "local.events_gsis"}
+	out := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok || cl.Type != nil && fmt.Sprint(cl.Type) != "tableSpec" {
+			return true
+		}
+		var table string
+		fields := map[string]string{"stream": "false", "gsis": "{}", "lsis": "{}"}
+		for _, el := range cl.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				return true
+			}
+			key, _ := kv.Key.(*ast.Ident)
+			if key == nil {
+				return true
+			}
+			switch v := kv.Value.(type) {
+			case *ast.SelectorExpr:
+				if key.Name == "name" {
+					table = tables[v.Sel.Name]
+				}
+			case *ast.Ident:
+				if l, ok := lists[v.Name]; ok {
+					fields[key.Name] = l
+				} else {
+					fields[key.Name] = v.Name
+				}
+			}
+		}
+		if table != "" {
+			out[table] = fmt.Sprintf("stream=%s gsis=%s lsis=%s", fields["stream"], fields["gsis"], fields["lsis"])
+		}
+		return true
+	})
+	if len(out) != 4 {
+		t.Fatalf("schema.go's specs() name %d tables, want 4: %v", len(out), out)
+	}
+	return out
 }
 
 // readSchema reads schema.go's index literals and lists: list name →

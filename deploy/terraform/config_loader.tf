@@ -28,5 +28,5 @@ resource "terraform_data" "config" {
     ))
   }
 
-  depends_on = [aws_dynamodb_table.control, aws_dynamodb_table.events, aws_dynamodb_table.joblog, aws_dynamodb_table.rerun]
+  depends_on = [aws_dynamodb_table.table]
 }

@@ -33,7 +33,7 @@ resource "aws_iam_role" "fn" {
 }
 
 locals {
-  table_arns = [for t in [aws_dynamodb_table.control, aws_dynamodb_table.joblog, aws_dynamodb_table.rerun, aws_dynamodb_table.events] : t.arn]
+  table_arns = [for t in aws_dynamodb_table.table : t.arn]
   table_and_index_arns = concat(local.table_arns, [for a in local.table_arns : "${a}/index/*"])
 
   store_rw = {
@@ -83,11 +83,11 @@ locals {
 
   function_statements = {
     "stream-router" = concat([local.store_rw, local.start_execution, local.dlq_send["stream-router"],
-      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.control.stream_arn, aws_dynamodb_table.joblog.stream_arn] },
+      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn, aws_dynamodb_table.table["joblog"].stream_arn] },
     ], local.kms_use)
     "orchestrator" = concat([local.store_rw], local.trigger_statements, local.kms_use)
     "sla-monitor" = concat([local.store_rw, local.dlq_send["sla-monitor"],
-      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.control.stream_arn] },
+      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn] },
       { sid = "Schedules", actions = ["scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"], resources = ["arn:${local.partition}:scheduler:${local.region}:${local.account_id}:schedule/${local.scheduler_group}/*"] },
       { sid = "PassSchedulerRole", actions = ["iam:PassRole"], resources = [aws_iam_role.scheduler.arn] },
     ], local.kms_use)
@@ -102,7 +102,7 @@ locals {
     ] : [], local.kms_use)
     "event-publisher" = concat([local.dlq_send["event-publisher"],
       { sid = "Bus", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.interlock.arn] },
-      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.events.stream_arn] },
+      { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["events"].stream_arn] },
     ], local.kms_use)
   }
 }

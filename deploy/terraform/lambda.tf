@@ -93,12 +93,12 @@ resource "aws_lambda_function" "fn" {
 # to a DLQ (an SQS message naming the shard and sequence range).
 locals {
   stream_mappings = {
-    "router-control" = { function = "stream-router", stream = aws_dynamodb_table.control.stream_arn, filter = null }
-    "router-joblog"  = { function = "stream-router", stream = aws_dynamodb_table.joblog.stream_arn, filter = null }
+    "router-control" = { function = "stream-router", stream = aws_dynamodb_table.table["control"].stream_arn, filter = null }
+    "router-joblog"  = { function = "stream-router", stream = aws_dynamodb_table.table["joblog"].stream_arn, filter = null }
     # The sla-monitor sees only timer records (TIMER#<key>): the second
     # reader of the control stream (a stream allows two per shard).
-    "sla-timers"      = { function = "sla-monitor", stream = aws_dynamodb_table.control.stream_arn, filter = jsonencode({ dynamodb = { Keys = { PK = { S = [{ prefix = "TIMER#" }] } } } }) }
-    "publisher-event" = { function = "event-publisher", stream = aws_dynamodb_table.events.stream_arn, filter = null }
+    "sla-timers"      = { function = "sla-monitor", stream = aws_dynamodb_table.table["control"].stream_arn, filter = jsonencode({ dynamodb = { Keys = { PK = { S = [{ prefix = "TIMER#" }] } } } }) }
+    "publisher-event" = { function = "event-publisher", stream = aws_dynamodb_table.table["events"].stream_arn, filter = null }
   }
 }
 

@@ -3,27 +3,27 @@
 # functions and the alert queues.
 
 output "control_table_name" {
-  value = aws_dynamodb_table.control.name
+  value = aws_dynamodb_table.table["control"].name
 }
 
 output "control_table_arn" {
-  value = aws_dynamodb_table.control.arn
+  value = aws_dynamodb_table.table["control"].arn
 }
 
 output "joblog_table_name" {
-  value = aws_dynamodb_table.joblog.name
+  value = aws_dynamodb_table.table["joblog"].name
 }
 
 output "rerun_table_name" {
-  value = aws_dynamodb_table.rerun.name
+  value = aws_dynamodb_table.table["rerun"].name
 }
 
 output "events_table_name" {
-  value = aws_dynamodb_table.events.name
+  value = aws_dynamodb_table.table["events"].name
 }
 
 output "events_table_arn" {
-  value = aws_dynamodb_table.events.arn
+  value = aws_dynamodb_table.table["events"].arn
 }
 
 output "store_url" {
