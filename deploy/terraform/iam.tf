@@ -60,6 +60,14 @@ locals {
     }
   }
 
+  # The async invocations' on-failure destination is sent with the
+  # function's role too (lambda.tf, event-sink and watchdog).
+  async_dlq_send = {
+    sid       = "AsyncDeadLetters"
+    actions   = ["sqs:SendMessage"]
+    resources = [aws_sqs_queue.async_dlq.arn]
+  }
+
   # The orchestrator's job systems, opt-in, each scoped to its ARN list
   # (variables.tf refuses an enabled trigger with an empty list).
   trigger_statements = concat(
@@ -93,8 +101,8 @@ locals {
     ], local.kms_use)
     # The watchdog's pass reads and commits through the store only
     # (engine.WatchdogPass): no Scheduler, no Step Functions.
-    "watchdog"   = concat([local.store_rw], local.kms_use)
-    "event-sink" = concat([local.store_rw], local.kms_use)
+    "watchdog"   = concat([local.store_rw, local.async_dlq_send], local.kms_use)
+    "event-sink" = concat([local.store_rw, local.async_dlq_send], local.kms_use)
     "alert-dispatcher" = concat([local.store_rw,
       { sid = "AlertQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [aws_sqs_queue.alerts.arn] },
       ], var.slack_secret_arn != "" ? [
