@@ -13,6 +13,7 @@ import (
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/testenv/ddbstream"
@@ -233,4 +234,23 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestSLAMonitorProcessesATimerAlreadyDue: a timer record read after its
+// due time (the stream ran late) is processed at once — Scheduler would
+// never fire a time in the past — and the timer it re-arms is scheduled.
+func TestSLAMonitorProcessesATimerAlreadyDue(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newMonitorEnv(t, start)
+	if _, err := env.monitor.Engine.ApplyConfig(t.Context(), "sales.yaml", []byte(slaPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	env.clk.Set(start.Add(time.Hour + 30*time.Second)) // the 06:00 tick's record arrives at 06:00:30
+	drainAll(t, env.stream)
+	if got := env.schedules()[ScheduleName("cron/sales")]; got != "at(2099-03-08T06:00:00)" {
+		t.Fatalf("cron schedule %q, want tomorrow's tick", got)
+	}
+	if _, err := env.store.RunGet(t.Context(), run.Key{PipelineID: "sales", ScheduleID: "cron", Period: "2099-03-07"}); err != nil {
+		t.Fatalf("the tick's run: %v", err)
+	}
 }
