@@ -35,13 +35,15 @@ DDB_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{jo
 test-dynamodb: emulators
 	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m $(DDB_PKGS)
 
-## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains)
-## against one DynamoDB Local, with the state machine run under aws-local-stepfunctions (node; the
-## emulators target installs it). INTERLOCK_REQUIRE_BACKENDS=1 turns a missing backend into a
-## failure instead of a skip.
-AWS_PKGS = ./internal/runtime/awsrt/... ./internal/store/dynamodb/... ./cmd/lambda/...
+## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
+## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands
+## (sensor put, deploy-config) against one DynamoDB Local, with the state machine run under
+## aws-local-stepfunctions (node; the emulators target installs it). INTERLOCK_REQUIRE_BACKENDS=1
+## turns a missing backend into a failure instead of a skip. `make test` runs all of it too.
+AWS_PKGS = ./internal/runtime/awsrt/... ./internal/store/dynamodb/... ./cmd/lambda/... ./deploy/...
 test-aws: emulators
-	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m $(AWS_PKGS)
+	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 8m $(AWS_PKGS)
+	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m -run 'AWS|DeployConfig' ./internal/e2e/
 
 ## race: the race detector over every package but the scenario corpus (internal/simulate drives
 ## the engine from one goroutine on a virtual clock; the engine, store, runtime and alert packages
