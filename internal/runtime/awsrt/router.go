@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -215,15 +214,11 @@ func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg, env, fn)
+	eng, st, err := passiveEngine(ctx, cfg, env, fn)
 	if err != nil {
 		return nil, err
 	}
 	log := Logger()
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: log, Passive: true})
-	if err := eng.Open(ctx); err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
-	}
 	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log,
 		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}, nil
 }
