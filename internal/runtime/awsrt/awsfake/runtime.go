@@ -79,18 +79,23 @@ func NewFunction(t testing.TB, timeout time.Duration, command func() *exec.Cmd) 
 	return f
 }
 
-// Start starts a new process of the function (the previous one must have
-// exited). Its stdout and stderr go to Logs.
+// Start starts a new process of the function once the previous one has
+// exited (a killed process fails its invocation a moment before it is
+// reaped: Start waits for that, at most 10 s). Its stdout and stderr go to
+// Logs.
 func (f *Function) Start() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.exited != nil {
+	prev := f.exited
+	f.mu.Unlock()
+	if prev != nil {
 		select {
-		case <-f.exited:
-		default:
-			f.t.Fatal("awsfake: Start while the function's process is running")
+		case <-prev:
+		case <-time.After(10 * time.Second):
+			f.t.Fatal("awsfake: Start while the function's previous process is still running after 10 s")
 		}
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	cmd := f.command()
 	cmd.Env = append(cmd.Env, "AWS_LAMBDA_RUNTIME_API="+strings.TrimPrefix(f.srv.URL, "http://"))
 	cmd.Stdout, cmd.Stderr = &lockedWriter{mu: &f.mu, w: &f.logs}, &lockedWriter{mu: &f.mu, w: &f.logs}
