@@ -62,19 +62,29 @@ type Router struct {
 
 // Handle is the Lambda handler for a batch of DynamoDB stream records.
 func (rt *Router) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	return eachRecord(ctx, ev, rt.log(), rt.record), nil
+}
+
+// eachRecord hands a stream batch's records to handle in order and names
+// each that failed for redelivery (partial batch response, by sequence
+// number: what the platform expects); the others are done.
+func eachRecord(ctx context.Context, ev events.DynamoDBEvent, log *slog.Logger, handle func(context.Context, events.DynamoDBEventRecord) error) events.DynamoDBEventResponse {
 	var resp events.DynamoDBEventResponse
 	for _, rec := range ev.Records {
-		if err := rt.record(ctx, rec); err != nil {
-			rt.log().Error("stream record failed; it will be delivered again", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber, "err", err)
+		if err := handle(ctx, rec); err != nil {
+			log.Error("stream record failed; it will be delivered again", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber, "err", err)
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
 		}
 	}
-	return resp, nil
+	return resp
 }
 
-func (rt *Router) log() *slog.Logger {
-	if rt.Log != nil {
-		return rt.Log
+func (rt *Router) log() *slog.Logger { return loggerOr(rt.Log) }
+
+// loggerOr is l, or the default logger when l is nil.
+func loggerOr(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
 	}
 	return slog.Default()
 }

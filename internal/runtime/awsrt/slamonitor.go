@@ -100,22 +100,10 @@ func (m *SLAMonitor) Handle(ctx context.Context, payload json.RawMessage) (any, 
 // Batch realises the timer records of a control-table stream batch; a
 // record that fails is named for redelivery, as the router does.
 func (m *SLAMonitor) Batch(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	var resp events.DynamoDBEventResponse
-	for _, rec := range ev.Records {
-		if err := m.record(ctx, rec); err != nil {
-			m.log().Error("stream record failed; it will be delivered again", "event_id", rec.EventID, "sequence", rec.Change.SequenceNumber, "err", err)
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
-		}
-	}
-	return resp, nil
+	return eachRecord(ctx, ev, m.log(), m.record), nil
 }
 
-func (m *SLAMonitor) log() *slog.Logger {
-	if m.Log != nil {
-		return m.Log
-	}
-	return slog.Default()
-}
+func (m *SLAMonitor) log() *slog.Logger { return loggerOr(m.Log) }
 
 func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord) error {
 	role, ok := ddbstore.RoleOf(m.Tables, rec.EventSourceArn)
