@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -203,8 +204,14 @@ const (
 )
 
 func stepTimerKey(k run.Key) string {
-	return "step/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+	return stepTimerPrefix + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
 }
+
+const stepTimerPrefix = "step/"
+
+// IsStepTimerKey reports whether a timer key is a run's step timer — for a
+// runtime that learns of a removed timer by its key alone.
+func IsStepTimerKey(key string) bool { return strings.HasPrefix(key, stepTimerPrefix) }
 func slaTimerKey(kind string, k run.Key) string {
 	return kind + "/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
 }

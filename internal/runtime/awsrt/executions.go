@@ -52,7 +52,7 @@ type ExecutionStarter struct {
 // (eventName is the stream record's: INSERT, MODIFY, REMOVE); other timer
 // records start nothing.
 func (s *ExecutionStarter) TimerRecord(ctx context.Context, eventName string, it ddbstore.TimerItem) error {
-	if it.Removed || eventName != "INSERT" || !isRunStep(it.Timer.Kind) {
+	if it.Removed || eventName != "INSERT" || !run.IsStep(it.Timer.Kind) {
 		return nil
 	}
 	t := it.Timer
@@ -85,16 +85,6 @@ func (s *ExecutionStarter) log() *slog.Logger {
 		return s.Log
 	}
 	return slog.Default()
-}
-
-// isRunStep reports whether a timer kind is a run's step (the
-// orchestrator's), not an SLA, cron, period or resume timer.
-func isRunStep(kind string) bool {
-	switch run.Step(kind) {
-	case run.StepEvaluate, run.StepTrigger, run.StepPoll:
-		return true
-	}
-	return false
 }
 
 // maxExecutionName is Step Functions' limit on an execution's name.

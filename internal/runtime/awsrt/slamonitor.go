@@ -123,12 +123,12 @@ func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord)
 		return nil
 	}
 	if it.Removed {
-		if isStepTimer(it.Timer.Key) {
+		if engine.IsStepTimerKey(it.Timer.Key) {
 			return nil
 		}
 		return m.unschedule(ctx, it.Timer.Key)
 	}
-	if isStepKind(it.Timer.Kind) {
+	if run.IsStep(it.Timer.Kind) {
 		return nil
 	}
 	if !it.Timer.DueAt.After(m.Clock.Now()) {
@@ -137,19 +137,6 @@ func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord)
 	}
 	return m.schedule(ctx, it.Timer)
 }
-
-// isStepKind: the run steps are the orchestrator's (Step Functions).
-func isStepKind(kind string) bool {
-	switch run.Step(kind) {
-	case run.StepEvaluate, run.StepTrigger, run.StepPoll:
-		return true
-	}
-	return false
-}
-
-// isStepTimer tells a removed step timer by its key (a removal carries
-// only the key): the engine names a run's step timer "step/…".
-func isStepTimer(key string) bool { return strings.HasPrefix(key, "step/") }
 
 // ScheduleName is the schedule of a timer key: Scheduler's names are 1 to
 // 64 of [0-9a-zA-Z-_.], so the key's allowed characters (others become
@@ -240,16 +227,14 @@ var errEarly = errors.New("fired before the timer is due")
 // with the firing's due time.
 func (m *SLAMonitor) Fire(ctx context.Context, f Firing) (FiringResult, error) {
 	t, err := m.Store.TimerGet(ctx, f.TimerKey)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return FiringResult{Reason: "the timer is gone"}, nil
-	case err != nil:
+	found := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return FiringResult{}, err
-	case !t.DueAt.Equal(f.DueAt):
-		return FiringResult{Reason: "the timer moved to " + t.DueAt.UTC().Format(time.RFC3339Nano)}, nil
-	case isStepKind(t.Kind):
-		return FiringResult{Reason: "a run step: the orchestrator's"}, nil
-	case t.DueAt.After(m.Clock.Now()):
+	}
+	switch run.DecideFiring(run.TimerAt{Kind: t.Kind, At: t.DueAt}, found, f.DueAt, m.Clock.Now()) {
+	case run.FiringStale:
+		return FiringResult{Reason: staleReason(t, found)}, nil
+	case run.FiringEarly:
 		return FiringResult{}, fmt.Errorf("timer %s: %w (%s)", t.Key, errEarly, t.DueAt.UTC().Format(time.RFC3339Nano))
 	}
 	if err := m.Engine.ProcessTimer(ctx, t); err != nil {
@@ -257,6 +242,17 @@ func (m *SLAMonitor) Fire(ctx context.Context, f Firing) (FiringResult, error) {
 	}
 	m.log().Info("timer processed", "key", t.Key, "kind", t.Kind, "due", t.DueAt)
 	return FiringResult{Processed: true}, nil
+}
+
+// staleReason says why a stale firing does nothing, for its result.
+func staleReason(t store.Timer, found bool) string {
+	switch {
+	case !found:
+		return "the timer is gone"
+	case run.IsStep(t.Kind):
+		return "a run step: the orchestrator's"
+	}
+	return "the timer moved to " + t.DueAt.UTC().Format(time.RFC3339Nano)
 }
 
 // SLAMonitorFromEnv is the sla-monitor function: the four tables,

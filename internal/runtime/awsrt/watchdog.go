@@ -10,6 +10,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
@@ -96,10 +97,10 @@ func (w *Watchdog) sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("overdue timers: %w", err)
 	}
-	cutoff := w.Clock.Now().Add(-grace)
+	now := w.Clock.Now()
 	n := 0
 	for _, t := range due {
-		if isStepKind(t.Kind) || t.DueAt.After(cutoff) {
+		if !run.Swept(run.TimerAt{Kind: t.Kind, At: t.DueAt}, now, grace) {
 			continue
 		}
 		if err := w.Engine.ProcessTimer(ctx, t); err != nil {
