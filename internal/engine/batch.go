@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +23,44 @@ type batch struct {
 	p   *pipeline.Pipeline // lp's config; nil when lp is
 	now time.Time
 	c   store.Change
+	// runs are the stored runs the decision has read, by key (nil: none
+	// stored): each is read from the store once per decision, or with the
+	// decision's first facts (Engine.sensorFacts).
+	runs map[run.Key]*run.Run
+}
+
+// run returns the stored run of key, nil when there is none, as the
+// store had it when the decision read it: read once per decision (what
+// the batch will write is not in it).
+func (b *batch) run(ctx context.Context, key run.Key) (*run.Run, error) {
+	if _, ok := b.runs[key]; !ok {
+		r, err := b.e.st.RunGet(ctx, key)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			b.knowRun(key, nil)
+		case err != nil:
+			return nil, err
+		default:
+			b.knowRun(key, &r)
+		}
+	}
+	if r := b.runs[key]; r != nil {
+		cp := *r // the caller's to change
+		return &cp, nil
+	}
+	return nil, nil
+}
+
+// knowRun records what the store holds for key (nil: no run).
+func (b *batch) knowRun(key run.Key, r *run.Run) {
+	if b.runs == nil {
+		b.runs = map[run.Key]*run.Run{}
+	}
+	if r != nil {
+		cp := *r
+		r = &cp
+	}
+	b.runs[key] = r
 }
 
 func (e *Engine) newBatch(lp *loadedPipeline, now time.Time) *batch {

@@ -46,6 +46,9 @@ var (
 	ErrUnknownPipeline = errors.New("unknown pipeline")
 	ErrInvalidSensor   = errors.New("invalid sensor")
 	ErrInvalidRequest  = errors.New("invalid request")
+	// ErrNoSensorItem: PutSensorFromInbox found no inbox item (removed
+	// since the write being decided).
+	ErrNoSensorItem = errors.New("no sensor item")
 )
 
 // Options configure an engine.

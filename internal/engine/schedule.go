@@ -39,7 +39,7 @@ func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*b
 // the rules is decided at once.
 func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, per schedule.Period, cause run.Cause, overlay *store.Sensor) error {
 	p := lp.p
-	existing, err := e.runOf(ctx, key)
+	existing, err := e.runOf(ctx, b, key)
 	if err != nil {
 		return err
 	}
@@ -167,14 +167,11 @@ func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period
 
 // runOf returns the run of a period, also when it was created under the
 // other schedule id (before a reload added or removed the cron), or nil.
-func (e *Engine) runOf(ctx context.Context, key run.Key) (*run.Run, error) {
+func (e *Engine) runOf(ctx context.Context, b *batch, key run.Key) (*run.Run, error) {
 	for _, k := range []run.Key{key, run.OtherSchedule(key)} {
-		r, err := e.st.RunGet(ctx, k)
-		if err == nil {
-			return &r, nil
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return nil, err
+		r, err := b.run(ctx, k)
+		if r != nil || err != nil {
+			return r, err
 		}
 	}
 	return nil, nil

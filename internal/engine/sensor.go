@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,35 +51,77 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 	if err := CheckSensorKey(key); err != nil {
 		return PutResult{}, err
 	}
+	_, res, err := e.putSensor(ctx, pipelineID, key, &data)
+	return res, err
+}
+
+// PutSensorFromInbox is PutSensor with the sensor's current content read
+// from its inbox item — the item anyone writes, on a store that has one
+// (DynamoDB's SENSOR#<key>; the stream-router decides from it) — in the
+// same request as the decision's first facts (store.SensorFactsReader).
+// It returns the content it decided. No inbox item is ErrNoSensorItem
+// (and store.ErrNotFound), an item of a bad shape the store's error, before anything is
+// decided; a store without SensorFactsReader is an error.
+func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (sensor.Object, PutResult, error) {
+	return e.putSensor(ctx, pipelineID, key, nil)
+}
+
+// putSensor decides a sensor write of data, or of the inbox item's
+// content when data is nil.
+func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object) (sensor.Object, PutResult, error) {
 	var res PutResult
+	var got sensor.Object
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func() error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		now := e.clk.Now()
+		f, err := e.sensorFacts(ctx, pipelineID, key, data, now)
 		if err != nil {
 			return err
+		}
+		if data != nil {
+			got = *data
+		} else {
+			if errors.Is(f.InboxErr, store.ErrNotFound) {
+				return fmt.Errorf("%w: %s/%s: %w", ErrNoSensorItem, pipelineID, key, f.InboxErr)
+			}
+			if f.InboxErr != nil {
+				return f.InboxErr
+			}
+			got = f.Inbox
+			if err := CheckSensorKey(key); err != nil {
+				return err
+			}
+		}
+		var lp *loadedPipeline
+		if f.PipelineFound {
+			if lp, err = e.pipelineOfRow(ctx, f.Pipeline); err != nil {
+				return err
+			}
 		}
 		if lp == nil {
 			return unknown(pipelineID)
 		}
 		p := lp.p
-		now := e.clk.Now()
-		per, err := run.SensorWritePeriod(p, key, data, now)
+		per, err := run.SensorWritePeriod(p, key, got, now)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidSensor, err)
 		}
-		old, err := e.st.SensorGet(ctx, pipelineID, key)
-		exists := err == nil
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: data, ChangedAt: now, WrittenAt: now}
+		old := f.Sensor
+		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: got, ChangedAt: now, WrittenAt: now}
 		var stored *sensor.Record
-		if exists {
+		if f.SensorFound {
 			rec := old.Record()
 			stored = &rec
 		}
-		changed := run.NewData(p, key, stored, data, per)
+		changed := run.NewData(p, key, stored, got, per)
 		s.ChangedAt = run.SensorChangedAt(changed, old.ChangedAt, now)
 		b := e.newBatch(lp, now)
+		for _, k := range f.asked {
+			if r, ok := f.Runs[k]; ok {
+				b.knowRun(k, &r)
+			} else {
+				b.knowRun(k, nil)
+			}
+		}
 		b.c.Sensors = append(b.c.Sensors, store.SensorWrite{Sensor: s, ExpectVersion: old.Version})
 		if changed {
 			if err := e.onNewData(ctx, b, lp, &s, per); err != nil {
@@ -92,7 +135,75 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 		res = PutResult{Sensor: s, Changed: changed, Period: per.String()}
 		return nil
 	})
-	return res, err
+	return got, res, err
+}
+
+// sensorFacts are a sensor decision's first facts, and the runs read
+// with them.
+type sensorFacts struct {
+	store.SensorFacts
+	asked []run.Key // the runs read (those absent are not in Runs)
+}
+
+// sensorFacts reads a sensor decision's first facts: the pipeline row,
+// the sensor's stored state and (data nil) its inbox item — in one request
+// on a store that offers it (store.SensorFactsReader), with the runs the
+// decision will look at when the parse cache can name them
+// (sensorRunsAhead); one read each otherwise.
+func (e *Engine) sensorFacts(ctx context.Context, pipelineID, key string, data *sensor.Object, now time.Time) (sensorFacts, error) {
+	if fr, ok := e.st.(store.SensorFactsReader); ok {
+		asked := e.sensorRunsAhead(pipelineID, key, data, now)
+		f, err := fr.SensorFacts(ctx, store.SensorFactsParams{PipelineID: pipelineID, Key: key, Runs: asked, Inbox: data == nil})
+		return sensorFacts{SensorFacts: f, asked: asked}, err
+	}
+	if data == nil {
+		return sensorFacts{}, fmt.Errorf("engine: sensor %s/%s: the store has no sensor inbox", pipelineID, key)
+	}
+	var f sensorFacts
+	row, err := e.st.PipelineGet(ctx, pipelineID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return f, err
+	default:
+		f.Pipeline, f.PipelineFound = row, true
+	}
+	old, err := e.st.SensorGet(ctx, pipelineID, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return f, err
+	default:
+		f.Sensor, f.SensorFound = old, true
+	}
+	return f, nil
+}
+
+// sensorRunsAhead names the runs a sensor decision will read, before the
+// pipeline row is read, from the config the parse cache holds (nil when
+// it holds none): the period's run, and for a trigger key the period's
+// run under the other schedule id too (runOf). Data not known yet (the
+// inbox) names the current period. A guess: the decision still reads what
+// it needs from the row it reads (a run it did not guess is read then),
+// and a guessed run is the stored run of its key whatever the config.
+func (e *Engine) sensorRunsAhead(pipelineID, key string, data *sensor.Object, now time.Time) []run.Key {
+	x := e.parses.get(pipelineID)
+	if x == nil {
+		return nil
+	}
+	var d sensor.Object
+	if data != nil {
+		d = *data
+	}
+	per, err := run.SensorWritePeriod(x.p, key, d, now)
+	if err != nil {
+		return nil
+	}
+	k := run.Key{PipelineID: pipelineID, ScheduleID: x.p.ScheduleID(), Period: per.String()}
+	if route, _ := run.RouteSensor(x.p, key); route == run.SensorForTrigger {
+		return []run.Key{k, run.OtherSchedule(k)}
+	}
+	return []run.Key{k}
 }
 
 // DeleteSensor removes a stored sensor. It decides nothing: a sensor that
@@ -130,13 +241,11 @@ func (e *Engine) onNewData(ctx context.Context, b *batch, lp *loadedPipeline, s 
 // evaluateIfWaiting evaluates the period's run now if it is waiting for
 // its rules (run.EvaluatesOnData), instead of at its next interval.
 func (e *Engine) evaluateIfWaiting(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, s *store.Sensor) error {
-	r, err := e.st.RunGet(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil || !run.EvaluatesOnData(r, lp.row.Paused) {
+	cur, err := b.run(ctx, key)
+	if err != nil || cur == nil || !run.EvaluatesOnData(*cur, lp.row.Paused) {
 		return err
 	}
+	r := *cur
 	return e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, s, nil)
 }
 
@@ -147,7 +256,7 @@ func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline
 	if !run.TriggerCheck(p, s.Record(), b.now, e.rules).Passed {
 		return nil
 	}
-	existing, err := e.runOf(ctx, key)
+	existing, err := e.runOf(ctx, b, key)
 	if err != nil {
 		return err
 	}
@@ -196,10 +305,8 @@ func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline
 	if p.DryRun {
 		return e.dryRunDrift(ctx, b, p, s, key, ruleKey)
 	}
-	var r *run.Run
-	if cur, err := e.st.RunGet(ctx, key); err == nil {
-		r = &cur
-	} else if !errors.Is(err, store.ErrNotFound) {
+	r, err := b.run(ctx, key)
+	if err != nil {
 		return err
 	}
 	var prev *sensor.Object

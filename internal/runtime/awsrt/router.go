@@ -119,25 +119,32 @@ func (rt *Router) record(ctx context.Context, rec events.DynamoDBEventRecord) er
 // sensor decides a sensor item from its current content: a record
 // delivered late or twice, after newer content was decided, finds that
 // content identical to what is stored and decides nothing.
+//
+// The inbox item is read with the decision's first facts, in one request
+// (engine.PutSensorFromInbox).
 func (rt *Router) sensor(ctx context.Context, it ddbstore.SensorItem) error {
-	data, err := rt.Store.SensorItemGet(ctx, it.PipelineID, it.Key)
+	if it.Removed {
+		_, err := rt.Store.SensorItemGet(ctx, it.PipelineID, it.Key)
+		var ie *ddbstore.ItemError
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if err := rt.Engine.DeleteSensor(ctx, it.PipelineID, it.Key); err != nil && !errors.Is(err, engine.ErrUnknownPipeline) {
+				return err
+			}
+			return nil
+		case err == nil || errors.As(err, &ie):
+			return nil // written again since: that write's record follows
+		}
+		return err
+	}
+	data, _, err := rt.Engine.PutSensorFromInbox(ctx, it.PipelineID, it.Key)
 	var ie *ddbstore.ItemError
 	switch {
-	case it.Removed && errors.Is(err, store.ErrNotFound):
-		if err := rt.Engine.DeleteSensor(ctx, it.PipelineID, it.Key); err != nil && !errors.Is(err, engine.ErrUnknownPipeline) {
-			return err
-		}
-		return nil
-	case it.Removed && (err == nil || errors.As(err, &ie)):
-		return nil // written again since: that write's record follows
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, engine.ErrNoSensorItem):
 		return nil // removed since: the removal's record follows
 	case errors.As(err, &ie):
 		return rt.refused(ctx, ddbstore.RoleControl, err, ie.Reason)
-	case err != nil:
-		return err
 	}
-	_, err = rt.Engine.PutSensor(ctx, it.PipelineID, it.Key, data)
 	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) {
 		return rt.reject(ctx, event.SensorRejected, it.PipelineID, ddbstore.ItemName(it), err.Error(), it.Key+"\x00"+fingerprint(data))
 	}

@@ -44,6 +44,11 @@ func (s *Store) SensorItemGet(ctx context.Context, pipelineID, key string) (sens
 	if err != nil {
 		return sensor.Object{}, err
 	}
+	return decodeInbox(pipelineID, key, it)
+}
+
+// decodeInbox decodes a sensor inbox item as Decode does.
+func decodeInbox(pipelineID, key string, it item) (sensor.Object, error) {
 	rec, err := Decode(RoleControl, keyOf(pipelinePK(pipelineID), skSensorPrefix+key), it)
 	if err != nil {
 		return sensor.Object{}, err

@@ -56,6 +56,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Sensors", testSensors},
 		{"SensorListChanged", testSensorListChanged},
 		{"SensorReads", testSensorReads},
+		{"SensorFacts", testSensorFacts},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
 		{"Commit", testCommit},
