@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws
+.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all
 
 all: build
 
@@ -39,16 +39,23 @@ test-dynamodb: emulators
 ## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands
 ## (sensor put, deploy-config) against one DynamoDB Local, with the state machine run under
 ## aws-local-stepfunctions (node; the emulators target installs it). INTERLOCK_REQUIRE_BACKENDS=1
-## turns a missing backend into a failure instead of a skip. `make test` runs all of it too.
+## turns a missing backend into a failure instead of a skip. `make test` runs all of it too. The
+## end-to-end test (internal/runtime/awsrt/e2e) plays three shared scenarios on the AWS wiring;
+## test-aws-all plays seven (about 6 more minutes).
 AWS_PKGS = ./internal/runtime/awsrt/... ./internal/store/dynamodb/... ./cmd/lambda/... ./deploy/...
 test-aws: emulators
 	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 8m $(AWS_PKGS)
 	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m -run 'AWS|DeployConfig' ./internal/e2e/
 
+test-aws-all: emulators
+	INTERLOCK_E2E_SCENARIOS=all scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 20m -v -run 'OnAWS|OnEmulators' ./internal/runtime/awsrt/e2e/
+
 ## race: the race detector over every package but the scenario corpus (internal/simulate drives
 ## the engine from one goroutine on a virtual clock; the engine, store, runtime and alert packages
-## that are concurrent run here). CI runs it after make test.
-RACE_PKGS = $(shell $(GO) list ./... | grep -v '/internal/simulate$$')
+## that are concurrent run here) and the AWS end-to-end test (only tests: the functions it wires
+## run under the race detector in their own packages; it would take minutes more). CI runs it
+## after make test.
+RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$')
 race:
 	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
 

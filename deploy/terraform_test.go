@@ -20,6 +20,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 )
 
 // The Terraform module is checked without Terraform (no binary, no
@@ -867,7 +869,23 @@ func TestTerraformSetsEveryRequiredVariable(t *testing.T) {
 				t.Errorf("%s requires %s; the module does not always set it (it sets %s)", name, v, strings.Join(sortedKeys(set), ", "))
 			}
 		}
+		// The optional settings a function reads are the module's
+		// variables too: a deployment must be able to set them.
+		for _, v := range optionalEnv[name] {
+			if !set[v] {
+				t.Errorf("%s reads %s; the module does not set it (it sets %s)", name, v, strings.Join(sortedKeys(set), ", "))
+			}
+		}
 	}
+}
+
+// optionalEnv are the optional variables of the functions
+// (internal/runtime/awsrt: each …FromEnv's documentation).
+var optionalEnv = map[string][]string{
+	awsrt.FnOrchestrator: {awsrt.EnvEventsTTLDays, awsrt.EnvTriggerAllowAddresses, awsrt.EnvEnvAllow},
+	awsrt.FnWatchdog:     {awsrt.EnvEventsTTLDays, awsrt.EnvStuckRunThreshold},
+	awsrt.FnSLAMonitor:   {awsrt.EnvEventsTTLDays},
+	awsrt.FnStreamRouter: {awsrt.EnvEventsTTLDays},
 }
 
 // TestTerraformStateMachineTemplate: stepfunctions.tf renders

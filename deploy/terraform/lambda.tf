@@ -31,8 +31,13 @@ locals {
     SLA_MONITOR_ARN      = local.sla_monitor_arn
   }
   execution_env = {
-    STATE_MACHINE_ARN   = local.state_machine_arn
-    SFN_TIMEOUT_SECONDS = tostring(var.sfn_timeout_seconds)
+    STATE_MACHINE_ARN = local.state_machine_arn
+  }
+  # The orchestrator's job runners: interlock.yaml's triggers.allowAddresses
+  # and server.envAllow.
+  jobs_env = {
+    TRIGGER_ALLOW_ADDRESSES = join(",", var.trigger_allow_addresses)
+    ENV_ALLOW               = join(",", var.env_allow)
   }
   # The Slack token: from Secrets Manager when slack_secret_arn is set,
   # else the plain variable (sensitive), else none (alerts are logged).
@@ -44,9 +49,9 @@ locals {
 
   function_env = {
     "stream-router"    = merge(local.store_env, local.execution_env)
-    "orchestrator"     = local.store_env
+    "orchestrator"     = merge(local.store_env, local.jobs_env)
     "sla-monitor"      = merge(local.store_env, local.scheduler_env)
-    "watchdog"         = local.store_env
+    "watchdog"         = merge(local.store_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold })
     "event-sink"       = local.store_env
     "alert-dispatcher" = merge(local.store_env, local.slack_env)
     "event-publisher" = {

@@ -53,6 +53,28 @@ variable "watchdog_schedule" {
   default     = "rate(5 minutes)"
 }
 
+variable "watchdog_stuck_run_threshold" {
+  description = "How long a run may go without progress before the watchdog reports it stuck (a Go duration, e.g. 30m; empty: 30m), as watchdog.stuckRunThreshold in interlock.yaml."
+  type        = string
+  default     = ""
+  validation {
+    condition     = var.watchdog_stuck_run_threshold == "" || can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|ms|s|m|h))+$", var.watchdog_stuck_run_threshold))
+    error_message = "watchdog_stuck_run_threshold must be a Go duration such as 30m or 1h30m, or empty."
+  }
+}
+
+variable "trigger_allow_addresses" {
+  description = "Networks (and ports) the HTTP-family job types (http, airflow, databricks) may reach despite the SSRF guard: IP, IP:PORT, CIDR or CIDR:PORT, as triggers.allowAddresses in interlock.yaml. The orchestrator refuses to start on an invalid entry."
+  type        = list(string)
+  default     = []
+}
+
+variable "env_allow" {
+  description = "Environment variables of the orchestrator that job templates may read with $${env:NAME}, as server.envAllow in interlock.yaml."
+  type        = list(string)
+  default     = []
+}
+
 variable "sfn_timeout_seconds" {
   description = "The state machine's global TimeoutSeconds: the hard bound of one run's execution."
   type        = number

@@ -101,7 +101,7 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 		opt.Watchdog = EngineWatchdog{StuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold}
 	}
 	s := &sim{sc: sc, opt: opt, path: filepath.Join(dir, "simulate.db"), clk: clock.NewVirtual(sc.Start)}
-	s.jobs = simjob.New(s.clk, plans(sc))
+	s.jobs = simjob.New(s.clk, Plans(sc))
 	if err := s.start(ctx, true); err != nil {
 		return nil, err
 	}
@@ -301,7 +301,9 @@ func configDoc(scenarioPath string, a scenario.Action) (string, []byte, error) {
 	return fmt.Sprintf("%s:%d#config", scenarioPath, a.Line), data, err
 }
 
-func plans(sc *scenario.File) map[string][]simjob.Plan {
+// Plans are the simulated job plans of a scenario's jobs, per pipeline id:
+// what its jobs do when triggered (simjob), for any runtime playing it.
+func Plans(sc *scenario.File) map[string][]simjob.Plan {
 	out := map[string][]simjob.Plan{}
 	for id, jobs := range sc.Jobs {
 		for _, j := range jobs {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
 )
 
 // aslState is the part of a state the structure test reads.
@@ -107,7 +109,7 @@ func TestStateMachineStructure(t *testing.T) {
 // a variable nobody passes, or renders to something that is not JSON, is
 // refused.
 func TestRenderASL(t *testing.T) {
-	tmpl, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "statemachine.asl.json"))
+	tmpl, err := os.ReadFile(filepath.Join(sfnlocal.RepoRoot(t), "deploy", "statemachine.asl.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
+	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 )
@@ -90,5 +91,25 @@ func TestDispatcherFromEnvPrefersTheSecret(t *testing.T) {
 	}
 	if a := fake.Auths(); len(a) != 1 || a[0] != "Bearer xoxb-secret-token" || len(fake.Posts()) != 1 {
 		t.Fatalf("auths %q, posts %d", a, len(fake.Posts()))
+	}
+}
+
+// TestOrchestratorJobSettings: TRIGGER_ALLOW_ADDRESSES and ENV_ALLOW are
+// read as interlock.yaml's triggers.allowAddresses and server.envAllow; an
+// invalid entry stops the function at its start, naming the variable and
+// the entry (the allow-list reaching a job is the end-to-end test's).
+func TestOrchestratorJobSettings(t *testing.T) {
+	st := sqliteStore(t)
+	for _, ok := range []map[string]string{
+		{},
+		{EnvTriggerAllowAddresses: "127.0.0.1/32, 10.0.0.0/8:443,", EnvEnvAllow: "AIRFLOW_TOKEN, DBX_HOST"},
+	} {
+		if _, err := NewOrchestrator(t.Context(), st, clock.NewVirtual(t0), EnvOf(ok), nil); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+	_, err := NewOrchestrator(t.Context(), st, clock.NewVirtual(t0), EnvOf(map[string]string{EnvTriggerAllowAddresses: "127.0.0.1/32,not-an-address"}), nil)
+	if err == nil || !strings.Contains(err.Error(), "orchestrator: TRIGGER_ALLOW_ADDRESSES") || !strings.Contains(err.Error(), `"not-an-address"`) {
+		t.Errorf("an invalid entry: %v, want an error naming TRIGGER_ALLOW_ADDRESSES and the entry", err)
 	}
 }

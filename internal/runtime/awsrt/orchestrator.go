@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // The orchestrator's modes: the engine's step entry points, one per Task
@@ -178,10 +181,24 @@ func (o *Orchestrator) log() *slog.Logger {
 	return slog.Default()
 }
 
+// The orchestrator's own optional variables: what interlock.yaml's
+// triggers.allowAddresses and server.envAllow say for `serve`.
+const (
+	// EnvTriggerAllowAddresses lists, comma-separated, the networks (and
+	// ports) HTTP-family jobs may reach despite the SSRF guard: IP,
+	// IP:PORT, CIDR or CIDR:PORT, as triggers.allowAddresses.
+	EnvTriggerAllowAddresses = "TRIGGER_ALLOW_ADDRESSES"
+	// EnvEnvAllow lists, comma-separated, the environment variables job
+	// templates may read (${env:NAME}), as server.envAllow.
+	EnvEnvAllow = "ENV_ALLOW"
+)
+
 // OrchestratorFromEnv builds the orchestrator from its environment: the
 // four tables (required) and EVENTS_TTL_DAYS, as every function's store;
 // the job runners are the local runtime's (app.Jobs), reading their
-// secrets from the environment and files as `interlock serve` does.
+// secrets from the environment and files as `interlock serve` does, with
+// TRIGGER_ALLOW_ADDRESSES and ENV_ALLOW (optional) as interlock.yaml's
+// triggers.allowAddresses and server.envAllow.
 //
 // Its engine makes job calls but is opened passive: a cold start must not
 // take the calls other invocations have in flight for interrupted (what
@@ -198,13 +215,39 @@ func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := Logger()
+	return NewOrchestrator(ctx, st, clock.Real{}, env, Logger())
+}
+
+// NewOrchestrator is the orchestrator on st and clk, its job runners
+// configured by env (OrchestratorFromEnv).
+func NewOrchestrator(ctx context.Context, st store.Store, clk clock.Clock, env Env, log *slog.Logger) (*Orchestrator, error) {
+	const fn = FnOrchestrator
+	var allow []pipeline.AllowAddress
+	for _, s := range listVar(env.Get(EnvTriggerAllowAddresses)) {
+		a, err := pipeline.ParseAllowAddress(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", fn, EnvTriggerAllowAddresses, err)
+		}
+		allow = append(allow, a)
+	}
 	lookup := app.Secrets(env.lookupFunc())
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: app.Jobs(lookup, nil), Logger: log, LookupEnv: lookup, Passive: true})
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: app.Jobs(lookup, allow), Logger: log, LookupEnv: lookup,
+		EnvAllow: listVar(env.Get(EnvEnvAllow)), Passive: true})
 	if err := eng.Open(ctx); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	return &Orchestrator{Engine: eng, Log: log}, nil
+}
+
+// listVar splits a comma-separated variable, dropping blank entries.
+func listVar(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // lookupFunc is the environment's lookup function.

@@ -1,7 +1,6 @@
 package awsrt
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +22,7 @@ import (
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
-	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
@@ -32,31 +30,11 @@ import (
 // with.
 const aslTestARN = "arn:aws:lambda:us-east-1:000000000000:function:interlock-orchestrator"
 
-// repoRoot is the module's root directory (the tests run in the
-// package's).
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // renderedASL is deploy/statemachine.asl.json rendered as Terraform
 // would, with three trigger attempts.
 func renderedASL(t *testing.T) []byte {
 	t.Helper()
-	tmpl, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "statemachine.asl.json"))
+	tmpl, err := os.ReadFile(filepath.Join(sfnlocal.RepoRoot(t), "deploy", "statemachine.asl.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,80 +43,6 @@ func renderedASL(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return def
-}
-
-// sfnDriver returns node and the driver script (test/emulators), skipping
-// t — failing it under INTERLOCK_REQUIRE_BACKENDS=1 — when node or the
-// npm packages (make emulators) are missing.
-func sfnDriver(t *testing.T) (node, script string) {
-	t.Helper()
-	dir := filepath.Join(repoRoot(t), "test", "emulators")
-	missing := ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = "node is not installed"
-	}
-	for _, pkg := range []string{"aws-local-stepfunctions", "asl-validator"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil && missing == "" {
-			missing = pkg + " is not installed (make emulators)"
-		}
-	}
-	if missing != "" {
-		if os.Getenv(ddblocal.EnvRequire) == "1" {
-			t.Fatalf("step functions: %s (%s=1: a missing backend is a failure)", missing, ddblocal.EnvRequire)
-		}
-		t.Skipf("step functions: %s", missing)
-	}
-	return node, filepath.Join(dir, "sfn-driver.mjs")
-}
-
-type driverExecution struct {
-	Name  string `json:"name"`
-	Input any    `json:"input"`
-}
-
-type driverResult struct {
-	Validation struct {
-		IsValid bool              `json:"isValid"`
-		Errors  []json.RawMessage `json:"errors"`
-	} `json:"validation"`
-	Executions []struct {
-		Name   string          `json:"name"`
-		Status string          `json:"status"`
-		Error  string          `json:"error"`
-		Cause  string          `json:"cause"`
-		Output json.RawMessage `json:"output"`
-		States []string        `json:"states"`
-	} `json:"executions"`
-}
-
-// runDriver runs def's executions in one node process whose Lambda
-// client calls endpoint (an Invoke endpoint), bounded to two minutes.
-func runDriver(t *testing.T, endpoint string, def []byte, execs []driverExecution) driverResult {
-	t.Helper()
-	node, script := sfnDriver(t)
-	req, err := json.Marshal(map[string]any{"definition": json.RawMessage(def), "executions": execs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Dir = filepath.Dir(script)
-	cmd.Env = append(os.Environ(), "AWS_ENDPOINT_URL_LAMBDA="+endpoint, "AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true")
-	cmd.Stdin = bytes.NewReader(req)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("sfn driver: %v\n%s", err, stderr.String())
-	}
-	var res driverResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("sfn driver output %q: %v\n%s", out, err, stderr.String())
-	}
-	return res
 }
 
 // invokeServer serves Lambda's Invoke route for the state machine's Task
@@ -400,12 +304,12 @@ func (sc agreementScenario) runLocal(t *testing.T) (steps []string, st store.Sto
 // retried (failed before the step, or after it with the answer lost)
 // included.
 func TestStateMachineAgreesWithLocalRuntime(t *testing.T) {
-	sfnDriver(t)
+	sfnlocal.Driver(t)
 	srv := &invokeServer{sides: map[string]*sfnSide{}}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
-	var execs []driverExecution
+	var execs []sfnlocal.Execution
 	for _, sc := range agreementScenarios {
 		eng, st, clk, jobs, key := sc.start(t, true)
 		cur, err := eng.Current(t.Context(), key)
@@ -419,9 +323,9 @@ func TestStateMachineAgreesWithLocalRuntime(t *testing.T) {
 		in := OutputOf(cur)
 		srv.sides[sc.name] = &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler(o.Handle), faults: sc.faults,
 			steps: appendStep(nil, in.Next, in.NextAt)}
-		execs = append(execs, driverExecution{Name: sc.name, Input: in})
+		execs = append(execs, sfnlocal.Execution{Name: sc.name, Input: in})
 	}
-	res := runDriver(t, hs.URL, renderedASL(t), execs)
+	res := sfnlocal.Run(t, hs.URL, renderedASL(t), execs)
 	if !res.Validation.IsValid {
 		t.Fatalf("asl-validator: the rendered state machine is not valid: %s", res.Validation.Errors)
 	}

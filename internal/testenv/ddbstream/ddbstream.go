@@ -73,6 +73,12 @@ type Mapping struct {
 
 	checkpoint map[string]string // shard → last sequence number done
 	finished   map[string]bool   // closed shards read to their end
+	// iters are the shards' iterators just after their checkpoints (the
+	// NextShardIterator of the last read, when every record read was
+	// done): the next poll reads on with one GetRecords instead of a new
+	// iterator. Dropped when a read fails or records are to be delivered
+	// again.
+	iters map[string]*string
 }
 
 // New maps the stream arn to invoke, batch records at most per invocation
@@ -81,7 +87,7 @@ func New(client *dynamodbstreams.Client, arn string, batch int, invoke Invoke) *
 	if batch <= 0 {
 		batch = 10
 	}
-	return &Mapping{client: client, arn: arn, batch: batch, invoke: invoke, checkpoint: map[string]string{}, finished: map[string]bool{}}
+	return &Mapping{client: client, arn: arn, batch: batch, invoke: invoke, checkpoint: map[string]string{}, finished: map[string]bool{}, iters: map[string]*string{}}
 }
 
 // Result is what one poll did.
@@ -99,6 +105,10 @@ func (m *Mapping) Poll(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return m.poll(ctx, shards)
+}
+
+func (m *Mapping) poll(ctx context.Context, shards []types.Shard) (Result, error) {
 	ids := map[string]bool{}
 	for _, s := range shards {
 		ids[aws.ToString(s.ShardId)] = true
@@ -111,7 +121,7 @@ func (m *Mapping) Poll(ctx context.Context) (Result, error) {
 		if p := aws.ToString(s.ParentShardId); p != "" && ids[p] && !m.finished[p] {
 			continue // its parent's records come first
 		}
-		recs, end, err := m.read(ctx, id)
+		recs, next, end, err := m.read(ctx, id)
 		if err != nil {
 			return Result{}, err
 		}
@@ -121,7 +131,11 @@ func (m *Mapping) Poll(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
-		return m.deliver(ctx, id, recs)
+		res, err := m.deliver(ctx, id, recs)
+		if err == nil && res.Failed == 0 && res.Error == nil && next != nil {
+			m.iters[id] = next
+		}
+		return res, err
 	}
 	return Result{}, nil
 }
@@ -130,8 +144,12 @@ func (m *Mapping) Poll(ctx context.Context) (Result, error) {
 // returns what each poll that delivered did.
 func (m *Mapping) Drain(ctx context.Context, rounds int) ([]Result, error) {
 	var all []Result
+	shards, err := m.shards(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for range rounds {
-		r, err := m.Poll(ctx)
+		r, err := m.poll(ctx, shards)
 		if err != nil {
 			return all, err
 		}
@@ -161,33 +179,48 @@ func (m *Mapping) shards(ctx context.Context) ([]types.Shard, error) {
 }
 
 // read returns the records of shard after its checkpoint, at most one
-// batch; end says the shard has nothing after them (closed shards only).
-func (m *Mapping) read(ctx context.Context, shard string) ([]types.Record, bool, error) {
+// batch, and the iterator after them; end says the shard has nothing
+// after them (closed shards only).
+func (m *Mapping) read(ctx context.Context, shard string) ([]types.Record, *string, bool, error) {
+	if iter := m.iters[shard]; iter != nil {
+		delete(m.iters, shard)
+		out, err := m.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(int32(m.batch))})
+		if err == nil {
+			if len(out.Records) == 0 && out.NextShardIterator != nil {
+				m.iters[shard] = out.NextShardIterator
+			}
+			return out.Records, out.NextShardIterator, out.NextShardIterator == nil, nil
+		}
+		// An expired iterator: start again from the checkpoint.
+	}
 	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(m.arn), ShardId: aws.String(shard), ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
 	if seq := m.checkpoint[shard]; seq != "" {
 		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(seq)
 	}
 	it, err := m.client.GetShardIterator(ctx, in)
 	if err != nil {
-		return nil, false, fmt.Errorf("ddbstream: shard iterator of %s: %w", shard, err)
+		return nil, nil, false, fmt.Errorf("ddbstream: shard iterator of %s: %w", shard, err)
 	}
 	iter := it.ShardIterator
 	// An empty page does not prove the shard is read to its end: follow
 	// the iterator a few pages.
 	for range 3 {
 		if iter == nil {
-			return nil, true, nil
+			return nil, nil, true, nil
 		}
 		out, err := m.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(int32(m.batch))})
 		if err != nil {
-			return nil, false, fmt.Errorf("ddbstream: records of %s: %w", shard, err)
+			return nil, nil, false, fmt.Errorf("ddbstream: records of %s: %w", shard, err)
 		}
 		if len(out.Records) > 0 {
-			return out.Records, false, nil
+			return out.Records, out.NextShardIterator, false, nil
 		}
 		iter = out.NextShardIterator
 	}
-	return nil, iter == nil, nil
+	if iter != nil {
+		m.iters[shard] = iter
+	}
+	return nil, nil, iter == nil, nil
 }
 
 // deliver invokes the function with recs and moves the checkpoint by its

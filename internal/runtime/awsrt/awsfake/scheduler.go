@@ -105,6 +105,36 @@ func (f *Scheduler) Calls(op string) int {
 	return f.calls[op]
 }
 
+// Next is the earliest instant an enabled schedule is due at (what Fire
+// would fire first), and false when none is.
+func (f *Scheduler) Next() (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var next time.Time
+	for _, s := range f.schedules {
+		if s.State != "ENABLED" {
+			continue
+		}
+		var at time.Time
+		switch {
+		case s.cron != nil:
+			from := s.lastFire
+			if from.IsZero() {
+				from = s.Created.Add(-time.Nanosecond)
+			}
+			at = s.cron.Next(from.In(s.loc))
+		case !s.fired:
+			at = s.at
+		default:
+			continue
+		}
+		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next, !next.IsZero()
+}
+
 // Firing is one invocation Fire made.
 type Firing struct {
 	Name, Group, TargetArn, Input string

@@ -24,6 +24,7 @@ type StepFunctions struct {
 	byName   map[string]*Execution // by state machine ARN + "/" + name
 	started  []Execution
 	fail     map[string]int // code → how many next calls fail with it
+	onStart  func(Execution)
 }
 
 // Execution is an execution the fake started.
@@ -69,6 +70,27 @@ func (f *StepFunctions) Executions() []Execution {
 	return append([]Execution(nil), f.started...)
 }
 
+// OnStart makes fn hear of each execution started (after the fake
+// answered StartExecution, outside its lock): a test runs it there, as
+// Step Functions would.
+func (f *StepFunctions) OnStart(fn func(Execution)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onStart = fn
+}
+
+// End ends the execution arn (it reached its Done or Fail state): its name
+// is refused from then on.
+func (f *StepFunctions) End(arn string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ex := range f.byName {
+		if ex.ARN == arn {
+			ex.Closed = true
+		}
+	}
+}
+
 // Finish ends every execution started so far (as if each had reached its
 // Done or Fail state).
 func (f *StepFunctions) Finish() {
@@ -91,7 +113,12 @@ func (f *StepFunctions) startExecution(ctx context.Context, body []byte) (any, *
 		return nil, err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			f.mu.Unlock()
+		}
+	}()
 	for code, n := range f.fail {
 		if n > 0 {
 			f.fail[code]--
@@ -121,5 +148,11 @@ func (f *StepFunctions) startExecution(ctx context.Context, body []byte) (any, *
 		ARN: "arn:aws:states:" + Region + ":" + Account + ":execution:" + in.StateMachineArn[len("arn:aws:states:"+Region+":"+Account+":stateMachine:"):] + ":" + in.Name}
 	f.byName[id] = &ex
 	f.started = append(f.started, ex)
+	onStart := f.onStart
+	f.mu.Unlock()
+	locked = false
+	if onStart != nil {
+		onStart(ex)
+	}
 	return map[string]any{"executionArn": ex.ARN, "startDate": 1.7e9}, nil
 }
