@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all
+.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres
 
 all: build
 
@@ -12,7 +12,8 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/interlock
 
 ## test: vet, then every test of every package (the scenario corpus of internal/simulate included).
-## The DynamoDB tests start their own DynamoDB Local (the emulators target installs it).
+## The DynamoDB tests start their own DynamoDB Local (the emulators target installs it); the
+## PostgreSQL tests their own throwaway PostgreSQL (internal/testenv/pglocal; ~1 s to start).
 test: emulators
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 8m ./...
@@ -34,6 +35,13 @@ $(EMULATORS_STAMP): test/emulators/package.json test/emulators/package-lock.json
 DDB_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/ddblocal' | cut -d' ' -f1)
 test-dynamodb: emulators
 	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m $(DDB_PKGS)
+
+## test-postgres: every package with PostgreSQL tests (those importing internal/testenv/pglocal),
+## against one throwaway PostgreSQL started for the run (scripts/with-postgres.sh) and stopped
+## afterwards, pass or fail.
+PG_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/pglocal' | cut -d' ' -f1)
+test-postgres:
+	scripts/with-postgres.sh $(GO) test -count=1 -timeout 5m $(PG_PKGS)
 
 ## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
 ## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands

@@ -1,0 +1,283 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Reads are single statements on the pool: each sees one committed state
+// (READ COMMITTED takes a snapshot per statement) and none waits for a
+// writer.
+
+// get runs a single-row query; no row is store.ErrNotFound.
+func get[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
+	v, err := scan(s.pool.QueryRow(ctx, query, args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		var zero T
+		return zero, fmt.Errorf("%w: %s", store.ErrNotFound, what)
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("postgres: read %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// list runs a query and scans every row. An empty result is an empty,
+// non-nil slice.
+func list[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: list %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: list %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// where builds a conjunction of optional filters, numbering the
+// placeholders: a condition is written with "?" for each argument.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	for _, a := range args {
+		w.args = append(w.args, a)
+		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(w.args)), 1)
+	}
+	w.conds = append(w.conds, cond)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// limit appends a LIMIT clause; n <= 0 means no limit, as the port's list
+// parameters say.
+func (w *where) limit(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	w.args = append(w.args, n)
+	return " LIMIT $" + strconv.Itoa(len(w.args))
+}
+
+func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
+
+// PipelineGet returns the pipeline with the given id.
+func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
+	return get(ctx, s, scanPipeline, "pipeline "+id,
+		`SELECT `+pipelineCols+` FROM pipelines WHERE id = $1`, id)
+}
+
+// PipelineList returns every pipeline, sorted by id.
+func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
+	return list(ctx, s, scanPipeline, "pipelines", `SELECT `+pipelineCols+` FROM pipelines ORDER BY id`)
+}
+
+// SensorGet returns one sensor.
+func (s *Store) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
+	return get(ctx, s, scanSensor, "sensor "+pipelineID+"/"+key,
+		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = $2`, pipelineID, []byte(key))
+}
+
+// SensorList returns the pipeline's sensors, sorted by key.
+func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sensor, error) {
+	return list(ctx, s, scanSensor, "sensors of "+pipelineID,
+		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 ORDER BY key`, pipelineID)
+}
+
+// SensorGetMany returns the pipeline's sensors stored under p.Keys, sorted
+// by key: one statement, each key a lookup of the primary key.
+func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) ([]store.Sensor, error) {
+	if len(p.Keys) == 0 {
+		return []store.Sensor{}, nil
+	}
+	keys := make([][]byte, len(p.Keys))
+	for i, k := range p.Keys {
+		keys[i] = []byte(k)
+	}
+	return list(ctx, s, scanSensor, "sensors of "+p.PipelineID,
+		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = ANY($2::bytea[]) ORDER BY key`, p.PipelineID, keys)
+}
+
+// SensorListPrefix returns the pipeline's sensors whose key starts with
+// p.Prefix (byte-wise), sorted by key: a range of the primary key,
+// [prefix, the least key after every key that starts with it).
+func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
+	w := where{}
+	w.add("pipeline_id = ?", p.PipelineID)
+	w.add("key >= ?", []byte(p.Prefix))
+	if end, ok := prefixEnd(p.Prefix); ok {
+		w.add("key < ?", []byte(end))
+	}
+	return list(ctx, s, scanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
+		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+}
+
+// prefixEnd is the least byte string greater than every string that
+// starts with prefix: the prefix with its last byte below 0xff incremented
+// and what follows dropped. ok is false when there is none (an empty
+// prefix, or one of 0xff bytes only): the range is then unbounded above.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// SensorListChanged returns sensors matching p, earliest ChangedAt first
+// (ties by pipeline, then key). A zero ChangedAt is stored as NULL, sorted
+// first, and matched by no "changed_at >= $n".
+func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	var w where
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if !p.Since.IsZero() {
+		w.add("changed_at >= ?", queryNanos(p.Since))
+	}
+	q := `SELECT ` + sensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.limit(p.Limit)
+	return list(ctx, s, scanSensor, "changed sensors", q, w.args...)
+}
+
+// RunGet returns the run with the given key.
+func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
+	return get(ctx, s, scanRun, "run "+keyString(key),
+		`SELECT `+runCols+` FROM runs WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// RunList returns runs matching p, newest period first (ties by pipeline,
+// then schedule).
+func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
+	var w where
+	if p.PipelineID != "" {
+		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.ScheduleID != "" {
+		w.add("schedule_id = ?", p.ScheduleID)
+	}
+	if p.Period != "" {
+		w.add("period = ?", p.Period)
+	}
+	if p.PeriodFrom != "" {
+		w.add("period >= ?", p.PeriodFrom)
+	}
+	if !p.UpdatedSince.IsZero() {
+		w.add("updated_at >= ?", queryNanos(p.UpdatedSince))
+	}
+	if p.ActiveOnly {
+		w.add("active")
+	}
+	q := `SELECT ` + runCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
+	return list(ctx, s, scanRun, "runs", q, w.args...)
+}
+
+// LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
+// first.
+func (s *Store) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
+	return list(ctx, s, scanLedger, "ledger of "+keyString(key),
+		`SELECT `+ledgerCols+` FROM ledger WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY seq`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// BaselineGet returns the post-run baseline of a period.
+func (s *Store) BaselineGet(ctx context.Context, key run.Key) (store.Baseline, error) {
+	return get(ctx, s, scanBaseline, "baseline "+keyString(key),
+		`SELECT `+baselineCols+` FROM baselines WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// MarkerGet returns one marker of a period.
+func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.Marker, error) {
+	return get(ctx, s, scanMarker, "marker "+kind+" of "+keyString(key),
+		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 AND kind = $4`,
+		key.PipelineID, key.ScheduleID, key.Period, kind)
+}
+
+// MarkerListOf returns every marker of one period, sorted by kind: a range
+// of the primary key.
+func (s *Store) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
+	return list(ctx, s, scanMarker, "markers of "+keyString(key),
+		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY kind`,
+		key.PipelineID, key.ScheduleID, key.Period)
+}
+
+// MarkerList returns markers matching p, sorted by pipeline, schedule,
+// period and kind.
+func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
+	var w where
+	if p.PeriodFrom != "" {
+		w.add("period >= ?", p.PeriodFrom)
+	}
+	if !p.Since.IsZero() {
+		w.add("at >= ?", queryNanos(p.Since))
+	}
+	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
+	return list(ctx, s, scanMarker, "markers", q, w.args...)
+}
+
+// TimerListDue returns timers due at or before now, earliest first (ties
+// by key), at most limit (limit <= 0: all of them).
+func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
+	var w where
+	w.add("due_at <= ?", queryNanos(now))
+	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(limit)
+	return list(ctx, s, scanTimer, "due timers", q, w.args...)
+}
+
+// TimerNext returns the earliest timer (ties by key).
+func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
+	return get(ctx, s, scanTimer, "next timer", `SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+}
+
+// TimerList returns timers matching p, due or not, earliest first (ties by
+// key). The table holds pending timers only, so walking timers_due and
+// filtering costs what is scheduled, never history.
+func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
+	var w where
+	if p.Kind != "" {
+		w.add("kind = ?", p.Kind)
+	}
+	return list(ctx, s, scanTimer, "timers", `SELECT `+timerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
+}
+
+// TimerGet returns the timer with the given key.
+func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
+	return get(ctx, s, scanTimer, "timer "+key, `SELECT `+timerCols+` FROM timers WHERE key = $1`, key)
+}

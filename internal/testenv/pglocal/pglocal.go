@@ -1,0 +1,423 @@
+// Package pglocal gives tests a PostgreSQL: the server named by
+// INTERLOCK_TEST_POSTGRES_URL (make test-postgres starts one and sets it),
+// or else one throwaway PostgreSQL that this package starts for the test
+// process (initdb into a temporary directory, postgres on 127.0.0.1 and a
+// free port, fsync off), stopped when the process ends. Tests isolate
+// themselves with a schema each (URL), never with separate servers.
+//
+// A package that uses it stops the server it started with
+//
+//	func TestMain(m *testing.M) { pglocal.Main(m) }
+//
+// When PostgreSQL is not installed, URL skips the test with a message
+// naming make test-postgres — unless INTERLOCK_REQUIRE_BACKENDS=1 (CI),
+// where a missing backend fails the test instead.
+package pglocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnvURL names a running PostgreSQL the tests use instead of starting one.
+// Its user must be allowed to create schemas in its database.
+const EnvURL = "INTERLOCK_TEST_POSTGRES_URL"
+
+// EnvRequire, when "1", turns a missing backend into a failure (CI). It is
+// the variable ddblocal reads.
+const EnvRequire = "INTERLOCK_REQUIRE_BACKENDS"
+
+const (
+	initTimeout  = 60 * time.Second // initdb: ~1 s alone, more on a loaded 2-core machine
+	startTimeout = 30 * time.Second
+	stopTimeout  = 10 * time.Second
+	startTries   = 3 // a port picked free can be taken before postgres binds it
+)
+
+var (
+	once     sync.Once
+	base     string // the server's URL (its postgres database)
+	skipMsg  string // set when the backend is unavailable (skip, or fail under EnvRequire)
+	startErr error  // set when the backend is there but did not start
+	server   *process
+)
+
+// Server returns the URL of the PostgreSQL server, starting one on first
+// use: no schema of t's own (see URL). It skips (or, with
+// INTERLOCK_REQUIRE_BACKENDS=1, fails) t when no PostgreSQL can be had, and
+// fails it when one should have started but did not.
+func Server(t testing.TB) string {
+	t.Helper()
+	once.Do(setup)
+	switch {
+	case startErr != nil:
+		t.Fatalf("pglocal: %v", startErr)
+	case skipMsg != "":
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("pglocal: %s (%s=1: a missing backend is a failure)", skipMsg, EnvRequire)
+		}
+		t.Skipf("pglocal: %s", skipMsg)
+	}
+	return base
+}
+
+var schemaSeq atomic.Int64
+
+// URL returns a URL for t: the server's, with search_path set to a new,
+// empty schema of t's own, dropped when t ends. Every connection opened
+// with it creates and finds its tables there.
+func URL(t testing.TB) string {
+	t.Helper()
+	u, schema := newSchema(t)
+	t.Cleanup(func() {
+		if err := admin(base, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("pglocal: drop schema %s: %v", schema, err)
+		}
+	})
+	return u
+}
+
+// kept are the schemas of KeptURL, dropped by Stop.
+var kept struct {
+	sync.Mutex
+	schemas []string
+}
+
+// KeptURL is URL for a schema that outlives t: it is dropped when the
+// package's tests end (Main). It is for a test package that reuses
+// schemas between tests (emptied, where creating one's tables is what
+// costs).
+func KeptURL(t testing.TB) string {
+	t.Helper()
+	u, schema := newSchema(t)
+	kept.Lock()
+	kept.schemas = append(kept.schemas, schema)
+	kept.Unlock()
+	return u
+}
+
+func newSchema(t testing.TB) (u, schema string) {
+	t.Helper()
+	srv := Server(t)
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	schema = fmt.Sprintf("t%d_%d_%08x", os.Getpid(), schemaSeq.Add(1), h.Sum32())
+	if err := admin(srv, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("pglocal: create schema %s: %v", schema, err)
+	}
+	u, err := WithSearchPath(srv, schema)
+	if err != nil {
+		t.Fatalf("pglocal: %v", err)
+	}
+	return u, schema
+}
+
+// WithSearchPath returns raw with its search_path parameter set to schema.
+func WithSearchPath(raw, schema string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("parse %s: %v", EnvURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// admin runs one statement on a connection of its own.
+func admin(srv, stmt string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, stmt)
+	return err
+}
+
+// Main runs the package's tests and stops the PostgreSQL they started, if
+// any; a package's TestMain calls it.
+func Main(m *testing.M) {
+	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop drops the schemas KeptURL made and stops the PostgreSQL this
+// process started, if any.
+func Stop() {
+	kept.Lock()
+	if len(kept.schemas) > 0 && base != "" {
+		_ = admin(base, "DROP SCHEMA "+strings.Join(kept.schemas, ", ")+" CASCADE")
+	}
+	kept.schemas = nil
+	kept.Unlock()
+	if server != nil {
+		server.stop()
+	}
+}
+
+func setup() {
+	if u := os.Getenv(EnvURL); u != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if err := ready(ctx, u); err != nil {
+			startErr = fmt.Errorf("%s=%s does not answer: %v", EnvURL, u, err)
+			return
+		}
+		base = u
+		return
+	}
+	bin, err := BinDir()
+	if err != nil {
+		skipMsg = err.Error() + "; install PostgreSQL (apt-get install postgresql) and run `make test-postgres` (or set " + EnvURL + ")"
+		return
+	}
+	cred, err := credential()
+	if err != nil {
+		skipMsg = err.Error() + "; run `make test-postgres` (or set " + EnvURL + ")"
+		return
+	}
+	for try := 1; ; try++ {
+		server, err = start(bin, cred)
+		if err == nil {
+			base = server.url
+			return
+		}
+		if try == startTries {
+			startErr = err
+			return
+		}
+	}
+}
+
+// BinDir finds the directory holding initdb and postgres: PATH first, then
+// Debian's /usr/lib/postgresql/<version>/bin (the newest).
+func BinDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		dir := filepath.Dir(p)
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+			return dir, nil
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(real), "postgres")); err == nil {
+				return filepath.Dir(real), nil
+			}
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	newest, best := "", -1
+	for _, d := range dirs {
+		v, err := strconv.Atoi(filepath.Base(filepath.Dir(d)))
+		if err != nil || v <= best {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			newest, best = d, v
+		}
+	}
+	if newest == "" {
+		return "", errors.New("PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql/*/bin)")
+	}
+	return newest, nil
+}
+
+// credential is who runs initdb and postgres: both refuse root, so as root
+// they run as the postgres user (as `setpriv --reuid=postgres
+// --regid=postgres --init-groups` would: the credential is set in the child
+// before exec, which also keeps the parent-death signal that setpriv's own
+// credential change would clear). nil: the current user.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("running as root and there is no postgres user to run PostgreSQL as (%v)", err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	c := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	groups, _ := u.GroupIds()
+	for _, g := range groups {
+		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
+			c.Groups = append(c.Groups, uint32(n))
+		}
+	}
+	return c, nil
+}
+
+// process is a PostgreSQL this package started.
+type process struct {
+	url  string
+	dir  string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{} // closed when the postmaster exited
+}
+
+// start initialises a cluster in a new temporary directory and runs
+// postgres on a free port, waiting (bounded) until it accepts connections.
+// The postmaster is started from a goroutine locked to an OS thread that
+// never exits, so Pdeathsig (sent when the starting thread dies) kills it
+// exactly when the test process dies, even on a panic or a test timeout
+// that skips Main; its backends exit when they see it gone.
+func start(bin string, cred *syscall.Credential) (*process, error) {
+	dir, err := os.MkdirTemp("", "pglocal-")
+	if err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	ictx, cancel := context.WithTimeout(context.Background(), initTimeout)
+	defer cancel()
+	initdb := exec.CommandContext(ictx, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	p := &process{
+		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
+		dir: dir, out: &syncBuffer{}, done: make(chan struct{}),
+	}
+	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-c", "unix_socket_directories="+dir,
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
+	p.cmd.Stdout = p.out
+	p.cmd.Stderr = p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL, Setpgid: true}
+
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+		err := p.cmd.Start()
+		started <- err
+		if err != nil {
+			return
+		}
+		_ = p.cmd.Wait()
+		close(p.done)
+		select {} // keep the thread
+	}()
+	if err := <-started; err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start postgres: %v", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel2()
+	go func() {
+		select {
+		case <-p.done:
+			cancel2() // it died: stop waiting
+		case <-ctx.Done():
+		}
+	}()
+	if err := ready(ctx, p.url); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("postgres on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.out.String())
+	}
+	return p, nil
+}
+
+// ready tries to connect until it can or ctx ends.
+func ready(ctx context.Context, u string) error {
+	var last error
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, u)
+		if err == nil {
+			err = conn.Ping(cctx)
+			conn.Close(context.Background())
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return last
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop asks the postmaster for a fast shutdown (SIGINT), kills it if it
+// lingers, and removes its directory.
+func (p *process) stop() {
+	defer os.RemoveAll(p.dir)
+	if p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-p.done:
+	case <-time.After(stopTimeout):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// syncBuffer collects the server's output for failure messages.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() > 64<<10 {
+		return len(p), nil // enough to diagnose a start; keep memory bounded
+	}
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(b.b.String())
+}
