@@ -66,6 +66,9 @@ type watchdogCache struct {
 	runs     map[run.Key]run.Run
 	markers  map[watchdog.MarkerKey]store.Marker
 	sensors  map[[2]string]store.Sensor
+	// sensorsKept: sensors holds the window's (a pass skips them when no
+	// check reads them: watchdog.ReadsSensors).
+	sensorsKept bool
 }
 
 // watchdogSnapshot builds what the checks read, bounded by the lookback
@@ -95,6 +98,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	from, sensorsFrom, since := plan.PeriodFrom, plan.SensorsFrom, plan.Since
 	if plan.Full {
 		c.runs, c.markers, c.sensors, c.passes = map[run.Key]run.Run{}, map[watchdog.MarkerKey]store.Marker{}, map[[2]string]store.Sensor{}, 0
+		c.sensorsKept = false
 	} else {
 		c.passes++
 	}
@@ -132,11 +136,24 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 			s.Timers[t.Key] = true
 		}
 	}
-	if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: plan.SensorsSince}); err != nil {
-		unavailable(watchdog.DataSensors, err)
-	} else {
-		for _, x := range ss {
-			c.sensors[[2]string{x.PipelineID, x.Key}] = x
+	// Sensors only when a check reads them (trigger data): kept between
+	// passes only while read, so the first pass that needs them again
+	// reads the whole window.
+	switch {
+	case !watchdog.ReadsSensors(s.Pipelines):
+		c.sensors, c.sensorsKept = map[[2]string]store.Sensor{}, false
+	default:
+		since := plan.SensorsSince
+		if !c.sensorsKept {
+			since = plan.SensorsFrom
+		}
+		if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: since}); err != nil {
+			unavailable(watchdog.DataSensors, err)
+		} else {
+			for _, x := range ss {
+				c.sensors[[2]string{x.PipelineID, x.Key}] = x
+			}
+			c.sensorsKept = true
 		}
 	}
 	if failed {

@@ -159,3 +159,55 @@ job: {type: glue, config: {jobName: j}}
 		t.Fatalf("pause windows %v (%v)", row.PauseWindows, err)
 	}
 }
+
+// countingSensorReads is the real store counting SensorListChanged.
+type countingSensorReads struct {
+	store.Store
+	n int
+}
+
+func (c *countingSensorReads) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	c.n++
+	return c.Store.SensorListChanged(ctx, p)
+}
+
+// TestSnapshotReadsSensorsOnlyForTriggers: a pass over pipelines none of
+// which is watched with a trigger reads no sensor; when one becomes
+// watched (a dry-run trigger pipeline switched live), the next pass —
+// incremental — reads the whole window again, so trigger data that came
+// before the previous pass is still recovered.
+func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
+	f := newFixture(t)
+	counting := &countingSensorReads{Store: f.st}
+	wd := newEngineOn(t, f, counting)
+	const dry = "pipeline: {id: orders}\ndryRun: true\nschedule:\n  trigger: {key: orders-landed, check: exists}\njob: {type: glue, config: {jobName: orders}}\n"
+	if _, err := f.eng.ApplyConfig(t.Context(), "orders.yaml", []byte(dry)); err != nil {
+		t.Fatal(err)
+	}
+	// Trigger data nobody decided (written straight into the store).
+	landed := store.Sensor{PipelineID: "orders", Key: "orders-landed", Data: obj("n", 1), ChangedAt: f.clk.Now(), WrittenAt: f.clk.Now()}
+	if err := f.st.Commit(t.Context(), store.Change{Sensors: []store.SensorWrite{{Sensor: landed}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(10 * time.Minute)
+	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if counting.n != 0 {
+		t.Fatalf("a pass without a watched trigger pipeline read sensors %d times", counting.n)
+	}
+	f.clk.Advance(time.Minute)
+	if _, err := f.eng.ApplyConfig(t.Context(), "orders.yaml", []byte(orders)); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(5 * time.Minute)
+	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if counting.n != 1 {
+		t.Fatalf("sensors read %d times, want once", counting.n)
+	}
+	if n := len(f.events(t, event.TriggerRecovered)); n != 1 {
+		t.Fatalf("TRIGGER_RECOVERED = %d for trigger data from before the last pass, want 1", n)
+	}
+}

@@ -287,3 +287,18 @@ func sortFindings(fs []Finding) {
 		return strings.Compare(string(a.Event), string(b.Event))
 	})
 }
+
+// ReadsSensors reports whether the checks read Snapshot.Sensors for these
+// pipelines. They read trigger data only (pendingTriggers: sensors that
+// match the trigger key of a watched pipeline with a trigger), so when no
+// watched pipeline has a trigger the snapshot's sensors change no result
+// and a runtime need not read them — for cron pipelines, the bulk of a
+// full load.
+func ReadsSensors(ps []Pipeline) bool {
+	for _, wp := range ps {
+		if wp.P != nil && !wp.P.DryRun && wp.P.Schedule.Trigger != nil {
+			return true
+		}
+	}
+	return false
+}
