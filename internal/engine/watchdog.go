@@ -39,15 +39,8 @@ func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration)
 	snap := e.watchdogSnapshot(ctx, now, stuckThreshold)
 	res := watchdog.Pass(snap)
 	rep := WatchdogReport{At: now, Result: res}
-	for _, f := range res.Findings {
-		evs, repaired, err := e.applyFinding(ctx, f, now)
-		if err != nil {
-			return rep, fmt.Errorf("engine: watchdog %s for %s/%s: %w", f.Check, f.Key.PipelineID, f.Key.Period, err)
-		}
-		rep.Raised = append(rep.Raised, evs...)
-		if repaired {
-			rep.Repaired++
-		}
+	if err := e.applyFindings(ctx, res.Findings, now, &rep); err != nil {
+		return rep, err
 	}
 	evs, err := e.recordPass(ctx, now, res, snap.Unavailable)
 	rep.Raised = append(rep.Raised, evs...)
@@ -85,15 +78,6 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
 		failed = true
 	}
-	// The pipelines as the store has them now: a pause, a reload or a
-	// removal by any process is in this pass.
-	loaded, err := e.activePipelines(ctx)
-	if err != nil {
-		unavailable(watchdog.DataPipelines, err)
-	}
-	for _, lp := range loaded {
-		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt, Pauses: lp.row.PauseWindows})
-	}
 	plan := watchdog.PlanRefresh(c.runs != nil, c.loadedAt, c.passes, now)
 	from, sensorsFrom, since := plan.PeriodFrom, plan.SensorsFrom, plan.Since
 	if plan.Full {
@@ -102,12 +86,6 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	} else {
 		c.passes++
 	}
-
-	if active, err := e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}); err != nil {
-		unavailable(watchdog.DataActiveRuns, err)
-	} else {
-		s.ActiveRuns = active
-	}
 	// One range per read, so one index serves it on every backend: a
 	// full load reads the recent periods, an incremental one what was
 	// written since; what has aged out of the window goes below.
@@ -115,46 +93,80 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	if !plan.Full {
 		recentRuns, recentMarkers = store.RunListParams{UpdatedSince: since}, store.MarkerListParams{Since: since}
 	}
-	if recent, err := e.st.RunList(ctx, recentRuns); err != nil {
-		unavailable(watchdog.DataRuns, err)
+	// The reads are independent: they run at once (a pass takes as long
+	// as its longest read, not their sum), the sensors' after the
+	// pipelines', which say whether a check reads sensors.
+	var (
+		active, recent                    []run.Run
+		ms                                []store.Marker
+		ts                                []store.Timer
+		errActive, errRecent, errM, errTs error
+		wg                                sync.WaitGroup
+	)
+	wg.Go(func() { active, errActive = e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}) })
+	wg.Go(func() { recent, errRecent = e.st.RunList(ctx, recentRuns) })
+	wg.Go(func() { ms, errM = e.st.MarkerList(ctx, recentMarkers) })
+	wg.Go(func() { ts, errTs = e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}) })
+	// The pipelines as the store has them now: a pause, a reload or a
+	// removal by any process is in this pass.
+	loaded, errP := e.activePipelines(ctx)
+	for _, lp := range loaded {
+		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt, Pauses: lp.row.PauseWindows})
+	}
+	// Sensors only when a check reads them (trigger data): kept between
+	// passes only while read, so the first pass that needs them again
+	// reads the whole window.
+	readSensors := watchdog.ReadsSensors(s.Pipelines)
+	var ss []store.Sensor
+	var errS error
+	if readSensors {
+		sensorsSince := plan.SensorsSince
+		if !c.sensorsKept {
+			sensorsSince = plan.SensorsFrom
+		}
+		ss, errS = e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: sensorsSince})
+	}
+	wg.Wait()
+
+	if errP != nil {
+		unavailable(watchdog.DataPipelines, errP)
+	}
+	if errActive != nil {
+		unavailable(watchdog.DataActiveRuns, errActive)
+	} else {
+		s.ActiveRuns = active
+	}
+	if errRecent != nil {
+		unavailable(watchdog.DataRuns, errRecent)
 	} else {
 		for _, r := range recent {
 			c.runs[r.Key] = r
 		}
 	}
-	if ms, err := e.st.MarkerList(ctx, recentMarkers); err != nil {
-		unavailable(watchdog.DataMarkers, err)
+	if errM != nil {
+		unavailable(watchdog.DataMarkers, errM)
 	} else {
 		for _, m := range ms {
 			c.markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
 		}
 	}
-	if ts, err := e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}); err != nil {
-		unavailable(watchdog.DataTimers, err)
+	if errTs != nil {
+		unavailable(watchdog.DataTimers, errTs)
 	} else {
 		for _, t := range ts {
 			s.Timers[t.Key] = true
 		}
 	}
-	// Sensors only when a check reads them (trigger data): kept between
-	// passes only while read, so the first pass that needs them again
-	// reads the whole window.
 	switch {
-	case !watchdog.ReadsSensors(s.Pipelines):
+	case !readSensors:
 		c.sensors, c.sensorsKept = map[[2]string]store.Sensor{}, false
+	case errS != nil:
+		unavailable(watchdog.DataSensors, errS)
 	default:
-		since := plan.SensorsSince
-		if !c.sensorsKept {
-			since = plan.SensorsFrom
+		for _, x := range ss {
+			c.sensors[[2]string{x.PipelineID, x.Key}] = x
 		}
-		if ss, err := e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: since}); err != nil {
-			unavailable(watchdog.DataSensors, err)
-		} else {
-			for _, x := range ss {
-				c.sensors[[2]string{x.PipelineID, x.Key}] = x
-			}
-			c.sensorsKept = true
-		}
+		c.sensorsKept = true
 	}
 	if failed {
 		c.runs = nil // reload everything next time
@@ -198,6 +210,64 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		return strings.Compare(a.Key, b.Key)
 	})
 	return s
+}
+
+// findingsAtOnce bounds the findings a pass commits at the same time.
+var findingsAtOnce = 8
+
+// applyFindings commits a pass's findings: those of pipelines in different
+// event shards at the same time (their decisions and commits are
+// independent: each is about its own pipeline), those of one shard in
+// order, so every shard's events are logged in the order one-by-one
+// commits would give them. rep gets the events raised in finding order;
+// the first failure (in that order) is returned, after the others are
+// done, and stops the rest of its shard.
+func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now time.Time, rep *WatchdogReport) error {
+	type applied struct {
+		evs      []event.Event
+		repaired bool
+		err      error
+	}
+	out := make([]applied, len(fs))
+	var shards [][]int
+	byShard := map[int]int{}
+	for i, f := range fs {
+		sh := store.EventShard(f.Key.PipelineID)
+		g, ok := byShard[sh]
+		if !ok {
+			g = len(shards)
+			byShard[sh] = g
+			shards = append(shards, nil)
+		}
+		shards[g] = append(shards[g], i)
+	}
+	sem := make(chan struct{}, findingsAtOnce)
+	var wg sync.WaitGroup
+	for _, idx := range shards {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for _, i := range idx {
+				a := &out[i]
+				if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], now); a.err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var first error
+	for i, a := range out {
+		if a.err != nil && first == nil {
+			f := fs[i]
+			first = fmt.Errorf("engine: watchdog %s for %s/%s: %w", f.Check, f.Key.PipelineID, f.Key.Period, a.err)
+		}
+		rep.Raised = append(rep.Raised, a.evs...)
+		if a.repaired {
+			rep.Repaired++
+		}
+	}
+	return first
 }
 
 // applyFinding commits one finding. A finding whose dedup marker exists,

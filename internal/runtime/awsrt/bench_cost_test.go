@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,10 +33,13 @@ type ddbMeter struct {
 	mu          sync.Mutex
 	calls       map[string]int
 	read, write float64
-	byIndex     map[string]float64 // units by table or index (ReturnConsumedCapacity INDEXES)
+	byIndex     map[string]float64       // units by table or index (ReturnConsumedCapacity INDEXES)
+	took        map[string]time.Duration // the calls' durations added up, by operation
 }
 
-func newMeter() *ddbMeter { return &ddbMeter{calls: map[string]int{}, byIndex: map[string]float64{}} }
+func newMeter() *ddbMeter {
+	return &ddbMeter{calls: map[string]int{}, byIndex: map[string]float64{}, took: map[string]time.Duration{}}
+}
 
 // client is c with the meter on it.
 func (m *ddbMeter) client(c *dynamodb.Client) *dynamodb.Client {
@@ -70,7 +74,9 @@ func (m *ddbMeter) handle(ctx context.Context, in middleware.InitializeInput, ne
 	case *dynamodb.BatchWriteItemInput:
 		p.ReturnConsumedCapacity = total
 	}
+	start := time.Now()
 	out, md, err := next.HandleInitialize(ctx, in)
+	took := time.Since(start)
 	var read, write float64
 	units := func(cs ...types.ConsumedCapacity) (u float64) {
 		for _, c := range cs {
@@ -143,6 +149,7 @@ func (m *ddbMeter) handle(ctx context.Context, in middleware.InitializeInput, ne
 		}
 	}
 	m.calls[awsmiddleware.GetOperationName(ctx)]++
+	m.took[awsmiddleware.GetOperationName(ctx)] += took
 	m.read += read
 	m.write += write
 	m.mu.Unlock()
@@ -162,16 +169,21 @@ type meterReading struct {
 	byOp        map[string]int
 	read, write float64
 	byIndex     map[string]float64
+	reads       map[string]time.Duration // a pass's list reads' wall time (timedStore)
+	took        map[string]time.Duration // the calls' durations added up, by operation (parallel ones overlap)
 }
 
 func (m *ddbMeter) take() meterReading {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := meterReading{byOp: m.calls, read: m.read, write: m.write, byIndex: m.byIndex}
+	r := meterReading{byOp: m.calls, read: m.read, write: m.write, byIndex: m.byIndex, took: map[string]time.Duration{}}
+	for op, d := range m.took {
+		r.took[op] = d.Round(time.Millisecond)
+	}
 	for _, n := range m.calls {
 		r.calls += n
 	}
-	m.calls, m.read, m.write, m.byIndex = map[string]int{}, 0, 0, map[string]float64{}
+	m.calls, m.read, m.write, m.byIndex, m.took = map[string]int{}, 0, 0, map[string]float64{}, map[string]time.Duration{}
 	return r
 }
 
@@ -180,7 +192,8 @@ func (m *ddbMeter) take() meterReading {
 var costNow = time.Date(2099, 3, 10, 13, 0, 0, 0, time.UTC)
 
 // costFixture is n pipelines on DynamoDB Local, each a daily cron at
-// 06:00 UTC with a trigger and 10 sensors, 7 days of finished runs, and
+// 06:00 UTC with one validation rule (and a trigger with COST_TRIGGER=1)
+// and 10 sensors, 7 days of finished runs, and
 // today: 2 % of the runs active (polled 10 minutes ago; one in 5,000
 // pipelines, or one at smaller sizes, stale: past its deadline), 0.2 % of
 // the pipelines with no run (their tick missed).
@@ -192,16 +205,26 @@ type costFixture struct {
 	tables ddbstore.Tables
 	meter  *ddbMeter
 	store  *ddbstore.Store // metered
-	eng    *engine.Engine  // on the metered store
+	eng    *engine.Engine  // on the metered store, timed
+	timed  *timedStore
 	clk    *clock.Virtual
 }
 
+// costTrigger (COST_TRIGGER=1) gives every pipeline a trigger on its
+// first sensor besides the cron: the watchdog then reads sensors (trigger
+// data), which it skips for cron pipelines (watchdog.ReadsSensors).
+var costTrigger = os.Getenv("COST_TRIGGER") == "1"
+
 func costPipeline(i int) string {
+	trigger := ""
+	if costTrigger {
+		trigger = ", trigger: {key: s0, check: exists}"
+	}
 	return fmt.Sprintf(`pipeline: {id: p%05d}
-schedule: {cron: "0 6 * * *", time: "06:00"}
+schedule: {cron: "0 6 * * *", time: "06:00"%s}
 validation: {rules: [{key: landed, check: gte, field: count, value: 1}]}
 job: {type: glue, config: {jobName: j}}
-`, i)
+`, i, trigger)
 }
 
 func newCostFixture(tb testing.TB, n int) *costFixture {
@@ -240,7 +263,8 @@ func newCostFixture(tb testing.TB, n int) *costFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f.eng = engine.New(engine.Options{Store: f.store, Clock: f.clk, Jobs: noJobs{}, Passive: true})
+	f.timed = &timedStore{Store: f.store, d: map[string]time.Duration{}}
+	f.eng = engine.New(engine.Options{Store: f.timed, Clock: f.clk, Jobs: noJobs{}, Passive: true})
 	if err := f.eng.Open(ctx); err != nil {
 		tb.Fatal(err)
 	}
@@ -310,10 +334,65 @@ func parallel(tb testing.TB, n int, do func(i int) error) {
 	}
 }
 
+// timedStore is the metered store with the wall time of the watchdog
+// snapshot's list reads added up, so a pass's time can be told apart:
+// reading, or the rest (parsing configs, the checks, the findings'
+// commits). The other methods, SensorFacts included, are the store's.
+type timedStore struct {
+	*ddbstore.Store
+	mu sync.Mutex
+	d  map[string]time.Duration
+}
+
+func timed[T any](t *timedStore, what string, read func() (T, error)) (T, error) {
+	start := time.Now()
+	v, err := read()
+	t.mu.Lock()
+	t.d[what] += time.Since(start)
+	t.mu.Unlock()
+	return v, err
+}
+
+func (t *timedStore) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
+	return timed(t, "pipelines", func() ([]store.Pipeline, error) { return t.Store.PipelineList(ctx) })
+}
+
+func (t *timedStore) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	what := "runs"
+	if p.ActiveOnly {
+		what = "active runs"
+	}
+	return timed(t, what, func() ([]run.Run, error) { return t.Store.RunList(ctx, p) })
+}
+
+func (t *timedStore) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
+	return timed(t, "markers", func() ([]store.Marker, error) { return t.Store.MarkerList(ctx, p) })
+}
+
+func (t *timedStore) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
+	return timed(t, "timers", func() ([]store.Timer, error) { return t.Store.TimerList(ctx, p) })
+}
+
+func (t *timedStore) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	return timed(t, "sensors", func() ([]store.Sensor, error) { return t.Store.SensorListChanged(ctx, p) })
+}
+
+// take returns the times added up since the last take, rounded.
+func (t *timedStore) take() map[string]time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := t.d
+	for k, v := range out {
+		out[k] = v.Round(time.Millisecond)
+	}
+	t.d = map[string]time.Duration{}
+	return out
+}
+
 // costRow is one printed figure beside its target.
 func costRow(what string, n int, r meterReading, wall time.Duration) string {
-	return fmt.Sprintf("%-34s %6d pipelines: %6d calls (%.3f/pipeline, target <= 0.37), %8.1f read units (%.3f/pipeline, target <= 0.31), %6.1f write units, %v (target < 5 s at 5,000) %v read units by table/index %v",
-		what, n, r.calls, float64(r.calls)/float64(n), r.read, r.read/float64(n), r.write, wall.Round(time.Millisecond), r.byOp, r.byIndex)
+	return fmt.Sprintf("%-34s %6d pipelines: %6d calls (%.3f/pipeline, target <= 0.37), %8.1f read units (%.3f/pipeline, target <= 0.31), %6.1f write units, %v (target < 5 s at 5,000) %v read units by table/index %v; wall time of its reads %v; calls' durations added up %v",
+		what, n, r.calls, float64(r.calls)/float64(n), r.read, r.read/float64(n), r.write, wall.Round(time.Millisecond), r.byOp, r.byIndex, r.reads, r.took)
 }
 
 // watchdogCost runs a cold pass (a new container: full load) and a warm
@@ -321,13 +400,25 @@ func costRow(what string, n int, r meterReading, wall time.Duration) string {
 func watchdogCost(tb testing.TB, f *costFixture) (cold, warm meterReading, coldWall, warmWall time.Duration) {
 	tb.Helper()
 	ctx := context.Background()
+	if path := os.Getenv("COST_CPUPROFILE"); path != "" { // the cold pass's CPU profile
+		out, err := os.Create(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	start := time.Now()
 	rep, err := f.eng.WatchdogPass(ctx, 30*time.Minute)
 	coldWall = time.Since(start)
+	pprof.StopCPUProfile()
 	if err != nil || rep.Degraded() {
 		tb.Fatalf("cold pass: %v %v", err, rep.Result.Failed)
 	}
 	cold = f.meter.take()
+	cold.reads = f.timed.take()
 	f.clk.Advance(5 * time.Minute)
 	start = time.Now()
 	rep, err = f.eng.WatchdogPass(ctx, 30*time.Minute)
@@ -336,6 +427,7 @@ func watchdogCost(tb testing.TB, f *costFixture) (cold, warm meterReading, coldW
 		tb.Fatalf("warm pass: %v %v", err, rep.Result.Failed)
 	}
 	warm = f.meter.take()
+	warm.reads = f.timed.take()
 	return cold, warm, coldWall, warmWall
 }
 
