@@ -20,6 +20,10 @@ const (
 	DefaultSuppressFor  = time.Hour
 	DefaultPollInterval = 5 * time.Second
 	DefaultBatchSize    = 256
+	// DefaultLeaseTTL is how long a sink's lease lasts unrenewed: the
+	// longest another process waits to take over a sink whose deliverer
+	// died.
+	DefaultLeaseTTL = 30 * time.Second
 )
 
 // Options configure a Deliverer. Zero fields take the defaults above.
@@ -54,6 +58,17 @@ type Options struct {
 	// the log's current end: adding a Slack channel must not replay months
 	// of history into it. A new store's log is empty, so there both agree.
 	FromStart bool
+	// Holder names this process among those sharing the store (serve
+	// replicas): each sink is delivered by the one holding its lease
+	// (internal/lease, "alert-sink/<name>"), so an alert goes out once per
+	// sink however many processes run. A stable name (host and listen
+	// address) lets a restarted process keep its lease at once; empty: a
+	// random one, and a restart waits up to LeaseTTL for its old lease.
+	Holder string
+	// LeaseTTL is how long a sink's lease lasts unrenewed (0:
+	// DefaultLeaseTTL); it is renewed with every cursor commit and at
+	// least every half of it.
+	LeaseTTL time.Duration
 	// OnFailure, when set, is called with the sink name for every
 	// dead-lettered alert (a metric). Sinks run concurrently: it may be
 	// called from several goroutines at once.
@@ -79,9 +94,13 @@ type Options struct {
 // Within the Deliverer an event id is sent once per sink even if the log
 // held it twice.
 //
-// One Deliverer per store: two processes delivering from one store would
-// both send. It reads the time only from its clock; backoff waits use
-// timers.
+// Several processes may deliver from one store (serve replicas): each sink
+// is delivered by the process holding its lease, and every cursor commit
+// renews that lease under its version, so a process that lost it records
+// nothing more (internal/lease). The only duplicate left is the one above:
+// a process that stalls past its lease after a sink accepted an alert and
+// before its commit. It reads the time only from its clock; backoff waits
+// use timers.
 type Deliverer struct {
 	st      store.Store
 	clk     clock.Clock
@@ -115,6 +134,12 @@ func NewDeliverer(ctx context.Context, o Options) (*Deliverer, error) {
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = DefaultLeaseTTL
+	}
+	if o.Holder == "" {
+		o.Holder = randomHolder()
 	}
 	d := &Deliverer{st: o.Store, clk: o.Clock, log: o.Logger, o: o}
 	if d.log == nil {

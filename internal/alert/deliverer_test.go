@@ -198,6 +198,8 @@ func TestCrashBetweenSendAndCursor(t *testing.T) {
 	defer f.Close()
 	rd := newDeliverer(t, st, alert.Options{}, route(r, all))
 	fd := newDeliverer(t, st, alert.Options{}, route(f, all))
+	deliver(t, rd) // each takes its sink's lease: the crash below is the cursor commit's
+	deliver(t, fd)
 	appendEvents(t, st, ev("1", event.JobFailed, "2026-03-07", t0))
 
 	for _, d := range []*alert.Deliverer{rd, fd} {

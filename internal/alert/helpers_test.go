@@ -52,6 +52,9 @@ func ev(id string, typ event.Type, date string, at time.Time) event.Event {
 func newDeliverer(t *testing.T, st store.Store, o alert.Options, routes ...alert.Route) *alert.Deliverer {
 	t.Helper()
 	o.Store, o.Routes = st, routes
+	if o.Holder == "" {
+		o.Holder = "test-process" // as serve names itself: a restart keeps its leases
+	}
 	if o.Clock == nil {
 		o.Clock = clock.NewVirtual(t0)
 	}

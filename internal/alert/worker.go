@@ -40,7 +40,8 @@ type worker struct {
 	pos     store.Cursor // every event pos has passed is done, in memory
 	saved   store.Cursor // the durable cursor
 	savedAt time.Time
-	skipped int // events pos passed since saved
+	skipped int         // events pos passed since saved
+	lease   store.Lease // the sink's lease as this worker last wrote it; zero: not held
 }
 
 func (w *worker) setSaved(c store.Cursor, at time.Time) {
@@ -55,7 +56,9 @@ func (w *worker) skip(e event.Event) {
 
 func (w *worker) loop(ctx context.Context) {
 	for {
-		if err := w.sweep(ctx, false); err != nil && ctx.Err() == nil {
+		if err := w.sweep(ctx, false); errors.Is(err, errLeaseLost) {
+			w.d.log.Info("alert sweep stopped", "sink", w.name, "why", err)
+		} else if err != nil && ctx.Err() == nil {
 			w.d.log.Error("alert delivery sweep failed", "sink", w.name, "err", err)
 		}
 		t := time.NewTimer(w.d.o.PollInterval)
@@ -75,6 +78,21 @@ func (w *worker) loop(ctx context.Context) {
 func (w *worker) sweep(ctx context.Context, force bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	held, continuous, err := w.hold(ctx)
+	switch {
+	case err != nil:
+		return err
+	case !held:
+		return nil // another process delivers this sink
+	case !continuous:
+		// Taken (again): the previous holder may have moved the cursor.
+		c, at, err := w.d.cursor(ctx, w.name)
+		if err != nil {
+			w.lease = store.Lease{}
+			return err
+		}
+		w.setSaved(c, at)
+	}
 	for {
 		page, err := w.d.st.EventList(ctx, store.EventListParams{After: w.pos, Limit: w.d.o.BatchSize})
 		if err != nil {
@@ -104,7 +122,10 @@ func (w *worker) saveIdle(ctx context.Context, force bool) error {
 	if !force && w.skipped < idleSaveEvents && now.Sub(w.savedAt) < idleSaveAfter {
 		return nil
 	}
-	if err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, w.pos, now)}}); err != nil {
+	r := w.renewal()
+	err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, w.pos, now)}, Leases: r})
+	w.committed(r, err)
+	if err != nil {
 		return fmt.Errorf("alert: sink %s: save cursor %s: %w", w.name, w.pos, err)
 	}
 	w.setSaved(w.pos, now)
@@ -145,7 +166,8 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 	defer cancel()
 	now := w.d.clk.Now()
 	pos := w.pos.Advance(e)
-	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, pos, now)}}
+	r := w.renewal()
+	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, pos, now)}, Leases: r}
 	if failure == nil {
 		c.AlertsSent = []store.AlertSent{sentRecord(w.name, e, hash)}
 		// Only a default route reads it (to let all-clears through).
@@ -155,7 +177,9 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 	} else {
 		c.DeadLetters = []store.DeadLetter{NewDeadLetter(w.name, e, attempts, failure, now).record()}
 	}
-	if err := w.d.st.Commit(ctx, c); err != nil {
+	err = w.d.st.Commit(ctx, c)
+	w.committed(r, err)
+	if err != nil {
 		// The alert went out (or was given up) but the cursor did not
 		// move: the next sweep tries the event again.
 		return fmt.Errorf("alert: sink %s: record event %s: %w", w.name, e.ID, err)
@@ -178,6 +202,16 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 // err is set only when ctx ended: the event stays pending.
 func (w *worker) attempt(ctx context.Context, a Alert) (attempts int, failure, err error) {
 	for attempts = 1; ; attempts++ {
+		if attempts > 1 {
+			// A retry only by the lease's holder: after a long backoff
+			// another process may deliver this sink now.
+			if held, continuous, err := w.hold(ctx); err != nil {
+				return attempts, nil, err
+			} else if !held || !continuous {
+				w.lease = store.Lease{}
+				return attempts, nil, errLeaseLost
+			}
+		}
 		retry, derr := w.route.Sink.Deliver(ctx, a)
 		if derr == nil {
 			return attempts, nil, nil

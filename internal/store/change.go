@@ -104,6 +104,12 @@ func (c Change) Check() error {
 	for _, w := range c.DeliveryCursors {
 		touch("delivery cursor", w.Cursor.Sink)
 	}
+	for _, w := range c.Leases {
+		if w.Lease.Name == "" || w.ExpectVersion < 0 {
+			return fmt.Errorf("%w: a lease with no name or a negative expected version", ErrInvalidChange)
+		}
+		touch("lease", w.Lease.Name)
+	}
 	for _, d := range c.DeadLetters {
 		touch("dead letter", d.Sink, " ", d.EventID)
 	}

@@ -131,6 +131,9 @@ type Store interface {
 	AlertSentGet(ctx context.Context, sink string, key run.Key, typ event.Type, hash string) (AlertSent, error)
 	AlertAlertedGet(ctx context.Context, sink string, key run.Key) (AlertAlerted, error)
 
+	// LeaseGet returns a lease (lease.go) by name.
+	LeaseGet(ctx context.Context, name string) (Lease, error)
+
 	// Commit applies c atomically. It returns ErrConflict, and writes
 	// nothing, when any condition fails.
 	Commit(ctx context.Context, c Change) error
@@ -335,6 +338,9 @@ type Change struct {
 	AlertsSent      []AlertSent
 	AlertsAlerted   []AlertAlerted
 
+	// Leases (lease.go), each with its version condition.
+	Leases []LeaseWrite
+
 	// PipelineChecks and CalendarChecks are conditions that write
 	// nothing: a decision made from a pipeline's row (its pause state,
 	// its config version) and the calendars its config names commits
@@ -351,7 +357,7 @@ func (c Change) Empty() bool {
 	return len(c.Pipelines)+len(c.Calendars)+len(c.PipelineChecks)+len(c.CalendarChecks)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
 		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
 		len(c.Timers)+len(c.TimerDeletes)+len(c.Events)+
-		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted) == 0
+		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted)+len(c.Leases) == 0
 }
 
 // PipelineWrite puts a pipeline row. ExpectVersion 0 means the row must
@@ -450,7 +456,7 @@ type SensorListPrefixParams struct {
 // named in.
 //
 // What never expires, whatever its age:
-//   - alert sinks' delivery cursors;
+//   - alert sinks' delivery cursors and leases;
 //   - pipelines, calendars and timers (a timer is deleted by whoever
 //     processes it; an armed timer is work still to do);
 //   - pipeline-level records: markers with an empty period, sensors whose

@@ -230,6 +230,7 @@ func (s *Store) plan(c store.Change) ([]action, error) {
 	for _, a := range c.AlertsAlerted {
 		add(put(ev, fmt.Sprintf("alert alerted %s %v", a.Sink, a.Key), s.alertedItem(a), "", nil))
 	}
+	s.leaseActions(c, add)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

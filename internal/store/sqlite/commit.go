@@ -232,6 +232,7 @@ func plan(c store.Change) ([]op, error) {
 		eventOps(&e, ev, add)
 	}
 	alertOps(&e, c, add)
+	leaseOps(&e, c, add)
 	if e.err != nil {
 		return nil, e.err
 	}

@@ -70,6 +70,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"TimerList", testTimerList},
 		{"Events", testEvents},
 		{"Alerts", testAlerts},
+		{"Leases", testLeases},
 		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}

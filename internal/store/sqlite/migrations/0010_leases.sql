@@ -1,0 +1,9 @@
+-- 0010: leases (store.Lease): a duty one process holds at a time when
+-- several share the store (the watchdog's passes, an alert sink's
+-- deliveries). Written with the port's version rule; never expired.
+CREATE TABLE leases (
+    name    TEXT    NOT NULL PRIMARY KEY,
+    version INTEGER NOT NULL,
+    holder  TEXT    NOT NULL,
+    expires INTEGER
+) STRICT;
