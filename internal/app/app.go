@@ -47,6 +47,8 @@ type App struct {
 	Store     store.Store
 	Engine    *engine.Engine
 	Log       *slog.Logger
+
+	passed func() // tests: called after each watchdog pass RunWatchdog runs
 }
 
 // Options steer Open.

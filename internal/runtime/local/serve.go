@@ -47,7 +47,7 @@ func (o Options) lookupEnv() func(string) (string, bool) {
 
 // delivery builds the alert routes of interlock.yaml and their deliverer.
 // The caller closes the routes.
-func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (string, bool), onFailure func(string)) (routing.Routes, *alert.Deliverer, error) {
+func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (string, bool), onFailure func(string), holder string) (routing.Routes, *alert.Deliverer, error) {
 	routes, err := routing.Build(a.Settings.Alerts, routing.Options{
 		LookupEnv: lookup, Path: a.Path, Console: o.Console, Logger: a.Log, SlackAPIURL: o.SlackAPIURL,
 		Threads: alert.StoreThreads{Store: a.Store, Clock: a.Engine},
@@ -55,7 +55,7 @@ func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (s
 	if err != nil {
 		return nil, nil, fmt.Errorf("alerts: %w", err)
 	}
-	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: a.Log, OnFailure: onFailure})
+	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: a.Log, OnFailure: onFailure, Holder: holder})
 	if err != nil {
 		routes.Close()
 		return nil, nil, fmt.Errorf("alerts: %w", err)
@@ -92,7 +92,7 @@ type Delivery struct {
 // OpenDelivery builds the routes and starts the cursors of new sinks at
 // the log's current end: open it before writing the events it must send.
 func OpenDelivery(ctx context.Context, a *app.App, o Options) (*Delivery, error) {
-	routes, d, err := delivery(ctx, a, o, o.lookupEnv(), nil)
+	routes, d, err := delivery(ctx, a, o, o.lookupEnv(), nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,14 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 		o.Reload = 5 * time.Second
 	}
 	metrics := api.NewMetrics(a.Engine)
-	routes, deliv, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed)
+	addr := a.Settings.Server.Addr
+	if o.Addr != "" {
+		addr = o.Addr
+	}
+	// This process among the replicas sharing the store: the holder of
+	// the watchdog's and the alert sinks' leases.
+	identity := app.Identity(addr)
+	routes, deliv, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed, identity)
 	if err != nil {
 		return err
 	}
@@ -130,10 +137,6 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	tokens, err := api.ResolveTokens(a.Settings, lookup, func(p string) ([]byte, error) { return os.ReadFile(a.Path(p)) })
 	if err != nil {
 		return err
-	}
-	addr := a.Settings.Server.Addr
-	if o.Addr != "" {
-		addr = o.Addr
 	}
 	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
 		// Ready when the store answers a cheap read.
@@ -190,7 +193,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 		}
 	})
 	goRun(func() { RunTimers(loops, a.Engine, wake, log) })
-	goRun(func() { a.RunWatchdog(loops) })
+	goRun(func() { a.RunWatchdog(loops, identity) })
 	sweeper := &Sweeper{Store: a.Store, Clock: a.Engine, Retention: a.Settings.Retention, Log: log, Deleted: metrics.CountExpired}
 	goRun(func() { sweeper.Run(loops) })
 	goRun(func() { deliv.Run(loops) })
