@@ -30,6 +30,15 @@ func Identity(addr string) string {
 	return host + "/" + hex.EncodeToString(b)
 }
 
+// OneShotIdentity is the holder of the leases of the one-shot commands
+// (`interlock watchdog --once` delivering its alerts): one name per host,
+// so each run takes back the leases the previous run left, and defers to
+// a serve holding them.
+func OneShotIdentity() string {
+	host, _ := os.Hostname()
+	return host + "/interlock-once"
+}
+
 // RunWatchdog runs watchdog passes every watchdog.interval until ctx
 // ends, while this process (holder) holds the watchdog's lease: with
 // several processes on one store, one runs the passes, and when it dies

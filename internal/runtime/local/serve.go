@@ -92,7 +92,7 @@ type Delivery struct {
 // OpenDelivery builds the routes and starts the cursors of new sinks at
 // the log's current end: open it before writing the events it must send.
 func OpenDelivery(ctx context.Context, a *app.App, o Options) (*Delivery, error) {
-	routes, d, err := delivery(ctx, a, o, o.lookupEnv(), nil, "")
+	routes, d, err := delivery(ctx, a, o, o.lookupEnv(), nil, app.OneShotIdentity())
 	if err != nil {
 		return nil, err
 	}
