@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net"
 	"os"
 	"time"
@@ -19,15 +17,15 @@ const WatchdogLease = "watchdog"
 // Identity names this process among those sharing its store (serve
 // replicas), as the holder of its leases: the host and the listen address
 // — stable across a restart, so a restarted process keeps its leases at
-// once; with no fixed port (":0"), the host and a random suffix.
-func Identity(addr string) string {
+// once. With no fixed port (":0"), the host and the project's settings
+// file: still stable across a restart, but two processes of one project on
+// one host must then listen on fixed ports to be told apart.
+func (a *App) Identity(addr string) string {
 	host, _ := os.Hostname()
 	if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" && port != "" {
 		return host + "/" + addr
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return host + "/" + hex.EncodeToString(b)
+	return host + "/" + a.SettingsFile
 }
 
 // OneShotIdentity is the holder of the leases of the one-shot commands

@@ -124,7 +124,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	}
 	// This process among the replicas sharing the store: the holder of
 	// the watchdog's and the alert sinks' leases.
-	identity := app.Identity(addr)
+	identity := a.Identity(addr)
 	routes, deliv, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed, identity)
 	if err != nil {
 		return err
