@@ -316,6 +316,7 @@ func plan(c store.Change) ([]op, error) {
 			args: []any{d.Key, e.time("timer expected due time", *d.ExpectDueAt)}, affect: 1}, nil)
 	}
 	alertOps(&e, c, add)
+	leaseOps(&e, c, addAll)
 	ops = append(ops, eventOps(&e, c.Events)...)
 	if e.err != nil {
 		return nil, e.err
