@@ -21,6 +21,7 @@ import (
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/postgres"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/airflow"
@@ -60,6 +61,9 @@ type Options struct {
 	// Passive: the process runs no engine timers (watchdog --once), so it
 	// leaves trigger calls in flight to the serve that may be making them.
 	Passive bool
+	// Store, when set, replaces the settings' store: (serve --store). A
+	// relative SQLite path is then the caller's, not the settings file's.
+	Store *pipeline.Store
 }
 
 // Open loads the project of settingsFile. A missing settings file is an
@@ -75,6 +79,9 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	settings, err := pipeline.ParseSettings(settingsFile, data)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Store != nil {
+		settings.Store = *opt.Store
 	}
 	a := &App{SettingsFile: settingsFile, Settings: settings, Log: opt.Logger}
 	if a.Log == nil {
@@ -210,8 +217,10 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	switch a.Settings.Store.Driver {
 	case pipeline.StoreSQLite:
 		return sqlite.Open(ctx, a.Path(a.Settings.Store.DSN))
+	case pipeline.StorePostgres:
+		return postgres.Open(ctx, a.Settings.Store.DSN)
 	default:
-		return nil, fmt.Errorf("store %q: only sqlite is available in this version", a.Settings.Store.Driver)
+		return nil, fmt.Errorf("store %q: want sqlite or postgres", a.Settings.Store.Driver)
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local"
 )
 
@@ -17,9 +19,10 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "Run Interlock: the HTTP API, the engine, the watchdog and alert delivery",
-		usage:   "[--config FILE] [--addr HOST:PORT] [--log-level debug|info|warn|error] [--log-format text|json]",
+		usage:   "[--config FILE] [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--log-level debug|info|warn|error] [--log-format text|json]",
 		examples: []string{
 			"interlock serve",
+			"PGPASSWORD=… interlock serve --store postgres://interlock@db.internal:5432/interlock   # several serves may share it",
 			"interlock serve --addr 127.0.0.1:0 --log-format json   # any free port; the address is printed",
 		},
 		run: runServe,
@@ -31,6 +34,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	config := fs.String("config", "interlock.yaml", "project settings")
 	addr := fs.String("addr", "", "listen address (default: server.addr of --config)")
+	storeFlag := fs.String("store", "", "the store: sqlite:PATH or postgres://user@host:port/database (default: store of --config)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	format := fs.String("log-format", "text", "text or json")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
@@ -53,7 +57,24 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	}
 	log := slog.New(h)
 
-	a, err := app.Open(ctx, *config, app.Options{Logger: log})
+	opts := app.Options{Logger: log}
+	if *storeFlag != "" {
+		st, err := pipeline.ParseStore(*storeFlag)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
+			return ExitUsage
+		}
+		if st.Driver == pipeline.StoreSQLite && st.DSN != ":memory:" {
+			// A path on the command line is the caller's, not relative
+			// to the settings file as store: in it is.
+			if st.DSN, err = filepath.Abs(st.DSN); err != nil {
+				fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
+				return ExitUsage
+			}
+		}
+		opts.Store = &st
+	}
+	a, err := app.Open(ctx, *config, opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "interlock serve: %v\n", err)
 		return ExitRuntime

@@ -110,9 +110,12 @@ func TestValidateRefusesWhatServeRefuses(t *testing.T) {
 		name, settings, files string
 		wantLine, serveSays   string
 	}{
-		{"postgres store", "store: postgres://interlock@db.internal/interlock\n", "",
-			`interlock.yaml:1: store: the PostgreSQL store is not available in this version: use sqlite:PATH`,
-			`interlock.yaml:1: store: the PostgreSQL store is not available in this version: use sqlite:PATH`},
+		{"postgres URL without a database", "store: postgres://interlock@db.internal\n", "",
+			`interlock.yaml:1: store: bad PostgreSQL URL:`, // (the line's URL would not survive filepath.Join)
+			`interlock.yaml:1: store: bad PostgreSQL URL: postgres://interlock@db.internal: no database name`},
+		{"postgres URL with an unknown sslmode", "store: postgres://interlock@db.internal/interlock?sslmode=sometimes\n", "",
+			`interlock.yaml:1: store: bad PostgreSQL URL:`,
+			`interlock.yaml:1: store: bad PostgreSQL URL: postgres://interlock@db.internal/interlock?sslmode=sometimes: cannot parse`},
 		{"unset token variable", "server:\n  tokens:\n    - {name: ok, role: admin, tokenEnv: INTERLOCK_VALIDATE_TEST_TOKEN}\n    - {name: etl, role: writer, tokenEnv: " + unset + "}\n", "",
 			`interlock.yaml:4: server.tokens[1].tokenEnv: api token "etl": environment variable ` + unset + ` is not set (serve would not start)`,
 			`api token "etl": environment variable ` + unset + ` is not set`},
@@ -142,6 +145,19 @@ func TestValidateRefusesWhatServeRefuses(t *testing.T) {
 				t.Fatalf("serve: exit %d, want %d with %q\n%s", code, ExitRuntime, c.serveSays, errOut)
 			}
 		})
+	}
+	// serve --store is checked as store: is, and names the flag.
+	dir0 := t.TempDir()
+	config0 := write(t, dir0, "interlock.yaml", "store: sqlite:./x.db\n")
+	for flag, says := range map[string]string{
+		"postgres://u:pw@db/interlock": "interlock serve: --store: a password must not be written in the store URL: use PGPASSWORD or a .pgpass file",
+		"postgres://db":                "interlock serve: --store: bad PostgreSQL URL: postgres://db: no database name",
+		"mysql://db/x":                 `interlock serve: --store: unknown store "mysql://db/x"`,
+	} {
+		code, _, errOut := run(t, "serve", "--config", config0, "--store", flag)
+		if code != ExitUsage || !strings.Contains(errOut, says) || strings.Contains(errOut, ":pw@") {
+			t.Errorf("serve --store %s: exit %d, want %d with %q\n%s", flag, code, ExitUsage, says, errOut)
+		}
 	}
 	// Set variables and readable files pass.
 	dir := t.TempDir()

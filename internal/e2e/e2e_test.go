@@ -23,6 +23,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+	"github.com/interlockhq/interlock/internal/testenv/pglocal"
 )
 
 var binary string
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	ddblocal.Stop() // the DynamoDB Local the AWS tests started, if any
+	pglocal.Stop()  // the PostgreSQL the PostgreSQL test started, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -140,9 +142,9 @@ func (b *logBuffer) String() string {
 }
 
 // start runs `interlock serve` in dir and waits for its address.
-func start(t *testing.T, dir string, env []string) *server {
+func start(t *testing.T, dir string, env []string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--log-level", "debug")
+	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "debug"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store/pgurl"
 )
 
 // Settings is interlock.yaml (product spec §6), validated, defaults
@@ -45,20 +46,6 @@ const (
 	StoreSQLite   = "sqlite"
 	StorePostgres = "postgres"
 )
-
-// ErrStoreUnavailable is wrapped by Available's error.
-var ErrStoreUnavailable = errors.New("not available in this version")
-
-// Available reports whether this build can open the store. It is the one
-// place that says so, and loading interlock.yaml calls it, so `validate`,
-// `serve` and `watchdog --once` refuse a PostgreSQL store with the same
-// file:line: store: message. Remove the refusal when the store lands.
-func (s Store) Available() error {
-	if s.Driver == StorePostgres {
-		return fmt.Errorf("the PostgreSQL store is %w: use sqlite:PATH (see the README's status table)", ErrStoreUnavailable)
-	}
-	return nil
-}
 
 // Watchdog configures the watchdog loop.
 type Watchdog struct {
@@ -299,29 +286,39 @@ func parseNet(s string) (netip.Prefix, bool) {
 }
 
 func (b *builder) store(s string) Store {
+	st, err := ParseStore(s)
+	if err != nil {
+		b.errorf("store", "%v", err)
+	}
+	return st
+}
+
+// ParseStore reads a store's text, as interlock.yaml's store: and serve's
+// --store take it: sqlite:PATH, or a postgres:// (postgresql://) URL whose
+// form is checked without connecting (pgurl.Check: a host, a database, the
+// parameters the driver knows). A password is refused: the text is in a
+// file or on a command line others can read; the driver takes it from
+// PGPASSWORD or a .pgpass file instead. On error the Store names the
+// driver the text meant, if any.
+func ParseStore(s string) (Store, error) {
 	if p, ok := strings.CutPrefix(s, "sqlite:"); ok {
 		if strings.TrimSpace(p) == "" {
-			b.errorf("store", "sqlite: needs a file path, e.g. sqlite:./interlock.db")
+			return Store{Driver: StoreSQLite}, errors.New("sqlite: needs a file path, e.g. sqlite:./interlock.db")
 		}
-		return Store{Driver: StoreSQLite, DSN: p}
+		return Store{Driver: StoreSQLite, DSN: p}, nil
 	}
 	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
-		u, err := url.Parse(s)
-		if err != nil {
-			b.errorf("store", "invalid postgres URL: %v", err)
-			return Store{Driver: StorePostgres}
+		if u, err := url.Parse(s); err == nil {
+			if _, has := u.User.Password(); has || u.Query().Has("password") {
+				return Store{Driver: StorePostgres}, errors.New("a password must not be written in the store URL: use PGPASSWORD or a .pgpass file")
+			}
 		}
-		if _, has := u.User.Password(); has {
-			b.errorf("store", "a password must not be written in interlock.yaml: use PGPASSWORD or a .pgpass file")
+		if err := pgurl.Check(s); err != nil {
+			return Store{Driver: StorePostgres}, err
 		}
-		st := Store{Driver: StorePostgres, DSN: s}
-		if err := st.Available(); err != nil {
-			b.errorf("store", "%v", err)
-		}
-		return st
+		return Store{Driver: StorePostgres, DSN: s}, nil
 	}
-	b.errorf("store", "unknown store %q (want sqlite:PATH; postgres://… once the PostgreSQL store ships)", s)
-	return Store{}
+	return Store{}, fmt.Errorf("unknown store %q (want sqlite:PATH or postgres://user@host:port/database)", pgurl.Redact(s))
 }
 
 func (b *builder) dirOrGlob(field, s string) string {

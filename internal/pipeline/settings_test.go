@@ -108,10 +108,13 @@ func TestParseSettingsValid(t *testing.T) {
 func TestParseSettingsInvalid(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"typo", "watchdog: {intervall: 5m}\n", `i.yaml:1: watchdog.intervall: unknown field, did you mean "interval"?`},
-		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH; postgres://… once the PostgreSQL store ships)`},
+		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH or postgres://user@host:port/database)`},
 		{"sqlite no path", "store: \"sqlite:\"\n", `i.yaml:1: store: sqlite: needs a file path, e.g. sqlite:./interlock.db`},
-		{"postgres not shipped", "store: postgres://interlock@db.internal:5432/interlock?sslmode=require\n", `i.yaml:1: store: the PostgreSQL store is not available in this version: use sqlite:PATH`},
-		{"postgres password", "store: postgres://u:pw@h/db\n", `i.yaml:1: store: a password must not be written in interlock.yaml: use PGPASSWORD or a .pgpass file`},
+		{"postgres password", "store: postgres://u:pw@h/db\n", `i.yaml:1: store: a password must not be written in the store URL: use PGPASSWORD or a .pgpass file`},
+		{"postgres password parameter", "store: postgres://u@h/db?password=pw\n", `i.yaml:1: store: a password must not be written in the store URL`},
+		{"postgres no database", "store: postgres://interlock@db.internal:5432\n", `i.yaml:1: store: bad PostgreSQL URL: postgres://interlock@db.internal:5432: no database name`},
+		{"postgres bad parameter", "store: postgres://h/db?sslmode=sometimes\n", `i.yaml:1: store: bad PostgreSQL URL: postgres://h/db?sslmode=sometimes: `},
+		{"postgres bad port", "store: postgres://h:port/db\n", `i.yaml:1: store: bad PostgreSQL URL: parse "postgres://h:port/db": invalid port`},
 		{"bad addr", "server: {addr: 7070}\n", `i.yaml:1: server.addr: "7070": want host:port, e.g. 127.0.0.1:7070`},
 		{"bad port", "server: {addr: \"127.0.0.1:99999\"}\n", `i.yaml:1: server.addr: "127.0.0.1:99999": want host:port`},
 		{"public without tokens", "server: {addr: \"0.0.0.0:7070\"}\n", `i.yaml:1: server.addr: "0.0.0.0:7070" is reachable from other machines, which needs server.tokens`},
@@ -171,5 +174,19 @@ func TestSettingsAllErrorsAtOnce(t *testing.T) {
 	_, err := ParseSettings("i.yaml", []byte("store: x\nwatchdog: {interval: 1s}\nalerts: [{type: nope}]\n"))
 	if err == nil || len(confdec.AsErrors("i.yaml", err)) != 3 {
 		t.Errorf("want 3 errors, got %v", err)
+	}
+}
+
+func TestParseSettingsPostgresStore(t *testing.T) {
+	const u = "postgres://interlock@db.internal:5432/interlock?sslmode=require&pool_max_conns=8"
+	s, err := ParseSettings("i.yaml", []byte("store: "+u+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Store{Driver: StorePostgres, DSN: u}); s.Store != want {
+		t.Fatalf("store = %+v, want %+v", s.Store, want)
+	}
+	if st, err := ParseStore("postgresql://h/db"); err != nil || st.Driver != StorePostgres {
+		t.Fatalf("ParseStore(postgresql://h/db) = %+v, %v", st, err)
 	}
 }

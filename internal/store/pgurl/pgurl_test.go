@@ -1,4 +1,4 @@
-package postgres
+package pgurl
 
 import (
 	"errors"
@@ -22,19 +22,19 @@ func TestCheckURL(t *testing.T) {
 		{"postgres:///interlock", "no host"},
 		{"postgres://db/a/b", "slash"},
 		{"postgres:db/interlock", "want postgres://host/database"},
-		{"postgres://db:notaport/interlock", "bad URL"},
+		{"postgres://db:notaport/interlock", "invalid port"},
 		{"postgres://db/interlock?sslmode=sometimes", "sslmode"},
 		{"postgres://db/interlock?pool_max_conns=many", "pool_max_conns"},
-		{"postgres://us er:p%zz@db/interlock", "bad URL"},
+		{"postgres://us er:p%zz@db/interlock", "invalid userinfo"},
 	} {
-		err := CheckURL(c.url)
+		err := Check(c.url)
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("CheckURL(%q) = %v, want ok", c.url, err)
+			t.Errorf("Check(%q) = %v, want ok", c.url, err)
 		case c.want != "" && err == nil:
-			t.Errorf("CheckURL(%q) accepted, want an error about %s", c.url, c.want)
-		case c.want != "" && (!errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("CheckURL(%q) = %v, want ErrBadURL about %s", c.url, err, c.want)
+			t.Errorf("Check(%q) accepted, want an error about %s", c.url, c.want)
+		case c.want != "" && (!errors.Is(err, ErrBad) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("Check(%q) = %v, want ErrBad about %s", c.url, err, c.want)
 		}
 	}
 }
@@ -48,12 +48,12 @@ func TestCheckURLKeepsPasswordsOut(t *testing.T) {
 		"postgres://u:s3cretpw@db/x?sslmode=bogus",
 		"postgres://u@db/x?password=s3cretpw&sslmode=bogus",
 	} {
-		err := CheckURL(u)
+		err := Check(u)
 		if err == nil {
-			t.Fatalf("CheckURL(%q) accepted", u)
+			t.Fatalf("Check(%q) accepted", u)
 		}
 		if strings.Contains(err.Error(), "s3cretpw") {
-			t.Errorf("CheckURL(%q) = %v: the password is in the message", u, err)
+			t.Errorf("Check(%q) = %v: the password is in the message", u, err)
 		}
 	}
 	if r := Redact("postgres://u:s3cretpw@db/x?password=s3cretpw"); strings.Contains(r, "s3cretpw") {
@@ -70,17 +70,17 @@ func FuzzCheckURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		err := CheckURL(raw)
+		err := Check(raw)
 		_ = Redact(raw)
 		if err != nil {
-			if !errors.Is(err, ErrBadURL) {
-				t.Fatalf("CheckURL(%q) = %v, not ErrBadURL", raw, err)
+			if !errors.Is(err, ErrBad) {
+				t.Fatalf("Check(%q) = %v, not ErrBad", raw, err)
 			}
 			if i := strings.Index(raw, "://"); i >= 0 {
 				rest := raw[i+3:]
 				if at := strings.LastIndex(rest, "@"); at >= 0 {
 					if _, pw, ok := strings.Cut(rest[:at], ":"); ok && len(pw) >= 6 && strings.Contains(err.Error(), pw) && !strings.Contains(strings.ReplaceAll(raw, pw, ""), pw) {
-						t.Fatalf("CheckURL(%q) = %v: the password %q is in the message", raw, err, pw)
+						t.Fatalf("Check(%q) = %v: the password %q is in the message", raw, err, pw)
 					}
 				}
 			}
