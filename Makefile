@@ -39,9 +39,10 @@ test-dynamodb: emulators
 ## test-postgres: every package with PostgreSQL tests (those importing internal/testenv/pglocal),
 ## against one throwaway PostgreSQL started for the run (scripts/with-postgres.sh) and stopped
 ## afterwards, pass or fail.
-PG_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/pglocal' | cut -d' ' -f1)
+## The end-to-end package runs only its PostgreSQL tests here (its others need no PostgreSQL).
+PG_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/pglocal' | cut -d' ' -f1 | grep -v '/internal/e2e$$')
 test-postgres:
-	scripts/with-postgres.sh $(GO) test -count=1 -timeout 5m $(PG_PKGS)
+	scripts/with-postgres.sh sh -c '$(GO) test -count=1 -timeout 5m $(PG_PKGS) && $(GO) test -count=1 -timeout 5m -run OnPostgres ./internal/e2e/'
 
 ## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
 ## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands
