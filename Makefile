@@ -94,10 +94,13 @@ fuzz:
 	  done; \
 	done
 
-## bench: the speed figures of product spec §8, printed (on SQLite, this machine).
+## bench: the speed figures of product spec §8, printed (on SQLite, this machine; the sensor ->
+## decision row on PostgreSQL too).
 bench: emulators
 	@echo "== sensor write -> trigger decision at 500 writes/s (target p99 < 20 ms), durable SQLite"
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x ./internal/engine/
+	@echo "== the same on PostgreSQL (a throwaway server on this machine, fsync off), with one engine and with three sharing the database"
+	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
 	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 60 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
