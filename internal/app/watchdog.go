@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/lease"
@@ -25,7 +26,11 @@ func (a *App) Identity(addr string) string {
 	if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" && port != "" {
 		return host + "/" + addr
 	}
-	return host + "/" + a.SettingsFile
+	file := a.SettingsFile
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	return host + "/" + file
 }
 
 // OneShotIdentity is the holder of the leases of the one-shot commands
