@@ -61,10 +61,11 @@ test-aws-all: emulators
 
 ## race: the race detector over every package but the scenario corpus (internal/simulate drives
 ## the engine from one goroutine on a virtual clock; the engine, store, runtime and alert packages
-## that are concurrent run here) and the AWS end-to-end test (only tests: the functions it wires
-## run under the race detector in their own packages; it would take minutes more). CI runs it
+## that are concurrent run here) and the two end-to-end packages (internal/e2e runs the built
+## binary, which the detector does not see; the AWS one wires functions that run under the
+## detector in their own packages; together they would take minutes more). CI runs it
 ## after make test.
-RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$')
+RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$')
 race:
 	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
 
