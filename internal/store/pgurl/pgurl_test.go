@@ -16,6 +16,8 @@ func TestCheckURL(t *testing.T) {
 		{"postgres://u@127.0.0.1:5432/interlock?pool_max_conns=8&search_path=ops", ""},
 		{"postgres:///interlock?host=/var/run/postgresql", ""},
 		{"postgres://db:5432/?dbname=interlock", ""},
+		{"postgres://db/interlock?default_query_exec_mode=exec", ""},
+		{"postgres://db/interlock?default_query_exec_mode=never", "default_query_exec_mode"},
 		{"mysql://db/interlock", "scheme"},
 		{"postgres://db", "no database"},
 		{"postgres://db/", "no database"},
