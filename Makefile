@@ -106,6 +106,8 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
+	@echo "== the same pass on PostgreSQL (a throwaway server on this machine, fsync off)"
+	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k$$' -benchtime 5x -timeout 30m ./internal/store/postgres/
 	@echo "== flat history: sensor -> decision and a watchdog pass, 100 pipelines with 30 vs 300 days of stored history each (records-read/op must be equal)"
 	$(GO) test -run '^$$' -bench 'BenchmarkFlatHistory' -benchtime 300x -timeout 30m ./internal/engine/
 	@echo "== SQLite store: one commit, due-timer scan over 100k timers, watchdog reads, one retention batch (500 records) at 30 and 300 days of history"
