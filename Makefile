@@ -123,10 +123,16 @@ dist:
 ## bench-aws: the DynamoDB cost of the AWS runtime on DynamoDB Local (calls, consumed capacity,
 ## wall time), printed beside issue 13's targets: a watchdog pass over 100, 1,000 and 5,000
 ## pipelines (cold: a new container's full load; warm: 5 minutes later) and one sensor write ->
-## decision. COST_PIPELINES=<n> runs one size. DynamoDB Local is a JVM on this machine, not AWS:
-## the calls and units are what AWS would count; the wall times are this machine's.
+## decision. COST_SIZES="1000" runs one size (COST_TRIGGER=1: pipelines with a trigger too).
+## DynamoDB Local is a JVM on this machine, not AWS:
+## the calls and units are what AWS would count; the wall times are this machine's. Each size runs
+## in its own process (its own DynamoDB Local): one that held the earlier sizes' tables seeded 5,000
+## pipelines several times slower.
+COST_SIZES ?= 100 1000 5000
 bench-aws: emulators
-	$(GO) test -run '^$$' -bench 'BenchmarkAWSCost' -benchtime 1x -timeout 60m ./internal/runtime/awsrt/
+	@for n in $(COST_SIZES); do \
+	  COST_PIPELINES=$$n $(GO) test -run '^$$' -bench 'BenchmarkAWSCost' -benchtime 1x -timeout 60m ./internal/runtime/awsrt/ || exit 1; \
+	done
 
 clean:
 	rm -rf bin dist
