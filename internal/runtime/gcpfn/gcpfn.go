@@ -84,11 +84,11 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 type Summary struct {
 	At       string    `json:"at,omitempty"`
 	Healthy  bool      `json:"healthy"`
-	Checks   []string  `json:"checks"`           // the checks the pass ran
-	Findings []Finding `json:"findings"`         // events the pass raised
-	Events   int       `json:"eventsRaised"`     // len(Findings)
-	Repaired int       `json:"repaired"`         // silent repairs (SLA timers set)
-	Degraded []Failure `json:"degradedChecks"`   // failed checks, with why
+	Checks   []string  `json:"checks"`         // the checks the pass ran
+	Findings []Finding `json:"findings"`       // events the pass raised
+	Events   int       `json:"eventsRaised"`   // len(Findings)
+	Repaired int       `json:"repaired"`       // silent repairs (SLA timers set)
+	Degraded []Failure `json:"degradedChecks"` // failed checks, with why
 	Previous string    `json:"previousPass,omitempty"`
 	Error    string    `json:"error,omitempty"` // the pass or the store failed
 }
