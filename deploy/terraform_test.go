@@ -21,7 +21,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	gcpfunction "github.com/interlockhq/interlock/deploy/gcp/function"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
+	"github.com/interlockhq/interlock/internal/runtime/gcpfn"
 )
 
 // The Terraform module is checked without Terraform (no binary, no
@@ -1232,5 +1234,114 @@ func init() {
 		tonumber toset tostring transpose trim trimprefix trimspace trimsuffix try type upper urlencode
 		uuid uuidv5 values yamldecode yamlencode zipmap`) {
 		terraformFunctions[f] = true
+	}
+}
+
+// gcpModuleDir is the GCP example (docs/gcp.md): the watchdog as a Cloud
+// Function, checked with the same parser and resolver.
+const gcpModuleDir = "gcp"
+
+// TestGCPTerraform: deploy/gcp's references resolve, the function is
+// built from the package that registers its entry point, it gets every
+// variable the function requires (INTERLOCK_STORE_URL and the Slack token
+// from Secret Manager), and Cloud Scheduler calls it every five minutes
+// with an OIDC token of an invoker.
+func TestGCPTerraform(t *testing.T) {
+	m, err := parseModule(gcpModuleDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range m.resolve() {
+		t.Error(err)
+	}
+	for _, c := range m.cycles() {
+		t.Errorf("a dependency cycle: %s", c)
+	}
+	block := func(b *hclsyntax.Block, typ string) []*hclsyntax.Block {
+		var out []*hclsyntax.Block
+		for _, c := range b.Body.Blocks {
+			if c.Type == typ {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	str := func(a *hclsyntax.Attribute) string {
+		if a == nil {
+			return ""
+		}
+		v, diags := a.Expr.Value(nil)
+		if diags.HasErrors() || v.Type() != cty.String {
+			return ""
+		}
+		return v.AsString()
+	}
+	fn, ok := m.resources["google_cloudfunctions2_function.watchdog"]
+	if !ok {
+		t.Fatal("no google_cloudfunctions2_function.watchdog")
+	}
+	builds := block(fn, "build_config")
+	services := block(fn, "service_config")
+	if len(builds) != 1 || len(services) != 1 {
+		t.Fatalf("the function has %d build_config and %d service_config blocks, want 1 each", len(builds), len(services))
+	}
+	if got := str(builds[0].Body.Attributes["entry_point"]); got != gcpfunction.EntryPoint {
+		t.Errorf("entry_point %q, want %q (deploy/gcp/function)", got, gcpfunction.EntryPoint)
+	}
+	var source string
+	if env, ok := builds[0].Body.Attributes["environment_variables"].Expr.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range env.Items {
+			if k, _ := item.KeyExpr.Value(nil); k.Type() == cty.String && k.AsString() == "GOOGLE_FUNCTION_SOURCE" {
+				v, _ := item.ValueExpr.Value(nil)
+				source = v.AsString()
+			}
+		}
+	}
+	if source != "deploy/gcp/function" {
+		t.Errorf("GOOGLE_FUNCTION_SOURCE is %q, want deploy/gcp/function (the package registering %s)", source, gcpfunction.EntryPoint)
+	}
+	set := map[string]bool{}
+	if a := services[0].Body.Attributes["environment_variables"]; a != nil {
+		set = m.sureKeys(a.Expr)
+	}
+	for _, s := range block(services[0], "secret_environment_variables") {
+		set[str(s.Body.Attributes["key"])] = true
+	}
+	for _, v := range []string{gcpfn.EnvStoreURL, gcpfn.EnvConfig, "SLACK_BOT_TOKEN"} {
+		if !set[v] {
+			t.Errorf("the function requires %s; the module does not set it (it sets %s)", v, strings.Join(sortedKeys(set), ", "))
+		}
+	}
+	job, ok := m.resources["google_cloud_scheduler_job.watchdog"]
+	if !ok {
+		t.Fatal("no google_cloud_scheduler_job.watchdog")
+	}
+	if def := str(m.variables["schedule"].Body.Attributes["default"]); def != "*/5 * * * *" {
+		t.Errorf("the schedule's default is %q, want every five minutes", def)
+	}
+	targets := block(job, "http_target")
+	if len(targets) != 1 || len(block(targets[0], "oidc_token")) != 1 {
+		t.Fatal("the scheduler job has no http_target with an oidc_token")
+	}
+	oidc := block(targets[0], "oidc_token")[0]
+	invoker := "google_service_account.scheduler"
+	if got := traversalText(hclsyntax.Variables(oidc.Body.Attributes["service_account_email"].Expr)[0]); !strings.HasPrefix(got, invoker) {
+		t.Errorf("the OIDC token is minted for %s, want %s", got, invoker)
+	}
+	roles := map[string]bool{}
+	for addr, r := range m.resources {
+		if !strings.HasSuffix(strings.SplitN(addr, ".", 2)[0], "_iam_member") {
+			continue
+		}
+		for _, v := range hclsyntax.Variables(r.Body.Attributes["member"].Expr) {
+			if strings.HasPrefix(traversalText(v), invoker) {
+				roles[str(r.Body.Attributes["role"])] = true
+			}
+		}
+	}
+	for _, r := range []string{"roles/run.invoker", "roles/cloudfunctions.invoker"} {
+		if !roles[r] {
+			t.Errorf("the scheduler's account lacks %s (it has %v)", r, sortedKeys(roles))
+		}
 	}
 }
