@@ -20,6 +20,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/lease"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/gcpfn"
 	"github.com/interlockhq/interlock/internal/runtime/local"
@@ -183,6 +184,11 @@ func project(t *testing.T, u string, h *hook, loadedAt time.Time, pipelines map[
 	defer a.Close()
 	if refused := local.LoadOnce(t.Context(), a); len(refused) > 0 {
 		t.Fatal(refused)
+	}
+	// A serve replica holds the watchdog's lease: the function passes
+	// anyway (it takes no lease; the dedup markers keep events once).
+	if _, ok, err := lease.Acquire(t.Context(), a.Store, app.WatchdogLease, "replica-1/127.0.0.1:7070", time.Now(), time.Hour); err != nil || !ok {
+		t.Fatalf("a replica's watchdog lease: %v %v", ok, err)
 	}
 	return settings
 }
