@@ -21,7 +21,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
-	gcpfunction "github.com/interlockhq/interlock/deploy/gcp/function"
+	interlock "github.com/interlockhq/interlock"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 	"github.com/interlockhq/interlock/internal/runtime/gcpfn"
 )
@@ -1284,20 +1284,16 @@ func TestGCPTerraform(t *testing.T) {
 	if len(builds) != 1 || len(services) != 1 {
 		t.Fatalf("the function has %d build_config and %d service_config blocks, want 1 each", len(builds), len(services))
 	}
-	if got := str(builds[0].Body.Attributes["entry_point"]); got != gcpfunction.EntryPoint {
-		t.Errorf("entry_point %q, want %q (deploy/gcp/function)", got, gcpfunction.EntryPoint)
+	if got := str(builds[0].Body.Attributes["entry_point"]); got != interlock.GCPEntryPoint {
+		t.Errorf("entry_point %q, want %q (the module root's package)", got, interlock.GCPEntryPoint)
 	}
-	var source string
-	if env, ok := builds[0].Body.Attributes["environment_variables"].Expr.(*hclsyntax.ObjectConsExpr); ok {
-		for _, item := range env.Items {
-			if k, _ := item.KeyExpr.Value(nil); k.Type() == cty.String && k.AsString() == "GOOGLE_FUNCTION_SOURCE" {
-				v, _ := item.ValueExpr.Value(nil)
-				source = v.AsString()
-			}
+	// Google's Go buildpack builds the package at the source's root and
+	// does not read GOOGLE_FUNCTION_SOURCE: pointing it elsewhere would
+	// only mislead.
+	if a := builds[0].Body.Attributes["environment_variables"]; a != nil {
+		if m.sureKeys(a.Expr)["GOOGLE_FUNCTION_SOURCE"] {
+			t.Error("build_config sets GOOGLE_FUNCTION_SOURCE, which the Go buildpack does not read: the function is the module root's package")
 		}
-	}
-	if source != "deploy/gcp/function" {
-		t.Errorf("GOOGLE_FUNCTION_SOURCE is %q, want deploy/gcp/function (the package registering %s)", source, gcpfunction.EntryPoint)
 	}
 	set := map[string]bool{}
 	if a := services[0].Body.Attributes["environment_variables"]; a != nil {

@@ -27,10 +27,7 @@ resource "google_cloudfunctions2_function" "watchdog" {
 
   build_config {
     runtime     = var.go_runtime
-    entry_point = "Watchdog" # deploy/gcp/function.EntryPoint
-    environment_variables = {
-      GOOGLE_FUNCTION_SOURCE = "deploy/gcp/function"
-    }
+    entry_point = "Watchdog" # interlock.GCPEntryPoint, the module root's package
     source {
       storage_source {
         bucket = google_storage_bucket.source.name

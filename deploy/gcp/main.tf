@@ -9,8 +9,7 @@
 #
 # The function's source is this repository (the module root, two levels
 # up), zipped and uploaded to a bucket; Google's Go buildpack builds the
-# package deploy/gcp/function (GOOGLE_FUNCTION_SOURCE) whose entry point
-# is Watchdog. The pipelines are not deployed here: they are in the
+# package at its root (gcpfunction.go) whose entry point is Watchdog. The pipelines are not deployed here: they are in the
 # PostgreSQL store already, written by the serve replicas (docs/gcp.md).
 
 terraform {
