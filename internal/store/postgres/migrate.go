@@ -4,13 +4,10 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/interlockhq/interlock/internal/store/sqlmigrate"
 )
 
 // The schema is a numbered series of SQL files, embedded so a binary
@@ -19,46 +16,6 @@ import (
 //
 //go:embed migrations/*.sql
 var migrationFS embed.FS
-
-type migration struct {
-	version int    // from the file name: 0001_init.sql is 1
-	name    string // the file name, recorded for people reading the table
-	sql     string
-}
-
-// loadMigrations reads the migrations of dir in order. Numbers must run 1,
-// 2, 3 … with no gap or duplicate: a gap usually means a file was lost in a
-// merge, and applying around it would give a schema no test has seen.
-func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
-			continue
-		}
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, path.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected number %d (no gaps, no duplicates)", m.name, i+1)
-		}
-	}
-	return ms, nil
-}
 
 // migrateLock is the advisory lock key of migrations, mixed with the
 // schema's name so stores in other schemas of one database do not wait
@@ -72,7 +29,7 @@ const migrateLock = "interlock schema migrations"
 // was. A database migrated by a newer interlock (a version this binary
 // does not know) is refused rather than used.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations(migrationFS, "migrations")
+	ms, err := sqlmigrate.Load(migrationFS, "migrations")
 	if err != nil {
 		return err
 	}
@@ -94,11 +51,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("the database is at schema version %d, newer than this interlock knows (%d): upgrade interlock", current, len(ms))
 		}
 		for _, m := range ms[current:] {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 		}
 		return nil

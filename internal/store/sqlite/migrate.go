@@ -6,11 +6,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/interlockhq/interlock/internal/store/sqlmigrate"
 )
 
 // The schema is a numbered series of SQL files, embedded so a binary
@@ -20,49 +17,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one schema step.
-type migration struct {
-	version int    // from the file name: 0001_init.sql is 1
-	name    string // the file name, recorded for people reading the table
-	sql     string
-}
-
 // migrations returns the embedded migrations in order. Numbers must run
 // 1, 2, 3 … with no gap or duplicate: a gap usually means a file was lost
 // in a merge, and applying around it would give a schema no test has seen.
-func migrations() ([]migration, error) {
-	return loadMigrations(migrationFS, "migrations")
-}
-
-func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
-			continue
-		}
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, path.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected number %d (numbers run 1, 2, 3 … with no gap or duplicate)", m.name, i+1)
-		}
-	}
-	return ms, nil
+func migrations() ([]sqlmigrate.Migration, error) {
+	return sqlmigrate.Load(migrationFS, "migrations")
 }
 
 // migrate applies the pending migrations in one transaction: a database is
@@ -81,7 +40,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // migrateTo applies ms, the first len(ms) migrations in order. Tests pass
 // a prefix to build a database as an older binary left it.
-func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
+func migrateTo(ctx context.Context, db *sql.DB, ms []sqlmigrate.Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -107,16 +66,16 @@ func migrateTo(ctx context.Context, db *sql.DB, ms []migration) error {
 		return nil
 	}
 	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migrate: apply %s: %w", m.Name, err)
 		}
-		if step := migrationSteps[m.version]; step != nil {
+		if step := migrationSteps[m.Version]; step != nil {
 			if err := step(ctx, tx); err != nil {
-				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+				return fmt.Errorf("migrate: apply %s: %w", m.Name, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
-			return fmt.Errorf("migrate: record %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.Version, m.Name); err != nil {
+			return fmt.Errorf("migrate: record %s: %w", m.Name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

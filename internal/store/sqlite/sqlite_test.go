@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -282,34 +281,6 @@ func TestMigrations(t *testing.T) {
 			t.Fatal("a statement of a rolled-back script stayed applied")
 		}
 	})
-
-	names := []struct {
-		name  string
-		files []string
-		want  string // error substring; "" for success
-	}{
-		{"Contiguous", []string{"0001_a.sql", "0002_b.sql", "0003_c.sql"}, ""},
-		{"Gap", []string{"0001_a.sql", "0003_c.sql"}, "expected number 2"},
-		{"Duplicate", []string{"0001_a.sql", "0001_b.sql"}, "expected number 2"},
-		{"StartsAtTwo", []string{"0002_a.sql"}, "expected number 1"},
-		{"NoNumber", []string{"init.sql"}, "NNNN_description"},
-		{"OtherFilesIgnored", []string{"0001_a.sql", "README.md"}, ""},
-	}
-	for _, tc := range names {
-		t.Run("Names/"+tc.name, func(t *testing.T) {
-			fsys := fstest.MapFS{}
-			for _, f := range tc.files {
-				fsys["m/"+f] = &fstest.MapFile{Data: []byte("SELECT 1;")}
-			}
-			_, err := loadMigrations(fsys, "m")
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("unexpected error %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("got %v, want an error containing %q", err, tc.want)
-			}
-		})
-	}
 
 	t.Run("EmbeddedAreValid", func(t *testing.T) {
 		if _, err := migrations(); err != nil {

@@ -15,17 +15,14 @@
 package ddblocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -35,6 +32,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
 // EnvEndpoint names a running DynamoDB (Local) the tests use instead of
@@ -196,7 +195,7 @@ func repoRoot() (string, error) {
 type process struct {
 	url  string
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testproc.Output
 	done chan struct{} // closed when the JVM exited
 }
 
@@ -206,11 +205,11 @@ type process struct {
 // dies) kills it exactly when the test process dies, even on a panic or a
 // test timeout that skips Main.
 func start(java, lib string) (*process, error) {
-	port, err := freePort()
+	port, err := testproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	p := &process{url: fmt.Sprintf("http://127.0.0.1:%d", port), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{url: fmt.Sprintf("http://127.0.0.1:%d", port), out: &testproc.Output{}, done: make(chan struct{})}
 	p.cmd = exec.Command(java,
 		"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.library.path="+filepath.Join(lib, "DynamoDBLocal_lib"),
@@ -284,34 +283,4 @@ func (p *process) stop() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer collects the JVM's output for failure messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.b.Len() > 64<<10 {
-		return len(p), nil // enough to diagnose a start; keep memory bounded
-	}
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.b.String())
 }

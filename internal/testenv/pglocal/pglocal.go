@@ -15,12 +15,10 @@
 package pglocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -36,6 +34,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
 // EnvURL names a running PostgreSQL the tests use instead of starting one.
@@ -273,7 +273,7 @@ type process struct {
 	url  string
 	dir  string
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testproc.Output
 	done chan struct{} // closed when the postmaster exited
 }
 
@@ -304,14 +304,14 @@ func start(bin string, cred *syscall.Credential) (*process, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	port, err := freePort()
+	port, err := testproc.FreePort()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	p := &process{
 		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
-		dir: dir, out: &syncBuffer{}, done: make(chan struct{}),
+		dir: dir, out: &testproc.Output{}, done: make(chan struct{}),
 	}
 	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-c", "unix_socket_directories="+dir,
@@ -390,34 +390,4 @@ func (p *process) stop() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer collects the server's output for failure messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.b.Len() > 64<<10 {
-		return len(p), nil // enough to diagnose a start; keep memory bounded
-	}
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.b.String())
 }

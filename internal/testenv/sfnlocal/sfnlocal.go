@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
 // RepoRoot is the module's root directory (tests run in their package's).
@@ -146,7 +147,7 @@ func Run(t testing.TB, endpoint string, def []byte, execs []Execution) Batch {
 type Machine struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testproc.Output
 	done   chan struct{} // the process's output is read to its end
 
 	mu      sync.Mutex
@@ -161,7 +162,7 @@ type Machine struct {
 func Serve(t testing.TB, endpoint string, def []byte, onEnd func(Result)) *Machine {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Machine{cmd: command(ctx, t, endpoint, "--serve"), stderr: &syncBuffer{}, done: make(chan struct{})}
+	m := &Machine{cmd: command(ctx, t, endpoint, "--serve"), stderr: &testproc.Output{}, done: make(chan struct{})}
 	m.cmd.Stderr = m.stderr
 	stdin, err := m.cmd.StdinPipe()
 	if err != nil {
@@ -260,21 +261,4 @@ func (m *Machine) send(v any) error {
 	defer m.mu.Unlock()
 	_, err = m.stdin.Write(append(b, '\n'))
 	return err
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -1,0 +1,50 @@
+// Package testproc holds what the test harnesses that start a server
+// process (ddblocal, pglocal, sfnlocal) share: a free loopback port and a
+// bounded, concurrency-safe buffer for the process's output, quoted in
+// failure messages.
+package testproc
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"sync"
+)
+
+// FreePort returns a TCP port free on 127.0.0.1 at the time of the call
+// (another process may take it before the caller binds it: retry then).
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// maxOutput bounds what an Output keeps: enough to diagnose a start.
+const maxOutput = 64 << 10
+
+// Output collects a process's output (stdout, stderr) for failure
+// messages: safe for concurrent writes, and it keeps the first 64 KiB.
+type Output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write keeps p while the output is under its bound; it never fails.
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.b.Len() > maxOutput {
+		return len(p), nil
+	}
+	return o.b.Write(p)
+}
+
+// String is the output kept, trimmed of surrounding space.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.TrimSpace(o.b.String())
+}
