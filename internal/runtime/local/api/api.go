@@ -35,6 +35,10 @@ type Options struct {
 	// DeadLetters lists the alerts no sink accepted (GET
 	// /v1/alerts/dead-letters); nil: the route answers an empty list.
 	DeadLetters func(context.Context) ([]alert.DeadLetter, error)
+	// Dashboard serves the web dashboard's pages: "GET /" and everything
+	// under "GET /ui/", for readers (CallerFrom says who asks). nil: no
+	// dashboard, those paths are 404.
+	Dashboard http.Handler
 }
 
 // server holds what the handlers share.
@@ -48,6 +52,8 @@ type server struct {
 	explain  explainer
 	metricsH http.Handler
 	dead     func(context.Context) ([]alert.DeadLetter, error)
+	// dashboard serves the web pages; nil: none.
+	dashboard http.Handler
 }
 
 // New returns the API handler. It refuses a configuration that would
@@ -98,6 +104,8 @@ func New(o Options) (http.Handler, error) {
 		explain:  engineExplainer(o.Engine),
 		dead:     o.DeadLetters,
 		metricsH: m.Handler(),
+
+		dashboard: o.Dashboard,
 	}
 	return s.outer(s.routes()), nil
 }
@@ -120,6 +128,14 @@ func (s *server) routes() *http.ServeMux {
 	handle("POST /v1/pipelines/{id}/resume", pipeline.RoleAdmin, s.resume)
 	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
 	handle("GET /v1/alerts/dead-letters", pipeline.RoleReader, s.listDeadLetters)
+	if o := s.dashboard; o != nil {
+		page := func(w http.ResponseWriter, r *http.Request) error {
+			o.ServeHTTP(w, r)
+			return nil
+		}
+		handle("GET /{$}", pipeline.RoleReader, page)
+		handle("GET /ui/", pipeline.RoleReader, page)
+	}
 	handle("GET /healthz", "", s.healthz)
 	handle("GET /readyz", "", s.readyz)
 	metricsRole := pipeline.Role("")

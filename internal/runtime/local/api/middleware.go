@@ -26,6 +26,26 @@ type reqInfo struct {
 
 type infoKey struct{}
 
+// Caller is who made a request, as a handler mounted in the API (the
+// dashboard) sees it.
+type Caller struct {
+	Name string        // the token's name; "" without tokens configured
+	Role pipeline.Role // admin when no tokens are configured
+	// CSRF is the token a state-changing request made with this caller's
+	// session cookie must carry; "" when the caller did not sign in with
+	// a cookie.
+	CSRF string
+}
+
+type callerKey struct{}
+
+// CallerFrom returns the caller of the request whose context ctx is; the
+// zero Caller on a route open to everyone.
+func CallerFrom(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
+
 func infoFrom(ctx context.Context) *reqInfo {
 	if info, ok := ctx.Value(infoKey{}).(*reqInfo); ok {
 		return info
@@ -169,6 +189,7 @@ func (s *server) route(need pipeline.Role, h handlerFunc) http.Handler {
 		info.route = r.Pattern
 		caller, aerr := s.auth.authorize(r, need)
 		info.caller = caller
+		r = r.WithContext(context.WithValue(r.Context(), callerKey{}, Caller{Name: caller.name, Role: caller.role}))
 		if aerr != nil {
 			if aerr.status == http.StatusUnauthorized {
 				challenge := `Bearer realm="interlock"`
