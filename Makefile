@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres
+.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres test-browser
 
 all: build
 
@@ -44,6 +44,17 @@ PG_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .T
 test-postgres:
 	scripts/with-postgres.sh sh -c '$(GO) test -count=1 -timeout 5m $(PG_PKGS) && $(GO) test -count=1 -timeout 5m -run OnPostgres ./internal/e2e/'
 
+## test-browser: the dashboard in a real headless Chromium (Debian's package chromium, or the
+## program INTERLOCK_CHROMIUM names; .ci/run installs it): the harness (internal/testenv/browser)
+## and the pages of a built `interlock serve` (internal/e2e/dashboard). Without a browser they
+## skip, naming how to install one; make test runs them too. Screenshots are kept under
+## $(BROWSER_OUT) (go test -artifacts).
+BROWSER_OUT ?= $(CURDIR)/bin/browser-artifacts
+BROWSER_PKGS = ./internal/testenv/browser/ $(wildcard ./internal/e2e/dashboard/)
+test-browser:
+	mkdir -p $(BROWSER_OUT)
+	$(GO) test -count=1 -timeout 5m -artifacts -outputdir $(BROWSER_OUT) $(BROWSER_PKGS)
+
 ## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
 ## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands
 ## (sensor put, deploy-config) against one DynamoDB Local, with the state machine run under
@@ -65,7 +76,7 @@ test-aws-all: emulators
 ## binary, which the detector does not see; the AWS one wires functions that run under the
 ## detector in their own packages; together they would take minutes more). CI runs it
 ## after make test.
-RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$')
+RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$' -e '/internal/e2e/dashboard$$')
 race:
 	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
 
