@@ -10,11 +10,14 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
 // reloader applies the project's pipeline files to the engine as they
@@ -29,6 +32,10 @@ type reloader struct {
 	ids       map[string]string // file → the pipeline id it defines (read from refused files too)
 	refused   map[string]error  // files refused at their last change, and why
 	calendars [sha256.Size]byte // of every calendar file, in order
+
+	// shown is the refused files as of the last look, for GET /v1/health
+	// (read without waiting for a reload in progress).
+	shown atomic.Pointer[[]api.RefusedConfig]
 }
 
 func newReloader(a *app.App, log *slog.Logger) *reloader {
@@ -113,6 +120,7 @@ func (r *reloader) reload(ctx context.Context) (applied, refused int) {
 	maps.DeleteFunc(r.hashes, func(f string, _ [sha256.Size]byte) bool { return !seen[f] })
 	maps.DeleteFunc(r.ids, func(f, _ string) bool { return !seen[f] })
 	maps.DeleteFunc(r.refused, func(f string, _ error) bool { return !seen[f] })
+	r.show()
 	// A pipeline runs while some file defines it: a file renamed, or an id
 	// moved to another file, keeps it; a file removed (also while serve was
 	// down) or an id changed in place stops the old one. Its history stays.
@@ -183,4 +191,22 @@ func (r *reloader) reloadCalendars(ctx context.Context) {
 	for f := range r.refused {
 		delete(r.hashes, f)
 	}
+}
+
+// show publishes the refused files, by file name.
+func (r *reloader) show() {
+	out := make([]api.RefusedConfig, 0, len(r.refused))
+	for _, f := range slices.Sorted(maps.Keys(r.refused)) {
+		out = append(out, api.RefusalOf(f, r.refused[f]))
+	}
+	r.shown.Store(&out)
+}
+
+// Refused returns the pipeline files refused at their last change, as of
+// the last look, by file name.
+func (r *reloader) Refused() []api.RefusedConfig {
+	if p := r.shown.Load(); p != nil {
+		return *p
+	}
+	return nil
 }

@@ -138,7 +138,10 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return err
 	}
+	rl := newReloader(a, log)
+	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Sinks: deliv.Status, DeadLetters: deliv.DeadLetters, Refused: rl.Refused}
 	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
+		Health: health,
 		// Ready when the store answers a cheap read.
 		Ready: func() error {
 			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -161,7 +164,6 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 		metrics.CountEvents(evs...)
 		deliv.Notify()
 	})
-	rl := newReloader(a, log)
 	applied, refused := rl.reload(ctx)
 	running, err := a.Engine.Pipelines(ctx)
 	if err != nil {

@@ -39,6 +39,9 @@ type Options struct {
 	// under "GET /ui/", for readers (CallerFrom says who asks). nil: no
 	// dashboard, those paths are 404.
 	Dashboard http.Handler
+	// Health reads GET /v1/health; nil: one over Engine, Settings and
+	// DeadLetters (no sinks, no refused files).
+	Health *Health
 }
 
 // server holds what the handlers share.
@@ -54,6 +57,7 @@ type server struct {
 	dead     func(context.Context) ([]alert.DeadLetter, error)
 	// dashboard serves the web pages; nil: none.
 	dashboard http.Handler
+	healthR   *Health
 }
 
 // New returns the API handler. It refuses a configuration that would
@@ -106,6 +110,10 @@ func New(o Options) (http.Handler, error) {
 		metricsH: m.Handler(),
 
 		dashboard: o.Dashboard,
+		healthR:   o.Health,
+	}
+	if s.healthR == nil {
+		s.healthR = &Health{Engine: o.Engine, Settings: settings, DeadLetters: o.DeadLetters}
 	}
 	return s.outer(s.routes()), nil
 }
@@ -128,6 +136,7 @@ func (s *server) routes() *http.ServeMux {
 	handle("POST /v1/pipelines/{id}/resume", pipeline.RoleAdmin, s.resume)
 	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
 	handle("GET /v1/alerts/dead-letters", pipeline.RoleReader, s.listDeadLetters)
+	handle("GET /v1/health", pipeline.RoleReader, s.health)
 	if o := s.dashboard; o != nil {
 		page := func(w http.ResponseWriter, r *http.Request) error {
 			o.ServeHTTP(w, r)

@@ -22,6 +22,7 @@
 //	POST /v1/pipelines/{id}/resume         admin
 //	GET  /v1/events                        reader  ?pipeline= ?type=… ?since= ?after= ?limit=
 //	GET  /v1/alerts/dead-letters           reader  alerts no sink accepted
+//	GET  /v1/health                        reader  watchdog, alert sinks, refused files (HealthReport)
 //	GET  /healthz                          open
 //	GET  /readyz                           open    503 with the reason when not ready
 //	GET  /metrics                          reader  open when no token is configured

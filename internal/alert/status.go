@@ -1,0 +1,116 @@
+package alert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// StatusScan is how many events after a sink's cursor Status looks at to
+// count its backlog: beyond it the backlog is reported as "at least".
+const StatusScan = 1000
+
+// SinkStatus is how delivery to one sink stands, read from the store only
+// (so every replica sharing it answers the same, whichever holds the
+// sink's lease).
+type SinkStatus struct {
+	Sink string `json:"sink"`
+	// Configured: a route of interlock.yaml delivers to it. A sink no
+	// longer configured is listed while the store keeps its cursor.
+	Configured bool `json:"configured"`
+	// Backlog counts the events after the sink's durable cursor that its
+	// route takes (all-clears counted, though some will not be sent),
+	// looking at StatusScan events at most; BacklogMore says there may
+	// be more. 0 for a sink no longer configured (nothing reads it).
+	Backlog     int  `json:"backlog"`
+	BacklogMore bool `json:"backlogMore,omitempty"`
+	// CursorAt is when the cursor last moved (a delivery, a dead letter,
+	// or events not for the sink); nil before the sink has one.
+	CursorAt *time.Time `json:"cursorAt,omitempty"`
+	// LastSuccess is when the cursor last moved for something other than
+	// a dead letter: the sink was then taking its alerts. nil when its
+	// last move was a dead letter, or it has no cursor yet.
+	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
+	// DeadLetters counts the sink's dead letters; LastDeadLetter is the
+	// newest, with its reason.
+	DeadLetters    int         `json:"deadLetters"`
+	LastDeadLetter *DeadLetter `json:"lastDeadLetter,omitempty"`
+}
+
+// Status reports every configured sink, in route order, then the sinks
+// the store still has a cursor of that are no longer configured, by name.
+func (d *Deliverer) Status(ctx context.Context) ([]SinkStatus, error) {
+	cursors, err := d.st.DeliveryCursorList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("alert: sink status: %w", err)
+	}
+	byName := map[string]store.DeliveryCursor{}
+	for _, c := range cursors {
+		byName[c.Sink] = c
+	}
+	var out []SinkStatus
+	for _, w := range d.workers {
+		c, ok := byName[w.name]
+		delete(byName, w.name)
+		s, err := d.sinkStatus(ctx, w, c, ok)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	for _, c := range cursors {
+		if _, left := byName[c.Sink]; !left {
+			continue
+		}
+		s, err := d.sinkStatus(ctx, nil, c, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// sinkStatus reads one sink's status; w is nil for a sink no longer
+// configured, hasCursor false before the sink has a cursor.
+func (d *Deliverer) sinkStatus(ctx context.Context, w *worker, c store.DeliveryCursor, hasCursor bool) (SinkStatus, error) {
+	s := SinkStatus{Sink: c.Sink, Configured: w != nil}
+	if w != nil {
+		s.Sink = w.name
+	}
+	dls, err := d.st.DeadLetterList(ctx, s.Sink)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return s, fmt.Errorf("alert: dead letters of sink %s: %w", s.Sink, err)
+	}
+	s.DeadLetters = len(dls)
+	var lastDead time.Time
+	if n := len(dls); n > 0 {
+		dl := deadLetterOf(dls[n-1])
+		s.LastDeadLetter, lastDead = &dl, dl.At
+	}
+	if !hasCursor {
+		return s, nil
+	}
+	at := c.At
+	s.CursorAt = &at
+	if at.After(lastDead) {
+		s.LastSuccess = &at
+	}
+	if w == nil {
+		return s, nil
+	}
+	page, err := d.st.EventList(ctx, store.EventListParams{After: c.Cursor, Limit: StatusScan})
+	if err != nil {
+		return s, fmt.Errorf("alert: backlog of sink %s: %w", s.Sink, err)
+	}
+	for _, e := range page.Events {
+		if w.route.Match.Decide(e) != Skip {
+			s.Backlog++
+		}
+	}
+	s.BacklogMore = len(page.Events) == StatusScan
+	return s, nil
+}
