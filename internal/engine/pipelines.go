@@ -275,3 +275,25 @@ func (e *Engine) Pipelines(ctx context.Context) ([]string, error) {
 
 // unknown is the error of a decision about a pipeline that does not run.
 func unknown(id string) error { return fmt.Errorf("%w %q", ErrUnknownPipeline, id) }
+
+// Loaded is a running pipeline's config and stored row.
+type Loaded struct {
+	Config *pipeline.Pipeline
+	Row    store.Pipeline
+}
+
+// Running returns every pipeline a file defines with its config and row,
+// sorted by id, the calendars read once for all: for a reader that shows
+// all of them at once (the dashboard's overview), at one list read of the
+// pipelines (configs come from the parse cache).
+func (e *Engine) Running(ctx context.Context) ([]Loaded, error) {
+	lps, err := e.activePipelines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Loaded, len(lps))
+	for i, lp := range lps {
+		out[i] = Loaded{Config: lp.p, Row: lp.row}
+	}
+	return out, nil
+}

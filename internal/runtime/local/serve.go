@@ -17,6 +17,7 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
+	"github.com/interlockhq/interlock/internal/runtime/local/web"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -140,8 +141,12 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	}
 	rl := newReloader(a, log)
 	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Sinks: deliv.Status, DeadLetters: deliv.DeadLetters, Refused: rl.Refused}
+	dashboard, err := web.New(web.Options{Engine: a.Engine, Logger: log, Health: health.Report})
+	if err != nil {
+		return err
+	}
 	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
-		Health: health,
+		Health: health, Dashboard: dashboard,
 		// Ready when the store answers a cheap read.
 		Ready: func() error {
 			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -1,0 +1,287 @@
+package run
+
+import (
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+)
+
+// The dashboard's decisions: what state a period is in for a person
+// looking at it (BoardStateOf), which pipelines come first (BoardUrgency,
+// CompareBoard), which instant to count down to (NextDeadline), and what
+// a cell of the history grid says (BoardCellOf). They read the config,
+// the stored facts and now, like every decision here; the dashboard only
+// renders them.
+
+// BoardState is a period's state as the dashboard shows it.
+type BoardState string
+
+// The board states, most urgent first (BoardStates).
+const (
+	BoardBreached   BoardState = "breached"   // the SLA deadline passed without success
+	BoardFailed     BoardState = "failed"     // the run ended without success
+	BoardAtRisk     BoardState = "at-risk"    // the SLA warning time passed without success
+	BoardTriggering BoardState = "triggering" // the job's trigger call is due or in flight
+	BoardEvaluating BoardState = "evaluating" // the rules are evaluated until they pass
+	BoardRunning    BoardState = "running"    // the job runs
+	BoardWaiting    BoardState = "waiting"    // no run yet: waiting for data or the cron
+	BoardPaused     BoardState = "paused"     // an operator paused the pipeline
+	BoardSucceeded  BoardState = "succeeded"  // the job succeeded
+	BoardDryRun     BoardState = "dry-run"    // observes and projects, never triggers
+	BoardExcluded   BoardState = "excluded"   // schedule.exclude rules the period out
+)
+
+// BoardStates lists every board state, most urgent first: the order of
+// the overview's counts and of its rows.
+func BoardStates() []BoardState {
+	return []BoardState{BoardBreached, BoardFailed, BoardAtRisk, BoardTriggering, BoardEvaluating, BoardRunning,
+		BoardWaiting, BoardPaused, BoardSucceeded, BoardDryRun, BoardExcluded}
+}
+
+// BoardUrgency ranks s: lower comes first. An unknown state comes last.
+func BoardUrgency(s BoardState) int {
+	for i, x := range BoardStates() {
+		if x == s {
+			return i
+		}
+	}
+	return len(BoardStates())
+}
+
+// BoardFacts are the stored facts about one period of a pipeline that the
+// board decisions read.
+type BoardFacts struct {
+	Paused      bool      // the pipeline's row is paused
+	FirstLoaded time.Time // the pipeline's first load (SLA alerts are forward-only)
+	Run         *Run      // the period's run; nil: none
+	// Marks are the period's SLA markers; only FirstArrival (a relative
+	// SLA's start) and the breach markers are read, and a reader with no
+	// relative SLA to judge may leave them zero.
+	Marks SLAMarks
+}
+
+// slaStanding says whether the period's SLA is breached or at risk now: a
+// period whose job succeeded is neither (its verdict is BoardCellOf's),
+// nor is one whose SLA does not apply or resolve, or whose instant came
+// before the pipeline was first loaded (forward-only, SLABeforeLoad) —
+// unless the breach was reported (its marker).
+func slaStanding(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) (breached, atRisk bool) {
+	if f.Run != nil && f.Run.State == Completed {
+		return false, false
+	}
+	if !SLAApplies(p, per) {
+		return false, false
+	}
+	t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival)
+	if err != nil || !ok {
+		return false, false
+	}
+	if (t.Relative && f.Marks.RelBreach) || (!t.Relative && f.Marks.Breach) {
+		return true, false
+	}
+	warnBefore, breachBefore := SLABeforeLoad(t, f.FirstLoaded)
+	if !breachBefore && !now.Before(t.Breach) {
+		return true, false
+	}
+	return false, !warnBefore && !t.Warning.IsZero() && !now.Before(t.Warning) && now.Before(t.Breach)
+}
+
+// BoardStateOf classifies a period. A dry-run pipeline is dry-run and an
+// excluded period without a run is excluded, whatever else holds (neither
+// has SLA alerts); then a breached SLA, a failed run and an SLA at risk
+// come first, because they need someone; then a pause; then the run's
+// state, or waiting when there is no run.
+func BoardStateOf(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) BoardState {
+	own := runBoardState(p, per, f.Run)
+	if own == BoardDryRun || own == BoardExcluded {
+		return own
+	}
+	breached, atRisk := slaStanding(p, per, f, now)
+	switch {
+	case breached:
+		return BoardBreached
+	case f.Run != nil && f.Run.State == FailedFinal:
+		return BoardFailed
+	case atRisk:
+		return BoardAtRisk
+	case f.Paused:
+		return BoardPaused
+	}
+	return own
+}
+
+// runBoardState is the state a period's run alone says: dry-run, excluded
+// (no run in an excluded period), waiting (no run), or the run's state.
+func runBoardState(p *pipeline.Pipeline, per schedule.Period, r *Run) BoardState {
+	switch {
+	case p.DryRun:
+		return BoardDryRun
+	case r == nil && Excluded(p, per):
+		return BoardExcluded
+	case r == nil:
+		return BoardWaiting
+	}
+	switch r.State {
+	case FailedFinal:
+		return BoardFailed
+	case Evaluating:
+		return BoardEvaluating
+	case Triggering:
+		return BoardTriggering
+	case Running:
+		return BoardRunning
+	case Completed:
+		return BoardSucceeded
+	}
+	return BoardWaiting
+}
+
+// BoardRank is what the overview's order reads of a pipeline.
+type BoardRank struct {
+	State    BoardState
+	Deadline time.Time // the next deadline (NextDeadline); zero: none
+	ID       string
+}
+
+// CompareBoard orders the overview: by urgency (BoardUrgency), then the
+// nearest deadline first (none last), then by id.
+func CompareBoard(a, b BoardRank) int {
+	if c := BoardUrgency(a.State) - BoardUrgency(b.State); c != 0 {
+		return c
+	}
+	switch {
+	case !a.Deadline.IsZero() && !b.Deadline.IsZero():
+		if c := a.Deadline.Compare(b.Deadline); c != 0 {
+			return c
+		}
+	case !a.Deadline.IsZero():
+		return -1
+	case !b.Deadline.IsZero():
+		return 1
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// Deadline is an instant a period counts down to, and what it is.
+type Deadline struct {
+	At   time.Time
+	What string // "SLA warning", "SLA breach", "trigger deadline", "evaluation window", "poll window", "next tick"
+}
+
+// NextDeadline is the first instant after now that matters for the
+// period: for a period still to succeed, its SLA warning or breach, its
+// trigger deadline (while it has no run), or the window its run is in,
+// whichever comes first; else, or when none is ahead, the next cron tick.
+// ok is false when no instant is ahead.
+func NextDeadline(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) (Deadline, bool) {
+	var best Deadline
+	consider := func(at time.Time, what string) {
+		if !at.IsZero() && at.After(now) && (best.At.IsZero() || at.Before(best.At)) {
+			best = Deadline{At: at, What: what}
+		}
+	}
+	open := !p.DryRun && (f.Run == nil || !f.Run.State.Terminal())
+	if open {
+		if SLAApplies(p, per) {
+			if t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival); err == nil && ok {
+				warnBefore, breachBefore := SLABeforeLoad(t, f.FirstLoaded)
+				if !warnBefore {
+					consider(t.Warning, "SLA warning")
+				}
+				if !breachBefore {
+					consider(t.Breach, "SLA breach")
+				}
+			}
+		}
+		if tr := p.Schedule.Trigger; tr != nil && !tr.Deadline.IsZero() && f.Run == nil {
+			if at, err := tr.Deadline.Resolve(per, p.Schedule.Location); err == nil {
+				consider(at, "trigger deadline")
+			}
+		}
+		if r := f.Run; r != nil {
+			switch r.State {
+			case Evaluating:
+				consider(r.EvalDeadline, "evaluation window")
+			case Running:
+				consider(r.PollDeadline, "poll window")
+			}
+		}
+	}
+	if best.At.IsZero() {
+		if c := p.Schedule.Cron; !c.IsZero() {
+			consider(c.Next(now, p.Schedule.Location), "next tick")
+		}
+	}
+	return best, !best.At.IsZero()
+}
+
+// SLAVerdictKind is what a cell of the history grid says about a period's
+// SLA.
+type SLAVerdictKind string
+
+// The grid's SLA verdicts.
+const (
+	SLANone     SLAVerdictKind = ""         // no SLA applies, or it came before the first load
+	SLAPending  SLAVerdictKind = "pending"  // the deadline is ahead and the job has not succeeded
+	SLAMet      SLAVerdictKind = "met"      // the job succeeded before the deadline
+	SLABreached SLAVerdictKind = "breached" // the deadline passed without success (or success came after it)
+)
+
+// BoardCell is a cell of the history grid: one period's outcome, its SLA
+// verdict and how many reruns it had.
+type BoardCell struct {
+	State  BoardState
+	SLA    SLAVerdictKind
+	Reruns int // accepted reruns of the period (the run's generation)
+}
+
+// BoardCellOf judges one period of the grid. Its state is the run's
+// outcome alone — the SLA is the cell's own verdict, and a pause is the
+// pipeline's, not a past period's. The SLA verdict is judged against the
+// run's end: a run that succeeded before the deadline met it; the verdict
+// of a period rerun after its deadline is the latest run's (the period
+// page shows the SLA events themselves).
+func BoardCellOf(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) BoardCell {
+	c := BoardCell{State: runBoardState(p, per, f.Run)}
+	if f.Run != nil {
+		c.Reruns = f.Run.Generation
+	}
+	if p.DryRun || !SLAApplies(p, per) {
+		return c
+	}
+	t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival)
+	if err != nil || !ok {
+		return c
+	}
+	if _, before := SLABeforeLoad(t, f.FirstLoaded); before {
+		return c
+	}
+	switch {
+	case f.Run != nil && f.Run.State == Completed && f.Run.EndedAt.Before(t.Breach):
+		c.SLA = SLAMet
+	case f.Run != nil && f.Run.State == Completed:
+		c.SLA = SLABreached
+	case now.Before(t.Breach):
+		c.SLA = SLAPending
+	default:
+		c.SLA = SLABreached
+	}
+	return c
+}
+
+// GridPeriods returns the n periods of the history grid, oldest first,
+// ending with the current one: days, or hours for an hourly pipeline.
+func GridPeriods(p *pipeline.Pipeline, now time.Time, n int) []schedule.Period {
+	if n <= 0 {
+		return nil
+	}
+	out := make([]schedule.Period, n)
+	per := CurrentPeriod(p, now)
+	for i := n - 1; i >= 0; i-- {
+		out[i] = per
+		per = per.Prev()
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+// Interlock dashboard: countdowns, confirmed actions and live updates.
+// Plain JavaScript, no build step. Every page works without it; it only
+// adds ticking countdowns, the action buttons' requests, and updates from
+// the event stream. Data comes from <meta> and data- attributes (the
+// Content-Security-Policy allows no inline script).
+(function () {
+  "use strict";
+
+  function meta(name) {
+    var m = document.querySelector('meta[name="' + name + '"]');
+    return m ? m.getAttribute("content") : "";
+  }
+
+  // The server's clock, so a countdown does not depend on the browser's.
+  var serverNow = Date.parse(meta("server-now"));
+  var skew = isNaN(serverNow) ? 0 : serverNow - Date.now();
+  function now() { return Date.now() + skew; }
+
+  function durText(ms) {
+    var s = Math.round(Math.abs(ms) / 1000);
+    var d = Math.floor(s / 86400); s -= d * 86400;
+    var h = Math.floor(s / 3600); s -= h * 3600;
+    var m = Math.floor(s / 60); s -= m * 60;
+    if (d > 0) return d + "d " + h + "h";
+    if (h > 0) return h + "h " + m + "m";
+    if (m > 0) return m + "m " + s + "s";
+    return s + "s";
+  }
+
+  function tick() {
+    var els = document.querySelectorAll("[data-countdown]");
+    for (var i = 0; i < els.length; i++) {
+      var at = Date.parse(els[i].getAttribute("data-countdown"));
+      if (isNaN(at)) continue;
+      var left = at - now();
+      els[i].textContent = left >= 0 ? "in " + durText(left) : durText(left) + " ago";
+      els[i].classList.toggle("past", left < 0);
+    }
+  }
+
+  // Actions: a confirmed fetch POST to the /v1 route, with the CSRF token
+  // of the page; the API's answer (a refusal's reason) is shown.
+  function say(text, kind) {
+    var out = document.getElementById("action-result");
+    if (!out) return;
+    out.textContent = text;
+    out.className = "action-result " + kind;
+    out.setAttribute("data-result", kind);
+  }
+
+  function actionBody(btn) {
+    var kind = btn.getAttribute("data-action");
+    if (kind === "rerun") {
+      var reason = document.getElementById("rerun-reason");
+      return { period: btn.getAttribute("data-period"), reason: reason ? reason.value : "" };
+    }
+    if (kind === "pause") {
+      var until = document.getElementById("pause-until");
+      if (until && until.value) {
+        var t = new Date(until.value); // the input is in the browser's time zone
+        if (isNaN(t.getTime())) return null;
+        return { until: t.toISOString().replace(/\.\d{3}Z$/, "Z") };
+      }
+      return {};
+    }
+    return {};
+  }
+
+  function act(btn) {
+    var question = btn.getAttribute("data-confirm") || "Are you sure?";
+    if (!window.confirm(question)) return;
+    var body = actionBody(btn);
+    if (body === null) { say("That date is not valid.", "error"); return; }
+    btn.disabled = true;
+    say("Sending…", "pending");
+    fetch(btn.getAttribute("data-url"), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": meta("csrf-token") },
+      body: JSON.stringify(body)
+    }).then(function (resp) {
+      return resp.text().then(function (text) {
+        var doc = null;
+        try { doc = JSON.parse(text); } catch (e) { doc = null; }
+        if (!resp.ok) {
+          var msg = doc && doc.error && doc.error.message ? doc.error.message : "HTTP " + resp.status;
+          say("Refused: " + msg, "error");
+          return;
+        }
+        if (doc && doc.accepted === false) {
+          say("Refused: " + (doc.reason || "the rerun was rejected"), "refused");
+          return;
+        }
+        say("Done.", "done");
+        refreshSections();
+      });
+    }).catch(function (err) {
+      say("The request failed: " + err, "error");
+    }).then(function () { btn.disabled = false; });
+  }
+
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest ? ev.target.closest("button[data-action]") : null;
+    if (btn) { ev.preventDefault(); act(btn); }
+  });
+
+  // Live updates. The page names its stream in <meta name="live-stream">;
+  // each message is one event as GET /v1/events lists it. Without the
+  // stream (an older server, a proxy that cuts it) nothing happens.
+  var pending = {};
+  function later(key, f) {
+    if (pending[key]) return;
+    pending[key] = setTimeout(function () { delete pending[key]; f(); }, 300);
+  }
+
+  function parseHTML(text) {
+    return new DOMParser().parseFromString(text, "text/html");
+  }
+
+  function sameOrigin(path) { return path.charAt(0) === "/" && path.charAt(1) !== "/"; }
+
+  // Overview: re-read the row of the pipeline an event concerns.
+  function refreshRow(id) {
+    var rows = document.querySelectorAll("tr[data-pipeline]");
+    var row = null;
+    for (var i = 0; i < rows.length; i++) if (rows[i].getAttribute("data-pipeline") === id) row = rows[i];
+    if (!row) return;
+    later("row:" + id, function () {
+      fetch("/ui/pipelines/" + encodeURIComponent(id) + "?fragment=row", { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) {
+          if (!text || !row.parentNode) return;
+          var fresh = parseHTML(text).querySelector("tr[data-pipeline]");
+          if (!fresh) return;
+          fresh.classList.add("flash");
+          row.parentNode.replaceChild(document.importNode(fresh, true), row);
+          tick();
+        }).catch(function () {});
+    });
+  }
+
+  // Pipeline and period pages: re-read the page and swap the sections
+  // that show state (the action inputs keep what was typed).
+  var liveSections = ["state-summary", "history", "why", "timeline-panel"];
+  function refreshSections() {
+    later("sections", function () {
+      if (!sameOrigin(location.pathname)) return;
+      fetch(location.pathname + location.search, { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) {
+          if (!text) return;
+          var doc = parseHTML(text);
+          liveSections.forEach(function (id) {
+            var old = document.getElementById(id), fresh = doc.getElementById(id);
+            if (old && fresh) old.parentNode.replaceChild(document.importNode(fresh, true), old);
+          });
+          var resume = document.getElementById("action-resume"), freshResume = doc.getElementById("action-resume");
+          if (resume && freshResume) resume.disabled = freshResume.disabled;
+          tick();
+        }).catch(function () {});
+    });
+  }
+
+  // Events page: append the event as a row (text only, never HTML).
+  function appendEvent(env) {
+    var body = document.getElementById("events-body");
+    if (!body || !env || !env.id) return;
+    if (body.querySelector('tr[data-event="' + CSS.escape(env.id) + '"]')) return;
+    var empty = body.querySelector("tr.empty");
+    if (empty) empty.remove();
+    var d = env.detail || {};
+    var tr = document.createElement("tr");
+    tr.className = "ev level-" + (d.level || "info") + " flash";
+    tr.setAttribute("data-event", env.id);
+    tr.setAttribute("data-type", env["detail-type"] || "");
+    tr.setAttribute("data-level", d.level || "");
+    tr.setAttribute("data-pipeline", d.pipelineId || "");
+    function cell(text, href, cls) {
+      var td = document.createElement("td");
+      var el = td;
+      if (href) { el = document.createElement("a"); el.href = href; td.appendChild(el); }
+      el.textContent = text || "";
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+    }
+    cell((env.time || "").replace("T", " "));
+    cell(env["detail-type"]);
+    cell(d.pipelineId, d.pipelineId ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) : "");
+    cell(d.date, d.pipelineId && d.date ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) + "/periods/" + encodeURIComponent(d.date) : "");
+    cell(d.message, "", "ev-msg");
+    body.appendChild(tr);
+  }
+
+  function onEvent(env) {
+    var d = (env && env.detail) || {};
+    if (document.getElementById("board")) {
+      if (d.pipelineId) refreshRow(d.pipelineId);
+      return;
+    }
+    var page = document.getElementById("pipeline");
+    if (page) {
+      if (d.pipelineId === page.getAttribute("data-pipeline")) refreshSections();
+      return;
+    }
+    appendEvent(env);
+  }
+
+  function follow() {
+    var url = meta("live-stream");
+    if (!url || !window.EventSource || !sameOrigin(url)) return;
+    var status = document.getElementById("live-status");
+    var es;
+    try { es = new EventSource(url, { withCredentials: true }); } catch (e) { return; }
+    es.onopen = function () { if (status) status.setAttribute("data-live", "on"); };
+    es.onerror = function () {
+      if (status) status.setAttribute("data-live", "off");
+      // A stream that is not there (404, 401) closes for good: stay quiet.
+    };
+    es.onmessage = function (m) {
+      var env = null;
+      try { env = JSON.parse(m.data); } catch (e) { return; }
+      onEvent(env);
+    };
+  }
+
+  function start() {
+    tick();
+    setInterval(tick, 1000);
+    follow();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,183 @@
+// Package web is the dashboard of `interlock serve`: server-rendered pages
+// (html/template) over the engine and its store, with the CSS and the
+// little JavaScript they use embedded in the binary. It decides nothing:
+// the state of a period, the urgency order, the deadline to count down to
+// and the grid's verdicts are internal/run's board decisions; this package
+// reads their facts in bounded reads and renders them.
+//
+// It is mounted by the API (api.Options.Dashboard) at "GET /" and under
+// "GET /ui/", behind the same authentication as every /v1 route, and asks
+// api.CallerFrom who is looking: only an admin sees the action buttons,
+// which POST to the /v1 routes with the CSRF token the page carries.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// DefaultPageSize is how many pipelines an overview page shows.
+const DefaultPageSize = 50
+
+// Options configure the dashboard.
+type Options struct {
+	Engine *engine.Engine // required
+	// Health reads the health page's report (api.Health.Report, what GET
+	// /v1/health answers); nil: the page answers 501.
+	Health func(context.Context) (api.HealthReport, error)
+	Logger *slog.Logger // nil: discard
+	// PageSize is how many pipelines an overview page shows (default
+	// DefaultPageSize).
+	PageSize int
+}
+
+type handler struct {
+	eng      *engine.Engine
+	health   func(context.Context) (api.HealthReport, error)
+	log      *slog.Logger
+	pageSize int
+	pages    map[string]*template.Template
+	mux      *http.ServeMux
+}
+
+// New returns the dashboard's handler.
+func New(o Options) (http.Handler, error) {
+	if o.Engine == nil {
+		return nil, errors.New("web: Options.Engine is required")
+	}
+	h := &handler{eng: o.Engine, health: o.Health, log: o.Logger, pageSize: o.PageSize}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.pageSize <= 0 {
+		h.pageSize = DefaultPageSize
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	h.pages = pages
+	assets, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", h.page(h.overview))
+	mux.HandleFunc("GET /ui/pipelines/{id}", h.page(h.pipelinePage))
+	mux.HandleFunc("GET /ui/pipelines/{id}/periods/{period}", h.page(h.periodPage))
+	mux.HandleFunc("GET /ui/events", h.page(h.eventsPage))
+	mux.HandleFunc("GET /ui/health", h.page(h.healthPage))
+	files := http.StripPrefix("/ui/assets/", http.FileServerFS(assets))
+	mux.Handle("GET /ui/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The assets change only with the binary; a short cache keeps a
+		// reload after an upgrade honest.
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		files.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("/", h.page(func(*http.Request) (*view, error) { return nil, notFound("no such page") }))
+	h.mux = mux
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// pageError is an error with the status its page is answered with.
+type pageError struct {
+	status int
+	msg    string
+}
+
+func (e *pageError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &pageError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// view is what a page handler returns: the template to render and its
+// data.
+type view struct {
+	name  string // template name (pages)
+	title string
+	nav   string // the navigation entry to mark current
+	data  any
+	// live is the stream the page follows (GET /v1/events/stream with its
+	// filters); "" for none.
+	live string
+}
+
+// layout is the data every page template gets.
+type layout struct {
+	Title  string
+	Nav    string
+	Caller api.Caller
+	Admin  bool
+	Now    time.Time
+	Live   string
+	Page   any
+}
+
+// page adapts a page handler: it renders the view, or an error page.
+func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := f(r)
+		caller := api.CallerFrom(r.Context())
+		status := http.StatusOK
+		if err != nil {
+			status = http.StatusInternalServerError
+			msg := "the page could not be read; the server's log says why"
+			var pe *pageError
+			if errors.As(err, &pe) {
+				status, msg = pe.status, pe.msg
+			} else if errors.Is(err, engine.ErrUnknownPipeline) {
+				status, msg = http.StatusNotFound, err.Error()
+			} else {
+				h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard page failed", slog.String("path", r.URL.Path), slog.String("err", err.Error()))
+			}
+			v = &view{name: "error", title: http.StatusText(status), data: errorPage{Status: status, Message: msg}}
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if v.name == "fragment-row" {
+			w.WriteHeader(status)
+			_ = h.pages[v.name].ExecuteTemplate(w, "fragment-row", v.data)
+			return
+		}
+		d := layout{Title: v.title, Nav: v.nav, Caller: caller, Admin: caller.Role == pipeline.RoleAdmin, Now: h.eng.Now().UTC(), Live: v.live, Page: v.data}
+		var buf strings.Builder
+		if err := h.pages[v.name].ExecuteTemplate(&buf, "layout", d); err != nil {
+			h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard template failed", slog.String("page", v.name), slog.String("err", err.Error()))
+			http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(buf.String()))
+	}
+}
+
+type errorPage struct {
+	Status  int
+	Message string
+}

@@ -1,0 +1,354 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func TestOverviewShowsEachPipelineState(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/", http.StatusOK)
+	got := map[string]run.BoardState{}
+	for _, r := range rows(body) {
+		got[r[0]] = run.BoardState(r[1])
+	}
+	for id, want := range wantStates {
+		if got[id] != want {
+			t.Errorf("%s: state %q, want %q", id, got[id], want)
+		}
+	}
+	if len(got) != len(wantStates) {
+		t.Errorf("%d rows, want %d: %v", len(got), len(wantStates), got)
+	}
+	// Every state of the fixture is counted.
+	for _, s := range run.BoardStates() {
+		n := 0
+		for _, w := range wantStates {
+			if w == s {
+				n++
+			}
+		}
+		want := fmt.Sprintf(`id="count-%s" data-state="%s" data-count="%d"`, s, s, n)
+		if !strings.Contains(body, want) {
+			t.Errorf("count of %s: want %s", s, want)
+		}
+	}
+}
+
+func TestOverviewIsSortedByUrgency(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	got := rows(f.page(t, "/", http.StatusOK))
+	for i := 1; i < len(got); i++ {
+		a, b := run.BoardState(got[i-1][1]), run.BoardState(got[i][1])
+		if run.BoardUrgency(a) > run.BoardUrgency(b) {
+			t.Fatalf("row %d %v comes before row %d %v", i-1, got[i-1], i, got[i])
+		}
+	}
+	if got[0][0] != "late" || got[1][0] != "relsla" || got[2][0] != "broken" {
+		t.Fatalf("breached (by id) then failed first, got %v", got[:3])
+	}
+	// Within a state, the nearest deadline first: nightly (its next tick
+	// in hours) before alpha and xss (no deadline at all, by id).
+	ids := rowIDs(f.page(t, "/?state=waiting", http.StatusOK))
+	if !slices.Equal(ids, []string{"nightly", "alpha", "xss"}) {
+		t.Fatalf("waiting rows %v, want nightly, alpha, xss", ids)
+	}
+}
+
+func TestOverviewFiltersAndPages(t *testing.T) {
+	f := newFixture(t, fixtureOptions{pageSize: 5})
+	if ids := rowIDs(f.page(t, "/?state=failed", http.StatusOK)); !slices.Equal(ids, []string{"broken"}) {
+		t.Fatalf("state=failed: %v", ids)
+	}
+	// Search by owner and by id, case-insensitive.
+	if ids := rowIDs(f.page(t, "/?q=SALES", http.StatusOK)); !slices.Equal(ids, []string{"orders", "done"}) {
+		t.Fatalf("q=SALES: %v", ids)
+	}
+	if ids := rowIDs(f.page(t, "/?q=GAT", http.StatusOK)); !slices.Equal(ids, []string{"gated"}) {
+		t.Fatalf("q=GAT: %v", ids)
+	}
+	body := f.page(t, "/?q=sales", http.StatusOK)
+	if !strings.Contains(body, `id="count-failed" data-state="failed" data-count="0"`) || !strings.Contains(body, `id="count-succeeded" data-state="succeeded" data-count="1"`) {
+		t.Fatal("the counts should follow the search")
+	}
+	// Pages of 5: 14 pipelines make 3 pages; together they are the whole
+	// board in order, once each.
+	var all []string
+	for p := 1; p <= 3; p++ {
+		body := f.page(t, fmt.Sprintf("/?page=%d", p), http.StatusOK)
+		ids := rowIDs(body)
+		all = append(all, ids...)
+		if hasNext := strings.Contains(body, `id="page-next"`); hasNext != (p < 3) {
+			t.Fatalf("page %d: next link %v", p, hasNext)
+		}
+	}
+	if len(all) != len(wantStates) {
+		t.Fatalf("pages hold %d rows: %v", len(all), all)
+	}
+	f.page(t, "/?page=4", http.StatusNotFound)
+	f.page(t, "/?page=0", http.StatusBadRequest)
+	f.page(t, "/?state=sleepy", http.StatusBadRequest)
+	// The pager keeps the filter.
+	body = f.page(t, "/?q=platform", http.StatusOK)
+	if !strings.Contains(body, `href="/?page=2&amp;q=platform"`) {
+		t.Fatalf("next link does not keep the search:\n%s", body)
+	}
+}
+
+func TestOverviewRowHasGridDeadlineAndLastEvent(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/?q=broken", http.StatusOK)
+	if n := strings.Count(body, `data-period="`); n != 30 {
+		t.Fatalf("%d grid cells, want 30", n)
+	}
+	if !strings.Contains(body, `href="/ui/pipelines/broken/periods/2026-03-10" data-period="2026-03-10" data-state="failed"`) {
+		t.Fatalf("today's cell should be failed and link to its period:\n%s", body)
+	}
+	if !strings.Contains(body, `href="/ui/pipelines/broken/periods/2026-02-09" data-period="2026-02-09" data-state="waiting"`) {
+		t.Fatal("the oldest cell should be 30 days back and empty")
+	}
+	if !strings.Contains(body, "JOB_FAILED") {
+		t.Fatal("the last event should be shown")
+	}
+	// A countdown: a server instant for the script to tick.
+	body = f.page(t, "/?q=orders", http.StatusOK)
+	if !strings.Contains(body, `data-countdown="2026-03-10T09:30:00Z"`) || !strings.Contains(body, "SLA warning") {
+		t.Fatalf("orders counts down to its 09:30 warning:\n%s", body)
+	}
+}
+
+func TestRowFragment(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/ui/pipelines/orders?fragment=row", http.StatusOK)
+	if r := rows(body); len(r) != 1 || r[0] != [2]string{"orders", "triggering"} {
+		t.Fatalf("fragment rows %v", r)
+	}
+	if strings.Contains(body, "<html") {
+		t.Fatal("a fragment is not a page")
+	}
+	f.page(t, "/ui/pipelines/nope?fragment=row", http.StatusNotFound)
+}
+
+func TestPipelinePage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/ui/pipelines/gated", http.StatusOK)
+	for _, want := range []string{
+		`id="pipeline" data-pipeline="gated" data-period="2026-03-10" data-state="evaluating" data-current="true"`,
+		`data-rule="gate" data-passed="false"`, // the rule with what it saw
+		`<code>1</code>`,                       // the value seen
+		`id="lock" data-run-state="EVALUATING"`,
+		`id="action-rerun"`, `id="action-pause"`, `id="action-resume"`, // no tokens: admin
+		`name="csrf-token"`,
+		`id="timeline"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("pipeline page lacks %s", want)
+		}
+	}
+	if n := strings.Count(body, `data-period="`); n < 30 {
+		t.Errorf("%d data-period attributes, want the 30 cells and more", n)
+	}
+	// The SLA instants in the pipeline's zone and UTC.
+	body = f.page(t, "/ui/pipelines/orders", http.StatusOK)
+	if !strings.Contains(body, `id="sla-breach"`) || !strings.Contains(body, "2026-03-10 10:00:00Z") {
+		t.Fatalf("orders' SLA breach in UTC:\n%s", body)
+	}
+	// A cron pipeline lists its next ticks in its zone.
+	body = f.page(t, "/ui/pipelines/nightly", http.StatusOK)
+	if !strings.Contains(body, `id="next-ticks"`) || !strings.Contains(body, "2026-03-10 06:00 America/New_York (10:00Z)") {
+		t.Fatalf("nightly's next tick:\n%s", body)
+	}
+	// Excluded and paused say why.
+	if body := f.page(t, "/ui/pipelines/holiday", http.StatusOK); !strings.Contains(body, `id="excluded"`) {
+		t.Fatal("holiday should say it is excluded")
+	}
+	if body := f.page(t, "/ui/pipelines/held", http.StatusOK); !strings.Contains(body, `id="paused"`) || strings.Contains(body, `id="action-resume" data-action="resume" data-url="/v1/pipelines/held/resume" data-confirm="Resume held?" disabled`) {
+		t.Fatal("held should be paused, with resume enabled")
+	}
+	f.page(t, "/ui/pipelines/nope", http.StatusNotFound)
+}
+
+func TestPeriodPage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/ui/pipelines/broken/periods/2026-03-10", http.StatusOK)
+	for _, want := range []string{`data-state="failed"`, `data-event="ev-broken-1" data-type="JOB_FAILED"`, `id="lock" data-run-state="FAILED_FINAL"`, `id="budgets"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("period page lacks %s", want)
+		}
+	}
+	// An earlier period: no run, not current.
+	body = f.page(t, "/ui/pipelines/broken/periods/2026-03-09", http.StatusOK)
+	if !strings.Contains(body, `data-current="false"`) || !strings.Contains(body, `id="lock" data-run-state=""`) {
+		t.Fatal("2026-03-09 has no run")
+	}
+	f.page(t, "/ui/pipelines/broken/periods/yesterday", http.StatusBadRequest)
+	f.page(t, "/ui/pipelines/nope/periods/2026-03-10", http.StatusNotFound)
+}
+
+// TestHostileTextIsEscaped: a sensor value, an owner, a description and an
+// event message holding markup render as text on every page.
+func TestHostileTextIsEscaped(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, target := range []string{"/", "/ui/pipelines/xss", "/ui/pipelines/xss?fragment=row", "/ui/pipelines/broken", "/ui/events", "/ui/events?pipeline=broken"} {
+		body := f.page(t, target, http.StatusOK)
+		for _, bad := range []string{"<script>alert", "<i>mallory", "<b onmouseover"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s: %q is rendered as markup", target, bad)
+			}
+		}
+	}
+	body := f.page(t, "/ui/pipelines/xss", http.StatusOK)
+	if !strings.Contains(body, `&#34;\u003cscript\u003ealert(1)\u003c/script\u003e&#34;`) && !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Fatalf("the sensor value should be shown as text:\n%s", body)
+	}
+	if !strings.Contains(body, "&lt;i&gt;mallory&lt;/i&gt;") {
+		t.Fatal("the owner should be shown as text")
+	}
+}
+
+var (
+	inlineScript  = regexp.MustCompile(`<script(?:\s[^>]*)?>`)
+	inlineHandler = regexp.MustCompile(`(?i)<[^>]*\son[a-z]+\s*=`)
+)
+
+// TestPagesKeepTheCSP: no inline script, event handler or style on any
+// page, so `default-src 'self'` without 'unsafe-inline' holds.
+func TestPagesKeepTheCSP(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, target := range []string{"/", "/ui/health", "/ui/pipelines/orders", "/ui/pipelines/xss", "/ui/pipelines/broken/periods/2026-03-10", "/ui/events", "/ui/nope"} {
+		body := f.get(t, target, "").Body.String()
+		for _, tag := range inlineScript.FindAllString(body, -1) {
+			if !strings.Contains(tag, `src="/ui/assets/`) {
+				t.Errorf("%s: inline script %s", target, tag)
+			}
+		}
+		if m := inlineHandler.FindString(body); m != "" {
+			t.Errorf("%s: inline handler %s", target, m)
+		}
+		if strings.Contains(body, "style=") || strings.Contains(body, "<style") {
+			t.Errorf("%s: inline style", target)
+		}
+		if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
+			t.Errorf("%s: refers to another origin", target)
+		}
+	}
+}
+
+func TestActionsOnlyForAdmins(t *testing.T) {
+	f := newFixture(t, fixtureOptions{tokens: true})
+	for token, want := range map[string]bool{readerSecret: false, adminSecret: true} {
+		rec := f.get(t, "/ui/pipelines/orders", token)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status %d", rec.Code)
+		}
+		body := rec.Body.String()
+		for _, id := range []string{`id="action-rerun"`, `id="action-pause"`, `id="action-resume"`} {
+			if strings.Contains(body, id) != want {
+				t.Errorf("token admin=%v: %s shown %v", want, id, !want)
+			}
+		}
+	}
+	if rec := f.get(t, "/", ""); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("no token: status %d", rec.Code)
+	}
+}
+
+func TestEventsPage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	ctx := context.Background()
+	// 150 events of one pipeline: two pages.
+	var evs []event.Event
+	for i := range 150 {
+		evs = append(evs, event.Event{ID: fmt.Sprintf("bulk-%03d", i), Time: now.Add(-time.Hour + time.Duration(i)*time.Second), Type: event.SLAMet,
+			PipelineID: "done", ScheduleID: "stream", Date: today, Message: fmt.Sprintf("bulk %d", i)})
+	}
+	for _, part := range [][]event.Event{evs[:75], evs[75:]} {
+		if err := f.st.Commit(ctx, store.Change{Events: part}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := f.page(t, "/ui/events?pipeline=done", http.StatusOK)
+	if n := strings.Count(body, `data-pipeline="done"`); n != 100 {
+		t.Fatalf("first page: %d events, want 100", n)
+	}
+	m := regexp.MustCompile(`href="(/ui/events\?[^"]*after=[^"]*)" id="page-next"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no next page")
+	}
+	if strings.Contains(body, `name="live-stream"`) {
+		t.Fatal("a page with a next page does not tail")
+	}
+	body = f.page(t, strings.ReplaceAll(m[1], "&amp;", "&"), http.StatusOK)
+	if n := strings.Count(body, `data-pipeline="done"`); n != 50 {
+		t.Fatalf("second page: %d events, want 50", n)
+	}
+	if !strings.Contains(body, `data-event="bulk-149"`) || strings.Contains(body, `data-event="bulk-049"`) {
+		t.Fatal("the second page holds the last 50")
+	}
+	if !strings.Contains(body, `name="live-stream" content="/v1/events/stream?pipeline=done"`) {
+		t.Fatal("the last page tails the stream with its filter")
+	}
+	// By type, by level, by time range.
+	body = f.page(t, "/ui/events?type=JOB_FAILED", http.StatusOK)
+	if !strings.Contains(body, `data-event="ev-broken-1"`) || strings.Contains(body, `data-type="SLA_MET"`) {
+		t.Fatal("type=JOB_FAILED")
+	}
+	body = f.page(t, "/ui/events?level=error", http.StatusOK)
+	if !strings.Contains(body, `data-event="ev-broken-1"`) || strings.Contains(body, `data-level="info"`) {
+		t.Fatal("level=error")
+	}
+	body = f.page(t, "/ui/events?pipeline=done&since=2026-03-10T07:00:10Z&until=2026-03-10T07:00:19Z", http.StatusOK)
+	if n := strings.Count(body, `data-pipeline="done"`); n != 10 {
+		t.Fatalf("a 10-second range holds %d events, want 10", n)
+	}
+	f.page(t, "/ui/events?type=NOPE", http.StatusBadRequest)
+	f.page(t, "/ui/events?level=loud", http.StatusBadRequest)
+	f.page(t, "/ui/events?since=whenever", http.StatusBadRequest)
+	f.page(t, "/ui/events?after=garbage", http.StatusBadRequest)
+}
+
+func TestAssetsAndUnknownPages(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for path, ctype := range map[string]string{"/ui/assets/app.js": "javascript", "/ui/assets/app.css": "text/css"} {
+		rec := f.get(t, path, "")
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Type"), ctype) || rec.Body.Len() < 1000 {
+			t.Fatalf("%s: %d %q %d bytes", path, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+		}
+	}
+	f.page(t, "/ui/nope", http.StatusNotFound)
+	if rec := f.get(t, "/ui/assets/nope.js", ""); rec.Code != http.StatusNotFound {
+		t.Fatalf("missing asset: %d", rec.Code)
+	}
+}
+
+func TestHealthPage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/ui/health", http.StatusOK)
+	for _, want := range []string{
+		`id="watchdog" data-late="true" data-degraded="0"`, // it never passed
+		`id="watchdog-last-pass">never`, `id="watchdog-late"`,
+		`class="sink" data-sink="slack" data-backlog="3" data-dead-letters="1"`,
+		`class="sink" data-sink="console" data-backlog="0" data-dead-letters="0"`,
+		`class="dead-letter" data-sink="slack" data-event="ev-broken-1"`,
+		`data-file="pipelines/bad.yaml"`,
+		`pipelines/bad.yaml:7: job.type: unknown job type`,
+		`id="health-summary" data-problems="3"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("health page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "<script>alert") {
+		t.Fatal("a dead letter's or a refusal's text is rendered as markup")
+	}
+}
