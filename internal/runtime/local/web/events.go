@@ -100,7 +100,10 @@ func (h *handler) eventsPage(r *http.Request) (*view, error) {
 		next.After = page.Next.String()
 		d.NextHref = "/ui/events?" + next.values().Encode()
 	}
-	live := url.Values{}
+	// The tail starts where this last page ends, so no event falls
+	// between; since keeps it from reading, in a shard the page had no
+	// event of, what came before the page's range.
+	live := url.Values{"after": {page.Next.String()}, "since": {p.Since.UTC().Format(time.RFC3339Nano)}}
 	if f.Pipeline != "" {
 		live.Set("pipeline", f.Pipeline)
 	}
@@ -110,10 +113,7 @@ func (h *handler) eventsPage(r *http.Request) (*view, error) {
 	if f.Level != "" {
 		live.Set("level", f.Level)
 	}
-	stream := "/v1/events/stream"
-	if len(live) > 0 {
-		stream += "?" + live.Encode()
-	}
+	stream := "/v1/events/stream?" + live.Encode()
 	if d.Stopped || d.NextHref != "" {
 		stream = "" // the tail follows the end of the log, not this page
 	}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
@@ -135,7 +136,10 @@ type layout struct {
 	Admin  bool
 	Now    time.Time
 	Live   string
-	Page   any
+	// EventTypes are the catalogue's types, comma-separated: the stream
+	// names each message by its type, and the script listens to each.
+	EventTypes string
+	Page       any
 }
 
 // page adapts a page handler: it renders the view, or an error page.
@@ -165,7 +169,7 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 			_ = h.pages[v.name].ExecuteTemplate(w, "fragment-row", v.data)
 			return
 		}
-		d := layout{Title: v.title, Nav: v.nav, Caller: caller, Admin: caller.Role == pipeline.RoleAdmin, Now: h.eng.Now().UTC(), Live: v.live, Page: v.data}
+		d := layout{Title: v.title, Nav: v.nav, Caller: caller, Admin: caller.Role == pipeline.RoleAdmin, Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}
 		var buf strings.Builder
 		if err := h.pages[v.name].ExecuteTemplate(&buf, "layout", d); err != nil {
 			h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard template failed", slog.String("page", v.name), slog.String("err", err.Error()))
@@ -176,6 +180,18 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 		_, _ = w.Write([]byte(buf.String()))
 	}
 }
+
+// eventTypeList is every event type, comma-separated.
+var eventTypeList = func() string {
+	var b strings.Builder
+	for i, t := range event.Types() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(t))
+	}
+	return b.String()
+}()
 
 type errorPage struct {
 	Status  int

@@ -216,11 +216,18 @@
       if (status) status.setAttribute("data-live", "off");
       // A stream that is not there (404, 401) closes for good: stay quiet.
     };
-    es.onmessage = function (m) {
+    // Each message is named by its event type (event: JOB_FAILED), so a
+    // listener per type of the catalogue (<meta name="event-types">), and
+    // onmessage for unnamed ones.
+    function handle(m) {
       var env = null;
       try { env = JSON.parse(m.data); } catch (e) { return; }
       onEvent(env);
-    };
+    }
+    es.onmessage = handle;
+    meta("event-types").split(",").forEach(function (t) {
+      if (t) es.addEventListener(t, handle);
+    });
   }
 
   function start() {
