@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The newcomer's first command (make demo): build, scaffold a project,
 # serve it on the embedded SQLite store, push sensors, show the run; then
-# replay a week of the example project on a virtual clock.
+# replay a week of the example project on a virtual clock, show what
+# validate says of broken files, and end with the dashboard of the served
+# project: its URL, and a screenshot in docs/screenshots/demo.png when
+# Chromium is installed (/usr/bin/chromium, or INTERLOCK_CHROMIUM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$PWD/bin/interlock"
@@ -43,11 +46,41 @@ step "interlock events --pipeline example"
 step "interlock explain example"
 "$bin" explain example --server "$url"
 
-step "stopping serve (SIGTERM: graceful shutdown)"
-kill "$serve_pid"; wait "$serve_pid" || true; serve_pid=""
-echo "alerts printed by the console sink:"
+echo "alerts printed so far by the console sink:"
 grep -v '^interlock listening on ' serve.out | sed 's/^/  /' || echo "  (none)"
 
 cd - >/dev/null
 step "interlock simulate: a week of the example project's gold-revenue on a virtual clock"
 "$bin" simulate --quiet examples/scenarios/gold-revenue-week.yaml
+
+step "interlock validate --config examples/interlock.yaml examples/broken (every error, with file, line and field; exit 1 is expected)"
+rc=0; "$bin" validate --config examples/interlock.yaml examples/broken || rc=$?
+[ "$rc" -eq 1 ] || { echo "validate exited $rc, want 1 (the broken examples refused)" >&2; exit 1; }
+echo "(exit 1, as expected: the broken examples were refused)"
+
+step "the dashboard of the served project"
+chromium=${INTERLOCK_CHROMIUM:-/usr/bin/chromium}
+shot=docs/screenshots/demo.png
+if [ -x "$chromium" ]; then
+  mkdir -p "$(dirname "$shot")"
+  # The flags that work headless here (as root, on a closed network).
+  if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+      --disable-background-networking --disable-component-update --disable-sync \
+      --user-data-dir="$work/chromium" --window-size=1280,720 --hide-scrollbars \
+      --screenshot="$PWD/$shot" "$url/" >"$work/chromium.log" 2>&1; then
+    echo "screenshot of the overview: $shot"
+  else
+    echo "Chromium could not take the screenshot:"; tail -5 "$work/chromium.log"
+  fi
+else
+  echo "no screenshot: Chromium is not installed (apt-get install chromium, or set INTERLOCK_CHROMIUM)"
+fi
+if [ -t 0 ] && [ -t 1 ]; then
+  echo "serve keeps running until you press Ctrl-C; the dashboard:"
+  echo "$url/"
+  trap 'echo' INT
+  wait "$serve_pid" || true
+else
+  echo "the dashboard (serve stops when the demo ends; run it yourself with interlock serve):"
+  echo "$url/"
+fi

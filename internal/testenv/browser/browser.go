@@ -76,15 +76,23 @@ func Path() (string, error) {
 // A Browser is one headless Chromium with one tab, closed when the test
 // ends.
 type Browser struct {
-	t   testing.TB
+	t testing.TB // the test that failures go to (For)
+	*tab
+}
+
+// tab is what the Browsers of one browser share.
+type tab struct {
 	ctx context.Context // the tab; the browser lives as long as it does
 	log *testproc.Output
 
 	mu       sync.Mutex
 	dialogs  []Dialog
 	problems []string // uncaught exceptions and console errors of the page
-	shots    int
 }
+
+// For is the same browser reporting to t: a subtest's failures must go
+// to the subtest.
+func (b *Browser) For(t testing.TB) *Browser { return &Browser{t: t, tab: b.tab} }
 
 // A Dialog is a JavaScript dialog the page opened (alert, confirm,
 // prompt); the browser accepts each one.
@@ -104,7 +112,7 @@ func New(t testing.TB) *Browser {
 		}
 		t.Skipf("browser: %v", err)
 	}
-	b := &Browser{t: t, log: &testproc.Output{}}
+	b := &Browser{t: t, tab: &tab{log: &testproc.Output{}}}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox, // mandatory as root; the pages are our own
@@ -260,14 +268,26 @@ func (b *Browser) Open(url string) {
 	b.Do(chromedp.Navigate(url))
 }
 
-// WaitFor polls the JavaScript expression until it is true, bounded by
-// StepTimeout; on time out it fails the test naming what it waited for.
+// WaitFor evaluates the JavaScript expression every 50 ms until it is
+// true, bounded by StepTimeout; an evaluation that fails (the page is
+// navigating) is retried. On time out it fails the test naming what it
+// waited for.
 func (b *Browser) WaitFor(what, expr string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		b.t.Fatalf("browser: waiting for %s (%s): %v%s", what, expr, err, b.context())
+	deadline := time.Now().Add(StepTimeout)
+	var last error
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		if time.Now().After(deadline) {
+			b.t.Fatalf("browser: waiting %s for %s (%s): last error %v%s", StepTimeout, what, expr, last, b.context())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -299,9 +319,6 @@ func (b *Browser) Screenshot(name string) string {
 			b.t.Fatal(err)
 		}
 	}
-	b.mu.Lock()
-	b.shots++
-	b.mu.Unlock()
 	b.t.Logf("screenshot %s (%d bytes)", path, len(png))
 	return path
 }
@@ -327,8 +344,15 @@ func (b *Browser) context() string {
 	for _, p := range b.Problems() {
 		fmt.Fprintf(&sb, "\n  %s", p)
 	}
-	if l := b.log.String(); l != "" {
-		fmt.Fprintf(&sb, "\nbrowser log:\n%s", l)
+	var log []string
+	for _, l := range strings.Split(b.log.String(), "\n") {
+		// Chromium complains of the missing D-Bus at every start; noise.
+		if l != "" && !strings.Contains(l, "dbus") && !strings.Contains(l, "unexpected operator") {
+			log = append(log, l)
+		}
+	}
+	if len(log) > 0 {
+		fmt.Fprintf(&sb, "\nbrowser log:\n%s", strings.Join(log, "\n"))
 	}
 	return sb.String()
 }

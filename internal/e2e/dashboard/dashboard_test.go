@@ -1,0 +1,149 @@
+package dashboard_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/interlockhq/interlock/internal/testenv/browser"
+)
+
+// rowStates reads the overview's rows: pipeline id → data-state.
+func rowStates(b *browser.Browser) map[string]string {
+	var rows map[string]string
+	raw := browser.Eval[string](b, `JSON.stringify(Object.fromEntries(Array.from(document.querySelectorAll('tr[data-pipeline]'), r => [r.dataset.pipeline, r.dataset.state])))`)
+	if err := json.Unmarshal([]byte(raw), &rows); err != nil {
+		panic(err)
+	}
+	return rows
+}
+
+// alerts are the alert dialogs the pages opened.
+func alerts(b *browser.Browser) []browser.Dialog {
+	var out []browser.Dialog
+	for _, d := range b.Dialogs() {
+		if d.Type != "confirm" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestDashboard drives the dashboard of a serve without tokens (everyone
+// is admin) in a real browser. The subtests share the fixture and run in
+// order; the one that checks every state comes last, when the SLA
+// instant has passed.
+func TestDashboard(t *testing.T) {
+	b := browser.New(t)
+	f := newFixture(t, false)
+
+	t.Run("overview loads", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/")
+		if n := browser.Eval[int](b, `document.querySelectorAll('#board tr[data-pipeline]').length`); n != len(wantStates)+4 {
+			t.Fatalf("the overview lists %d pipelines, want %d", n, len(wantStates)+4)
+		}
+		if role := browser.Eval[string](b, `document.body.dataset.role`); role != "admin" {
+			t.Fatalf("without tokens the caller is %q, want admin", role)
+		}
+	})
+
+	t.Run("rerun from the page", func(t *testing.T) {
+		b := b.For(t)
+		before := f.eventTypes(t, "rerun-me")["RERUN_ACCEPTED"]
+		b.Open(f.srv.URL + "/ui/pipelines/rerun-me")
+		b.Do(chromedp.SetValue(chromedp.ID("rerun-reason"), "browser test"))
+		confirms := len(b.Dialogs())
+		b.Do(chromedp.Click(chromedp.ID("action-rerun")))
+		b.WaitFor("the rerun's answer", `['done', 'refused', 'error'].includes(document.getElementById('action-result').dataset.result)`)
+		if r := browser.Eval[string](b, `document.getElementById('action-result').dataset.result + ': ' + document.getElementById('action-result').textContent`); !strings.HasPrefix(r, "done") {
+			t.Fatalf("the rerun was not done: %s", r)
+		}
+		d := b.Dialogs()
+		if len(d) != confirms+1 || d[len(d)-1].Type != "confirm" || !strings.Contains(d[len(d)-1].Message, "rerun-me") {
+			t.Fatalf("the rerun asked %+v, want one confirmation naming the pipeline", d[confirms:])
+		}
+		eventually(t, "RERUN_ACCEPTED of rerun-me", func() bool { return f.eventTypes(t, "rerun-me")["RERUN_ACCEPTED"] == before+1 })
+		b.Screenshot("pipeline-rerun")
+	})
+
+	t.Run("values are text, never markup", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/")
+		row := browser.Eval[string](b, `document.querySelector('tr[data-pipeline="xss-sensor"]').textContent`)
+		if !strings.Contains(row, xssDesc) {
+			t.Fatalf("the description does not show as text in its row: %q", row)
+		}
+		for _, page := range []string{"/ui/pipelines/xss-sensor", "/ui/pipelines/xss-job", "/ui/events"} {
+			b.Open(f.srv.URL + page)
+			text := browser.Eval[string](b, `document.body.innerText`)
+			want := xssSensor
+			if page != "/ui/pipelines/xss-sensor" {
+				want = xssJob
+			}
+			if !strings.Contains(text, want) {
+				t.Fatalf("%s does not show %q as text", page, want)
+			}
+			// No element came from the values: no <img>, no inline
+			// <script>, no handler attribute.
+			if n := browser.Eval[int](b, `document.querySelectorAll('img, script:not([src]), [onerror], [onmouseover]').length`); n != 0 {
+				t.Fatalf("%s holds %d element(s) made from a value", page, n)
+			}
+		}
+		b.Open(f.srv.URL + "/")
+		if a := alerts(b); len(a) != 0 {
+			t.Fatalf("a value ran as script: %+v", a)
+		}
+	})
+
+	t.Run("the pages fit 390 px", func(t *testing.T) {
+		b := b.For(t)
+		b.Viewport(390, 844)
+		defer b.Viewport(browser.Width, browser.Height)
+		for _, page := range []string{"/", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period, "/ui/events", "/ui/health"} {
+			b.Open(f.srv.URL + page)
+			if w := browser.Eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
+				t.Errorf("%s is %d px wide at a 390 px viewport: it scrolls sideways", page, w)
+			}
+		}
+		b.Open(f.srv.URL + "/")
+		b.Screenshot("overview-390px")
+	})
+
+	t.Run("every state", func(t *testing.T) {
+		b := b.For(t)
+		if wait := time.Until(f.slaAt.Add(time.Second)); wait > 0 {
+			t.Logf("waiting %s for the SLA instant", wait.Round(time.Second))
+			time.Sleep(wait)
+		}
+		b.Open(f.srv.URL + "/")
+		got := rowStates(b)
+		for id, want := range wantStates {
+			if got[id] != want {
+				t.Errorf("%s is %q on the overview, want %q", id, got[id], want)
+			}
+		}
+		for _, want := range wantStates {
+			sel := fmt.Sprintf(`document.getElementById('count-%s').dataset.count`, want)
+			if n := browser.Eval[string](b, sel); n == "0" {
+				t.Errorf("the count of %s is 0", want)
+			}
+		}
+		// Most urgent first: the breached pipeline leads.
+		if first := browser.Eval[string](b, `document.querySelector('#board tr[data-pipeline]').dataset.state`); first != "breached" {
+			t.Errorf("the first row is %q, want breached (most urgent first)", first)
+		}
+		b.Screenshot("overview")
+		// Filtered by state, the overview lists that state only.
+		b.Open(f.srv.URL + "/?state=failed")
+		for id, s := range rowStates(b) {
+			if s != "failed" {
+				t.Errorf("filtered on failed, the overview lists %s (%s)", id, s)
+			}
+		}
+	})
+}
