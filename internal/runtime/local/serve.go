@@ -140,13 +140,14 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 		return err
 	}
 	rl := newReloader(a, log)
+	streams := api.NewEventStreams()
 	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Sinks: deliv.Status, DeadLetters: deliv.DeadLetters, Refused: rl.Refused}
 	dashboard, err := web.New(web.Options{Engine: a.Engine, Logger: log, Health: health.Report})
 	if err != nil {
 		return err
 	}
 	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
-		Health: health, Dashboard: dashboard,
+		Health: health, Dashboard: dashboard, Streams: streams,
 		// Ready when the store answers a cheap read.
 		Ready: func() error {
 			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -168,6 +169,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	a.Engine.OnEventsCommitted(func(evs []event.Event) {
 		metrics.CountEvents(evs...)
 		deliv.Notify()
+		streams.Notify()
 	})
 	applied, refused := rl.reload(ctx)
 	running, err := a.Engine.Pipelines(ctx)
@@ -180,12 +182,16 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	// Every request is short (events --follow polls), so a slow or stuck
+	// Every request but an event stream is short, so a slow or stuck
 	// client is cut off instead of holding a connection and a goroutine:
 	// a minute to send a request, two for the whole exchange (a sensor
 	// write may start a job, whose own calls time out sooner).
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
+	// Event streams (GET /v1/events/stream) are the exception: they push
+	// each write's deadline on, and end when the server shuts down
+	// (Shutdown would otherwise wait for them).
+	srv.RegisterOnShutdown(streams.Close)
 
 	var wg sync.WaitGroup
 	loops, stop := context.WithCancel(ctx)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/engine"
@@ -39,6 +40,13 @@ type Options struct {
 	// under "GET /ui/", for readers (CallerFrom says who asks). nil: no
 	// dashboard, those paths are 404.
 	Dashboard http.Handler
+	// SessionTTL is how long a dashboard session lasts (0:
+	// DefaultSessionTTL).
+	SessionTTL time.Duration
+	// Streams wakes the event streams (GET /v1/events/stream) when the
+	// engine commits events, and ends them at shutdown; nil: streams poll
+	// the store only, and end when their client goes.
+	Streams *EventStreams
 	// Health reads GET /v1/health; nil: one over Engine, Settings and
 	// DeadLetters (no sinks, no refused files).
 	Health *Health
@@ -58,6 +66,8 @@ type server struct {
 	// dashboard serves the web pages; nil: none.
 	dashboard http.Handler
 	healthR   *Health
+	limiter   *limiter // failed sign-ins per client address
+	stream    *EventStreams
 }
 
 // New returns the API handler. It refuses a configuration that would
@@ -82,7 +92,7 @@ func New(o Options) (http.Handler, error) {
 	if len(o.Tokens) == 0 && !loopbackAddr(addr) {
 		return nil, fmt.Errorf("api: address %q is reachable from other machines, which needs server.tokens; without tokens bind to 127.0.0.1", addr)
 	}
-	auth, err := newAuthenticator(o.Tokens)
+	auth, err := newAuthenticator(o.Tokens, o.Engine, o.SessionTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +121,11 @@ func New(o Options) (http.Handler, error) {
 
 		dashboard: o.Dashboard,
 		healthR:   o.Health,
+		limiter:   newLimiter(),
+		stream:    o.Streams,
+	}
+	if s.stream == nil {
+		s.stream = NewEventStreams()
 	}
 	if s.healthR == nil {
 		s.healthR = &Health{Engine: o.Engine, Settings: settings, DeadLetters: o.DeadLetters}
@@ -137,14 +152,26 @@ func (s *server) routes() *http.ServeMux {
 	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
 	handle("GET /v1/alerts/dead-letters", pipeline.RoleReader, s.listDeadLetters)
 	handle("GET /v1/health", pipeline.RoleReader, s.health)
+	handle("GET /v1/events/stream", pipeline.RoleReader, s.streamEvents)
+	// The dashboard's pages: a browser without a valid session is sent to
+	// sign in instead of getting a JSON 401. Its assets hold no data and
+	// are open, so the sign-in page can use them.
+	page := func(pattern string, role pipeline.Role, h handlerFunc) {
+		mux.Handle(pattern, s.pageRoute(role, h))
+		s.metrics.knowRoute(pattern)
+	}
 	if o := s.dashboard; o != nil {
-		page := func(w http.ResponseWriter, r *http.Request) error {
+		serve := func(w http.ResponseWriter, r *http.Request) error {
 			o.ServeHTTP(w, r)
 			return nil
 		}
-		handle("GET /{$}", pipeline.RoleReader, page)
-		handle("GET /ui/", pipeline.RoleReader, page)
+		page("GET /{$}", pipeline.RoleReader, serve)
+		page("GET /ui/", pipeline.RoleReader, serve)
+		handle("GET /ui/assets/", "", serve)
 	}
+	page("GET /sign-in", "", s.signInForm)
+	page("POST /sign-in", "", s.signIn)
+	page("POST /sign-out", "", s.signOut)
 	handle("GET /healthz", "", s.healthz)
 	handle("GET /readyz", "", s.readyz)
 	metricsRole := pipeline.Role("")

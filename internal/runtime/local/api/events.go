@@ -28,17 +28,11 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := store.EventListParams{}
+	p, err := s.eventFilter(q)
+	if err != nil {
+		return err
+	}
 	if p.Limit, err = limitParam(q); err != nil {
-		return err
-	}
-	if p.PipelineID, err = single(q, "pipeline"); err != nil {
-		return err
-	}
-	if p.Types, err = eventTypes(q); err != nil {
-		return err
-	}
-	if p.Since, err = s.sinceParam(q); err != nil {
 		return err
 	}
 	if p.After, err = cursorParam(q); err != nil {
@@ -54,6 +48,23 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
+}
+
+// eventFilter reads the filters GET /v1/events and its stream share:
+// ?pipeline=, ?type=, ?since=.
+func (s *server) eventFilter(q url.Values) (store.EventListParams, error) {
+	var p store.EventListParams
+	var err error
+	if p.PipelineID, err = single(q, "pipeline"); err != nil {
+		return p, err
+	}
+	if p.Types, err = eventTypes(q); err != nil {
+		return p, err
+	}
+	if p.Since, err = s.sinceParam(q); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 // eventTypes reads ?type=: each must be in the catalogue, so a typo is an

@@ -99,12 +99,16 @@ type fixture struct {
 	metrics *api.Metrics
 	logs    *syncBuffer
 	h       http.Handler
+	dbPath  string // the SQLite file, for a second engine on it
 }
 
 type fixtureOptions struct {
 	tokens []api.Token
 	ready  func() error
 	dead   func(context.Context) ([]alert.DeadLetter, error)
+	// dashboard is mounted at / and /ui/; nil: none.
+	dashboard http.Handler
+	streams   *api.EventStreams
 }
 
 // newFixture starts a real engine on a SQLite store in a temporary
@@ -115,7 +119,8 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	ctx := context.Background()
 	f := &fixture{clk: clock.NewVirtual(t0), logs: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "api.db"))
+	f.dbPath = filepath.Join(t.TempDir(), "api.db")
+	st, err := sqlite.Open(ctx, f.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +138,8 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	settings := pipeline.DefaultSettings()
 	settings.Server.MaxBodyBytes = 1024
 	f.metrics = api.NewMetrics(f.eng)
-	h, err := api.New(api.Options{Engine: f.eng, Settings: settings, Tokens: fo.tokens, Logger: log, Metrics: f.metrics, Ready: fo.ready, DeadLetters: fo.dead})
+	h, err := api.New(api.Options{Engine: f.eng, Settings: settings, Tokens: fo.tokens, Logger: log, Metrics: f.metrics, Ready: fo.ready, DeadLetters: fo.dead,
+		Dashboard: fo.dashboard, Streams: fo.streams})
 	if err != nil {
 		t.Fatal(err)
 	}
