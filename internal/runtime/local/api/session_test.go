@@ -126,7 +126,7 @@ func TestSessionRefused(t *testing.T) {
 		return string(b)
 	}
 	for name, v := range map[string]string{
-		"reader's MAC under the admin's name": strings.Join([]string{rp[0], ap[1], rp[2], rp[3]}, "."),
+		"reader's MAC under the admin's name":       strings.Join([]string{rp[0], ap[1], rp[2], rp[3]}, "."),
 		"admin's MAC on the reader's expiry, later": strings.Join([]string{ap[0], ap[1], "9999999999", ap[3]}, "."),
 		"altered MAC":  strings.Join([]string{rp[0], rp[1], rp[2], flip(rp[3])}, "."),
 		"no MAC":       strings.Join(rp[:3], "."),
@@ -295,21 +295,23 @@ func TestAnonymousCSRF(t *testing.T) {
 func TestSignInRefusesOpenRedirects(t *testing.T) {
 	f := newFixture(t, fixtureOptions{tokens: testTokens()})
 	for next, to := range map[string]string{
-		"":                          "/",
-		"/ui/events?type=JOB_FAILED": "/ui/events?type=JOB_FAILED",
-		"/ui/pipelines/a%2Fb":        "/ui/pipelines/a%2Fb",
-		"https://evil.example/":      "/",
-		"//evil.example/":            "/",
-		"///evil.example/":           "/",
-		"/\\evil.example":            "/",
-		"\\\\evil.example":           "/",
-		"/\t/evil.example":           "/",
-		"/ui/\r\nSet-Cookie: x=1":    "/",
-		"javascript:alert(1)":        "/",
-		"evil.example":               "/",
-		"/sign-in?next=//evil":       "/",
-		"/%0a":                       "/%0a",
-		"http:/evil.example":         "/",
+		"":                              "/",
+		"/ui/events?type=JOB_FAILED":    "/ui/events?type=JOB_FAILED",
+		"/ui/pipelines/a%2Fb":           "/ui/pipelines/a%2Fb",
+		"https://evil.example/":         "/",
+		"//evil.example/":               "/",
+		"///evil.example/":              "/",
+		"/\\evil.example":               "/",
+		"\\\\evil.example":              "/",
+		"/\t/evil.example":              "/",
+		"/ui/\r\nSet-Cookie: x=1":       "/",
+		"javascript:alert(1)":           "/",
+		"evil.example":                  "/",
+		"/sign-in?next=//evil":          "/",
+		"/ui/#\x15":                     "/",
+		"/ui/#\x7f":                     "/",
+		"/%0a":                          "/%0a",
+		"http:/evil.example":            "/",
 		"/" + strings.Repeat("a", 3000): "/",
 	} {
 		rec := signIn(t, f, readerSecret, next, nil)

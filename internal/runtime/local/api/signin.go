@@ -178,10 +178,10 @@ func safeNext(next string) string {
 	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
 		return "/"
 	}
-	for i := 0; i < len(next); i++ {
-		if c := next[i]; c < 0x20 || c == 0x7f || c == '\\' {
-			return "/"
-		}
+	// No control characters: browsers drop some ("/\t/x" would be
+	// "//x"), and url.Parse lets them through in a fragment.
+	if strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "/"
 	}
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {

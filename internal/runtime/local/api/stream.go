@@ -211,6 +211,7 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	beat := time.NewTicker(StreamHeartbeat)
 	defer beat.Stop()
 	p.Limit = streamPage
+	caughtUp := false
 	for {
 		for { // read what is there, a page at a time
 			p.After = after
@@ -242,6 +243,15 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 			}
 			if len(page.Events) < p.Limit {
 				break
+			}
+		}
+		if !caughtUp {
+			// Everything before now is out: say so once (a client or a
+			// test may wait for it before it acts).
+			caughtUp = true
+			out.printf(": caught up\n\n")
+			if err := out.flush(); err != nil {
+				return nil
 			}
 		}
 		select {

@@ -109,6 +109,28 @@ func (c *sseClient) events(t *testing.T, n int) []sseMsg {
 	return out
 }
 
+// caughtUp waits for the stream to have sent everything before now.
+func (c *sseClient) caughtUp(t *testing.T) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				t.Fatal("stream ended before it caught up")
+			}
+			if m.data != "" {
+				t.Fatalf("unexpected event %+v", m)
+			}
+			if m.comment == "caught up" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the stream did not catch up")
+		}
+	}
+}
+
 // quiet checks no event message comes within d.
 func (c *sseClient) quiet(t *testing.T, d time.Duration) {
 	t.Helper()
@@ -259,9 +281,12 @@ func TestStreamIsLive(t *testing.T) {
 	want[sensorWritten](t, f.do(t, "PUT", "/v1/pipelines/orders/sensors/orders-landed", writerSecret, `{}`), http.StatusOK)
 
 	s := openStream(t, srv, "/v1/events/stream?pipeline=nightly", nil)
-	s.quiet(t, 50*time.Millisecond) // nothing old
-	want[sensorWritten](t, f.do(t, "PUT", "/v1/pipelines/nightly/sensors/landed", writerSecret, `{}`), http.StatusOK)
+	s.caughtUp(t) // nothing old
+	want[map[string]any](t, f.do(t, "POST", "/v1/pipelines/nightly/pause", adminSecret, `{}`), http.StatusOK)
 	items := eventItems(t, f, "&pipeline=nightly")
+	if len(items) == 0 {
+		t.Fatal("pausing recorded no event")
+	}
 	for i, m := range s.events(t, len(items)) {
 		if m.data != string(items[i]) {
 			t.Fatalf("live message %d: %s, want %s", i, m.data, items[i])
@@ -272,6 +297,7 @@ func TestStreamIsLive(t *testing.T) {
 	// reaches this process; polling brings its events.
 	setStreamTiming(t, 20*time.Millisecond, time.Hour)
 	polled := openStream(t, srv, "/v1/events/stream?pipeline=orders", nil)
+	polled.caughtUp(t)
 	st2, err := sqlite.Open(t.Context(), f.dbPath)
 	if err != nil {
 		t.Fatal(err)
