@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,15 +91,7 @@ func TestEveryAPICommandAgainstServe(t *testing.T) {
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
 	dir := t.TempDir()
-	write := func(name, body string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := projectWriter(t, dir)
 	// No tokens: serve binds to loopback only and the CLI sends none.
 	// The watchdog interval is long so that serve's own passes (one at
 	// start) do not come between the two `watchdog --once` below.

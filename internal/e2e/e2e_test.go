@@ -141,6 +141,36 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
+// projectWriter returns a function that writes a project file under dir,
+// making its directories.
+func projectWriter(t *testing.T, dir string) func(name, body string) {
+	return func(name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// airflowPipeline is pipeline id: triggered by (and validating) its
+// upstream sensor, running DAG gold of the Airflow at url.
+func airflowPipeline(id, url string) string {
+	return fmt.Sprintf(`pipeline: {id: %s, owner: analytics}
+schedule:
+  trigger: {key: upstream, check: exists}
+validation:
+  rules: [{key: upstream, check: exists}]
+job:
+  type: airflow
+  config: {url: %q, dagId: gold}
+  pollInterval: 1s
+`, id, url)
+}
+
 // start runs `interlock serve` in dir and waits for its address.
 func start(t *testing.T, dir string, env []string, args ...string) *server {
 	t.Helper()
@@ -265,15 +295,7 @@ func TestServeEndToEnd(t *testing.T) {
 	slack := slacktest.New(t, "xoxb-e2e-token")
 	hook := newReceiver(t)
 	dir := t.TempDir()
-	write := func(name, body string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := projectWriter(t, dir)
 	write("interlock.yaml", fmt.Sprintf(`store: sqlite:./state.db
 pipelines: ./pipelines
 server:

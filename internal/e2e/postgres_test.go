@@ -29,24 +29,9 @@ server:
     - {name: etl, role: writer, tokenEnv: INTERLOCK_WRITER_TOKEN}
 triggers: {allowAddresses: [127.0.0.1/32]}
 `,
-		"pipelines/gold.yaml": fmt.Sprintf(`pipeline: {id: gold, owner: analytics}
-schedule:
-  trigger: {key: upstream, check: exists}
-validation:
-  rules: [{key: upstream, check: exists}]
-job:
-  type: airflow
-  config: {url: %q, dagId: gold}
-  pollInterval: 1s
-`, airflow.URL),
+		"pipelines/gold.yaml": airflowPipeline("gold", airflow.URL),
 	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		projectWriter(t, dir)(name, body)
 	}
 	env := []string{"INTERLOCK_WRITER_TOKEN=writer-secret-1"}
 	srv := start(t, dir, env, "--store", u)

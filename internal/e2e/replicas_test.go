@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,25 +43,10 @@ alerts:
 `, hook.URL),
 		}
 		for _, p := range pipelines {
-			files["pipelines/"+p+".yaml"] = fmt.Sprintf(`pipeline: {id: %s, owner: analytics}
-schedule:
-  trigger: {key: upstream, check: exists}
-validation:
-  rules: [{key: upstream, check: exists}]
-job:
-  type: airflow
-  config: {url: %q, dagId: gold}
-  pollInterval: 1s
-`, p, airflow.URL)
+			files["pipelines/"+p+".yaml"] = airflowPipeline(p, airflow.URL)
 		}
 		for name, body := range files {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			projectWriter(t, dir)(name, body)
 		}
 		dirs = append(dirs, dir)
 	}

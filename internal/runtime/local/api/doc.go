@@ -22,10 +22,22 @@
 //	POST /v1/pipelines/{id}/resume         admin
 //	GET  /v1/events                        reader  ?pipeline= ?type=… ?since= ?after= ?limit=
 //	GET  /v1/alerts/dead-letters           reader  alerts no sink accepted
+//	GET  /v1/events/stream                 reader  Server-Sent Events: ?pipeline= ?type=… ?level=… ?since= ?after=, Last-Event-ID
 //	GET  /v1/health                        reader  watchdog, alert sinks, refused files (HealthReport)
+//	GET  /, /ui/…                          reader  the dashboard (Options.Dashboard); 303 to /sign-in without a session
+//	GET  /ui/assets/…                      open    the dashboard's CSS and JS
+//	GET  /sign-in, POST /sign-in           open    the sign-in form; a token in, a session cookie out
+//	POST /sign-out                         open    deletes the session cookie
 //	GET  /healthz                          open
 //	GET  /readyz                           open    503 with the reason when not ready
 //	GET  /metrics                          reader  open when no token is configured
+//
+// A caller is named by its bearer token or, for a browser, by the session
+// cookie it got at /sign-in (session.go: stateless, signed with a key
+// derived from the token's secret). A state-changing request made with the
+// cookie — or, without tokens, made by a browser page — must carry the
+// CSRF token (Caller.CSRF) in X-CSRF-Token and come from this origin.
+// Every answer carries a strict Content-Security-Policy.
 //
 // Every error is {"error": {"code", "message"}}: 400 for a malformed
 // request (the message names the field or parameter), 401 with a Bearer

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,14 +28,14 @@ import (
 // polls as well, so events committed by another replica sharing the store
 // arrive too. It buffers at most one page of events.
 
-// Stream timing. Variables so tests can shorten them.
-var (
-	// StreamPoll is how often a stream looks at the store without being
-	// woken (events of other replicas).
-	StreamPoll = 2 * time.Second
-	// StreamHeartbeat is how often an idle stream sends a comment, so
-	// proxies and browsers keep it open and a gone client is noticed.
-	StreamHeartbeat = 15 * time.Second
+// Stream timing defaults (EventStreams.Poll and Heartbeat).
+const (
+	// DefaultStreamPoll is how often a stream looks at the store without
+	// being woken (events of other replicas).
+	DefaultStreamPoll = 2 * time.Second
+	// DefaultStreamHeartbeat is how often an idle stream sends a comment,
+	// so proxies and browsers keep it open and a gone client is noticed.
+	DefaultStreamHeartbeat = 15 * time.Second
 )
 
 const (
@@ -52,6 +53,10 @@ const (
 // ends them when the server shuts down. Its zero value is not usable: use
 // NewEventStreams.
 type EventStreams struct {
+	// Poll and Heartbeat time the streams (0: DefaultStreamPoll,
+	// DefaultStreamHeartbeat). Set them before the first stream opens.
+	Poll, Heartbeat time.Duration
+
 	mu     sync.Mutex
 	subs   map[chan struct{}]struct{}
 	closed bool
@@ -187,12 +192,9 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	defer unsubscribe()
 
 	rc := http.NewResponseController(w)
-	// The request is read: no read deadline from now on, or the server's
-	// ReadTimeout would end the stream (net/http cancels a request whose
-	// connection fails a read). A client that goes away still ends it.
-	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
+	// (net/http clears the read deadline once the request is read, so the
+	// server's ReadTimeout does not end a stream; its WriteTimeout would:
+	// sseWriter pushes the deadline on.)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -206,9 +208,10 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil // the client is gone
 	}
 
-	poll := time.NewTicker(StreamPoll)
+	every, heartbeat := cmp.Or(s.stream.Poll, DefaultStreamPoll), cmp.Or(s.stream.Heartbeat, DefaultStreamHeartbeat)
+	poll := time.NewTicker(every)
 	defer poll.Stop()
-	beat := time.NewTicker(StreamHeartbeat)
+	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	p.Limit = streamPage
 	caughtUp := false
@@ -239,7 +242,7 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 				if err := out.flush(); err != nil {
 					return nil
 				}
-				beat.Reset(StreamHeartbeat)
+				beat.Reset(heartbeat)
 			}
 			if len(page.Events) < p.Limit {
 				break

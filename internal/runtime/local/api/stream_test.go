@@ -170,17 +170,17 @@ func eventType(t *testing.T, data string) string {
 	return e.Type
 }
 
-func setStreamTiming(t *testing.T, poll, beat time.Duration) {
-	oldPoll, oldBeat := api.StreamPoll, api.StreamHeartbeat
-	api.StreamPoll, api.StreamHeartbeat = poll, beat
-	t.Cleanup(func() { api.StreamPoll, api.StreamHeartbeat = oldPoll, oldBeat })
+// timedStreams is a hub whose streams poll and beat as given.
+func timedStreams(poll, beat time.Duration) *api.EventStreams {
+	h := api.NewEventStreams()
+	h.Poll, h.Heartbeat = poll, beat
+	return h
 }
 
 // The stream's data is exactly GET /v1/events' items; each id resumes
 // after its event, from Last-Event-ID or ?after=; filters apply.
 func TestStreamResumesAndFilters(t *testing.T) {
-	setStreamTiming(t, time.Hour, time.Hour)
-	f := newFixture(t, fixtureOptions{tokens: testTokens()})
+	f := newFixture(t, fixtureOptions{tokens: testTokens(), streams: timedStreams(time.Hour, time.Hour)})
 	srv := httptest.NewServer(f.h)
 	t.Cleanup(srv.Close)
 	want[sensorWritten](t, f.do(t, "PUT", "/v1/pipelines/orders/sensors/orders-landed", writerSecret, `{}`), http.StatusOK)
@@ -272,8 +272,7 @@ func TestStreamResumesAndFilters(t *testing.T) {
 // engine wakes it at once (no polling here), and events another engine
 // commits to the same store arrive by polling.
 func TestStreamIsLive(t *testing.T) {
-	setStreamTiming(t, time.Hour, time.Hour)
-	streams := api.NewEventStreams()
+	streams := timedStreams(time.Hour, time.Hour)
 	f := newFixture(t, fixtureOptions{tokens: testTokens(), streams: streams})
 	f.eng.OnEventsCommitted(func([]event.Event) { streams.Notify() })
 	srv := httptest.NewServer(f.h)
@@ -295,8 +294,14 @@ func TestStreamIsLive(t *testing.T) {
 
 	// Another engine (a replica) on the same SQLite file: no Notify
 	// reaches this process; polling brings its events.
-	setStreamTiming(t, 20*time.Millisecond, time.Hour)
-	polled := openStream(t, srv, "/v1/events/stream?pipeline=orders", nil)
+	// (A second API over the same engine, whose streams poll often.)
+	h2, err := api.New(api.Options{Engine: f.eng, Tokens: testTokens(), Streams: timedStreams(20*time.Millisecond, time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2 := httptest.NewServer(h2)
+	t.Cleanup(srv2.Close)
+	polled := openStream(t, srv2, "/v1/events/stream?pipeline=orders", nil)
 	polled.caughtUp(t)
 	st2, err := sqlite.Open(t.Context(), f.dbPath)
 	if err != nil {
@@ -319,8 +324,7 @@ func TestStreamIsLive(t *testing.T) {
 // A stream ends when its client goes, and when the hub closes (server
 // shutdown); idle, it sends heartbeats.
 func TestStreamEnds(t *testing.T) {
-	setStreamTiming(t, time.Hour, 20*time.Millisecond)
-	streams := api.NewEventStreams()
+	streams := timedStreams(time.Hour, 20*time.Millisecond)
 	f := newFixture(t, fixtureOptions{tokens: testTokens(), streams: streams})
 	srv := httptest.NewServer(f.h)
 	t.Cleanup(srv.Close)
@@ -393,4 +397,32 @@ func TestStreamRefusesBadRequests(t *testing.T) {
 		wantError(t, f.doWith(t, "GET", tc.target, h, ""), tc.status, "bad_request")
 	}
 	wantError(t, f.do(t, "GET", "/v1/events/stream", "", ""), http.StatusUnauthorized, "unauthorized")
+}
+
+// A stream outlives the server's read and write timeouts (serve's are a
+// minute and two): net/http clears the read deadline once the request is
+// read, and the stream pushes the write deadline on with each write.
+func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	f := newFixture(t, fixtureOptions{tokens: testTokens(), streams: timedStreams(time.Hour, 20*time.Millisecond)})
+	srv := httptest.NewUnstartedServer(f.h)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 100*time.Millisecond, 100*time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s := openStream(t, srv, "/v1/events/stream", nil)
+	s.caughtUp(t)
+	beats := 0
+	deadline := time.After(10 * time.Second)
+	for beats < 25 { // 25 × 20 ms: five times the timeouts
+		select {
+		case m, ok := <-s.msgs:
+			if !ok {
+				t.Fatalf("the stream ended after %d heartbeats", beats)
+			}
+			if m.comment == "heartbeat" {
+				beats++
+			}
+		case <-deadline:
+			t.Fatalf("%d heartbeats in time", beats)
+		}
+	}
 }
