@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,28 @@ alerts: [{type: console}]
 	}
 	if resp, body := send("POST", "/v1/pipelines/gold/pause", http.Header{"Cookie": {admin}, "Origin": {origin}, "Content-Type": {"application/json"}}, `{}`); resp.StatusCode != 403 || !strings.Contains(body, "X-CSRF-Token") {
 		t.Fatalf("pause with the session and no CSRF token: %d %s", resp.StatusCode, body)
+	}
+	// The dashboard: without a session, to the sign-in page; with one, the
+	// page carries the session's CSRF token, which makes the action go.
+	if resp, _ := send("GET", "/ui/health", nil, ""); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/sign-in?next=%2Fui%2Fhealth" {
+		t.Fatalf("a page without a session: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body = send("GET", "/", http.Header{"Cookie": {admin}}, "")
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)">`).FindStringSubmatch(body)
+	if resp.StatusCode != 200 || m == nil || resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Fatalf("the overview with the admin's session: %d, CSRF meta %v\n%s", resp.StatusCode, m, body)
+	}
+	action := http.Header{"Cookie": {admin}, "Origin": {origin}, "Content-Type": {"application/json"}, "X-CSRF-Token": {m[1]}}
+	if resp, body := send("POST", "/v1/pipelines/gold/pause", action, `{}`); resp.StatusCode != 200 || !strings.Contains(body, `"paused":true`) {
+		t.Fatalf("pause with the session and its CSRF token: %d %s", resp.StatusCode, body)
+	}
+	action.Set("Origin", "http://evil.example")
+	if resp, _ := send("POST", "/v1/pipelines/gold/resume", action, ""); resp.StatusCode != 403 {
+		t.Fatalf("resume from another origin: %d", resp.StatusCode)
+	}
+	action.Set("Origin", origin)
+	if resp, _ := send("POST", "/v1/pipelines/gold/resume", action, ""); resp.StatusCode != 200 {
+		t.Fatalf("resume: %d", resp.StatusCode)
 	}
 
 	// The stream, with the reader's session, of gold's events.

@@ -258,8 +258,9 @@ func TestActionsOnlyForAdmins(t *testing.T) {
 			}
 		}
 	}
-	if rec := f.get(t, "/", ""); rec.Code != http.StatusUnauthorized {
-		t.Fatalf("no token: status %d", rec.Code)
+	// Without credentials a page sends the browser to sign in.
+	if rec := f.get(t, "/", ""); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/sign-in?next=%2F" {
+		t.Fatalf("no token: status %d to %q, want 303 to the sign-in page", rec.Code, rec.Header().Get("Location"))
 	}
 }
 
