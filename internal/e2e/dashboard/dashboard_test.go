@@ -146,4 +146,15 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 	})
+
+	// Every page above ran its script without an uncaught exception and
+	// broke no rule of the Content-Security-Policy (the pages have no
+	// inline script or style).
+	t.Run("no script error, no policy violation", func(t *testing.T) {
+		for _, p := range b.Problems() {
+			if strings.HasPrefix(p, "exception:") || strings.Contains(p, "Content Security Policy") {
+				t.Errorf("a page: %s", p)
+			}
+		}
+	})
 }

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -87,7 +88,7 @@ type tab struct {
 
 	mu       sync.Mutex
 	dialogs  []Dialog
-	problems []string // uncaught exceptions and console errors of the page
+	problems []string // the pages' uncaught exceptions, console errors, browser errors
 }
 
 // For is the same browser reporting to t: a subtest's failures must go
@@ -174,6 +175,19 @@ func (b *Browser) watch() {
 			b.problem("exception: " + text)
 		}
 	}()
+	// The browser's own messages: a Content-Security-Policy violation, a
+	// failed load.
+	entries := chromedp.Events(b.ctx, cdplog.EntryAdded)
+	go func() {
+		for ev, err := range entries {
+			if err != nil {
+				return
+			}
+			if e := ev.Entry; e != nil && (e.Level == cdplog.EntryLevelError || e.Level == cdplog.EntryLevelWarning) {
+				b.problem("log." + string(e.Source) + ": " + e.Text)
+			}
+		}
+	}()
 	console := chromedp.Events(b.ctx, runtime.ConsoleAPICalled)
 	go func() {
 		for ev, err := range console {
@@ -211,8 +225,9 @@ func (b *Browser) Dialogs() []Dialog {
 	return append([]Dialog(nil), b.dialogs...)
 }
 
-// Problems are the pages' uncaught exceptions and console errors and
-// warnings so far (a Content-Security-Policy violation is one).
+// Problems are the pages' uncaught exceptions, console errors and
+// warnings, and the browser's error and warning messages so far (a
+// Content-Security-Policy violation, a resource that failed to load).
 func (b *Browser) Problems() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -35,6 +36,10 @@ document.getElementById('go').onclick = function () {
 </script>`)
 		case "/clicked":
 			clicked <- r.Method
+		case "/csp":
+			w.Header().Set("Content-Security-Policy", "script-src 'self'")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<!doctype html><title>csp</title><script>document.title = 'ran'</script>`)
 		}
 	}))
 	defer srv.Close()
@@ -51,6 +56,17 @@ document.getElementById('go').onclick = function () {
 	}
 	if d := b.Dialogs(); len(d) != 1 || d[0].Type != "confirm" || d[0].Message != "sure?" {
 		t.Fatalf("dialogs %+v, want the one confirm", d)
+	}
+
+	// A Content-Security-Policy violation is a problem the harness
+	// reports.
+	if p := b.Problems(); len(p) != 0 {
+		t.Fatalf("problems before the violation: %q", p)
+	}
+	b.Open(srv.URL + "/csp")
+	eventuallyProblem(t, b, "Content Security Policy")
+	if title := browser.Eval[string](b, `document.title`); title != "csp" {
+		t.Fatalf("the inline script ran under the policy (title %q)", title)
 	}
 
 	b.Viewport(390, 844)
@@ -94,4 +110,21 @@ func child(t *testing.T, name string, env ...string) (string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// eventuallyProblem waits (bounded) for a problem containing what.
+func eventuallyProblem(t *testing.T, b *browser.Browser, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, p := range b.Problems() {
+			if strings.Contains(p, what) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no problem mentions %q: %q", what, b.Problems())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
