@@ -15,6 +15,7 @@ import (
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // MaxSensorKey bounds sensor key length.
@@ -106,7 +107,7 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 			return fmt.Errorf("%w: %v", ErrInvalidSensor, err)
 		}
 		old := f.Sensor
-		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: got, ChangedAt: now, WrittenAt: now}
+		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: got, ChangedAt: now, WrittenAt: now, Watched: watchdog.Watches(p, key)}
 		var stored *sensor.Record
 		if f.SensorFound {
 			rec := old.Record()

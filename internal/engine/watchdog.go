@@ -111,20 +111,18 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	// removal by any process is in this pass.
 	loaded, errP := e.activePipelines(ctx)
 	for _, lp := range loaded {
-		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt, Pauses: lp.row.PauseWindows})
+		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt,
+			Pauses: lp.row.PauseWindows, WatchChangedAt: lp.row.WatchChangedAt})
 	}
-	// Sensors only when a check reads them (trigger data): kept between
-	// passes only while read, so the first pass that needs them again
-	// reads the whole window.
-	readSensors := watchdog.ReadsSensors(s.Pipelines)
+	// Sensors only when a check reads them (trigger data), and only those
+	// (watched): kept between passes only while read, so the first pass
+	// that needs them again reads the whole window.
+	sensorReads := watchdog.PlanSensorReads(plan, c.sensorsKept, s.Pipelines)
+	readSensors := sensorReads.Read
 	var ss []store.Sensor
 	var errS error
 	if readSensors {
-		sensorsSince := plan.SensorsSince
-		if !c.sensorsKept {
-			sensorsSince = plan.SensorsFrom
-		}
-		ss, errS = e.st.SensorListChanged(ctx, store.SensorListChangedParams{Since: sensorsSince})
+		ss, errS = e.readWatchedSensors(ctx, sensorReads, plan.SensorsFrom)
 	}
 	wg.Wait()
 
@@ -210,6 +208,32 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 		return strings.Compare(a.Key, b.Key)
 	})
 	return s
+}
+
+// sensorReadsAtOnce bounds the reads of a pass's sensors at the same time.
+const sensorReadsAtOnce = 8
+
+// readWatchedSensors reads what plan says: the watched sensors changed
+// since plan.Since across pipelines, and every sensor changed since from
+// of each of plan.Pipelines (whose watched set a config load changed).
+func (e *Engine) readWatchedSensors(ctx context.Context, plan watchdog.SensorReads, from time.Time) ([]store.Sensor, error) {
+	reads := []store.SensorListChangedParams{{Since: plan.Since, Watched: true}}
+	for _, id := range plan.Pipelines {
+		reads = append(reads, store.SensorListChangedParams{PipelineID: id, Since: from})
+	}
+	got := make([][]store.Sensor, len(reads))
+	errs := make([]error, len(reads))
+	sem := make(chan struct{}, sensorReadsAtOnce)
+	var wg sync.WaitGroup
+	for i, p := range reads {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got[i], errs[i] = e.st.SensorListChanged(ctx, p)
+		})
+	}
+	wg.Wait()
+	return slices.Concat(got...), errors.Join(errs...)
 }
 
 // findingsAtOnce bounds the findings a pass commits at the same time.

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,8 +175,10 @@ func (c *countingSensorReads) SensorListChanged(ctx context.Context, p store.Sen
 // TestSnapshotReadsSensorsOnlyForTriggers: a pass over pipelines none of
 // which is watched with a trigger reads no sensor; when one becomes
 // watched (a dry-run trigger pipeline switched live), the next pass —
-// incremental — reads the whole window again, so trigger data that came
-// before the previous pass is still recovered.
+// incremental — reads the whole window again, and that pipeline's sensors
+// whole (they were written unwatched, under the dry-run config), so
+// trigger data that came before the previous pass is still recovered;
+// the pass after reads the watched sensors alone.
 func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
 	f := newFixture(t)
 	counting := &countingSensorReads{Store: f.st}
@@ -204,10 +207,58 @@ func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
 	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if counting.n != 1 {
-		t.Fatalf("sensors read %d times, want once", counting.n)
+	if counting.n != 2 {
+		t.Fatalf("sensors read %d times, want twice (the watched ones, and orders' whole: its watched set changed)", counting.n)
 	}
 	if n := len(f.events(t, event.TriggerRecovered)); n != 1 {
 		t.Fatalf("TRIGGER_RECOVERED = %d for trigger data from before the last pass, want 1", n)
+	}
+	f.clk.Advance(5 * time.Minute)
+	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if counting.n != 3 {
+		t.Fatalf("sensors read %d times after the next pass, want 3 (the watched ones once more)", counting.n)
+	}
+}
+
+// TestSensorsWatchedByTheirTrigger: the engine stores each sensor with
+// whether the watchdog reads it (its pipeline's trigger key), and a
+// config load that changes the trigger key stamps the row; one that does
+// not keeps the stamp.
+func TestSensorsWatchedByTheirTrigger(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	if _, err := f.eng.ApplyConfig(ctx, "orders.yaml", []byte(orders)); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{"orders-landed": true, "orders-landed#2026-03-10": true, "orders-count": false} {
+		if _, err := f.eng.PutSensor(ctx, "orders", key, obj("n", 1)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.st.SensorGet(ctx, "orders", key)
+		if err != nil || got.Watched != want {
+			t.Errorf("sensor %s stored with Watched %v (%v), want %v", key, got.Watched, err, want)
+		}
+	}
+	_, row, err := f.eng.Pipeline(ctx, "orders")
+	if err != nil || !row.WatchChangedAt.IsZero() {
+		t.Fatalf("first load: WatchChangedAt %v (%v), want zero", row.WatchChangedAt, err)
+	}
+	f.clk.Advance(time.Minute)
+	moved := strings.Replace(orders, "orders-landed", "orders-ready", 1)
+	if _, err := f.eng.ApplyConfig(ctx, "orders.yaml", []byte(moved)); err != nil {
+		t.Fatal(err)
+	}
+	if _, row, err = f.eng.Pipeline(ctx, "orders"); err != nil || !row.WatchChangedAt.Equal(f.clk.Now()) {
+		t.Fatalf("trigger key changed: WatchChangedAt %v (%v), want %v", row.WatchChangedAt, err, f.clk.Now())
+	}
+	stamp := row.WatchChangedAt
+	f.clk.Advance(time.Minute)
+	if _, err := f.eng.ApplyConfig(ctx, "orders.yaml", []byte(moved+"# a comment\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, row, err = f.eng.Pipeline(ctx, "orders"); err != nil || row.ConfigVersion != 3 || !row.WatchChangedAt.Equal(stamp) {
+		t.Fatalf("same trigger: config version %d, WatchChangedAt %v (%v), want 3 and %v", row.ConfigVersion, row.WatchChangedAt, err, stamp)
 	}
 }

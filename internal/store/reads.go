@@ -28,7 +28,7 @@ const (
 	IndexRunsByUpdate      Index = "runs by update"              // sharded: (shard, updated at)
 	IndexMarkersByPeriod   Index = "markers by period"           // sharded: (shard, period, kind)
 	IndexMarkersByWrite    Index = "markers by write"            // sharded: (shard, at)
-	IndexSensorsByChange   Index = "sensors by change"           // sharded: (shard, changed at)
+	IndexSensorsByChange   Index = "watched sensors by change"   // sharded: (shard, changed at), watched sensors only
 	IndexSensorsOfPipeline Index = "sensors of a pipeline"       // (pipeline, changed at)
 	IndexScan              Index = "scan (tests and tools only)" // no production read may use it
 )
@@ -88,11 +88,18 @@ func (p MarkerListParams) Index() (Index, error) {
 	return IndexScan, nil
 }
 
-// Index says which index serves p: one pipeline's sensors by change
-// time, or every pipeline's.
+// Index says which index serves p, or ErrUnservedRead: one pipeline's
+// sensors by change time, or every pipeline's watched sensors (the
+// cross-pipeline index holds those only, so the read must say Watched,
+// and a pipeline's read, whose index holds every sensor, must not).
 func (p SensorListChangedParams) Index() (Index, error) {
-	if p.PipelineID != "" {
+	switch {
+	case p.PipelineID != "" && p.Watched:
+		return "", fmt.Errorf("%w: sensors: Watched is the read across pipelines; it takes no pipeline", ErrUnservedRead)
+	case p.PipelineID != "":
 		return IndexSensorsOfPipeline, nil
+	case !p.Watched:
+		return "", fmt.Errorf("%w: sensors across pipelines: their index holds watched sensors only; set Watched", ErrUnservedRead)
 	}
 	return IndexSensorsByChange, nil
 }

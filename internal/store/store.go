@@ -65,9 +65,10 @@ type Store interface {
 	SensorListPrefix(ctx context.Context, p SensorListPrefixParams) ([]Sensor, error)
 	// SensorListChanged returns the sensors matching p, earliest ChangedAt
 	// first (ties by pipeline, then key). It is for the watchdog's
-	// snapshot: the sensors that received new content lately, across every
-	// pipeline, at a cost that grows with recent changes rather than with
-	// every sensor ever written.
+	// snapshot: the watched sensors that received new content lately,
+	// across every pipeline, at a cost that grows with recent changes of
+	// trigger data rather than with every sensor ever written; and for one
+	// pipeline's sensors changed since an instant.
 	SensorListChanged(ctx context.Context, p SensorListChangedParams) ([]Sensor, error)
 
 	RunGet(ctx context.Context, key run.Key) (run.Run, error)
@@ -180,6 +181,13 @@ type Pipeline struct {
 	// stored, not remembered by the process that saw the file go, so
 	// every process sharing the store stops running it.
 	RemovedAt time.Time
+	// WatchChangedAt is when a config load last changed which of the
+	// pipeline's sensors the watchdog reads (watchdog.WatchKey: its
+	// trigger key, or none); zero when no load has since it was first
+	// loaded. Sensors written before it may carry a Watched decided by
+	// the older config, so a watchdog pass reads them by pipeline
+	// (watchdog.PlanSensorReads).
+	WatchChangedAt time.Time
 }
 
 // Calendar is a named calendar (calendars/*.yaml) as every process reads
@@ -214,6 +222,12 @@ type Sensor struct {
 	Version    int64
 	ChangedAt  time.Time
 	WrittenAt  time.Time
+	// Watched: the watchdog reads this sensor (its pipeline's trigger
+	// matches the key: run.Watched, decided by the engine at each write
+	// from the config it decided with). Only watched sensors are in the
+	// index of changes across pipelines (SensorListChangedParams.Watched),
+	// so the watchdog's read follows trigger data, not every sensor.
+	Watched bool
 }
 
 // Record returns the sensor in the form rules read.
@@ -309,7 +323,12 @@ type SensorListChangedParams struct {
 	// with a zero ChangedAt is earlier than every non-zero Since.
 	Since      time.Time
 	PipelineID string
-	Limit      int // 0: no limit
+	// Watched keeps the sensors stored with Watched set. It is the read
+	// across pipelines (no PipelineID), which must set it: that index
+	// holds watched sensors only; a pipeline's read must not (its index
+	// holds them all). Index refuses the other combinations.
+	Watched bool
+	Limit   int // 0: no limit
 }
 
 // Change is a set of writes applied atomically by Commit.

@@ -288,6 +288,83 @@ func sortFindings(fs []Finding) {
 	})
 }
 
+// WatchKey is the prefix of the sensor keys the checks read of p (its
+// trigger key, run.MatchesTrigger), and ok false when they read none of
+// its sensors (no trigger, or a dry run, which the checks skip).
+func WatchKey(p *pipeline.Pipeline) (key string, ok bool) {
+	if p == nil || p.DryRun || p.Schedule.Trigger == nil {
+		return "", false
+	}
+	return p.Schedule.Trigger.Rule.Key, true
+}
+
+// Watches reports whether the checks read p's sensor key: what the engine
+// stores with each sensor it writes (store.Sensor.Watched), so that the
+// store's index of changes across pipelines holds only what a pass reads.
+func Watches(p *pipeline.Pipeline, key string) bool {
+	k, ok := WatchKey(p)
+	return ok && run.KeyHasPrefix(key, k)
+}
+
+// WatchChangedAt is a pipeline row's WatchChangedAt after a config load
+// (store.Pipeline.WatchChangedAt): now when the load changes which
+// sensors the checks read (WatchKey differs from the stored config's, or
+// the stored config no longer parses: prev nil), else what the row had.
+// A pipeline loaded for the first time has no sensors yet (the engine
+// refuses sensors of unknown pipelines): zero.
+func WatchChangedAt(exists bool, prev *pipeline.Pipeline, prevAt time.Time, next *pipeline.Pipeline, now time.Time) time.Time {
+	if !exists {
+		return time.Time{}
+	}
+	if prev != nil {
+		pk, pok := WatchKey(prev)
+		nk, nok := WatchKey(next)
+		if pok == nok && pk == nk {
+			return prevAt
+		}
+	}
+	return now
+}
+
+// SensorReads is what a pass reads of the sensors.
+type SensorReads struct {
+	// Read: a check reads sensors (ReadsSensors); else nothing is read.
+	Read bool
+	// Since: the watched sensors changed since then, across pipelines
+	// (store.SensorListChangedParams.Watched).
+	Since time.Time
+	// Pipelines are read whole (their sensors changed since
+	// Refresh.SensorsFrom, watched or not): those whose watched set a
+	// config load changed since the snapshot kept held them, so sensors
+	// written before the load, whose Watched the older config decided,
+	// are not missed.
+	Pipelines []string
+}
+
+// PlanSensorReads decides a pass's sensor reads: none when no check reads
+// sensors; else the watched sensors changed since r.SensorsSince (the
+// whole window, r.SensorsFrom, when the snapshot kept none: kept false,
+// or a full refresh), and whole, by pipeline, the pipelines with a
+// trigger whose WatchChangedAt is at or after the last read (r.Since;
+// for a whole read the window's start), less RefreshOverlap for clocks.
+func PlanSensorReads(r Refresh, kept bool, ps []Pipeline) SensorReads {
+	if !ReadsSensors(ps) {
+		return SensorReads{}
+	}
+	out := SensorReads{Read: true, Since: r.SensorsSince}
+	changedSince := r.Since
+	if !kept || r.Full {
+		out.Since = r.SensorsFrom
+		changedSince = r.SensorsFrom.Add(-RefreshOverlap)
+	}
+	for _, wp := range ps {
+		if _, ok := WatchKey(wp.P); ok && !wp.WatchChangedAt.Before(changedSince) {
+			out.Pipelines = append(out.Pipelines, wp.P.ID)
+		}
+	}
+	return out
+}
+
 // ReadsSensors reports whether the checks read Snapshot.Sensors for these
 // pipelines. They read trigger data only (pendingTriggers: sensors that
 // match the trigger key of a watched pipeline with a trigger), so when no
@@ -296,7 +373,7 @@ func sortFindings(fs []Finding) {
 // full load.
 func ReadsSensors(ps []Pipeline) bool {
 	for _, wp := range ps {
-		if wp.P != nil && !wp.P.DryRun && wp.P.Schedule.Trigger != nil {
+		if _, ok := WatchKey(wp.P); ok {
 			return true
 		}
 	}

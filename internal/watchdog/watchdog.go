@@ -42,6 +42,9 @@ type Pipeline struct {
 	// empty, ticks that fell in an earlier pause (other than the one
 	// Resume starts) are reported as missed.
 	Pauses []run.PauseWindow
+	// WatchChangedAt is the row's (store.Pipeline.WatchChangedAt): when
+	// a config load last changed which sensors the checks read of it.
+	WatchChangedAt time.Time
 }
 
 // MarkerKey identifies a marker.

@@ -82,6 +82,7 @@ func LoadWatchdogFixture(tb testing.TB, st store.Store, n, oldSensors int) {
 		if i%3 == 0 {
 			sid = "cron"
 		}
+		watched := sid == "stream" // the trigger's key, as the engine stores it (watchdog.Watches)
 		for d, day := range []string{"2026-03-09", "2026-03-10"} {
 			state := run.Completed
 			if d == 1 {
@@ -103,11 +104,11 @@ func LoadWatchdogFixture(tb testing.TB, st store.Store, n, oldSensors int) {
 			full()
 		}
 		for k := 0; k < oldSensors; k++ {
-			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("landed#2026-02-%02d-%d", 1+k%28, k), Data: run.Detail("n", k), ChangedAt: old, WrittenAt: old}})
+			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("landed#2026-02-%02d-%d", 1+k%28, k), Data: run.Detail("n", k), ChangedAt: old, WrittenAt: old, Watched: watched}})
 			c.Events = append(c.Events, event.Event{ID: fmt.Sprintf("%s-%d", pid, k), Time: old, Type: event.JobCompleted, PipelineID: pid})
 			full()
 		}
-		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: "landed", Data: run.Detail("n", 1), ChangedAt: Now.Add(-4 * time.Hour), WrittenAt: Now.Add(-4 * time.Hour)}})
+		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: "landed", Data: run.Detail("n", 1), ChangedAt: Now.Add(-4 * time.Hour), WrittenAt: Now.Add(-4 * time.Hour), Watched: watched}})
 		full()
 	}
 	flush()

@@ -138,6 +138,12 @@ func (r *itemReader) text(name string) string {
 
 var errWrongType = errors.New("wrong type")
 
+// has reports whether the item has the attribute.
+func (r *itemReader) has(name string) bool {
+	_, ok := r.it[name]
+	return ok
+}
+
 func (r *itemReader) str(name string) string {
 	switch v := r.it[name].(type) {
 	case nil:

@@ -94,6 +94,9 @@ func sortedSensors(items []item) ([]store.Sensor, error) {
 }
 
 func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
 	var cond string
 	var values []string
 	if !p.Since.IsZero() {

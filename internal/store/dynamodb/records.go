@@ -45,6 +45,7 @@ func pipelineItem(p store.Pipeline, version int64) *itemWriter {
 	w.time("pausedAt", p.PausedAt)
 	w.time("resumedAt", p.ResumedAt)
 	w.time("removedAt", p.RemovedAt)
+	w.time("watchChangedAt", p.WatchChangedAt)
 	if len(p.PauseWindows) > 0 {
 		pairs := make([][2]*int64, len(p.PauseWindows))
 		for i, pw := range p.PauseWindows {
@@ -65,19 +66,20 @@ func pipelineItem(p store.Pipeline, version int64) *itemWriter {
 func decodePipeline(it item) (store.Pipeline, error) {
 	r := readItem(it)
 	p := store.Pipeline{
-		ID:            r.str("id"),
-		Version:       r.num(aVersion),
-		ConfigVersion: r.num("configVersion"),
-		Doc:           r.bytes("doc"),
-		Hash:          r.str("hash"),
-		File:          r.str("file"),
-		FirstLoadedAt: r.time("firstLoadedAt"),
-		UpdatedAt:     r.time("updatedAt"),
-		Paused:        r.flag("paused"),
-		PausedUntil:   r.time("pausedUntil"),
-		PausedAt:      r.time("pausedAt"),
-		ResumedAt:     r.time("resumedAt"),
-		RemovedAt:     r.time("removedAt"),
+		ID:             r.str("id"),
+		Version:        r.num(aVersion),
+		ConfigVersion:  r.num("configVersion"),
+		Doc:            r.bytes("doc"),
+		Hash:           r.str("hash"),
+		File:           r.str("file"),
+		FirstLoadedAt:  r.time("firstLoadedAt"),
+		UpdatedAt:      r.time("updatedAt"),
+		Paused:         r.flag("paused"),
+		PausedUntil:    r.time("pausedUntil"),
+		PausedAt:       r.time("pausedAt"),
+		ResumedAt:      r.time("resumedAt"),
+		RemovedAt:      r.time("removedAt"),
+		WatchChangedAt: r.time("watchChangedAt"),
 	}
 	var pairs [][2]*int64
 	r.json("pauseWindows", &pairs)
@@ -149,8 +151,12 @@ func (s *Store) sensorStateItem(x store.Sensor, version int64) *itemWriter {
 	w.time("writtenAt", x.WrittenAt)
 	changed := sortTime(x.ChangedAt)
 	w.str(lsiChanged.sk, changed+"#"+keyText(x.Key))
-	w.str(idxSensorsChanged.pk, "SENSORCHG#"+shardOf(x.PipelineID))
-	w.str(idxSensorsChanged.sk, changed+"#"+x.PipelineID+"#"+keyText(x.Key))
+	if x.Watched {
+		// Only watched sensors are in the sparse cross-pipeline index:
+		// its key attributes are what say Watched (decodeSensor).
+		w.str(idxSensorsChanged.pk, "SENSORCHG#"+shardOf(x.PipelineID))
+		w.str(idxSensorsChanged.sk, changed+"#"+x.PipelineID+"#"+keyText(x.Key))
+	}
 	if _, p, ok := schedule.SplitPeriodKey(x.Key); ok {
 		s.setPeriodTTL(w, p.String())
 	}
@@ -160,7 +166,7 @@ func (s *Store) sensorStateItem(x store.Sensor, version int64) *itemWriter {
 func decodeSensor(it item) (store.Sensor, error) {
 	r := readItem(it)
 	x := store.Sensor{PipelineID: r.str(aPipeline), Key: r.str(aKey), Data: r.object(aData), Version: r.num(aVersion),
-		ChangedAt: r.time("changedAt"), WrittenAt: r.time("writtenAt")}
+		ChangedAt: r.time("changedAt"), WrittenAt: r.time("writtenAt"), Watched: r.has(idxSensorsChanged.pk)}
 	return x, r.err
 }
 

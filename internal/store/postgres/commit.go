@@ -207,11 +207,11 @@ func advisoryLock(table, key string) op {
 
 var (
 	pipelinesTable = newVersioned("pipelines", true, []string{"id"},
-		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at", "pause_windows"})
+		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at", "pause_windows", "watch_changed_at"})
 	calendarsTable = newVersioned("calendars", true, []string{"name"},
 		[]string{"days", "dates", "file", "updated_at", "removed_at"})
 	sensorsTable = newVersioned("sensors", false, []string{"pipeline_id", "key"},
-		[]string{"data", "changed_at", "written_at", "period"})
+		[]string{"data", "changed_at", "written_at", "period", "watched"})
 	runsTable = newVersioned("runs", false, []string{"pipeline_id", "schedule_id", "period"},
 		[]string{"state", "active", "outcome", "cause", "generation", "attempt",
 			"created_at", "updated_at", "state_since", "expires_at", "eval_started_at", "eval_deadline",

@@ -158,9 +158,15 @@ func prefixEnd(prefix string) (string, bool) {
 // (ties by pipeline, then key). A zero ChangedAt is stored as NULL, sorted
 // first, and matched by no "changed_at >= $n".
 func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
 	var w where
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.Watched {
+		w.add("watched") // sensors_changed's own condition: the partial index serves it
 	}
 	if !p.Since.IsZero() {
 		w.add("changed_at >= ?", queryNanos(p.Since))

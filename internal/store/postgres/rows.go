@@ -17,12 +17,12 @@ import (
 // scanner is pgx.Row or pgx.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at, removed_at, pause_windows`
+const pipelineCols = `id, version, config_version, doc, hash, file, first_loaded_at, updated_at, paused, paused_until, paused_at, resumed_at, removed_at, pause_windows, watch_changed_at`
 
 func scanPipeline(r scanner) (store.Pipeline, error) {
 	var p store.Pipeline
 	err := r.Scan(&p.ID, &p.Version, &p.ConfigVersion, &p.Doc, &p.Hash, &p.File,
-		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt}, timeCol{&p.RemovedAt}, pauseWindowsCol{&p.PauseWindows})
+		timeCol{&p.FirstLoadedAt}, timeCol{&p.UpdatedAt}, &p.Paused, timeCol{&p.PausedUntil}, timeCol{&p.PausedAt}, timeCol{&p.ResumedAt}, timeCol{&p.RemovedAt}, pauseWindowsCol{&p.PauseWindows}, timeCol{&p.WatchChangedAt})
 	return p, err
 }
 
@@ -36,21 +36,22 @@ func encodePipeline(e *encoder, p store.Pipeline) []any {
 		e.time("pipeline first loaded at", p.FirstLoadedAt), e.time("pipeline updated at", p.UpdatedAt),
 		p.Paused, e.time("pipeline paused until", p.PausedUntil),
 		e.time("pipeline paused at", p.PausedAt), e.time("pipeline resumed at", p.ResumedAt),
-		e.time("pipeline removed at", p.RemovedAt), e.pauseWindows(p.PauseWindows)}
+		e.time("pipeline removed at", p.RemovedAt), e.pauseWindows(p.PauseWindows),
+		e.time("pipeline watch changed at", p.WatchChangedAt)}
 }
 
-const sensorCols = `pipeline_id, key, version, data, changed_at, written_at`
+const sensorCols = `pipeline_id, key, version, data, changed_at, written_at, watched`
 
 func scanSensor(r scanner) (store.Sensor, error) {
 	var s store.Sensor
 	err := r.Scan(&s.PipelineID, bytesCol{&s.Key}, &s.Version, objectCol{&s.Data},
-		timeCol{&s.ChangedAt}, timeCol{&s.WrittenAt})
+		timeCol{&s.ChangedAt}, timeCol{&s.WrittenAt}, &s.Watched)
 	return s, err
 }
 
 func encodeSensor(e *encoder, s store.Sensor) []any {
 	return []any{e.object("sensor data", s.Data),
-		e.time("sensor changed at", s.ChangedAt), e.time("sensor written at", s.WrittenAt), sensorPeriod(s.Key)}
+		e.time("sensor changed at", s.ChangedAt), e.time("sensor written at", s.WrittenAt), sensorPeriod(s.Key), s.Watched}
 }
 
 // sensorPeriod is the sensors.period column of a key: the period its

@@ -137,7 +137,7 @@ func BenchmarkWatchdogReads(b *testing.B) {
 				rows += len(rs)
 				ms, err2 := s.MarkerList(b.Context(), store.MarkerListParams{PeriodFrom: period})
 				rows += len(ms)
-				ss, err3 := s.SensorListChanged(b.Context(), store.SensorListChangedParams{Since: from})
+				ss, err3 := s.SensorListChanged(b.Context(), store.SensorListChangedParams{Since: from, Watched: true})
 				rows += len(ss)
 				ts, err4 := s.TimerList(b.Context(), store.TimerListParams{Kind: "sla-breach"})
 				rows += len(ts)

@@ -135,9 +135,9 @@ func (v versioned) put(what string, keyArgs []any, expect int64, cols []any) (op
 
 var (
 	pipelinesTable = newVersioned("pipelines", []string{"id"},
-		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at", "pause_windows"})
+		[]string{"config_version", "doc", "hash", "file", "first_loaded_at", "updated_at", "paused", "paused_until", "paused_at", "resumed_at", "removed_at", "pause_windows", "watch_changed_at"})
 	sensorsTable = newVersioned("sensors", []string{"pipeline_id", "key"},
-		[]string{"data", "changed_at", "written_at", "period"})
+		[]string{"data", "changed_at", "written_at", "period", "watched"})
 	runsTable = newVersioned("runs", []string{"pipeline_id", "schedule_id", "period"},
 		[]string{"state", "active", "outcome", "cause", "generation", "attempt",
 			"created_at", "updated_at", "state_since", "expires_at", "eval_started_at", "eval_deadline",

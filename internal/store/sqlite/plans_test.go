@@ -48,9 +48,9 @@ func TestQueryPlans(t *testing.T) {
 			"SCAN runs USING INDEX runs_active", false},
 		{"MarkerListPeriodFrom", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from})),
 			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
-		{"SensorListChangedSince", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since})),
+		{"SensorListChangedSince", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
-		{"SensorListChangedSinceLimit", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Limit: 10})),
+		{"SensorListChangedSinceLimit", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true, Limit: 10})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
 		// The event log: one shard from a cursor position, or one
 		// pipeline's (period's) events, each in seq order from the index.

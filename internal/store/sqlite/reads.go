@@ -172,6 +172,9 @@ func prefixEnd(prefix string) (string, bool) {
 // SQLite sorts first and which no "changed_at >= ?" matches: the zero time
 // is earlier than every other.
 func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	if _, err := p.Index(); err != nil {
+		return nil, err
+	}
 	q, args := sensorListChangedQuery(p)
 	return list(ctx, s.read, scanSensor, "changed sensors", q, args...)
 }
@@ -185,6 +188,9 @@ func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 	}
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
+	}
+	if p.Watched {
+		w.add("watched = 1") // sensors_changed's own condition: the partial index serves it
 	}
 	q := `SELECT ` + sensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at, pipeline_id, key` + w.limit(p.Limit)
 	return q, w.args

@@ -235,7 +235,7 @@ func TestMigrations(t *testing.T) {
 		if _, got := schemaState(t, s.write.DB); len(got) != len(ms) {
 			t.Fatalf("schema_migrations %v after upgrade, want %d migrations", got, len(ms))
 		}
-		sensors, err := s.SensorListChanged(ctx, store.SensorListChangedParams{Since: changed})
+		sensors, err := s.SensorListChanged(ctx, store.SensorListChangedParams{Since: changed, Watched: true})
 		if err != nil || len(sensors) != 1 || sensors[0].Key != "count" {
 			t.Fatalf("SensorListChanged after upgrade: %v, %v; want the sensor written before it", sensors, err)
 		}

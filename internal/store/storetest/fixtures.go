@@ -85,6 +85,7 @@ func fullPipeline(id string) store.Pipeline {
 			{From: at(3*time.Hour + 7), To: at(4*time.Hour + 9).In(elsewhere)},
 			{From: at(time.Hour + 1).In(elsewhere), To: at(2*time.Hour + 2)},
 		},
+		WatchChangedAt: at(-3*time.Hour + 11).In(elsewhere),
 	}
 }
 
@@ -120,6 +121,7 @@ func fullSensor(pipeline, key string) store.Sensor {
 		Version:    99,
 		ChangedAt:  at(-time.Minute).In(elsewhere),
 		WrittenAt:  at(0),
+		Watched:    true,
 	}
 }
 
