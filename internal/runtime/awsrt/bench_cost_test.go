@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -245,6 +246,9 @@ func newCostFixture(tb testing.TB, n int) *costFixture {
 	if err := seedEng.Open(ctx); err != nil {
 		tb.Fatal(err)
 	}
+	// The seeding leaves no stream records (streamsOff); the tables'
+	// streams are on again for what is measured.
+	streamsOff(tb, c, f.tables)
 	start := time.Now()
 	parallel(tb, n, func(i int) error {
 		_, err := seedEng.ApplyConfig(ctx, fmt.Sprintf("p%05d.yaml", i), []byte(costPipeline(i)))
@@ -258,6 +262,7 @@ func newCostFixture(tb testing.TB, n int) *costFixture {
 	start = time.Now()
 	parallel(tb, n, func(i int) error { return seedStore.BulkLoad(ctx, costHistory(i, n)) })
 	tb.Logf("seeded %d pipelines: configs (ApplyConfig) %v, history (BulkLoad) %v", n, configs.Round(time.Second), time.Since(start).Round(time.Second))
+	streamsOn(tb, c, f.tables)
 
 	f.store, err = ddbstore.Open(ctx, ddbstore.Config{Client: f.meter.client(c), Tables: f.tables, Retention: retention})
 	if err != nil {
@@ -272,13 +277,47 @@ func newCostFixture(tb testing.TB, n int) *costFixture {
 	return f
 }
 
+// streamsOff turns the streams of the tables off for the seeding, and
+// streamsOn turns them on again, as CreateTables made them.
+//
+// DynamoDB Local keeps every stream record of every table (of the last 24
+// hours) in one SQLite table without an index on the shard, and reads it
+// whole — a scan over every write of the seeding — for each item a
+// request reads or writes in a streamed table whose shard's records are
+// not at the start of that table (here the events table: a transaction
+// putting 1, 4 and 16 events took 40 ms, 0.8 s and 3.4 s after seeding
+// 1,000 pipelines with the streams on; 5, 6 and 15 ms with them off, and
+// a cold pass 4.8 s against 1.2 s). AWS scans nothing of the kind, and a
+// deployment's stream holds a day of writes, not its whole history: with
+// the streams on while seeding, the wall times measured the emulator's
+// scan of the fixture. The items, indexes and capacity are the same.
+func streamsOff(tb testing.TB, c *dynamodb.Client, t ddbstore.Tables) { setStreams(tb, c, t, false) }
+
+func streamsOn(tb testing.TB, c *dynamodb.Client, t ddbstore.Tables) { setStreams(tb, c, t, true) }
+
+func setStreams(tb testing.TB, c *dynamodb.Client, t ddbstore.Tables, on bool) {
+	tb.Helper()
+	for _, name := range []string{t.Control, t.JobLog, t.Events} {
+		spec := &types.StreamSpecification{StreamEnabled: aws.Bool(on)}
+		if on {
+			spec.StreamViewType = types.StreamViewTypeNewImage
+		}
+		if _, err := c.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: spec}); err != nil {
+			tb.Fatalf("turn the stream of %s on=%v: %v", name, on, err)
+		}
+	}
+}
+
 // costHistory is pipeline i's sensors and runs.
 func costHistory(i, n int) store.Change {
 	pid := fmt.Sprintf("p%05d", i)
 	var c store.Change
 	for k := 0; k < 10; k++ {
 		at := costNow.Add(-time.Duration(k+1) * time.Hour)
-		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("s%d", k), Data: sensor.NewObject(map[string]sensor.Value{"count": sensor.IntValue(int64(k))}), ChangedAt: at, WrittenAt: at}})
+		// Watched as the engine stores it (watchdog.Watches): s0 is the
+		// trigger's key when there is a trigger.
+		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: store.Sensor{PipelineID: pid, Key: fmt.Sprintf("s%d", k), Data: sensor.NewObject(map[string]sensor.Value{"count": sensor.IntValue(int64(k))}),
+			ChangedAt: at, WrittenAt: at, Watched: costTrigger && k == 0}})
 	}
 	for d := 6; d >= 0; d-- {
 		day := costNow.AddDate(0, 0, -d)
@@ -389,10 +428,28 @@ func (t *timedStore) take() map[string]time.Duration {
 	return out
 }
 
+// The targets of a watchdog pass (issue 13).
+const (
+	targetCallsPerPipeline = 0.37
+	targetUnitsPerPipeline = 0.31
+)
+
 // costRow is one printed figure beside its target.
 func costRow(what string, n int, r meterReading, wall time.Duration) string {
-	return fmt.Sprintf("%-34s %6d pipelines: %6d calls (%.3f/pipeline, target <= 0.37), %8.1f read units (%.3f/pipeline, target <= 0.31), %6.1f write units, %v (target < 5 s at 5,000) %v read units by table/index %v; wall time of its reads %v; calls' durations added up %v",
-		what, n, r.calls, float64(r.calls)/float64(n), r.read, r.read/float64(n), r.write, wall.Round(time.Millisecond), r.byOp, r.byIndex, r.reads, r.took)
+	return fmt.Sprintf("%-34s %6d pipelines: %6d calls (%.3f/pipeline, target <= %.2f%s), %8.1f read units (%.3f/pipeline, target <= %.2f), %6.1f write units, %v (target < 5 s at 5,000) %v read units by table/index %v; wall time of its reads %v; calls' durations added up %v",
+		what, n, r.calls, float64(r.calls)/float64(n), targetCallsPerPipeline, fixedQueriesNote(n, r.byOp["Query"]),
+		r.read, r.read/float64(n), targetUnitsPerPipeline, r.write, wall.Round(time.Millisecond), r.byOp, r.byIndex, r.reads, r.took)
+}
+
+// fixedQueriesNote says when the calls target cannot hold by design: a
+// pass's queries (its index reads over 16 shards each) are fixed, not per
+// pipeline, so below queries/0.37 pipelines they alone are above it.
+func fixedQueriesNote(n, queries int) string {
+	below := int(float64(queries) / targetCallsPerPipeline)
+	if n >= below {
+		return ""
+	}
+	return fmt.Sprintf("; not met below ~%d pipelines, by design: the pass's %d queries are a fixed cost, whatever the pipelines", below, queries)
 }
 
 // watchdogCost runs a cold pass (a new container: full load) and a warm
