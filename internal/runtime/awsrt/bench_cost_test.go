@@ -281,13 +281,11 @@ func newCostFixture(tb testing.TB, n int) *costFixture {
 // streamsOn turns them on again, as CreateTables made them.
 //
 // DynamoDB Local keeps every stream record of every table (of the last 24
-// hours) in one SQLite table without an index on the shard, and reads it
-// whole — a scan over every write of the seeding — for each item a
-// request reads or writes in a streamed table whose shard's records are
-// not at the start of that table (here the events table: a transaction
-// putting 1, 4 and 16 events took 40 ms, 0.8 s and 3.4 s after seeding
-// 1,000 pipelines with the streams on; 5, 6 and 15 ms with them off, and
-// a cold pass 4.8 s against 1.2 s). AWS scans nothing of the kind, and a
+// hours) in one SQLite table without an index on the shard, and calls on
+// the events table scan it — every write of the seeding — once per item
+// (a transaction putting 1, 4 and 16 events took 40 ms, 0.8 s and 3.4 s
+// after seeding 1,000 pipelines with the streams on; 5, 6 and 15 ms with
+// them off, and a cold pass 4.8 s against 1.2 s). AWS scans nothing of the kind, and a
 // deployment's stream holds a day of writes, not its whole history: with
 // the streams on while seeding, the wall times measured the emulator's
 // scan of the fixture. The items, indexes and capacity are the same.
