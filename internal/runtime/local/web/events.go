@@ -103,16 +103,9 @@ func (h *handler) eventsPage(r *http.Request) (*view, error) {
 	// The tail starts where this last page ends, so no event falls
 	// between; since keeps it from reading, in a shard the page had no
 	// event of, what came before the page's range.
-	live := url.Values{"after": {page.Next.String()}, "since": {p.Since.UTC().Format(time.RFC3339Nano)}}
-	if f.Pipeline != "" {
-		live.Set("pipeline", f.Pipeline)
-	}
-	if f.Type != "" {
-		live.Set("type", f.Type)
-	}
-	if f.Level != "" {
-		live.Set("level", f.Level)
-	}
+	live := eventFilter{Pipeline: f.Pipeline, Type: f.Type, Level: f.Level}.values()
+	live.Set("after", page.Next.String())
+	live.Set("since", p.Since.UTC().Format(time.RFC3339Nano))
 	stream := "/v1/events/stream?" + live.Encode()
 	if d.Stopped || d.NextHref != "" {
 		stream = "" // the tail follows the end of the log, not this page

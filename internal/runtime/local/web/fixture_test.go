@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +15,7 @@ import (
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/engine/enginebench"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -25,7 +24,6 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
-	"github.com/interlockhq/interlock/internal/trigger"
 )
 
 // loadedAt is when the fixture's pipelines are loaded: 05:00 UTC on
@@ -164,17 +162,6 @@ var wantStates = map[string]run.BoardState{
 	"done": run.BoardSucceeded, "shadow": run.BoardDryRun, "holiday": run.BoardExcluded, "xss": run.BoardWaiting,
 }
 
-// noJobs never runs anything: the fixture runs no timer.
-type noJobs struct{}
-
-func (noJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
-	return trigger.Started{JobRunID: "never"}, nil
-}
-
-func (noJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
-	return trigger.Result{Status: trigger.StatusRunning}, nil
-}
-
 type fixture struct {
 	clk *clock.Virtual
 	st  store.Store
@@ -210,7 +197,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	t.Cleanup(func() { _ = st.Close() })
 	f.st = st
 	log := slog.New(slog.DiscardHandler)
-	f.eng = engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: noJobs{}, Logger: log})
+	f.eng = engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: enginebench.NoJobs{}, Logger: log})
 	if err := f.eng.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -361,14 +348,3 @@ func rowIDs(body string) []string {
 	}
 	return out
 }
-
-func readAll(t testing.TB, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-var _ = fmt.Sprintf

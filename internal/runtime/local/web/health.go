@@ -35,5 +35,5 @@ func (h *handler) healthPage(r *http.Request) (*view, error) {
 		}
 	}
 	d.Problems += len(rep.RefusedConfigs)
-	return &view{name: "health", title: "Health", nav: "health", data: d, live: "/v1/events/stream?level=error"}, nil
+	return &view{name: "health", title: "Health", nav: "health", data: d, live: "/v1/events/stream"}, nil
 }

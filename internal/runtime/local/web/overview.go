@@ -148,13 +148,16 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 	return &view{name: "overview", title: "Pipelines", nav: "overview", data: out, live: "/v1/events/stream"}, nil
 }
 
-func statesList() string {
+func statesList() string { return joined(run.BoardStates(), ", ") }
+
+// joined joins names with sep.
+func joined[T ~string](names []T, sep string) string {
 	var b strings.Builder
-	for i, s := range run.BoardStates() {
+	for i, n := range names {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(sep)
 		}
-		b.WriteString(string(s))
+		b.WriteString(string(n))
 	}
 	return b.String()
 }

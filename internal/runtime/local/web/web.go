@@ -182,16 +182,7 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 }
 
 // eventTypeList is every event type, comma-separated.
-var eventTypeList = func() string {
-	var b strings.Builder
-	for i, t := range event.Types() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(t))
-	}
-	return b.String()
-}()
+var eventTypeList = joined(event.Types(), ",")
 
 type errorPage struct {
 	Status  int

@@ -139,9 +139,9 @@
     });
   }
 
-  // Pipeline and period pages: re-read the page and swap the sections
-  // that show state (the action inputs keep what was typed).
-  var liveSections = ["state-summary", "history", "why", "timeline-panel"];
+  // Pipeline, period and health pages: re-read the page and swap the
+  // sections marked data-live-section (the action inputs keep what was
+  // typed).
   function refreshSections() {
     later("sections", function () {
       if (!sameOrigin(location.pathname)) return;
@@ -150,10 +150,11 @@
         .then(function (text) {
           if (!text) return;
           var doc = parseHTML(text);
-          liveSections.forEach(function (id) {
-            var old = document.getElementById(id), fresh = doc.getElementById(id);
-            if (old && fresh) old.parentNode.replaceChild(document.importNode(fresh, true), old);
-          });
+          var olds = document.querySelectorAll("[data-live-section]");
+          for (var i = 0; i < olds.length; i++) {
+            var fresh = olds[i].id ? doc.getElementById(olds[i].id) : null;
+            if (fresh) olds[i].parentNode.replaceChild(document.importNode(fresh, true), olds[i]);
+          }
           var resume = document.getElementById("action-resume"), freshResume = doc.getElementById("action-resume");
           if (resume && freshResume) resume.disabled = freshResume.disabled;
           tick();
@@ -200,6 +201,10 @@
     var page = document.getElementById("pipeline");
     if (page) {
       if (d.pipelineId === page.getAttribute("data-pipeline")) refreshSections();
+      return;
+    }
+    if (document.querySelector("[data-live-section]")) {
+      refreshSections();
       return;
     }
     appendEvent(env);
