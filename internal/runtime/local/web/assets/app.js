@@ -155,6 +155,8 @@
             var fresh = olds[i].id ? doc.getElementById(olds[i].id) : null;
             if (fresh) olds[i].parentNode.replaceChild(document.importNode(fresh, true), olds[i]);
           }
+          var head = document.getElementById("pipeline"), freshHead = doc.getElementById("pipeline");
+          if (head && freshHead) head.setAttribute("data-state", freshHead.getAttribute("data-state"));
           var resume = document.getElementById("action-resume"), freshResume = doc.getElementById("action-resume");
           if (resume && freshResume) resume.disabled = freshResume.disabled;
           tick();
