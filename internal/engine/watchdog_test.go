@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,14 +162,15 @@ job: {type: glue, config: {jobName: j}}
 	}
 }
 
-// countingSensorReads is the real store counting SensorListChanged.
+// countingSensorReads is the real store counting SensorListChanged (a
+// pass makes its reads at once).
 type countingSensorReads struct {
 	store.Store
-	n int
+	n atomic.Int64
 }
 
 func (c *countingSensorReads) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
-	c.n++
+	c.n.Add(1)
 	return c.Store.SensorListChanged(ctx, p)
 }
 
@@ -196,8 +198,8 @@ func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
 	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if counting.n != 0 {
-		t.Fatalf("a pass without a watched trigger pipeline read sensors %d times", counting.n)
+	if n := counting.n.Load(); n != 0 {
+		t.Fatalf("a pass without a watched trigger pipeline read sensors %d times", n)
 	}
 	f.clk.Advance(time.Minute)
 	if _, err := f.eng.ApplyConfig(t.Context(), "orders.yaml", []byte(orders)); err != nil {
@@ -207,8 +209,8 @@ func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
 	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if counting.n != 2 {
-		t.Fatalf("sensors read %d times, want twice (the watched ones, and orders' whole: its watched set changed)", counting.n)
+	if n := counting.n.Load(); n != 2 {
+		t.Fatalf("sensors read %d times, want twice (the watched ones, and orders' whole: its watched set changed)", n)
 	}
 	if n := len(f.events(t, event.TriggerRecovered)); n != 1 {
 		t.Fatalf("TRIGGER_RECOVERED = %d for trigger data from before the last pass, want 1", n)
@@ -217,8 +219,8 @@ func TestSnapshotReadsSensorsOnlyForTriggers(t *testing.T) {
 	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if counting.n != 3 {
-		t.Fatalf("sensors read %d times after the next pass, want 3 (the watched ones once more)", counting.n)
+	if n := counting.n.Load(); n != 3 {
+		t.Fatalf("sensors read %d times after the next pass, want 3 (the watched ones once more)", n)
 	}
 }
 
