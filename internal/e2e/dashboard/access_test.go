@@ -46,7 +46,8 @@ func useSession(t *testing.T, b *browser.Browser, base string, c *http.Cookie) {
 }
 
 // TestDashboardAccess: with tokens, a visitor without a session gets the
-// sign-in form; a reader's session shows no action, and the API refuses a
+// sign-in form, and signing in there as a reader lands on the page asked
+// for; a reader's session shows no action, and the API refuses a
 // reader's action sent from the page with the page's session and CSRF
 // token; an admin's session shows the actions.
 func TestDashboardAccess(t *testing.T) {
@@ -63,8 +64,10 @@ func TestDashboardAccess(t *testing.T) {
 	}
 	b.Viewport(browser.Width, browser.Height)
 
-	useSession(t, b, f.srv.URL, f.session(t, readerToken))
-	b.Open(f.srv.URL + "/ui/pipelines/failed-job")
+	// The form, filled and submitted in the browser, signs the reader in
+	// and lands on the page first asked for.
+	b.Do(chromedp.SetValue(chromedp.ID("token"), readerToken), chromedp.Click(chromedp.CSS(`form button[type="submit"]`)))
+	b.WaitFor("the pipeline page after signing in", `location.pathname === '/ui/pipelines/failed-job' && !!document.getElementById('pipeline')`)
 	if role := browser.Eval[string](b, `document.body.dataset.role`); role != "reader" {
 		t.Fatalf("with a reader's session, the page says %q", role)
 	}

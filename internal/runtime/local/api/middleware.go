@@ -279,6 +279,10 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" on a form's POST (Fetch spec), and the sign-in
+	// form's same-origin check would refuse every sign-in. Nothing leaks
+	// to other sites either way.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 }

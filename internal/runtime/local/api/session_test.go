@@ -422,7 +422,7 @@ func TestSecurityHeaders(t *testing.T) {
 	} {
 		h := rec.Header()
 		if h.Get("Content-Security-Policy") != api.ContentSecurityPolicy || h.Get("X-Content-Type-Options") != "nosniff" ||
-			h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Frame-Options") != "DENY" {
+			h.Get("Referrer-Policy") != "same-origin" || h.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("%s: headers %v", name, h)
 		}
 	}

@@ -25,6 +25,7 @@ var signInPage = template.Must(template.New("sign-in").Parse(`<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · Interlock</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/assets/app.css">
 </head>
 <body class="sign-in">
