@@ -24,25 +24,21 @@ import (
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 	"github.com/interlockhq/interlock/internal/testenv/pglocal"
+	"github.com/interlockhq/interlock/internal/testenv/serveproc"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "interlock-e2e-*")
+	b, remove, err := serveproc.Build()
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "interlock")
-	build := exec.Command("go", "build", "-o", binary, "github.com/interlockhq/interlock/cmd/interlock")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		panic("building interlock: " + err.Error())
 	}
+	binary = b
 	code := m.Run()
 	ddblocal.Stop() // the DynamoDB Local the AWS tests started, if any
 	pglocal.Stop()  // the PostgreSQL the PostgreSQL test started, if any
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

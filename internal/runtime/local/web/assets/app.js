@@ -119,6 +119,18 @@
 
   function sameOrigin(path) { return path.charAt(0) === "/" && path.charAt(1) !== "/"; }
 
+  // Overview: move a pipeline between the counts at the top when its
+  // row changes state (the counts cover every page of the overview).
+  function recount(state, by) {
+    var el = state && document.getElementById("count-" + state);
+    if (!el) return;
+    var n = Math.max(0, (parseInt(el.getAttribute("data-count"), 10) || 0) + by);
+    el.setAttribute("data-count", String(n));
+    var shown = el.querySelector(".n");
+    if (shown) shown.textContent = String(n);
+    el.classList.toggle("zero", n === 0);
+  }
+
   // Overview: re-read the row of the pipeline an event concerns.
   function refreshRow(id) {
     var rows = document.querySelectorAll("tr[data-pipeline]");
@@ -133,7 +145,9 @@
           var fresh = parseHTML(text).querySelector("tr[data-pipeline]");
           if (!fresh) return;
           fresh.classList.add("flash");
+          var was = row.getAttribute("data-state"), now = fresh.getAttribute("data-state");
           row.parentNode.replaceChild(document.importNode(fresh, true), row);
+          if (was !== now) { recount(was, -1); recount(now, 1); }
           tick();
         }).catch(function () {});
     });
