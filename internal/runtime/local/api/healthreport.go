@@ -14,6 +14,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // HealthReport answers GET /v1/health, and is what the dashboard's health
@@ -56,10 +57,6 @@ type RefusedConfig struct {
 	File   string          `json:"file"`
 	Errors []confdec.Error `json:"errors"`
 }
-
-// watchdogLateAfter is how many intervals without a pass make the
-// watchdog late.
-const watchdogLateAfter = 3
 
 // Health reads the health report. Its zero fields read nothing: a nil
 // Sinks lists no sink, and so on. Engine is required.
@@ -117,14 +114,14 @@ func watchdogHealth(ctx context.Context, st store.Store, interval time.Duration,
 	pass, err := st.MarkerGet(ctx, run.Key{}, run.MarkerWatchdogPass)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		wd.Late = interval > 0
+		wd.Late = watchdog.Late(time.Time{}, interval, now)
 		return wd, nil
 	case err != nil:
 		return wd, fmt.Errorf("health: last watchdog pass: %w", err)
 	}
 	at := pass.At
 	wd.LastPass = &at
-	wd.Late = interval > 0 && now.Sub(at) > watchdogLateAfter*interval
+	wd.Late = watchdog.Late(at, interval, now)
 	if v, ok := pass.Detail.Get("findings"); ok {
 		if n, ok := v.Int(); ok {
 			wd.Findings = int(n)

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/clock"
@@ -12,7 +11,6 @@ import (
 	"github.com/interlockhq/interlock/internal/engine/enginebench"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/runtime/local/web"
-	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
 // BenchmarkOverview5000 measures the server's time for an overview page
@@ -22,19 +20,7 @@ import (
 // partly running — read through the API's handler as serve mounts it.
 // The first page, a later page and a search are measured apart.
 func BenchmarkOverview5000(b *testing.B) {
-	st, err := sqlite.OpenScratch(b.Context(), filepath.Join(b.TempDir(), "web.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	enginebench.LoadWatchdogFixture(b, st, 5000, 0)
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
-	durable, err := sqlite.Open(b.Context(), st.Path())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = durable.Close() })
+	durable := enginebench.SQLiteWatchdogStore(b, 5000, 0)
 	eng := engine.New(engine.Options{Store: durable, Clock: clock.NewVirtual(enginebench.Now), Jobs: enginebench.NoJobs{}})
 	if err := eng.Open(b.Context()); err != nil {
 		b.Fatal(err)
