@@ -88,15 +88,26 @@ func (h *handler) board(ctx context.Context, now time.Time) ([]entry, error) {
 	}
 	for i := range out {
 		e := &out[i]
-		key := run.Key{PipelineID: e.p.ID, ScheduleID: e.p.ScheduleID(), Period: e.per.String()}
+		key := e.key()
 		e.facts = run.BoardFacts{Paused: e.row.Paused, FirstLoaded: e.row.FirstLoadedAt, Run: runs[key]}
 		if m := marks[key]; m != nil && relativeSLA(e.p) {
 			e.facts.Marks = *m
 		}
-		e.state = run.BoardStateOf(e.p, e.per, e.facts, now)
-		e.deadline, e.hasDL = run.NextDeadline(e.p, e.per, e.facts, now)
+		e.judge(now)
 	}
 	return out, nil
+}
+
+// key is the run key of the entry's period.
+func (e *entry) key() run.Key {
+	return run.Key{PipelineID: e.p.ID, ScheduleID: e.p.ScheduleID(), Period: e.per.String()}
+}
+
+// judge classifies the entry from its facts (run.BoardStateOf) and finds
+// the deadline to count down to (run.NextDeadline).
+func (e *entry) judge(now time.Time) {
+	e.state = run.BoardStateOf(e.p, e.per, e.facts, now)
+	e.deadline, e.hasDL = run.NextDeadline(e.p, e.per, e.facts, now)
 }
 
 // marks reads a period's SLA markers.
@@ -119,7 +130,7 @@ func (h *handler) entryOf(ctx context.Context, id string, now time.Time) (entry,
 		return entry{}, err
 	}
 	e := entry{p: p, row: row, per: run.CurrentPeriod(p, now)}
-	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: e.per.String()}
+	key := e.key()
 	e.facts = run.BoardFacts{Paused: row.Paused, FirstLoaded: row.FirstLoadedAt}
 	r, err := h.eng.Store().RunGet(ctx, key)
 	switch {
@@ -131,8 +142,7 @@ func (h *handler) entryOf(ctx context.Context, id string, now time.Time) (entry,
 	if e.facts.Marks, err = h.marks(ctx, key); err != nil {
 		return entry{}, err
 	}
-	e.state = run.BoardStateOf(p, e.per, e.facts, now)
-	e.deadline, e.hasDL = run.NextDeadline(p, e.per, e.facts, now)
+	e.judge(now)
 	return e, nil
 }
 
