@@ -85,6 +85,9 @@ type builder struct {
 	d    *confdec.Decoder
 	path string
 	opt  Options
+	// startedByUpstream: validation.rules holds an upstream rule, whose
+	// success starts the pipeline's runs, so it needs no cron or trigger.
+	startedByUpstream bool
 }
 
 func (b *builder) at(field string) string { return confdec.Join(b.path, field) }
@@ -127,10 +130,12 @@ func (b *builder) pipeline(raw *rawDoc) *Pipeline {
 			b.errorf("pipeline.id", "%s", msg)
 		}
 	}
+	b.startedByUpstream = hasUpstreamRule(raw.Validation)
 	p.Schedule = b.schedule(raw.Schedule)
 	p.SLA = b.sla(raw.SLA, raw.Schedule, p)
-	p.Validation = b.validation(raw.Validation)
+	p.Validation = b.validation(raw.Validation, p)
 	p.PostRun = b.postRun(raw.PostRun)
+	p.Upstreams = p.Validation.Upstreams
 	if raw.Job != nil {
 		p.Job = b.job(raw.Job)
 	}
@@ -179,7 +184,7 @@ func (b *builder) intBudget(field string, v *int, def, lo, hi int) int {
 	return *v
 }
 
-func (b *builder) validation(raw *rawValidation) Validation {
+func (b *builder) validation(raw *rawValidation, p *Pipeline) Validation {
 	v := Validation{Mode: rule.All}
 	if raw == nil {
 		return v
@@ -190,7 +195,7 @@ func (b *builder) validation(raw *rawValidation) Validation {
 	} else {
 		v.Mode = mode
 	}
-	v.Rules = buildRules(b.d, b.at("validation.rules"), raw.Rules)
+	v.Rules, v.Upstreams = b.validationRules(raw.Rules, p)
 	if v.Mode == rule.Any && len(raw.Rules) == 0 {
 		// ANY over no rules can never pass: every run would end in
 		// VALIDATION_EXHAUSTED.

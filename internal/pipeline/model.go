@@ -18,6 +18,10 @@ type Pipeline struct {
 	Validation  Validation
 	PostRun     *PostRun // nil: no post-run checks
 	Job         Job
+	// Upstreams are the `{check: upstream}` rules of validation.rules
+	// (also in Validation.Upstreams), in rule order: the pipelines whose
+	// run for the mapped period must have succeeded (upstream.go).
+	Upstreams []Upstream
 	// DryRun: observe and project, never trigger (enforced at the
 	// actuator and notifier boundary, product spec §3 item 10).
 	DryRun bool
@@ -110,8 +114,12 @@ type SLA struct {
 
 // Validation are the rules that must pass before the job is triggered.
 type Validation struct {
-	Mode  rule.Mode // default ALL
-	Rules []rule.Rule
+	Mode  rule.Mode   // default ALL
+	Rules []rule.Rule // the sensor rules; upstream rules are in Upstreams
+	// Upstreams are the upstream rules. Mode combines the sensor rules
+	// only: every upstream rule must pass whatever the mode (a
+	// dependency is never one of several alternatives).
+	Upstreams []Upstream
 }
 
 // PostRun are the checks after a successful job.

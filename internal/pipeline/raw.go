@@ -44,6 +44,11 @@ type rawRule struct {
 	Check string       `yaml:"check"`
 	Field string       `yaml:"field"`
 	Value sensor.Value `yaml:"value"`
+	// Pipeline, Offset and Hours belong to check upstream only
+	// (upstream.go); buildRule refuses them on a sensor rule.
+	Pipeline string `yaml:"pipeline"`
+	Offset   string `yaml:"offset"`
+	Hours    string `yaml:"hours"`
 }
 
 type rawTrigger struct {

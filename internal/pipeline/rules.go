@@ -20,6 +20,11 @@ func opNames() []string {
 // decide what a valid rule is; this maps its field errors to lines.
 func buildRule(d *confdec.Decoder, path string, r rawRule) rule.Rule {
 	out := rule.Rule{Key: r.Key, Op: rule.Op(r.Check), Field: r.Field, Value: r.Value}
+	if r.Check == CheckUpstream {
+		d.ErrorAt(confdec.Join(path, "check"), "check upstream is allowed only in validation.rules")
+		return out
+	}
+	refuseUpstreamFields(d, path, r)
 	for _, fe := range out.Check() {
 		p := confdec.Join(path, fe.Field)
 		if d.Failed(p) {

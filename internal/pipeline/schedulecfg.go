@@ -17,7 +17,7 @@ const (
 func (b *builder) schedule(raw *rawSchedule) Schedule {
 	s := Schedule{Location: time.UTC, Evaluation: Evaluation{Window: defaultWindow, Interval: defaultInterval}}
 	if raw == nil {
-		if !b.failed("schedule") {
+		if !b.failed("schedule") && !b.startedByUpstream {
 			b.errorf("schedule", "missing: a pipeline needs schedule.cron or schedule.trigger, or it never runs")
 		}
 		return s
@@ -49,7 +49,9 @@ func (b *builder) schedule(raw *rawSchedule) Schedule {
 	// Only cron ticks and trigger sensors start runs; schedule.include
 	// says on which dates a trigger is expected (the watchdog's
 	// IRREGULAR_SCHEDULE_MISSED), so on its own it would never run.
-	hasAny := raw.Cron != "" || raw.Trigger != nil
+	// An upstream rule starts runs too: the upstream's success is the
+	// downstream's trigger (docs/dependencies.md).
+	hasAny := raw.Cron != "" || raw.Trigger != nil || b.startedByUpstream
 	// A key that failed to decode was reported already; null is absent.
 	if !hasAny && !b.failed("schedule.cron") && !b.failed("schedule.trigger") {
 		if raw.Include != nil {

@@ -14,15 +14,7 @@ import (
 // Hourly reports whether a pipeline's periods are hours rather than days
 // when nothing else says: a sub-daily cron, or an ":MM" SLA or trigger
 // deadline (which only make sense for hourly periods).
-func Hourly(p *pipeline.Pipeline) bool {
-	if !p.Schedule.Cron.IsZero() && p.Schedule.Cron.SubDaily() {
-		return true
-	}
-	if p.SLA != nil && p.SLA.Deadline.HourlyOnly() {
-		return true
-	}
-	return p.Schedule.Trigger != nil && p.Schedule.Trigger.Deadline.HourlyOnly()
-}
+func Hourly(p *pipeline.Pipeline) bool { return p.Hourly() }
 
 // CurrentPeriod is the period of now in the schedule's time zone.
 func CurrentPeriod(p *pipeline.Pipeline, now time.Time) schedule.Period {
@@ -64,9 +56,7 @@ func namedPeriod(p *pipeline.Pipeline, key string, data sensor.Object, now time.
 // DailyOnly reports whether a pipeline's periods are always days: it has
 // a cron that fires at most once a day, or an inclusion calendar (a
 // trigger-only pipeline may run hourly periods named by its sensors).
-func DailyOnly(p *pipeline.Pipeline) bool {
-	return (!p.Schedule.Cron.IsZero() || p.Schedule.Include != nil) && !Hourly(p)
-}
+func DailyOnly(p *pipeline.Pipeline) bool { return p.DailyOnly() }
 
 // PeriodKinds is which kinds of period a pipeline runs, and what says so.
 type PeriodKinds struct {
