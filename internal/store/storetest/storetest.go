@@ -63,6 +63,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Races", testRaces},
 		{"Markers", testMarkers},
 		{"MarkerList", testMarkerList},
+		{"ConditionFacts", testConditionFacts},
 		{"ChangedSince", testChangedSince},
 		{"Ledger", testLedger},
 		{"Baselines", testBaselines},

@@ -1,0 +1,127 @@
+package run
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+)
+
+const conditionPipeline = `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: ready, check: exists}
+sla: {deadline: "10:00", expectedDuration: 1h}
+job: {type: glue, config: {jobName: j}}
+postRun:
+  rules:
+    - {key: quality, check: exists}
+`
+
+func TestOpensCondition(t *testing.T) {
+	opens := map[event.Type]bool{
+		event.SLAWarning: true, event.SLABreach: true, event.RelativeSLAWarning: true, event.RelativeSLABreach: true,
+		event.ValidationExhausted: true, event.JobFailed: true, event.RetryExhausted: true, event.JobPollExhausted: true,
+		event.SensorDeadlineExpired: true, event.SFNTimeout: true, event.RunStuck: true,
+		event.ScheduleMissed: true, event.IrregularScheduleMissed: true, event.PostRunSensorMissing: true,
+	}
+	for _, typ := range event.Types() {
+		if got := OpensCondition(typ); got != opens[typ] {
+			t.Errorf("OpensCondition(%s) = %v, want %v", typ, got, opens[typ])
+		}
+	}
+}
+
+func TestConditionHolds(t *testing.T) {
+	p := mustPipeline(t, conditionPipeline)
+	noPostRun := mustPipeline(t, boardSLA)
+	now := hm(12, 0)
+	r := func(st State, gen int) *Run {
+		x := boardRun(st, time.Time{})
+		x.Generation = gen
+		if st.Terminal() {
+			x.EndedAt = hm(9, 0)
+		}
+		return x
+	}
+	stuck := func(st State, gen int) event.Event {
+		return event.Event{Type: event.RunStuck, Detail: Detail("state", string(st), "generation", gen)}
+	}
+	ev := func(t event.Type) event.Event { return event.Event{Type: t} }
+	untilSuccess := []event.Type{event.SLAWarning, event.SLABreach, event.RelativeSLAWarning, event.RelativeSLABreach,
+		event.ValidationExhausted, event.JobFailed, event.RetryExhausted, event.JobPollExhausted, event.SFNTimeout, event.SensorDeadlineExpired}
+	type tc struct {
+		name string
+		e    event.Event
+		f    ConditionFacts
+		noPR bool // the pipeline without post-run rules
+		want bool
+	}
+	var cases []tc
+	for _, typ := range untilSuccess {
+		cases = append(cases,
+			tc{name: string(typ) + " no run holds", e: ev(typ), want: true},
+			tc{name: string(typ) + " running holds", e: ev(typ), f: ConditionFacts{Run: r(Running, 0)}, want: true},
+			tc{name: string(typ) + " failed holds", e: ev(typ), f: ConditionFacts{Run: r(FailedFinal, 0)}, want: true},
+			tc{name: string(typ) + " succeeded clears", e: ev(typ), f: ConditionFacts{Run: r(Completed, 0)}},
+			tc{name: string(typ) + " recovered is no success", e: ev(typ), f: ConditionFacts{Run: r(Evaluating, 1), Recovered: true}, want: true},
+		)
+	}
+	cases = append(cases,
+		tc{name: "stuck: same run same state holds", e: stuck(Running, 1), f: ConditionFacts{Run: r(Running, 1)}, want: true},
+		tc{name: "stuck: run moved on", e: stuck(Triggering, 1), f: ConditionFacts{Run: r(Running, 1)}},
+		tc{name: "stuck: rerun is another run", e: stuck(Running, 1), f: ConditionFacts{Run: r(Running, 2)}},
+		tc{name: "stuck: run ended", e: stuck(Running, 1), f: ConditionFacts{Run: r(FailedFinal, 1)}},
+		tc{name: "stuck: no run", e: stuck(Running, 1)},
+		tc{name: "stuck: event without detail", e: ev(event.RunStuck), f: ConditionFacts{Run: r(Running, 0)}},
+
+		tc{name: "schedule missed: no run holds", e: ev(event.ScheduleMissed), want: true},
+		tc{name: "schedule missed: recovered clears", e: ev(event.ScheduleMissed), f: ConditionFacts{Run: r(Running, 0), Recovered: true}},
+		tc{name: "schedule missed: failed run not yet recovered holds", e: ev(event.ScheduleMissed), f: ConditionFacts{Run: r(FailedFinal, 0)}, want: true},
+		tc{name: "schedule missed: succeeded clears", e: ev(event.ScheduleMissed), f: ConditionFacts{Run: r(Completed, 0)}},
+		tc{name: "irregular missed: no run holds", e: ev(event.IrregularScheduleMissed), want: true},
+		tc{name: "irregular missed: recovered clears", e: ev(event.IrregularScheduleMissed), f: ConditionFacts{Recovered: true}},
+
+		tc{name: "post-run missing: nothing arrived holds", e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Completed, 0)}, want: true},
+		tc{name: "post-run missing: arrived after success clears", e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Completed, 0), PostRunArrived: hm(9, 1)}},
+		tc{name: "post-run missing: arrived before this success holds", e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Completed, 0), PostRunArrived: hm(8, 0)}, want: true},
+		tc{name: "post-run missing: arrived at the success instant holds", e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Completed, 0), PostRunArrived: hm(9, 0)}, want: true},
+		tc{name: "post-run missing: reopened by a rerun", e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Evaluating, 1)}},
+		tc{name: "post-run missing: post-run rules removed", noPR: true, e: ev(event.PostRunSensorMissing), f: ConditionFacts{Run: r(Completed, 0)}},
+
+		tc{name: "an all-clear holds nothing", e: ev(event.SLAMet)},
+		tc{name: "an info event holds nothing", e: ev(event.JobCompleted)},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pp := p
+			if c.noPR {
+				pp = noPostRun
+			}
+			if got := ConditionHolds(pp, c.e, c.f, now); got != c.want {
+				t.Errorf("ConditionHolds = %v, want %v", got, c.want)
+			}
+		})
+	}
+	t.Run("removed pipeline", func(t *testing.T) {
+		if ConditionHolds(nil, ev(event.SLABreach), ConditionFacts{}, now) {
+			t.Error("a pipeline no longer configured holds no condition")
+		}
+	})
+}
+
+func TestConditionFactsSetMarker(t *testing.T) {
+	var f ConditionFacts
+	f.SetMarker(MarkerRecovered, hm(1, 0))
+	f.SetMarker(MarkerPostRunArrived, hm(2, 0))
+	f.SetMarker(MarkerSLABreach, hm(3, 0))
+	f.SetMarker(MarkerFirstArrival, hm(4, 0))
+	f.SetMarker(MarkerRunStuck, hm(5, 0))
+	if !f.Recovered || !f.PostRunArrived.Equal(hm(2, 0)) || !f.Marks.Breach || !f.Marks.FirstArrival.Equal(hm(4, 0)) || f.Marks.Warning {
+		t.Errorf("facts = %+v", f)
+	}
+	b := ConditionFacts{Paused: true, FirstLoaded: hm(0, 1), Run: boardRun(Running, time.Time{}), Marks: SLAMarks{Breach: true}}.Board()
+	if !b.Paused || !b.FirstLoaded.Equal(hm(0, 1)) || b.Run == nil || !b.Marks.Breach {
+		t.Errorf("board facts = %+v", b)
+	}
+}
