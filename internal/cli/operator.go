@@ -20,7 +20,7 @@ func init() {
 		usage:   "PIPELINE --period P [--reason R] [--server URL] [--output table|json]",
 		examples: []string{
 			"interlock rerun gold-revenue --period 2026-03-10",
-			"interlock rerun silver-cdr-hour --period 2026-03-10T07 --reason backfill",
+			"interlock rerun silver-cdr-hour --period 2026-03-10T07 --reason reprocess",
 		},
 		run: runRerun,
 	})

@@ -289,7 +289,7 @@ validation:
 	ans := decode[struct {
 		Accepted bool   `json:"accepted"`
 		Period   string `json:"period"`
-	}](t, "rerun --output json", run(0, "rerun", "gold", "--period", yesterday, "--reason", "backfill", "--output", "json"))
+	}](t, "rerun --output json", run(0, "rerun", "gold", "--period", yesterday, "--reason", "reprocess", "--output", "json"))
 	if !ans.Accepted || ans.Period != yesterday {
 		t.Fatalf("rerun of %s: %+v", yesterday, ans)
 	}

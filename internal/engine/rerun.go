@@ -70,6 +70,9 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	if reason == run.LedgerJobRetry {
 		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for automatic retries", ErrInvalidRequest, reason)
 	}
+	if reason == run.ReasonBackfill { // its budget is a backfill's own (run.DecideRerun)
+		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for backfills (interlock backfill)", ErrInvalidRequest, reason)
+	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func() error {
 		lp, err := e.pipelineOf(ctx, pipelineID)

@@ -92,6 +92,15 @@ const (
 	JobReportRejected Type = "JOB_REPORT_REJECTED"
 )
 
+// Backfill events (a range of past periods run on request).
+const (
+	BackfillRequested     Type = "BACKFILL_REQUESTED"
+	BackfillPeriodStarted Type = "BACKFILL_PERIOD_STARTED"
+	BackfillPeriodSkipped Type = "BACKFILL_PERIOD_SKIPPED"
+	BackfillCompleted     Type = "BACKFILL_COMPLETED"
+	BackfillCancelled     Type = "BACKFILL_CANCELLED"
+)
+
 // Spec describes one event type.
 type Spec struct {
 	Type    Type
@@ -158,6 +167,12 @@ func init() {
 	def(InfraAlarm, LevelError, "an infrastructure alarm changed state (AWS runtime)")
 	def(SensorRejected, LevelWarning, "a sensor item written to the store could not be a sensor (bad shape, unknown pipeline); it names the item")
 	def(JobReportRejected, LevelWarning, "a job-log record could not be applied (unknown pipeline, bad key); it names the item")
+
+	def(BackfillRequested, LevelInfo, "an operator asked to run a range of past periods (from, to, only, maxActive)")
+	def(BackfillPeriodStarted, LevelInfo, "a backfill started (or reran) one period of its range")
+	def(BackfillPeriodSkipped, LevelInfo, "a backfill skipped one period of its range, saying why")
+	def(BackfillCompleted, LevelInfo, "a backfill has no period left to run (counts succeeded, failed, skipped)")
+	def(BackfillCancelled, LevelInfo, "an operator cancelled a backfill: no new period starts, running ones finish")
 }
 
 // Lookup returns the spec of t and whether t is in the catalogue.

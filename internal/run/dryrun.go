@@ -19,10 +19,10 @@ import (
 
 // DryRunEmits reports whether a dry-run pipeline may emit an event of type
 // t: its own DRY_RUN_* projections and facts that are not alerts about a
-// job. The engine applies it to every event of a dry-run pipeline,
+// job (a backfill's BACKFILL_* progress among them). The engine applies it to every event of a dry-run pipeline,
 // whatever code path produced it.
 func DryRunEmits(t event.Type) bool {
-	if strings.HasPrefix(string(t), "DRY_RUN_") {
+	if strings.HasPrefix(string(t), "DRY_RUN_") || strings.HasPrefix(string(t), "BACKFILL_") {
 		return true
 	}
 	switch t {

@@ -24,5 +24,6 @@ const (
 	MarkerLateCall         = "late-call"            // a trigger call's answer that came after its run moved on was reported (Detail: the CallID)
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
+	MarkerBackfill         = "backfill"             // a backfill started the period (At: when that backfill was requested; Detail.backfill: its id)
 	MarkerConfigInvalidPfx = "config-invalid:"      // + hash of the file name: CONFIG_INVALID sent for the content hashed in Detail.sha256
 )

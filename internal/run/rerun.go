@@ -56,7 +56,7 @@ type RerunInput struct {
 // circuit breaker, after a success, asks it (the engine skips the read
 // otherwise).
 func (in RerunInput) NeedsFreshData() bool {
-	return in.Existing != nil && in.Existing.State == Completed
+	return in.Existing != nil && in.Existing.State == Completed && in.Reason != ReasonBackfill
 }
 
 // FreshSince reports whether content received at changedAt is new data
@@ -82,6 +82,7 @@ const (
 	BreakerRejected  = "rejected"
 	BreakerNeverRan  = "skipped (the period never ran)"
 	BreakerNoSuccess = "skipped (the last run did not succeed)"
+	BreakerBackfill  = "skipped (a backfill reruns the periods it was asked to)"
 )
 
 // breakerNotEvaluated is the verdict when an earlier check refused the
@@ -93,11 +94,15 @@ func breakerNotEvaluated(refusedBy string) string {
 // DecideRerun applies, in order: calendar exclusion, a run still in
 // progress, the budget, and the circuit breaker (after a success, a rerun
 // needs sensor data that changed after that success — a re-delivered,
-// already processed partition must not rerun the job).
+// already processed partition must not rerun the job). A backfill's rerun
+// (ReasonBackfill) has neither budget nor breaker: the operator named the
+// range and what in it to rerun, and maxManualReruns is for one-off
+// reruns.
 func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
 	var d RerunDecision
 	d.Budget, d.Used = RerunBudget(in.Reason, in.Ledger, p)
 	completed := in.NeedsFreshData()
+	backfill := in.Reason == ReasonBackfill
 	switch {
 	case in.Exclusion != "":
 		d.Label = "the period is excluded: " + in.Exclusion
@@ -105,6 +110,9 @@ func DecideRerun(in RerunInput, p *pipeline.Pipeline) RerunDecision {
 	case in.Existing != nil && !in.Existing.State.Terminal():
 		d.Label = fmt.Sprintf("a run is in progress (%s)", in.Existing.State)
 		d.CircuitBreaker = breakerNotEvaluated("a run is in progress")
+	case backfill:
+		d.CircuitBreaker = BreakerBackfill
+		d.Accepted = true
 	case d.Used >= d.Budget:
 		kind := "manual"
 		if IsDriftReason(in.Reason) {
@@ -147,6 +155,9 @@ func Reopen(existing *Run, key Key, reason, source string, d RerunDecision, conf
 		r.ConfigVersion = configVersion
 	} else {
 		r = Run{Key: key, Cause: CauseRerun, CreatedAt: now, ConfigVersion: configVersion}
+	}
+	if reason == ReasonBackfill {
+		r.Cause = CauseBackfill
 	}
 	r, eff := r.reopen(p, now)
 	eff.Notes = append([]Note{{Type: event.RerunAccepted, Message: fmt.Sprintf("rerun accepted (reason: %s)", reason),

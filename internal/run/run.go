@@ -73,6 +73,7 @@ const (
 	CauseRecovered Cause = "recovered" // the watchdog found a sensor that should have started it
 	CauseResume    Cause = "resume"
 	CauseDeadline  Cause = "deadline" // closed by its trigger deadline without ever running
+	CauseBackfill  Cause = "backfill" // started or reopened by a backfill (run.ReasonBackfill)
 )
 
 // Failure is the last failure a job reported.

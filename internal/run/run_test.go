@@ -221,7 +221,7 @@ func TestDecideRerun(t *testing.T) {
 			"the period is excluded: 2026-03-14 (Saturday) is excluded as a weekend (exclude.weekends)", "not evaluated (refused first: the period is excluded)"},
 		{"manual budget used", RerunInput{Reason: ReasonManual, Existing: failed, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
 		{"budget used after a success: the breaker was not evaluated", RerunInput{Reason: ReasonManual, Existing: done, FreshData: true, Ledger: []string{ReasonManual}}, false, "manual rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
-		{"other reasons have their own count", RerunInput{Reason: "backfill", Existing: failed, Ledger: []string{ReasonManual}}, true, "", "skipped (the last run did not succeed)"},
+		{"other reasons have their own count", RerunInput{Reason: "reprocess", Existing: failed, Ledger: []string{ReasonManual}}, true, "", "skipped (the last run did not succeed)"},
 		{"drift and late data share a budget", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{ReasonLateData}}, false, "drift rerun limit exceeded (1/1)", "not evaluated (refused first: the rerun budget is used up)"},
 		{"job retries do not count against reruns", RerunInput{Reason: ReasonDrift, Existing: done, FreshData: true, Ledger: []string{LedgerJobRetry, LedgerJobRetry}}, true, "", "passed"},
 	}

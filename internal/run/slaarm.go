@@ -35,11 +35,21 @@ type SLAMarks struct {
 	// FirstArrival is the period's first trigger-sensor arrival
 	// (MarkerFirstArrival), the start of a relative SLA; zero: none yet.
 	FirstArrival time.Time
+	// BackfilledAt is when the backfill that started the period was
+	// requested (MarkerBackfill); zero: no backfill did. An SLA whose
+	// breach came before it raises nothing (BackfillSLAExempt).
+	BackfilledAt time.Time
+}
+
+// exempt reports whether the SLA breaching at breachAt raises nothing for
+// the period because a backfill requested after it started the period.
+func (m SLAMarks) exempt(breachAt time.Time) bool {
+	return BackfillSLAExempt(breachAt, m.BackfilledAt)
 }
 
 // SLAMarkerKinds are the marker kinds SLAMarks is read from.
 func SLAMarkerKinds() []string {
-	return []string{MarkerDryRunSeen, MarkerDryRun, MarkerSLAVerdict, MarkerSLAWarning, MarkerSLABreach, MarkerRelWarning, MarkerRelBreach, MarkerFirstArrival}
+	return []string{MarkerDryRunSeen, MarkerDryRun, MarkerSLAVerdict, MarkerSLAWarning, MarkerSLABreach, MarkerRelWarning, MarkerRelBreach, MarkerFirstArrival, MarkerBackfill}
 }
 
 // Set records that the period has a marker of kind, stored at at.
@@ -59,6 +69,8 @@ func (m *SLAMarks) Set(kind string, at time.Time) {
 		m.RelBreach = true
 	case MarkerFirstArrival:
 		m.FirstArrival = at
+	case MarkerBackfill:
+		m.BackfilledAt = at
 	}
 }
 
@@ -160,6 +172,9 @@ func SLATimersFor(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLo
 	}
 	tracks, unresolved := SLATracks(p, per, m.FirstArrival)
 	for _, t := range tracks {
+		if m.exempt(t.Times.Breach) {
+			continue
+		}
 		warn, breach := SLAInstantsToArm(t.Times, firstLoaded, now)
 		timers = append(timers, t.timers(warn, breach, m)...)
 	}
@@ -171,7 +186,7 @@ func SLATimersFor(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLo
 // period's run already ended (runEnded) or the period is settled, and
 // none for an alert already sent.
 func LoadSLATimers(a SLAArm, runEnded bool, m SLAMarks) []SLATimer {
-	if runEnded || m.settled() {
+	if runEnded || m.settled() || m.exempt(a.Times.Breach) {
 		return nil
 	}
 	t := SLATrack{Times: a.Times, Warn: event.SLAWarning, Breach: event.SLABreach}
@@ -229,7 +244,7 @@ func ParseSLATimer(d sensor.Object, breachTimer bool, dueAt time.Time) SLAAlertF
 // period without one, the hourly run that stands for it: DayRun), nil
 // when none.
 func SLAAlert(p *pipeline.Pipeline, per schedule.Period, f SLAAlertFacts, m SLAMarks, existing *Run, now time.Time) (note Note, marker string, ok bool) {
-	if !SLAApplies(p, per) || m.DryRunObserved {
+	if !SLAApplies(p, per) || m.DryRunObserved || m.exempt(f.BreachAt) {
 		return Note{}, "", false
 	}
 	if !SLAAlertDue(f.Alert, existing, f.BreachAt, m.Sent(f.Alert), m.Sent(BreachOf(f.Alert)), now) {
@@ -269,7 +284,7 @@ func SLAVerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, 
 	if err != nil || !ok {
 		return Note{}, nil, false, err
 	}
-	if _, before := SLABeforeLoad(times, firstLoaded); before || m.Verdict {
+	if _, before := SLABeforeLoad(times, firstLoaded); before || m.Verdict || m.exempt(times.Breach) {
 		return Note{}, nil, false, nil
 	}
 	breachMarker, breachReported := MarkerSLABreach, m.Breach

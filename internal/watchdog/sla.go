@@ -97,6 +97,9 @@ func relativeSLA(s *Snapshot) ([]Finding, error) {
 			if !ok || s.Now.Before(t.Breach) || t.Breach.Before(wp.FirstLoadedAt) {
 				continue
 			}
+			if bf, ok := s.Markers[MarkerKey{Key: key, Kind: run.MarkerBackfill}]; ok && run.BackfillSLAExempt(t.Breach, bf.At) {
+				continue // a backfill requested after this breach started the period
+			}
 			var existing *run.Run
 			if r, ok := s.Runs[key]; ok {
 				if r.State.Terminal() {

@@ -19,7 +19,7 @@ type rerunAnswer struct {
 func TestRerun(t *testing.T) {
 	f := newFixture(t, fixtureOptions{tokens: testTokens()})
 	// A period with no run can be run.
-	got := want[rerunAnswer](t, f.do(t, "POST", "/v1/pipelines/orders/reruns", adminSecret, `{"period": "20260309", "reason": "backfill"}`), http.StatusOK)
+	got := want[rerunAnswer](t, f.do(t, "POST", "/v1/pipelines/orders/reruns", adminSecret, `{"period": "20260309", "reason": "reprocess"}`), http.StatusOK)
 	if !got.Accepted || got.Period != "2026-03-09" || got.Reason != "" {
 		t.Fatalf("rerun of an empty period: %+v", got)
 	}

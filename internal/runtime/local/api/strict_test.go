@@ -86,13 +86,13 @@ func TestOperatorBodiesAreReadStrictly(t *testing.T) {
 	}
 	noRuns(t, f, "orders")
 	// Exactly spelt bodies still work, escapes and all.
-	got := want[rerunAnswer](t, f.do(t, "POST", "/v1/pipelines/orders/reruns", "", `{"period": "2026-03-09", "reason": "back\u0066ill"}`), http.StatusOK)
+	got := want[rerunAnswer](t, f.do(t, "POST", "/v1/pipelines/orders/reruns", "", `{"period": "2026-03-09", "reason": "re\u0070rocess"}`), http.StatusOK)
 	if !got.Accepted || got.Period != "2026-03-09" {
 		t.Fatalf("rerun: %+v", got)
 	}
 	evsPage, _ := f.st.EventList(t.Context(), store.EventListParams{Types: []event.Type{event.RerunAccepted}})
 	evs := evsPage.Events
-	if len(evs) != 1 || !strings.Contains(evs[0].Message, "reason: backfill") {
+	if len(evs) != 1 || !strings.Contains(evs[0].Message, "reason: reprocess") {
 		t.Fatalf("rerun events %v", evs)
 	}
 }

@@ -1,0 +1,281 @@
+package run
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/schedule"
+)
+
+func bfDaily(extra string) string {
+	return "pipeline: {id: bf}\nschedule:\n  cron: \"0 6 * * *\"\n  timezone: America/New_York\n" + extra + "job: {type: glue, config: {jobName: j}}\n"
+}
+
+const bfHourly = "pipeline: {id: bf}\nschedule:\n  cron: \"0 * * * *\"\n  timezone: America/New_York\njob: {type: glue, config: {jobName: j}}\n"
+
+func periodsString(ps []schedule.Period) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return strings.Join(out, " ")
+}
+
+func TestBackfillRange(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // 08:00 in New York
+	daily, hourly := mustPipeline(t, bfDaily("")), mustPipeline(t, bfHourly)
+	days, hours := KindsOfPeriod(daily, nil), KindsOfPeriod(hourly, nil)
+	req := func(from, to string) BackfillRequest {
+		return BackfillRequest{From: from, To: to, Only: OnlyMissing, MaxActive: 2}
+	}
+	for _, c := range []struct {
+		name   string
+		hourly bool
+		req    BackfillRequest
+		want   string // the periods, or the field error
+	}{
+		{"days inclusive", false, req("2026-03-03", "2026-03-05"), "2026-03-03 2026-03-04 2026-03-05"},
+		{"one day", false, req("2026-03-05", "2026-03-05"), "2026-03-05"},
+		{"reverse", false, BackfillRequest{From: "2026-03-03", To: "2026-03-05", Only: OnlyAll, MaxActive: 1, Reverse: true}, "2026-03-05 2026-03-04 2026-03-03"},
+		{"today has started", false, req("2026-03-09", "2026-03-10"), "2026-03-09 2026-03-10"},
+		{"compact forms", false, req("20260304", "20260305"), "2026-03-04 2026-03-05"},
+		// 2026-03-08 springs forward in New York: T02 is listed (the
+		// plan skips it), the day has 23 hours of periods plus it.
+		{"hours across the spring gap", true, req("2026-03-08T01", "2026-03-08T03"), "2026-03-08T01 2026-03-08T02 2026-03-08T03"},
+		{"hours across midnight", true, req("2026-03-08T23", "2026-03-09T01"), "2026-03-08T23 2026-03-09T00 2026-03-09T01"},
+		{"from after to", false, req("2026-03-05", "2026-03-04"), "from: 2026-03-05 is after to 2026-03-04"},
+		{"hours: from after to", true, req("2026-03-05T10", "2026-03-05T09"), "from: 2026-03-05T10 is after to 2026-03-05T09"},
+		{"into the future", false, req("2026-03-09", "2026-03-11"), "to: period 2026-03-11 has not started yet"},
+		{"an hour not started", true, req("2026-03-10T07", "2026-03-10T09"), "to: period 2026-03-10T09 has not started yet"},
+		{"the current hour has", true, req("2026-03-10T07", "2026-03-10T08"), "2026-03-10T07 2026-03-10T08"},
+		{"an hour of a daily pipeline", false, req("2026-03-04T05", "2026-03-05T05"), "from: 2026-03-04T05 is an hour, but pipeline bf runs daily periods"},
+		{"a date of an hourly pipeline", true, req("2026-03-04T05", "2026-03-05"), "to: 2026-03-05 is a date, but pipeline bf runs hourly periods"},
+		{"a period that does not parse", false, req("2026-02-30", "2026-03-05"), "from: period \"2026-02-30\""},
+		{"no to", false, req("2026-03-04", ""), "to: a period is required"},
+		{"before 1970", false, req("1969-12-31", "2026-03-05"), "from: period 1969-12-31 is before 1970-01-01"},
+		{"exactly the cap", false, req("2023-06-14", "2026-03-09"), "2023-06-14"},
+		{"over the cap", false, req("2023-06-13", "2026-03-09"), "to: the range 2023-06-13..2026-03-09 holds more than 1000 periods"},
+		{"unknown only", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: "some", MaxActive: 1}, `only: "some" is not one of missing, failed, all`},
+		{"maxActive 0", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll}, "maxActive: 0 is not between 1 and 20"},
+		{"maxActive over the cap", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll, MaxActive: 21}, "maxActive: 21 is not between 1 and 20"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, k := daily, days
+			if c.hourly {
+				p, k = hourly, hours
+			}
+			got, err := BackfillRange(p, c.req, k, now)
+			if err != nil {
+				var fe *BackfillFieldError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %v is not a BackfillFieldError", err)
+				}
+				if !strings.HasPrefix(err.Error(), c.want) {
+					t.Fatalf("error %q, want it to start %q", err, c.want)
+				}
+				return
+			}
+			if s := periodsString(got); !strings.HasPrefix(s, c.want) {
+				t.Fatalf("periods %q, want %q", s, c.want)
+			}
+			if c.name == "exactly the cap" && len(got) != MaxBackfillPeriods {
+				t.Fatalf("%d periods, want %d", len(got), MaxBackfillPeriods)
+			}
+		})
+	}
+}
+
+func TestPlanPeriod(t *testing.T) {
+	p := mustPipeline(t, bfDaily("  exclude: {weekends: true}\n"))
+	weekdays := mustPipeline(t, "pipeline: {id: bf}\nschedule: {cron: \"0 6 * * 1-5\"}\njob: {type: glue, config: {jobName: j}}\n")
+	hourly := mustPipeline(t, bfHourly)
+	wed := schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 4})
+	sat := schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 7})
+	gap := schedule.HourlyPeriod(schedule.Date{Year: 2026, Month: time.March, Day: 8}, 2)
+	ok := &Run{State: Completed, Outcome: OutcomeSucceeded}
+	failed := &Run{State: FailedFinal, Outcome: OutcomeRetriesExhausted}
+	going := &Run{State: Running}
+	for _, c := range []struct {
+		name     string
+		only     BackfillOnly
+		existing *Run
+		per      schedule.Period
+		runs     bool
+		why      string
+	}{
+		{"missing: no run", OnlyMissing, nil, wed, true, "no run yet"},
+		{"missing: has a run", OnlyMissing, failed, wed, false, "it has a run (FAILED_FINAL, retries-exhausted)"},
+		{"missing: succeeded", OnlyMissing, ok, wed, false, "it has a run (COMPLETED)"},
+		{"failed: failed", OnlyFailed, failed, wed, true, "rerun: its run failed (FAILED_FINAL, retries-exhausted)"},
+		{"failed: succeeded", OnlyFailed, ok, wed, false, "its run succeeded"},
+		{"failed: never ran", OnlyFailed, nil, wed, false, "it never ran"},
+		{"all: no run", OnlyAll, nil, wed, true, "no run yet"},
+		{"all: succeeded", OnlyAll, ok, wed, true, "rerun: its run ended COMPLETED"},
+		{"all: failed", OnlyAll, failed, wed, true, "rerun: its run ended FAILED_FINAL"},
+		{"in progress is never touched", OnlyAll, going, wed, false, "a run is in progress (RUNNING)"},
+		{"excluded weekend", OnlyAll, nil, sat, false, "2026-03-07 (Saturday) is excluded as a weekend (exclude.weekends)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runs, why := PlanPeriod(p, c.per, c.only, c.existing)
+			if runs != c.runs || !strings.HasPrefix(why, c.why) {
+				t.Fatalf("PlanPeriod = %v %q, want %v %q", runs, why, c.runs, c.why)
+			}
+		})
+	}
+	if runs, why := PlanPeriod(weekdays, sat, OnlyMissing, nil); runs || why != "the cron never fires in this period" {
+		t.Fatalf("a weekday cron on a Saturday: %v %q", runs, why)
+	}
+	if runs, _ := PlanPeriod(weekdays, wed, OnlyMissing, nil); !runs {
+		t.Fatal("a weekday cron on a Wednesday is skipped")
+	}
+	if runs, why := PlanPeriod(hourly, gap, OnlyMissing, nil); runs || !strings.Contains(why, "does not exist in America/New_York") {
+		t.Fatalf("the skipped hour: %v %q", runs, why)
+	}
+	plan := PlanBackfill(p, []schedule.Period{sat, wed}, OnlyMissing, func(per schedule.Period) *Run {
+		if per == wed {
+			return ok
+		}
+		return nil
+	})
+	if len(plan) != 2 || plan[0].Run || plan[1].Run || plan[1].Period != wed {
+		t.Fatalf("PlanBackfill = %+v", plan)
+	}
+}
+
+func TestNextBackfillStep(t *testing.T) {
+	ps := func(states ...PeriodState) []BackfillPeriod {
+		out := make([]BackfillPeriod, len(states))
+		for i, s := range states {
+			out[i] = BackfillPeriod{Period: "p", State: s}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name      string
+		ps        []BackfillPeriod
+		maxActive int
+		paused    bool
+		step      BackfillStep
+		index     int
+	}{
+		{"first pending", ps(PeriodPending, PeriodPending), 2, false, StepStart, 0},
+		{"one active, room for another", ps(PeriodActive, PeriodPending, PeriodPending), 2, false, StepStart, 1},
+		{"full", ps(PeriodActive, PeriodActive, PeriodPending), 2, false, StepWait, -1},
+		{"skipped and ended periods free their place", ps(PeriodSkipped, PeriodSucceeded, PeriodFailed, PeriodActive, PeriodPending), 2, false, StepStart, 4},
+		{"paused: no start", ps(PeriodPending), 2, true, StepWait, -1},
+		{"nothing pending, one active", ps(PeriodSucceeded, PeriodActive), 2, false, StepWait, -1},
+		{"all done", ps(PeriodSucceeded, PeriodSkipped, PeriodFailed), 2, false, StepComplete, -1},
+		{"paused and all done: completes", ps(PeriodSucceeded), 1, true, StepComplete, -1},
+		{"empty", nil, 1, false, StepComplete, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			step, i := NextBackfillStep(c.ps, c.maxActive, c.paused)
+			if step != c.step || i != c.index {
+				t.Fatalf("NextBackfillStep = %v %d, want %v %d", step, i, c.step, c.index)
+			}
+		})
+	}
+	c := CountPeriods(ps(PeriodPending, PeriodActive, PeriodActive, PeriodSkipped, PeriodSucceeded, PeriodFailed, PeriodFailed))
+	if c != (BackfillCounts{Pending: 1, Active: 2, Skipped: 1, Succeeded: 1, Failed: 2}) {
+		t.Fatalf("CountPeriods = %+v", c)
+	}
+}
+
+func TestActivePeriodEnded(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		r     *Run
+		state PeriodState
+		ended bool
+	}{
+		{"running", &Run{State: Running}, "", false},
+		{"evaluating", &Run{State: Evaluating}, "", false},
+		{"succeeded", &Run{State: Completed, Outcome: OutcomeSucceeded}, PeriodSucceeded, true},
+		{"failed", &Run{State: FailedFinal, Outcome: OutcomeValidationExhausted}, PeriodFailed, true},
+		{"gone", nil, PeriodFailed, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, ended := ActivePeriodEnded(c.r)
+			if st != c.state || ended != c.ended {
+				t.Fatalf("ActivePeriodEnded = %v %v, want %v %v", st, ended, c.state, c.ended)
+			}
+		})
+	}
+}
+
+// TestBackfillSLAExempt: a backfilled period raises no SLA alert for a
+// deadline already past when the backfill was requested, at any of the
+// SLA decisions (timers, a timer that fires, the verdict at success), and
+// keeps a deadline still ahead.
+func TestBackfillSLAExempt(t *testing.T) {
+	requested := hm(11, 0) // after the 10:00 breach of `day`
+	if !BackfillSLAExempt(hm(10, 0), requested) || !BackfillSLAExempt(hm(11, 0), requested) {
+		t.Fatal("a breach at or before the request is not exempt")
+	}
+	if BackfillSLAExempt(hm(11, 1), requested) || BackfillSLAExempt(hm(10, 0), time.Time{}) {
+		t.Fatal("a later breach, or a period no backfill started, is exempt")
+	}
+	p := mustPipeline(t, slaDoc("", true))
+	past := SLAMarks{BackfilledAt: requested, FirstArrival: hm(7, 0)} // relative breach 09:00, absolute 10:00: both past
+	if ts, _ := SLATimersFor(p, day, past, hm(0, 0), hm(11, 5)); len(ts) != 0 {
+		t.Fatalf("SLATimersFor set %s for past deadlines", timersString(ts))
+	}
+	ahead := SLAMarks{BackfilledAt: hm(8, 0)}
+	if ts, _ := SLATimersFor(p, day, ahead, hm(0, 0), hm(8, 5)); timersString(ts) != "SLA_WARNING@09:00 SLA_BREACH@10:00!" {
+		t.Fatalf("SLATimersFor for a deadline ahead of the request = %s", timersString(ts))
+	}
+	f := SLAAlertFacts{Alert: event.SLABreach, BreachAt: hm(10, 0), Deadline: "10:00", Breach: true}
+	if _, _, ok := SLAAlert(p, day, f, past, &Run{State: Running}, hm(11, 5)); ok {
+		t.Fatal("SLAAlert alerted a backfilled period's past deadline")
+	}
+	if _, _, ok := SLAAlert(p, day, f, SLAMarks{}, &Run{State: Running}, hm(11, 5)); !ok {
+		t.Fatal("SLAAlert stays silent for a period no backfill started")
+	}
+	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{BackfilledAt: requested}, hm(0, 0), hm(12, 0)); ok {
+		t.Fatal("SLAVerdictAtSuccess gave a verdict on a backfilled period's past deadline")
+	}
+	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{}, hm(0, 0), hm(12, 0)); !ok {
+		t.Fatal("SLAVerdictAtSuccess gave no verdict without a backfill")
+	}
+	arm := SLAArm{Period: day, Times: SLATimes{Breach: hm(10, 0), Warning: hm(9, 0)}, Breach: true}
+	if ts := LoadSLATimers(arm, false, past); len(ts) != 0 {
+		t.Fatalf("LoadSLATimers set %s", timersString(ts))
+	}
+	var m SLAMarks
+	m.Set(MarkerBackfill, requested)
+	if !m.BackfilledAt.Equal(requested) {
+		t.Fatal("SLAMarks.Set ignores the backfill marker")
+	}
+}
+
+// TestBackfillRerunHasItsOwnBudget: a backfill's rerun neither draws on
+// maxManualReruns nor meets the circuit breaker, and reopens the period
+// with Cause backfill.
+func TestBackfillRerunHasItsOwnBudget(t *testing.T) {
+	p := mustPipeline(t, bfDaily(""))
+	ok := &Run{State: Completed, Outcome: OutcomeSucceeded}
+	used := make([]string, p.Job.MaxManualReruns+3)
+	for i := range used {
+		used[i] = ReasonManual
+	}
+	d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: ok, Ledger: append(used, ReasonBackfill)}, p)
+	if !d.Accepted || d.CircuitBreaker != BreakerBackfill {
+		t.Fatalf("DecideRerun(backfill) = %+v", d)
+	}
+	if in := (RerunInput{Reason: ReasonBackfill, Existing: ok}); in.NeedsFreshData() {
+		t.Fatal("a backfill's rerun reads fresh data for a breaker it skips")
+	}
+	if d := DecideRerun(RerunInput{Reason: ReasonManual, Existing: ok, Ledger: used, FreshData: true}, p); d.Accepted {
+		t.Fatal("a manual rerun past its budget was accepted")
+	}
+	if d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: &Run{State: Running}}, p); d.Accepted {
+		t.Fatal("a backfill reopened a run in progress")
+	}
+	r, eff := Reopen(ok, Key{PipelineID: "bf", ScheduleID: "cron", Period: "2026-03-04"}, ReasonBackfill, ReasonBackfill, d, 1, p, hm(12, 0))
+	if r.Cause != CauseBackfill || eff.LedgerSource != ReasonBackfill || eff.LedgerReason != ReasonBackfill {
+		t.Fatalf("Reopen(backfill): cause %s, ledger %s/%s", r.Cause, eff.LedgerReason, eff.LedgerSource)
+	}
+}
