@@ -135,6 +135,13 @@ type Store interface {
 	// LeaseGet returns a lease (lease.go) by name.
 	LeaseGet(ctx context.Context, name string) (Lease, error)
 
+	// BackfillGet returns one backfill (backfill.go) of a pipeline.
+	BackfillGet(ctx context.Context, pipelineID, id string) (Backfill, error)
+	// BackfillList returns a pipeline's backfills, oldest RequestedAt
+	// first (ties by id): one key range on every backend (DynamoDB: a
+	// Query of the pipeline's backfill partition). Backfills are few.
+	BackfillList(ctx context.Context, pipelineID string) ([]Backfill, error)
+
 	// Commit applies c atomically. It returns ErrConflict, and writes
 	// nothing, when any condition fails.
 	Commit(ctx context.Context, c Change) error
@@ -360,6 +367,9 @@ type Change struct {
 	// Leases (lease.go), each with its version condition.
 	Leases []LeaseWrite
 
+	// Backfills (backfill.go), each with its version condition.
+	Backfills []BackfillWrite
+
 	// PipelineChecks and CalendarChecks are conditions that write
 	// nothing: a decision made from a pipeline's row (its pause state,
 	// its config version) and the calendars its config names commits
@@ -376,7 +386,7 @@ func (c Change) Empty() bool {
 	return len(c.Pipelines)+len(c.Calendars)+len(c.PipelineChecks)+len(c.CalendarChecks)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
 		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
 		len(c.Timers)+len(c.TimerDeletes)+len(c.Events)+
-		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted)+len(c.Leases) == 0
+		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted)+len(c.Leases)+len(c.Backfills) == 0
 }
 
 // PipelineWrite puts a pipeline row. ExpectVersion 0 means the row must

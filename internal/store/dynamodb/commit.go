@@ -231,6 +231,7 @@ func (s *Store) plan(c store.Change) ([]action, error) {
 		add(put(ev, fmt.Sprintf("alert alerted %s %v", a.Sink, a.Key), s.alertedItem(a), "", nil))
 	}
 	s.leaseActions(c, add)
+	s.backfillActions(c, add)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Events", testEvents},
 		{"Alerts", testAlerts},
 		{"Leases", testLeases},
+		{"Backfills", testBackfills},
 		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}
