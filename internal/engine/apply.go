@@ -27,6 +27,7 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 	b.putRun(r, expect)
 	b.notes(r.Key, eff.Notes)
 	b.stepTimer(r.Key, eff, timerExpect)
+	wakeBackfill(b, prev, r)
 	if eff.LedgerReason != "" {
 		ledger, err := e.st.LedgerList(ctx, r.Key)
 		if err != nil {
@@ -127,6 +128,11 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 	m, err := e.slaMarks(ctx, p, key, per)
 	if err != nil {
 		return err
+	}
+	for _, w := range b.c.Markers { // this commit's own (a backfill's marker)
+		if w.Marker.Key == key {
+			m.Set(w.Marker.Kind, w.Marker.At)
+		}
 	}
 	timers, unresolved := run.SLATimersFor(p, per, m, b.firstLoaded(), b.now)
 	e.setSLATimers(b, key, timers, unresolved)

@@ -143,6 +143,8 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			b, err = e.periodTimer(ctx, t, now)
 		case kindResume:
 			b, err = e.resumeTimer(ctx, t, now)
+		case kindBackfill:
+			b, err = e.backfillTimerFired(ctx, t, now)
 		default:
 			e.log.Error("unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 			b = e.newBatch(nil, now)

@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// A backfill (run/backfill.go decides, store.Backfill keeps it) is
+// sequenced by one durable timer per pipeline, "backfill/<pipeline>":
+// each firing reads the running backfill, judges its active periods from
+// their runs, and starts (or skips) at most one pending period while
+// fewer than maxActive are active — re-armed at once while more can
+// start, else after backfillPoll — or completes it. A backfilled run that
+// ends wakes the timer (applyRun), so the next period starts in the
+// commit after. Every step commits the backfill record at the version it
+// read, with the runs it starts: a restart, or two processes, start each
+// period once.
+
+// ErrBackfillRunning refuses a second backfill of a pipeline while one
+// runs: cancel it first.
+var ErrBackfillRunning = errors.New("a backfill is running")
+
+const kindBackfill = "backfill"
+
+// backfillPoll is how long a waiting backfill sleeps before looking
+// again when nothing wakes it (a pause that ends, a run reopened by
+// someone else).
+const backfillPoll = 5 * time.Minute
+
+func backfillTimerKey(pipelineID string) string { return "backfill/" + pipelineID }
+
+func backfillTimer(pipelineID string, at time.Time) store.Timer {
+	return store.Timer{Key: backfillTimerKey(pipelineID), Kind: kindBackfill, Run: run.Key{PipelineID: pipelineID}, DueAt: at}
+}
+
+// BackfillPlan is the answer to a backfill request: the verdict on each
+// period, and the stored backfill (nil for a dry run, which stores
+// nothing).
+type BackfillPlan struct {
+	PipelineID string
+	Periods    []run.PlannedPeriod
+	Backfill   *store.Backfill
+	// Paused and DryRun say how the pipeline stands: a paused pipeline's
+	// backfill waits for the resume; a dry-run pipeline's records
+	// would-trigger events, running nothing.
+	Paused, DryRun bool
+}
+
+// RequestBackfill plans a backfill of pipelineID and, unless dryRun,
+// stores it and arms its timer (BACKFILL_REQUESTED). A request is
+// refused with ErrInvalidRequest naming the field (run.BackfillRange),
+// and with ErrBackfillRunning while another backfill of the pipeline
+// runs.
+func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run.BackfillRequest, dryRun bool, by string) (BackfillPlan, error) {
+	var plan BackfillPlan
+	err := e.retry(ctx, "backfill "+pipelineID, func() error {
+		lp, err := e.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
+		p := lp.p
+		stored, err := e.triggerSensors(ctx, p)
+		if err != nil {
+			return err
+		}
+		recs := make([]sensor.Record, len(stored))
+		for i, s := range stored {
+			recs[i] = s.Record()
+		}
+		now := e.clk.Now()
+		periods, err := run.BackfillRange(p, req, run.KindsOfPeriod(p, recs), now)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		}
+		runs, err := e.rangeRuns(ctx, p.ID, p.ScheduleID(), periods)
+		if err != nil {
+			return err
+		}
+		plan = BackfillPlan{PipelineID: p.ID, Paused: lp.row.Paused, DryRun: p.DryRun,
+			Periods: run.PlanBackfill(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
+		if dryRun {
+			return nil
+		}
+		all, err := e.st.BackfillList(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		next := 1
+		for _, bf := range all {
+			if bf.State == run.BackfillRunning {
+				return fmt.Errorf("%w: backfill %s of %s (%s..%s) is running; cancel it first (interlock backfill cancel %s %s)", ErrBackfillRunning, bf.ID, p.ID, bf.From, bf.To, p.ID, bf.ID)
+			}
+			if n, err := strconv.Atoi(bf.ID); err == nil && n >= next {
+				next = n + 1
+			}
+		}
+		bf := store.Backfill{PipelineID: p.ID, ID: strconv.Itoa(next), From: periods[0].String(), To: periods[len(periods)-1].String(),
+			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: run.BackfillRunning,
+			Periods: make([]run.BackfillPeriod, len(periods))}
+		if req.Reverse {
+			bf.From, bf.To = bf.To, bf.From
+		}
+		toRun := 0
+		for i, pp := range plan.Periods {
+			bf.Periods[i] = run.BackfillPeriod{Period: pp.Period.String(), State: run.PeriodPending}
+			if pp.Run {
+				toRun++
+			}
+		}
+		b := e.newBatch(lp, now)
+		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: bf})
+		b.putTimer(backfillTimer(p.ID, now), nil)
+		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillRequested,
+			fmt.Sprintf("backfill %s requested by %s: %s..%s, only %s, %d of %d periods would run, at most %d at once", bf.ID, by, bf.From, bf.To, req.Only, toRun, len(periods), req.MaxActive),
+			run.Detail("backfill", bf.ID, "from", bf.From, "to", bf.To, "only", string(req.Only), "maxActive", req.MaxActive, "reverse", req.Reverse,
+				"periods", len(periods), "wouldRun", toRun, "requestedBy", by))
+		if err := b.commit(ctx); err != nil {
+			return err
+		}
+		bf.Version = 1
+		plan.Backfill = &bf
+		return nil
+	})
+	return plan, err
+}
+
+// rangeRuns returns the runs of a range's periods by period: one read of
+// the pipeline's runs from the range's first period on (an operator's
+// request, like explain), a run under the other schedule id standing for
+// a period without its own.
+func (e *Engine) rangeRuns(ctx context.Context, pipelineID, scheduleID string, periods []schedule.Period) (map[string]*run.Run, error) {
+	in := make(map[string]bool, len(periods))
+	first := periods[0].String()
+	for _, per := range periods {
+		in[per.String()] = true
+		first = min(first, per.String())
+	}
+	rs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, PeriodFrom: first})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*run.Run{}
+	for i := range rs {
+		r := &rs[i]
+		if !in[r.Period] {
+			continue
+		}
+		if cur, ok := out[r.Period]; ok && cur.ScheduleID == scheduleID {
+			continue
+		}
+		out[r.Period] = r
+	}
+	return out, nil
+}
+
+// Backfills returns a pipeline's backfills, oldest first.
+func (e *Engine) Backfills(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
+	lp, err := e.pipelineOf(ctx, pipelineID)
+	if err != nil {
+		return nil, err
+	}
+	if lp == nil {
+		return nil, unknown(pipelineID)
+	}
+	return e.st.BackfillList(ctx, pipelineID)
+}
+
+// ErrUnknownBackfill: no backfill of the pipeline has the id.
+var ErrUnknownBackfill = errors.New("unknown backfill")
+
+// Backfill returns one backfill of a pipeline.
+func (e *Engine) Backfill(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
+	bf, err := e.st.BackfillGet(ctx, pipelineID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return bf, fmt.Errorf("%w: pipeline %s has no backfill %q", ErrUnknownBackfill, pipelineID, id)
+	}
+	return bf, err
+}
+
+// CancelBackfill stops a running backfill (id "": the pipeline's running
+// one): no new period starts, the active ones finish
+// (BACKFILL_CANCELLED). Cancelling one that already ended changes
+// nothing and returns it as it is.
+func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) (store.Backfill, error) {
+	var out store.Backfill
+	err := e.retry(ctx, "cancel backfill "+pipelineID+"/"+id, func() error {
+		lp, err := e.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
+		bf, err := e.findBackfill(ctx, pipelineID, id)
+		if err != nil {
+			return err
+		}
+		out = bf
+		if bf.State != run.BackfillRunning {
+			return nil
+		}
+		now := e.clk.Now()
+		next := bf
+		next.State, next.EndedAt = run.BackfillCancelled, now
+		b := e.newBatch(lp, now)
+		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
+		b.deleteTimer(backfillTimerKey(pipelineID), nil)
+		c := run.CountPeriods(next.Periods)
+		b.emit(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, event.BackfillCancelled,
+			fmt.Sprintf("backfill %s cancelled by %s: %d periods not started; %d running finish", bf.ID, by, c.Pending, c.Active),
+			run.Detail("backfill", bf.ID, "cancelledBy", by, "pending", c.Pending, "active", c.Active, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
+		if err := b.commit(ctx); err != nil {
+			return err
+		}
+		next.Version++
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+// findBackfill reads a backfill by id, or the pipeline's running one.
+func (e *Engine) findBackfill(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
+	if id != "" {
+		return e.Backfill(ctx, pipelineID, id)
+	}
+	bf, ok, err := e.runningBackfill(ctx, pipelineID)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: pipeline %s has no running backfill", ErrUnknownBackfill, pipelineID)
+	}
+	return bf, err
+}
+
+// runningBackfill returns the pipeline's running backfill; ok is false
+// when none runs.
+func (e *Engine) runningBackfill(ctx context.Context, pipelineID string) (store.Backfill, bool, error) {
+	all, err := e.st.BackfillList(ctx, pipelineID)
+	if err != nil {
+		return store.Backfill{}, false, err
+	}
+	for _, bf := range all {
+		if bf.State == run.BackfillRunning {
+			return bf, true, nil
+		}
+	}
+	return store.Backfill{}, false, nil
+}
+
+// backfillTimerFired takes the pipeline's running backfill one step (see
+// the top of this file).
+func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil {
+		return nil, err
+	}
+	if lp == nil {
+		return e.newBatch(nil, now), nil // its file was removed: the timer goes
+	}
+	bf, ok, err := e.runningBackfill(ctx, lp.p.ID)
+	if err != nil || !ok {
+		return e.newBatch(lp, now), err
+	}
+	p := lp.p
+	b := e.newBatch(lp, now)
+	next := bf
+	next.Periods = append([]run.BackfillPeriod(nil), bf.Periods...)
+	changed := false
+	for i, bp := range next.Periods {
+		if bp.State != run.PeriodActive {
+			continue
+		}
+		r, err := e.runOf(ctx, b, run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: bp.Period})
+		if err != nil {
+			return nil, err
+		}
+		if st, why, ended := run.ActivePeriodEnded(r); ended {
+			next.Periods[i].State, next.Periods[i].Reason, changed = st, why, true
+		}
+	}
+	due := t.DueAt
+	step, i := run.NextBackfillStep(next.Periods, next.MaxActive, lp.row.Paused)
+	switch step {
+	case run.StepStart:
+		if err := e.backfillPeriod(ctx, b, lp, &next, i); err != nil {
+			return nil, err
+		}
+		changed = true
+		b.putTimer(backfillTimer(p.ID, now), &due) // the next period, at once
+	case run.StepWait:
+		b.putTimer(backfillTimer(p.ID, now.Add(backfillPoll)), &due)
+	case run.StepComplete:
+		next.State, next.EndedAt, changed = run.BackfillCompleted, now, true
+		c := run.CountPeriods(next.Periods)
+		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillCompleted,
+			fmt.Sprintf("backfill %s completed: %d succeeded, %d failed, %d skipped", bf.ID, c.Succeeded, c.Failed, c.Skipped),
+			run.Detail("backfill", bf.ID, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
+		b.deleteTimer(t.Key, &due)
+	}
+	if changed {
+		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
+	}
+	return b, nil
+}
+
+// backfillPeriod starts, reruns or skips period i of bf, as run.PlanPeriod
+// decides on the period's run now: a new run (Cause backfill), a rerun of
+// an ended one (ledger reason and source "backfill"), or on a dry-run
+// pipeline the would-trigger it records. A period it starts carries the
+// backfill marker, whose time (the request's) spares it the SLA alerts
+// of deadlines already past then (run.BackfillSLAExempt).
+func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipeline, bf *store.Backfill, i int) error {
+	p := lp.p
+	bp := &bf.Periods[i]
+	per, err := parsePeriod(bp.Period)
+	if err != nil {
+		return err
+	}
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: bp.Period}
+	existing, err := e.runOf(ctx, b, key)
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		key = existing.Key
+	}
+	runs, why := run.PlanPeriod(p, per, bf.Only, existing)
+	if !runs {
+		e.skipBackfillPeriod(b, key, bf.ID, bp, why)
+		return nil
+	}
+	if !p.DryRun {
+		b.marker(store.Marker{Key: key, Kind: run.MarkerBackfill, At: bf.RequestedAt, Detail: run.Detail("backfill", bf.ID)}, false)
+	}
+	if existing == nil {
+		err = e.startPeriod(ctx, b, lp, key, per, run.CauseBackfill, nil)
+	} else {
+		err = e.rerun(ctx, b, lp, key, existing, run.ReasonBackfill, run.ReasonBackfill, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if p.DryRun {
+		e.skipBackfillPeriod(b, key, bf.ID, bp, "the pipeline is in dry-run: it recorded what it would do ("+why+")")
+		return nil
+	}
+	if !b.hasRun(key) { // refused on the facts of this commit (a rerun's decision said why)
+		e.skipBackfillPeriod(b, key, bf.ID, bp, "not started: "+why)
+		return nil
+	}
+	bp.State, bp.Reason = run.PeriodActive, why
+	b.emit(key, event.BackfillPeriodStarted, fmt.Sprintf("backfill %s started %s: %s", bf.ID, bp.Period, why),
+		run.Detail("backfill", bf.ID, "reason", why, "rerun", existing != nil))
+	return nil
+}
+
+func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *run.BackfillPeriod, why string) {
+	bp.State, bp.Reason = run.PeriodSkipped, why
+	b.emit(key, event.BackfillPeriodSkipped, fmt.Sprintf("backfill %s skipped %s: %s", id, bp.Period, why), run.Detail("backfill", id, "reason", why))
+}
+
+// wakeBackfill arms the pipeline's backfill timer now when a backfilled
+// run ends (prev: its stored version), so the backfill's next period
+// starts without waiting for its poll.
+func wakeBackfill(b *batch, prev *run.Run, r run.Run) {
+	if r.Cause != run.CauseBackfill || !r.State.Terminal() || (prev != nil && prev.State.Terminal()) || b.touchesTimer(backfillTimerKey(r.PipelineID)) {
+		return
+	}
+	b.putTimer(backfillTimer(r.PipelineID, b.now), nil)
+}
