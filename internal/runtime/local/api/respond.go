@@ -25,6 +25,7 @@ const (
 	codeUnauthorized         = "unauthorized"
 	codeForbidden            = "forbidden"
 	codeNotFound             = "not_found"
+	codeConflict             = "conflict"
 	codeUnknownPipeline      = "unknown_pipeline"
 	codeMethodNotAllowed     = "method_not_allowed"
 	codeNotReady             = "not_ready"
