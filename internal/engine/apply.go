@@ -39,6 +39,13 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 		if err := e.onSuccess(ctx, b, lp.p, r); err != nil {
 			return err
 		}
+		// Its downstreams are re-evaluated at once (upstream.go); the
+		// index is read here so a pipeline nobody depends on arms nothing.
+		if ids, err := e.downstreamIDs(ctx, r.PipelineID); err != nil {
+			return err
+		} else if len(ids) > 0 {
+			b.armDownstreams(r)
+		}
 	}
 	if eff.DropsSLATimers() {
 		e.dropSLATimers(b, r.Key)
@@ -207,7 +214,7 @@ func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	if err != nil {
 		return rule.Outcome{}, err
 	}
-	return rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules), nil
+	return e.validation(ctx, p, per, sensors, now)
 }
 
 // request describes a run's job to the job port.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
@@ -25,6 +26,9 @@ func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pip
 		return nil, err
 	}
 	p, err := pipeline.ParsePipeline(file, doc, e.parseOptions(all, true))
+	if err == nil {
+		err = e.checkCycle(ctx, p)
+	}
 	if err != nil {
 		e.configInvalid(ctx, file, doc, err)
 		return nil, err
@@ -35,6 +39,31 @@ func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pip
 	// The file is valid again: breaking it later, even the same way, is news.
 	e.clearConfigInvalid(ctx, file, doc)
 	return p, nil
+}
+
+// checkCycle refuses a config whose upstream rules close a cycle with
+// the pipelines running now (pipeline.Cycle): each load is checked, so
+// the running set never holds one, and a cycle found goes through p. A
+// config with no upstream rule cannot close one and reads nothing.
+func (e *Engine) checkCycle(ctx context.Context, p *pipeline.Pipeline) error {
+	if len(p.Upstreams) == 0 {
+		return nil
+	}
+	running, err := e.activePipelines(ctx)
+	if err != nil {
+		return err
+	}
+	all := []*pipeline.Pipeline{p}
+	for _, lp := range running {
+		if lp.p.ID != p.ID {
+			all = append(all, lp.p)
+		}
+	}
+	cycle := pipeline.Cycle(all)
+	if cycle == nil || !slices.Contains(cycle, p.ID) {
+		return nil
+	}
+	return confdec.Errors{{File: p.Source.File, Path: "validation.rules", Msg: pipeline.CycleError(cycle).Error()}}
 }
 
 // RefuseConfig refuses a document for a reason only its caller can see
@@ -144,6 +173,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 			b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
 			b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 			e.setTimers(ctx, b, p, now)
+			b.downstreamIndex(p, nil)
 			if err := e.rearmRuns(ctx, b, p.ID, now); err != nil {
 				return err
 			}
@@ -170,6 +200,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
 		e.setTimers(ctx, b, p, now)
+		b.downstreamIndex(p, prevConfig)
 		if err := b.commit(ctx); err != nil {
 			return err
 		}

@@ -48,6 +48,7 @@ type RuleSet struct {
 // RuleCheck is one rule with what it saw.
 type RuleCheck struct {
 	Key          string        `json:"key"`
+	Upstream     string        `json:"upstream,omitempty"` // check upstream: the upstream pipeline (Key holds it too)
 	Check        string        `json:"check"`
 	Field        string        `json:"field,omitempty"`
 	Value        *sensor.Value `json:"value,omitempty"`
@@ -131,7 +132,10 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	if err != nil {
 		return x, err
 	}
-	out := rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules)
+	out, err := e.validation(ctx, p, per, sensors, now)
+	if err != nil {
+		return x, err
+	}
 	x.Validation = RuleSet{Mode: string(out.Mode), Passed: out.Passed, Summary: out.Summary()}
 	for _, r := range out.Results {
 		x.Validation.Rules = append(x.Validation.Rules, ruleCheck(r, sensors, now))
@@ -171,6 +175,10 @@ func ruleCheck(r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
 	if !r.Rule.Value.IsNull() {
 		v := r.Rule.Value
 		rc.Value = &v
+	}
+	if r.Rule.Op == rule.Op(pipeline.CheckUpstream) {
+		rc.Upstream = r.Rule.Key
+		return rc
 	}
 	if r.SensorPresent {
 		if r.FieldPresent {

@@ -145,6 +145,10 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			b, err = e.resumeTimer(ctx, t, now)
 		case kindBackfill:
 			b, err = e.backfillTimerFired(ctx, t, now)
+		case kindDownstreams:
+			b, err = e.downstreamsTimer(ctx, t, now)
+		case kindUpstream:
+			b, err = e.upstreamTimer(ctx, t, now)
 		default:
 			e.log.Error("unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 			b = e.newBatch(nil, now)

@@ -233,6 +233,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 	}
 	popt := settings.PipelineOptions(calendars)
 	pipelineFile := map[string]string{}
+	parsed := map[*loaded]*pipeline.Pipeline{} // the valid pipelines, for upstreamErrors
 	for _, it := range items {
 		if len(it.rep.Errors) > 0 {
 			continue
@@ -258,6 +259,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 				continue
 			}
 			pipelineFile[p.ID] = it.file
+			parsed[it] = p
 			it.rep.Warnings = append(it.rep.Warnings, ssrfWarnings(it.file, it.doc, p, settings.Triggers.AllowAddresses)...)
 			it.rep.Warnings = append(it.rep.Warnings, envWarnings(it.file, it.doc, p, lookupEnv)...)
 		case KindScenario:
@@ -269,6 +271,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 			it.rep.Name = sc.Name
 		}
 	}
+	upstreamErrors(items, parsed, rep.Project != nil)
 	foldReported(items)
 	for _, it := range items {
 		sort.SliceStable(it.rep.Errors, func(i, j int) bool { return it.rep.Errors[i].Line < it.rep.Errors[j].Line })

@@ -74,6 +74,7 @@ const (
 	CauseResume    Cause = "resume"
 	CauseDeadline  Cause = "deadline" // closed by its trigger deadline without ever running
 	CauseBackfill  Cause = "backfill" // started or reopened by a backfill (run.ReasonBackfill)
+	CauseUpstream  Cause = "upstream" // an upstream's success opened it (OpensOnUpstream)
 )
 
 // Failure is the last failure a job reported.

@@ -83,7 +83,11 @@ func AfterEvaluation(r Run, out rule.Outcome, p *pipeline.Pipeline, now time.Tim
 		return r, eff
 	}
 	if !now.Before(r.EvalDeadline) {
-		eff.note(event.ValidationExhausted, fmt.Sprintf("evaluation window %s closed without the rules passing", p.Schedule.Evaluation.Window), "window", p.Schedule.Evaluation.Window, "rules", summary)
+		kv := []any{"window", p.Schedule.Evaluation.Window, "rules", summary}
+		if w := UpstreamsWaiting(out); w != "" {
+			kv = append(kv, "upstreams", w) // why, when an upstream kept it waiting
+		}
+		eff.note(event.ValidationExhausted, fmt.Sprintf("evaluation window %s closed without the rules passing", p.Schedule.Evaluation.Window), kv...)
 		r.end(FailedFinal, OutcomeValidationExhausted, now)
 		eff.Ended = true
 		return r, eff

@@ -207,3 +207,56 @@ func WithUpstreams(out rule.Outcome, sensorRules int, ups []rule.Result) rule.Ou
 	out.Passed = passed
 	return out
 }
+
+// UpstreamsWaiting joins the reasons of the upstream rules that did not
+// pass ("upstream orders for period 2026-03-10: not yet (failed:
+// retries-exhausted)"), "" when none: what VALIDATION_EXHAUSTED says a
+// downstream waited for.
+func UpstreamsWaiting(out rule.Outcome) string {
+	var rs []string
+	for _, r := range out.Results {
+		if r.Rule.Op == rule.Op(pipeline.CheckUpstream) && !r.Passed {
+			rs = append(rs, r.Reason)
+		}
+	}
+	return strings.Join(rs, "; ")
+}
+
+// OpensOnUpstream reports whether an upstream's success opens the
+// pipeline's periods: it has upstream rules and neither a cron nor a
+// trigger, so its upstreams are what start it (docs/dependencies.md). A
+// pipeline with a cron or a trigger opens its periods as it always does;
+// its upstreams' success only re-evaluates a run that waits.
+func OpensOnUpstream(p *pipeline.Pipeline) bool {
+	return len(p.Upstreams) > 0 && p.Schedule.Cron.IsZero() && p.Schedule.Trigger == nil
+}
+
+// UpstreamAction is what an upstream's success does to one downstream
+// period (OnUpstreamSuccess).
+type UpstreamAction int
+
+// The actions.
+const (
+	UpstreamNothing  UpstreamAction = iota // no run waits, and the period is not opened here
+	UpstreamEvaluate                       // the period's run waits for its rules: evaluate it now
+	UpstreamStart                          // open the period (run.PeriodStart decides the rest)
+)
+
+// OnUpstreamSuccess decides what an upstream period's success does to a
+// downstream period mapped to it (DownstreamPeriods): existing is the
+// downstream's run of the period (nil when none), first whether the
+// period is the first DownstreamPeriods named (the one it opens),
+// upstreamsPass whether every upstream rule of the period passes now.
+// A downstream that only upstreams start opens a period once all its
+// upstream rules pass, not at the first one: its evaluation window then
+// waits for its sensor rules only, never for a slow sibling upstream (a
+// daily downstream of 24 hours opens at the last hour's success).
+func OnUpstreamSuccess(down *pipeline.Pipeline, existing *Run, paused, first, upstreamsPass bool) UpstreamAction {
+	switch {
+	case existing != nil && EvaluatesOnData(*existing, paused):
+		return UpstreamEvaluate
+	case existing == nil && first && upstreamsPass && OpensOnUpstream(down):
+		return UpstreamStart
+	}
+	return UpstreamNothing
+}

@@ -221,3 +221,31 @@ func TestWithUpstreams(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildGraph(t *testing.T) {
+	a := depPipeline(t, "a", dailyCron)
+	b := depPipeline(t, "b", dailyCron, "{check: upstream, pipeline: a, offset: -1d}")
+	h := depPipeline(t, "h", hourlyCron, "{check: upstream, pipeline: a, offset: -2h}")
+	c := depPipeline(t, "c", dailyCron, "{check: upstream, pipeline: b}", "{check: upstream, pipeline: a}", "{check: upstream, pipeline: ghost, hours: all}")
+	g := BuildGraph([]*pipeline.Pipeline{c, h, b, a})
+	var nodes []string
+	for _, n := range g.Nodes {
+		nodes = append(nodes, fmt.Sprintf("%s/%d/%v", n.ID, n.Layer, n.Missing))
+	}
+	if want := []string{"a/0/false", "ghost/0/true", "b/1/false", "h/1/false", "c/2/false"}; !slices.Equal(nodes, want) {
+		t.Errorf("nodes %v, want %v", nodes, want)
+	}
+	var edges []string
+	for _, e := range g.Edges {
+		edges = append(edges, e.From+">"+e.To+" "+e.Mapping)
+	}
+	if want := []string{"a>b offset -1d", "a>c same period", "a>h offset -2h", "b>c same period", "ghost>c hours: all"}; !slices.Equal(edges, want) {
+		t.Errorf("edges %v, want %v", edges, want)
+	}
+	// A cycle still lays out (validate draws a project it refuses).
+	x := depPipeline(t, "x", dailyCron, "{check: upstream, pipeline: y}")
+	y := depPipeline(t, "y", dailyCron, "{check: upstream, pipeline: x}")
+	if g := BuildGraph([]*pipeline.Pipeline{x, y}); len(g.Nodes) != 2 || len(g.Edges) != 2 {
+		t.Errorf("cycle graph: %+v", g)
+	}
+}

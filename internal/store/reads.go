@@ -39,8 +39,11 @@ const (
 // runs, periods from, or updated since — because each is its own index.
 // No filter at all is a scan, for storetest's snapshots and tools.
 func (p RunListParams) Index() (Index, error) {
-	if p.Period != "" && p.PeriodFrom != "" {
-		return "", fmt.Errorf("%w: runs: Period and PeriodFrom together", ErrUnservedRead)
+	if p.Period != "" && (p.PeriodFrom != "" || p.PeriodTo != "") {
+		return "", fmt.Errorf("%w: runs: Period and a period range together", ErrUnservedRead)
+	}
+	if p.PeriodTo != "" && p.PipelineID == "" {
+		return "", fmt.Errorf("%w: runs: PeriodTo needs the pipeline", ErrUnservedRead)
 	}
 	if p.PipelineID != "" {
 		switch {

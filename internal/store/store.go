@@ -294,6 +294,12 @@ type RunListParams struct {
 	// every pipeline in one read whose cost grows with recent periods, not
 	// with stored history.
 	PeriodFrom string
+	// PeriodTo keeps runs whose Period <= PeriodTo (text order, as
+	// PeriodFrom); with PeriodFrom it reads one range of one pipeline's
+	// periods, such as the hours of a day ("2026-03-14T00" to
+	// "2026-03-14T23") for an upstream rule with hours: all. It needs the
+	// pipeline.
+	PeriodTo string
 	// UpdatedSince keeps runs whose UpdatedAt >= UpdatedSince (inclusive).
 	// It lets the watchdog refresh its snapshot with what changed since
 	// its previous pass instead of reading every recent run again.

@@ -206,8 +206,12 @@ func (s *Store) pipelineRuns(p store.RunListParams, active bool) queryRange {
 		switch {
 		case p.Period != "":
 			q.cond, q.values = "#sk = :a", []string{prefix + p.Period}
-		case p.PeriodFrom != "":
-			q.cond, q.values = "#sk BETWEEN :a AND :b", []string{prefix + p.PeriodFrom, prefix + maxText}
+		case p.PeriodFrom != "" || p.PeriodTo != "":
+			to := maxText
+			if p.PeriodTo != "" {
+				to = p.PeriodTo
+			}
+			q.cond, q.values = "#sk BETWEEN :a AND :b", []string{prefix + p.PeriodFrom, prefix + to}
 		default:
 			q.cond, q.values = "begins_with(#sk, :a)", []string{prefix}
 		}
@@ -220,6 +224,11 @@ func (s *Store) pipelineRuns(p store.RunListParams, active bool) queryRange {
 	switch {
 	case p.Period != "":
 		q.cond, q.values = "begins_with(#sk, :a)", []string{p.Period + "#"}
+	case p.PeriodTo != "":
+		// The index's key is "<period>#<schedule>": every key of the
+		// last period sorts before its period followed by maxText.
+		from := cmp.Or(p.PeriodFrom, " ") // below every period; a key condition takes no empty string
+		q.cond, q.values = "#sk BETWEEN :a AND :b", []string{from, p.PeriodTo + "#" + maxText}
 	case p.PeriodFrom != "":
 		q.cond, q.values = "#sk >= :a", []string{p.PeriodFrom}
 	}

@@ -201,6 +201,9 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if p.PeriodFrom != "" {
 		w.add("period >= ?", p.PeriodFrom)
 	}
+	if p.PeriodTo != "" {
+		w.add("period <= ?", p.PeriodTo)
+	}
 	if !p.UpdatedSince.IsZero() {
 		w.add("updated_at >= ?", queryNanos(p.UpdatedSince))
 	}

@@ -237,6 +237,9 @@ func runListQuery(p store.RunListParams) (string, []any) {
 	if p.PeriodFrom != "" {
 		w.add(recentPeriods, p.PeriodFrom)
 	}
+	if p.PeriodTo != "" {
+		w.add("period <= ?", p.PeriodTo)
+	}
 	if !p.UpdatedSince.IsZero() {
 		w.add("unlikely(updated_at >= ?)", queryNanos(p.UpdatedSince))
 	}

@@ -81,6 +81,8 @@ func testChangedSince(t *testing.T, o Options) {
 			{ScheduleID: "stream"},
 			{Period: "2026-03-12"},
 			{PipelineID: "p", Period: "2026-03-12", PeriodFrom: "2026-03-11"},
+			{PipelineID: "p", Period: "2026-03-12", PeriodTo: "2026-03-13"},
+			{PeriodFrom: "2026-03-11", PeriodTo: "2026-03-12"},
 		} {
 			if rs, err := s.RunList(t.Context(), p); !errors.Is(err, store.ErrUnservedRead) {
 				t.Errorf("RunList(%+v) = %d runs, %v; want ErrUnservedRead", p, len(rs), err)

@@ -71,6 +71,19 @@ func testRunList(t *testing.T, o Options) {
 			// "2026-03-14T05" is a different period, not a match by prefix.
 			"orders/daily/2026-03-14",
 		}},
+		// A period range: the hours of a day, not the day itself nor the
+		// next day (an upstream rule with hours: all reads this).
+		{"PeriodRangeOfScheduleHoldsTheHoursOfADay", store.RunListParams{PipelineID: "orders", ScheduleID: "hourly", PeriodFrom: "2026-03-14T00", PeriodTo: "2026-03-14T05"}, []string{
+			"orders/hourly/2026-03-14T05",
+		}},
+		{"PeriodRangeOfPipeline", store.RunListParams{PipelineID: "orders", PeriodFrom: "2026-03-13", PeriodTo: "2026-03-14"}, []string{
+			"orders/daily/2026-03-14",
+			"orders/daily/2026-03-13",
+		}},
+		{"PeriodToAlone", store.RunListParams{PipelineID: "orders", PeriodTo: "2026-03-13"}, []string{
+			"orders/daily/2026-03-13",
+			"orders/daily/2026-03-12",
+		}},
 		{"ActiveOnly", store.RunListParams{ActiveOnly: true}, []string{
 			"orders/hourly/2026-03-14T06",
 			"orders/hourly/2026-03-14T05",

@@ -74,28 +74,48 @@ func TestSharedScenariosOnAWS(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			sc, err := scenario.Load(filepath.Join(dir, name+".yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			local, err := simulate.Run(t.Context(), sc, simulate.Options{Dir: t.TempDir(),
-				OpenStore: func(ctx context.Context, path string) (store.Store, error) { return sqlite.Open(ctx, path) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			onAWS := playOnAWS(t, sc)
-			for _, c := range simulate.Verify(sc.Expect, onAWS) {
-				if !c.OK {
-					t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
-				}
-			}
-			got, want := eventLines(onAWS), eventLines(local.Events)
-			if !slices.Equal(got, want) {
-				t.Errorf("events on AWS:\n  %s\nlocal (simulate):\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-			}
-			t.Logf("%d events, the same on AWS and locally", len(got))
+			agreeOnAWS(t, filepath.Join(dir, name+".yaml"))
 		})
 	}
+}
+
+// TestUpstreamOnAWS plays pipelines that depend on pipelines on the AWS
+// wiring: the upstream's success opens its downstreams' periods through
+// the downstreams and upstream timers, which are Scheduler schedules
+// there, at the same instants as locally. (A downstream run that already
+// waits in its execution's evaluation Wait is decided at once too, but
+// its trigger call waits for the execution to wake: docs/aws.md.)
+func TestUpstreamOnAWS(t *testing.T) {
+	sfnlocal.Driver(t)
+	t.Parallel()
+	agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", "upstream-chain-starts-at-once.yaml"))
+}
+
+// agreeOnAWS plays a scenario through the AWS wiring and through
+// simulate, and requires the same events from both and every
+// expectation to hold on AWS.
+func agreeOnAWS(t *testing.T, path string) {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := simulate.Run(t.Context(), sc, simulate.Options{Dir: t.TempDir(),
+		OpenStore: func(ctx context.Context, path string) (store.Store, error) { return sqlite.Open(ctx, path) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onAWS := playOnAWS(t, sc)
+	for _, c := range simulate.Verify(sc.Expect, onAWS) {
+		if !c.OK {
+			t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
+		}
+	}
+	got, want := eventLines(onAWS), eventLines(local.Events)
+	if !slices.Equal(got, want) {
+		t.Errorf("events on AWS:\n  %s\nlocal (simulate):\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	t.Logf("%d events, the same on AWS and locally", len(got))
 }
 
 // playOnAWS plays a scenario on a world: its calendars and pipelines

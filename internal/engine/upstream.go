@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Pipelines that depend on pipelines (docs/dependencies.md).
+//
+// A downstream's evaluation reads the upstream's runs of the mapped
+// periods (run.UpstreamPeriods): one RunGet for one period, one RunList
+// over a period range for the hours of a day. An upstream's success
+// re-evaluates its downstreams at once, durably, in three steps:
+//
+//  1. the commit that records the success arms one kindDownstreams timer,
+//     due now (so the success commit stays small whatever the fan-out);
+//  2. that timer reads the upstream's downstream index (the
+//     run.MarkerDownstreamPfx markers each downstream's activation
+//     writes), loads each downstream's config, maps the period
+//     (run.DownstreamPeriods) and arms one kindUpstream timer per
+//     downstream period, due now;
+//  3. each kindUpstream timer decides on its period alone
+//     (run.OnUpstreamSuccess): evaluate the run that waits, or open the
+//     period of a downstream only upstreams start.
+//
+// Every step is a timer, so a process that dies between two steps leaves
+// the next one armed; on AWS they are Scheduler schedules like the SLA
+// timers (no router change).
+
+const (
+	kindDownstreams = "downstreams" // an upstream period succeeded: find the downstream periods it feeds
+	kindUpstream    = "upstream"    // re-evaluate (or open) one downstream period
+)
+
+func downstreamsTimerKey(k run.Key) string {
+	return "downstreams/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+
+func upstreamTimerKey(k run.Key) string {
+	return "upstream/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+
+// armDownstreams is step 1, in the commit of r's success.
+func (b *batch) armDownstreams(r run.Run) {
+	b.putTimer(store.Timer{Key: downstreamsTimerKey(r.Key), Kind: kindDownstreams, Run: r.Key, DueAt: b.now}, nil)
+}
+
+// downstreamsTimer is step 2: t.Run is the upstream period that succeeded.
+func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	b := e.newBatch(nil, now)
+	up, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil || up == nil {
+		return b, err
+	}
+	upPer, err := parsePeriod(t.Run.Period)
+	if err != nil {
+		return b, nil // not a period: the timer goes
+	}
+	ids, err := e.downstreamIDs(ctx, up.p.ID)
+	if err != nil {
+		return nil, err
+	}
+	opens := map[run.Key]bool{} // downstream period → whether it may open it
+	var keys []run.Key
+	for _, id := range ids {
+		down, err := e.pipelineOf(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if down == nil {
+			continue
+		}
+		for _, u := range down.p.Upstreams {
+			if u.Pipeline != up.p.ID {
+				continue // the index is stale: the config decides
+			}
+			for i, per := range run.DownstreamPeriods(down.p, up.p, u, upPer) {
+				key := run.Key{PipelineID: id, ScheduleID: down.p.ScheduleID(), Period: per.String()}
+				if _, ok := opens[key]; !ok {
+					keys = append(keys, key)
+				}
+				opens[key] = opens[key] || i == 0
+			}
+		}
+	}
+	for _, key := range keys {
+		var detail sensor.Object
+		if opens[key] {
+			detail = run.Detail("opens", true)
+		}
+		b.putTimer(store.Timer{Key: upstreamTimerKey(key), Kind: kindUpstream, Run: key, DueAt: now, Detail: detail}, nil)
+	}
+	return b, nil
+}
+
+// downstreamIDs reads the downstream index of an upstream.
+func (e *Engine) downstreamIDs(ctx context.Context, upstream string) ([]string, error) {
+	ms, err := e.st.MarkerListOf(ctx, run.Key{PipelineID: upstream})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range ms {
+		if id, ok := strings.CutPrefix(m.Kind, run.MarkerDownstreamPfx); ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// upstreamTimer is step 3: t.Run is the downstream period to re-evaluate.
+func (e *Engine) upstreamTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+	if err != nil || lp == nil {
+		return e.newBatch(lp, now), err
+	}
+	b := e.newBatch(lp, now)
+	per, err := parsePeriod(t.Run.Period)
+	if err != nil {
+		return b, nil
+	}
+	key := run.Key{PipelineID: lp.p.ID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
+	existing, err := e.runOf(ctx, b, key)
+	if err != nil {
+		return nil, err
+	}
+	_, opens := t.Detail.Get("opens")
+	pass := false
+	if existing == nil && opens && run.OpensOnUpstream(lp.p) { // only then does it matter
+		ups, err := e.upstreamResults(ctx, lp.p, per)
+		if err != nil {
+			return nil, err
+		}
+		pass = run.WithUpstreams(rule.Outcome{Passed: true}, 0, ups).Passed
+	}
+	switch run.OnUpstreamSuccess(lp.p, existing, lp.row.Paused, opens, pass) {
+	case run.UpstreamEvaluate:
+		r := *existing
+		return b, e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, nil, nil)
+	case run.UpstreamStart:
+		return b, e.startPeriod(ctx, b, lp, key, per, run.CauseUpstream, nil)
+	}
+	return b, nil
+}
+
+// upstreamResults judges the upstream rules of p for period per.
+func (e *Engine) upstreamResults(ctx context.Context, p *pipeline.Pipeline, per schedule.Period) ([]rule.Result, error) {
+	var out []rule.Result
+	for _, u := range p.Upstreams {
+		up, err := e.pipelineOf(ctx, u.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		if up == nil {
+			out = append(out, run.JudgeUpstream(u, nil, nil, nil))
+			continue
+		}
+		pers := run.UpstreamPeriods(p, up.p, u, per)
+		runs, err := e.upstreamRuns(ctx, up.p, pers)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run.JudgeUpstream(u, up.p, pers, runs))
+	}
+	return out, nil
+}
+
+// upstreamRuns reads the upstream's runs of the mapped periods: one key,
+// or one range (the hours of a day).
+func (e *Engine) upstreamRuns(ctx context.Context, up *pipeline.Pipeline, pers []schedule.Period) ([]run.Run, error) {
+	switch len(pers) {
+	case 0:
+		return nil, nil
+	case 1:
+		r, err := e.st.RunGet(ctx, run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()})
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		return []run.Run{r}, err
+	}
+	return e.st.RunList(ctx, store.RunListParams{PipelineID: up.ID, ScheduleID: up.ScheduleID(),
+		PeriodFrom: pers[0].String(), PeriodTo: pers[len(pers)-1].String()})
+}
+
+// validation judges a period's validation rules, sensor rules and
+// upstream rules together (run.WithUpstreams).
+func (e *Engine) validation(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, sensors rule.SensorMap, now time.Time) (rule.Outcome, error) {
+	out := rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules)
+	ups, err := e.upstreamResults(ctx, p, per)
+	if err != nil {
+		return out, err
+	}
+	return run.WithUpstreams(out, len(p.Validation.Rules), ups), nil
+}
+
+// downstreamIndex writes p's entries in its upstreams' downstream indexes
+// and drops those of upstreams its previous config had and this one does
+// not (prev may be nil).
+func (b *batch) downstreamIndex(p, prev *pipeline.Pipeline) {
+	ids := p.UpstreamIDs()
+	for _, u := range ids {
+		b.marker(store.Marker{Key: run.Key{PipelineID: u}, Kind: run.MarkerDownstreamPfx + p.ID, At: b.now}, false)
+	}
+	if prev == nil {
+		return
+	}
+	for _, u := range prev.UpstreamIDs() {
+		if !slices.Contains(ids, u) {
+			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.MarkerDownstreamPfx + p.ID})
+		}
+	}
+}
