@@ -86,6 +86,20 @@ type rawAction struct {
 	Resume       *rawPipelineRef `yaml:"resume"`
 	Restart      *bool           `yaml:"restart"`
 	Refused      *bool           `yaml:"refused"`
+	// Backfill and CancelBackfill: a backfill of past periods, and its
+	// cancel (docs/backfill.md).
+	Backfill       *rawBackfill    `yaml:"backfill"`
+	CancelBackfill *rawPipelineRef `yaml:"cancelBackfill"`
+}
+
+type rawBackfill struct {
+	Pipeline  string `yaml:"pipeline"`
+	From      string `yaml:"from"`
+	To        string `yaml:"to"`
+	Only      string `yaml:"only"`
+	MaxActive int    `yaml:"maxActive"`
+	Reverse   bool   `yaml:"reverse"`
+	DryRun    bool   `yaml:"dryRun"`
 }
 
 type rawSensor struct {
@@ -374,6 +388,33 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 			checkPipeline(path+".resume", r.Pipeline)
 			act.Resume = &PipelineRef{Pipeline: r.Pipeline}
 		}
+		if b := a.Backfill; b != nil {
+			n++
+			checkPipeline(path+".backfill", b.Pipeline)
+			for _, f := range [][2]string{{"from", b.From}, {"to", b.To}} {
+				if _, err := schedule.ParsePeriod(f[1]); err != nil {
+					d.ErrorAt(path+".backfill."+f[0], "want a period like 2026-03-10 or 2026-03-10T07, got %q", f[1])
+				}
+			}
+			only := b.Only
+			switch only {
+			case "":
+				only = "missing"
+			case "missing", "failed", "all":
+			default:
+				d.ErrorAt(path+".backfill.only", "want missing, failed or all, got %q", b.Only)
+			}
+			maxActive := b.MaxActive
+			if maxActive == 0 {
+				maxActive = 1
+			}
+			act.Backfill = &Backfill{Pipeline: b.Pipeline, From: b.From, To: b.To, Only: only, MaxActive: maxActive, Reverse: b.Reverse, DryRun: b.DryRun}
+		}
+		if r := a.CancelBackfill; r != nil {
+			n++
+			checkPipeline(path+".cancelBackfill", r.Pipeline)
+			act.CancelBackfill = &PipelineRef{Pipeline: r.Pipeline}
+		}
 		if a.Restart != nil {
 			n++
 			if !*a.Restart {
@@ -386,12 +427,12 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 				d.ErrorAt(path+".refused", "must be true (omit it when the action is to be accepted)")
 			}
 			if a.Restart != nil || a.Config != nil {
-				d.ErrorAt(path+".refused", "only a sensor, deleteSensor, rerun, pause or resume can be refused (a bad config is answered with CONFIG_INVALID)")
+				d.ErrorAt(path+".refused", "only a sensor, deleteSensor, rerun, pause, resume, backfill or cancelBackfill can be refused (a bad config is answered with CONFIG_INVALID)")
 			}
 			act.Refused = true
 		}
 		if n != 1 {
-			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart) besides at, got %d", n)
+			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart, backfill, cancelBackfill) besides at, got %d", n)
 			continue
 		}
 		sc.Timeline = append(sc.Timeline, act)

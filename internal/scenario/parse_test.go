@@ -70,7 +70,11 @@ func TestParseErrors(t *testing.T) {
 		{"end before start", strings.Replace(minimal, "end: 2026-03-10T12:00:00Z", "end: 2026-03-09T12:00:00Z", 1), "end: must be after start"},
 		{"bad job result", minimal + "jobs:\n  p: [{result: maybe}]\n", `unknown result "maybe"`},
 		{"refused: false", strings.Replace(minimal, "    pause: {pipeline: p}", "    pause: {pipeline: p}\n    refused: false", 1), "timeline[1].refused: must be true"},
-		{"a restart cannot be refused", strings.Replace(minimal, "    pause: {pipeline: p}", "    restart: true\n    refused: true", 1), "only a sensor, deleteSensor, rerun, pause or resume can be refused"},
+		{"a restart cannot be refused", strings.Replace(minimal, "    pause: {pipeline: p}", "    restart: true\n    refused: true", 1), "only a sensor, deleteSensor, rerun, pause, resume, backfill or cancelBackfill can be refused"},
+		{"backfill: a bad period", strings.Replace(minimal, "    pause: {pipeline: p}", "    backfill: {pipeline: p, from: 2026-03-01, to: 2026-03-32}", 1), `timeline[1].backfill.to: want a period like 2026-03-10 or 2026-03-10T07, got "2026-03-32"`},
+		{"backfill: unknown only", strings.Replace(minimal, "    pause: {pipeline: p}", "    backfill: {pipeline: p, from: 2026-03-01, to: 2026-03-02, only: some}", 1), `timeline[1].backfill.only: want missing, failed or all, got "some"`},
+		{"backfill: unknown field", strings.Replace(minimal, "    pause: {pipeline: p}", "    backfill: {pipeline: p, from: 2026-03-01, to: 2026-03-02, max: 2}", 1), "max"},
+		{"cancelBackfill: unknown pipeline", strings.Replace(minimal, "    pause: {pipeline: p}", "    cancelBackfill: {pipeline: q}", 1), `timeline[1].cancelBackfill.pipeline: unknown pipeline "q"`},
 		{"invalid pipeline document", strings.Replace(minimal, "check: exists", "check: exist", 1), "pipelines[0].schedule.trigger.check: unknown operator"},
 		// Sensor data that cannot be a sensor object is an error in the
 		// file, with its line, not a write refused at its time.

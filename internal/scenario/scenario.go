@@ -95,6 +95,10 @@ type Action struct {
 	Pause        *PipelineRef
 	Resume       *PipelineRef
 	Restart      bool
+	// Backfill asks for a backfill of a range of past periods;
+	// CancelBackfill cancels the pipeline's running one.
+	Backfill       *Backfill
+	CancelBackfill *PipelineRef
 
 	// Refused says the action must be refused (as the API would answer
 	// 4xx): the simulator checks it like an expectation. A refusal not
@@ -121,6 +125,17 @@ type Rerun struct {
 	Pipeline string
 	Date     string
 	Reason   string // "manual" when not given
+}
+
+// Backfill is a backfill request, as POST /v1/pipelines/{id}/backfills
+// (Only defaults to "missing", MaxActive to 1).
+type Backfill struct {
+	Pipeline  string
+	From, To  string
+	Only      string
+	MaxActive int
+	Reverse   bool
+	DryRun    bool
 }
 
 // ConfigChange adds or replaces a pipeline as a reload would. The document

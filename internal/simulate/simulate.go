@@ -269,13 +269,19 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		err = s.eng.Pause(ctx, a.Pause.Pipeline, time.Time{}, "scenario")
 	case a.Resume != nil:
 		err = s.eng.Resume(ctx, a.Resume.Pipeline, "scenario")
+	case a.Backfill != nil:
+		b := a.Backfill
+		_, err = s.eng.RequestBackfill(ctx, b.Pipeline, run.BackfillRequest{From: b.From, To: b.To, Only: run.BackfillOnly(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse}, b.DryRun, "scenario")
+	case a.CancelBackfill != nil:
+		_, err = s.eng.CancelBackfill(ctx, a.CancelBackfill.Pipeline, "", "scenario")
 	case a.Restart:
 		return s.restart(ctx)
 	}
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) || errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) || errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, os.ErrNotExist) ||
+		errors.Is(err, engine.ErrBackfillRunning) || errors.Is(err, engine.ErrUnknownBackfill) {
 		res.Errors = append(res.Errors, ActionError{At: now, Line: a.Line, Err: err.Error()})
 		return nil
 	}
