@@ -65,8 +65,15 @@ func NewAlert(e event.Event, sink string) Alert {
 }
 
 // ThreadOf returns the thread key of e: its pipeline, schedule and period,
-// or the zero key when it has no period.
+// or the zero key when it has no period. An event blocked by an upstream
+// root (Detail.blockedBy) belongs to the root's period: it is listed under
+// the root's alert (docs/root-cause.md) — in a thread the root's alert
+// started, or that it starts when the root's alert did not reach the sink
+// (a silenced root).
 func ThreadOf(e event.Event) run.Key {
+	if b, ok := run.BlockedByOf(e); ok && b.Date != "" {
+		return b.Key()
+	}
 	if e.Date == "" {
 		return run.Key{}
 	}
@@ -76,6 +83,11 @@ func ThreadOf(e event.Event) run.Key {
 // Envelope is the EventBridge-compatible form of the event, the body
 // webhook and file sinks write.
 func (a Alert) Envelope() event.Envelope { return a.Event.Envelope() }
+
+// Blocked reports whether the event is blocked by an upstream root, and
+// which: such an event is listed under the root's alert, not paged on its
+// own.
+func (a Alert) Blocked() (run.BlockedBy, bool) { return run.BlockedByOf(a.Event) }
 
 // Level is the event's fixed level.
 func (a Alert) Level() event.Level { return a.Event.Level() }

@@ -90,10 +90,12 @@ var allClear = map[event.Type]bool{
 	event.ScheduleRecovered: true,
 	event.TriggerRecovered:  true,
 	event.JobCompleted:      true,
+	event.RootCauseResolved: true,
 }
 
 // IsAllClear reports whether t says a problem of its period is over:
-// SLA_MET, SCHEDULE_RECOVERED, TRIGGER_RECOVERED, JOB_COMPLETED. The
+// SLA_MET, SCHEDULE_RECOVERED, TRIGGER_RECOVERED, JOB_COMPLETED,
+// ROOT_CAUSE_RESOLVED. The
 // default route sends these only after a problem of the same period, into
 // the same Slack thread; on their own they would be daily noise.
 func IsAllClear(t event.Type) bool { return allClear[t] }

@@ -108,7 +108,7 @@ func printSimTable(w io.Writer, res *simulate.Result, quiet bool) {
 	fmt.Fprintf(w, "== %s (%s)\n", sc.Name, sc.Path)
 	if !quiet {
 		for _, e := range res.Events {
-			fmt.Fprintf(w, "%s  %-26s %-18s %-6s %-13s %s\n", e.Time.UTC().Format(time.RFC3339), e.Type, e.PipelineID, e.ScheduleID, e.Date, e.Message)
+			fmt.Fprintf(w, "%s  %-26s %-18s %-6s %-13s %s%s\n", e.Time.UTC().Format(time.RFC3339), e.Type, e.PipelineID, e.ScheduleID, e.Date, e.Message, simulate.Mark(e))
 		}
 		if len(res.Events) == 0 {
 			fmt.Fprintln(w, "(no events)")

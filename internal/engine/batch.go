@@ -220,6 +220,9 @@ func (b *batch) commit(ctx context.Context) error {
 	if b.c.Empty() {
 		return nil
 	}
+	if err := b.rootCauses(ctx); err != nil {
+		return err
+	}
 	if err := b.e.st.Commit(ctx, b.conditioned()); err != nil {
 		return err
 	}

@@ -149,6 +149,8 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			b, err = e.downstreamsTimer(ctx, t, now)
 		case kindUpstream:
 			b, err = e.upstreamTimer(ctx, t, now)
+		case kindRelease:
+			b, err = e.releaseTimer(ctx, t, now)
 		default:
 			e.log.Error("unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 			b = e.newBatch(nil, now)

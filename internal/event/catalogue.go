@@ -67,6 +67,13 @@ const (
 	WatchdogDegraded        Type = "WATCHDOG_DEGRADED"
 )
 
+// Root-cause events (docs/root-cause.md).
+const (
+	// RootCauseResolved: a downstream condition stored blocked by an
+	// upstream root had cleared when the root recovered.
+	RootCauseResolved Type = "ROOT_CAUSE_RESOLVED"
+)
+
 // Dry-run events.
 const (
 	DryRunWouldTrigger   Type = "DRY_RUN_WOULD_TRIGGER"
@@ -150,6 +157,8 @@ func init() {
 	def(PostRunSensorMissing, LevelWarning, "no post-run sensor arrived within postRun.sensorTimeout after completion")
 	def(RunStuck, LevelWarning, "a run stayed in a non-terminal state longer than job.stuckAfter")
 	def(WatchdogDegraded, LevelError, "one or more watchdog checks failed")
+
+	def(RootCauseResolved, LevelInfo, "a downstream problem stored as blocked by an upstream root (Detail.blockedBy) had cleared when the root recovered; Detail.type names it")
 
 	def(DryRunWouldTrigger, LevelInfo, "dry-run: the job would have been triggered")
 	def(DryRunLateData, LevelInfo, "dry-run: trigger data arrived after the would-be trigger")

@@ -45,13 +45,17 @@ type Envelope struct {
 
 // EnvelopeDetail is the envelope's detail object.
 type EnvelopeDetail struct {
-	PipelineID string         `json:"pipelineId"`
-	ScheduleID string         `json:"scheduleId,omitempty"`
-	Date       string         `json:"date,omitempty"`
-	Message    string         `json:"message,omitempty"`
-	Timestamp  string         `json:"timestamp"`
-	Level      Level          `json:"level"`
-	Detail     *sensor.Object `json:"detail,omitempty"`
+	PipelineID string `json:"pipelineId"`
+	ScheduleID string `json:"scheduleId,omitempty"`
+	Date       string `json:"date,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Timestamp  string `json:"timestamp"`
+	Level      Level  `json:"level"`
+	// BlockedBy is Detail.blockedBy lifted beside the level, so a
+	// receiver sees at once that the event is explained by an upstream
+	// root and is not a page of its own (docs/root-cause.md).
+	BlockedBy *sensor.Object `json:"blockedBy,omitempty"`
+	Detail    *sensor.Object `json:"detail,omitempty"`
 }
 
 // Source is the envelope source of every Interlock event.
@@ -76,6 +80,11 @@ func (e Event) Envelope() Envelope {
 	if e.Detail.Len() > 0 {
 		d := e.Detail
 		env.Detail.Detail = &d
+	}
+	if v, ok := e.Detail.Get("blockedBy"); ok {
+		if o, ok := v.Object(); ok {
+			env.Detail.BlockedBy = &o
+		}
 	}
 	return env
 }

@@ -38,6 +38,9 @@ type ConditionFacts struct {
 	// Recovered: SCHEDULE_RECOVERED was reported for the period
 	// (MarkerRecovered): a run appeared after it was reported missed.
 	Recovered bool
+	// Missed: SCHEDULE_MISSED or IRREGULAR_SCHEDULE_MISSED was reported
+	// for the period (MarkerScheduleMissed, MarkerIrregularMissed).
+	Missed bool
 	// PostRunArrived is when the engine last judged a post-run sensor of
 	// the period after its success (MarkerPostRunArrived); zero: never.
 	PostRunArrived time.Time
@@ -52,6 +55,8 @@ func (f *ConditionFacts) SetMarker(kind string, at time.Time) {
 	switch kind {
 	case MarkerRecovered:
 		f.Recovered = true
+	case MarkerScheduleMissed, MarkerIrregularMissed:
+		f.Missed = true
 	case MarkerPostRunArrived:
 		f.PostRunArrived = at
 	default:

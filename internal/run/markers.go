@@ -32,4 +32,5 @@ const (
 	// config is activated. The downstream's config decides; the marker
 	// only saves listing every pipeline on each success.
 	MarkerDownstreamPfx = "downstream:"
+	MarkerBlockedPfx    = "blocked:" // on a root's period, + the downstream period and type: a condition blocked by it, to release on its success (BlockedMarkerKind)
 )

@@ -137,6 +137,10 @@ type rawMatcher struct {
 	Before   *stamp                  `yaml:"before"`
 	Detail   map[string]sensor.Value `yaml:"detail"`
 	Count    *int                    `yaml:"count"`
+	// BlockedBy: the pipeline Detail.blockedBy names (docs/root-cause.md).
+	BlockedBy string `yaml:"blockedBy"`
+	// Paged: whether a default route pages the event on its own.
+	Paged *bool `yaml:"paged"`
 }
 
 // stamp is an RFC3339 instant.
@@ -494,7 +498,8 @@ func (p *parser) buildMatchers(raw []rawMatcher, base string) []Matcher {
 	out := make([]Matcher, 0, len(raw))
 	for i, r := range raw {
 		path := fmt.Sprintf("%s[%d]", base, i)
-		m := Matcher{Line: d.Line(path), Type: event.Type(r.Type), Pipeline: r.Pipeline, Schedule: r.Schedule, Date: r.Date, Detail: r.Detail, Count: r.Count}
+		m := Matcher{Line: d.Line(path), Type: event.Type(r.Type), Pipeline: r.Pipeline, Schedule: r.Schedule, Date: r.Date, Detail: r.Detail, Count: r.Count,
+			BlockedBy: r.BlockedBy, Paged: r.Paged}
 		if r.Type == "" {
 			d.ErrorAt(path+".type", "required: an event type such as JOB_TRIGGERED")
 		} else if _, ok := event.Lookup(m.Type); !ok {

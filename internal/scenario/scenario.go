@@ -168,4 +168,11 @@ type Matcher struct {
 	Before   *time.Time // inclusive
 	Detail   map[string]sensor.Value
 	Count    *int
+	// BlockedBy, when set, is the pipeline the event's Detail.blockedBy
+	// names (its root cause, docs/root-cause.md).
+	BlockedBy string
+	// Paged, when set, is whether a default alert route pages the event
+	// on its own: a warning or an error, not an all-clear, not blocked by
+	// an upstream root (Detail.blockedBy).
+	Paged *bool
 }

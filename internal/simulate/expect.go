@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/scenario"
 )
 
@@ -78,7 +80,35 @@ func Matches(m scenario.Matcher, e event.Event) bool {
 			return false
 		}
 	}
+	if m.BlockedBy != "" {
+		if b, ok := run.BlockedByOf(e); !ok || b.PipelineID != m.BlockedBy {
+			return false
+		}
+	}
+	if m.Paged != nil && Paged(e) != *m.Paged {
+		return false
+	}
 	return true
+}
+
+// Mark is what the timeline prints after an event's message: the root
+// it is blocked by (docs/root-cause.md), or nothing.
+func Mark(e event.Event) string {
+	if b, ok := run.BlockedByOf(e); ok {
+		return fmt.Sprintf("  [blocked by %s %s: %s]", b.PipelineID, b.Date, b.Reason)
+	}
+	return ""
+}
+
+// Paged reports whether a default alert route pages e on its own: a
+// warning or an error, not an all-clear, and not blocked by an upstream
+// root (listed under the root's alert instead).
+func Paged(e event.Event) bool {
+	if lv := e.Level(); lv != event.LevelWarning && lv != event.LevelError {
+		return false
+	}
+	_, blocked := run.BlockedByOf(e)
+	return !alert.IsAllClear(e.Type) && !blocked
 }
 
 // Kind names where the expectation comes from: "events", "absent", or
@@ -143,6 +173,10 @@ func Describe(m scenario.Matcher) string {
 	}
 	for k, v := range m.Detail {
 		add("detail."+k, v.String())
+	}
+	add("blockedBy", m.BlockedBy)
+	if m.Paged != nil {
+		add("paged", fmt.Sprint(*m.Paged))
 	}
 	if m.Count != nil {
 		add("count", fmt.Sprint(*m.Count))

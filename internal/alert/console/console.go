@@ -1,7 +1,7 @@
 // Package console is the console sink: one line per alert on a writer
 // (standard output in serve),
 //
-//	LEVEL pipeline date TYPE message
+//	LEVEL pipeline date TYPE message [blocked by ROOT DATE: REASON]
 //
 // with "-" for a missing pipeline or date and the message folded onto one
 // line, so the output stays greppable and one alert is one line.
@@ -57,6 +57,9 @@ func Line(a alert.Alert) string {
 	e := a.Event
 	line := fmt.Sprintf("%s %s %s %s %s", strings.ToUpper(string(a.Level())), orDash(e.PipelineID), orDash(e.Date),
 		e.Type, strings.Join(strings.Fields(e.Message), " "))
+	if b, ok := a.Blocked(); ok {
+		line += fmt.Sprintf(" [blocked by %s %s: %s]", b.PipelineID, b.Date, b.Reason)
+	}
 	// Control characters (a terminal escape in a message) are dropped.
 	line = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -70,6 +71,9 @@ func Text(e event.Event) string {
 	}
 	if s := field(d, "actionHint"); s != "" {
 		lines = append(lines, "→ "+escape(s))
+	}
+	if b, ok := run.BlockedByOf(e); ok {
+		lines = append(lines, "⛓ Blocked by *"+escape(b.PipelineID)+"* "+escape(b.Date)+" ("+escape(string(b.Reason))+"): not paged on its own")
 	}
 	return truncate(strings.Join(lines, "\n"), maxText)
 }

@@ -143,7 +143,10 @@ func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
 			if t.Channel != "" {
 				m.Channel = t.Channel
 			}
-			m.ReplyBroadcast = a.Level() == event.LevelError
+			// A blocked event is listed under its root's alert, not
+			// paged on its own: never broadcast.
+			_, blocked := a.Blocked()
+			m.ReplyBroadcast = a.Level() == event.LevelError && !blocked
 		}
 	}
 	body, err := json.Marshal(m)

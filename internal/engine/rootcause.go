@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Root causes (docs/root-cause.md): every event the engine commits goes
+// through batch.commit, so that is where a downstream problem is found
+// blocked by its upstream's (run.RootCause) and where a root's success
+// arms the release of what it blocked (kindRelease). The facts are read
+// from the store — the upstreams' configs and their periods' facts —
+// never remembered.
+
+const kindRelease = "root-release" // a root's period succeeded: release the conditions it blocked
+
+func releaseTimerKey(k run.Key) string {
+	return kindRelease + "/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+}
+
+// upstreamReader answers run.RootCause from the store, each pipeline and
+// period read once per decision.
+type upstreamReader struct {
+	ctx   context.Context
+	e     *Engine
+	pipes map[string]*pipeline.Pipeline
+	facts map[run.Key]run.ConditionFacts
+}
+
+func (e *Engine) upstreamReader(ctx context.Context) *upstreamReader {
+	return &upstreamReader{ctx: ctx, e: e, pipes: map[string]*pipeline.Pipeline{}, facts: map[run.Key]run.ConditionFacts{}}
+}
+
+func (u *upstreamReader) Pipeline(id string) (*pipeline.Pipeline, error) {
+	if p, ok := u.pipes[id]; ok {
+		return p, nil
+	}
+	lp, err := u.e.pipelineOf(u.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var p *pipeline.Pipeline
+	if lp != nil {
+		p = lp.p
+	}
+	u.pipes[id] = p
+	return p, nil
+}
+
+func (u *upstreamReader) Facts(key run.Key) (run.ConditionFacts, error) {
+	if f, ok := u.facts[key]; ok {
+		return f, nil
+	}
+	f, err := store.ConditionFactsOf(u.ctx, u.e.st, key)
+	if err != nil {
+		return f, err
+	}
+	u.facts[key] = f
+	return f, nil
+}
+
+// rootCauses stores each problem event of the batch that an upstream root
+// explains as blocked by it (Detail.blockedBy, without released: a
+// released alert explained by another root is blocked again), with the
+// marker on the root's period its release reads; and arms the release of
+// what the periods this batch makes succeed had blocked.
+func (b *batch) rootCauses(ctx context.Context) error {
+	var ups *upstreamReader
+	for i := range b.c.Events {
+		e := &b.c.Events[i]
+		if !run.OpensCondition(e.Type) || e.Date == "" {
+			continue
+		}
+		if _, blocked := run.BlockedByOf(*e); blocked {
+			continue
+		}
+		if ups == nil {
+			ups = b.e.upstreamReader(ctx)
+			if b.p != nil {
+				ups.pipes[b.p.ID] = b.p // the decision's own config, as it read it
+			}
+		}
+		p, err := ups.Pipeline(e.PipelineID)
+		if err != nil {
+			return err
+		}
+		if p == nil || len(p.Upstreams) == 0 {
+			continue
+		}
+		per, err := schedule.ParsePeriod(e.Date)
+		if err != nil {
+			continue
+		}
+		root, ok, err := run.RootCause(ups, p, per, b.now)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		e.Detail = run.BlockedDetail(e.Detail, root)
+		c := run.BlockedOf(p, *e)
+		b.putMarker(store.Marker{Key: root.Key(), Kind: run.BlockedMarkerKind(c.Down, c.Type), At: b.now, Detail: c.MarkerDetail()})
+	}
+	return b.armReleases(ctx)
+}
+
+// putMarker writes m, replacing the batch's own write or delete of the
+// same marker (a Change touches a record once).
+func (b *batch) putMarker(m store.Marker) {
+	for i, w := range b.c.Markers {
+		if w.Marker.Key == m.Key && w.Marker.Kind == m.Kind {
+			b.c.Markers[i] = store.MarkerWrite{Marker: m}
+			return
+		}
+	}
+	for i, d := range b.c.MarkerDeletes {
+		if d.Key == m.Key && d.Kind == m.Kind {
+			b.c.MarkerDeletes = append(b.c.MarkerDeletes[:i:i], b.c.MarkerDeletes[i+1:]...)
+			break
+		}
+	}
+	b.marker(m, false)
+}
+
+// armReleases sets the release timer of each period the batch makes
+// succeed that blocked downstream conditions (its blocked markers).
+func (b *batch) armReleases(ctx context.Context) error {
+	for _, w := range b.c.Runs {
+		r := w.Run
+		if r.State != run.Completed {
+			continue
+		}
+		if prev := b.runs[r.Key]; prev != nil && prev.State == run.Completed {
+			continue
+		}
+		ms, err := b.e.st.MarkerListOf(ctx, r.Key)
+		if err != nil {
+			return err
+		}
+		cs := blockedConditions(ms)
+		if len(cs) == 0 || b.touchesTimer(releaseTimerKey(r.Key)) {
+			continue
+		}
+		b.putTimer(store.Timer{Key: releaseTimerKey(r.Key), Kind: kindRelease, Run: r.Key, DueAt: run.ReleaseAt(b.now, cs)}, nil)
+	}
+	return nil
+}
+
+func blockedConditions(ms []store.Marker) []run.BlockedCondition {
+	var out []run.BlockedCondition
+	for _, m := range ms {
+		if !strings.HasPrefix(m.Kind, run.MarkerBlockedPfx) {
+			continue
+		}
+		if c, ok := run.BlockedFromMarker(m.Kind, m.Detail); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// releaseTimer releases the conditions a root's period blocked (run.Release):
+// each is alerted again or resolved, and its marker removed in the same
+// commit, so each is released once. A root that is no longer succeeded
+// (a rerun reopened it) keeps them blocked: its next success releases them.
+func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	b := e.newBatch(nil, now)
+	f, err := store.ConditionFactsOf(ctx, e.st, t.Run)
+	if err != nil {
+		return nil, err
+	}
+	if !f.Succeeded() {
+		return b, nil
+	}
+	ms, err := e.st.MarkerListOf(ctx, t.Run)
+	if err != nil {
+		return nil, err
+	}
+	ups := e.upstreamReader(ctx)
+	for _, m := range ms {
+		c, ok := run.BlockedFromMarker(m.Kind, m.Detail)
+		if !ok {
+			continue
+		}
+		p, err := ups.Pipeline(c.Down.PipelineID)
+		if err != nil {
+			return nil, err
+		}
+		df, err := ups.Facts(c.Down)
+		if err != nil {
+			return nil, err
+		}
+		note := run.Release(p, c, t.Run, df, now)
+		b.emit(c.Down, note.Type, note.Message, note.Detail)
+		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: m.Key, Kind: m.Kind})
+	}
+	return b, nil
+}

@@ -1,0 +1,267 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// mapUpstreams answers RootCause from maps; a key it was not given has no
+// facts (no run), and reads are counted.
+type mapUpstreams struct {
+	pipes map[string]*pipeline.Pipeline
+	facts map[Key]ConditionFacts
+	reads int
+	fail  bool
+}
+
+func (m *mapUpstreams) Pipeline(id string) (*pipeline.Pipeline, error) { return m.pipes[id], nil }
+func (m *mapUpstreams) Facts(k Key) (ConditionFacts, error) {
+	m.reads++
+	if m.fail {
+		return ConditionFacts{}, errors.New("store down")
+	}
+	return m.facts[k], nil
+}
+
+// chain: a (cron 06:00, no SLA) -> b (SLA 10:00) -> c (SLA 11:00), and h
+// hourly feeding d with hours: all.
+func rootChain(t *testing.T) map[string]*pipeline.Pipeline {
+	doc := func(id, rest string) *pipeline.Pipeline {
+		return mustPipeline(t, fmt.Sprintf("pipeline: {id: %s}\njob: {type: glue, config: {jobName: j}}\n%s", id, rest))
+	}
+	return map[string]*pipeline.Pipeline{
+		"a": doc("a", "schedule: {cron: \"0 6 * * *\"}\n"),
+		"b": doc("b", "schedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: a}]}\nsla: {deadline: \"10:00\", expectedDuration: 1h}\n"),
+		"c": doc("c", "schedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: b}]}\nsla: {deadline: \"11:00\"}\n"),
+		"h": doc("h", "schedule: {cron: \"0 * * * *\"}\n"),
+		"d": doc("d", "schedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: h, hours: all}]}\n"),
+		"x": doc("x", "schedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: gone}]}\n"),
+	}
+}
+
+func TestRootCause(t *testing.T) {
+	pipes := rootChain(t)
+	ka := Key{PipelineID: "a", ScheduleID: "cron", Period: day.String()}
+	kb := Key{PipelineID: "b", ScheduleID: "stream", Period: day.String()}
+	run := func(k Key, st State) ConditionFacts {
+		return ConditionFacts{Run: &Run{Key: k, State: st}, FirstLoaded: hm(0, 0)}
+	}
+	hour := func(h int) Key {
+		return Key{PipelineID: "h", ScheduleID: "cron", Period: schedule.HourlyPeriod(day.Date, h).String()}
+	}
+	allHoursOK := map[Key]ConditionFacts{}
+	for h := range 24 {
+		allHoursOK[hour(h)] = run(hour(h), Completed)
+	}
+	withHour := func(h int, f ConditionFacts) map[Key]ConditionFacts {
+		out := map[Key]ConditionFacts{}
+		for k, v := range allHoursOK {
+			out[k] = v
+		}
+		out[hour(h)] = f
+		return out
+	}
+	cases := []struct {
+		name  string
+		down  string
+		facts map[Key]ConditionFacts
+		now   time.Time
+		want  *BlockedBy
+	}{
+		{name: "direct upstream failed", down: "b", facts: map[Key]ConditionFacts{ka: run(ka, FailedFinal)}, now: hm(9, 0),
+			want: &BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: day.String(), Reason: BlockFailed}},
+		{name: "root two levels up", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, FailedFinal)}, now: hm(11, 0),
+			want: &BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: day.String(), Reason: BlockFailed}},
+		{name: "middle late, root succeeded: the middle is the root", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, Completed), kb: {FirstLoaded: hm(0, 0)}}, now: hm(10, 30),
+			want: &BlockedBy{PipelineID: "b", ScheduleID: "stream", Date: day.String(), Reason: BlockLate}},
+		{name: "middle at risk is late", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, Completed), kb: {FirstLoaded: hm(0, 0)}}, now: hm(9, 30),
+			want: &BlockedBy{PipelineID: "b", ScheduleID: "stream", Date: day.String(), Reason: BlockLate}},
+		{name: "middle failed, root succeeded", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, Completed), kb: run(kb, FailedFinal)}, now: hm(11, 0),
+			want: &BlockedBy{PipelineID: "b", ScheduleID: "stream", Date: day.String(), Reason: BlockFailed}},
+		{name: "middle waiting before its SLA, root succeeded: none", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, Completed), kb: {FirstLoaded: hm(0, 0)}}, now: hm(8, 0)},
+		{name: "upstream running, nothing late: none", down: "b", facts: map[Key]ConditionFacts{ka: run(ka, Running)}, now: hm(9, 0)},
+		{name: "upstream no run, no SLA, not missed: none", down: "b", now: hm(9, 0)},
+		{name: "upstream schedule missed", down: "b", facts: map[Key]ConditionFacts{ka: {Missed: true}}, now: hm(9, 0),
+			want: &BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: day.String(), Reason: BlockLate}},
+		{name: "upstream missed then recovered: none", down: "b", facts: map[Key]ConditionFacts{ka: {Missed: true, Recovered: true, Run: &Run{Key: ka, State: Running}}}, now: hm(9, 0)},
+		{name: "middle succeeded, its upstream failed since (a rerun): none", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, FailedFinal), kb: run(kb, Completed)}, now: hm(11, 0)},
+		{name: "all succeeded: none", down: "c", facts: map[Key]ConditionFacts{ka: run(ka, Completed), kb: run(kb, Completed)}, now: hm(12, 0)},
+		{name: "failed run under the other schedule id names its key", down: "b",
+			facts: map[Key]ConditionFacts{ka: run(Key{PipelineID: "a", ScheduleID: "stream", Period: day.String()}, FailedFinal)}, now: hm(9, 0),
+			want: &BlockedBy{PipelineID: "a", ScheduleID: "stream", Date: day.String(), Reason: BlockFailed}},
+		{name: "hours: all, one hour failed", down: "d", facts: withHour(7, run(hour(7), FailedFinal)), now: hm(9, 0),
+			want: &BlockedBy{PipelineID: "h", ScheduleID: "cron", Date: schedule.HourlyPeriod(day.Date, 7).String(), Reason: BlockFailed}},
+		{name: "hours: all succeeded", down: "d", facts: allHoursOK, now: hm(9, 0)},
+		{name: "unknown upstream: none", down: "x", now: hm(9, 0)},
+		{name: "a pipeline without upstreams: none", down: "a", facts: map[Key]ConditionFacts{}, now: hm(9, 0)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ups := &mapUpstreams{pipes: pipes, facts: c.facts}
+			got, ok, err := RootCause(ups, pipes[c.down], day, c.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case c.want == nil && ok:
+				t.Errorf("blocked by %+v, want none", got)
+			case c.want != nil && !ok:
+				t.Errorf("not blocked, want %+v", *c.want)
+			case c.want != nil && got != *c.want:
+				t.Errorf("blocked by %+v, want %+v", got, *c.want)
+			}
+		})
+	}
+	t.Run("a read error is returned", func(t *testing.T) {
+		if _, _, err := RootCause(&mapUpstreams{pipes: pipes, fail: true}, pipes["b"], day, hm(9, 0)); err == nil {
+			t.Error("no error")
+		}
+	})
+}
+
+// A cycle that slipped past config validation does not loop: the walk
+// stops at MaxRootDepth.
+func TestRootCauseBoundedOnACycle(t *testing.T) {
+	p := mustPipeline(t, "pipeline: {id: self}\njob: {type: glue, config: {jobName: j}}\nschedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: other}]}\n")
+	q := mustPipeline(t, "pipeline: {id: other}\njob: {type: glue, config: {jobName: j}}\nschedule: {trigger: {key: ready, check: exists}}\nvalidation: {rules: [{check: upstream, pipeline: self}]}\n")
+	ups := &mapUpstreams{pipes: map[string]*pipeline.Pipeline{"self": p, "other": q}}
+	if _, ok, err := RootCause(ups, p, day, hm(9, 0)); ok || err != nil {
+		t.Fatalf("ok %v err %v", ok, err)
+	}
+	if ups.reads > MaxRootDepth {
+		t.Errorf("%d reads, want at most %d", ups.reads, MaxRootDepth)
+	}
+}
+
+func TestBlockedRoundTrips(t *testing.T) {
+	b := BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: "2026-03-10", Reason: BlockLate}
+	e := event.Event{ID: "e1", Type: event.SLABreach, PipelineID: "b", ScheduleID: "stream", Date: "2026-03-10", Message: "late",
+		Detail: WithDetail(Detail("deadline", "10:00"), DetailBlockedBy, b.Value())}
+	got, ok := BlockedByOf(e)
+	if !ok || got != b {
+		t.Fatalf("BlockedByOf = %+v, %v", got, ok)
+	}
+	if _, ok := BlockedByOf(event.Event{Detail: Detail(DetailBlockedBy, "a")}); ok {
+		t.Error("a blockedBy that is not an object is not a root")
+	}
+	if _, ok := BlockedByOf(event.Event{}); ok {
+		t.Error("no detail, no root")
+	}
+	p := mustPipeline(t, boardSLA) // expectedDuration 1h
+	c := BlockedOf(p, e)
+	kind := BlockedMarkerKind(c.Down, c.Type)
+	back, ok := BlockedFromMarker(kind, c.MarkerDetail())
+	if !ok || back.Down != c.Down || back.Type != c.Type || back.EventID != "e1" || back.Message != "late" || back.Grace != time.Hour || !back.Detail.Equal(e.Detail) {
+		t.Errorf("round trip: %+v, want %+v", back, c)
+	}
+	if _, ok := BlockedFromMarker(MarkerSLABreach, c.MarkerDetail()); ok {
+		t.Error("a marker of another kind read as blocked")
+	}
+	if _, ok := BlockedFromMarker(kind, Detail("type", "SLA_BREACH")); ok {
+		t.Error("a marker naming no downstream read as blocked")
+	}
+	if g := BlockedOf(nil, e).Grace; g != 0 {
+		t.Errorf("grace of a removed pipeline %s, want 0", g)
+	}
+}
+
+func TestBlockedDetail(t *testing.T) {
+	b := BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: "2026-03-10", Reason: BlockLate}
+	d := BlockedDetail(Detail("deadline", "10:00", DetailReleased, true), b)
+	if _, ok := d.Get(DetailReleased); ok {
+		t.Error("a blocked event is not released")
+	}
+	if got, ok := BlockedByOf(event.Event{Detail: d}); !ok || got != b {
+		t.Errorf("blockedBy %+v", got)
+	}
+	if v, _ := d.Get("deadline"); !v.Equal(sensor.StringValue("10:00")) {
+		t.Errorf("own detail lost: %v", d)
+	}
+}
+
+func TestReleaseAt(t *testing.T) {
+	at := hm(11, 0)
+	if got := ReleaseAt(at, nil); !got.Equal(at) {
+		t.Errorf("no grace: %s", got)
+	}
+	if got := ReleaseAt(at, []BlockedCondition{{Grace: time.Hour}, {Grace: 30 * time.Minute}}); !got.Equal(hm(12, 0)) {
+		t.Errorf("longest grace: %s, want 12:00", got)
+	}
+}
+
+func TestRelease(t *testing.T) {
+	p := mustPipeline(t, boardSLA)
+	root := Key{PipelineID: "a", ScheduleID: "cron", Period: day.String()}
+	b := BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: day.String(), Reason: BlockFailed}
+	c := BlockedCondition{Down: Key{PipelineID: "p1", ScheduleID: "stream", Period: day.String()}, Type: event.SLABreach, EventID: "e1", Message: "SLA passed",
+		Detail: WithDetail(Detail("deadline", "10:00"), DetailBlockedBy, b.Value())}
+	t.Run("still holds: alerted again, released, without blockedBy", func(t *testing.T) {
+		n := Release(p, c, root, ConditionFacts{}, hm(12, 0))
+		if n.Type != event.SLABreach {
+			t.Fatalf("type %s", n.Type)
+		}
+		if _, ok := BlockedByOf(event.Event{Detail: n.Detail}); ok {
+			t.Error("the released alert is still blocked")
+		}
+		if v, _ := n.Detail.Get(DetailReleased); !v.Equal(sensor.BoolValue(true)) {
+			t.Errorf("released = %v", v)
+		}
+		if v, _ := n.Detail.Get("deadline"); !v.Equal(sensor.StringValue("10:00")) {
+			t.Errorf("the blocked event's detail is lost: %v", n.Detail)
+		}
+	})
+	t.Run("cleared: resolved, naming its root", func(t *testing.T) {
+		n := Release(p, c, root, ConditionFacts{Run: &Run{State: Completed}}, hm(12, 0))
+		if n.Type != event.RootCauseResolved {
+			t.Fatalf("type %s", n.Type)
+		}
+		got, ok := BlockedByOf(event.Event{Detail: n.Detail})
+		if !ok || got != b {
+			t.Errorf("resolve names %+v, want %+v", got, b)
+		}
+		if v, _ := n.Detail.Get("type"); !v.Equal(sensor.StringValue("SLA_BREACH")) {
+			t.Errorf("type detail %v", v)
+		}
+	})
+	t.Run("a removed downstream is resolved", func(t *testing.T) {
+		if n := Release(nil, c, root, ConditionFacts{}, hm(12, 0)); n.Type != event.RootCauseResolved {
+			t.Errorf("type %s", n.Type)
+		}
+	})
+}
+
+func TestUpstreamStanding(t *testing.T) {
+	p := mustPipeline(t, boardSLA)
+	dry := mustPipeline(t, boardSLA+"dryRun: true\n")
+	cases := []struct {
+		name string
+		p    *pipeline.Pipeline
+		f    ConditionFacts
+		now  time.Time
+		want BlockReason
+	}{
+		{name: "failed", p: p, f: ConditionFacts{Run: boardRun(FailedFinal, hm(7, 0))}, now: hm(8, 0), want: BlockFailed},
+		{name: "succeeded", p: p, f: ConditionFacts{Run: boardRun(Completed, hm(7, 0))}, now: hm(11, 0)},
+		{name: "breached", p: p, f: ConditionFacts{FirstLoaded: hm(0, 0)}, now: hm(10, 0), want: BlockLate},
+		{name: "at risk", p: p, f: ConditionFacts{FirstLoaded: hm(0, 0)}, now: hm(9, 0), want: BlockLate},
+		{name: "before the warning", p: p, f: ConditionFacts{FirstLoaded: hm(0, 0)}, now: hm(8, 59)},
+		{name: "missed", p: p, f: ConditionFacts{Missed: true, FirstLoaded: hm(0, 0)}, now: hm(8, 0), want: BlockLate},
+		{name: "missed and recovered", p: p, f: ConditionFacts{Missed: true, Recovered: true, FirstLoaded: hm(0, 0)}, now: hm(8, 0)},
+		{name: "dry-run is never late", p: dry, f: ConditionFacts{FirstLoaded: hm(0, 0)}, now: hm(11, 0)},
+		{name: "no config", f: ConditionFacts{Run: boardRun(FailedFinal, hm(7, 0))}, now: hm(8, 0)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := UpstreamStanding(c.p, day, c.f, c.now); got != c.want {
+				t.Errorf("UpstreamStanding = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
