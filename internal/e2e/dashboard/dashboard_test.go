@@ -71,6 +71,36 @@ func TestDashboard(t *testing.T) {
 		b.Screenshot("pipeline-rerun")
 	})
 
+	t.Run("backfill from the history grid", func(t *testing.T) {
+		// paused-ops is paused: its backfill waits, so it is still running
+		// when the page shows it, and the page's Cancel ends it.
+		b := b.For(t)
+		day, _ := time.Parse("2006-01-02", f.period)
+		from, to := day.AddDate(0, 0, -3).Format("2006-01-02"), day.AddDate(0, 0, -1).Format("2006-01-02")
+		b.Open(f.srv.URL + "/ui/pipelines/paused-ops")
+		b.Do(chromedp.Click(chromedp.ID("action-backfill-open")),
+			chromedp.SetValue(chromedp.ID("backfill-from"), from), chromedp.SetValue(chromedp.ID("backfill-to"), to),
+			chromedp.SetValue(chromedp.ID("backfill-max-active"), "2"))
+		confirms := len(b.Dialogs())
+		b.Do(chromedp.Click(chromedp.ID("action-backfill")))
+		b.WaitFor("the backfill's answer", `['done', 'refused', 'error'].includes(document.getElementById('backfill-result').dataset.result)`)
+		if r := browser.Eval[string](b, `document.getElementById('backfill-result').textContent`); r != "Backfill 1 started: 3 of 3 periods to run." {
+			t.Fatalf("the backfill said %q", r)
+		}
+		d := b.Dialogs()
+		if len(d) != confirms+1 || !strings.Contains(d[len(d)-1].Message, "Backfill paused-ops from "+from+" to "+to+" (only missing, at most 2 at once)") {
+			t.Fatalf("the backfill asked %+v, want one confirmation naming the pipeline and the range", d[confirms:])
+		}
+		b.WaitFor("the running backfill's progress", `!!document.querySelector('#backfills .backfill[data-backfill="1"][data-state="running"][data-total="3"]')`)
+		b.Screenshot("pipeline-backfill")
+		b.Do(chromedp.Click(chromedp.CSS(`#backfills .backfill[data-backfill="1"] button[data-action="cancel-backfill"]`)))
+		b.WaitFor("the cancel's answer", `document.getElementById('backfill-result').dataset.result === 'done'`)
+		b.WaitFor("the cancelled backfill", `!!document.querySelector('#backfills .backfill[data-backfill="1"][data-state="cancelled"]')`)
+		if got := f.call(t, "GET", "/v1/pipelines/paused-ops/backfills/1", "", 200); !strings.Contains(got, `"state":"cancelled"`) {
+			t.Fatalf("the API has the backfill %s", got)
+		}
+	})
+
 	t.Run("values are text, never markup", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/")

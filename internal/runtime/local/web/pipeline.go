@@ -47,6 +47,41 @@ type pipelinePageData struct {
 	Path       string // the pipeline's escaped path segment
 	PrevPeriod string
 	NextPeriod string
+	// Backfills are the pipeline's running backfills and the last ended
+	// one, newest first; BackfillFrom and BackfillTo fill the backfill
+	// form (the week before the current period).
+	Backfills                []backfillView
+	BackfillFrom, BackfillTo string
+}
+
+// backfillView is one backfill's progress on the pipeline page.
+type backfillView struct {
+	ID, State, From, To, Only string
+	MaxActive, Done, Total    int
+	Counts                    run.BackfillCounts
+	Running                   bool
+}
+
+// maxBackfillsShown bounds the backfills the pipeline page lists.
+const maxBackfillsShown = 3
+
+// backfillsOf lists a pipeline's running backfills and the last ended
+// one, newest first, at most maxBackfillsShown.
+func backfillsOf(bfs []store.Backfill) []backfillView {
+	var out []backfillView
+	ended := false
+	for i := len(bfs) - 1; i >= 0 && len(out) < maxBackfillsShown; i-- {
+		b := bfs[i]
+		running := b.State == run.BackfillRunning
+		if !running && ended {
+			continue
+		}
+		ended = ended || !running
+		c := run.CountPeriods(b.Periods)
+		out = append(out, backfillView{ID: b.ID, State: string(b.State), From: b.From, To: b.To, Only: string(b.Only), MaxActive: b.MaxActive,
+			Done: c.Succeeded + c.Failed + c.Skipped, Total: len(b.Periods), Counts: c, Running: running})
+	}
+	return out
 }
 
 type scheduleView struct {
@@ -169,6 +204,17 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	if d.Cells, err = h.grid(ctx, p, row, now); err != nil {
 		return nil, err
 	}
+	bfs, err := h.eng.Store().BackfillList(ctx, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("backfills: %w", err)
+	}
+	d.Backfills = backfillsOf(bfs)
+	back := cur.Prev()
+	d.BackfillTo = back.String()
+	for range 6 {
+		back = back.Prev()
+	}
+	d.BackfillFrom = back.String()
 	title := p.ID
 	if !d.Current {
 		title += " · " + d.Period

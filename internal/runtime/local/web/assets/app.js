@@ -40,12 +40,18 @@
 
   // Actions: a confirmed fetch POST to the /v1 route, with the CSRF token
   // of the page; the API's answer (a refusal's reason) is shown.
+  var resultID = "action-result";
   function say(text, kind) {
-    var out = document.getElementById("action-result");
+    var out = document.getElementById(resultID);
     if (!out) return;
     out.textContent = text;
     out.className = "action-result " + kind;
     out.setAttribute("data-result", kind);
+  }
+
+  function value(id) {
+    var el = document.getElementById(id);
+    return el ? el.value.trim() : "";
   }
 
   function actionBody(btn) {
@@ -54,6 +60,11 @@
       var reason = document.getElementById("rerun-reason");
       return { period: btn.getAttribute("data-period"), reason: reason ? reason.value : "" };
     }
+    if (kind === "backfill") {
+      var n = parseInt(value("backfill-max-active"), 10);
+      return { from: value("backfill-from"), to: value("backfill-to"), only: value("backfill-only") || "missing", maxActive: isNaN(n) ? 1 : n };
+    }
+    if (kind === "cancel-backfill") return null;
     if (kind === "pause") {
       var until = document.getElementById("pause-until");
       if (until && until.value) {
@@ -66,19 +77,32 @@
     return {};
   }
 
+  // question is what the action asks before it is sent: a backfill names
+  // its range, the others say it in their data-confirm.
+  function question(btn, body) {
+    if (btn.getAttribute("data-action") === "backfill") {
+      return "Backfill " + btn.getAttribute("data-pipeline") + " from " + body.from + " to " + body.to +
+        " (only " + body.only + ", at most " + body.maxActive + " at once)? Each period runs on its own sensors.";
+    }
+    return btn.getAttribute("data-confirm") || "Are you sure?";
+  }
+
   function act(btn) {
-    var question = btn.getAttribute("data-confirm") || "Are you sure?";
-    if (!window.confirm(question)) return;
+    var kind = btn.getAttribute("data-action");
+    var method = btn.getAttribute("data-method") || "POST";
+    resultID = btn.getAttribute("data-result") || "action-result";
     var body = actionBody(btn);
-    if (body === null) { say("That date is not valid.", "error"); return; }
+    if (body === null && method === "POST") { say("That date is not valid.", "error"); return; }
+    if (!window.confirm(question(btn, body))) return;
     btn.disabled = true;
     say("Sending…", "pending");
-    fetch(btn.getAttribute("data-url"), {
-      method: "POST",
+    var init = {
+      method: method,
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": meta("csrf-token") },
-      body: JSON.stringify(body)
-    }).then(function (resp) {
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": meta("csrf-token") }
+    };
+    if (method === "POST") init.body = JSON.stringify(body);
+    fetch(btn.getAttribute("data-url"), init).then(function (resp) {
       return resp.text().then(function (text) {
         var doc = null;
         try { doc = JSON.parse(text); } catch (e) { doc = null; }
@@ -91,7 +115,14 @@
           say("Refused: " + (doc.reason || "the rerun was rejected"), "refused");
           return;
         }
-        say("Done.", "done");
+        if (kind === "backfill" && doc && doc.backfill) {
+          var runs = (doc.periods || []).filter(function (p) { return p.run; }).length;
+          say("Backfill " + doc.backfill.id + " started: " + runs + " of " + (doc.periods || []).length + " periods to run.", "done");
+        } else if (kind === "cancel-backfill" && doc) {
+          say("Backfill " + doc.id + " " + doc.state + ".", "done");
+        } else {
+          say("Done.", "done");
+        }
         refreshSections();
       });
     }).catch(function (err) {
