@@ -112,15 +112,27 @@ func (e *entry) judge(now time.Time) {
 
 // marks reads a period's SLA markers.
 func (h *handler) marks(ctx context.Context, key run.Key) (run.SLAMarks, error) {
+	m, _, err := h.periodMarks(ctx, key)
+	return m, err
+}
+
+// periodMarks reads a period's markers once: its SLA marks, and the
+// downstream conditions it blocks as a root, not yet released
+// (docs/root-cause.md).
+func (h *handler) periodMarks(ctx context.Context, key run.Key) (run.SLAMarks, []run.BlockedCondition, error) {
 	var m run.SLAMarks
 	ms, err := h.eng.Store().MarkerListOf(ctx, key)
 	if err != nil {
-		return m, fmt.Errorf("markers of %s %s: %w", key.PipelineID, key.Period, err)
+		return m, nil, fmt.Errorf("markers of %s %s: %w", key.PipelineID, key.Period, err)
 	}
+	var blocked []run.BlockedCondition
 	for _, x := range ms {
 		m.Set(x.Kind, x.At)
+		if c, ok := run.BlockedFromMarker(x.Kind, x.Detail); ok {
+			blocked = append(blocked, c)
+		}
 	}
-	return m, nil
+	return m, blocked, nil
 }
 
 // entryOf reads one pipeline's current period as board does for all.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -44,6 +45,13 @@ var funcs = template.FuncMap{
 	"dur":     durText,
 	"value":   valueText,
 	"level":   func(e event.Event) string { return string(e.Level()) },
+	// blocked is the root an event is blocked by (docs/root-cause.md), or nil.
+	"blocked": func(e event.Event) *run.BlockedBy {
+		if b, ok := run.BlockedByOf(e); ok {
+			return &b
+		}
+		return nil
+	},
 	"pipeURL": func(id string) string { return "/ui/pipelines/" + url.PathEscape(id) },
 	"periodURL": func(id, period string) string {
 		return "/ui/pipelines/" + url.PathEscape(id) + "/periods/" + url.PathEscape(period)

@@ -42,6 +42,9 @@ type pipelinePageData struct {
 	Explain    engine.Explanation
 	Timeline   []event.Event
 	More       bool // the timeline was cut at maxTimeline
+	// Blocked are the downstream problems this period is the root cause
+	// of, not yet released (docs/root-cause.md).
+	Blocked []run.BlockedCondition
 	Cells      []cellView
 	Now        time.Time
 	Path       string // the pipeline's escaped path segment
@@ -186,7 +189,7 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	if facts.Marks, err = h.marks(ctx, key); err != nil {
+	if facts.Marks, d.Blocked, err = h.periodMarks(ctx, key); err != nil {
 		return nil, err
 	}
 	d.State = run.BoardStateOf(p, per, facts, now)

@@ -236,6 +236,20 @@
     cell(d.pipelineId, d.pipelineId ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) : "");
     cell(d.date, d.pipelineId && d.date ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) + "/periods/" + encodeURIComponent(d.date) : "");
     cell(d.message, "", "ev-msg");
+    var b = d.blockedBy;
+    if (b && b.pipelineId) {
+      // As the server renders it (partials.html, blocked-by).
+      var span = document.createElement("span");
+      span.className = "blocked-by";
+      span.setAttribute("data-blocked-by", b.pipelineId);
+      var a = document.createElement("a");
+      a.href = "/ui/pipelines/" + encodeURIComponent(b.pipelineId) + "/periods/" + encodeURIComponent(b.date || "");
+      a.textContent = b.pipelineId + " " + (b.date || "");
+      span.appendChild(document.createTextNode(" blocked by "));
+      span.appendChild(a);
+      span.appendChild(document.createTextNode(" (" + (b.reason || "") + "), not paged on its own"));
+      tr.lastChild.appendChild(span);
+    }
     body.appendChild(tr);
   }
 
