@@ -37,14 +37,14 @@ func parsePages() (map[string]*template.Template, error) {
 }
 
 var funcs = template.FuncMap{
-	"zoned":   zoned,
-	"utc":     utcText,
-	"iso":     iso,
-	"until":   untilText,
-	"ago":     agoText,
-	"dur":     durText,
-	"value":   valueText,
-	"level":   func(e event.Event) string { return string(e.Level()) },
+	"zoned": zoned,
+	"utc":   utcText,
+	"iso":   iso,
+	"until": untilText,
+	"ago":   agoText,
+	"dur":   durText,
+	"value": valueText,
+	"level": func(e event.Event) string { return string(e.Level()) },
 	// blocked is the root an event is blocked by (docs/root-cause.md), or nil.
 	"blocked": func(e event.Event) *run.BlockedBy {
 		if b, ok := run.BlockedByOf(e); ok {

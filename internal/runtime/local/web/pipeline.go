@@ -44,7 +44,7 @@ type pipelinePageData struct {
 	More       bool // the timeline was cut at maxTimeline
 	// Blocked are the downstream problems this period is the root cause
 	// of, not yet released (docs/root-cause.md).
-	Blocked []run.BlockedCondition
+	Blocked    []run.BlockedCondition
 	Cells      []cellView
 	Now        time.Time
 	Path       string // the pipeline's escaped path segment
