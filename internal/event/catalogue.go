@@ -108,6 +108,12 @@ const (
 	BackfillCancelled     Type = "BACKFILL_CANCELLED"
 )
 
+// Silence events (internal/silence).
+const (
+	SilenceCreated Type = "SILENCE_CREATED"
+	SilenceExpired Type = "SILENCE_EXPIRED"
+)
+
 // Spec describes one event type.
 type Spec struct {
 	Type    Type
@@ -182,6 +188,8 @@ func init() {
 	def(BackfillPeriodSkipped, LevelInfo, "a backfill skipped one period of its range, saying why")
 	def(BackfillCompleted, LevelInfo, "a backfill has no period left to run (counts succeeded, failed, skipped)")
 	def(BackfillCancelled, LevelInfo, "an operator cancelled a backfill: no new period starts, running ones finish")
+	def(SilenceCreated, LevelInfo, "an operator silenced alerts matching its matchers until its end (who, matchers, end, comment)")
+	def(SilenceExpired, LevelInfo, "an operator ended a silence before its end")
 }
 
 // Lookup returns the spec of t and whether t is in the catalogue.

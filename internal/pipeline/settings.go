@@ -15,6 +15,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store/pgurl"
 )
 
@@ -32,6 +33,8 @@ type Settings struct {
 	Source    Source
 	// Retention is how long per-period history is kept (retention.go).
 	Retention time.Duration
+	// Maintenance are the recurring maintenance windows (maintenance.go).
+	Maintenance []silence.Window
 }
 
 // Store says which storage backend to use.
@@ -110,8 +113,9 @@ type rawSettings struct {
 	Triggers *struct {
 		AllowAddresses []string `yaml:"allowAddresses"`
 	} `yaml:"triggers"`
-	Alerts    []rawAlert     `yaml:"alerts"`
-	Retention *time.Duration `yaml:"retention"`
+	Alerts      []rawAlert       `yaml:"alerts"`
+	Retention   *time.Duration   `yaml:"retention"`
+	Maintenance []rawMaintenance `yaml:"maintenance"`
 }
 
 type rawWatchdog struct {
@@ -187,6 +191,7 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 	for i, a := range raw.Alerts {
 		s.Alerts = append(s.Alerts, b.alert(confdec.Index("alerts", i), a))
 	}
+	s.Maintenance = b.maintenance(raw.Maintenance)
 	if d.ErrorCount() > before {
 		return nil
 	}

@@ -18,7 +18,7 @@ const (
 	KindUnknown  Kind = "unknown"
 )
 
-var settingsKeys = []string{"store", "server", "watchdog", "rules", "triggers", "alerts"}
+var settingsKeys = []string{"store", "server", "watchdog", "rules", "triggers", "alerts", "maintenance"}
 
 // DetectKind tells the kind of a parsed YAML document from its top-level
 // keys: `pipeline:` → pipeline; `timeline:`, `expect:` or `start:`+`end:` →

@@ -1,0 +1,258 @@
+// Package silence owns silences and maintenance windows: which events an
+// operator asked not to be paged about, and until when. It is pure: it
+// matches an event, by the event's own time, against the silences and
+// windows it is given; it never reads the clock or a store. Matching
+// happens where an event is delivered (the alert worker) and where it is
+// shown (the API, the dashboard), so a stored event stays as it was
+// committed, and a silence created or expired later changes what is
+// shown, never what was stored.
+package silence
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+)
+
+// ErrInvalid is wrapped by every error about a silence's or a window's
+// content (each a *FieldError naming the field), so callers can tell bad
+// input from a failed read.
+var ErrInvalid = errors.New("invalid silence")
+
+// Matchers say which events a silence or a window covers. Within one
+// field any entry may match (OR); every field that has entries must
+// match (AND); a field with no entries matches everything. A silence
+// needs at least one entry in one field (Empty).
+type Matchers struct {
+	Pipelines []string      // path.Match globs on the pipeline id
+	Types     []event.Type  // exact event types
+	Levels    []event.Level // the event type's fixed level
+	Owners    []string      // the pipeline's owner (pipeline.owner), exact
+}
+
+// Empty reports whether m has no matcher at all (it would silence
+// everything, which is refused).
+func (m Matchers) Empty() bool {
+	return len(m.Pipelines)+len(m.Types)+len(m.Levels)+len(m.Owners) == 0
+}
+
+// Matches reports whether m covers e, whose pipeline's owner is owner
+// (the caller resolves it from the pipeline's config; "" when unknown).
+// Silence lifecycle events are never covered: an operator always sees
+// who silenced what.
+func (m Matchers) Matches(owner string, e event.Event) bool {
+	if m.Empty() || e.Type == event.SilenceCreated || e.Type == event.SilenceExpired {
+		return false
+	}
+	if len(m.Pipelines) > 0 && !slices.ContainsFunc(m.Pipelines, func(g string) bool {
+		ok, err := path.Match(g, e.PipelineID)
+		return ok && err == nil && e.PipelineID != ""
+	}) {
+		return false
+	}
+	if len(m.Types) > 0 && !slices.Contains(m.Types, e.Type) {
+		return false
+	}
+	if len(m.Levels) > 0 && !slices.Contains(m.Levels, e.Level()) {
+		return false
+	}
+	if len(m.Owners) > 0 && (owner == "" || !slices.Contains(m.Owners, owner)) {
+		return false
+	}
+	return true
+}
+
+// String is m as the CLI and the log write it:
+// "pipeline=gold-* type=SLA_BREACH level=error owner=analytics".
+func (m Matchers) String() string {
+	var parts []string
+	add := func(name string, vs []string) {
+		if len(vs) > 0 {
+			parts = append(parts, name+"="+strings.Join(vs, ","))
+		}
+	}
+	add("pipeline", m.Pipelines)
+	add("type", typeStrings(m.Types))
+	add("level", levelStrings(m.Levels))
+	add("owner", m.Owners)
+	return strings.Join(parts, " ")
+}
+
+func typeStrings(ts []event.Type) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
+}
+
+func levelStrings(ls []event.Level) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
+	}
+	return out
+}
+
+// MaxMatchers bounds the entries of one matcher field (and so the work of
+// one match and the size of a stored silence).
+const MaxMatchers = 50
+
+// maxEntry bounds one entry's length.
+const maxEntry = 256
+
+// ParseMatchers checks matcher entries as an operator wrote them (the
+// API, the CLI, interlock.yaml) and returns them typed: each glob must
+// be well formed, each type in the catalogue, each level a level, no
+// entry empty or over long, no field over MaxMatchers entries. Levels
+// and types are case-insensitive. Errors name the field and the entry
+// and wrap ErrInvalid. An all-empty set is returned as is: whether that
+// is allowed is the caller's (a silence refuses it, see Silence.Check).
+func ParseMatchers(pipelines, types, levels, owners []string) (Matchers, error) {
+	var m Matchers
+	var errs []error
+	bad := func(field string, i int, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Msg: fmt.Sprintf(format, args...)})
+	}
+	check := func(field string, vs []string) bool {
+		if len(vs) > MaxMatchers {
+			errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf("%d entries, at most %d", len(vs), MaxMatchers)})
+			return false
+		}
+		ok := true
+		for i, v := range vs {
+			switch {
+			case strings.TrimSpace(v) == "":
+				bad(field, i, "empty")
+				ok = false
+			case len(v) > maxEntry:
+				bad(field, i, "longer than %d bytes", maxEntry)
+				ok = false
+			}
+		}
+		return ok
+	}
+	if check("pipelines", pipelines) {
+		for i, g := range pipelines {
+			if _, err := path.Match(g, ""); err != nil {
+				bad("pipelines", i, "malformed glob %q", g)
+				continue
+			}
+			m.Pipelines = append(m.Pipelines, g)
+		}
+	}
+	if check("types", types) {
+		for i, s := range types {
+			t := event.Type(strings.ToUpper(strings.TrimSpace(s)))
+			if _, ok := event.Lookup(t); !ok {
+				bad("types", i, "unknown event type %q", s)
+				continue
+			}
+			m.Types = append(m.Types, t)
+		}
+	}
+	if check("levels", levels) {
+		for i, s := range levels {
+			l := event.Level(strings.ToLower(strings.TrimSpace(s)))
+			if !slices.Contains(event.Levels(), l) {
+				bad("levels", i, "unknown level %q (want info, warning or error)", s)
+				continue
+			}
+			m.Levels = append(m.Levels, l)
+		}
+	}
+	if check("owners", owners) {
+		m.Owners = append(m.Owners, owners...)
+	}
+	if len(errs) > 0 {
+		return Matchers{}, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+// Silence is an operator's silence: events its matchers cover whose time
+// is in [StartsAt, End()) are stored and shown, marked with its ID, but
+// not sent.
+type Silence struct {
+	ID string
+	Matchers
+	StartsAt time.Time
+	EndsAt   time.Time
+	// ExpiredAt is when an operator ended it early; zero while it runs
+	// to EndsAt.
+	ExpiredAt time.Time
+	Comment   string
+	CreatedBy string
+	CreatedAt time.Time
+}
+
+// End is when the silence stops covering events: EndsAt, or ExpiredAt
+// when it was expired before.
+func (s Silence) End() time.Time {
+	if !s.ExpiredAt.IsZero() && s.ExpiredAt.Before(s.EndsAt) {
+		return s.ExpiredAt
+	}
+	return s.EndsAt
+}
+
+// ActiveAt reports whether the silence covers instant t: StartsAt
+// inclusive, End exclusive.
+func (s Silence) ActiveAt(t time.Time) bool {
+	return !t.Before(s.StartsAt) && t.Before(s.End())
+}
+
+// MaxComment bounds a silence's comment.
+const MaxComment = 1024
+
+// Check is what a new silence must satisfy at now: a matcher, an end
+// after now and after its start, a bounded comment. Errors name the
+// field and wrap ErrInvalid.
+func (s Silence) Check(now time.Time) error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case s.Matchers.Empty():
+		return bad("matchers", "at least one of pipelines, types, levels, owners is needed (a silence of everything is refused)")
+	case s.EndsAt.IsZero():
+		return bad("until", "an end is needed (until or duration)")
+	case !s.EndsAt.After(now):
+		return bad("until", "%s is not in the future", s.EndsAt.UTC().Format(time.RFC3339))
+	case !s.EndsAt.After(s.StartsAt):
+		return bad("until", "%s is not after the start %s", s.EndsAt.UTC().Format(time.RFC3339), s.StartsAt.UTC().Format(time.RFC3339))
+	case len(s.Comment) > MaxComment:
+		return bad("comment", "longer than %d bytes", MaxComment)
+	}
+	return nil
+}
+
+// Match returns the ID of a silence or window that covers e at e.Time,
+// whose pipeline's owner is owner: silences first (the earliest created,
+// then by ID), then windows in their order; ok is false when none does.
+// A window's ID is WindowID(name).
+func Match(ss []Silence, ws []Window, owner string, e event.Event) (id string, ok bool) {
+	best := -1
+	for i, s := range ss {
+		if !s.ActiveAt(e.Time) || !s.Matches(owner, e) {
+			continue
+		}
+		if best < 0 || s.CreatedAt.Before(ss[best].CreatedAt) ||
+			(s.CreatedAt.Equal(ss[best].CreatedAt) && s.ID < ss[best].ID) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return ss[best].ID, true
+	}
+	for _, w := range ws {
+		if _, _, active := w.ActiveAt(e.Time); active && w.Matches(owner, e) {
+			return w.ID(), true
+		}
+	}
+	return "", false
+}
