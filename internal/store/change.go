@@ -21,7 +21,7 @@ var ErrInvalidChange = errors.New("store: invalid change")
 func (c Change) Records() int {
 	return len(c.Pipelines) + len(c.Calendars) + len(c.PipelineChecks) + len(c.CalendarChecks) + len(c.Sensors) + len(c.SensorDeletes) +
 		len(c.Runs) + len(c.Ledger) + len(c.Baselines) + len(c.BaselineDelete) + len(c.Markers) + len(c.MarkerDeletes) +
-		len(c.Timers) + len(c.TimerDeletes) + len(c.Events) + len(c.Backfills)
+		len(c.Timers) + len(c.TimerDeletes) + len(c.Events) + len(c.Backfills) + len(c.Silences)
 }
 
 // Check reports whether c can be committed as one transaction on every
@@ -115,6 +115,12 @@ func (c Change) Check() error {
 			return fmt.Errorf("%w: a backfill with no pipeline or id, or a negative expected version", ErrInvalidChange)
 		}
 		touch("backfill", w.Backfill.PipelineID, "/", w.Backfill.ID)
+	}
+	for _, w := range c.Silences {
+		if w.Silence.ID == "" || w.ExpectVersion < 0 {
+			return fmt.Errorf("%w: a silence with no id or a negative expected version", ErrInvalidChange)
+		}
+		touch("silence", w.Silence.ID)
 	}
 	for _, d := range c.DeadLetters {
 		touch("dead letter", d.Sink, " ", d.EventID)

@@ -141,6 +141,12 @@ type Store interface {
 	// first (ties by id): one key range on every backend (DynamoDB: a
 	// Query of the pipeline's backfill partition). Backfills are few.
 	BackfillList(ctx context.Context, pipelineID string) ([]Backfill, error)
+	// SilenceGet returns a silence (silences.go) by ID.
+	SilenceGet(ctx context.Context, id string) (Silence, error)
+	// SilenceList returns the silences matching p, earliest CreatedAt
+	// first (ties by ID). Silences are few: one read serves a whole
+	// sweep of the alert worker or a page of events.
+	SilenceList(ctx context.Context, p SilenceListParams) ([]Silence, error)
 
 	// Commit applies c atomically. It returns ErrConflict, and writes
 	// nothing, when any condition fails.
@@ -375,6 +381,8 @@ type Change struct {
 
 	// Backfills (backfill.go), each with its version condition.
 	Backfills []BackfillWrite
+	// Silences (silences.go), each with its version condition.
+	Silences []SilenceWrite
 
 	// PipelineChecks and CalendarChecks are conditions that write
 	// nothing: a decision made from a pipeline's row (its pause state,
@@ -392,7 +400,7 @@ func (c Change) Empty() bool {
 	return len(c.Pipelines)+len(c.Calendars)+len(c.PipelineChecks)+len(c.CalendarChecks)+len(c.Sensors)+len(c.SensorDeletes)+len(c.Runs)+len(c.Ledger)+
 		len(c.Baselines)+len(c.BaselineDelete)+len(c.Markers)+len(c.MarkerDeletes)+
 		len(c.Timers)+len(c.TimerDeletes)+len(c.Events)+
-		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted)+len(c.Leases)+len(c.Backfills) == 0
+		len(c.DeliveryCursors)+len(c.DeadLetters)+len(c.AlertThreads)+len(c.AlertsSent)+len(c.AlertsAlerted)+len(c.Leases)+len(c.Backfills)+len(c.Silences) == 0
 }
 
 // PipelineWrite puts a pipeline row. ExpectVersion 0 means the row must
@@ -485,8 +493,9 @@ type SensorListPrefixParams struct {
 // ledger entries, its baseline, its markers, and sensors whose key names
 // the period, "orders#2026-03-10" or "orders#20260310T05") expire when
 // their period sorts before PeriodBefore as text; events expire when
-// their Time is before Before, and alert bookkeeping (threads, alerts
-// sent and alerted, dead letters) when its At is. The caller derives both from one instant
+// their Time is before Before, alert bookkeeping (threads, alerts sent
+// and alerted, dead letters) when its At is, and a silence when its end
+// is. The caller derives both from one instant
 // (retention.Cutoff), leaving a day's slack for the zones periods are
 // named in.
 //
@@ -514,7 +523,7 @@ type ExpireParams struct {
 type ExpireResult struct {
 	// Deleted counts the records deleted, by kind: "sensors", "runs",
 	// "ledger", "baselines", "markers", "events", "alert_threads",
-	// "alerts_sent", "alerts_alerted", "dead_letters".
+	// "alerts_sent", "alerts_alerted", "dead_letters", "silences".
 	Deleted map[string]int
 	// More is true when the call stopped at its limit: expired records
 	// may remain.

@@ -232,6 +232,7 @@ func (s *Store) plan(c store.Change) ([]action, error) {
 	}
 	s.leaseActions(c, add)
 	s.backfillActions(c, add)
+	s.silenceActions(c, add)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -217,6 +217,8 @@ func (s *Store) recordKey(t *testing.T, r storetest.Record) (table, pk, sk strin
 		return s.t.Events, sinkPK(r.Sink), sentSK(k, string(r.Type), r.Name)
 	case "alert alerted":
 		return s.t.Events, sinkPK(r.Sink), alertedSK(k)
+	case "silence":
+		return s.t.Control, pkSilences, skSilencePrefix + r.Name
 	}
 	t.Fatalf("storetest record kind %q: the test does not know where it is", r.Kind)
 	return "", "", ""

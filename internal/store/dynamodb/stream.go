@@ -220,7 +220,7 @@ func (d decoder) control() (Record, error) {
 		return TimerItem{Timer: t}, nil
 	}
 	if !strings.HasPrefix(d.pk, pkPipelinePrefix) {
-		return d.ignored() // calendars
+		return d.ignored() // calendars, silences
 	}
 	switch {
 	case d.sk == skConfig:

@@ -318,6 +318,7 @@ func plan(c store.Change) ([]op, error) {
 	alertOps(&e, c, add)
 	leaseOps(&e, c, addAll)
 	backfillOps(&e, c, addAll)
+	silenceOps(&e, c, addAll)
 	ops = append(ops, eventOps(&e, c.Events)...)
 	if e.err != nil {
 		return nil, e.err

@@ -54,6 +54,8 @@ var expiries = []expiry{
 	{"alerts_alerted", `DELETE FROM alerts_alerted WHERE (sink, pipeline_id, schedule_id, period) IN
 		(SELECT sink, pipeline_id, schedule_id, period FROM alerts_alerted WHERE at < $1 LIMIT $2)`, true},
 	{"dead_letters", `DELETE FROM dead_letters WHERE (sink, event_id) IN (SELECT sink, event_id FROM dead_letters WHERE at < $1 LIMIT $2)`, true},
+	// Silences by their end (migration 0005's silences_end).
+	{"silences", `DELETE FROM silences WHERE id IN (SELECT id FROM silences WHERE end_at < $1 LIMIT $2)`, true},
 }
 
 // Expire deletes expired history (store.ExpireParams), at most p.Limit

@@ -234,6 +234,7 @@ func plan(c store.Change) ([]op, error) {
 	alertOps(&e, c, add)
 	leaseOps(&e, c, add)
 	backfillOps(&e, c, add)
+	silenceOps(&e, c, add)
 	if e.err != nil {
 		return nil, e.err
 	}

@@ -56,13 +56,15 @@ var expiries = []expiry{
 	{"alerts_sent", `DELETE FROM alerts_sent WHERE rowid IN (SELECT rowid FROM alerts_sent WHERE at < ?1 LIMIT ?2)`},
 	{"alerts_alerted", `DELETE FROM alerts_alerted WHERE rowid IN (SELECT rowid FROM alerts_alerted WHERE at < ?1 LIMIT ?2)`},
 	{"dead_letters", `DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE at < ?1 LIMIT ?2)`},
+	// Silences by their end (migration 0013's silences_end).
+	{"silences", `DELETE FROM silences WHERE rowid IN (SELECT rowid FROM silences WHERE end_at < ?1 LIMIT ?2)`},
 }
 
 // byTime reports whether a kind expires by ExpireParams.Before rather
 // than by period.
 func (x expiry) byTime() bool {
 	switch x.kind {
-	case "events", "alert_threads", "alerts_sent", "alerts_alerted", "dead_letters":
+	case "events", "alert_threads", "alerts_sent", "alerts_alerted", "dead_letters", "silences":
 		return true
 	}
 	return false

@@ -45,6 +45,7 @@ type TTLOptions struct {
 //	"run", "baseline" Key · "ledger" Key, Seq · "marker" Key, Name (its kind) · "timer" Name (its key)
 //	"event" Shard, Seq · "delivery cursor" Sink · "dead letter" Sink, Name (the event id)
 //	"alert thread", "alert alerted" Sink, Key · "alert sent" Sink, Key, Type, Name (the hash)
+//	"silence" Name (its id)
 type Record struct {
 	Kind  string
 	Key   run.Key

@@ -73,6 +73,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Alerts", testAlerts},
 		{"Leases", testLeases},
 		{"Backfills", testBackfills},
+		{"Silences", testSilences},
 		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}
