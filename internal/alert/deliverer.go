@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -65,6 +66,11 @@ type Options struct {
 	// address) lets a restarted process keep its lease at once; empty: a
 	// random one, and a restart waits up to LeaseTTL for its old lease.
 	Holder string
+	// Silences says which events a silence or maintenance window covers
+	// (internal/silence): those are stored and shown but not sent. It is
+	// asked once per page of events a sweep reads, never per event. Nil:
+	// nothing is silenced.
+	Silences Silencer
 	// LeaseTTL is how long a sink's lease lasts unrenewed (0:
 	// DefaultLeaseTTL); it is renewed with every cursor commit and at
 	// least every half of it.
@@ -275,4 +281,11 @@ func (d *Deliverer) DeliverPending(ctx context.Context) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Silencer tells which events are silenced (the engine's silences and
+// maintenance windows). Silenced reads what may cover events at or after
+// since, once, and returns the match: the silence's or window's id.
+type Silencer interface {
+	Silenced(ctx context.Context, since time.Time) (func(event.Event) (id string, ok bool), error)
 }

@@ -98,8 +98,12 @@ func (w *worker) sweep(ctx context.Context, force bool) error {
 		if err != nil {
 			return fmt.Errorf("alert: sink %s: read events after %s: %w", w.name, w.pos, err)
 		}
+		silenced, err := w.silences(ctx, page.Events)
+		if err != nil {
+			return fmt.Errorf("alert: sink %s: read silences: %w", w.name, err)
+		}
 		for _, e := range page.Events {
-			if err := w.handle(ctx, e); err != nil {
+			if err := w.handle(ctx, e, silenced); err != nil {
 				return err
 			}
 		}
@@ -132,9 +136,25 @@ func (w *worker) saveIdle(ctx context.Context, force bool) error {
 	return nil
 }
 
+// silences reads what silences the events of a page: one read of the
+// stored silences, from the page's earliest event on.
+func (w *worker) silences(ctx context.Context, evs []event.Event) (func(event.Event) (string, bool), error) {
+	if w.d.o.Silences == nil || len(evs) == 0 {
+		return func(event.Event) (string, bool) { return "", false }, nil
+	}
+	since := evs[0].Time
+	for _, e := range evs {
+		if e.Time.Before(since) {
+			since = e.Time
+		}
+	}
+	return w.d.o.Silences.Silenced(ctx, since)
+}
+
 // handle takes one event: skip it, suppress it, or deliver it (retrying)
-// and record the outcome with the cursor.
-func (w *worker) handle(ctx context.Context, e event.Event) error {
+// and record the outcome with the cursor. An event a silence or a window
+// covers (silenced) is skipped, and the log says which silenced it.
+func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.Event) (string, bool)) error {
 	verdict := w.route.Match.Decide(e)
 	if verdict == SendIfAlerted {
 		alerted, err := w.alerted(ctx, e)
@@ -146,6 +166,11 @@ func (w *worker) handle(ctx context.Context, e event.Event) error {
 		}
 	}
 	if verdict == Skip {
+		w.skip(e)
+		return nil
+	}
+	if id, ok := silenced(e); ok {
+		w.d.log.Info("alert silenced", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "silence", id)
 		w.skip(e)
 		return nil
 	}

@@ -113,18 +113,25 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	}
 	lookup = Secrets(lookup)
 	a.Engine = engine.New(engine.Options{
-		Store:     st,
-		Clock:     clk,
-		Jobs:      Jobs(lookup, settings.Triggers.AllowAddresses),
-		Logger:    a.Log,
-		Rules:     rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
-		EnvAllow:  settings.Server.EnvAllow,
-		LookupEnv: lookup,
-		Passive:   opt.Passive,
+		Store:       st,
+		Clock:       clk,
+		Jobs:        Jobs(lookup, settings.Triggers.AllowAddresses),
+		Logger:      a.Log,
+		Rules:       rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
+		EnvAllow:    settings.Server.EnvAllow,
+		LookupEnv:   lookup,
+		Passive:     opt.Passive,
+		Maintenance: settings.Maintenance,
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
+	}
+	if !opt.Passive {
+		if err := a.Engine.ArmMaintenance(ctx); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 	}
 	return a, nil
 }

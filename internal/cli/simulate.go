@@ -108,7 +108,11 @@ func printSimTable(w io.Writer, res *simulate.Result, quiet bool) {
 	fmt.Fprintf(w, "== %s (%s)\n", sc.Name, sc.Path)
 	if !quiet {
 		for _, e := range res.Events {
-			fmt.Fprintf(w, "%s  %-26s %-18s %-6s %-13s %s%s\n", e.Time.UTC().Format(time.RFC3339), e.Type, e.PipelineID, e.ScheduleID, e.Date, e.Message, simulate.Mark(e))
+			msg := e.Message + simulate.Mark(e)
+			if id := res.Silenced[e.ID]; id != "" {
+				msg += "  [silenced by " + id + "]"
+			}
+			fmt.Fprintf(w, "%s  %-26s %-18s %-6s %-13s %s\n", e.Time.UTC().Format(time.RFC3339), e.Type, e.PipelineID, e.ScheduleID, e.Date, msg)
 		}
 		if len(res.Events) == 0 {
 			fmt.Fprintln(w, "(no events)")
@@ -143,6 +147,7 @@ type simEventJSON struct {
 	Date       string     `json:"date"`
 	Message    string     `json:"message"`
 	Detail     any        `json:"detail"`
+	SilencedBy string     `json:"silencedBy,omitempty"`
 }
 
 type simCheckJSON struct {
@@ -158,7 +163,7 @@ type simCheckJSON struct {
 func printSimJSON(w io.Writer, res *simulate.Result) {
 	enc := json.NewEncoder(w)
 	for _, e := range res.Events {
-		_ = enc.Encode(simEventJSON{Time: e.Time.UTC().Format(time.RFC3339), Type: e.Type, PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Date: e.Date, Message: e.Message, Detail: e.Detail})
+		_ = enc.Encode(simEventJSON{Time: e.Time.UTC().Format(time.RFC3339), Type: e.Type, PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Date: e.Date, Message: e.Message, Detail: e.Detail, SilencedBy: res.Silenced[e.ID]})
 	}
 	for _, c := range res.Checks {
 		_ = enc.Encode(simCheckJSON{Scenario: res.Scenario.Name, Expectation: c.What(), Kind: c.Kind(), Line: c.Matcher.Line, OK: c.OK, Matched: c.Matched, Why: c.Why})

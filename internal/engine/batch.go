@@ -243,6 +243,9 @@ const (
 	kindSLABreach  = "sla-breach"
 	kindPeriod     = "period" // a new period starts: arm its SLA timers
 	kindResume     = "resume" // a timed pause ends
+	// A silence or a maintenance window's occurrence ends (silenceend.go).
+	kindSilenceEnd     = "silence-end"
+	kindMaintenanceEnd = "maintenance-end"
 )
 
 func stepTimerKey(k run.Key) string {

@@ -31,12 +31,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -68,6 +70,10 @@ type Options struct {
 	// --once` beside a serve): Open does not treat calls in flight as
 	// interrupted — the serve that makes them may be alive.
 	Passive bool
+	// Maintenance are interlock.yaml's maintenance windows: events they
+	// cover are not delivered (SilenceMatcher), and their ends send the
+	// alerts of conditions that still hold.
+	Maintenance []silence.Window
 }
 
 // Engine is the lifecycle controller. Its methods are safe for concurrent
@@ -84,6 +90,7 @@ type Engine struct {
 	notify   func()
 	events   func([]event.Event)
 	passive  bool
+	windows  []silence.Window
 
 	parses parseCache    // parsed configs by version (pipelines.go)
 	wd     watchdogCache // the watchdog's snapshot between passes
@@ -109,6 +116,7 @@ func New(o Options) *Engine {
 		env:      o.LookupEnv,
 		notify:   notify,
 		passive:  o.Passive,
+		windows:  slices.Clone(o.Maintenance),
 		parses:   parseCache{m: map[string]*parsed{}, refused: map[string]int64{}},
 	}
 }

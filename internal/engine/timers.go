@@ -151,6 +151,10 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			b, err = e.upstreamTimer(ctx, t, now)
 		case kindRelease:
 			b, err = e.releaseTimer(ctx, t, now)
+		case kindSilenceEnd:
+			b, err = e.silenceEndTimerFired(ctx, t, now)
+		case kindMaintenanceEnd:
+			b, err = e.maintenanceEndTimerFired(ctx, t, now)
 		default:
 			e.log.Error("unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 			b = e.newBatch(nil, now)

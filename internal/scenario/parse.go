@@ -17,6 +17,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 )
 
 // Load reads and checks a scenario file.
@@ -86,6 +87,10 @@ type rawAction struct {
 	Resume       *rawPipelineRef `yaml:"resume"`
 	Restart      *bool           `yaml:"restart"`
 	Refused      *bool           `yaml:"refused"`
+	// Silence and ExpireSilence: a silence and its early end
+	// (docs/silences.md).
+	Silence       *rawSilence    `yaml:"silence"`
+	ExpireSilence *rawSilenceRef `yaml:"expireSilence"`
 	// Backfill and CancelBackfill: a backfill of past periods, and its
 	// cancel (docs/backfill.md).
 	Backfill       *rawBackfill    `yaml:"backfill"`
@@ -100,6 +105,21 @@ type rawBackfill struct {
 	MaxActive int    `yaml:"maxActive"`
 	Reverse   bool   `yaml:"reverse"`
 	DryRun    bool   `yaml:"dryRun"`
+}
+
+type rawSilence struct {
+	ID        string   `yaml:"id"`
+	Pipelines []string `yaml:"pipelines"`
+	Types     []string `yaml:"types"`
+	Levels    []string `yaml:"levels"`
+	Owners    []string `yaml:"owners"`
+	Duration  *dur     `yaml:"duration"`
+	Until     *stamp   `yaml:"until"`
+	Comment   string   `yaml:"comment"`
+}
+
+type rawSilenceRef struct {
+	ID string `yaml:"id"`
 }
 
 type rawSensor struct {
@@ -141,6 +161,9 @@ type rawMatcher struct {
 	BlockedBy string `yaml:"blockedBy"`
 	// Paged: whether a default route pages the event on its own.
 	Paged *bool `yaml:"paged"`
+	// Silenced: whether a silence or a maintenance window covered the
+	// event (docs/silences.md).
+	Silenced *bool `yaml:"silenced"`
 }
 
 // stamp is an RFC3339 instant.
@@ -426,22 +449,59 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 			}
 			act.Restart = true
 		}
+		if r := a.Silence; r != nil {
+			n++
+			act.Silence = p.buildSilence(path+".silence", r)
+		}
+		if r := a.ExpireSilence; r != nil {
+			n++
+			if r.ID == "" {
+				d.ErrorAt(path+".expireSilence.id", "required")
+			}
+			act.ExpireSilence = &SilenceRef{ID: r.ID}
+		}
 		if a.Refused != nil {
 			if !*a.Refused {
 				d.ErrorAt(path+".refused", "must be true (omit it when the action is to be accepted)")
 			}
 			if a.Restart != nil || a.Config != nil {
-				d.ErrorAt(path+".refused", "only a sensor, deleteSensor, rerun, pause, resume, backfill or cancelBackfill can be refused (a bad config is answered with CONFIG_INVALID)")
+				d.ErrorAt(path+".refused", "only a sensor, deleteSensor, rerun, pause, resume, backfill, cancelBackfill, silence or expireSilence can be refused (a bad config is answered with CONFIG_INVALID)")
 			}
 			act.Refused = true
 		}
 		if n != 1 {
-			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart, backfill, cancelBackfill) besides at, got %d", n)
+			d.ErrorAt(path, "want exactly one action (sensor, deleteSensor, rerun, config, pause, resume, restart, backfill, cancelBackfill, silence, expireSilence) besides at, got %d", n)
 			continue
 		}
 		sc.Timeline = append(sc.Timeline, act)
 	}
 	sort.SliceStable(sc.Timeline, func(i, j int) bool { return sc.Timeline[i].At.Before(sc.Timeline[j].At) })
+}
+
+// buildSilence checks a silence action's matchers and end; what the
+// engine refuses at run time (an end already past) is a refused action.
+func (p *parser) buildSilence(path string, r *rawSilence) *Silence {
+	d := p.d
+	m, err := silence.ParseMatchers(r.Pipelines, r.Types, r.Levels, r.Owners)
+	for _, fe := range silence.FieldErrors(err) {
+		d.ErrorAt(path+"."+fe.Field, "%s", fe.Msg)
+	}
+	if err == nil && m.Empty() {
+		d.ErrorAt(path, "at least one of pipelines, types, levels, owners is needed")
+	}
+	s := &Silence{ID: r.ID, Matchers: m, Comment: r.Comment}
+	switch {
+	case (r.Duration == nil) == (r.Until == nil):
+		d.ErrorAt(path, "want exactly one of duration and until")
+	case r.Duration != nil:
+		s.Duration = r.Duration.d
+		if s.Duration <= 0 {
+			d.ErrorAt(path+".duration", "must be positive")
+		}
+	default:
+		s.Until = r.Until.t
+	}
+	return s
 }
 
 func (p *parser) buildJobs(sc *File, raw *rawFile, known map[string]bool) {
@@ -499,7 +559,7 @@ func (p *parser) buildMatchers(raw []rawMatcher, base string) []Matcher {
 	for i, r := range raw {
 		path := fmt.Sprintf("%s[%d]", base, i)
 		m := Matcher{Line: d.Line(path), Type: event.Type(r.Type), Pipeline: r.Pipeline, Schedule: r.Schedule, Date: r.Date, Detail: r.Detail, Count: r.Count,
-			BlockedBy: r.BlockedBy, Paged: r.Paged}
+			BlockedBy: r.BlockedBy, Paged: r.Paged, Silenced: r.Silenced}
 		if r.Type == "" {
 			d.ErrorAt(path+".type", "required: an event type such as JOB_TRIGGERED")
 		} else if _, ok := event.Lookup(m.Type); !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 )
 
 // File is a parsed, checked scenario.
@@ -99,6 +100,10 @@ type Action struct {
 	// CancelBackfill cancels the pipeline's running one.
 	Backfill       *Backfill
 	CancelBackfill *PipelineRef
+	// Silence creates a silence as POST /v1/silences would;
+	// ExpireSilence ends one as DELETE /v1/silences/{id} would.
+	Silence       *Silence
+	ExpireSilence *SilenceRef
 
 	// Refused says the action must be refused (as the API would answer
 	// 4xx): the simulator checks it like an expectation. A refusal not
@@ -146,6 +151,22 @@ type ConfigChange struct {
 	File string     // path of a pipeline file, resolved against the scenario
 }
 
+// Silence is a new silence (docs/silences.md). Exactly one of Duration
+// and Until is set; ID is optional (the simulator names it silence-1,
+// silence-2 … in timeline order otherwise).
+type Silence struct {
+	ID       string
+	Matchers silence.Matchers
+	Duration time.Duration
+	Until    time.Time
+	Comment  string
+}
+
+// SilenceRef names a silence.
+type SilenceRef struct {
+	ID string
+}
+
 // PipelineRef names a pipeline.
 type PipelineRef struct {
 	Pipeline string
@@ -173,6 +194,10 @@ type Matcher struct {
 	BlockedBy string
 	// Paged, when set, is whether a default alert route pages the event
 	// on its own: a warning or an error, not an all-clear, not blocked by
-	// an upstream root (Detail.blockedBy).
+	// an upstream root (Detail.blockedBy), and not silenced.
 	Paged *bool
+	// Silenced, when set, is whether the event matched a silence or a
+	// maintenance window (judged by its time, as the alert worker judges
+	// it; docs/silences.md).
+	Silenced *bool
 }

@@ -21,8 +21,25 @@ type Check struct {
 	Why     string
 }
 
-// Verify evaluates expectations against the events of a simulation.
+// Verify evaluates expectations against the events of a simulation in
+// which nothing was silenced.
 func Verify(exp scenario.Expect, evs []event.Event) []Check {
+	return VerifySilenced(exp, evs, nil)
+}
+
+// VerifySilenced evaluates expectations against the events of a
+// simulation; silenced maps the ids of silenced events to what silenced
+// them (Result.Silenced).
+func VerifySilenced(exp scenario.Expect, evs []event.Event, silenced map[string]string) []Check {
+	count := func(m scenario.Matcher, evs []event.Event) int {
+		n := 0
+		for _, e := range evs {
+			if MatchesSilenced(m, e, silenced[e.ID]) {
+				n++
+			}
+		}
+		return n
+	}
 	var out []Check
 	for _, m := range exp.Events {
 		n := count(m, evs)
@@ -44,18 +61,19 @@ func Verify(exp scenario.Expect, evs []event.Event) []Check {
 	return out
 }
 
-func count(m scenario.Matcher, evs []event.Event) int {
-	n := 0
-	for _, e := range evs {
-		if Matches(m, e) {
-			n++
-		}
-	}
-	return n
-}
+// Matches reports whether an event nothing silenced satisfies a matcher.
+func Matches(m scenario.Matcher, e event.Event) bool { return MatchesSilenced(m, e, "") }
 
-// Matches reports whether an event satisfies a matcher.
-func Matches(m scenario.Matcher, e event.Event) bool {
+// MatchesSilenced reports whether an event satisfies a matcher;
+// silencedBy is what silenced it ("": nothing).
+func MatchesSilenced(m scenario.Matcher, e event.Event, silencedBy string) bool {
+	if m.Silenced != nil && *m.Silenced != (silencedBy != "") {
+		return false
+	}
+	// Paged: what Paged says, and not silenced.
+	if m.Paged != nil && *m.Paged != (Paged(e) && silencedBy == "") {
+		return false
+	}
 	if e.Type != m.Type {
 		return false
 	}
@@ -84,9 +102,6 @@ func Matches(m scenario.Matcher, e event.Event) bool {
 		if b, ok := run.BlockedByOf(e); !ok || b.PipelineID != m.BlockedBy {
 			return false
 		}
-	}
-	if m.Paged != nil && Paged(e) != *m.Paged {
-		return false
 	}
 	return true
 }
@@ -175,6 +190,9 @@ func Describe(m scenario.Matcher) string {
 		add("detail."+k, v.String())
 	}
 	add("blockedBy", m.BlockedBy)
+	if m.Silenced != nil {
+		add("silenced", fmt.Sprint(*m.Silenced))
+	}
 	if m.Paged != nil {
 		add("paged", fmt.Sprint(*m.Paged))
 	}

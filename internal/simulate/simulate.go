@@ -62,6 +62,10 @@ type Options struct {
 type Result struct {
 	Scenario *scenario.File
 	Events   []event.Event
+	// Silenced maps the id of each event a silence or a maintenance
+	// window covered (by its time, as the alert worker judges it) to the
+	// silence's or window's id.
+	Silenced map[string]string
 	Checks   []Check
 	Errors   []ActionError // timeline actions the engine refused
 }
@@ -116,7 +120,17 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 	}
 	evs := page.Events
 	res.Events = evs
-	res.Checks = append(Verify(sc.Expect, evs), refusals(sc.Timeline, res.Errors)...)
+	m, err := s.eng.SilenceMatcher(ctx, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	res.Silenced = map[string]string{}
+	for _, e := range evs {
+		if id, ok := m.Match(e); ok {
+			res.Silenced[e.ID] = id
+		}
+	}
+	res.Checks = append(VerifySilenced(sc.Expect, evs, res.Silenced), refusals(sc.Timeline, res.Errors)...)
 	return res, nil
 }
 
@@ -133,6 +147,8 @@ type sim struct {
 	// kill -9 cuts a process short, and the loop starts a new process.
 	proc context.Context
 	stop context.CancelFunc
+	// silences counts the timeline's silences, naming those without an id.
+	silences int
 }
 
 // start opens the store and an engine on it. The first start loads the
@@ -148,14 +164,18 @@ func (s *sim) start(ctx context.Context, first bool) error {
 	s.jobs.OnCrash(s.stop)
 	set := s.sc.Settings
 	s.eng = engine.New(engine.Options{
-		Store:    st,
-		Clock:    s.clk,
-		Jobs:     s.jobs,
-		Logger:   s.opt.Logger,
-		Rules:    rule.Options{MaxClockSkew: set.Rules.MaxClockSkew},
-		EnvAllow: set.Server.EnvAllow,
+		Store:       st,
+		Clock:       s.clk,
+		Jobs:        s.jobs,
+		Logger:      s.opt.Logger,
+		Rules:       rule.Options{MaxClockSkew: set.Rules.MaxClockSkew},
+		EnvAllow:    set.Server.EnvAllow,
+		Maintenance: set.Maintenance,
 	})
 	if err := s.eng.Open(ctx); err != nil {
+		return err
+	}
+	if err := s.eng.ArmMaintenance(ctx); err != nil {
 		return err
 	}
 	if !first {
@@ -276,12 +296,23 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		_, err = s.eng.CancelBackfill(ctx, a.CancelBackfill.Pipeline, "", "scenario")
 	case a.Restart:
 		return s.restart(ctx)
+	case a.Silence != nil:
+		s.silences++
+		id := a.Silence.ID
+		if id == "" {
+			id = fmt.Sprintf("silence-%d", s.silences)
+		}
+		_, err = s.eng.CreateSilence(ctx, engine.SilenceRequest{ID: id, Matchers: a.Silence.Matchers, Until: a.Silence.Until,
+			Duration: a.Silence.Duration, Comment: a.Silence.Comment, By: "scenario"})
+	case a.ExpireSilence != nil:
+		_, err = s.eng.ExpireSilence(ctx, a.ExpireSilence.ID, "scenario")
 	}
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, engine.ErrUnknownPipeline) || errors.Is(err, engine.ErrInvalidSensor) || errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, os.ErrNotExist) ||
-		errors.Is(err, engine.ErrBackfillRunning) || errors.Is(err, engine.ErrUnknownBackfill) {
+		errors.Is(err, engine.ErrBackfillRunning) || errors.Is(err, engine.ErrUnknownBackfill) ||
+		errors.Is(err, engine.ErrUnknownSilence) {
 		res.Errors = append(res.Errors, ActionError{At: now, Line: a.Line, Err: err.Error()})
 		return nil
 	}

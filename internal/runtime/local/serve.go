@@ -56,7 +56,7 @@ func delivery(ctx context.Context, a *app.App, o Options, lookup func(string) (s
 	if err != nil {
 		return nil, nil, fmt.Errorf("alerts: %w", err)
 	}
-	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: a.Log, OnFailure: onFailure, Holder: holder})
+	deliv, err := alert.NewDeliverer(ctx, alert.Options{Store: a.Store, Clock: a.Engine, Routes: routes, Logger: a.Log, OnFailure: onFailure, Holder: holder, Silences: a.Engine})
 	if err != nil {
 		routes.Close()
 		return nil, nil, fmt.Errorf("alerts: %w", err)

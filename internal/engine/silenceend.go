@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// The end of a silence or of a maintenance window's occurrence. A
+// durable timer is armed at it — a silence's when it is created (moved
+// to the expiry when it is expired early), a window's at its next
+// occurrence's end (ArmMaintenance, then re-armed by each firing) — and
+// its handler alerts, once, each condition the silence covered that
+// still holds (run.SilencedConditions, run.ConditionHolds on
+// store.ConditionFactsOf): the alert and a marker
+// (run.AfterSilenceMarker, written IfAbsent) in one commit, so a restart
+// or a second replica that fires the timer again sends nothing more.
+
+func silenceEndTimerKey(id string) string       { return "silence-end/" + id }
+func maintenanceEndTimerKey(name string) string { return "maintenance-end/" + name }
+
+func silenceEndTimer(s silence.Silence) store.Timer {
+	return store.Timer{Key: silenceEndTimerKey(s.ID), Kind: kindSilenceEnd, DueAt: s.End(),
+		Detail: sensor.NewObject(map[string]sensor.Value{"silence": sensor.StringValue(s.ID)})}
+}
+
+// nextWindowEnd is the end of w's first occurrence that ends after now.
+func nextWindowEnd(w silence.Window, now time.Time) time.Time {
+	for s := w.Cron.Next(now.Add(-w.Duration), w.Location); !s.IsZero(); s = w.Cron.Next(s, w.Location) {
+		if e := s.Add(w.Duration); e.After(now) {
+			return e
+		}
+	}
+	return time.Time{}
+}
+
+// ArmMaintenance puts the end timer of each maintenance window that has
+// none, at its next occurrence's end. A timer already due is left to
+// fire (an end passed while no process ran); one armed for another
+// future instant (the window's cron or duration changed) is moved.
+func (e *Engine) ArmMaintenance(ctx context.Context) error {
+	now := e.clk.Now()
+	b := e.newBatch(nil, now)
+	for _, w := range e.windows {
+		due := nextWindowEnd(w, now)
+		if due.IsZero() {
+			continue
+		}
+		cur, err := e.st.TimerGet(ctx, maintenanceEndTimerKey(w.Name))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		case !cur.DueAt.After(now) || cur.DueAt.Equal(due):
+			continue
+		}
+		b.putTimer(maintenanceEndTimer(w, due), nil)
+	}
+	return b.commit(ctx)
+}
+
+func maintenanceEndTimer(w silence.Window, due time.Time) store.Timer {
+	return store.Timer{Key: maintenanceEndTimerKey(w.Name), Kind: kindMaintenanceEnd, DueAt: due,
+		Detail: sensor.NewObject(map[string]sensor.Value{"window": sensor.StringValue(w.Name)})}
+}
+
+// silenceEndTimerFired handles a silence's end timer.
+func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	id := strings.TrimPrefix(t.Key, "silence-end/")
+	s, err := e.st.SilenceGet(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return e.newBatch(nil, now), nil // gone by retention: nothing to judge
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.End().After(now) {
+		// Not over (a timer left from an older end): wait for the end.
+		b := e.newBatch(nil, now)
+		due := t.DueAt
+		b.putTimer(silenceEndTimer(s.Silence), &due)
+		return b, nil
+	}
+	if err := e.alertAfterSilence(ctx, s.Silence, s.ID, now); err != nil {
+		return nil, err
+	}
+	return e.newBatch(nil, now), nil
+}
+
+// maintenanceEndTimerFired handles a window's end timer: the occurrence
+// that ended at the timer's due time, then the timer moves to the next
+// occurrence's end. A window no longer configured drops its timer.
+func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+	name := strings.TrimPrefix(t.Key, "maintenance-end/")
+	var w *silence.Window
+	for i := range e.windows {
+		if e.windows[i].Name == name {
+			w = &e.windows[i]
+		}
+	}
+	b := e.newBatch(nil, now)
+	if w == nil {
+		return b, nil
+	}
+	// The occurrence that ended at the timer's due time; the marker names
+	// it, so each occurrence alerts its own.
+	end := t.DueAt
+	start := end.Add(-w.Duration)
+	occ := silence.Silence{ID: w.ID(), Matchers: w.Matchers, StartsAt: start, EndsAt: end, Comment: w.Comment}
+	if err := e.alertAfterSilence(ctx, occ, w.ID()+"@"+strconv.FormatInt(start.Unix(), 10), now); err != nil {
+		return nil, err
+	}
+	if next := nextWindowEnd(*w, now); !next.IsZero() {
+		due := t.DueAt
+		b.putTimer(maintenanceEndTimer(*w, next), &due)
+	}
+	return b, nil
+}
+
+// maxAfterSilenceEvents bounds the events one end reads (a silence that
+// covered more is judged on the first ones and says so in the log).
+const maxAfterSilenceEvents = 100_000
+
+// alertAfterSilence alerts each condition s covered that still holds,
+// once per marker id: one commit per condition.
+func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, markerID string, now time.Time) error {
+	var types []event.Type
+	for _, t := range event.Types() {
+		if run.OpensCondition(t) && (len(s.Types) == 0 || slices.Contains(s.Types, t)) {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	p := store.EventListParams{Since: s.StartsAt, Types: types, Limit: 500}
+	if len(s.Pipelines) == 1 && !strings.ContainsAny(s.Pipelines[0], `*?[\`) {
+		p.PipelineID = s.Pipelines[0]
+	}
+	m := &SilenceMatcher{e: e, ctx: ctx, silences: []silence.Silence{s}, owners: map[string]string{}, byOwner: len(s.Owners) > 0}
+	var covered []event.Event
+	for read := 0; read < maxAfterSilenceEvents; {
+		page, err := e.st.EventList(ctx, p)
+		if err != nil {
+			return err
+		}
+		for _, ev := range page.Events {
+			if _, ok := m.Match(ev); ok {
+				covered = append(covered, ev)
+			}
+		}
+		read += len(page.Events)
+		if len(page.Events) < p.Limit {
+			break
+		}
+		p.After = page.Next
+	}
+	for _, ev := range run.SilencedConditions(covered) {
+		if err := e.alertIfHolds(ctx, ev, s.ID, markerID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alertIfHolds judges one silenced condition on its period's facts and,
+// when it holds, commits its alert with the marker that makes it once.
+func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, markerID string) error {
+	key := run.Key{PipelineID: ev.PipelineID, ScheduleID: ev.ScheduleID, Period: ev.Date}
+	kind := run.AfterSilenceMarker(markerID, ev.Type)
+	// A conflict (another process sent it, or the pipeline moved) judges
+	// again on fresh facts; the marker ends it once sent.
+	err := e.retry(ctx, "alert after "+silenceID, func() error {
+		if done, err := e.hasMarker(ctx, key, kind); err != nil || done {
+			return err
+		}
+		lp, err := e.pipelineOf(ctx, key.PipelineID)
+		if err != nil || lp == nil {
+			return err
+		}
+		facts, err := store.ConditionFactsOf(ctx, e.st, key)
+		if err != nil {
+			return err
+		}
+		now := e.clk.Now()
+		if !run.ConditionHolds(lp.p, ev, facts, now) {
+			e.log.Info("silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
+				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
+			return nil
+		}
+		b := e.newBatch(lp, now)
+		b.marker(store.Marker{Key: key, Kind: kind, At: now}, true)
+		b.notes(key, []run.Note{run.AfterSilence(ev, silenceID)})
+		return b.commit(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("alert after silence %s: %w", silenceID, err)
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Silences (internal/silence, docs/silences.md). An operator's silence is
+// a store record, created and expired here with SILENCE_CREATED and
+// SILENCE_EXPIRED in the same commit, and a timer at its end (moved to
+// the expiry when it is expired early) that sends one alert per
+// condition it silenced that still holds (silenceend.go). Maintenance
+// windows come from interlock.yaml (Options.Maintenance).
+
+// ErrUnknownSilence: no silence has that id.
+var ErrUnknownSilence = errors.New("unknown silence")
+
+// SilenceRequest is an operator's new silence. Either Until or Duration
+// says when it ends; it starts now.
+type SilenceRequest struct {
+	ID       string // optional (scenarios name theirs); a new random id otherwise
+	Matchers silence.Matchers
+	Until    time.Time
+	Duration time.Duration
+	Comment  string
+	By       string
+}
+
+// maxSilenceID bounds an id given with a request.
+const maxSilenceID = 64
+
+// MaxSilenceSpan bounds how far ahead a silence may end: a year, as a
+// timed pause (a forgotten silence must end by itself).
+const MaxSilenceSpan = 366 * 24 * time.Hour
+
+// CreateSilence stores a new silence, with SILENCE_CREATED and the timer
+// at its end. A request with no matcher, no end, an end not in the
+// future or beyond MaxSilenceSpan is refused with ErrInvalidRequest and
+// the field.
+func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (store.Silence, error) {
+	now := e.clk.Now()
+	if !req.Until.IsZero() && req.Duration != 0 {
+		return store.Silence{}, fmt.Errorf("%w: until and duration: give one of them", ErrInvalidRequest)
+	}
+	if req.Duration < 0 {
+		return store.Silence{}, fmt.Errorf("%w: duration: %s is negative", ErrInvalidRequest, req.Duration)
+	}
+	ends := req.Until
+	if req.Duration > 0 {
+		ends = now.Add(req.Duration)
+	}
+	id := req.ID
+	if id == "" {
+		id = newSilenceID(now)
+	} else if len(id) > maxSilenceID || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		return store.Silence{}, fmt.Errorf("%w: id: %q: want at most %d letters, digits, '-', '_' or '.'", ErrInvalidRequest, id, maxSilenceID)
+	}
+	s := silence.Silence{ID: id, Matchers: req.Matchers, StartsAt: now, EndsAt: ends, Comment: req.Comment, CreatedBy: req.By, CreatedAt: now}
+	if err := s.Check(now); err != nil {
+		return store.Silence{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	if ends.Sub(now) > MaxSilenceSpan {
+		return store.Silence{}, fmt.Errorf("%w: until: %s is more than %s ahead", ErrInvalidRequest, ends.UTC().Format(time.RFC3339), MaxSilenceSpan)
+	}
+	rec := store.Silence{Silence: s}
+	b := e.newBatch(nil, now)
+	b.c.Silences = []store.SilenceWrite{{Silence: rec}}
+	b.putTimer(silenceEndTimer(s), nil)
+	b.emit(run.Key{}, event.SilenceCreated, fmt.Sprintf("silence %s by %s until %s: %s", id, orSomeone(req.By), ends.UTC().Format(time.RFC3339), s.Matchers), silenceDetail(s, req.By))
+	if err := b.commit(ctx); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return store.Silence{}, fmt.Errorf("%w: id: a silence %q exists", ErrInvalidRequest, id)
+		}
+		return store.Silence{}, err
+	}
+	rec.Version = 1
+	return rec, nil
+}
+
+// ExpireSilence ends a silence now, with SILENCE_EXPIRED, and moves its
+// end timer to now, so the conditions it silenced that still hold are
+// alerted at once. Expiring one that has ended already changes nothing
+// and returns it as it is.
+func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (store.Silence, error) {
+	var out store.Silence
+	err := e.retry(ctx, "expire silence "+id, func() error {
+		cur, err := e.st.SilenceGet(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w %q", ErrUnknownSilence, id)
+		}
+		if err != nil {
+			return err
+		}
+		now := e.clk.Now()
+		out = cur
+		if !cur.End().After(now) {
+			return nil
+		}
+		next := cur
+		next.ExpiredAt = now
+		b := e.newBatch(nil, now)
+		b.c.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
+		b.putTimer(silenceEndTimer(next.Silence), nil)
+		b.emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))
+		if err := b.commit(ctx); err != nil {
+			return err
+		}
+		next.Version++
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+// Silences lists the stored silences that end at or after since (zero:
+// all of them), earliest created first.
+func (e *Engine) Silences(ctx context.Context, since time.Time) ([]store.Silence, error) {
+	return e.st.SilenceList(ctx, store.SilenceListParams{EndedSince: since})
+}
+
+// Maintenance returns the maintenance windows of interlock.yaml.
+func (e *Engine) Maintenance() []silence.Window { return slices.Clone(e.windows) }
+
+func orSomeone(by string) string {
+	if by == "" {
+		return "someone"
+	}
+	return by
+}
+
+func newSilenceID(now time.Time) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "s-" + now.UTC().Format("20060102") + "-" + hex.EncodeToString(b[:])
+}
+
+// silenceDetail is the detail of SILENCE_CREATED and SILENCE_EXPIRED:
+// the silence, who acted, and its matchers.
+func silenceDetail(s silence.Silence, by string) sensor.Object {
+	f := map[string]sensor.Value{
+		"silence":  sensor.StringValue(s.ID),
+		"by":       sensor.StringValue(by),
+		"startsAt": sensor.StringValue(s.StartsAt.UTC().Format(time.RFC3339Nano)),
+		"endsAt":   sensor.StringValue(s.End().UTC().Format(time.RFC3339Nano)),
+		"matchers": sensor.ObjectValue(MatchersObject(s.Matchers)),
+	}
+	if s.Comment != "" {
+		f["comment"] = sensor.StringValue(s.Comment)
+	}
+	return sensor.NewObject(f)
+}
+
+// MatchersObject is how matchers are written in events.
+func MatchersObject(m silence.Matchers) sensor.Object {
+	f := map[string]sensor.Value{}
+	add := func(name string, vs []string) {
+		if len(vs) > 0 {
+			l := make([]sensor.Value, len(vs))
+			for i, v := range vs {
+				l[i] = sensor.StringValue(v)
+			}
+			f[name] = sensor.ArrayValue(l)
+		}
+	}
+	add("pipelines", m.Pipelines)
+	add("types", strs(m.Types))
+	add("levels", strs(m.Levels))
+	add("owners", m.Owners)
+	return sensor.NewObject(f)
+}
+
+func strs[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// SilenceMatcher matches events against the silences read once and the
+// maintenance windows, resolving each event's pipeline owner when a
+// matcher asks for owners (from the pipeline's config, read once per
+// pipeline).
+type SilenceMatcher struct {
+	e        *Engine
+	ctx      context.Context
+	silences []silence.Silence
+	windows  []silence.Window
+	owners   map[string]string
+	byOwner  bool
+}
+
+// SilenceMatcher reads the silences that may cover events at or after
+// since: one read of the few stored silences, for a page of events or a
+// sweep of the alert worker.
+func (e *Engine) SilenceMatcher(ctx context.Context, since time.Time) (*SilenceMatcher, error) {
+	ss, err := e.st.SilenceList(ctx, store.SilenceListParams{EndedSince: since})
+	if err != nil {
+		return nil, err
+	}
+	m := &SilenceMatcher{e: e, ctx: ctx, windows: e.windows, owners: map[string]string{}}
+	for _, s := range ss {
+		m.silences = append(m.silences, s.Silence)
+		m.byOwner = m.byOwner || len(s.Owners) > 0
+	}
+	for _, w := range e.windows {
+		m.byOwner = m.byOwner || len(w.Owners) > 0
+	}
+	return m, nil
+}
+
+// Match returns the silence or window that covers ev, if any.
+func (m *SilenceMatcher) Match(ev event.Event) (string, bool) {
+	if m == nil || (len(m.silences) == 0 && len(m.windows) == 0) {
+		return "", false
+	}
+	return silence.Match(m.silences, m.windows, m.owner(ev.PipelineID), ev)
+}
+
+// Silence returns the silence of id among those read (for its comment).
+func (m *SilenceMatcher) Silence(id string) (silence.Silence, bool) {
+	if m == nil {
+		return silence.Silence{}, false
+	}
+	for _, s := range m.silences {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return silence.Silence{}, false
+}
+
+// Window returns the window of id (silence.WindowID).
+func (m *SilenceMatcher) Window(id string) (silence.Window, bool) {
+	if m == nil {
+		return silence.Window{}, false
+	}
+	for _, w := range m.windows {
+		if w.ID() == id {
+			return w, true
+		}
+	}
+	return silence.Window{}, false
+}
+
+// Comment is the comment of the silence or window of id, "" if none.
+func (m *SilenceMatcher) Comment(id string) string {
+	if s, ok := m.Silence(id); ok {
+		return s.Comment
+	}
+	if w, ok := m.Window(id); ok {
+		return w.Comment
+	}
+	return ""
+}
+
+func (m *SilenceMatcher) owner(pipelineID string) string {
+	if !m.byOwner || pipelineID == "" {
+		return ""
+	}
+	if o, ok := m.owners[pipelineID]; ok {
+		return o
+	}
+	o := ""
+	if p, _, err := m.e.Pipeline(m.ctx, pipelineID); err == nil {
+		o = p.Owner
+	}
+	m.owners[pipelineID] = o
+	return o
+}
+
+// Silenced is SilenceMatcher as the alert worker asks it
+// (alert.Silencer).
+func (e *Engine) Silenced(ctx context.Context, since time.Time) (func(event.Event) (string, bool), error) {
+	m, err := e.SilenceMatcher(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	return m.Match, nil
+}
