@@ -16,8 +16,8 @@ import (
 // passed every event here, or the cursor given when the page is empty, so
 // a follower can keep polling with it.
 type EventPage struct {
-	Events []event.Event `json:"events"` // each rendered as its envelope
-	Next   string        `json:"next"`
+	Events []EventView `json:"events"` // each its envelope, with silencedBy
+	Next   string      `json:"next"`
 }
 
 // listEvents pages through the event log in log order:
@@ -42,11 +42,11 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page := EventPage{Events: got.Events, Next: got.Next.String()}
-	if page.Events == nil {
-		page.Events = []event.Event{}
+	views, err := s.eventViews(r.Context(), got.Events)
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, page)
+	writeJSON(w, http.StatusOK, EventPage{Events: views, Next: got.Next.String()})
 	return nil
 }
 

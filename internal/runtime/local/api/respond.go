@@ -27,6 +27,7 @@ const (
 	codeNotFound             = "not_found"
 	codeConflict             = "conflict"
 	codeUnknownPipeline      = "unknown_pipeline"
+	codeUnknownSilence       = "unknown_silence"
 	codeMethodNotAllowed     = "method_not_allowed"
 	codeNotReady             = "not_ready"
 	codeNotImplemented       = "not_implemented"
@@ -74,6 +75,8 @@ func classify(err error) *apiError {
 		return errorf(http.StatusNotFound, codeUnknownPipeline, "%s", err.Error())
 	case errors.Is(err, engine.ErrInvalidSensor):
 		return errorf(http.StatusBadRequest, codeInvalidSensor, "%s", err.Error())
+	case errors.Is(err, engine.ErrUnknownSilence):
+		return errorf(http.StatusNotFound, codeUnknownSilence, "%s", err.Error())
 	case errors.Is(err, engine.ErrInvalidRequest):
 		return errorf(http.StatusBadRequest, codeBadRequest, "%s", err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

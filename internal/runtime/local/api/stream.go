@@ -226,12 +226,20 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 				s.log.Warn("event stream: reading the log failed; retrying", "err", err)
 				break
 			}
-			for _, e := range page.Events {
+			views, err := s.eventViews(ctx, page.Events)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				s.log.Warn("event stream: reading the silences failed; retrying", "err", err)
+				break
+			}
+			for i, e := range page.Events {
 				after = after.Advance(e)
 				if len(levels) > 0 && !slices.Contains(levels, e.Level()) {
 					continue
 				}
-				data, err := json.Marshal(e)
+				data, err := json.Marshal(views[i])
 				if err != nil {
 					return fmt.Errorf("event stream: encode event %s: %w", e.ID, err)
 				}

@@ -1,0 +1,233 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/interlockhq/interlock/internal/duration"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/silence"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// Silences (docs/silences.md): POST /v1/silences creates one, GET lists
+// the active and recently ended ones, DELETE /v1/silences/{id} expires
+// one now. Events answers mark the events a silence or a maintenance
+// window covers with silencedBy, matched when they are read.
+
+// SilenceRequest is the body of POST /v1/silences: at least one matcher,
+// and until (RFC 3339) or duration (30m, 2h, 1d).
+type SilenceRequest struct {
+	Pipelines []string `json:"pipelines"`
+	Types     []string `json:"types"`
+	Levels    []string `json:"levels"`
+	Owners    []string `json:"owners"`
+	Until     string   `json:"until"`
+	Duration  string   `json:"duration"`
+	Comment   string   `json:"comment"`
+}
+
+// Silence is a silence as the API answers it.
+type Silence struct {
+	ID        string   `json:"id"`
+	Pipelines []string `json:"pipelines,omitempty"`
+	Types     []string `json:"types,omitempty"`
+	Levels    []string `json:"levels,omitempty"`
+	Owners    []string `json:"owners,omitempty"`
+	StartsAt  string   `json:"startsAt"`
+	EndsAt    string   `json:"endsAt"`
+	ExpiredAt string   `json:"expiredAt,omitempty"`
+	// Active: the silence covers events at the time of the answer.
+	Active    bool   `json:"active"`
+	Comment   string `json:"comment,omitempty"`
+	CreatedBy string `json:"createdBy,omitempty"`
+	CreatedAt string `json:"createdAt"`
+}
+
+// Silences is the answer of GET /v1/silences.
+type Silences struct {
+	Silences []Silence `json:"silences"`
+}
+
+// RecentlyEnded is how long GET /v1/silences keeps listing a silence
+// after its end (?all=true lists every stored one).
+const RecentlyEnded = 24 * time.Hour
+
+// SilenceView renders a stored silence at now.
+func SilenceView(s store.Silence, now time.Time) Silence {
+	v := Silence{ID: s.ID, Pipelines: s.Pipelines, Types: strs(s.Types), Levels: strs(s.Levels), Owners: s.Owners,
+		StartsAt: stamp(s.StartsAt), EndsAt: stamp(s.EndsAt), Active: s.ActiveAt(now), Comment: s.Comment,
+		CreatedBy: s.CreatedBy, CreatedAt: stamp(s.CreatedAt)}
+	if !s.ExpiredAt.IsZero() {
+		v.ExpiredAt = stamp(s.ExpiredAt)
+	}
+	return v
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func strs[T ~string](vs []T) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
+	if _, err := readQuery(r); err != nil {
+		return err
+	}
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req SilenceRequest
+	if err := decodeJSON(body, &req, false); err != nil {
+		return err
+	}
+	m, err := silence.ParseMatchers(req.Pipelines, req.Types, req.Levels, req.Owners)
+	if err != nil {
+		return errorf(http.StatusBadRequest, codeBadRequest, "%s", fieldErrors(err))
+	}
+	if m.Empty() {
+		return errorf(http.StatusBadRequest, codeBadRequest, "matchers: give at least one of \"pipelines\", \"types\", \"levels\", \"owners\" (a silence of everything is refused)")
+	}
+	if err := checkComment(req.Comment); err != nil {
+		return err
+	}
+	sr := engine.SilenceRequest{Matchers: m, Comment: req.Comment, By: by(r)}
+	switch {
+	case req.Until != "" && req.Duration != "":
+		return errorf(http.StatusBadRequest, codeBadRequest, "give one of \"until\" and \"duration\", not both")
+	case req.Until != "":
+		if sr.Until, err = time.Parse(time.RFC3339, req.Until); err != nil {
+			return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\" %q: want an RFC 3339 time such as 2026-03-10T18:00:00Z", req.Until)
+		}
+		if !sr.Until.After(s.eng.Now()) {
+			return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\" %q is not in the future", req.Until)
+		}
+	case req.Duration != "":
+		if sr.Duration, err = duration.Parse(req.Duration); err != nil || sr.Duration <= 0 {
+			return errorf(http.StatusBadRequest, codeBadRequest, "field \"duration\" %q: want a positive duration such as 30m, 2h or 1d", req.Duration)
+		}
+	default:
+		return errorf(http.StatusBadRequest, codeBadRequest, "field \"until\" or \"duration\" is required: when the silence ends")
+	}
+	created, err := s.eng.CreateSilence(r.Context(), sr)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, SilenceView(created, s.eng.Now()))
+	return nil
+}
+
+// fieldErrors renders silence's field errors as the API names fields.
+func fieldErrors(err error) string {
+	var parts []string
+	for _, fe := range silence.FieldErrors(err) {
+		parts = append(parts, "field \""+fe.Field+"\": "+fe.Msg)
+	}
+	if len(parts) == 0 {
+		return err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func checkComment(c string) error {
+	switch {
+	case !utf8.ValidString(c):
+		return errorf(http.StatusBadRequest, codeBadRequest, "field \"comment\" is not valid UTF-8")
+	case len(c) > silence.MaxComment:
+		return errorf(http.StatusBadRequest, codeBadRequest, "field \"comment\" is longer than %d bytes", silence.MaxComment)
+	case strings.IndexFunc(c, unicode.IsControl) >= 0:
+		return errorf(http.StatusBadRequest, codeBadRequest, "field \"comment\" contains control characters")
+	}
+	return nil
+}
+
+// listSilences answers the active silences and those ended within
+// RecentlyEnded; ?all=true every stored one (retention deletes them).
+func (s *server) listSilences(w http.ResponseWriter, r *http.Request) error {
+	q, err := readQuery(r, "all")
+	if err != nil {
+		return err
+	}
+	all, err := single(q, "all")
+	if err != nil {
+		return err
+	}
+	now := s.eng.Now()
+	since := now.Add(-RecentlyEnded)
+	switch all {
+	case "", "false":
+	case "true":
+		since = time.Time{}
+	default:
+		return errorf(http.StatusBadRequest, codeBadRequest, "all %q: want true or false", all)
+	}
+	ss, err := s.eng.Silences(r.Context(), since)
+	if err != nil {
+		return err
+	}
+	out := Silences{Silences: []Silence{}}
+	for _, x := range ss {
+		out.Silences = append(out.Silences, SilenceView(x, now))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// expireSilence ends a silence now; one that has ended already is
+// answered as it is.
+func (s *server) expireSilence(w http.ResponseWriter, r *http.Request) error {
+	if _, err := readQuery(r); err != nil {
+		return err
+	}
+	x, err := s.eng.ExpireSilence(r.Context(), r.PathValue("id"), by(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, SilenceView(x, s.eng.Now()))
+	return nil
+}
+
+// EventView is an event as the API answers it: its envelope, and the
+// silence or maintenance window that covers it, matched at read time by
+// the event's time (the stored event is never changed).
+type EventView struct {
+	event.Envelope
+	SilencedBy string `json:"silencedBy,omitempty"`
+}
+
+// eventViews renders events with silencedBy: one read of the silences
+// for the lot.
+func (s *server) eventViews(ctx context.Context, evs []event.Event) ([]EventView, error) {
+	out := make([]EventView, len(evs))
+	if len(evs) == 0 {
+		return out, nil
+	}
+	since := evs[0].Time
+	for _, e := range evs {
+		if e.Time.Before(since) {
+			since = e.Time
+		}
+	}
+	m, err := s.eng.SilenceMatcher(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range evs {
+		out[i].Envelope = e.Envelope()
+		out[i].SilencedBy, _ = m.Match(e)
+	}
+	return out, nil
+}
