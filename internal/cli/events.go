@@ -140,11 +140,18 @@ func printEvent(env Env, asJSON bool, raw json.RawMessage) {
 		fmt.Fprintf(env.Stdout, "%s\n", raw)
 		return
 	}
-	var e event.Envelope
+	var e struct {
+		event.Envelope
+		SilencedBy string `json:"silencedBy"`
+	}
 	if json.Unmarshal(raw, &e) != nil {
 		return
 	}
-	fmt.Fprintf(env.Stdout, "%s  %-7s %-26s %-20s %-13s %s\n", e.Time, e.Detail.Level, e.DetailType, e.Detail.PipelineID, e.Detail.Date, e.Detail.Message)
+	msg := e.Detail.Message
+	if e.SilencedBy != "" {
+		msg += "  [silenced by " + e.SilencedBy + "]"
+	}
+	fmt.Fprintf(env.Stdout, "%s  %-7s %-26s %-20s %-13s %s\n", e.Time, e.Detail.Level, e.DetailType, e.Detail.PipelineID, e.Detail.Date, msg)
 }
 
 // sinceParses reports whether --since is what the server reads: an RFC
