@@ -93,6 +93,17 @@ func viewBackfill(b store.Backfill) BackfillView {
 	return v
 }
 
+// runningPipeline is the {id} of a backfill route, once the query (none
+// taken) is checked and the pipeline is known to run.
+func (s *server) runningPipeline(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if _, err := readQuery(r); err != nil {
+		return "", err
+	}
+	_, _, err := s.loaded(r.Context(), id)
+	return id, err
+}
+
 // backfillError maps the engine's backfill refusals to their answers.
 func backfillError(err error) error {
 	switch {
@@ -107,11 +118,8 @@ func backfillError(err error) error {
 // requestBackfill plans a backfill and, unless dryRun, starts it: 201
 // with the stored backfill, or 200 with the plan alone.
 func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
+	id, err := s.runningPipeline(r)
+	if err != nil {
 		return err
 	}
 	body, err := s.readJSONBody(w, r)
@@ -165,11 +173,8 @@ func (s *server) listBackfills(w http.ResponseWriter, r *http.Request) error {
 
 // getBackfill answers one backfill with its progress.
 func (s *server) getBackfill(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
+	id, err := s.runningPipeline(r)
+	if err != nil {
 		return err
 	}
 	b, err := s.eng.Backfill(r.Context(), id, r.PathValue("bid"))
@@ -183,11 +188,8 @@ func (s *server) getBackfill(w http.ResponseWriter, r *http.Request) error {
 // cancelBackfill stops a backfill: no new period starts, running ones
 // finish. Cancelling one that ended answers it unchanged.
 func (s *server) cancelBackfill(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
+	id, err := s.runningPipeline(r)
+	if err != nil {
 		return err
 	}
 	b, err := s.eng.CancelBackfill(r.Context(), id, r.PathValue("bid"), by(r))
