@@ -229,7 +229,7 @@ func progressBar(b api.BackfillView) string {
 	const width = 30
 	c := b.Counts
 	done, total := c.Succeeded+c.Failed+c.Skipped, max(len(b.Periods), 1)
-	fill := done * width / total
+	fill := min(done*width/total, width) // counts ahead of the periods listed never overflow the bar
 	return fmt.Sprintf("[%s%s] %d/%d  %s ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, progressWords(b))
 }
 

@@ -127,6 +127,11 @@ job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
 	if out := run(0, "backfill", "cancel", "daily", "2"); !strings.HasPrefix(out, "backfill 2 of daily cancelled:") {
 		t.Fatalf("backfill cancel printed %q", out)
 	}
+	detached := run(0, "backfill", "daily", "--from", from, "--to", to, "--only", "failed", "--detach")
+	if !strings.Contains(detached, "backfill 3 of daily started:") || !strings.Contains(detached, "cancel it with `interlock backfill cancel daily 3`") {
+		t.Fatalf("backfill --detach printed:\n%s", detached)
+	}
+	run(0, "backfill", "cancel", "daily", "3")
 	if code, _, errOut := cli(t, dir, append([]string{"backfill", "daily", "--from", to, "--to", from}, api...)...); code != 1 || !strings.Contains(errOut, "from: "+to+" is after to "+from) {
 		t.Fatalf("a reversed range: exit %d, %s", code, errOut)
 	}
