@@ -36,7 +36,13 @@ type Report struct {
 	// Project is set when no paths were given: what was searched.
 	Project *Scope       `json:"project,omitempty"`
 	Files   []FileReport `json:"files"`
+	// pipelines are the valid pipelines, in file order (Pipelines).
+	pipelines []*pipeline.Pipeline
 }
+
+// Pipelines are the pipelines that parsed, each id once, in file order:
+// what `interlock graph` draws.
+func (r Report) Pipelines() []*pipeline.Pipeline { return r.pipelines }
 
 // Scope is what a validation without paths covered: the project's
 // settings file and the places of its other files, each with the number
@@ -272,6 +278,11 @@ func Validate(paths []string, opt Options) (Report, error) {
 		}
 	}
 	upstreamErrors(items, parsed, rep.Project != nil)
+	for _, it := range items {
+		if p := parsed[it]; p != nil {
+			rep.pipelines = append(rep.pipelines, p)
+		}
+	}
 	foldReported(items)
 	for _, it := range items {
 		sort.SliceStable(it.rep.Errors, func(i, j int) bool { return it.rep.Errors[i].Line < it.rep.Errors[j].Line })

@@ -44,8 +44,8 @@ func TestDashboard(t *testing.T) {
 	t.Run("overview loads", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/")
-		if n := browser.Eval[int](b, `document.querySelectorAll('#board tr[data-pipeline]').length`); n != len(wantStates)+4 {
-			t.Fatalf("the overview lists %d pipelines, want %d", n, len(wantStates)+4)
+		if n := browser.Eval[int](b, `document.querySelectorAll('#board tr[data-pipeline]').length`); n != len(wantStates)+5 {
+			t.Fatalf("the overview lists %d pipelines, want %d", n, len(wantStates)+5)
 		}
 		if role := browser.Eval[string](b, `document.body.dataset.role`); role != "admin" {
 			t.Fatalf("without tokens the caller is %q, want admin", role)
@@ -101,6 +101,44 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 
+	t.Run("the dependency graph draws its edges", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/ui/graph")
+		if n := browser.Eval[int](b, `document.querySelectorAll('svg#graph g.graph-node').length`); n != len(wantStates)+5 {
+			t.Fatalf("the graph has %d nodes, want one per pipeline (%d)", n, len(wantStates)+5)
+		}
+		// The edge's line runs from the right side of the upstream's box
+		// to the left side of the downstream's, as the browser lays it out.
+		geo := browser.Eval[string](b, `(() => {
+			const line = document.querySelector('g.graph-edge[data-from="succeeded-job"][data-to="after-success"] line');
+			if (!line) return 'no edge';
+			const box = id => document.querySelector('g.graph-node[data-node="' + id + '"] rect').getBBox();
+			const l = line.getBBox(), up = box('succeeded-job'), down = box('after-success');
+			const ok = Math.abs(line.x1.baseVal.value - (up.x + up.width)) < 1 && Math.abs(line.x2.baseVal.value - down.x) < 1 &&
+				line.y1.baseVal.value > up.y && line.y1.baseVal.value < up.y + up.height &&
+				line.y2.baseVal.value > down.y && line.y2.baseVal.value < down.y + down.height && l.width > 10;
+			return ok ? 'ok' : JSON.stringify({l, up, down});
+		})()`)
+		if geo != "ok" {
+			t.Fatalf("the edge succeeded-job -> after-success is not drawn between its nodes: %s", geo)
+		}
+		if n := browser.Eval[int](b, `document.querySelectorAll('svg#graph g.graph-edge').length`); n != 1 {
+			t.Fatalf("%d edges drawn, want 1", n)
+		}
+		if href := browser.Eval[string](b, `document.querySelector('g.graph-node[data-node="after-success"] a').getAttribute('href')`); href != "/ui/pipelines/after-success" {
+			t.Fatalf("a node links to %q", href)
+		}
+		b.Screenshot("graph")
+		b.Open(f.srv.URL + "/ui/pipelines/succeeded-job")
+		if got := browser.Eval[string](b, `document.querySelector('#downstreams a[data-downstream]').getAttribute('href')`); got != "/ui/pipelines/after-success" {
+			t.Fatalf("succeeded-job's downstreams link to %q", got)
+		}
+		b.Open(f.srv.URL + "/ui/pipelines/after-success")
+		if got := browser.Eval[string](b, `document.querySelector('#upstreams a[data-upstream]').textContent + ' ' + document.querySelector('#nav-graph').getAttribute('href')`); got != "succeeded-job /ui/graph" {
+			t.Fatalf("after-success's upstreams and the nav: %q", got)
+		}
+	})
+
 	t.Run("values are text, never markup", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/")
@@ -134,7 +172,7 @@ func TestDashboard(t *testing.T) {
 		b := b.For(t)
 		b.Viewport(390, 844)
 		defer b.Viewport(browser.Width, browser.Height)
-		for _, page := range []string{"/", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period, "/ui/events", "/ui/health"} {
+		for _, page := range []string{"/", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period, "/ui/events", "/ui/health", "/ui/graph"} {
 			b.Open(f.srv.URL + page)
 			if w := browser.Eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
 				t.Errorf("%s is %d px wide at a 390 px viewport: it scrolls sideways", page, w)

@@ -183,6 +183,8 @@ server:
 		"xss-sensor": fmt.Sprintf("schedule:\n  timezone: %s\n  trigger: {key: landed, check: equals, field: status, value: ready}\n", zone) +
 			cmd(`["true"]`, ""),
 		"xss-job": sched("") + cmd(fmt.Sprintf(`["/bin/sh", "-c", "echo '%s' >&2; exit 1"]`, xssJob), ""),
+		// Started by succeeded-job's success: an edge of /ui/graph.
+		"after-success": fmt.Sprintf("schedule: {timezone: %s}\nvalidation:\n  rules: [{check: upstream, pipeline: succeeded-job}]\n", zone) + cmd(`["true"]`, ""),
 	}
 	for id, body := range pipelines {
 		owner, desc := "data-eng", "the "+id+" pipeline"

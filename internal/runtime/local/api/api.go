@@ -153,6 +153,7 @@ func (s *server) routes() *http.ServeMux {
 	handle("GET /v1/pipelines/{id}/backfills", pipeline.RoleReader, s.listBackfills)
 	handle("GET /v1/pipelines/{id}/backfills/{bid}", pipeline.RoleReader, s.getBackfill)
 	handle("DELETE /v1/pipelines/{id}/backfills/{bid}", pipeline.RoleAdmin, s.cancelBackfill)
+	handle("GET /v1/graph", pipeline.RoleReader, s.graph)
 	handle("GET /v1/events", pipeline.RoleReader, s.listEvents)
 	handle("POST /v1/silences", pipeline.RoleAdmin, s.createSilence)
 	handle("GET /v1/silences", pipeline.RoleReader, s.listSilences)

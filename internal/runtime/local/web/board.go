@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -31,69 +32,17 @@ type entry struct {
 	hasDL    bool
 }
 
-// relativeSLA reports whether p's SLA may be relative, whose instants need
-// the period's first trigger-sensor arrival (a marker).
-func relativeSLA(p *pipeline.Pipeline) bool {
-	return p.SLA != nil && p.SLA.Deadline.IsZero() && p.SLA.MaxDuration > 0
-}
-
-// board reads every running pipeline's current period in bounded reads —
-// the pipeline list, and the runs (and, with a relative SLA among them,
-// the markers) of the current periods in one read across pipelines each —
+// board reads every running pipeline's current period (api.ReadBoard)
 // and classifies each.
 func (h *handler) board(ctx context.Context, now time.Time) ([]entry, error) {
-	loaded, err := h.eng.Running(ctx)
+	read, err := api.ReadBoard(ctx, h.eng, now)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
+		return nil, err
 	}
-	out := make([]entry, len(loaded))
-	from := ""
-	for i, l := range loaded {
-		out[i] = entry{p: l.Config, row: l.Row, per: run.CurrentPeriod(l.Config, now)}
-		if s := out[i].per.String(); from == "" || s < from {
-			from = s
-		}
-	}
-	runs := map[run.Key]*run.Run{}
-	if from != "" {
-		// Periods sort in time order as text and a day before its hours,
-		// so this is every current period's run (and the few runs of later
-		// periods of the pipelines whose current period is later).
-		list, err := h.eng.Store().RunList(ctx, store.RunListParams{PeriodFrom: from})
-		if err != nil {
-			return nil, fmt.Errorf("runs: %w", err)
-		}
-		for i := range list {
-			runs[list[i].Key] = &list[i]
-		}
-	}
-	// A relative SLA starts at the period's first trigger-sensor arrival,
-	// a marker: the markers of the current periods are read in one read
-	// across pipelines, as the runs are, when any pipeline needs them.
-	var marks map[run.Key]*run.SLAMarks
-	if slices.ContainsFunc(out, func(e entry) bool { return relativeSLA(e.p) }) {
-		list, err := h.eng.Store().MarkerList(ctx, store.MarkerListParams{PeriodFrom: from})
-		if err != nil {
-			return nil, fmt.Errorf("markers: %w", err)
-		}
-		marks = map[run.Key]*run.SLAMarks{}
-		for _, m := range list {
-			x := marks[m.Key]
-			if x == nil {
-				x = &run.SLAMarks{}
-				marks[m.Key] = x
-			}
-			x.Set(m.Kind, m.At)
-		}
-	}
-	for i := range out {
-		e := &out[i]
-		key := e.key()
-		e.facts = run.BoardFacts{Paused: e.row.Paused, FirstLoaded: e.row.FirstLoadedAt, Run: runs[key]}
-		if m := marks[key]; m != nil && relativeSLA(e.p) {
-			e.facts.Marks = *m
-		}
-		e.judge(now)
+	out := make([]entry, len(read))
+	for i, r := range read {
+		out[i] = entry{p: r.Config, row: r.Row, per: r.Period, facts: r.Facts}
+		out[i].judge(now)
 	}
 	return out, nil
 }

@@ -55,6 +55,9 @@ type pipelinePageData struct {
 	// form (the week before the current period).
 	Backfills                []backfillView
 	BackfillFrom, BackfillTo string
+	// Upstreams are the pipeline's upstream rules, Downstreams the
+	// running pipelines with one on it (the dependency graph's edges).
+	Upstreams, Downstreams []depView
 }
 
 // backfillView is one backfill's progress on the pipeline page.
@@ -178,6 +181,9 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 		PrevPeriod: per.Prev().String(), NextPeriod: per.Next().String(),
 	}
 	d.CurrentURL = "/ui/pipelines/" + d.Path
+	if d.Upstreams, d.Downstreams, err = h.dependencies(r, p); err != nil {
+		return nil, err
+	}
 	if row.Paused && !row.PausedUntil.IsZero() {
 		u := row.PausedUntil.UTC()
 		d.PausedUntil = &u
