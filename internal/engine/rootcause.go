@@ -13,8 +13,9 @@ import (
 
 // Root causes (docs/root-cause.md): every event the engine commits goes
 // through batch.commit, so that is where a downstream problem is found
-// blocked by its upstream's (run.RootCause) and where a root's success
-// arms the release of what it blocked (kindRelease). The facts are read
+// blocked by its upstream's (run.RootCause); a root's success arms the
+// release of what it blocked (kindRelease) from the downstreams timer
+// the success arms (upstream.go). The facts are read
 // from the store — the upstreams' configs and their periods' facts —
 // never remembered.
 
@@ -68,8 +69,7 @@ func (u *upstreamReader) Facts(key run.Key) (run.ConditionFacts, error) {
 // rootCauses stores each problem event of the batch that an upstream root
 // explains as blocked by it (Detail.blockedBy, without released: a
 // released alert explained by another root is blocked again), with the
-// marker on the root's period its release reads; and arms the release of
-// what the periods this batch makes succeed had blocked.
+// marker on the root's period its release reads (armRelease).
 func (b *batch) rootCauses(ctx context.Context) error {
 	var ups *upstreamReader
 	for i := range b.c.Events {
@@ -108,7 +108,7 @@ func (b *batch) rootCauses(ctx context.Context) error {
 		c := run.BlockedOf(p, *e)
 		b.putMarker(store.Marker{Key: root.Key(), Kind: run.BlockedMarkerKind(c.Down, c.Type), At: b.now, Detail: c.MarkerDetail()})
 	}
-	return b.armReleases(ctx)
+	return nil
 }
 
 // putMarker writes m, replacing the batch's own write or delete of the
@@ -129,27 +129,21 @@ func (b *batch) putMarker(m store.Marker) {
 	b.marker(m, false)
 }
 
-// armReleases sets the release timer of each period the batch makes
-// succeed that blocked downstream conditions (its blocked markers).
-func (b *batch) armReleases(ctx context.Context) error {
-	for _, w := range b.c.Runs {
-		r := w.Run
-		if r.State != run.Completed {
-			continue
-		}
-		if prev := b.runs[r.Key]; prev != nil && prev.State == run.Completed {
-			continue
-		}
-		ms, err := b.e.st.MarkerListOf(ctx, r.Key)
-		if err != nil {
-			return err
-		}
-		cs := blockedConditions(ms)
-		if len(cs) == 0 || b.touchesTimer(releaseTimerKey(r.Key)) {
-			continue
-		}
-		b.putTimer(store.Timer{Key: releaseTimerKey(r.Key), Kind: kindRelease, Run: r.Key, DueAt: run.ReleaseAt(b.now, cs)}, nil)
+// armRelease sets the release timer of a period that succeeded, if it
+// blocked downstream conditions (its blocked markers). It is called by
+// the downstreams timer its success arms (upstream.go), and only for a
+// pipeline that has downstreams — only those can be a root — so a
+// success costs no read more on the commit that records it.
+func (e *Engine) armRelease(ctx context.Context, b *batch, key run.Key) error {
+	ms, err := e.st.MarkerListOf(ctx, key)
+	if err != nil {
+		return err
 	}
+	cs := blockedConditions(ms)
+	if len(cs) == 0 || b.touchesTimer(releaseTimerKey(key)) {
+		return nil
+	}
+	b.putTimer(store.Timer{Key: releaseTimerKey(key), Kind: kindRelease, Run: key, DueAt: run.ReleaseAt(b.now, cs)}, nil)
 	return nil
 }
 

@@ -70,6 +70,11 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 	if err != nil {
 		return nil, err
 	}
+	if len(ids) > 0 { // only an upstream can be a root cause (rootcause.go)
+		if err := e.armRelease(ctx, b, t.Run); err != nil {
+			return nil, err
+		}
+	}
 	opens := map[run.Key]bool{} // downstream period → whether it may open it
 	var keys []run.Key
 	for _, id := range ids {
