@@ -17,9 +17,11 @@ import (
 // conditions to judge at its end: one event per period and type (the
 // latest), of a type that opens a condition (OpensCondition), and not
 // blocked by an upstream (Detail.blockedBy: the root-cause release alerts
-// those when the upstream recovers, a silence's end does not). A warning
-// whose breach was silenced too is left out: they are one condition, and
-// a warning is never sent after its breach (product spec §3 item 8).
+// those when the upstream recovers, a silence's end does not). An event
+// superseded in its period by one the silence covered too is left out:
+// a warning by its breach (one condition, and a warning is never sent
+// after its breach, product spec §3 item 8), a failed attempt by the
+// exhausted retries that followed it.
 // They are sorted by pipeline, schedule, period and type.
 func SilencedConditions(silenced []event.Event) []event.Event {
 	latest := map[[4]string]event.Event{}
@@ -37,8 +39,8 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 	}
 	out := make([]event.Event, 0, len(latest))
 	for k, e := range latest {
-		if breach, ok := breachOf[e.Type]; ok {
-			if _, both := latest[[4]string{k[0], k[1], k[2], string(breach)}]; both {
+		if later, ok := supersededBy[e.Type]; ok {
+			if _, both := latest[[4]string{k[0], k[1], k[2], string(later)}]; both {
 				continue
 			}
 		}
@@ -51,8 +53,13 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 	return out
 }
 
-// breachOf is the breach each SLA warning leads to.
-var breachOf = map[event.Type]event.Type{event.SLAWarning: event.SLABreach, event.RelativeSLAWarning: event.RelativeSLABreach}
+// supersededBy is the later event of the same condition that an event
+// leads to: a warning to its breach, a failed attempt to the exhausted
+// retries.
+var supersededBy = map[event.Type]event.Type{
+	event.SLAWarning: event.SLABreach, event.RelativeSLAWarning: event.RelativeSLABreach,
+	event.JobFailed: event.RetryExhausted,
+}
 
 // MarkerAfterSilencePfx starts the kind of the marker that says a
 // period's condition of one type was alerted after the silence (or window

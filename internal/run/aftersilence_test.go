@@ -20,14 +20,17 @@ func TestSilencedConditions(t *testing.T) {
 		{ID: "6", PipelineID: "c", ScheduleID: "cron", Date: "2026-03-10", Type: event.SLABreach, Time: at, Detail: blocked}, // blocked
 		{ID: "7", PipelineID: "a", ScheduleID: "cron", Date: "2026-03-09", Type: event.JobFailed, Time: at},
 		{ID: "8", PipelineID: "d", ScheduleID: "cron", Date: "2026-03-10", Type: event.RelativeSLAWarning, Time: at}, // no breach: kept
+		{ID: "9", PipelineID: "e", ScheduleID: "cron", Date: "2026-03-10", Type: event.JobFailed, Time: at},
+		{ID: "10", PipelineID: "e", ScheduleID: "cron", Date: "2026-03-10", Type: event.RetryExhausted, Time: at.Add(time.Minute)}, // supersedes 9
 	}
 	got := SilencedConditions(evs)
 	var ids []string
 	for _, e := range got {
 		ids = append(ids, e.ID)
 	}
-	// b's warning goes with its breach; d's warning stands alone.
-	want := []string{"7", "4", "3", "8"}
+	// b's warning goes with its breach, e's failed attempt with its
+	// exhausted retries; d's warning stands alone.
+	want := []string{"7", "4", "3", "8", "10"}
 	if len(ids) != len(want) {
 		t.Fatalf("picked %v, want %v", ids, want)
 	}
