@@ -139,6 +139,51 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 
+	t.Run("silences: marked events, expire from the page", func(t *testing.T) {
+		b := b.For(t)
+		var s struct {
+			ID string `json:"id"`
+		}
+		out := f.call(t, "POST", "/v1/silences", `{"pipelines": ["rerun-me"], "types": ["RERUN_ACCEPTED", "RERUN_REJECTED"], "duration": "1h", "comment": "browser test"}`, 201)
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.ID == "" {
+			t.Fatalf("POST /v1/silences: %v %s", err, out)
+		}
+		// A rerun now is answered (accepted or rejected) with an event the
+		// silence covers: the event log shows it marked, with the comment.
+		f.call(t, "POST", "/v1/pipelines/rerun-me/reruns", `{"period": "`+f.period+`", "reason": "silenced"}`, 200)
+		b.Open(f.srv.URL + "/ui/events?pipeline=rerun-me")
+		row := `document.querySelector('tr.silenced[data-silenced-by="` + s.ID + `"]')`
+		b.WaitFor("a silenced event in the log", row+` !== null`)
+		if text := browser.Eval[string](b, row+`.textContent`); !strings.Contains(text, "silenced by "+s.ID) || !strings.Contains(text, "browser test") {
+			t.Fatalf("the silenced row says %q", text)
+		}
+		// The silences page lists it active; expiring it asks first, then
+		// the API answers it ended.
+		b.Open(f.srv.URL + "/ui/silences")
+		if active := browser.Eval[string](b, `document.querySelector('tr[data-silence="`+s.ID+`"]').dataset.active`); active != "true" {
+			t.Fatalf("the silences page shows %s active=%q", s.ID, active)
+		}
+		confirms := len(b.Dialogs())
+		b.Do(chromedp.Click(chromedp.ID("expire-" + s.ID)))
+		b.WaitFor("the expiry's answer", `['done', 'refused', 'error'].includes(document.getElementById('action-result').dataset.result)`)
+		if r := browser.Eval[string](b, `document.getElementById('action-result').dataset.result + ': ' + document.getElementById('action-result').textContent`); !strings.HasPrefix(r, "done") {
+			t.Fatalf("the expiry was not done: %s", r)
+		}
+		if d := b.Dialogs(); len(d) != confirms+1 || d[len(d)-1].Type != "confirm" || !strings.Contains(d[len(d)-1].Message, s.ID) {
+			t.Fatalf("the expiry asked %+v, want one confirmation naming the silence", d[confirms:])
+		}
+		var list struct {
+			Silences []struct {
+				ID     string `json:"id"`
+				Active bool   `json:"active"`
+			} `json:"silences"`
+		}
+		if err := json.Unmarshal([]byte(f.call(t, "GET", "/v1/silences", "", 200)), &list); err != nil || len(list.Silences) != 1 || list.Silences[0].Active {
+			t.Fatalf("after the expiry: %v %+v", err, list)
+		}
+		b.Screenshot("silences")
+	})
+
 	t.Run("values are text, never markup", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/")

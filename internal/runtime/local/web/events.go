@@ -20,7 +20,7 @@ const defaultSince = 24 * time.Hour
 
 type eventsPageData struct {
 	Filter   eventFilter
-	Events   []event.Event
+	Events   []eventView
 	NextHref string
 	Cursor   string // where the live tail starts
 	Types    []event.Type
@@ -87,11 +87,15 @@ func (h *handler) eventsPage(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := eventsPageData{Filter: f, Events: page.Events, Cursor: page.Next.String(), Types: event.Types(), Levels: event.Levels(), Since: p.Since.UTC()}
+	evs, err := h.eventViews(r.Context(), page.Events)
+	if err != nil {
+		return nil, err
+	}
+	d := eventsPageData{Filter: f, Events: evs, Cursor: page.Next.String(), Types: event.Types(), Levels: event.Levels(), Since: p.Since.UTC()}
 	if !until.IsZero() {
 		u := until.UTC()
 		d.Until = &u
-		if i := slices.IndexFunc(d.Events, func(e event.Event) bool { return e.Time.After(until) }); i >= 0 {
+		if i := slices.IndexFunc(d.Events, func(e eventView) bool { return e.Time.After(until) }); i >= 0 {
 			d.Events, d.Stopped = d.Events[:i], true
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // pageNames are the page templates; each is parsed with the layout.
-var pageNames = []string{"overview", "pipeline", "events", "health", "graph", "error"}
+var pageNames = []string{"overview", "pipeline", "events", "health", "graph", "silences", "error"}
 
 // parsePages parses each page with the layout and the shared partials.
 func parsePages() (map[string]*template.Template, error) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -40,7 +39,7 @@ type pipelinePageData struct {
 	State      run.BoardState
 	Deadline   *deadlineView
 	Explain    engine.Explanation
-	Timeline   []event.Event
+	Timeline   []eventView
 	More       bool // the timeline was cut at maxTimeline
 	// Blocked are the downstream problems this period is the root cause
 	// of, not yet released (docs/root-cause.md).
@@ -206,7 +205,9 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
-	d.Timeline = page.Events
+	if d.Timeline, err = h.eventViews(ctx, page.Events); err != nil {
+		return nil, err
+	}
 	if len(d.Timeline) > maxTimeline {
 		d.Timeline, d.More = d.Timeline[:maxTimeline], true
 	}

@@ -87,6 +87,7 @@ func New(o Options) (http.Handler, error) {
 	mux.HandleFunc("GET /ui/events", h.page(h.eventsPage))
 	mux.HandleFunc("GET /ui/health", h.page(h.healthPage))
 	mux.HandleFunc("GET /ui/graph", h.page(h.graphPage))
+	mux.HandleFunc("GET /ui/silences", h.page(h.silencesPage))
 	files := http.StripPrefix("/ui/assets/", http.FileServerFS(assets))
 	mux.Handle("GET /ui/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The assets change only with the binary; a short cache keeps a

@@ -250,6 +250,16 @@
       span.appendChild(document.createTextNode(" (" + (b.reason || "") + "), not paged on its own"));
       tr.lastChild.appendChild(span);
     }
+    if (env.silencedBy) {
+      // As the server renders it (partials.html, silenced-mark): stored
+      // and shown, not sent (docs/silences.md).
+      tr.className += " silenced";
+      tr.setAttribute("data-silenced-by", env.silencedBy);
+      var mark = document.createElement("span");
+      mark.className = "silenced-by";
+      mark.textContent = " silenced by " + env.silencedBy;
+      tr.lastChild.appendChild(mark);
+    }
     body.appendChild(tr);
   }
 
