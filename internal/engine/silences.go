@@ -223,6 +223,32 @@ func (e *Engine) SilenceMatcher(ctx context.Context, since time.Time) (*SilenceM
 	return m, nil
 }
 
+// SilencedBy returns, for each of evs, the id of the silence or window
+// that covers it ("" for none), with one read of the silences for the
+// lot (from the earliest event on), and the matcher it used (for the
+// silences' comments): how the API and the dashboard mark the events
+// they show.
+func (e *Engine) SilencedBy(ctx context.Context, evs []event.Event) ([]string, *SilenceMatcher, error) {
+	ids := make([]string, len(evs))
+	if len(evs) == 0 {
+		return ids, nil, nil
+	}
+	since := evs[0].Time
+	for _, ev := range evs {
+		if ev.Time.Before(since) {
+			since = ev.Time
+		}
+	}
+	m, err := e.SilenceMatcher(ctx, since)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, ev := range evs {
+		ids[i], _ = m.Match(ev)
+	}
+	return ids, m, nil
+}
+
 // Match returns the silence or window that covers ev, if any.
 func (m *SilenceMatcher) Match(ev event.Event) (string, bool) {
 	if m == nil || (len(m.silences) == 0 && len(m.windows) == 0) {

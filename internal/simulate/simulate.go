@@ -120,14 +120,14 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 	}
 	evs := page.Events
 	res.Events = evs
-	m, err := s.eng.SilenceMatcher(ctx, time.Time{})
+	ids, _, err := s.eng.SilencedBy(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
 	res.Silenced = map[string]string{}
-	for _, e := range evs {
-		if id, ok := m.Match(e); ok {
-			res.Silenced[e.ID] = id
+	for i, e := range evs {
+		if ids[i] != "" {
+			res.Silenced[e.ID] = ids[i]
 		}
 	}
 	res.Checks = append(VerifySilenced(sc.Expect, evs, res.Silenced), refusals(sc.Timeline, res.Errors)...)

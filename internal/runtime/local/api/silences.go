@@ -211,23 +211,13 @@ type EventView struct {
 // eventViews renders events with silencedBy: one read of the silences
 // for the lot.
 func (s *server) eventViews(ctx context.Context, evs []event.Event) ([]EventView, error) {
-	out := make([]EventView, len(evs))
-	if len(evs) == 0 {
-		return out, nil
-	}
-	since := evs[0].Time
-	for _, e := range evs {
-		if e.Time.Before(since) {
-			since = e.Time
-		}
-	}
-	m, err := s.eng.SilenceMatcher(ctx, since)
+	ids, _, err := s.eng.SilencedBy(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]EventView, len(evs))
 	for i, e := range evs {
-		out[i].Envelope = e.Envelope()
-		out[i].SilencedBy, _ = m.Match(e)
+		out[i] = EventView{Envelope: e.Envelope(), SilencedBy: ids[i]}
 	}
 	return out, nil
 }

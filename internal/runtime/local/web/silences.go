@@ -25,24 +25,15 @@ type eventView struct {
 // eventViews marks the events a silence or window covers: one read of the
 // silences for the lot.
 func (h *handler) eventViews(ctx context.Context, evs []event.Event) ([]eventView, error) {
-	out := make([]eventView, len(evs))
-	if len(evs) == 0 {
-		return out, nil
-	}
-	since := evs[0].Time
-	for _, e := range evs {
-		if e.Time.Before(since) {
-			since = e.Time
-		}
-	}
-	m, err := h.eng.SilenceMatcher(ctx, since)
+	ids, m, err := h.eng.SilencedBy(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]eventView, len(evs))
 	for i, e := range evs {
-		out[i].Event = e
-		if id, ok := m.Match(e); ok {
-			out[i].SilencedBy, out[i].SilenceNote = id, m.Comment(id)
+		out[i] = eventView{Event: e, SilencedBy: ids[i]}
+		if ids[i] != "" {
+			out[i].SilenceNote = m.Comment(ids[i])
 		}
 	}
 	return out, nil
