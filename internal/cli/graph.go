@@ -10,6 +10,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/project"
 	irun "github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
 func init() {
@@ -64,7 +65,7 @@ func runGraph(_ context.Context, env Env, args []string) int {
 	case "json":
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(GraphJSON(g))
+		_ = enc.Encode(api.GraphViewOf(g))
 	default:
 		writeGraphText(env.Stdout, g)
 	}
@@ -79,41 +80,6 @@ func runGraph(_ context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "interlock graph: the graph leaves out what does not load; `interlock validate` lists it")
 	}
 	return code
-}
-
-// GraphDoc is the JSON of a graph (interlock graph --output json; GET
-// /v1/graph adds each node's state).
-type GraphDoc struct {
-	Nodes []GraphNodeDoc `json:"nodes"`
-	Edges []GraphEdgeDoc `json:"edges"`
-}
-
-// GraphNodeDoc is a pipeline of the graph.
-type GraphNodeDoc struct {
-	ID      string `json:"id"`
-	Layer   int    `json:"layer"`
-	Missing bool   `json:"missing,omitempty"` // named by an upstream rule, defined by no file
-}
-
-// GraphEdgeDoc is an upstream rule: from the upstream to the downstream.
-type GraphEdgeDoc struct {
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Mapping  string `json:"mapping"`
-	Offset   int    `json:"offset,omitempty"`
-	AllHours bool   `json:"allHours,omitempty"`
-}
-
-// GraphJSON is g as JSON.
-func GraphJSON(g irun.Graph) GraphDoc {
-	doc := GraphDoc{Nodes: []GraphNodeDoc{}, Edges: []GraphEdgeDoc{}}
-	for _, n := range g.Nodes {
-		doc.Nodes = append(doc.Nodes, GraphNodeDoc{ID: n.ID, Layer: n.Layer, Missing: n.Missing})
-	}
-	for _, e := range g.Edges {
-		doc.Edges = append(doc.Edges, GraphEdgeDoc{From: e.From, To: e.To, Mapping: e.Mapping, Offset: e.Offset, AllHours: e.AllHours})
-	}
-	return doc
 }
 
 // writeGraphText prints each layer's pipelines and then the edges.

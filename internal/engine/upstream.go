@@ -40,6 +40,9 @@ import (
 const (
 	kindDownstreams = "downstreams" // an upstream period succeeded: find the downstream periods it feeds
 	kindUpstream    = "upstream"    // re-evaluate (or open) one downstream period
+	// maxFanOut is how many upstream timers one commit of a downstreams
+	// timer arms (store.MaxChangeRecords bounds a commit).
+	maxFanOut = 48
 )
 
 func downstreamsTimerKey(k run.Key) string {
@@ -97,6 +100,21 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 				opens[key] = opens[key] || i == 0
 			}
 		}
+	}
+	// A commit holds at most store.MaxChangeRecords records: arm the
+	// timers maxFanOut at a time, the timer itself moving on (Detail
+	// "done": how many it armed before) until all are.
+	done := 0
+	if v, ok := t.Detail.Get("done"); ok {
+		if n, ok := v.Int(); ok && n > 0 {
+			done = int(min(n, int64(len(keys))))
+		}
+	}
+	keys = keys[done:]
+	if len(keys) > maxFanOut {
+		keys = keys[:maxFanOut]
+		due := t.DueAt
+		b.putTimer(store.Timer{Key: t.Key, Kind: kindDownstreams, Run: t.Run, DueAt: now, Detail: run.Detail("done", done+maxFanOut)}, &due)
 	}
 	for _, key := range keys {
 		var detail sensor.Object

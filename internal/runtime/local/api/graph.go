@@ -54,20 +54,27 @@ func Graph(ctx context.Context, eng *engine.Engine, now time.Time) (GraphView, e
 		configs[i] = r.Config
 		byID[r.Config.ID] = r
 	}
-	g := run.BuildGraph(configs)
+	v := GraphViewOf(run.BuildGraph(configs))
+	for i, n := range v.Nodes {
+		if r, ok := byID[n.ID]; ok {
+			v.Nodes[i].Owner, v.Nodes[i].Period = r.Config.Owner, r.Period.String()
+			v.Nodes[i].State = run.BoardStateOf(r.Config, r.Period, r.Facts, now)
+		}
+	}
+	return v, nil
+}
+
+// GraphViewOf is g as JSON, without states: what `interlock graph
+// --output json` prints from the project's files.
+func GraphViewOf(g run.Graph) GraphView {
 	v := GraphView{Nodes: make([]GraphNodeView, 0, len(g.Nodes)), Edges: make([]GraphEdgeView, 0, len(g.Edges))}
 	for _, n := range g.Nodes {
-		nv := GraphNodeView{ID: n.ID, Layer: n.Layer, Missing: n.Missing}
-		if r, ok := byID[n.ID]; ok {
-			nv.Owner, nv.Period = r.Config.Owner, r.Period.String()
-			nv.State = run.BoardStateOf(r.Config, r.Period, r.Facts, now)
-		}
-		v.Nodes = append(v.Nodes, nv)
+		v.Nodes = append(v.Nodes, GraphNodeView{ID: n.ID, Layer: n.Layer, Missing: n.Missing})
 	}
 	for _, e := range g.Edges {
 		v.Edges = append(v.Edges, GraphEdgeView{From: e.From, To: e.To, Mapping: e.Mapping, Offset: e.Offset, AllHours: e.AllHours})
 	}
-	return v, nil
+	return v
 }
 
 // graph serves GET /v1/graph.
