@@ -379,3 +379,22 @@ func wakeBackfill(b *batch, prev *run.Run, r run.Run) {
 	}
 	b.putTimer(backfillTimer(r.PipelineID, b.now), nil)
 }
+
+// wakeBackfillOnResume moves the pipeline's backfill timer to now in the
+// resume's batch: a backfill that waited while the pipeline was paused
+// goes on at once, not at its next poll. A pipeline with no backfill
+// timer (none running) has nothing to wake.
+func (e *Engine) wakeBackfillOnResume(ctx context.Context, b *batch, pipelineID string) error {
+	t, err := e.st.TimerGet(ctx, backfillTimerKey(pipelineID))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case !t.DueAt.After(b.now):
+		return nil // due already: it fires on its own
+	}
+	due := t.DueAt
+	b.putTimer(backfillTimer(pipelineID, b.now), &due)
+	return nil
+}

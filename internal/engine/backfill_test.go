@@ -244,3 +244,35 @@ func TestBackfillSparesPastSLA(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillWakesOnResume: a backfill of a paused pipeline starts
+// nothing while the pause lasts, and its next period starts in the
+// resume's instant, not at the backfill's next poll.
+func TestBackfillWakesOnResume(t *testing.T) {
+	f := newBackfillFixture(t)
+	if err := f.eng.Pause(t.Context(), "daily", time.Time{}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	req := run.BackfillRequest{From: "2026-03-03", To: "2026-03-04", Only: run.OnlyMissing, MaxActive: 1}
+	if _, err := f.eng.RequestBackfill(t.Context(), "daily", req, false, "operator:test"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := f.eng.RunDue(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if all, _ := backfillRuns(t, f); all != 0 {
+			t.Fatalf("%d backfilled runs while paused", all)
+		}
+		f.clk.Advance(time.Minute)
+	}
+	if err := f.eng.Resume(t.Context(), "daily", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.RunDue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := backfillRuns(t, f); all != 1 {
+		t.Fatalf("%d backfilled runs in the resume's instant, want 1", all)
+	}
+}

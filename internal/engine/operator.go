@@ -105,6 +105,9 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	b := e.newBatch(resumed, now)
 	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 	b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
+	if err := e.wakeBackfillOnResume(ctx, b, pipelineID); err != nil {
+		return nil, err
+	}
 	b.notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
 	active, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
 	if err != nil {
