@@ -34,16 +34,6 @@ func silenceEndTimer(s silence.Silence) store.Timer {
 		Detail: sensor.NewObject(map[string]sensor.Value{"silence": sensor.StringValue(s.ID)})}
 }
 
-// nextWindowEnd is the end of w's first occurrence that ends after now.
-func nextWindowEnd(w silence.Window, now time.Time) time.Time {
-	for s := w.Cron.Next(now.Add(-w.Duration), w.Location); !s.IsZero(); s = w.Cron.Next(s, w.Location) {
-		if e := s.Add(w.Duration); e.After(now) {
-			return e
-		}
-	}
-	return time.Time{}
-}
-
 // ArmMaintenance puts the end timer of each maintenance window that has
 // none, at its next occurrence's end. A timer already due is left to
 // fire (an end passed while no process ran); one armed for another
@@ -52,7 +42,7 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 	now := e.clk.Now()
 	b := e.newBatch(nil, now)
 	for _, w := range e.windows {
-		due := nextWindowEnd(w, now)
+		due := w.NextEnd(now)
 		if due.IsZero() {
 			continue
 		}
@@ -120,7 +110,7 @@ func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, no
 	if err := e.alertAfterSilence(ctx, occ, w.ID()+"@"+strconv.FormatInt(start.Unix(), 10), now); err != nil {
 		return nil, err
 	}
-	if next := nextWindowEnd(*w, now); !next.IsZero() {
+	if next := w.NextEnd(now); !next.IsZero() {
 		due := t.DueAt
 		b.putTimer(maintenanceEndTimer(*w, next), &due)
 	}

@@ -125,25 +125,15 @@ func (w Window) ActiveAt(t time.Time) (start, end time.Time, ok bool) {
 	return s, e, t.Before(e)
 }
 
-// Occurrence is one occurrence of a window: [Start, End).
-type Occurrence struct {
-	Start, End time.Time
-}
-
-// EndsIn lists the occurrences of w that end in (from, to], earliest
-// first, at most limit: what the silence-end check looks for since its
-// previous pass.
-func (w Window) EndsIn(from, to time.Time, limit int) []Occurrence {
-	var out []Occurrence
-	// An occurrence ending after from started after from - Duration.
-	for s := w.Cron.Next(from.Add(-w.Duration), w.Location); !s.IsZero() && len(out) < limit; s = w.Cron.Next(s, w.Location) {
-		e := s.Add(w.Duration)
-		if e.After(to) {
-			break
-		}
-		if e.After(from) {
-			out = append(out, Occurrence{Start: s, End: e})
-		}
+// NextEnd is the end of w's first occurrence that ends after t; zero
+// when the cron never fires again. It is when a window's end timer is
+// due: the silence-end check runs then. Every occurrence lasts the same,
+// so the first to end after t is the first to start after t - Duration
+// (the cron's next tick is strictly after the instant it is given).
+func (w Window) NextEnd(t time.Time) time.Time {
+	s := w.Cron.Next(t.Add(-w.Duration), w.Location)
+	if s.IsZero() {
+		return time.Time{}
 	}
-	return out
+	return s.Add(w.Duration)
 }

@@ -62,26 +62,31 @@ func TestWindowAcrossDST(t *testing.T) {
 				t.Fatalf("Match = %v, want %v", matched, c.active)
 			}
 			day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
-			if got := w.EndsIn(day, day.Add(24*time.Hour), 10); len(got) != c.wantEndsInDay {
+			if got := endsIn(w, day, day.Add(24*time.Hour), 10); len(got) != c.wantEndsInDay {
 				t.Fatalf("EndsIn the day = %v, want %d occurrences", got, c.wantEndsInDay)
 			}
 		})
 	}
 }
 
-func TestWindowEndsIn(t *testing.T) {
+func TestWindowNextEnd(t *testing.T) {
 	w := mustWindow(t, "0 1 * * *", 2*time.Hour, "UTC")
 	from := utc("2026-03-10T00:00:00Z")
-	got := w.EndsIn(from, from.Add(72*time.Hour), 10)
-	if len(got) != 3 || !got[0].End.Equal(utc("2026-03-10T03:00:00Z")) || !got[2].End.Equal(utc("2026-03-12T03:00:00Z")) {
+	got := endsIn(w, from, from.Add(72*time.Hour), 10)
+	if len(got) != 3 || !got[0].Equal(utc("2026-03-10T03:00:00Z")) || !got[2].Equal(utc("2026-03-12T03:00:00Z")) {
 		t.Fatalf("EndsIn = %v", got)
 	}
 	// (from, to]: an end exactly at from is not listed, one at to is.
-	got = w.EndsIn(utc("2026-03-10T03:00:00Z"), utc("2026-03-11T03:00:00Z"), 10)
-	if len(got) != 1 || !got[0].End.Equal(utc("2026-03-11T03:00:00Z")) {
+	got = endsIn(w, utc("2026-03-10T03:00:00Z"), utc("2026-03-11T03:00:00Z"), 10)
+	if len(got) != 1 || !got[0].Equal(utc("2026-03-11T03:00:00Z")) {
 		t.Fatalf("EndsIn half-open = %v", got)
 	}
-	if got := w.EndsIn(from, from.Add(72*time.Hour), 2); len(got) != 2 {
+	// Inside an occurrence (a process starting during the window): its
+	// own end, not the next day's.
+	if got := w.NextEnd(utc("2026-03-10T02:00:00Z")); !got.Equal(utc("2026-03-10T03:00:00Z")) {
+		t.Fatalf("NextEnd inside an occurrence = %v", got)
+	}
+	if got := endsIn(w, from, from.Add(72*time.Hour), 2); len(got) != 2 {
 		t.Fatalf("limit: %d", len(got))
 	}
 }
@@ -104,4 +109,14 @@ func TestNewWindowErrors(t *testing.T) {
 	if _, err := NewWindow("w", "@daily", 8*24*time.Hour, "", Matchers{Pipelines: []string{"*"}}, ""); err == nil {
 		t.Fatal("a window over a week was accepted")
 	}
+}
+
+// endsIn lists the ends of w's occurrences in (from, to], earliest first,
+// at most limit, through NextEnd.
+func endsIn(w Window, from, to time.Time, limit int) []time.Time {
+	var out []time.Time
+	for e := w.NextEnd(from); !e.IsZero() && !e.After(to) && len(out) < limit; e = w.NextEnd(e) {
+		out = append(out, e)
+	}
+	return out
 }
