@@ -99,10 +99,32 @@ func (e *Engine) ProcessTimerUntilCall(ctx context.Context, t store.Timer) (call
 // MakeCall makes a begun trigger call and records its answer
 // (TriggerCall, then TriggerRecord).
 func (e *Engine) MakeCall(ctx context.Context, c Call) (res StepResult, err error) {
+	return e.MakeCallBy(ctx, c, time.Time{})
+}
+
+// MakeCallBy is MakeCall with the job call bounded by callDeadline (zero:
+// ctx's own), so that a caller whose own time is bounded — a Lambda
+// invocation — keeps the time to record the answer. A call cut by that
+// bound has an unknown outcome (the job may have started): its answer is
+// not recorded as a failure — which would retry, and could start the job
+// twice — but left, with the call's in-flight mark, to the crash rules at
+// the end of its lease (the lookup, or TRIGGER_OUTCOME_UNKNOWN), as if the
+// caller had stopped; the run's current step (the lease's end) is returned.
+func (e *Engine) MakeCallBy(ctx context.Context, c Call, callDeadline time.Time) (res StepResult, err error) {
 	defer e.survive("making a trigger call", keyString(c.Run), &err)
-	cr, err := e.TriggerCall(ctx, c)
+	callCtx := ctx
+	if !callDeadline.IsZero() {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithDeadline(ctx, callDeadline)
+		defer cancel()
+	}
+	cr, err := e.TriggerCall(callCtx, c)
 	if err != nil {
 		return StepResult{Run: c.Run}, err
+	}
+	if cr.Err != "" && callCtx.Err() != nil && ctx.Err() == nil {
+		e.log.Warn("trigger call cut at its deadline; its outcome is established at the end of its lease", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "err", cr.Err)
+		return e.Current(ctx, c.Run)
 	}
 	return e.TriggerRecord(ctx, c, cr)
 }

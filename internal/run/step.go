@@ -19,10 +19,30 @@ type TimerAt struct {
 // TimerDue reports whether the stored timer t is the one a caller of kind
 // kind may act on at now: it has that kind, is due by now, and — when the
 // caller names the due time it learned of (asked; zero: whichever is due)
-// — is still at that time. A timer that moved since (taken by another
-// caller, re-set by a later decision) is not the caller's to act on.
+// — is still at that time, exactly or as Announced. A timer that moved
+// since (taken by another caller, re-set by a later decision) is not the
+// caller's to act on.
+//
+// A timer moved within one second to the same kind is announced at the
+// same instant, so a caller of the first due time may take it: the step is
+// still taken once (the commit's condition is the due time read), it is
+// only taken by this caller rather than another.
 func TimerDue(t TimerAt, kind string, asked, now time.Time) bool {
-	return t.Kind == kind && !t.At.After(now) && (asked.IsZero() || t.At.Equal(asked))
+	return t.Kind == kind && !t.At.After(now) && (asked.IsZero() || t.At.Equal(asked) || Announced(t.At).Equal(asked))
+}
+
+// Announced is the instant a step due at at is announced to a runtime
+// whose waits count whole seconds: at rounded up to the second. Step
+// Functions truncates the fractional seconds of a Wait's TimestampPath, so
+// a Task waiting for at itself would arrive up to a second before it, find
+// its step not yet due and wait again for the same instant (a spin);
+// waiting for Announced(at) it arrives at or after at.
+func Announced(at time.Time) time.Time {
+	s := at.Truncate(time.Second)
+	if s.Before(at) {
+		s = s.Add(time.Second)
+	}
+	return s
 }
 
 // StepAction is what a due step does with its run.

@@ -22,11 +22,43 @@ func TestTimerDue(t *testing.T) {
 		{"moved since the caller learned of it (a repeated call)", TimerAt{"trigger", hm(9, 10)}, "trigger", at, hm(9, 20), false},
 		{"moved back (re-armed earlier)", TimerAt{"trigger", hm(8, 50)}, "trigger", at, hm(9, 20), false},
 		{"the same instant in another zone is the same due time", TimerAt{"cron", at}, "cron", at.In(time.FixedZone("x", 3600)), at, true},
+		{"announced rounded up to the second, taken at the announcement", TimerAt{"poll", at.Add(300 * time.Millisecond)}, "poll", at.Add(time.Second), at.Add(time.Second), true},
+		{"announced rounded up, taken at the exact due time", TimerAt{"poll", at.Add(300 * time.Millisecond)}, "poll", at.Add(time.Second), at.Add(300 * time.Millisecond), true},
+		{"announced rounded up, arriving at the truncated instant: not yet due", TimerAt{"poll", at.Add(300 * time.Millisecond)}, "poll", at.Add(time.Second), at, false},
+		{"announced a second too late is another due time", TimerAt{"poll", at.Add(300 * time.Millisecond)}, "poll", at.Add(2 * time.Second), at.Add(3 * time.Second), false},
+		{"announced truncated (rounded down) is another due time", TimerAt{"poll", at.Add(300 * time.Millisecond)}, "poll", at, at.Add(3 * time.Second), false},
+		{"a whole-second due time is announced as itself", TimerAt{"poll", at}, "poll", at, at, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := TimerDue(c.timer, c.kind, c.asked, c.now); got != c.want {
 				t.Fatalf("TimerDue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestAnnounced(t *testing.T) {
+	at := hm(9, 0)
+	cases := []struct {
+		name string
+		in   time.Time
+		want time.Time
+	}{
+		{"a whole second is itself", at, at},
+		{"a nanosecond past rounds up", at.Add(time.Nanosecond), at.Add(time.Second)},
+		{"just under the next second rounds up", at.Add(time.Second - time.Nanosecond), at.Add(time.Second)},
+		{"half a second rounds up, not to nearest", at.Add(500 * time.Millisecond), at.Add(time.Second)},
+		{"another zone keeps the instant", at.Add(200 * time.Millisecond).In(time.FixedZone("x", -5*3600)), at.Add(time.Second)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Announced(c.in)
+			if !got.Equal(c.want) {
+				t.Fatalf("Announced(%s) = %s, want %s", c.in.Format(time.RFC3339Nano), got.Format(time.RFC3339Nano), c.want.Format(time.RFC3339Nano))
+			}
+			if got.Before(c.in) || got.Nanosecond() != 0 {
+				t.Fatalf("Announced(%s) = %s: before the due time or not a whole second", c.in, got)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,14 +19,15 @@ import (
 
 // aslState is the part of a state the structure test reads.
 type aslState struct {
-	Type          string
-	Resource      string
-	Parameters    map[string]any
-	TimestampPath string
-	Next          string
-	Default       string
-	Choices       []map[string]any
-	Retry         []struct {
+	Type           string
+	Resource       string
+	TimeoutSeconds int
+	Parameters     map[string]any
+	TimestampPath  string
+	Next           string
+	Default        string
+	Choices        []map[string]any
+	Retry          []struct {
 		ErrorEquals []string
 		MaxAttempts int
 		BackoffRate float64
@@ -71,6 +73,12 @@ func TestStateMachineStructure(t *testing.T) {
 			modes[mode] = true
 			if len(st.Parameters) != 3 || st.Parameters["run.$"] != "$.run" || st.Parameters["due.$"] != "$.nextAt" {
 				t.Errorf("%s passes %v, want mode, run and due (the returned nextAt) only", name, st.Parameters)
+			}
+			if st.TimeoutSeconds != aslTestTaskTimeout {
+				t.Errorf("%s times out after %d s, want the rendered task_timeout_seconds (%d): below the Lambda's timeout", name, st.TimeoutSeconds, aslTestTaskTimeout)
+			}
+			if !slices.Contains(RetryableErrors, "States.Timeout") {
+				t.Errorf("RetryableErrors %v: a Task's own timeout (States.Timeout) must be retried", RetryableErrors)
 			}
 			if len(st.Retry) != 1 || !slices.Equal(st.Retry[0].ErrorEquals, RetryableErrors) || st.Retry[0].BackoffRate != 2 {
 				t.Errorf("%s retries %+v, want RetryableErrors %v with backoff rate 2", name, st.Retry, RetryableErrors)
@@ -131,6 +139,13 @@ func TestRenderASL(t *testing.T) {
 	}
 	if _, err := RenderASL(tmpl, ASLVars{TimeoutSeconds: 60}); err == nil {
 		t.Errorf("no orchestrator ARN was accepted")
+	}
+	if _, err := RenderASL(tmpl, ASLVars{OrchestratorARN: aslTestARN, TimeoutSeconds: 60, TaskTimeoutSeconds: -1}); err == nil {
+		t.Errorf("a negative Task timeout was accepted")
+	}
+	def, err := RenderASL([]byte(`{"T": ${task_timeout_seconds}}`), vars)
+	if err != nil || string(def) != fmt.Sprintf(`{"T": %d}`, DefaultTaskTimeoutSeconds) {
+		t.Errorf("no Task timeout given: %s %v, want the default %d", def, err, DefaultTaskTimeoutSeconds)
 	}
 }
 

@@ -48,11 +48,15 @@ type StepOutput struct {
 	Done   bool    `json:"done"`
 }
 
-// OutputOf is the StepOutput of an engine StepResult.
+// OutputOf is the StepOutput of an engine StepResult. NextAt is the step's
+// due time as run.Announced gives it — rounded up to the whole second —
+// because Step Functions truncates a Wait's timestamp to the second: the
+// Task then never arrives before its step is due (run.TimerDue takes the
+// announced instant for the due time it stands for).
 func OutputOf(r engine.StepResult) StepOutput {
 	out := StepOutput{Run: r.Run, Next: string(r.Next), Acted: r.Acted, Done: r.Next == run.StepNone}
 	if !out.Done {
-		out.NextAt = r.NextAt.UTC().Format(time.RFC3339Nano)
+		out.NextAt = run.Announced(r.NextAt).UTC().Format(time.RFC3339)
 	}
 	return out
 }
@@ -94,7 +98,13 @@ func (e *StepError) Unwrap() error { return e.Err }
 // (Lambda.Unknown, Sandbox.Timedout) — a trigger invocation stopped
 // during its job call included: its TriggerBegin had committed, so the
 // repeat makes no call, and the call's outcome is established at the end
-// of its lease. All repeat safely for the reason StepError does. An
+// of its lease — and the Task's own timeout (States.Timeout): each Task
+// state times out before the orchestrator's Lambda does
+// (${task_timeout_seconds}, the function's timeout less 30 s), so a long
+// job call is never cut by the Lambda's timeout: the invocation goes on
+// and records the call's answer, and the retried Task finds the step
+// taken (the trigger step moved to the end of the call's lease) and waits
+// for that. All repeat safely for the reason StepError does. An
 // InputError is not retried.
 var RetryableErrors = []string{
 	"StepError",
@@ -104,6 +114,7 @@ var RetryableErrors = []string{
 	"Lambda.TooManyRequestsException",
 	"Lambda.Unknown",
 	"Sandbox.Timedout",
+	"States.Timeout",
 }
 
 // Orchestrator is the orchestrator Lambda: it takes one step of a run
@@ -163,7 +174,7 @@ func (o *Orchestrator) Step(ctx context.Context, in StepInput) (engine.StepResul
 		if err != nil || call == nil {
 			return res, err
 		}
-		return o.Engine.MakeCall(ctx, *call)
+		return o.Engine.MakeCallBy(ctx, *call, CallDeadline(ctx))
 	case ModePoll:
 		res, polled, err := o.Engine.Poll(ctx, ref)
 		if err != nil || polled == nil {
@@ -172,6 +183,24 @@ func (o *Orchestrator) Step(ctx context.Context, in StepInput) (engine.StepResul
 		return o.Engine.PollRecord(ctx, *polled)
 	}
 	return engine.StepResult{}, &InputError{Reason: fmt.Sprintf("mode %q", in.Mode)}
+}
+
+// RecordMargin is the time an orchestrator invocation keeps, after its
+// job call, to record the call's answer: the call is bounded by the
+// invocation's deadline less this (CallDeadline), and `interlock
+// deploy-config` refuses a pipeline whose job call may need longer than
+// the orchestrator's timeout less this.
+const RecordMargin = 15 * time.Second
+
+// CallDeadline is the bound of a job call made in an invocation whose
+// context is ctx: the invocation's deadline (Lambda's) less RecordMargin;
+// zero when ctx has no deadline.
+func CallDeadline(ctx context.Context) time.Time {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	return d.Add(-RecordMargin)
 }
 
 func (o *Orchestrator) log() *slog.Logger {

@@ -30,6 +30,10 @@ import (
 // with.
 const aslTestARN = "arn:aws:lambda:us-east-1:000000000000:function:interlock-orchestrator"
 
+// aslTestTaskTimeout is the Task states' timeout the tests render: the
+// module's default orchestrator timeout (300 s) less 30.
+const aslTestTaskTimeout = 270
+
 // renderedASL is deploy/statemachine.asl.json rendered as Terraform
 // would, with three trigger attempts.
 func renderedASL(t *testing.T) []byte {
@@ -38,7 +42,7 @@ func renderedASL(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := RenderASL(tmpl, ASLVars{OrchestratorARN: aslTestARN, TimeoutSeconds: 14400, TriggerMaxAttempts: 3})
+	def, err := RenderASL(tmpl, ASLVars{OrchestratorARN: aslTestARN, TimeoutSeconds: 14400, TriggerMaxAttempts: 3, TaskTimeoutSeconds: aslTestTaskTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,16 +112,28 @@ type sfnSide struct {
 	faults   []fault // by trigger invocation
 	triggers int
 	steps    []string // the run's step timer after each step
+	// invocations counts the Task invocations (maxInvocations).
+	invocations int
 }
 
+// maxInvocations bounds one scenario's invocations: a state machine that
+// loops Wait → Task without the run moving (a Task arriving before its
+// step is due, again and again) fails instead of running forever.
+const maxInvocations = 200
+
 // invoke runs one Task's invocation. The Wait before it ended at its due
-// time: the scenario's clock moves there first (the engine's clock is the
-// one the state machine's Waits stand for).
+// time as Step Functions counts it — the timestamp's fractional seconds
+// truncated: the scenario's clock moves there first (the engine's clock
+// is the one the state machine's Waits stand for).
 func (s *sfnSide) invoke(ctx context.Context, in StepInput, body []byte) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if in.Due.After(s.clk.Now()) {
-		s.clk.Set(in.Due)
+	s.invocations++
+	if s.invocations > maxInvocations {
+		return nil, &InputError{Reason: fmt.Sprintf("%d invocations: the state machine loops without the run moving", s.invocations)}
+	}
+	if arrive := in.Due.Truncate(time.Second); arrive.After(s.clk.Now()) {
+		s.clk.Set(arrive)
 	}
 	f := faultNone
 	if in.Mode == ModeTrigger {
@@ -165,12 +181,19 @@ type scriptedJobs struct {
 	polls       []trigger.Result
 	starts      int
 	polled      int
+	// hang: a start call answers only when its context ends (a job
+	// system that does not answer in time).
+	hang bool
 }
 
-func (j *scriptedJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
+func (j *scriptedJobs) Start(ctx context.Context, _ trigger.Request) (trigger.Started, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.starts++
+	if j.hang {
+		<-ctx.Done()
+		return trigger.Started{}, ctx.Err()
+	}
 	if j.starts <= j.startErrors {
 		return trigger.Started{}, fmt.Errorf("ThrottlingException: rate exceeded (%d)", j.starts)
 	}
@@ -195,6 +218,9 @@ type agreementScenario struct {
 	startErrors int
 	polls       []trigger.Result
 	faults      []fault // state machine side only: what the Invoke endpoint does to trigger invocations
+	// offset moves the scenario's start (t0) by a fraction of a second:
+	// its steps are then due at instants with fractional seconds.
+	offset time.Duration
 }
 
 func (sc agreementScenario) pipeline() string {
@@ -238,7 +264,8 @@ func (sc agreementScenario) start(t *testing.T, passive bool) (*engine.Engine, s
 		sc.pollWindow = "1h"
 	}
 	st := sqliteStore(t)
-	clk := clock.NewVirtual(t0)
+	start := t0.Add(sc.offset)
+	clk := clock.NewVirtual(start)
 	jobs := &scriptedJobs{startErrors: sc.startErrors, polls: sc.polls}
 	if len(jobs.polls) == 0 {
 		jobs.polls = []trigger.Result{running}
@@ -251,7 +278,7 @@ func (sc agreementScenario) start(t *testing.T, passive bool) (*engine.Engine, s
 	if _, err := eng.ApplyConfig(ctx, sc.name+".yaml", []byte(sc.pipeline())); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSensor(ctx, sc.name, "landed", run.Detail("status", "ready", "at", t0.Format(time.RFC3339), "date", "2099-03-07")); err != nil {
+	if _, err := eng.PutSensor(ctx, sc.name, "landed", run.Detail("status", "ready", "at", start.Format(time.RFC3339Nano), "date", "2099-03-07")); err != nil {
 		t.Fatal(err)
 	}
 	return eng, st, clk, jobs, run.Key{PipelineID: sc.name, ScheduleID: "stream", Period: "2099-03-07"}
@@ -362,5 +389,106 @@ func TestStateMachineAgreesWithLocalRuntime(t *testing.T) {
 			}
 			t.Logf("%d steps, states %v, events:\n  %s", len(wantSteps), ex.States, strings.Join(wantEvents, "\n  "))
 		})
+	}
+}
+
+// TestWaitsTruncatedToTheSecond: a run whose steps are due at instants
+// with fractional seconds (its sensor landed at 06:00:00.3) runs to the
+// end on the state machine whose Waits end at the truncated second, as
+// Step Functions' do — each Task arrives when its step is due, because
+// nextAt is announced rounded up to the second, and is taken there (the
+// announced instant stands for the due time). With nextAt as the exact
+// due time, every Task arrives up to a second early, is not due, and the
+// machine loops Wait → Task → Choice on the same instant.
+func TestWaitsTruncatedToTheSecond(t *testing.T) {
+	sfnlocal.Driver(t)
+	srv := &invokeServer{sides: map[string]*sfnSide{}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	sc := agreementScenario{name: "fractional", age: "12m", offset: 300 * time.Millisecond, polls: []trigger.Result{running, succeeded}}
+	eng, st, clk, jobs, key := sc.start(t, true)
+	cur, err := eng.Current(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.NextAt.Nanosecond() == 0 {
+		t.Fatalf("the first step is due at %s: the scenario needs fractional seconds", cur.NextAt)
+	}
+	in := OutputOf(cur)
+	side := &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler((&Orchestrator{Engine: eng}).Handle)}
+	srv.sides[sc.name] = side
+	res := sfnlocal.Run(t, hs.URL, renderedASL(t), []sfnlocal.Execution{{Name: sc.name, Input: in}})
+	if len(res.Executions) != 1 {
+		t.Fatalf("%d executions ran", len(res.Executions))
+	}
+	ex := res.Executions[0]
+	if ex.Status != "SUCCEEDED" || ex.States[len(ex.States)-1] != "Done" {
+		t.Fatalf("execution: %s %s: %s after %d invocations (last states %v)", ex.Status, ex.Error, ex.Cause, side.invocations, ex.States[max(0, len(ex.States)-8):])
+	}
+	// evaluate (not ready) twice, evaluate (ready), trigger, poll
+	// (running), poll (succeeded): one invocation each.
+	if side.invocations != 6 {
+		t.Errorf("%d invocations, want 6 (one per step: no Task arrived before its step); steps %v", side.invocations, side.steps)
+	}
+	if jobs.starts != 1 {
+		t.Errorf("%d job starts, want 1", jobs.starts)
+	}
+	r, err := st.RunGet(t.Context(), key)
+	if err != nil || r.State != run.Completed {
+		t.Fatalf("the run: %+v %v, want it completed", r, err)
+	}
+}
+
+// TestJobCallBoundedByTheInvocation: a job call that does not answer is
+// cut RecordMargin before the invocation's deadline, and the invocation
+// answers in time — the run's trigger step at the end of the call's
+// lease, the call left in flight for the crash rules (its outcome is
+// unknown: it is neither recorded as a failure, which would be retried
+// and could start the job twice, nor lost with an invocation killed by
+// Lambda's timeout).
+func TestJobCallBoundedByTheInvocation(t *testing.T) {
+	sc := agreementScenario{name: "hanging", age: "1s"}
+	eng, st, clk, jobs, key := sc.start(t, true)
+	o := &Orchestrator{Engine: eng}
+	var cur engine.StepResult
+	for i := 0; ; i++ {
+		var err error
+		if cur, err = eng.Current(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+		if cur.Next == run.StepTrigger || i == 10 {
+			break
+		}
+		if cur.NextAt.After(clk.Now()) {
+			clk.Set(cur.NextAt)
+		}
+		if _, err := o.Step(t.Context(), StepInput{Mode: string(cur.Next), Run: key, Due: cur.NextAt}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cur.Next != run.StepTrigger {
+		t.Fatalf("the run never came to its trigger step: %+v", cur)
+	}
+	clk.Set(cur.NextAt)
+	jobs.hang = true
+	ctx, cancel := context.WithTimeout(t.Context(), RecordMargin+200*time.Millisecond)
+	defer cancel()
+	body, _ := json.Marshal(StepInput{Mode: ModeTrigger, Run: key, Due: cur.NextAt})
+	out, err := o.Handle(ctx, body)
+	if err != nil {
+		t.Fatalf("the invocation failed: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the invocation answered after its deadline")
+	}
+	if out.Next != string(run.StepTrigger) || out.Done {
+		t.Fatalf("answer %+v, want the trigger step (the end of the call's lease)", out)
+	}
+	r, err := st.RunGet(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.CallInFlight() || jobs.starts != 1 {
+		t.Fatalf("run %s in flight %v after %d starts: want the call left in flight, made once", r.State, r.TriggerInFlight, jobs.starts)
 	}
 }
