@@ -317,7 +317,7 @@ func (b *Browser) Viewport(width, height int64) {
 // its path.
 func (b *Browser) Screenshot(name string) string {
 	b.t.Helper()
-	png := Run(b, chromedp.FullScreenshot(100)) // quality 100: PNG
+	png := b.fullScreenshot()
 	dir := artifactDir(b.t)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)
@@ -336,6 +336,27 @@ func (b *Browser) Screenshot(name string) string {
 	}
 	b.t.Logf("screenshot %s (%d bytes)", path, len(png))
 	return path
+}
+
+// fullScreenshot takes a PNG of the whole page once it has been laid out.
+// Chromium refuses a capture while the page's layout is still empty
+// ("Cannot take screenshot with 0 width", seen on a busy machine just
+// after a navigation or a viewport change): the capture waits for a laid
+// out document and is tried again on that refusal, within StepTimeout.
+func (b *Browser) fullScreenshot() []byte {
+	b.t.Helper()
+	b.WaitFor("a laid out page", `document.readyState === "complete" && document.documentElement.getBoundingClientRect().width > 0`)
+	deadline := time.Now().Add(StepTimeout)
+	for {
+		png, err := TryRun(b, chromedp.FullScreenshot(100)) // quality 100: PNG
+		if err == nil {
+			return png
+		}
+		if !strings.Contains(err.Error(), "0 width") && !strings.Contains(err.Error(), "0 height") || time.Now().After(deadline) {
+			b.t.Fatalf("browser: %v%s", err, b.context())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // artifactDir is t's artifact directory when t has one (a *testing.T or

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -51,7 +53,8 @@ func FuzzSessionCookie(f *testing.F) {
 // FuzzSafeNext: whatever a sign-in form sends as next, the browser is
 // sent to a path of this server.
 func FuzzSafeNext(f *testing.F) {
-	for _, s := range []string{"/", "/ui/events?x=1", "//evil", "/\\evil", "https://evil", "/%2F%2Fevil", "/\t/evil", "\x00", "/a/../..//evil", "/.//evil"} {
+	for _, s := range []string{"/", "/ui/events?x=1", "//evil", "/\\evil", "https://evil", "/%2F%2Fevil", "/\t/evil", "\x00", "/a/../..//evil", "/.//evil",
+		`/./\evil.example`, `/x/../\evil.example`, `/a/b/../../\evil.example`, `/.//\evil.example`, `/./\/evil.example`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, next string) {
@@ -70,6 +73,19 @@ func FuzzSafeNext(f *testing.F) {
 		}
 		if u := base.ResolveReference(ref); u.Host != "interlock.example" || u.Scheme != "https" {
 			t.Fatalf("safeNext(%q) = %q leads to %s", next, got, u)
+		}
+		// What the browser follows is the redirect's Location, which
+		// http.Redirect cleans, read with every backslash as a slash.
+		rec := httptest.NewRecorder()
+		http.Redirect(rec, httptest.NewRequest("POST", "/sign-in", nil), got, http.StatusSeeOther)
+		loc := strings.ReplaceAll(rec.Header().Get("Location"), `\`, "/")
+		if strings.HasPrefix(loc, "//") {
+			t.Fatalf("safeNext(%q) = %q is sent as %q: another host to a browser", next, got, rec.Header().Get("Location"))
+		}
+		if ref, err := url.Parse(loc); err == nil {
+			if u := base.ResolveReference(ref); u.Host != "interlock.example" {
+				t.Fatalf("safeNext(%q) = %q is sent as %q, which leads to %s", next, got, loc, u)
+			}
 		}
 	})
 }

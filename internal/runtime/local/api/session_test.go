@@ -313,10 +313,28 @@ func TestSignInRefusesOpenRedirects(t *testing.T) {
 		"/%0a":                          "/%0a",
 		"http:/evil.example":            "/",
 		"/" + strings.Repeat("a", 3000): "/",
+		// The redirect cleans the path: a backslash moved into second
+		// place is "//evil.example" to a browser.
+		`/./\evil.example`:         "/",
+		`/x/../\evil.example`:      "/",
+		`/a/b/../../\evil.example`: "/",
+		`/.//\evil.example`:        "/",
+		`/./\/evil.example`:        "/",
+		`/ui/a\b`:                  "/",
+		"/./ui/events":             "/ui/events",
 	} {
 		rec := signIn(t, f, readerSecret, next, nil)
 		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != to {
 			t.Errorf("next %q: %d to %q, want 303 to %q", next, rec.Code, rec.Header().Get("Location"), to)
+		}
+	}
+	// The same through GET /sign-in?next=… on a server without tokens,
+	// which sends the browser on at once.
+	open := newFixture(t, fixtureOptions{})
+	for _, next := range []string{`/./\evil.example`, `/x/../\evil.example`, `/a/b/../../\evil.example`, `/.//\evil.example`, `/./\/evil.example`} {
+		rec := open.do(t, "GET", "/sign-in?next="+url.QueryEscape(next), "", "")
+		if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != "/" {
+			t.Errorf("GET /sign-in?next=%q: %d to %q, want 303 to /", next, rec.Code, loc)
 		}
 	}
 }

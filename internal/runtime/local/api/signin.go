@@ -176,7 +176,10 @@ func safeNext(next string) string {
 	if next == "" || len(next) > maxNext || next[0] != '/' {
 		return "/"
 	}
-	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+	// No backslash anywhere: browsers read "\" as "/", and the redirect
+	// cleans the path ("/./\host" is sent as "/\host", "//host" to a
+	// browser), so judging only the first characters is not enough.
+	if len(next) > 1 && next[1] == '/' || strings.ContainsRune(next, '\\') {
 		return "/"
 	}
 	// No control characters: browsers drop some ("/\t/x" would be
@@ -185,7 +188,8 @@ func safeNext(next string) string {
 		return "/"
 	}
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") ||
+		strings.ContainsRune(u.Path, '\\') || strings.HasPrefix(u.Path, "//") {
 		return "/"
 	}
 	if u.Path == "/sign-in" || u.Path == "/sign-out" {
