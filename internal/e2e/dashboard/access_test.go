@@ -98,4 +98,19 @@ func TestDashboardAccess(t *testing.T) {
 			t.Errorf("an admin sees no #%s", id)
 		}
 	}
+
+	// Every page has a sign-out button; it ends the session, and the next
+	// page asks for a token again.
+	for _, page := range []string{"/", "/ui/events", "/ui/health", "/ui/graph", "/ui/silences", "/ui/pipelines/failed-job"} {
+		b.Open(f.srv.URL + page)
+		if !browser.Eval[bool](b, `!!document.querySelector('header form[action="/sign-out"] button#sign-out')`) {
+			t.Errorf("%s has no sign-out button", page)
+		}
+	}
+	b.Do(chromedp.Click(chromedp.ID("sign-out")))
+	b.WaitFor("the sign-in form after signing out", `location.pathname === '/sign-in' && !!document.getElementById('token')`)
+	b.Open(f.srv.URL + "/ui/events")
+	if path := browser.Eval[string](b, `location.pathname`); path != "/sign-in" {
+		t.Fatalf("after signing out, /ui/events is %s, want the sign-in form", path)
+	}
 }

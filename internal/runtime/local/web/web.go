@@ -93,6 +93,12 @@ func New(o Options) (http.Handler, error) {
 		// The assets change only with the binary; a short cache keeps a
 		// reload after an upgrade honest.
 		w.Header().Set("Cache-Control", "public, max-age=300")
+		// Files only: a directory (the folder itself, or any path ending
+		// in a slash) is not listed.
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 	mux.HandleFunc("/", h.page(func(*http.Request) (*view, error) { return nil, notFound("no such page") }))

@@ -330,6 +330,12 @@ func TestAssetsAndUnknownPages(t *testing.T) {
 	if rec := f.get(t, "/ui/assets/nope.js", ""); rec.Code != http.StatusNotFound {
 		t.Fatalf("missing asset: %d", rec.Code)
 	}
+	// The folder is not listed.
+	for _, path := range []string{"/ui/assets/", "/ui/assets/x/"} {
+		if rec := f.get(t, path, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "app.js") {
+			t.Fatalf("%s: %d, listing %q", path, rec.Code, rec.Body.String())
+		}
+	}
 }
 
 func TestHealthPage(t *testing.T) {
