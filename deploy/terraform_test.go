@@ -926,7 +926,7 @@ func TestTerraformStateMachineTemplate(t *testing.T) {
 	if !ok {
 		t.Fatal("templatefile's variables are not an object with literal keys")
 	}
-	want := map[string]bool{"orchestrator_arn": true, "sfn_timeout_seconds": true, "trigger_max_attempts": true}
+	want := map[string]bool{"orchestrator_arn": true, "sfn_timeout_seconds": true, "trigger_max_attempts": true, "task_timeout_seconds": true}
 	if !maps(passed, want) {
 		t.Errorf("templatefile passes %v, want %v", sortedKeys(passed), sortedKeys(want))
 	}

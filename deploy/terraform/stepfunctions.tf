@@ -49,6 +49,9 @@ resource "aws_sfn_state_machine" "pipeline" {
     orchestrator_arn     = aws_lambda_function.fn["orchestrator"].arn
     sfn_timeout_seconds  = var.sfn_timeout_seconds
     trigger_max_attempts = var.trigger_max_attempts
+    # Every Task times out before the orchestrator's Lambda does, so a long
+    # job call is never killed by the Lambda's own timeout (docs/aws.md).
+    task_timeout_seconds = local.functions["orchestrator"].timeout - 30
   })
   logging_configuration {
     log_destination        = "${aws_cloudwatch_log_group.sfn.arn}:*"
