@@ -246,7 +246,7 @@ func TestATriggerWaitsForACallWorkerBeforeItBegins(t *testing.T) {
 	}
 	eng.OnTimersChanged(poke)
 	stopped := make(chan struct{})
-	go func() { runTimers(ctx, eng, wake, slog.New(slog.DiscardHandler), 2, 2); close(stopped) }()
+	go func() { runTimers(ctx, eng, wake, slog.New(slog.DiscardHandler), 2, 2, Drain); close(stopped) }()
 	defer func() { cancel(); <-stopped }()
 	released := false
 	defer func() {

@@ -50,11 +50,16 @@ const CallWorkers = 32
 // worker. A timer being processed is not handed to a second worker; the
 // engine's commit conditions would make a second one harmless anyway.
 func RunTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger) {
-	runTimers(ctx, eng, wake, log, Workers, CallWorkers)
+	runTimers(ctx, eng, wake, log, Workers, CallWorkers, Drain)
 }
 
-// runTimers is RunTimers with pools of the sizes given.
-func runTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger, workers, callWorkers int) {
+// stopWait bounds how long a shutdown waits, after the drain period, for
+// the work it stopped to return (a command job's process group is killed
+// at once; its pipes close within the runner's WaitDelay).
+const stopWait = 10 * time.Second
+
+// runTimers is RunTimers with pools of the sizes given and a drain period.
+func runTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, log *slog.Logger, workers, callWorkers int, drain time.Duration) {
 	var (
 		mu       sync.Mutex
 		inFlight = map[string]bool{}
@@ -71,20 +76,32 @@ func runTimers(ctx context.Context, eng *engine.Engine, wake <-chan struct{}, lo
 		}
 	}
 	// Work in flight (a trigger call and the commit of its result) is not
-	// cut short by a graceful shutdown: it runs under a context that is
-	// not cancelled, and shutdown waits up to Drain for it. Only what is
-	// still running after that is left to the crash rules (the next start
-	// finds the in-flight mark).
-	work := context.WithoutCancel(ctx)
+	// cut short by a graceful shutdown: it runs under a context of its
+	// own, and shutdown waits up to drain for it. What is still running
+	// after that is stopped — its context cancelled, which kills a command
+	// job's whole process group, the grandchildren a shell started
+	// included (they would outlive serve otherwise: the kernel's
+	// parent-death signal reaches the program only) — and left to the
+	// crash rules (the next start finds the in-flight mark).
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
 	defer func() {
 		drained := make(chan struct{})
 		go func() { wg.Wait(); close(drained) }()
-		t := time.NewTimer(Drain)
+		t := time.NewTimer(drain)
 		defer t.Stop()
 		select {
 		case <-drained:
+			return
 		case <-t.C:
-			log.Warn("shutdown: timer work still running after the drain period; the next start will find it", "drain", Drain)
+		}
+		log.Warn("shutdown: timer work still running after the drain period is stopped; the next start will find it", "drain", drain)
+		stopWork()
+		t.Reset(stopWait)
+		select {
+		case <-drained:
+		case <-t.C:
+			log.Warn("shutdown: stopped timer work did not return", "wait", stopWait)
 		}
 	}()
 	// makeCall makes a begun trigger call on the call worker reserved for

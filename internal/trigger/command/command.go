@@ -79,6 +79,11 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		res.Status = trigger.StatusSucceeded
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Timeout, fmt.Sprintf("%s timed out after %s", argv[0], timeout)
+	case ctx.Err() != nil:
+		// Stopped from outside (serve shutting down past its drain): the
+		// group was killed by us, which says nothing of the job. Not a
+		// result: the call stays in flight for the crash rules.
+		return trigger.Started{}, fmt.Errorf("command: %s stopped before it finished: %w", argv[0], ctx.Err())
 	case errors.As(err, &exitErr):
 		res.Status, res.Category, res.Message = trigger.StatusFailed, run.Permanent, fmt.Sprintf("%s exited with status %d", argv[0], exitErr.ExitCode())
 		if l := quote(lastLine(errTail, outTail), secrets); l != "" {
