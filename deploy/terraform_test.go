@@ -3,9 +3,6 @@ package deploy
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,12 +23,12 @@ import (
 	"github.com/interlockhq/interlock/internal/runtime/gcpfn"
 )
 
-// The Terraform module is checked without Terraform (no binary, no
-// provider plugins here): its files are parsed with hcl/v2 and every
-// reference is resolved the way `terraform validate` would, and the module
-// is compared with what the code expects — the functions of cmd/lambda,
-// the variables each one requires, the state machine's template variables,
-// the tables of dynamodb.CreateTables.
+// What Terraform itself does not check: the module's files parsed with
+// hcl/v2 and compared with what the code expects — the functions of
+// cmd/lambda, the variables each one requires, the state machine's
+// template variables. Terraform judges the module in
+// terraform_cli_test.go (validate, fmt, plan, the tables applied); the
+// resolver here checks the GCP example, whose provider has no mirror here.
 
 const moduleDir = "terraform"
 
@@ -524,43 +521,6 @@ func resolvedModule(t *testing.T, dir string) *module {
 	return m
 }
 
-func TestTerraformReferencesResolve(t *testing.T) {
-	m := resolvedModule(t, moduleDir)
-	for _, want := range []string{"main.tf", "dynamodb.tf", "lambda.tf", "stepfunctions.tf", "eventbridge.tf", "scheduler.tf", "sqs.tf", "alarms.tf", "variables.tf", "outputs.tf"} {
-		if _, ok := m.files[want]; !ok {
-			t.Errorf("the module has no %s", want)
-		}
-	}
-	// Every output refers to something (resolve checked that it exists).
-	for name, o := range m.outputs {
-		v, ok := o.Body.Attributes["value"]
-		if !ok {
-			t.Errorf("output %s has no value", name)
-			continue
-		}
-		if len(hclsyntax.Variables(v.Expr)) == 0 {
-			t.Errorf("output %s refers to nothing of the module", name)
-		}
-	}
-	// Every variable is used somewhere else than its own declaration.
-	used := map[string]bool{}
-	for _, f := range m.files {
-		hclsyntax.VisitAll(f, func(n hclsyntax.Node) hcl.Diagnostics {
-			if e, ok := n.(*hclsyntax.ScopeTraversalExpr); ok && e.Traversal.RootName() == "var" && len(e.Traversal) > 1 {
-				if a, ok := e.Traversal[1].(hcl.TraverseAttr); ok && !insideOwnValidation(m, a.Name, e.SrcRange) {
-					used[a.Name] = true
-				}
-			}
-			return nil
-		})
-	}
-	for name := range m.variables {
-		if !used[name] {
-			t.Errorf("variable %s is declared and never used", name)
-		}
-	}
-}
-
 func insideOwnValidation(m *module, name string, r hcl.Range) bool {
 	b := m.variables[name]
 	return b != nil && r.Filename == b.Range().Filename && r.Start.Byte >= b.Range().Start.Byte && r.End.Byte <= b.Range().End.Byte
@@ -801,16 +761,12 @@ func TestTerraformDeclaresEveryFunction(t *testing.T) {
 			t.Errorf("the module declares a function %s that cmd/lambda does not have", name)
 		}
 	}
-	// Every function has its environment, its role's statements and its concurrency.
+	// Every function has its environment and its role's statements.
 	for _, local := range []string{"function_env", "function_statements"} {
 		keys, ok := m.keysOf(m.locals[local].Expr)
 		if !ok || !maps(keys, declared) {
 			t.Errorf("local.%s has keys %v, want the functions %v", local, sortedKeys(keys), sortedKeys(declared))
 		}
-	}
-	def, ok := m.keysOf(m.variables["lambda_concurrency"].Body.Attributes["default"].Expr)
-	if !ok || !maps(def, declared) {
-		t.Errorf("var.lambda_concurrency's default has keys %v, want the functions %v", sortedKeys(def), sortedKeys(declared))
 	}
 }
 
@@ -974,223 +930,6 @@ func exprText(t *testing.T, a *hclsyntax.Attribute) string {
 		t.Fatal(err)
 	}
 	return string(a.Expr.Range().SliceBytes(b))
-}
-
-// TestTerraformTablesMatchCreateTables compares dynamodb.tf with the
-// schema dynamodb.CreateTables creates, read from schema.go itself: the
-// index literals (name, partition key, sort key, number) and which table
-// has which.
-func TestTerraformTablesMatchCreateTables(t *testing.T) {
-	m, err := parseModule(moduleDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := readSchema(t, "../internal/store/dynamodb/schema.go")
-	for local, list := range map[string]string{"control_gsis": "controlGSIs", "control_lsis": "controlLSIs", "events_gsis": "eventGSIs"} {
-		v, diags := m.locals[local].Expr.Value(nil)
-		if diags.HasErrors() {
-			t.Fatalf("local.%s is not a constant: %v", local, diags)
-		}
-		got := map[string]string{}
-		for it := v.ElementIterator(); it.Next(); {
-			k, ix := it.Element()
-			pk := ""
-			if ix.Type().HasAttribute("pk") {
-				pk = ix.GetAttr("pk").AsString()
-			}
-			got[k.AsString()] = fmt.Sprintf("pk=%s sk=%s %s", pk, ix.GetAttr("sk").AsString(), ix.GetAttr("sk_type").AsString())
-		}
-		want := schema[list]
-		if len(want) == 0 {
-			t.Fatalf("schema.go has no index list %s", list)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("local.%s is\n  %v\nschema.go's %s is\n  %v", local, got, list, want)
-		}
-	}
-	b := m.resources["aws_dynamodb_table.table"]
-	if b == nil {
-		t.Fatal("no aws_dynamodb_table.table")
-	}
-	want := map[string]string{"for_each": "local.table_specs", "name": "local.tables[each.key]", "billing_mode": `"PAY_PER_REQUEST"`,
-		"hash_key": `"PK"`, "range_key": `"SK"`, "stream_enabled": "each.value.stream", "stream_view_type": `each.value.stream ? "NEW_IMAGE" : null`,
-		"deletion_protection_enabled": "var.deletion_protection"}
-	for a, w := range want {
-		if got := exprText(t, b.Body.Attributes[a]); got != w {
-			t.Errorf("aws_dynamodb_table.table's %s is %s, want %s", a, got, w)
-		}
-	}
-	blocks := map[string]map[string]string{}
-	for _, nb := range b.Body.Blocks {
-		key := nb.Type
-		if nb.Type == "dynamic" {
-			key = "dynamic " + nb.Labels[0]
-		}
-		attrs := map[string]string{}
-		for n, a := range nb.Body.Attributes {
-			attrs[n] = exprText(t, a)
-		}
-		blocks[key] = attrs
-	}
-	for block, w := range map[string]map[string]string{
-		"ttl":                            {"attribute_name": `"ttl"`, "enabled": "true"},
-		"point_in_time_recovery":         {"enabled": "true"},
-		"server_side_encryption":         {"enabled": "true", "kms_key_arn": "local.kms_key_arn"},
-		"dynamic global_secondary_index": {"for_each": "each.value.gsis"},
-		"dynamic local_secondary_index":  {"for_each": "each.value.lsis"},
-		"dynamic attribute":              {"for_each": "each.value.attributes"},
-	} {
-		if fmt.Sprint(blocks[block]) != fmt.Sprint(w) {
-			t.Errorf("aws_dynamodb_table.table's %s is %v, want %v", block, blocks[block], w)
-		}
-	}
-	// Which table has a stream and which indexes: schema.go's specs().
-	specs, ok := m.locals["table_specs"].Expr.(*hclsyntax.ObjectConsExpr)
-	if !ok {
-		t.Fatal("local.table_specs is not a map")
-	}
-	got := map[string]string{}
-	for _, item := range specs.Items {
-		k, _ := item.KeyExpr.Value(nil)
-		fields := map[string]string{}
-		for _, f := range item.ValueExpr.(*hclsyntax.ObjectConsExpr).Items {
-			fk, _ := f.KeyExpr.Value(nil)
-			fields[fk.AsString()] = string(f.ValueExpr.Range().SliceBytes(m.srcOf(f.ValueExpr.Range().Filename)))
-		}
-		got[k.AsString()] = fmt.Sprintf("stream=%s gsis=%s lsis=%s", fields["stream"], fields["gsis"], fields["lsis"])
-	}
-	if fmt.Sprint(got) != fmt.Sprint(schemaSpecs(t, "../internal/store/dynamodb/schema.go")) {
-		t.Errorf("local.table_specs is\n  %v\nschema.go's specs() make\n  %v", got, schemaSpecs(t, "../internal/store/dynamodb/schema.go"))
-	}
-}
-
-// schemaSpecs reads the tableSpec literals of schema.go's specs(): table →
-// "stream=… gsis=… lsis=…", with the Go index lists named as the module's
-// locals.
-func schemaSpecs(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables := map[string]string{"Control": "control", "JobLog": "joblog", "Rerun": "rerun", "Events": "events"}
-	lists := map[string]string{"controlGSIs": "local.control_gsis", "controlLSIs": "local.control_lsis", "eventGSIs": "local.events_gsis"}
-	out := map[string]string{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		cl, ok := n.(*ast.CompositeLit)
-		if !ok || cl.Type != nil && fmt.Sprint(cl.Type) != "tableSpec" {
-			return true
-		}
-		var table string
-		fields := map[string]string{"stream": "false", "gsis": "{}", "lsis": "{}"}
-		for _, el := range cl.Elts {
-			kv, ok := el.(*ast.KeyValueExpr)
-			if !ok {
-				return true
-			}
-			key, _ := kv.Key.(*ast.Ident)
-			if key == nil {
-				return true
-			}
-			switch v := kv.Value.(type) {
-			case *ast.SelectorExpr:
-				if key.Name == "name" {
-					table = tables[v.Sel.Name]
-				}
-			case *ast.Ident:
-				if l, ok := lists[v.Name]; ok {
-					fields[key.Name] = l
-				} else {
-					fields[key.Name] = v.Name
-				}
-			}
-		}
-		if table != "" {
-			out[table] = fmt.Sprintf("stream=%s gsis=%s lsis=%s", fields["stream"], fields["gsis"], fields["lsis"])
-		}
-		return true
-	})
-	if len(out) != 4 {
-		t.Fatalf("schema.go's specs() name %d tables, want 4: %v", len(out), out)
-	}
-	return out
-}
-
-// readSchema reads schema.go's index literals and lists: list name →
-// index name → "pk=… sk=… S|N" (pk empty for a local index).
-func readSchema(t *testing.T, path string) map[string]map[string]string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	str := func(e ast.Expr) string {
-		if l, ok := e.(*ast.BasicLit); ok && l.Kind == token.STRING {
-			s, _ := strconv.Unquote(l.Value)
-			return s
-		}
-		return ""
-	}
-	indexes := map[string][2]string{} // var name → index name, its keys
-	lists := map[string][]string{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok {
-			return true
-		}
-		for i, name := range vs.Names {
-			if i >= len(vs.Values) {
-				continue
-			}
-			cl, ok := vs.Values[i].(*ast.CompositeLit)
-			if !ok {
-				continue
-			}
-			switch typ := cl.Type.(type) {
-			case *ast.Ident:
-				if typ.Name != "index" {
-					continue
-				}
-				var ixName, pk, sk string
-				skType := "S"
-				for _, el := range cl.Elts {
-					kv := el.(*ast.KeyValueExpr)
-					switch kv.Key.(*ast.Ident).Name {
-					case "name":
-						ixName = str(kv.Value)
-					case "pk":
-						pk = str(kv.Value)
-					case "sk":
-						sk = str(kv.Value)
-					case "number":
-						if id, ok := kv.Value.(*ast.Ident); ok && id.Name == "true" {
-							skType = "N"
-						}
-					}
-				}
-				indexes[name.Name] = [2]string{ixName, fmt.Sprintf("pk=%s sk=%s %s", pk, sk, skType)}
-			case *ast.ArrayType:
-				for _, el := range cl.Elts {
-					if id, ok := el.(*ast.Ident); ok {
-						lists[name.Name] = append(lists[name.Name], id.Name)
-					}
-				}
-			}
-		}
-		return true
-	})
-	out := map[string]map[string]string{}
-	for list, vars := range lists {
-		out[list] = map[string]string{}
-		for _, v := range vars {
-			ix, ok := indexes[v]
-			if !ok {
-				t.Fatalf("schema.go: %s lists %s, which is not an index literal", list, v)
-			}
-			out[list][ix[0]] = ix[1]
-		}
-	}
-	return out
 }
 
 func traversalText(t hcl.Traversal) string {

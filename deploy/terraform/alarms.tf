@@ -8,8 +8,14 @@ locals {
   alarm_actions = var.sns_alarm_topic_arn == "" ? [] : [var.sns_alarm_topic_arn]
   dlqs = merge(
     { for k, q in aws_sqs_queue.stream_dlq : k => q.name },
-    { alerts = aws_sqs_queue.alerts_dlq.name, async = aws_sqs_queue.async_dlq.name },
+    { alerts = aws_sqs_queue.alerts_dlq.name, async = aws_sqs_queue.async_dlq.name, "sla-final" = aws_sqs_queue.sla_dlq_final.name },
   )
+  # The functions that read a stream: Lambda publishes IteratorAge per
+  # function (dimension FunctionName, the maximum over its mappings), not
+  # per mapping — a mapping's own metrics (EventSourceMappingUUID) are
+  # only the opt-in event counts of metrics_config, which has no iterator
+  # age.
+  stream_functions = distinct([for k, m in local.stream_mappings : m.function])
 
   # Every alarm: "<prefix>-<key>" => what it watches.
   alarms = merge(
@@ -21,17 +27,25 @@ locals {
     { "sfn-failed" = {
       description = "A run's execution failed (InfraFailure or a timeout)."
       namespace   = "AWS/States", metric = "ExecutionsFailed", statistic = "Sum", threshold = 1
-      dimensions  = { StateMachineArn = aws_sfn_state_machine.pipeline.arn }
+      dimensions  = { StateMachineArn = local.state_machine_arn }
     } },
     { for k, q in local.dlqs : "${k}-dlq" => {
       description = "Messages are waiting in ${q}: records or alerts that were not processed."
       namespace   = "AWS/SQS", metric = "ApproximateNumberOfMessagesVisible", statistic = "Maximum", threshold = 1
       dimensions  = { QueueName = q }
     } },
-    { for k, m in local.stream_mappings : "${k}-iterator-age" => {
-      description = "The ${m.function} function is more than 5 minutes behind its stream."
+    { for fn in local.stream_functions : "${fn}-iterator-age" => {
+      description = "The ${fn} function is more than 5 minutes behind a stream it reads (for the event-publisher: an event the bus refuses is being retried)."
       namespace   = "AWS/Lambda", metric = "IteratorAge", statistic = "Maximum", threshold = 300000
-      dimensions  = { FunctionName = aws_lambda_function.fn[m.function].function_name, EventSourceMappingUUID = aws_lambda_event_source_mapping.stream[k].uuid }
+      dimensions  = { FunctionName = aws_lambda_function.fn[fn].function_name }
+    } },
+    # A firing failed (Scheduler could not deliver it, or the sla-monitor
+    # failed it): it is being replayed from the SLA DLQ; "sla-final-dlq"
+    # above is the one that was not.
+    { "sla-dlq" = {
+      description = "A timer's firing failed and was sent to ${aws_sqs_queue.sla_dlq.name} to be replayed."
+      namespace   = "AWS/SQS", metric = "NumberOfMessagesSent", statistic = "Sum", threshold = 1
+      dimensions  = { QueueName = aws_sqs_queue.sla_dlq.name }
     } },
   )
 }

@@ -2,7 +2,8 @@
 # (internal/store/dynamodb/schema.go; the structure test compares the two):
 # string PK and SK, pay-per-request, TTL on `ttl`, streams (NEW_IMAGE) on
 # control, joblog and events (the events stream feeds the outbox
-# publisher), point-in-time recovery, encryption, deletion protection.
+# publisher), point-in-time recovery (point_in_time_recovery), encryption, deletion
+# protection.
 
 locals {
   # Global indexes: name => key attributes. Cross-pipeline indexes have 16
@@ -33,16 +34,14 @@ locals {
     "events-by-type"     = { pk = "eventsByTypePK", sk = "seq", sk_type = "N" }
   }
 
-  # Every attribute an index keys on, with its type (a set: "seq" serves three).
-  control_attributes = merge(
-    { for name, ix in local.control_gsis : ix.pk => "S" },
-    { for name, ix in local.control_gsis : ix.sk => ix.sk_type },
-    { for name, ix in local.control_lsis : ix.sk => ix.sk_type },
-  )
-  events_attributes = merge(
-    { for name, ix in local.events_gsis : ix.pk => "S" },
-    { for name, ix in local.events_gsis : ix.sk => ix.sk_type },
-  )
+  # Every attribute an index keys on, with its type. One small map per
+  # index merged, not one `for` map: "seq" keys three events indexes, and a
+  # `for` expression refuses a key it produces twice.
+  control_attributes = merge(concat(
+    [for name, ix in local.control_gsis : { (ix.pk) = "S", (ix.sk) = ix.sk_type }],
+    [for name, ix in local.control_lsis : { (ix.sk) = ix.sk_type }],
+  )...)
+  events_attributes = merge([for name, ix in local.events_gsis : { (ix.pk) = "S", (ix.sk) = ix.sk_type }]...)
 }
 
 # The four tables as one resource, as CreateTables makes them from one
@@ -106,7 +105,7 @@ resource "aws_dynamodb_table" "table" {
     enabled        = true
   }
   point_in_time_recovery {
-    enabled = true
+    enabled = var.point_in_time_recovery
   }
   server_side_encryption {
     enabled     = true

@@ -6,14 +6,23 @@
 #   stream consumers    their streams; their DLQs (the mapping's on-failure
 #                       destination is sent with the function's role)
 #   stream-router       states:StartExecution on the state machine
-#   orchestrator        opt-in job-system permissions, each scoped to ARNs
+#   orchestrator        the state machine's executions (continue, repair);
+#                       opt-in job-system permissions, each scoped to ARNs;
+#                       its job secrets; ENIs when in a VPC
 #   sla-monitor         Scheduler schedules of its group; PassRole of the
-#                       Scheduler role
+#                       Scheduler role; the SLA DLQ (its on-failure
+#                       destination, and the replay mapping reads it)
+#   watchdog            the state machine's executions (resume a run whose
+#                       execution is gone)
 #   event-publisher     events:PutEvents on the bus; the events stream
 #   alert-dispatcher    the alert queue; the Slack secret when set
 #
 # The tables' customer managed key, when there is one, to every function
-# that reads or writes a table, a stream or an encrypted queue.
+# that reads or writes a table, a stream or an encrypted queue. A secret
+# under a customer managed key (Slack's, a job's) is decrypted through
+# its service only: kms:Decrypt on any key, on the conditions that
+# Secrets Manager (or SSM) asks for it and for that secret — the module
+# need not know the secret's key.
 
 data "aws_iam_policy_document" "lambda_assume" {
   statement {
@@ -33,7 +42,7 @@ resource "aws_iam_role" "fn" {
 }
 
 locals {
-  table_arns = [for t in aws_dynamodb_table.table : t.arn]
+  table_arns           = [for t in aws_dynamodb_table.table : t.arn]
   table_and_index_arns = concat(local.table_arns, [for a in local.table_arns : "${a}/index/*"])
 
   store_rw = {
@@ -42,16 +51,23 @@ locals {
     resources = local.table_and_index_arns
   }
   stream_actions = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"]
+  execution_arns = "arn:${local.partition}:states:${local.region}:${local.account_id}:execution:${local.state_machine_name}:*"
   start_execution = {
     sid       = "StartExecution"
     actions   = ["states:StartExecution", "states:DescribeExecution"]
-    resources = [local.state_machine_arn, "arn:${local.partition}:states:${local.region}:${local.account_id}:execution:${local.state_machine_name}:*"]
+    resources = [local.state_machine_arn, local.execution_arns]
   }
-  kms_use = local.kms_key_arn == null ? [] : [{
+  # The orchestrator and the watchdog start an execution for a run whose
+  # own is gone, and read or stop one (the interface of issue 24).
+  manage_executions = [
+    { sid = "StartExecution", actions = ["states:StartExecution"], resources = [local.state_machine_arn] },
+    { sid = "Executions", actions = ["states:DescribeExecution", "states:StopExecution"], resources = [local.execution_arns] },
+  ]
+  kms_use = [for s in [{
     sid       = "Key"
     actions   = ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"]
     resources = [local.kms_key_arn]
-  }]
+  }] : s if local.has_kms_key]
   dlq_send = {
     for fn in distinct([for k, m in local.stream_mappings : m.function]) : fn => {
       sid       = "DeadLetters"
@@ -68,46 +84,89 @@ locals {
     resources = [aws_sqs_queue.async_dlq.arn]
   }
 
+  # A secret under a customer managed key, decrypted through its service
+  # for that secret only (Secrets Manager's encryption context is the
+  # secret's ARN, SSM's the parameter's).
+  secret_decrypt = {
+    secretsmanager = { context = "kms:EncryptionContext:SecretARN" }
+    ssm            = { context = "kms:EncryptionContext:PARAMETER_ARN" }
+  }
+  job_secret_arns = {
+    for svc in ["secretsmanager", "ssm"] : svc => sort(distinct([for n, a in var.job_secrets : a if split(":", a)[2] == svc]))
+  }
+  job_secret_statements = concat(
+    [for s in [
+      { sid = "JobSecrets", actions = ["secretsmanager:GetSecretValue"], resources = local.job_secret_arns.secretsmanager, conditions = [] },
+      { sid = "JobSecretsKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+        { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
+        { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = local.job_secret_arns.secretsmanager },
+      ] },
+    ] : s if !(length(local.job_secret_arns.secretsmanager) == 0)],
+    [for s in [
+      { sid = "JobParameters", actions = ["ssm:GetParameter"], resources = local.job_secret_arns.ssm, conditions = [] },
+      { sid = "JobParametersKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+        { test = "StringEquals", variable = "kms:ViaService", values = ["ssm.${local.region}.amazonaws.com"] },
+        { test = "StringEquals", variable = local.secret_decrypt.ssm.context, values = local.job_secret_arns.ssm },
+      ] },
+    ] : s if !(length(local.job_secret_arns.ssm) == 0)],
+  )
+
+  # What AWSLambdaVPCAccessExecutionRole grants: the orchestrator's network
+  # interfaces in the VPC (these actions take no resource scope).
+  vpc_statements = [for s in [
+    { sid = "VPC", actions = ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"], resources = ["*"] },
+  ] : s if length(var.vpc_subnet_ids) > 0]
+
   # The orchestrator's job systems, opt-in, each scoped to its ARN list
   # (variables.tf refuses an enabled trigger with an empty list).
   trigger_statements = concat(
-    var.enable_glue_trigger ? [
+    [for s in [
       { sid = "Glue", actions = ["glue:StartJobRun", "glue:GetJobRun", "glue:GetJobRuns", "glue:BatchStopJobRun"], resources = var.glue_job_arns },
-      { sid = "GlueLogs", actions = ["logs:FilterLogEvents"], resources = ["arn:${local.partition}:logs:${local.region}:${local.account_id}:log-group:/aws-glue/jobs/*"] },
-    ] : [],
-    var.enable_emr_trigger ? [
+    ] : s if var.enable_glue_trigger],
+    [for s in [
       { sid = "EMR", actions = ["elasticmapreduce:AddJobFlowSteps", "elasticmapreduce:DescribeStep", "elasticmapreduce:CancelSteps"], resources = var.emr_cluster_arns },
-    ] : [],
-    var.enable_emr_serverless_trigger ? [
+    ] : s if var.enable_emr_trigger],
+    [for s in [
       { sid = "EMRServerless", actions = ["emr-serverless:StartJobRun", "emr-serverless:GetJobRun", "emr-serverless:CancelJobRun"], resources = concat(var.emr_serverless_app_arns, [for a in var.emr_serverless_app_arns : "${a}/jobruns/*"]) },
-    ] : [],
-    var.enable_sfn_trigger ? [
+      # StartJobRun passes the job's executionRoleArn: only the listed roles, only to EMR Serverless.
+      { sid = "EMRServerlessPassRole", actions = ["iam:PassRole"], resources = var.emr_serverless_execution_role_arns, conditions = [
+        { test = "StringEquals", variable = "iam:PassedToService", values = ["emr-serverless.amazonaws.com"] },
+      ] },
+    ] : s if var.enable_emr_serverless_trigger],
+    [for s in [
       { sid = "StepFunctions", actions = ["states:StartExecution", "states:DescribeExecution", "states:StopExecution"], resources = concat(var.sfn_trigger_arns, [for a in var.sfn_trigger_arns : "${replace(a, ":stateMachine:", ":execution:")}:*"]) },
-    ] : [],
-    var.enable_lambda_trigger ? [
+    ] : s if var.enable_sfn_trigger],
+    [for s in [
       { sid = "Lambda", actions = ["lambda:InvokeFunction"], resources = var.lambda_trigger_arns },
-    ] : [],
+    ] : s if var.enable_lambda_trigger],
   )
 
   function_statements = {
     "stream-router" = concat([local.store_rw, local.start_execution, local.dlq_send["stream-router"],
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn, aws_dynamodb_table.table["joblog"].stream_arn] },
     ], local.kms_use)
-    "orchestrator" = concat([local.store_rw], local.trigger_statements, local.kms_use)
+    "orchestrator" = concat([local.store_rw], local.manage_executions, local.trigger_statements, local.job_secret_statements, local.vpc_statements, local.kms_use)
     "sla-monitor" = concat([local.store_rw, local.dlq_send["sla-monitor"],
+      { sid = "SLADeadLetters", actions = ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [local.sla_dlq_arn] },
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn] },
       { sid = "Schedules", actions = ["scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"], resources = ["arn:${local.partition}:scheduler:${local.region}:${local.account_id}:schedule/${local.scheduler_group}/*"] },
-      { sid = "PassSchedulerRole", actions = ["iam:PassRole"], resources = [aws_iam_role.scheduler.arn] },
+      { sid = "PassSchedulerRole", actions = ["iam:PassRole"], resources = [local.scheduler_role_arn], conditions = [
+        { test = "StringEquals", variable = "iam:PassedToService", values = ["scheduler.amazonaws.com"] },
+      ] },
     ], local.kms_use)
-    # The watchdog's pass reads and commits through the store only
-    # (engine.WatchdogPass): no Scheduler, no Step Functions.
-    "watchdog"   = concat([local.store_rw, local.async_dlq_send], local.kms_use)
+    # The watchdog's pass commits through the store and resumes a run
+    # whose execution is gone (a new execution).
+    "watchdog"   = concat([local.store_rw, local.async_dlq_send], local.manage_executions, local.kms_use)
     "event-sink" = concat([local.store_rw, local.async_dlq_send], local.kms_use)
     "alert-dispatcher" = concat([local.store_rw,
       { sid = "AlertQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [aws_sqs_queue.alerts.arn] },
-      ], var.slack_secret_arn != "" ? [
-      { sid = "SlackToken", actions = ["secretsmanager:GetSecretValue"], resources = [var.slack_secret_arn] },
-    ] : [], local.kms_use)
+      ], [for s in [
+        { sid = "SlackToken", actions = ["secretsmanager:GetSecretValue"], resources = [var.slack_secret_arn] },
+        { sid = "SlackTokenKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+          { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
+          { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = [var.slack_secret_arn] },
+        ] },
+    ] : s if var.slack_secret_arn != ""], local.kms_use)
     "event-publisher" = concat([local.dlq_send["event-publisher"],
       { sid = "Bus", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.interlock.arn] },
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["events"].stream_arn] },
@@ -129,6 +188,14 @@ data "aws_iam_policy_document" "fn" {
       sid       = statement.value.sid
       actions   = statement.value.actions
       resources = statement.value.resources
+      dynamic "condition" {
+        for_each = lookup(statement.value, "conditions", [])
+        content {
+          test     = condition.value.test
+          variable = condition.value.variable
+          values   = condition.value.values
+        }
+      }
     }
   }
 }

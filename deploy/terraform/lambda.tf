@@ -8,7 +8,7 @@
 locals {
   functions = {
     "stream-router"    = { timeout = 60, description = "Sensors, rerun requests and job reports from the control and job-log streams, to the engine" }
-    "orchestrator"     = { timeout = 120, description = "The state machine's steps: evaluate, trigger, poll (engine step entry points)" }
+    "orchestrator"     = { timeout = var.orchestrator_timeout_seconds, description = "The state machine's steps: evaluate, trigger, poll (engine step entry points)" }
     "sla-monitor"      = { timeout = 30, description = "Timers as EventBridge Scheduler schedules; their firings, to the engine" }
     "watchdog"         = { timeout = 60, description = "The watchdog's checks, on a schedule" }
     "event-sink"       = { timeout = 30, description = "Events from outside Interlock (alarms, other sources) into the event log" }
@@ -27,18 +27,24 @@ locals {
   }
   scheduler_env = {
     SCHEDULER_GROUP_NAME = local.scheduler_group
-    SCHEDULER_ROLE_ARN   = aws_iam_role.scheduler.arn
+    SCHEDULER_ROLE_ARN   = local.scheduler_role_arn
     SLA_MONITOR_ARN      = local.sla_monitor_arn
+    SLA_DLQ_ARN          = local.sla_dlq_arn
   }
   execution_env = {
     STATE_MACHINE_ARN = local.state_machine_arn
   }
   # The orchestrator's job runners: interlock.yaml's triggers.allowAddresses
   # and server.envAllow.
-  jobs_env = {
+  # The job secrets (var.job_secrets) are read at the orchestrator's start
+  # from SECRETS_FROM, "NAME=ARN,…" (awsrt.SecretsFrom), and each NAME is
+  # one the templates may read.
+  jobs_env = merge({
     TRIGGER_ALLOW_ADDRESSES = join(",", var.trigger_allow_addresses)
-    ENV_ALLOW               = join(",", var.env_allow)
-  }
+    ENV_ALLOW               = join(",", distinct(concat(var.env_allow, sort(keys(var.job_secrets)))))
+    }, length(var.job_secrets) == 0 ? {} : {
+    SECRETS_FROM = join(",", [for k in sort(keys(var.job_secrets)) : "${k}=${var.job_secrets[k]}"])
+  })
   # The Slack token: from Secrets Manager when slack_secret_arn is set,
   # else the plain variable (sensitive), else none (alerts are logged).
   slack_env = merge(
@@ -49,9 +55,9 @@ locals {
 
   function_env = {
     "stream-router"    = merge(local.store_env, local.execution_env)
-    "orchestrator"     = merge(local.store_env, local.jobs_env)
+    "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env)
     "sla-monitor"      = merge(local.store_env, local.scheduler_env)
-    "watchdog"         = merge(local.store_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold })
+    "watchdog"         = merge(local.store_env, local.execution_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold })
     "event-sink"       = local.store_env
     "alert-dispatcher" = merge(local.store_env, local.slack_env)
     "event-publisher" = {
@@ -88,22 +94,38 @@ resource "aws_lambda_function" "fn" {
     variables = local.function_env[each.key]
   }
 
+  # The orchestrator alone runs in the VPC when one is given: it is the
+  # function that calls the job systems.
+  dynamic "vpc_config" {
+    for_each = each.key == "orchestrator" && length(var.vpc_subnet_ids) > 0 ? [1] : []
+    content {
+      subnet_ids         = var.vpc_subnet_ids
+      security_group_ids = var.vpc_security_group_ids
+    }
+  }
+
   tags       = local.tags
-  depends_on = [aws_cloudwatch_log_group.fn, aws_iam_role_policy.fn]
+  depends_on = [aws_cloudwatch_log_group.fn, aws_iam_role_policy.fn, aws_iam_role_policy.scheduler, aws_sqs_queue.sla_dlq]
 }
 
 # Stream mappings (reference §7.4): batches of 10 from the newest record,
-# a failing batch bisected, 3 retries, the records the function names as
-# failures (by sequence number) retried alone, and what still fails sent
-# to a DLQ (an SQS message naming the shard and sequence range).
+# a failing batch bisected, the records the function names as failures (by
+# sequence number) retried alone. The outbox publisher's mapping retries
+# until the record leaves the stream (24 h; retries and record age -1): an
+# event the bus refused is retried, never dropped, and the shard waits
+# (its iterator-age alarm fires after 5 minutes). The others give up after
+# 3 retries and send what still fails to their DLQ (an SQS message naming
+# the shard and sequence range; alarmed): a record that always fails must
+# not hold its shard for a day, and the watchdog repairs what a dropped
+# record left behind.
 locals {
   stream_mappings = {
-    "router-control" = { function = "stream-router", stream = aws_dynamodb_table.table["control"].stream_arn, filter = null }
-    "router-joblog"  = { function = "stream-router", stream = aws_dynamodb_table.table["joblog"].stream_arn, filter = null }
+    "router-control" = { function = "stream-router", stream = aws_dynamodb_table.table["control"].stream_arn, filter = null, retries = 3 }
+    "router-joblog"  = { function = "stream-router", stream = aws_dynamodb_table.table["joblog"].stream_arn, filter = null, retries = 3 }
     # The sla-monitor sees only timer records (TIMER#<key>): the second
     # reader of the control stream (a stream allows two per shard).
-    "sla-timers"      = { function = "sla-monitor", stream = aws_dynamodb_table.table["control"].stream_arn, filter = jsonencode({ dynamodb = { Keys = { PK = { S = [{ prefix = "TIMER#" }] } } } }) }
-    "publisher-event" = { function = "event-publisher", stream = aws_dynamodb_table.table["events"].stream_arn, filter = null }
+    "sla-timers"      = { function = "sla-monitor", stream = aws_dynamodb_table.table["control"].stream_arn, filter = jsonencode({ dynamodb = { Keys = { PK = { S = [{ prefix = "TIMER#" }] } } } }), retries = 3 }
+    "publisher-event" = { function = "event-publisher", stream = aws_dynamodb_table.table["events"].stream_arn, filter = null, retries = -1 }
   }
 }
 
@@ -114,7 +136,8 @@ resource "aws_lambda_event_source_mapping" "stream" {
   starting_position              = "LATEST"
   batch_size                     = 10
   bisect_batch_on_function_error = true
-  maximum_retry_attempts         = 3
+  maximum_retry_attempts         = each.value.retries
+  maximum_record_age_in_seconds  = -1
   function_response_types        = ["ReportBatchItemFailures"]
 
   destination_config {
@@ -133,24 +156,63 @@ resource "aws_lambda_event_source_mapping" "stream" {
   }
 }
 
-# The alert queue, one message at a time, failures by message id.
+# The alert queue, one message at a time, failures by message id. The
+# mapping never invokes the dispatcher more often at once than it may run
+# (maximum_concurrency: its reserved concurrency, or 2 when unreserved),
+# so its receives are not throttled; a receive the dispatcher fails (Slack
+# down, 429) comes back after the visibility timeout, and only the 10th
+# failed receive moves the alert to the alert DLQ (sqs.tf).
+locals {
+  alert_concurrency = lookup(var.lambda_concurrency, "alert-dispatcher", 2)
+}
+
 resource "aws_lambda_event_source_mapping" "alerts" {
   function_name           = aws_lambda_function.fn["alert-dispatcher"].arn
   event_source_arn        = aws_sqs_queue.alerts.arn
   batch_size              = 1
   function_response_types = ["ReportBatchItemFailures"]
+  scaling_config {
+    maximum_concurrency = local.alert_concurrency
+  }
 }
 
-# Asynchronous invocations (EventBridge → event-sink, watchdog): two
-# retries by Lambda, then the event goes to the async DLQ (alarmed).
+# The sla-monitor's failed firings, replayed (docs/aws.md, "Timers on
+# EventBridge Scheduler"): the SLA DLQ holds firings Scheduler could not
+# deliver (the schedules' DeadLetterConfig) and firings the sla-monitor
+# failed (its asynchronous invocations' on-failure destination, below);
+# this mapping hands them back to the sla-monitor, which processes each
+# only if its timer is still armed with that due time. A message failed
+# 5 times moves to the final SLA DLQ (alarmed).
+resource "aws_lambda_event_source_mapping" "sla_replay" {
+  function_name           = aws_lambda_function.fn["sla-monitor"].arn
+  event_source_arn        = aws_sqs_queue.sla_dlq.arn
+  batch_size              = 10
+  function_response_types = ["ReportBatchItemFailures"]
+  scaling_config {
+    maximum_concurrency = 2
+  }
+}
+
+# Asynchronous invocations, two retries by Lambda, then the event goes to
+# an on-failure destination (alarmed): EventBridge → event-sink and the
+# watchdog to the async DLQ; Scheduler → sla-monitor (its firings) to the
+# SLA DLQ, which replays them.
+locals {
+  async_destinations = {
+    "event-sink"  = aws_sqs_queue.async_dlq.arn
+    "watchdog"    = aws_sqs_queue.async_dlq.arn
+    "sla-monitor" = aws_sqs_queue.sla_dlq.arn
+  }
+}
+
 resource "aws_lambda_function_event_invoke_config" "async" {
-  for_each                     = toset(["event-sink", "watchdog"])
+  for_each                     = local.async_destinations
   function_name                = aws_lambda_function.fn[each.key].function_name
   maximum_retry_attempts       = 2
   maximum_event_age_in_seconds = 3600
   destination_config {
     on_failure {
-      destination = aws_sqs_queue.async_dlq.arn
+      destination = each.value
     }
   }
 }

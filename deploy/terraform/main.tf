@@ -14,7 +14,7 @@ terraform {
   required_providers {
     aws = {
       source  = "hashicorp/aws"
-      version = ">= 5.40.0"
+      version = ">= 5.40.0, < 6.0.0" # 6.x renames attributes the module uses (aws_region.name, …)
     }
   }
 }
@@ -47,9 +47,18 @@ locals {
   function_arn_prefix = "arn:${local.partition}:lambda:${local.region}:${local.account_id}:function:${local.prefix}-"
   state_machine_arn   = "arn:${local.partition}:states:${local.region}:${local.account_id}:stateMachine:${local.state_machine_name}"
   sla_monitor_arn     = "${local.function_arn_prefix}sla-monitor"
+  # The same for the SLA DLQ and the Scheduler role the sla-monitor names
+  # in its schedules: its environment is then known at plan (lambda.tf's
+  # depends_on makes both exist before it).
+  sla_dlq_name       = "${local.prefix}-sla-dlq"
+  sla_dlq_arn        = "arn:${local.partition}:sqs:${local.region}:${local.account_id}:${local.sla_dlq_name}"
+  scheduler_role_arn = "arn:${local.partition}:iam::${local.account_id}:role/${local.prefix}-scheduler"
 
   # The customer managed key of the tables, queues and logs: the one given,
   # the one this module creates, or none (AWS owned keys).
+  # has_kms_key is known at plan (the created key's ARN is not): what
+  # depends on whether there is a key asks it, not kms_key_arn.
+  has_kms_key = var.kms_key_arn != "" || var.create_kms_key
   kms_key_arn = var.kms_key_arn != "" ? var.kms_key_arn : (var.create_kms_key ? aws_kms_key.this[0].arn : null)
 
   tags = merge({ "interlock:environment" = var.environment }, var.tags)

@@ -64,9 +64,19 @@ output "alert_queue_url" {
 }
 
 output "dead_letter_queue_urls" {
-  value = merge({ for k, q in aws_sqs_queue.stream_dlq : k => q.id }, { alerts = aws_sqs_queue.alerts_dlq.id, async = aws_sqs_queue.async_dlq.id })
+  value = merge({ for k, q in aws_sqs_queue.stream_dlq : k => q.id }, { alerts = aws_sqs_queue.alerts_dlq.id, async = aws_sqs_queue.async_dlq.id, sla = aws_sqs_queue.sla_dlq.id, "sla-final" = aws_sqs_queue.sla_dlq_final.id })
 }
 
 output "kms_key_arn" {
   value = local.kms_key_arn
+}
+
+output "function_permissions" {
+  description = "Each function's role statements besides its log group (sid, actions, resources, conditions): what iam.tf grants, for review (the Terraform test reads them from the plan)."
+  value = { for fn, statements in local.function_statements : fn => [for st in statements : {
+    sid        = st.sid
+    actions    = st.actions
+    resources  = st.resources
+    conditions = lookup(st, "conditions", [])
+  }] }
 }

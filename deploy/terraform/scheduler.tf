@@ -24,15 +24,32 @@ data "aws_iam_policy_document" "scheduler_assume" {
 }
 
 resource "aws_iam_role" "scheduler" {
-  name               = "${local.prefix}-scheduler"
+  name               = "${local.prefix}-scheduler" # local.scheduler_role_arn
   assume_role_policy = data.aws_iam_policy_document.scheduler_assume.json
   tags               = local.tags
 }
 
+# Scheduler invokes the sla-monitor (asynchronously) and sends a firing it
+# could not deliver to the SLA DLQ (the schedules' DeadLetterConfig,
+# awsrt.SLAMonitor), encrypted with the queues' key when there is one.
 data "aws_iam_policy_document" "scheduler" {
   statement {
+    sid       = "Invoke"
     actions   = ["lambda:InvokeFunction"]
     resources = [local.sla_monitor_arn]
+  }
+  statement {
+    sid       = "DeadLetters"
+    actions   = ["sqs:SendMessage"]
+    resources = [local.sla_dlq_arn]
+  }
+  dynamic "statement" {
+    for_each = local.has_kms_key ? [local.kms_key_arn] : []
+    content {
+      sid       = "Key"
+      actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
+      resources = [statement.value]
+    }
   }
 }
 

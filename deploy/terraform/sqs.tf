@@ -1,7 +1,15 @@
 # Queues (reference §7.4): a DLQ per stream mapping (14 days), the async
-# DLQ of the EventBridge-invoked functions, and the alert queue (1 day,
-# 60 s visibility, redrive to the alert DLQ after 3 receives). Encrypted
-# with the customer managed key when there is one, else SQS-managed keys.
+# DLQ of the EventBridge-invoked functions, the alert queue and its DLQ,
+# and the SLA DLQ (the sla-monitor's failed firings, replayed) with its
+# final DLQ. Encrypted with the customer managed key when there is one,
+# else SQS-managed keys.
+#
+# The alert queue: 1 day; visibility 180 s, six times the dispatcher's
+# 30 s timeout (AWS's guidance for a queue a function reads); redrive to
+# the alert DLQ after 10 receives. The mapping's maximum_concurrency keeps
+# the poller from receiving more than the dispatcher may run (lambda.tf),
+# so receives are not used up by throttling; 10 failed deliveries 3
+# minutes apart ride out a Slack outage of about half an hour.
 
 locals {
   sqs_kms = local.kms_key_arn
@@ -12,8 +20,8 @@ resource "aws_sqs_queue" "stream_dlq" {
   name                              = "${local.prefix}-${each.key}-dlq"
   message_retention_seconds         = 1209600
   kms_master_key_id                 = local.sqs_kms
-  sqs_managed_sse_enabled           = local.sqs_kms == null ? true : null
-  kms_data_key_reuse_period_seconds = local.sqs_kms == null ? null : 300
+  sqs_managed_sse_enabled           = local.has_kms_key ? null : true
+  kms_data_key_reuse_period_seconds = local.has_kms_key ? 300 : null
   tags                              = local.tags
 }
 
@@ -21,7 +29,7 @@ resource "aws_sqs_queue" "async_dlq" {
   name                      = "${local.prefix}-async-dlq"
   message_retention_seconds = 1209600
   kms_master_key_id         = local.sqs_kms
-  sqs_managed_sse_enabled   = local.sqs_kms == null ? true : null
+  sqs_managed_sse_enabled   = local.has_kms_key ? null : true
   tags                      = local.tags
 }
 
@@ -29,19 +37,47 @@ resource "aws_sqs_queue" "alerts_dlq" {
   name                      = "${local.prefix}-alert-dlq"
   message_retention_seconds = 1209600
   kms_master_key_id         = local.sqs_kms
-  sqs_managed_sse_enabled   = local.sqs_kms == null ? true : null
+  sqs_managed_sse_enabled   = local.has_kms_key ? null : true
   tags                      = local.tags
 }
 
 resource "aws_sqs_queue" "alerts" {
   name                       = "${local.prefix}-alerts"
   message_retention_seconds  = 86400
-  visibility_timeout_seconds = 60
+  visibility_timeout_seconds = 6 * local.functions["alert-dispatcher"].timeout
   kms_master_key_id          = local.sqs_kms
-  sqs_managed_sse_enabled    = local.sqs_kms == null ? true : null
+  sqs_managed_sse_enabled    = local.has_kms_key ? null : true
   redrive_policy = jsonencode({
     deadLetterTargetArn = aws_sqs_queue.alerts_dlq.arn
-    maxReceiveCount     = 3
+    maxReceiveCount     = 10
+  })
+  tags = local.tags
+}
+
+# The SLA DLQ: firings Scheduler could not deliver (its DeadLetterConfig,
+# sent with the Scheduler role) and firings the sla-monitor failed after
+# Lambda's two async retries (its on-failure destination, sent with the
+# sla-monitor's role). The sla-monitor reads it back (lambda.tf,
+# sla_replay): visibility six times its timeout, 14 days, and a message
+# that fails 5 receives goes to the final SLA DLQ, kept 14 days and
+# alarmed, for a person to read.
+resource "aws_sqs_queue" "sla_dlq_final" {
+  name                      = "${local.prefix}-sla-dlq-final"
+  message_retention_seconds = 1209600
+  kms_master_key_id         = local.sqs_kms
+  sqs_managed_sse_enabled   = local.has_kms_key ? null : true
+  tags                      = local.tags
+}
+
+resource "aws_sqs_queue" "sla_dlq" {
+  name                       = local.sla_dlq_name
+  message_retention_seconds  = 1209600
+  visibility_timeout_seconds = 6 * local.functions["sla-monitor"].timeout
+  kms_master_key_id          = local.sqs_kms
+  sqs_managed_sse_enabled    = local.has_kms_key ? null : true
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.sla_dlq_final.arn
+    maxReceiveCount     = 5
   })
   tags = local.tags
 }

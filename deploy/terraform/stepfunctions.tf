@@ -1,6 +1,6 @@
 # The run's state machine: deploy/statemachine.asl.json rendered with the
-# orchestrator's ARN, the global timeout and the trigger's retry count (the
-# ASL uses exactly these three; the structure test checks it).
+# orchestrator's ARN, the global timeout, the trigger's retry count and the
+# Tasks' timeout (the ASL uses exactly these; the structure test checks it).
 
 data "aws_iam_policy_document" "sfn_assume" {
   statement {
@@ -46,11 +46,13 @@ resource "aws_sfn_state_machine" "pipeline" {
   name     = local.state_machine_name
   role_arn = aws_iam_role.sfn.arn
   definition = templatefile("${path.module}/../statemachine.asl.json", {
-    orchestrator_arn     = aws_lambda_function.fn["orchestrator"].arn
+    # From its name, not the resource: the definition is then known at
+    # plan, where the provider has Step Functions validate it.
+    orchestrator_arn     = "${local.function_arn_prefix}orchestrator"
     sfn_timeout_seconds  = var.sfn_timeout_seconds
     trigger_max_attempts = var.trigger_max_attempts
-    # Every Task times out before the orchestrator's Lambda does, so a long
-    # job call is never killed by the Lambda's own timeout (docs/aws.md).
+    # Every Task times out 30 s before the orchestrator would be killed:
+    # the Task's States.Timeout is retried, not an invocation cut mid-call.
     task_timeout_seconds = local.functions["orchestrator"].timeout - 30
   })
   logging_configuration {
@@ -59,5 +61,5 @@ resource "aws_sfn_state_machine" "pipeline" {
     level                  = "ERROR"
   }
   tags       = local.tags
-  depends_on = [aws_iam_role_policy.sfn]
+  depends_on = [aws_iam_role_policy.sfn] # it names the orchestrator's function: that exists first
 }

@@ -28,16 +28,64 @@ variable "lambda_memory_size" {
 }
 
 variable "lambda_concurrency" {
-  description = "Reserved concurrency per function (a function not listed: unreserved)."
+  description = "Reserved concurrency per function; a function not listed is unreserved (the default: reserving fails on an account whose concurrency quota leaves less than 100 unreserved, as new accounts' quota of 10 does). The alert-dispatcher, when listed, needs at least 2: its queue mapping's maximum_concurrency is that number (AWS's minimum is 2)."
   type        = map(number)
-  default = {
-    "stream-router"    = 10
-    "orchestrator"     = 10
-    "sla-monitor"      = 5
-    "watchdog"         = 2
-    "event-sink"       = 5
-    "alert-dispatcher" = 3
-    "event-publisher"  = 5
+  default     = {}
+  validation {
+    condition     = alltrue([for k, v in var.lambda_concurrency : contains(["stream-router", "orchestrator", "sla-monitor", "watchdog", "event-sink", "alert-dispatcher", "event-publisher"], k) && v >= 0 && floor(v) == v])
+    error_message = "lambda_concurrency maps a function (stream-router, orchestrator, sla-monitor, watchdog, event-sink, alert-dispatcher, event-publisher) to a whole number of reserved executions."
+  }
+  validation {
+    condition     = lookup(var.lambda_concurrency, "sla-monitor", 2) >= 2
+    error_message = "lambda_concurrency[\"sla-monitor\"] must be at least 2: the SLA DLQ's replay mapping may invoke it twice at once."
+  }
+  validation {
+    condition     = lookup(var.lambda_concurrency, "alert-dispatcher", 2) >= 2
+    error_message = "lambda_concurrency[\"alert-dispatcher\"] must be at least 2: the alert queue's mapping may invoke it that many times at once (maximum_concurrency's minimum), and throttled receives would drain alerts into the DLQ."
+  }
+}
+
+variable "orchestrator_timeout_seconds" {
+  description = "The orchestrator function's timeout: the longest job call (a synchronous lambda job, an http job's timeout) must finish inside it. The state machine's Tasks time out 30 s earlier, and deploy-config (config_loader.tf) refuses a pipeline whose job call cannot finish in it."
+  type        = number
+  default     = 300
+  validation {
+    condition     = var.orchestrator_timeout_seconds >= 60 && var.orchestrator_timeout_seconds <= 900 && floor(var.orchestrator_timeout_seconds) == var.orchestrator_timeout_seconds
+    error_message = "orchestrator_timeout_seconds must be a whole number of seconds from 60 to 900 (Lambda's limit)."
+  }
+}
+
+variable "point_in_time_recovery" {
+  description = "Point-in-time recovery on the four tables (off only where it is not available, e.g. DynamoDB Local)."
+  type        = bool
+  default     = true
+}
+
+variable "vpc_subnet_ids" {
+  description = "Subnets to run the orchestrator in (its job systems inside a VPC, e.g. a private Airflow); empty: no VPC. The subnets need a route to DynamoDB, Step Functions and the job systems' APIs (NAT or VPC endpoints)."
+  type        = list(string)
+  default     = []
+}
+
+variable "vpc_security_group_ids" {
+  description = "The orchestrator's security groups when vpc_subnet_ids is set."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = (length(var.vpc_subnet_ids) == 0) == (length(var.vpc_security_group_ids) == 0)
+    error_message = "vpc_subnet_ids and vpc_security_group_ids go together: set both (orchestrator in a VPC) or neither."
+  }
+}
+
+variable "job_secrets" {
+  description = "Secrets the orchestrator's job templates read as $${env:NAME}: NAME => a Secrets Manager secret ARN or an SSM parameter ARN (SecureString decrypted). The orchestrator reads them at start (SECRETS_FROM); each NAME is added to env_allow, and its role may read exactly these ARNs (and decrypt them through their service)."
+  type        = map(string)
+  default     = {}
+  validation {
+    condition = alltrue([for k, v in var.job_secrets : can(regex("^[A-Za-z_][A-Za-z0-9_]*$", k)) && (
+      can(regex("^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$", v)) || can(regex("^arn:[a-z-]+:ssm:[a-z0-9-]+:[0-9]{12}:parameter/.+$", v))
+    )])
+    error_message = "job_secrets maps an environment variable name ([A-Za-z_][A-Za-z0-9_]*) to a Secrets Manager secret ARN (arn:…:secretsmanager:…:secret:…) or an SSM parameter ARN (arn:…:ssm:…:parameter/…)."
   }
 }
 
@@ -128,7 +176,7 @@ variable "slack_bot_token" {
 }
 
 variable "slack_secret_arn" {
-  description = "A Secrets Manager secret holding the Slack bot token (wins over slack_bot_token)."
+  description = "A Secrets Manager secret holding the Slack bot token (wins over slack_bot_token). Under a customer managed key too: the dispatcher may decrypt it through Secrets Manager (kms:ViaService), for this secret only."
   type        = string
   default     = ""
 }
@@ -190,6 +238,16 @@ variable "enable_emr_serverless_trigger" {
   description = "Let the orchestrator run jobs on the EMR Serverless applications of emr_serverless_app_arns."
   type        = bool
   default     = false
+}
+
+variable "emr_serverless_execution_role_arns" {
+  description = "The job runtime roles the orchestrator may pass to EMR Serverless (a job's executionRoleArn): iam:PassRole on exactly these, to emr-serverless.amazonaws.com only."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = !var.enable_emr_serverless_trigger || length(var.emr_serverless_execution_role_arns) > 0
+    error_message = "enable_emr_serverless_trigger needs emr_serverless_execution_role_arns: StartJobRun passes the job's executionRoleArn, which the orchestrator may pass only when it is listed."
+  }
 }
 
 variable "emr_serverless_app_arns" {
