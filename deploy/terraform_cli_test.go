@@ -250,7 +250,6 @@ func instanceEnvironment(name string) string {
 	return "tf" + name
 }
 
-
 func writeRoot(t *testing.T, dir, standIn, dynamo string) {
 	t.Helper()
 	var b strings.Builder

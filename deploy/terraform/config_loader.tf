@@ -17,7 +17,6 @@ resource "terraform_data" "config" {
     files  = sha256(join("\n", [for f in local.config_files : "${f}=${filesha256(f)}"]))
     server = "dynamodb://${local.prefix}?region=${local.region}"
     prune  = var.prune_pipelines
-    budget = var.orchestrator_timeout_seconds
   }
 
   provisioner "local-exec" {
@@ -25,8 +24,6 @@ resource "terraform_data" "config" {
       [var.interlock_cli, "deploy-config"],
       [for p in local.config_paths : "'${p}'"],
       ["--server", "'dynamodb://${local.prefix}?region=${local.region}'"],
-      # A job call that cannot finish inside the orchestrator is refused.
-      ["--orchestrator-timeout", "${var.orchestrator_timeout_seconds}s"],
       var.prune_pipelines ? ["--prune"] : [],
     ))
   }

@@ -39,6 +39,17 @@ import (
 //     armed with that due time, engine.ProcessTimer processes it (the
 //     same code, and the same suppression rules, as the local runtime);
 //     a firing for a timer moved or gone since does nothing.
+//   - A batch of the SLA DLQ (Replay): firings that failed, replayed. A
+//     message is a firing Scheduler could not deliver (its body is the
+//     schedule's Input) or one this function failed after Lambda's async
+//     retries (an on-failure destination record, the firing in
+//     "requestPayload"); each is fired again as above, so a firing whose
+//     timer was processed meanwhile does nothing. A message that fails is
+//     named for redelivery; the queue moves it to its final DLQ after a
+//     few receives.
+//
+// Every schedule retries its invocation (RetryPolicy) and sends what it
+// could not deliver to the SLA DLQ (DeadLetterConfig, DeadLetterARN).
 //
 // Schedules do not delete themselves after firing (ActionAfterCompletion
 // NONE): every handler moves or removes its timer in the commit that
@@ -53,8 +64,11 @@ type SLAMonitor struct {
 	Group     string // SCHEDULER_GROUP_NAME
 	RoleARN   string // SCHEDULER_ROLE_ARN: what Scheduler assumes to invoke the target
 	TargetARN string // SLA_MONITOR_ARN: this function
-	Clock     clock.Clock
-	Log       *slog.Logger
+	// DeadLetterARN is the SLA DLQ (SLA_DLQ_ARN): the schedules' dead-letter
+	// queue, which the sla-monitor replays. Empty: the schedules have none.
+	DeadLetterARN string
+	Clock         clock.Clock
+	Log           *slog.Logger
 }
 
 // Firing is the Input of every schedule: which timer, and the due time
@@ -71,7 +85,8 @@ type FiringResult struct {
 }
 
 // Handle is the Lambda handler; a payload with "Records" is a stream
-// batch, one with "timerKey" a firing.
+// batch (or, when its records come from SQS, a batch of the SLA DLQ), one
+// with "timerKey" a firing.
 func (m *SLAMonitor) Handle(ctx context.Context, payload json.RawMessage) (any, error) {
 	var shape struct {
 		Records  json.RawMessage `json:"Records"`
@@ -81,6 +96,12 @@ func (m *SLAMonitor) Handle(ctx context.Context, payload json.RawMessage) (any, 
 		return nil, fmt.Errorf("%s: payload is not a JSON object: %w", FnSLAMonitor, err)
 	}
 	switch {
+	case shape.Records != nil && recordsFromSQS(shape.Records):
+		var ev events.SQSEvent
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, fmt.Errorf("%s: bad SQS batch: %w", FnSLAMonitor, err)
+		}
+		return m.Replay(ctx, ev), nil
 	case shape.Records != nil:
 		var ev events.DynamoDBEvent
 		if err := json.Unmarshal(payload, &ev); err != nil {
@@ -95,6 +116,55 @@ func (m *SLAMonitor) Handle(ctx context.Context, payload json.RawMessage) (any, 
 		return m.Fire(ctx, f)
 	}
 	return nil, fmt.Errorf("%s: payload is neither a stream batch (Records) nor a firing (timerKey): %.200s", FnSLAMonitor, payload)
+}
+
+// recordsFromSQS reports whether a batch's records are SQS messages (the
+// SLA DLQ's mapping) rather than stream records.
+func recordsFromSQS(records json.RawMessage) bool {
+	var rs []struct {
+		EventSource string `json:"eventSource"`
+	}
+	return json.Unmarshal(records, &rs) == nil && len(rs) > 0 && rs[0].EventSource == "aws:sqs"
+}
+
+// Replay fires again the firings of an SLA DLQ batch; a message that is
+// no firing, or whose firing fails, is named for redelivery.
+func (m *SLAMonitor) Replay(ctx context.Context, ev events.SQSEvent) events.SQSEventResponse {
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
+	for _, msg := range ev.Records {
+		f, err := DeadLetterFiring([]byte(msg.Body))
+		if err == nil {
+			var res FiringResult
+			res, err = m.Fire(ctx, f)
+			m.log().Info("firing replayed", "message", msg.MessageId, "key", f.TimerKey, "due", f.DueAt, "processed", res.Processed, "reason", res.Reason)
+		}
+		if err != nil {
+			m.log().Error("firing not replayed", "message", msg.MessageId, "err", err)
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
+		}
+	}
+	return resp
+}
+
+// DeadLetterFiring is the firing of an SLA DLQ message: Scheduler's
+// dead letter, whose body is the schedule's Input ({"timerKey","dueAt"}),
+// or Lambda's on-failure destination record of a failed asynchronous
+// invocation, which carries the invocation's payload as "requestPayload".
+func DeadLetterFiring(body []byte) (Firing, error) {
+	var shape struct {
+		RequestPayload json.RawMessage `json:"requestPayload"`
+	}
+	if err := json.Unmarshal(body, &shape); err != nil {
+		return Firing{}, fmt.Errorf("%s: dead letter is not a JSON object: %.200s", FnSLAMonitor, body)
+	}
+	if len(shape.RequestPayload) > 0 {
+		body = shape.RequestPayload
+	}
+	var f Firing
+	if err := json.Unmarshal(body, &f); err != nil || f.TimerKey == "" || f.DueAt.IsZero() {
+		return Firing{}, fmt.Errorf("%s: dead letter holds no firing (timerKey and dueAt, RFC 3339): %.200s", FnSLAMonitor, body)
+	}
+	return f, nil
 }
 
 // Batch realises the timer records of a control-table stream batch; a
@@ -176,7 +246,11 @@ func (m *SLAMonitor) schedule(ctx context.Context, t store.Timer) error {
 		return err
 	}
 	name := ScheduleName(t.Key)
-	target := &schedtypes.Target{Arn: aws.String(m.TargetARN), RoleArn: aws.String(m.RoleARN), Input: aws.String(string(input))}
+	target := &schedtypes.Target{Arn: aws.String(m.TargetARN), RoleArn: aws.String(m.RoleARN), Input: aws.String(string(input)),
+		RetryPolicy: &schedtypes.RetryPolicy{MaximumRetryAttempts: aws.Int32(ScheduleRetryAttempts), MaximumEventAgeInSeconds: aws.Int32(ScheduleRetrySeconds)}}
+	if m.DeadLetterARN != "" {
+		target.DeadLetterConfig = &schedtypes.DeadLetterConfig{Arn: aws.String(m.DeadLetterARN)}
+	}
 	expr, window := aws.String(AtExpression(t.DueAt)), &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff}
 	desc := aws.String(truncate("interlock timer "+t.Key, 512))
 	_, err = m.Scheduler.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
@@ -193,6 +267,15 @@ func (m *SLAMonitor) schedule(ctx context.Context, t store.Timer) error {
 	})
 	return wrapSched("update", name, err)
 }
+
+// A schedule's retries of an invocation Lambda refused (throttled, the
+// service failing): Scheduler's most, for its longest, a day. A firing is
+// idempotent (Fire), so a retry never processes a timer twice; what is
+// still refused after a day goes to the SLA DLQ.
+const (
+	ScheduleRetryAttempts = 185
+	ScheduleRetrySeconds  = 86400
+)
 
 // unschedule deletes a removed timer's schedule; a missing one is fine.
 func (m *SLAMonitor) unschedule(ctx context.Context, key string) error {
@@ -256,12 +339,12 @@ func staleReason(t store.Timer, found bool) string {
 }
 
 // SLAMonitorFromEnv is the sla-monitor function: the four tables,
-// SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN and SLA_MONITOR_ARN are
-// required; EVENTS_TTL_DAYS is optional. Its engine is passive, like the
-// router's.
+// SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN, SLA_MONITOR_ARN and
+// SLA_DLQ_ARN are required; EVENTS_TTL_DAYS is optional. Its engine is
+// passive, like the router's.
 func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	const fn = FnSLAMonitor
-	cfg, err := setUp(ctx, env, fn, append(append([]string{}, TableVars...), EnvSchedulerGroup, EnvSchedulerRole, EnvSLAMonitorARN)...)
+	cfg, err := setUp(ctx, env, fn, append(append([]string{}, TableVars...), EnvSchedulerGroup, EnvSchedulerRole, EnvSLAMonitorARN, EnvSLADeadLetterARN)...)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +354,7 @@ func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	}
 	m := &SLAMonitor{Engine: eng, Store: st, Tables: env.Tables(), Scheduler: scheduler.NewFromConfig(cfg),
 		Group: env.Get(EnvSchedulerGroup), RoleARN: env.Get(EnvSchedulerRole), TargetARN: env.Get(EnvSLAMonitorARN),
-		Clock: clock.Real{}, Log: Logger()}
+		DeadLetterARN: env.Get(EnvSLADeadLetterARN), Clock: clock.Real{}, Log: Logger()}
 	return m.Handle, nil
 }
 
@@ -280,6 +363,9 @@ const (
 	EnvSchedulerGroup = "SCHEDULER_GROUP_NAME" // the schedule group of the timers' schedules
 	EnvSchedulerRole  = "SCHEDULER_ROLE_ARN"   // the role Scheduler assumes to invoke the sla-monitor
 	EnvSLAMonitorARN  = "SLA_MONITOR_ARN"      // the sla-monitor's own ARN: the schedules' target
+	// EnvSLADeadLetterARN is the SLA DLQ: the schedules' dead-letter queue,
+	// replayed by the sla-monitor.
+	EnvSLADeadLetterARN = "SLA_DLQ_ARN"
 )
 
 // passiveEngine opens the store and an engine on it that runs no timers

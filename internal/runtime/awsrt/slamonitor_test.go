@@ -1,12 +1,18 @@
 package awsrt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
@@ -252,5 +258,176 @@ func TestSLAMonitorProcessesATimerAlreadyDue(t *testing.T) {
 	}
 	if _, err := env.store.RunGet(t.Context(), run.Key{PipelineID: "sales", ScheduleID: "cron", Period: "2099-03-07"}); err != nil {
 		t.Fatalf("the tick's run: %v", err)
+	}
+}
+
+// recordingClient is the SDK's HTTP client with every request body kept:
+// what the sla-monitor asked of Scheduler, as sent on the wire.
+type recordingClient struct {
+	mu       sync.Mutex
+	requests []recordedRequest
+}
+
+type recordedRequest struct {
+	Method, Path string
+	Body         []byte
+}
+
+func (c *recordingClient) Do(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	c.mu.Lock()
+	c.requests = append(c.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body})
+	c.mu.Unlock()
+	return http.DefaultClient.Do(r)
+}
+
+const slaDLQ = "arn:aws:sqs:us-east-1:123456789012:interlock-sla-dlq"
+
+// TestSLASchedulesRetryAndDeadLetter: every schedule the sla-monitor
+// creates or updates retries its invocation for a day and names the SLA
+// DLQ as its dead-letter queue, as sent to Scheduler.
+func TestSLASchedulesRetryAndDeadLetter(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newMonitorEnv(t, start)
+	rec := &recordingClient{}
+	cfg := awsfake.Config(env.sched.URL)
+	cfg.HTTPClient = rec
+	env.monitor.Scheduler = scheduler.NewFromConfig(cfg)
+	env.monitor.DeadLetterARN = slaDLQ
+	if _, err := env.monitor.Engine.ApplyConfig(t.Context(), "sales.yaml", []byte(slaPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	drainAll(t, env.stream)
+	env.clk.Set(start.Add(time.Hour)) // the cron tick: its schedule updated, the SLA timers' created
+	env.fire(t)
+	drainAll(t, env.stream)
+
+	ops := map[string]int{}
+	for _, r := range rec.requests {
+		op := map[string]string{http.MethodPost: "create", http.MethodPut: "update"}[r.Method]
+		if op == "" || !strings.HasPrefix(r.Path, "/schedules/") {
+			continue
+		}
+		ops[op]++
+		var in struct {
+			Target struct {
+				RetryPolicy      *struct{ MaximumRetryAttempts, MaximumEventAgeInSeconds int }
+				DeadLetterConfig *struct{ Arn string }
+			}
+		}
+		if err := json.Unmarshal(r.Body, &in); err != nil {
+			t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+		}
+		if rp := in.Target.RetryPolicy; rp == nil || rp.MaximumRetryAttempts != 185 || rp.MaximumEventAgeInSeconds != 86400 {
+			t.Errorf("%s %s: retry policy %+v, want 185 attempts over 86400 s", op, r.Path, rp)
+		}
+		if dl := in.Target.DeadLetterConfig; dl == nil || dl.Arn != slaDLQ {
+			t.Errorf("%s %s: dead-letter config %+v, want %s", op, r.Path, dl, slaDLQ)
+		}
+	}
+	if ops["create"] < 3 || ops["update"] < 1 {
+		t.Fatalf("schedules created %d and updated %d times, want the cron's and the SLA timers' creations and the cron's update", ops["create"], ops["update"])
+	}
+}
+
+// sqsBatch is the SLA DLQ's mapping's invocation: one message per body.
+func sqsBatch(t *testing.T, bodies ...string) []byte {
+	t.Helper()
+	var ev events.SQSEvent
+	for i, b := range bodies {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d", i+1), Body: b, EventSource: "aws:sqs",
+			EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:interlock-sla-dlq"})
+	}
+	return mustJSON(t, ev)
+}
+
+// TestSLAReplaysFailedFirings: the SLA DLQ's messages, through the real
+// handler — Scheduler's dead letter (the schedule's Input), Lambda's
+// on-failure record of a failed async invocation (the firing in
+// requestPayload) — are fired again, each timer processed once however
+// often its firing comes back; a stale firing does nothing and is not a
+// failure; an early one, and a message holding no firing, are named for
+// redelivery (the queue moves what keeps failing to its final DLQ).
+func TestSLAReplaysFailedFirings(t *testing.T) {
+	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
+	env := newMonitorEnv(t, start)
+	ctx := t.Context()
+	if _, err := env.monitor.Engine.ApplyConfig(ctx, "sales.yaml", []byte(slaPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	drainAll(t, env.stream)
+	env.clk.Set(start.Add(time.Hour))
+	env.fire(t)
+	drainAll(t, env.stream)
+	// The warning's and the breach's firings failed (Scheduler does not
+	// fire them here): they come back from the SLA DLQ.
+	day := start.Truncate(24 * time.Hour)
+	warning := string(mustJSON(t, Firing{TimerKey: "sla-warning/sales/cron/2099-03-07", DueAt: day.Add(8 * time.Hour)}))
+	breach := string(mustJSON(t, Firing{TimerKey: "sla-breach/sales/cron/2099-03-07", DueAt: day.Add(9 * time.Hour)}))
+	lambdaRecord := func(firing string) string {
+		return `{"version":"1.0","timestamp":"2099-03-07T08:33:00.000Z","requestContext":{"requestId":"r1","functionArn":"` + monitorARN +
+			`:$LATEST","condition":"RetriesExhausted","approximateInvokeCount":3},"requestPayload":` + firing +
+			`,"responseContext":{"statusCode":200,"executedVersion":"$LATEST","functionError":"Unhandled"},"responsePayload":{"errorMessage":"throttled"}}`
+	}
+	stale := string(mustJSON(t, Firing{TimerKey: "cron/sales", DueAt: day.Add(6 * time.Hour)}))
+
+	replay := func(at time.Duration, wantFailed string, wantWarnings, wantBreaches int, bodies ...string) {
+		t.Helper()
+		env.clk.Set(day.Add(at))
+		for round := 1; round <= 2; round++ { // a batch delivered again changes nothing
+			out, err := env.invoke(ctx, sqsBatch(t, bodies...))
+			if err != nil {
+				t.Fatalf("at %s, round %d: %v", at, round, err)
+			}
+			var resp events.SQSEventResponse
+			if err := json.Unmarshal(out, &resp); err != nil {
+				t.Fatalf("at %s, round %d: answer %s: %v", at, round, out, err)
+			}
+			var failed []string
+			for _, f := range resp.BatchItemFailures {
+				failed = append(failed, f.ItemIdentifier)
+			}
+			if fmt.Sprint(failed) != wantFailed {
+				t.Fatalf("at %s, round %d: failures %v, want %s", at, round, failed, wantFailed)
+			}
+			if w, b := env.count(t, event.SLAWarning), env.count(t, event.SLABreach); w != wantWarnings || b != wantBreaches {
+				t.Fatalf("at %s, round %d: SLA_WARNING %d, SLA_BREACH %d; want %d and %d", at, round, w, b, wantWarnings, wantBreaches)
+			}
+		}
+	}
+	// 08:30: the warning, as Scheduler's dead letter and as Lambda's
+	// failure record, is processed once; the breach is not due yet (m3,
+	// redelivered); m4 and m6 hold no firing; m5 is stale.
+	replay(8*time.Hour+30*time.Minute, "[m3 m4 m6]", 1, 0, warning, lambdaRecord(warning), breach, `{"hello": 1}`, stale, `not json`)
+	// 09:00: the breach comes back as Lambda's failure record.
+	replay(9*time.Hour, "[]", 1, 1, lambdaRecord(breach), warning)
+}
+
+// TestDeadLetterFiring: the two dead-letter shapes, and what is neither.
+func TestDeadLetterFiring(t *testing.T) {
+	due := time.Date(2099, 3, 7, 8, 0, 0, 0, time.UTC)
+	for body, want := range map[string]string{
+		`{"timerKey":"k","dueAt":"2099-03-07T08:00:00Z"}`:                                     "k",
+		`{"requestPayload":{"timerKey":"k2","dueAt":"2099-03-07T08:00:00Z"},"version":"1.0"}`: "k2",
+		`{"requestPayload":{"timerKey":""}}`:                                                  "",
+		`{"timerKey":"k"}`:                                                                    "",
+		`[1]`:                                                                                 "",
+		``:                                                                                    "",
+	} {
+		f, err := DeadLetterFiring([]byte(body))
+		switch {
+		case want == "" && err == nil:
+			t.Errorf("%s: firing %+v, want an error", body, f)
+		case want != "" && (err != nil || f.TimerKey != want || !f.DueAt.Equal(due)):
+			t.Errorf("%s: %+v %v, want %s at %s", body, f, err, want, due)
+		}
 	}
 }

@@ -183,7 +183,7 @@ func contains(xs []string, x string) bool {
 // start without its variables, naming them; a bad threshold is refused.
 func TestSLAMonitorAndWatchdogNeedTheirVariables(t *testing.T) {
 	for fn, want := range map[string]string{
-		FnSLAMonitor: "sla-monitor: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN, SLA_MONITOR_ARN",
+		FnSLAMonitor: "sla-monitor: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN, SLA_MONITOR_ARN, SLA_DLQ_ARN",
 		FnWatchdog:   "watchdog: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
 	} {
 		build := map[string]func(ctx context.Context, env Env) (any, error){FnSLAMonitor: SLAMonitorFromEnv, FnWatchdog: WatchdogFromEnv}[fn]
