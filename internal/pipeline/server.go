@@ -28,11 +28,23 @@ type Role string
 const (
 	RoleReader Role = "reader" // read pipelines, runs, events
 	RoleWriter Role = "writer" // also write sensors
-	RoleAdmin  Role = "admin"  // also reruns, pause, resume
+	// RoleOperator is the person on call: also rerun, pause, resume,
+	// backfill, and silence the pipelines they name.
+	RoleOperator Role = "operator"
+	// RoleAdmin may do everything, also what reaches every pipeline at
+	// once (a silence with no pipeline matcher, or one matching all).
+	RoleAdmin Role = "admin"
 )
 
-// Roles lists the roles.
-func Roles() []Role { return []Role{RoleReader, RoleWriter, RoleAdmin} }
+// Roles lists the roles, least first.
+func Roles() []Role { return []Role{RoleReader, RoleWriter, RoleOperator, RoleAdmin} }
+
+// Includes reports whether r may do what need may: each role includes
+// the ones before it in Roles. An unknown role includes nothing.
+func (r Role) Includes(need Role) bool {
+	have, want := slices.Index(Roles(), r), slices.Index(Roles(), need)
+	return have >= 0 && want >= 0 && have >= want
+}
 
 // Token is an API bearer token. Its value is read from TokenEnv or
 // TokenFile (exactly one is set), never written in the file.

@@ -119,7 +119,7 @@ func TestParseSettingsInvalid(t *testing.T) {
 		{"bad port", "server: {addr: \"127.0.0.1:99999\"}\n", `i.yaml:1: server.addr: "127.0.0.1:99999": want host:port`},
 		{"public without tokens", "server: {addr: \"0.0.0.0:7070\"}\n", `i.yaml:1: server.addr: "0.0.0.0:7070" is reachable from other machines, which needs server.tokens`},
 		{"all interfaces without tokens", "server: {addr: \":7070\"}\n", `i.yaml:1: server.addr: ":7070" is reachable from other machines`},
-		{"bad role", "server:\n  tokens:\n    - {name: a, role: root, tokenEnv: A}\n", `i.yaml:3: server.tokens[0].role: unknown role "root" (want one of reader, writer, admin)`},
+		{"bad role", "server:\n  tokens:\n    - {name: a, role: root, tokenEnv: A}\n", `i.yaml:3: server.tokens[0].role: unknown role "root" (want one of reader, writer, operator, admin)`},
 		{"token both sources", "server:\n  tokens:\n    - {name: a, role: admin, tokenEnv: A, tokenFile: /f}\n", `i.yaml:3: server.tokens[0].tokenFile: set either tokenEnv or tokenFile, not both`},
 		{"token no source", "server:\n  tokens:\n    - {name: a, role: admin}\n", `i.yaml:3: server.tokens[0]: needs tokenEnv or tokenFile`},
 		{"token inline", "server:\n  tokens:\n    - {name: a, role: admin, token: abc}\n", `i.yaml:3: server.tokens[0].token: unknown field, did you mean "tokenEnv"?`},
@@ -188,5 +188,21 @@ func TestParseSettingsPostgresStore(t *testing.T) {
 	}
 	if st, err := ParseStore("postgresql://h/db"); err != nil || st.Driver != StorePostgres {
 		t.Fatalf("ParseStore(postgresql://h/db) = %+v, %v", st, err)
+	}
+}
+
+// TestRoleIncludes: each role includes the ones before it, an unknown one
+// includes nothing and is included by nothing.
+func TestRoleIncludes(t *testing.T) {
+	order := []Role{RoleReader, RoleWriter, RoleOperator, RoleAdmin}
+	for i, have := range order {
+		for j, need := range order {
+			if got := have.Includes(need); got != (i >= j) {
+				t.Errorf("%s.Includes(%s) = %v", have, need, got)
+			}
+		}
+		if have.Includes("root") || Role("root").Includes(have) {
+			t.Errorf("an unknown role is included by or includes %s", have)
+		}
 	}
 }

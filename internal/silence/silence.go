@@ -41,6 +41,24 @@ func (m Matchers) Empty() bool {
 	return len(m.Pipelines)+len(m.Types)+len(m.Levels)+len(m.Owners) == 0
 }
 
+// EveryPipeline reports whether m reaches every pipeline: it names no
+// owner, and no pipeline or a glob that matches any id ("*"). Such a
+// silence needs the admin role; an operator names what they silence.
+func (m Matchers) EveryPipeline() bool {
+	if len(m.Owners) > 0 {
+		return false
+	}
+	if len(m.Pipelines) == 0 {
+		return true
+	}
+	for _, g := range m.Pipelines {
+		if strings.Trim(g, "*") == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Matches reports whether m covers e, whose pipeline's owner is owner
 // (the caller resolves it from the pipeline's config; "" when unknown).
 // Silence lifecycle events are never covered: an operator always sees

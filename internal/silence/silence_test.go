@@ -194,3 +194,24 @@ func FuzzParseMatchers(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryPipeline: a silence reaches every pipeline when it names no
+// owner and no pipeline, or a glob of stars only.
+func TestEveryPipeline(t *testing.T) {
+	for _, tc := range []struct {
+		m    Matchers
+		want bool
+	}{
+		{Matchers{Types: []event.Type{event.SLABreach}}, true},
+		{Matchers{Pipelines: []string{"*"}}, true},
+		{Matchers{Pipelines: []string{"gold-*", "**"}}, true},
+		{Matchers{Pipelines: []string{"gold-*"}}, false},
+		{Matchers{Pipelines: []string{"*-daily"}}, false},
+		{Matchers{Owners: []string{"sales"}}, false},
+		{Matchers{Pipelines: []string{"*"}, Owners: []string{"sales"}}, false},
+	} {
+		if got := tc.m.EveryPipeline(); got != tc.want {
+			t.Errorf("%+v: EveryPipeline() = %v, want %v", tc.m, got, tc.want)
+		}
+	}
+}

@@ -88,14 +88,17 @@ func TestDashboardAccess(t *testing.T) {
 		t.Fatalf("a reader's rerun reached the engine (%d rerun event(s))", n)
 	}
 
-	useSession(t, b, f.srv.URL, f.session(t, adminToken))
-	b.Open(f.srv.URL + "/ui/pipelines/failed-job")
-	if role := browser.Eval[string](b, `document.body.dataset.role`); role != "admin" {
-		t.Fatalf("with an admin's session, the page says %q", role)
-	}
-	for _, id := range []string{"action-rerun", "action-pause", "action-resume"} {
-		if !browser.Eval[bool](b, fmt.Sprintf(`!!document.getElementById(%q)`, id)) {
-			t.Errorf("an admin sees no #%s", id)
+	// The operator (the person on call) and the admin see the actions.
+	for _, who := range []struct{ role, token string }{{"operator", operatorToken}, {"admin", adminToken}} {
+		useSession(t, b, f.srv.URL, f.session(t, who.token))
+		b.Open(f.srv.URL + "/ui/pipelines/failed-job")
+		if role := browser.Eval[string](b, `document.body.dataset.role`); role != who.role {
+			t.Fatalf("with an %s's session, the page says %q", who.role, role)
+		}
+		for _, id := range []string{"action-rerun", "action-pause", "action-resume"} {
+			if !browser.Eval[bool](b, fmt.Sprintf(`!!document.getElementById(%q)`, id)) {
+				t.Errorf("an %s sees no #%s", who.role, id)
+			}
 		}
 	}
 

@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 const (
 	adminToken  = "admin-secret-dash-1"
 	readerToken = "reader-secret-dash-1"
+	// operatorToken is the person on call's: the actions, not everything.
+	operatorToken = "operator-secret-dash-1"
 )
 
 // xssSensor is a sensor value and xssJob a job's output that would run
@@ -146,8 +148,9 @@ func newFixture(t *testing.T, withTokens bool) *fixture {
 		tokens = `  tokens:
     - {name: ops, role: admin, tokenEnv: DASH_ADMIN_TOKEN}
     - {name: viewer, role: reader, tokenEnv: DASH_READER_TOKEN}
+    - {name: oncall, role: operator, tokenEnv: DASH_OPERATOR_TOKEN}
 `
-		env = []string{"DASH_ADMIN_TOKEN=" + adminToken, "DASH_READER_TOKEN=" + readerToken}
+		env = []string{"DASH_ADMIN_TOKEN=" + adminToken, "DASH_READER_TOKEN=" + readerToken, "DASH_OPERATOR_TOKEN=" + operatorToken}
 	}
 	write(t, dir, "interlock.yaml", `store: sqlite:./state.db
 pipelines: ./pipelines

@@ -139,27 +139,6 @@ func checkSecret(t pipeline.Token, secret string) error {
 	return nil
 }
 
-// rank orders the roles: each includes the ones below it.
-type rank int
-
-const (
-	rankNone rank = iota
-	rankReader
-	rankWriter
-	rankAdmin
-)
-
-func rankOf(r pipeline.Role) rank {
-	switch r {
-	case pipeline.RoleReader:
-		return rankReader
-	case pipeline.RoleWriter:
-		return rankWriter
-	case pipeline.RoleAdmin:
-		return rankAdmin
-	}
-	return rankNone
-}
 
 // authenticator checks bearer tokens and session cookies. It keeps only
 // SHA-256 digests of the secrets (and the session keys derived from them)
@@ -192,7 +171,7 @@ func newAuthenticator(tokens []Token, clk clock.Clock, ttl time.Duration) (*auth
 		if t.Name == "" || t.Secret == "" {
 			return nil, fmt.Errorf("%w %q: name and secret are required", ErrToken, t.Name)
 		}
-		if rankOf(t.Role) == rankNone {
+		if !slices.Contains(pipeline.Roles(), t.Role) {
 			return nil, fmt.Errorf("%w %q: unknown role %q", ErrToken, t.Name, t.Role)
 		}
 		a.tokens = append(a.tokens, storedToken{name: t.Name, role: t.Role, digest: sha256.Sum256([]byte(t.Secret.reveal())),
@@ -263,7 +242,7 @@ func (a *authenticator) authorize(r *http.Request, need pipeline.Role) (principa
 			}
 		}
 	}
-	if rankOf(t.role) < rankOf(need) {
+	if need != "" && !t.role.Includes(need) {
 		return p, errorf(http.StatusForbidden, codeForbidden, "token %q has role %s; this needs %s", t.name, t.role, need)
 	}
 	return p, nil

@@ -51,13 +51,15 @@ job: {type: glue, config: {jobName: nightly}}
 const (
 	readerSecret = "rd-3f9c1a7e5b2d4c80aa"
 	writerSecret = "wr-8b2e6d0f4a1c3e57bb"
-	adminSecret  = "ad-5d7a9e1c3b8f2d64cc"
+	operatorSecret = "op-2c4e6a8b0d1f3e59dd"
+	adminSecret    = "ad-5d7a9e1c3b8f2d64cc"
 )
 
 func testTokens() []api.Token {
 	return []api.Token{
 		{Name: "dash", Role: pipeline.RoleReader, Secret: readerSecret},
 		{Name: "etl", Role: pipeline.RoleWriter, Secret: writerSecret},
+		{Name: "oncall", Role: pipeline.RoleOperator, Secret: operatorSecret},
 		{Name: "ops", Role: pipeline.RoleAdmin, Secret: adminSecret},
 	}
 }

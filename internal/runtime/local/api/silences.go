@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/duration"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -100,6 +101,9 @@ func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
 	}
 	if m.Empty() {
 		return errorf(http.StatusBadRequest, codeBadRequest, "matchers: give at least one of \"pipelines\", \"types\", \"levels\", \"owners\" (a silence of everything is refused)")
+	}
+	if m.EveryPipeline() && !infoFrom(r.Context()).caller.role.Includes(pipeline.RoleAdmin) {
+		return errorf(http.StatusForbidden, codeForbidden, "a silence of every pipeline (no \"pipelines\" or \"owners\" matcher, or \"pipelines\": [\"*\"]) needs the admin role; name the pipelines or owners to silence")
 	}
 	if err := checkComment(req.Comment); err != nil {
 		return err

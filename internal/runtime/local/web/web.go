@@ -7,7 +7,7 @@
 //
 // It is mounted by the API (api.Options.Dashboard) at "GET /" and under
 // "GET /ui/", behind the same authentication as every /v1 route, and asks
-// api.CallerFrom who is looking: only an admin sees the action buttons,
+// api.CallerFrom who is looking: only an operator or an admin sees the action buttons,
 // which POST to the /v1 routes with the CSRF token the page carries.
 package web
 
@@ -141,7 +141,8 @@ type layout struct {
 	Title  string
 	Nav    string
 	Caller api.Caller
-	Admin  bool
+	// CanAct: the caller may use the action buttons (operator or admin).
+	CanAct bool
 	Now    time.Time
 	Live   string
 	// EventTypes are the catalogue's types, comma-separated: the stream
@@ -177,7 +178,7 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 			_ = h.pages[v.name].ExecuteTemplate(w, "fragment-row", v.data)
 			return
 		}
-		d := layout{Title: v.title, Nav: v.nav, Caller: caller, Admin: caller.Role == pipeline.RoleAdmin, Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}
+		d := layout{Title: v.title, Nav: v.nav, Caller: caller, CanAct: caller.Role.Includes(pipeline.RoleOperator), Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}
 		var buf strings.Builder
 		if err := h.pages[v.name].ExecuteTemplate(&buf, "layout", d); err != nil {
 			h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard template failed", slog.String("page", v.name), slog.String("err", err.Error()))
