@@ -139,7 +139,6 @@ func checkSecret(t pipeline.Token, secret string) error {
 	return nil
 }
 
-
 // authenticator checks bearer tokens and session cookies. It keeps only
 // SHA-256 digests of the secrets (and the session keys derived from them)
 // and compares digests in constant time against every token, so neither

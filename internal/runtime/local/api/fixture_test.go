@@ -49,8 +49,8 @@ job: {type: glue, config: {jobName: nightly}}
 
 // The test tokens. Their values must never appear in a response or a log.
 const (
-	readerSecret = "rd-3f9c1a7e5b2d4c80aa"
-	writerSecret = "wr-8b2e6d0f4a1c3e57bb"
+	readerSecret   = "rd-3f9c1a7e5b2d4c80aa"
+	writerSecret   = "wr-8b2e6d0f4a1c3e57bb"
 	operatorSecret = "op-2c4e6a8b0d1f3e59dd"
 	adminSecret    = "ad-5d7a9e1c3b8f2d64cc"
 )
