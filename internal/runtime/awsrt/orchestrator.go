@@ -227,7 +227,8 @@ const (
 // the job runners are the local runtime's (app.Jobs), reading their
 // secrets from the environment and files as `interlock serve` does, with
 // TRIGGER_ALLOW_ADDRESSES and ENV_ALLOW (optional) as interlock.yaml's
-// triggers.allowAddresses and server.envAllow.
+// triggers.allowAddresses and server.envAllow, and the job secrets of
+// SECRETS_FROM (optional) among the variables they read.
 //
 // Its engine makes job calls but is opened passive: a cold start must not
 // take the calls other invocations have in flight for interrupted (what
@@ -243,6 +244,11 @@ func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	st, err := OpenStore(ctx, cfg, env, fn)
 	if err != nil {
 		return nil, err
+	}
+	// The job secrets (SECRETS_FROM), read once per cold start.
+	env, err = WithSecrets(ctx, env, NewSecretReader(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	return NewOrchestrator(ctx, st, clock.Real{}, env, Logger())
 }
