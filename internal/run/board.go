@@ -23,9 +23,9 @@ const (
 	BoardBreached   BoardState = "breached"   // the SLA deadline passed without success
 	BoardFailed     BoardState = "failed"     // the run ended without success
 	BoardAtRisk     BoardState = "at-risk"    // the SLA warning time passed without success
-	BoardTriggering BoardState = "triggering" // the job's trigger call is due or in flight
+	BoardTriggering BoardState = "triggering" // the job's trigger call is due, or waits to retry an infrastructure error
 	BoardEvaluating BoardState = "evaluating" // the rules are evaluated until they pass
-	BoardRunning    BoardState = "running"    // the job runs
+	BoardRunning    BoardState = "running"    // the job runs: polled, or inside its trigger call (a synchronous job)
 	BoardWaiting    BoardState = "waiting"    // no run yet: waiting for data or the cron
 	BoardPaused     BoardState = "paused"     // an operator paused the pipeline
 	BoardSucceeded  BoardState = "succeeded"  // the job succeeded
@@ -129,6 +129,13 @@ func runBoardState(p *pipeline.Pipeline, per schedule.Period, r *Run) BoardState
 	case Evaluating:
 		return BoardEvaluating
 	case Triggering:
+		// A call in flight is the job running: a synchronous job (a
+		// command, a Lambda invocation) runs for its whole length inside
+		// the call, and an asynchronous one is starting. Only a call due,
+		// or waiting to retry, is "triggering".
+		if r.TriggerInFlight {
+			return BoardRunning
+		}
 		return BoardTriggering
 	case Running:
 		return BoardRunning

@@ -32,6 +32,11 @@ func boardRun(st State, endedAt time.Time) *Run {
 	return &Run{Key: Key{PipelineID: "p1", ScheduleID: "stream", Period: day.String()}, State: st, EndedAt: endedAt, Generation: 2}
 }
 
+func callInFlight(r *Run) *Run {
+	r.TriggerInFlight = true
+	return r
+}
+
 func TestBoardStateOf(t *testing.T) {
 	p := mustPipeline(t, boardSLA)
 	dry := mustPipeline(t, boardSLA+"dryRun: true\n")
@@ -55,6 +60,8 @@ func TestBoardStateOf(t *testing.T) {
 		{name: "evaluating", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Evaluating, time.Time{})}, now: hm(8, 0), want: BoardEvaluating},
 		{name: "triggering", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Triggering, time.Time{})}, now: hm(8, 0), want: BoardTriggering},
 		{name: "running", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Running, time.Time{})}, now: hm(8, 0), want: BoardRunning},
+		{name: "a trigger call in flight runs the job (a synchronous command)", f: BoardFacts{FirstLoaded: loadedEarly, Run: callInFlight(boardRun(Triggering, time.Time{}))}, now: hm(8, 0), want: BoardRunning},
+		{name: "a call in flight past the warning: at risk", f: BoardFacts{FirstLoaded: loadedEarly, Run: callInFlight(boardRun(Triggering, time.Time{}))}, now: hm(9, 30), want: BoardAtRisk},
 		{name: "running past the warning: at risk", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Running, time.Time{})}, now: hm(9, 30), want: BoardAtRisk},
 		{name: "succeeded", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Completed, hm(7, 0))}, now: hm(8, 0), want: BoardSucceeded},
 		{name: "succeeded late is succeeded (the grid shows the verdict)", f: BoardFacts{FirstLoaded: loadedEarly, Run: boardRun(Completed, hm(10, 30))}, now: hm(11, 0), want: BoardSucceeded},
@@ -181,6 +188,7 @@ func TestBoardCellOf(t *testing.T) {
 		{name: "succeeded at the breach: breached", p: p, f: BoardFacts{FirstLoaded: early, Run: boardRun(Completed, hm(10, 0))}, now: hm(12, 0), want: BoardCell{State: BoardSucceeded, SLA: SLABreached, Reruns: 2}},
 		{name: "failed past the breach: failed, breached", p: p, f: BoardFacts{FirstLoaded: early, Run: boardRun(FailedFinal, hm(8, 0))}, now: hm(12, 0), want: BoardCell{State: BoardFailed, SLA: SLABreached, Reruns: 2}},
 		{name: "running before the breach: pending", p: p, f: BoardFacts{FirstLoaded: early, Run: boardRun(Running, time.Time{})}, now: hm(9, 0), want: BoardCell{State: BoardRunning, SLA: SLAPending, Reruns: 2}},
+		{name: "a call in flight: running, pending", p: p, f: BoardFacts{FirstLoaded: early, Run: callInFlight(boardRun(Triggering, time.Time{}))}, now: hm(9, 0), want: BoardCell{State: BoardRunning, SLA: SLAPending, Reruns: 2}},
 		{name: "no run past the breach: waiting, breached", p: p, f: BoardFacts{FirstLoaded: early}, now: hm(12, 0), want: BoardCell{State: BoardWaiting, SLA: SLABreached}},
 		{name: "loaded after: no verdict", p: p, f: BoardFacts{FirstLoaded: hm(11, 0)}, now: hm(12, 0), want: BoardCell{State: BoardWaiting}},
 		{name: "excluded: no SLA", p: p, per: true, f: BoardFacts{FirstLoaded: early}, now: hm(12, 0).AddDate(0, 0, 4), want: BoardCell{State: BoardExcluded}},

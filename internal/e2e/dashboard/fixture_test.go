@@ -70,6 +70,9 @@ var wantStates = map[string]string{
 	"evaluating-rules": "evaluating",
 	"triggering-job":   "triggering",
 	"running-job":      "running",
+	// A command runs inside its trigger call: the run is TRIGGERING with
+	// the call in flight, and the job is running.
+	"running-command":  "running",
 	"succeeded-job":    "succeeded",
 	"failed-job":       "failed",
 	"sla-breached":     "breached",
@@ -168,10 +171,13 @@ server:
 		"waiting-data": sched("") + cmd(`["true"]`, ""),
 		"evaluating-rules": sched("  evaluation: {interval: 1m, window: 6h}\n") +
 			"validation:\n  rules: [{key: quality, check: exists}]\n" + cmd(`["true"]`, ""),
-		"triggering-job": sched("") + cmd(`["sleep", "600"]`, ""),
-		"running-job":    sched("") + fmt.Sprintf("job:\n  type: airflow\n  config: {url: %q, dagId: load}\n  pollInterval: 1s\n  pollWindow: 6h\n", af.URL),
-		"succeeded-job":  sched("") + cmd(`["true"]`, ""),
-		"failed-job":     sched("") + cmd(`["/bin/sh", "-c", "echo 'load failed: 3 rows rejected' >&2; exit 3"]`, ""),
+		// A program that cannot be started is an infrastructure error: the
+		// call waits to be retried (30 s, 1 min, …).
+		"triggering-job":  sched("") + cmd(`["/nonexistent/interlock-no-such-program"]`, "  triggerRetries: 10\n"),
+		"running-command": sched("") + cmd(`["sleep", "600"]`, ""),
+		"running-job":     sched("") + fmt.Sprintf("job:\n  type: airflow\n  config: {url: %q, dagId: load}\n  pollInterval: 1s\n  pollWindow: 6h\n", af.URL),
+		"succeeded-job":   sched("") + cmd(`["true"]`, ""),
+		"failed-job":      sched("") + cmd(`["/bin/sh", "-c", "echo 'load failed: 3 rows rejected' >&2; exit 3"]`, ""),
 		"sla-breached": sched("") + cmd(`["true"]`, "") +
 			fmt.Sprintf("sla: {deadline: %q}\n", slaAt.Format("15:04")),
 		"sla-at-risk": sched("") + cmd(`["true"]`, "") +
@@ -204,13 +210,13 @@ server:
 	// would wait 30 s for: end the server as a crash would.
 	t.Cleanup(func() { f.srv.Kill(t) })
 
-	for _, id := range []string{"evaluating-rules", "triggering-job", "running-job", "succeeded-job", "failed-job", "excluded-today", "dry-run-observer", "rerun-me", "xss-job"} {
+	for _, id := range []string{"evaluating-rules", "triggering-job", "running-command", "running-job", "succeeded-job", "failed-job", "excluded-today", "dry-run-observer", "rerun-me", "xss-job"} {
 		f.sensor(t, id, "landed", `{"rows": 10}`)
 	}
 	f.sensor(t, "xss-sensor", "landed", fmt.Sprintf(`{"status": %q}`, xssSensor))
 	f.call(t, "POST", "/v1/pipelines/paused-ops/pause", `{}`, 200)
 	wantRun := map[string]string{
-		"evaluating-rules": "EVALUATING", "triggering-job": "TRIGGERING", "running-job": "RUNNING",
+		"evaluating-rules": "EVALUATING", "triggering-job": "TRIGGERING", "running-command": "TRIGGERING", "running-job": "RUNNING",
 		"succeeded-job": "COMPLETED", "failed-job": "FAILED_FINAL", "rerun-me": "FAILED_FINAL", "xss-job": "FAILED_FINAL",
 	}
 	for id, state := range wantRun {
