@@ -26,6 +26,9 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 	}
 	b.putRun(r, expect)
 	b.notes(r.Key, eff.Notes)
+	if err := e.readStepTimer(ctx, b, r.Key); err != nil {
+		return err
+	}
 	b.stepTimer(r.Key, eff, timerExpect)
 	wakeBackfill(b, prev, r)
 	if eff.LedgerReason != "" {
@@ -250,4 +253,24 @@ func parsePeriod(s string) (schedule.Period, error) {
 		return schedule.Period{}, fmt.Errorf("stored period %q: %w", s, err)
 	}
 	return p, nil
+}
+
+// readStepTimer reads the run's step timer into the batch, unless the
+// decision read it already: its stamp is what the step timer's write is
+// stamped from.
+func (e *Engine) readStepTimer(ctx context.Context, b *batch, key run.Key) error {
+	tk := stepTimerKey(key)
+	if _, ok := b.stepRead(tk); ok {
+		return nil
+	}
+	t, err := e.st.TimerGet(ctx, tk)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		b.readStep(tk, nil)
+	case err != nil:
+		return err
+	default:
+		b.readStep(tk, &t)
+	}
+	return nil
 }

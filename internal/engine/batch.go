@@ -27,6 +27,29 @@ type batch struct {
 	// stored): each is read from the store once per decision, or with the
 	// decision's first facts (Engine.sensorFacts).
 	runs map[run.Key]*run.Run
+	// steps are the runs' step timers the decision has read, by timer key
+	// (nil: none stored): what their writes are stamped from
+	// (run.StampStep).
+	steps map[string]*store.Timer
+}
+
+// readStep records the step timer the decision read for key (nil: none).
+func (b *batch) readStep(key string, t *store.Timer) {
+	if b.steps == nil {
+		b.steps = map[string]*store.Timer{}
+	}
+	if t != nil {
+		cp := *t
+		t = &cp
+	}
+	b.steps[key] = t
+}
+
+// stepRead returns the step timer the decision read for key, and whether
+// it read it.
+func (b *batch) stepRead(key string) (*store.Timer, bool) {
+	t, ok := b.steps[key]
+	return t, ok
 }
 
 // run returns the stored run of key, nil when there is none, as the
@@ -265,11 +288,23 @@ func periodTimerKey(pipelineID string) string { return "period/" + pipelineID }
 func resumeTimerKey(pipelineID string) string { return "resume/" + pipelineID }
 
 // stepTimer turns an effect's next step into the run's step timer (or its
-// removal when there is no next step).
+// removal when there is no next step). expect set: the write is the
+// step's own (its due time read, the commit's condition).
 func (b *batch) stepTimer(k run.Key, eff run.Effect, expect *time.Time) {
 	if eff.Next == run.StepNone {
 		b.deleteTimer(stepTimerKey(k), expect)
 		return
 	}
-	b.putTimer(store.Timer{Key: stepTimerKey(k), Kind: string(eff.Next), Run: k, DueAt: eff.NextAt}, expect)
+	b.putStepTimer(store.Timer{Key: stepTimerKey(k), Kind: string(eff.Next), Run: k, DueAt: eff.NextAt}, expect)
+}
+
+// putStepTimer writes a run's step timer stamped (run.StampStep) from the
+// stored one the decision read (readStep, which must come first).
+func (b *batch) putStepTimer(t store.Timer, expect *time.Time) {
+	var prev *run.StoredStep
+	if read, _ := b.stepRead(t.Key); read != nil {
+		prev = &run.StoredStep{At: read.DueAt, Stamp: run.StampOf(read.Detail)}
+	}
+	t.Detail = run.StampStep(prev, expect != nil, t.DueAt, b.now).Detail()
+	b.putTimer(t, expect)
 }

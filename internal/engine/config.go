@@ -244,7 +244,8 @@ func (e *Engine) rearmRuns(ctx context.Context, b *batch, pipelineID string, now
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		b.putTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
+		b.readStep(stepTimerKey(r.Key), nil)
+		b.putStepTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
 	}
 	return nil
 }

@@ -37,6 +37,10 @@ type StepRef struct {
 	// step whose timer has moved since is stale. Zero: the step of that
 	// kind due now, whichever it is.
 	Due time.Time `json:"due,omitzero"`
+	// Since is the stamp of the step timer the caller holds the run by
+	// (run.StepStamp): a caller the run was handed away from since is
+	// superseded, and takes no step. Zero: whoever holds it.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // StepResult is the run's next step after an entry point, and when it is
@@ -50,6 +54,13 @@ type StepResult struct {
 	// the step was not due (stale, repeated, or not yet due) or its
 	// answer was recorded already.
 	Acted bool `json:"acted"`
+	// Since is the step timer's stamp (run.StepStamp): when the run was
+	// handed to the waiter that holds it.
+	Since time.Time `json:"since,omitzero"`
+	// Superseded: the caller no longer holds the run (StepRef.Since is
+	// older than the stored stamp); Next is none, for the caller only —
+	// the run goes on with its new holder.
+	Superseded bool `json:"superseded,omitempty"`
 }
 
 // Call is a trigger call TriggerBegin committed as in flight: what
@@ -101,6 +112,10 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decid
 	var res StepResult
 	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func() error {
 		t, due, err := e.dueStep(ctx, ref, step)
+		if err == nil && t != nil && run.Superseded(ref.Since, run.StampOf(t.Detail)) {
+			res = StepResult{Run: ref.Run, Superseded: true}
+			return nil
+		}
 		if err != nil || !due {
 			res = current(ref.Run, t)
 			return err
@@ -110,6 +125,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decid
 			return err
 		}
 		b := e.newBatch(lp, e.clk.Now())
+		b.readStep(t.Key, t)
 		if r != nil {
 			err := decide(b, lp, r, t.DueAt)
 			if errors.Is(err, errNoCommit) {
@@ -151,7 +167,7 @@ func current(key run.Key, t *store.Timer) StepResult {
 	if t == nil {
 		return StepResult{Run: key}
 	}
-	return StepResult{Run: key, Next: run.Step(t.Kind), NextAt: t.DueAt}
+	return StepResult{Run: key, Next: run.Step(t.Kind), NextAt: t.DueAt, Since: run.StampOf(t.Detail).Since}
 }
 
 // Current returns the run's next step and when, as its step timer says.
@@ -171,7 +187,7 @@ func (b *batch) stepResult(key run.Key) StepResult {
 	res := StepResult{Run: key, Acted: true}
 	for _, w := range b.c.Timers {
 		if w.Timer.Key == stepTimerKey(key) {
-			res.Next, res.NextAt = run.Step(w.Timer.Kind), w.Timer.DueAt
+			res.Next, res.NextAt, res.Since = run.Step(w.Timer.Kind), w.Timer.DueAt, run.StampOf(w.Timer.Detail).Since
 		}
 	}
 	return res
@@ -305,13 +321,16 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 			return fmt.Errorf("engine: trigger answer of %s: no stored config of the pipeline loads", keyString(c.Run))
 		}
 		var expect *time.Time
+		b := e.newBatch(lp, e.clk.Now())
 		switch t, err := e.st.TimerGet(ctx, stepTimerKey(c.Run)); {
 		case err == nil:
 			expect = &t.DueAt
+			b.readStep(t.Key, &t)
 		case !errors.Is(err, store.ErrNotFound):
 			return err
+		default:
+			b.readStep(stepTimerKey(c.Run), nil)
 		}
-		b := e.newBatch(lp, e.clk.Now())
 		next, eff, err := e.afterCall(ctx, lp, cur, res, b.now)
 		if err != nil {
 			return err

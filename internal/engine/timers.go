@@ -79,7 +79,7 @@ func (e *Engine) ProcessTimerUntilCall(ctx context.Context, t store.Timer) (call
 	// A bug in a handler must not take the process down with every timer
 	// still due: report it, keep the timer for a later try.
 	defer e.survive("processing a timer", t.Key, &err)
-	ref := StepRef{Run: t.Run, Due: t.DueAt}
+	ref := StepRef{Run: t.Run, Due: t.DueAt, Since: run.StampOf(t.Detail).Since}
 	switch t.Kind {
 	case string(run.StepEvaluate):
 		_, err = e.Evaluate(ctx, ref)

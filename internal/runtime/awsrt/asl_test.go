@@ -57,7 +57,7 @@ func TestStateMachineStructure(t *testing.T) {
 	if def.TimeoutSeconds != 14400 {
 		t.Errorf("TimeoutSeconds %d, want the rendered 14400", def.TimeoutSeconds)
 	}
-	for _, name := range []string{"Evaluate", "Trigger", "CheckJob", "InfraFailure", "Done", "WaitInterval", "WaitForJob", "IsReady", "IsJobDone", "HasTriggerResult"} {
+	for _, name := range []string{"Evaluate", "Trigger", "CheckJob", "InfraFailure", "Done", "WaitInterval", "WaitForJob", "IsReady", "IsJobDone", "HasTriggerResult", "ContinueAsNew"} {
 		if _, ok := def.States[name]; !ok {
 			t.Errorf("no state %s (the seed's phases)", name)
 		}
@@ -71,8 +71,10 @@ func TestStateMachineStructure(t *testing.T) {
 			}
 			mode, _ := st.Parameters["mode"].(string)
 			modes[mode] = true
-			if len(st.Parameters) != 3 || st.Parameters["run.$"] != "$.run" || st.Parameters["due.$"] != "$.nextAt" {
-				t.Errorf("%s passes %v, want mode, run and due (the returned nextAt) only", name, st.Parameters)
+			want := map[string]any{"mode": mode, "run.$": "$.run", "due.$": "$.nextAt", "since.$": "$.since", "steps.$": "$.steps",
+				"started.$": "$$.Execution.StartTime", "limitSeconds": float64(14400)}
+			if !reflect.DeepEqual(st.Parameters, want) {
+				t.Errorf("%s passes %v, want mode, run, due (the returned nextAt), since, steps, the execution's start and its TimeoutSeconds only", name, st.Parameters)
 			}
 			if st.TimeoutSeconds != aslTestTaskTimeout {
 				t.Errorf("%s times out after %d s, want the rendered task_timeout_seconds (%d): below the Lambda's timeout", name, st.TimeoutSeconds, aslTestTaskTimeout)
@@ -92,9 +94,12 @@ func TestStateMachineStructure(t *testing.T) {
 		case "Choice":
 			for _, c := range st.Choices {
 				v, _ := c["Variable"].(string)
-				ok := (v == "$.done" && c["BooleanEquals"] == true) || (v == "$.next" && len(c) == 3 && c["StringEquals"] != nil)
+				ok := ((v == "$.done" || v == "$.continue") && c["BooleanEquals"] == true) || (v == "$.next" && len(c) == 3 && c["StringEquals"] != nil)
 				if !ok {
-					t.Errorf("%s routes on %v: only next (StringEquals) and done (BooleanEquals true) may be tested", name, c)
+					t.Errorf("%s routes on %v: only next (StringEquals), done and continue (BooleanEquals true) may be tested", name, c)
+				}
+				if i := slices.IndexFunc(st.Choices, func(c map[string]any) bool { return c["Variable"] == "$.continue" }); i >= 0 && (i != 1 || st.Choices[0]["Variable"] != "$.done" || st.Choices[i]["Next"] != "ContinueAsNew") {
+					t.Errorf("%s: continue must be tested right after done, and go to ContinueAsNew", name)
 				}
 			}
 		case "Wait":
@@ -106,7 +111,7 @@ func TestStateMachineStructure(t *testing.T) {
 			t.Errorf("%s is a %s state: the machine has Task, Choice, Wait, Succeed and Fail states only (no Pass arithmetic)", name, st.Type)
 		}
 	}
-	for _, m := range []string{ModeEvaluate, ModeTrigger, ModePoll} {
+	for _, m := range []string{ModeEvaluate, ModeTrigger, ModePoll, ModeContinue} {
 		if !modes[m] {
 			t.Errorf("no Task calls the orchestrator's %s mode", m)
 		}

@@ -34,13 +34,20 @@ type StartExecutionAPI interface {
 // ExecutionStarter starts a Step Functions execution for each stretch of
 // a run's steps: when a run's step timer is armed — its record inserted in
 // the control table (a run started, reopened by a rerun, resumed after a
-// pause). A step timer moved by a step (a MODIFY record) is the running
-// execution's next step, already in its hands; a removed one ends it.
+// pause) — or handed off — a MODIFY record whose stamp says Handoff
+// (run.StampStep: a commit outside a step moved the step earlier than the
+// running execution waits for; the watchdog resumed an orphaned step). A
+// step timer moved by a step otherwise (a MODIFY record) is the running
+// execution's next step, already in its hands; a removed one ends it. The
+// execution handed away from ends at its next step (superseded), without
+// taking it.
 //
 // An execution is named from the run's key, its generation and the
-// instant the timer was armed for (ExecutionName), so a record delivered
-// twice starts nothing twice: Step Functions itself refuses a second
-// execution of the same name (ExecutionAlreadyExists, taken as started).
+// instant the timer was armed or handed off for (ExecutionName), so a
+// record delivered twice — or a handoff the watchdog starts itself and the
+// router starts again from its record — starts nothing twice: Step
+// Functions itself refuses a second execution of the same name
+// (ExecutionAlreadyExists, taken as started).
 type ExecutionStarter struct {
 	Client          StartExecutionAPI
 	StateMachineARN string
@@ -48,26 +55,48 @@ type ExecutionStarter struct {
 	Log             *slog.Logger
 }
 
-// TimerRecord starts the execution an armed step timer calls for
-// (eventName is the stream record's: INSERT, MODIFY, REMOVE); other timer
-// records start nothing.
+// TimerRecord starts the execution an armed or handed-off step timer
+// calls for (eventName is the stream record's: INSERT, MODIFY, REMOVE);
+// other timer records start nothing.
 func (s *ExecutionStarter) TimerRecord(ctx context.Context, eventName string, it ddbstore.TimerItem) error {
-	if it.Removed || eventName != "INSERT" || !run.IsStep(it.Timer.Kind) {
+	if it.Removed || !run.IsStep(it.Timer.Kind) {
 		return nil
 	}
-	t := it.Timer
-	r, err := s.Store.RunGet(ctx, t.Run)
+	if eventName != "INSERT" && !(eventName == "MODIFY" && run.StampOf(it.Timer.Detail).Handoff) {
+		return nil
+	}
+	return s.Start(ctx, engine.TimerStep(it.Timer), viaTimer)
+}
+
+// How an execution came to be started: part of its name, so that the
+// successor of an execution continued as new is never taken for the one
+// a timer record starts for the same step.
+const (
+	viaTimer    = ""         // a step timer armed or handed off (stream-router, watchdog)
+	viaContinue = "continue" // an execution continued as new (the orchestrator)
+)
+
+// Start starts the execution that takes the run's steps from step, named
+// for the run's generation, the step's due time and via; an execution of
+// that name started before (a record delivered again) is taken as
+// started, and a run that is gone starts nothing.
+func (s *ExecutionStarter) Start(ctx context.Context, step engine.StepResult, via string) error {
+	if step.Next == run.StepNone {
+		return nil
+	}
+	r, err := s.Store.RunGet(ctx, step.Run)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // the run is gone: its step is dropped when taken, nothing to run
 	}
 	if err != nil {
 		return err
 	}
-	input, err := json.Marshal(OutputOf(engine.StepResult{Run: t.Run, Next: run.Step(t.Kind), NextAt: t.DueAt}))
+	step.Acted = false
+	input, err := json.Marshal(OutputOf(step))
 	if err != nil {
 		return err
 	}
-	name := ExecutionName(t.Run, r.Generation, t.DueAt)
+	name := executionName(step.Run, r.Generation, step.NextAt, via)
 	_, err = s.Client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(s.StateMachineARN), Name: aws.String(name), Input: aws.String(string(input))})
 	var exists *sfntypes.ExecutionAlreadyExists
 	switch {
@@ -76,7 +105,7 @@ func (s *ExecutionStarter) TimerRecord(ctx context.Context, eventName string, it
 	case err != nil:
 		return fmt.Errorf("start the execution %s: %w", name, err)
 	}
-	s.log().Info("execution started", "name", name, "pipeline", t.Run.PipelineID, "period", t.Run.Period, "step", t.Kind, "due", t.DueAt)
+	s.log().Info("execution started", "name", name, "pipeline", step.Run.PipelineID, "period", step.Run.Period, "step", step.Next, "due", step.NextAt, "via", via)
 	return nil
 }
 
@@ -98,6 +127,12 @@ const maxExecutionName = 80
 // instant: two runs never share a name through a cut or a replaced
 // character, and a run resumed or reopened gets a new one.
 func ExecutionName(key run.Key, generation int, armedAt time.Time) string {
+	return executionName(key, generation, armedAt, viaTimer)
+}
+
+// executionName is ExecutionName for an execution started via via (a
+// non-empty via is hashed too).
+func executionName(key run.Key, generation int, armedAt time.Time, via string) string {
 	readable := key.PipelineID + "-" + key.ScheduleID + "-" + key.Period + "-g" + strconv.Itoa(generation)
 	var b strings.Builder
 	for _, r := range readable {
@@ -108,7 +143,11 @@ func ExecutionName(key run.Key, generation int, armedAt time.Time) string {
 		}
 	}
 	h := sha256.New()
-	for _, part := range []string{key.PipelineID, key.ScheduleID, key.Period, strconv.Itoa(generation), strconv.FormatInt(armedAt.UnixNano(), 10)} {
+	parts := []string{key.PipelineID, key.ScheduleID, key.Period, strconv.Itoa(generation), strconv.FormatInt(armedAt.UnixNano(), 10)}
+	if via != viaTimer {
+		parts = append(parts, via)
+	}
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
@@ -124,4 +163,34 @@ func ExecutionName(key run.Key, generation int, armedAt time.Time) string {
 // the SDK configuration cfg.
 func NewExecutionStarter(cfg aws.Config, arn string, st store.Store, log *slog.Logger) *ExecutionStarter {
 	return &ExecutionStarter{Client: sfn.NewFromConfig(cfg), StateMachineARN: arn, Store: st, Log: log}
+}
+
+// MaxExecutionSteps bounds the steps one execution takes before it
+// continues as new: a step is about 9 history events (Wait, Task and
+// Choice, entered and exited; the Lambda's scheduled, started and
+// succeeded), and its retries a few more each, so 1,000 steps stay well
+// inside Step Functions' 25,000 events of history.
+const MaxExecutionSteps = 1000
+
+// maxStepAllowance bounds the time ContinueAsNew keeps, before an
+// execution's TimeoutSeconds, for its next step's Task and retries after
+// the Wait.
+const maxStepAllowance = time.Hour
+
+// ContinueAsNew decides whether an execution that has taken steps steps,
+// started at started under a TimeoutSeconds of limit, continues as a new
+// execution instead of waiting for its next step at nextAt: when its
+// history would pass MaxExecutionSteps, or the Wait and the step after it
+// (a quarter of the limit, at most maxStepAllowance) would pass its
+// timeout. An execution takes one step at least before it is asked, so a
+// run always moves. Zero started or limit: no time bound (the input did
+// not carry them).
+func ContinueAsNew(steps int, started, nextAt time.Time, limit time.Duration) bool {
+	if steps >= MaxExecutionSteps {
+		return true
+	}
+	if started.IsZero() || limit <= 0 {
+		return false
+	}
+	return nextAt.Add(min(limit/4, maxStepAllowance)).After(started.Add(limit))
 }

@@ -83,7 +83,11 @@ func TestRouterStartsExecutions(t *testing.T) {
 	if err := json.Unmarshal([]byte(exs[0].Input), &in); err != nil {
 		t.Fatal(err)
 	}
-	want := StepOutput{Run: key, Next: timer.Kind, NextAt: timer.DueAt.UTC().Format(time.RFC3339Nano)}
+	stamp := run.StampOf(timer.Detail)
+	if !stamp.Since.Equal(env.clk.Now()) || stamp.Handoff {
+		t.Fatalf("the armed timer's stamp %+v, want since the decision's instant %s", stamp, env.clk.Now())
+	}
+	want := StepOutput{Run: key, Next: timer.Kind, NextAt: timer.DueAt.UTC().Format(time.RFC3339), Since: stamp.Since.UTC().Format(time.RFC3339Nano)}
 	if in != want || exs[0].Name != ExecutionName(key, 0, timer.DueAt) {
 		t.Fatalf("execution %s with %+v, want %s with %+v", exs[0].Name, in, ExecutionName(key, 0, timer.DueAt), want)
 	}
@@ -124,5 +128,82 @@ func TestRouterStartsExecutions(t *testing.T) {
 	exs = fake.Executions()
 	if failed == 0 || len(exs) != 2 || !strings.HasPrefix(exs[1].Name, "orders-stream-2099-03-08-g0-") {
 		t.Fatalf("after a failed start: %d records failed, executions %+v; want a failure, then the second run's execution", failed, exs)
+	}
+}
+
+// TestRouterStartsAHandedOffExecution: a step moved earlier than the
+// instant its execution waits for — a sensor making a waiting run ready —
+// starts a fresh execution at once (the timer's MODIFY record stamped as a
+// handoff), named for the new due time; the old execution, when it wakes,
+// is superseded: its step answers done and takes nothing, and the job is
+// started once, by the new one.
+func TestRouterStartsAHandedOffExecution(t *testing.T) {
+	env := newRouterEnv(t)
+	fake := awsfake.NewStepFunctions(t)
+	arn := fake.AddStateMachine("interlock-runs")
+	env.router.Executions = &ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(fake.URL)), StateMachineARN: arn, Store: env.store}
+	ctx := t.Context()
+	ctrl := env.mapping(t, env.tables.Control)
+	key := run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2099-03-07"}
+
+	// Not valid yet: the run waits for its next evaluation.
+	putItem(t, env.client, env.tables.Control, map[string]types.AttributeValue{
+		"PK": s("PIPELINE#orders"), "SK": s("SENSOR#orders-landed"), "status": s("ready"), "count": n("50"), "date": s("2099-03-07")})
+	drainAll(t, ctrl)
+	exs := fake.Executions()
+	if len(exs) != 1 {
+		t.Fatalf("%d executions started, want 1", len(exs))
+	}
+	var first StepOutput
+	if err := json.Unmarshal([]byte(exs[0].Input), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.Next != ModeEvaluate {
+		t.Fatalf("the first execution waits for %+v, want an evaluation", first)
+	}
+	waitsFor, _ := time.Parse(time.RFC3339, first.NextAt)
+	since, _ := time.Parse(time.RFC3339Nano, first.Since)
+
+	// A minute later the data is valid: the sensor's decision moves the
+	// run to its trigger step now, long before the first execution wakes.
+	env.clk.Advance(time.Minute)
+	putItem(t, env.client, env.tables.Control, map[string]types.AttributeValue{
+		"PK": s("PIPELINE#orders"), "SK": s("SENSOR#orders-landed"), "status": s("ready"), "count": n("500"), "date": s("2099-03-07")})
+	drainAll(t, ctrl)
+	exs = fake.Executions()
+	if len(exs) != 2 {
+		t.Fatalf("%d executions after the step moved earlier, want 2 (a fresh one at once)", len(exs))
+	}
+	var second StepOutput
+	if err := json.Unmarshal([]byte(exs[1].Input), &second); err != nil {
+		t.Fatal(err)
+	}
+	if second.Next != ModeTrigger || second.NextAt != env.clk.Now().Format(time.RFC3339) || exs[1].Name != ExecutionName(key, 0, env.clk.Now()) {
+		t.Fatalf("the fresh execution %s: %+v, want the trigger step now, named for it", exs[1].Name, second)
+	}
+	drainAll(t, ctrl) // delivered again: nothing twice
+	if len(fake.Executions()) != 2 {
+		t.Fatalf("the handoff delivered again started another execution")
+	}
+
+	eng := engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: env.jobs, Passive: true})
+	o := &Orchestrator{Engine: eng}
+	invoke := func(in StepInput) StepOutput { t.Helper(); return handleStep(t, o, in) }
+	nextAt, _ := time.Parse(time.RFC3339, second.NextAt)
+	secondSince, _ := time.Parse(time.RFC3339Nano, second.Since)
+	if out := invoke(StepInput{Mode: second.Next, Run: key, Due: nextAt, Since: secondSince}); !out.Acted || out.Done || out.Next != ModePoll {
+		t.Fatalf("the fresh execution's trigger: %+v, want the job started and polled next", out)
+	}
+	// The first execution wakes at the instant it waited for: superseded.
+	env.clk.Set(waitsFor)
+	if out := invoke(StepInput{Mode: first.Next, Run: key, Due: waitsFor, Since: since}); !out.Done || out.Acted {
+		t.Fatalf("the first execution at its wake: %+v, want done without a step", out)
+	}
+	if n := env.jobs.starts.Load(); n != 1 {
+		t.Fatalf("%d job starts, want 1", n)
+	}
+	cur, err := eng.Current(ctx, key)
+	if err != nil || cur.Next != run.StepPoll {
+		t.Fatalf("the run's step after the first execution ended: %+v %v, want its poll, untouched", cur, err)
 	}
 }

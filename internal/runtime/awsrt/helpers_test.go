@@ -2,6 +2,7 @@ package awsrt
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -91,4 +92,19 @@ func slaEvents() []event.Event {
 		}),
 		ev("ev-3", event.JobFailed, t0.Add(3*time.Hour), nil),
 	}
+}
+
+// handleStep invokes the orchestrator's Lambda handler with in, failing t
+// on an error.
+func handleStep(t *testing.T, o *Orchestrator, in StepInput) StepOutput {
+	t.Helper()
+	body, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := o.Handle(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

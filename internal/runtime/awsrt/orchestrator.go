@@ -3,6 +3,7 @@ package awsrt
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,6 +24,10 @@ const (
 	ModeEvaluate = string(run.StepEvaluate) // engine.Evaluate
 	ModeTrigger  = string(run.StepTrigger)  // TriggerBegin → TriggerCall → TriggerRecord
 	ModePoll     = string(run.StepPoll)     // Poll → PollRecord
+	// ModeContinue is not a step: the execution is about to pass one of
+	// Step Functions' limits (ContinueAsNew), and the orchestrator starts
+	// its successor, which takes the run's steps from the current one.
+	ModeContinue = "continue"
 )
 
 // StepInput is what a Task state sends the orchestrator: the step to take
@@ -34,18 +39,36 @@ type StepInput struct {
 	// Due is the NextAt the step was announced with: the condition that
 	// makes a repeated or stale invocation commit nothing.
 	Due time.Time `json:"due,omitzero"`
+	// Since is the stamp the execution holds the run by (the step timer's
+	// when the execution was started): an execution the run was handed
+	// away from since is superseded, and its step answers done.
+	Since time.Time `json:"since,omitzero"`
+	// Steps is how many steps the execution has taken, Started when it
+	// started ($$.Execution.StartTime) and LimitSeconds its
+	// TimeoutSeconds: what ContinueAsNew judges.
+	Steps        int       `json:"steps,omitempty"`
+	Started      time.Time `json:"started,omitzero"`
+	LimitSeconds int       `json:"limitSeconds,omitempty"`
 }
 
 // StepOutput is what the orchestrator returns: the engine's StepResult,
 // with NextAt as RFC 3339 in UTC (what a Wait state's TimestampPath
 // takes) and Done, which the Choice states test: the run has no next
 // step (terminal, held by a pause, gone), so the execution ends.
+//
+// Since, Steps and Continue are the execution's own bookkeeping: the
+// stamp it holds the run by, the steps it has taken, and whether it
+// continues as a new execution before its next Wait (ContinueAsNew). All
+// are always present: the state machine's paths read them.
 type StepOutput struct {
-	Run    run.Key `json:"run"`
-	Next   string  `json:"next"`
-	NextAt string  `json:"nextAt,omitempty"`
-	Acted  bool    `json:"acted"`
-	Done   bool    `json:"done"`
+	Run      run.Key `json:"run"`
+	Next     string  `json:"next"`
+	NextAt   string  `json:"nextAt,omitempty"`
+	Acted    bool    `json:"acted"`
+	Done     bool    `json:"done"`
+	Since    string  `json:"since"`
+	Steps    int     `json:"steps"`
+	Continue bool    `json:"continue"`
 }
 
 // OutputOf is the StepOutput of an engine StepResult. NextAt is the step's
@@ -54,7 +77,8 @@ type StepOutput struct {
 // Task then never arrives before its step is due (run.TimerDue takes the
 // announced instant for the due time it stands for).
 func OutputOf(r engine.StepResult) StepOutput {
-	out := StepOutput{Run: r.Run, Next: string(r.Next), Acted: r.Acted, Done: r.Next == run.StepNone}
+	out := StepOutput{Run: r.Run, Next: string(r.Next), Acted: r.Acted, Done: r.Next == run.StepNone || r.Superseded,
+		Since: r.Since.UTC().Format(time.RFC3339Nano)}
 	if !out.Done {
 		out.NextAt = run.Announced(r.NextAt).UTC().Format(time.RFC3339)
 	}
@@ -125,6 +149,10 @@ var RetryableErrors = []string{
 type Orchestrator struct {
 	Engine *engine.Engine
 	Log    *slog.Logger
+	// Executions starts an execution's successor (ModeContinue); nil: an
+	// execution never continues as new (an orchestrator without a state
+	// machine, in tests).
+	Executions *ExecutionStarter
 }
 
 // Handle is the Lambda handler.
@@ -133,12 +161,44 @@ func (o *Orchestrator) Handle(ctx context.Context, payload json.RawMessage) (Ste
 	if err != nil {
 		return StepOutput{}, err
 	}
+	if in.Mode == ModeContinue {
+		if err := o.continueAsNew(ctx, in); err != nil {
+			o.log().Error("starting the successor failed; the state machine retries it", "pipeline", in.Run.PipelineID, "schedule", in.Run.ScheduleID, "period", in.Run.Period, "err", err)
+			return StepOutput{}, &StepError{Mode: in.Mode, Err: err}
+		}
+		return StepOutput{Run: in.Run, Done: true, Since: in.Since.UTC().Format(time.RFC3339Nano), Steps: in.Steps}, nil
+	}
 	res, err := o.Step(ctx, in)
 	if err != nil {
 		o.log().Error("step failed; the state machine retries it", "mode", in.Mode, "pipeline", in.Run.PipelineID, "schedule", in.Run.ScheduleID, "period", in.Run.Period, "err", err)
 		return StepOutput{}, &StepError{Mode: in.Mode, Err: err}
 	}
-	return OutputOf(res), nil
+	if res.Superseded {
+		o.log().Info("the run was handed to another execution; this one ends", "pipeline", in.Run.PipelineID, "period", in.Run.Period, "since", in.Since)
+	}
+	out := OutputOf(res)
+	out.Steps = in.Steps + 1
+	out.Continue = !out.Done && o.Executions != nil && ContinueAsNew(out.Steps, in.Started, run.Announced(res.NextAt), time.Duration(in.LimitSeconds)*time.Second)
+	return out, nil
+}
+
+// continueAsNew starts the successor of the execution in belongs to: an
+// execution that takes the run's steps from its current one, holding the
+// run by the same stamp; the Task retried, or the stream-router's start
+// for the same step, starts nothing twice (the name). A run that has no
+// next step, or was handed to another execution since, starts nothing.
+func (o *Orchestrator) continueAsNew(ctx context.Context, in StepInput) error {
+	if o.Executions == nil {
+		return errors.New("this orchestrator has no state machine to continue in")
+	}
+	cur, err := o.Engine.Current(ctx, in.Run)
+	if err != nil {
+		return err
+	}
+	if cur.Next == run.StepNone || run.Superseded(in.Since, run.StepStamp{Since: cur.Since}) {
+		return nil
+	}
+	return o.Executions.Start(ctx, cur, viaContinue)
 }
 
 // DecodeStepInput reads a Task's input; anything but a complete step is
@@ -149,9 +209,9 @@ func DecodeStepInput(payload []byte) (StepInput, error) {
 		return StepInput{}, &InputError{Reason: err.Error()}
 	}
 	switch in.Mode {
-	case ModeEvaluate, ModeTrigger, ModePoll:
+	case ModeEvaluate, ModeTrigger, ModePoll, ModeContinue:
 	default:
-		return StepInput{}, &InputError{Reason: fmt.Sprintf("mode %q is none of %s, %s, %s", in.Mode, ModeEvaluate, ModeTrigger, ModePoll)}
+		return StepInput{}, &InputError{Reason: fmt.Sprintf("mode %q is none of %s, %s, %s, %s", in.Mode, ModeEvaluate, ModeTrigger, ModePoll, ModeContinue)}
 	}
 	if in.Run.PipelineID == "" || in.Run.ScheduleID == "" || in.Run.Period == "" {
 		return StepInput{}, &InputError{Reason: fmt.Sprintf("run %+v: a run needs its pipeline, schedule and period", in.Run)}
@@ -165,7 +225,7 @@ func DecodeStepInput(payload []byte) (StepInput, error) {
 // so the state machine never holds a call's answer, and never re-sends a
 // call on its own.
 func (o *Orchestrator) Step(ctx context.Context, in StepInput) (engine.StepResult, error) {
-	ref := engine.StepRef{Run: in.Run, Due: in.Due}
+	ref := engine.StepRef{Run: in.Run, Due: in.Due, Since: in.Since}
 	switch in.Mode {
 	case ModeEvaluate:
 		return o.Engine.Evaluate(ctx, ref)
@@ -224,6 +284,7 @@ const (
 
 // OrchestratorFromEnv builds the orchestrator from its environment: the
 // four tables (required) and EVENTS_TTL_DAYS, as every function's store;
+// STATE_MACHINE_ARN (required: an execution's successor is started in it);
 // the job runners are the local runtime's (app.Jobs), reading their
 // secrets from the environment and files as `interlock serve` does, with
 // TRIGGER_ALLOW_ADDRESSES and ENV_ALLOW (optional) as interlock.yaml's
@@ -237,7 +298,7 @@ const (
 // of its lease, when the run's trigger step comes due again.
 func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	const fn = FnOrchestrator
-	cfg, err := setUp(ctx, env, fn, TableVars...)
+	cfg, err := setUp(ctx, env, fn, append(TableVars[:len(TableVars):len(TableVars)], EnvStateMachineARN)...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +311,13 @@ func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	return NewOrchestrator(ctx, st, clock.Real{}, env, Logger())
+	log := Logger()
+	o, err := NewOrchestrator(ctx, st, clock.Real{}, env, log)
+	if err != nil {
+		return nil, err
+	}
+	o.Executions = NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)
+	return o, nil
 }
 
 // NewOrchestrator is the orchestrator on st and clk, its job runners

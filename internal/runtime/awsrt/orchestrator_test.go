@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -153,7 +155,9 @@ func (s *sfnSide) invoke(ctx context.Context, in StepInput, body []byte) ([]byte
 	if err := json.Unmarshal(out, &so); err != nil {
 		return nil, err
 	}
-	s.steps = appendStep(s.steps, so.Next, so.NextAt)
+	if in.Mode != ModeContinue { // not a step: its answer ends this execution, not the run
+		s.steps = appendStep(s.steps, so.Next, so.NextAt)
+	}
 	if f == faultAfter {
 		return nil, &StepError{Mode: in.Mode, Err: errors.New("injected: the answer was lost")}
 	}
@@ -490,5 +494,105 @@ func TestJobCallBoundedByTheInvocation(t *testing.T) {
 	}
 	if !r.CallInFlight() || jobs.starts != 1 {
 		t.Fatalf("run %s in flight %v after %d starts: want the call left in flight, made once", r.State, r.TriggerInFlight, jobs.starts)
+	}
+}
+
+// TestExecutionContinuesAsNew: an execution that would pass its limits
+// before its next step starts its successor from its ContinueAsNew state
+// and ends Done; the successor takes the run's steps from there. The
+// interpreter's executions start by the wall clock while the run's steps
+// fall in 2099, so every execution is past its time limit after one step:
+// the run goes through a chain of executions, one step each, and takes
+// the same steps, at the same instants, with as many job starts, as the
+// local sequencer.
+func TestExecutionContinuesAsNew(t *testing.T) {
+	sfnlocal.Driver(t)
+	srv := &invokeServer{sides: map[string]*sfnSide{}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	sc := agreementScenario{name: "continued", age: "1s", polls: []trigger.Result{running, running, succeeded}}
+	eng, st, clk, jobs, key := sc.start(t, true)
+	cur, err := eng.Current(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := awsfake.NewStepFunctions(t)
+	arn := fake.AddStateMachine("interlock-runs")
+	o := &Orchestrator{Engine: eng, Executions: &ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(fake.URL)), StateMachineARN: arn, Store: st}}
+	in := OutputOf(cur)
+	side := &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler(o.Handle), steps: appendStep(nil, in.Next, in.NextAt)}
+	srv.sides[sc.name] = side
+
+	ended := make(chan sfnlocal.Result, 100)
+	m := sfnlocal.Serve(t, hs.URL, renderedASL(t), func(r sfnlocal.Result) { ended <- r })
+	fake.OnStart(func(ex awsfake.Execution) {
+		if err := m.Start(sfnlocal.Execution{Name: ex.Name, Input: json.RawMessage(ex.Input)}); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := m.Start(sfnlocal.Execution{Name: "first", Input: in}); err != nil {
+		t.Fatal(err)
+	}
+	var results []sfnlocal.Result
+	deadline := time.After(2 * time.Minute) // only stops a test that would never end
+	for len(results) == 0 || m.Running() > 0 {
+		select {
+		case r := <-ended:
+			results = append(results, r)
+		case <-deadline:
+			t.Fatalf("executions still running after 2 minutes: %d ended, %v", len(results), m.Err())
+		}
+	}
+	wantSteps, _, localJobs := sc.runLocal(t)
+	if !slices.Equal(side.steps, wantSteps) {
+		t.Errorf("steps through continued executions:\n  %s\nlocal:\n  %s", strings.Join(side.steps, "\n  "), strings.Join(wantSteps, "\n  "))
+	}
+	continued := 0
+	for _, r := range results {
+		if r.Status != "SUCCEEDED" || r.States[len(r.States)-1] != "Done" {
+			t.Errorf("execution %s: %s %s %s (states %v)", r.Name, r.Status, r.Error, r.Cause, r.States)
+		}
+		if slices.Contains(r.States, "ContinueAsNew") {
+			continued++
+		}
+	}
+	if len(results) != len(fake.Executions())+1 || continued != len(results)-1 || len(results) < 3 {
+		t.Errorf("%d executions ended, %d continued, %d successors started: want each but the last to continue as new", len(results), continued, len(fake.Executions()))
+	}
+	if jobs.starts != localJobs.starts {
+		t.Errorf("%d job starts, %d local", jobs.starts, localJobs.starts)
+	}
+}
+
+// TestContinueAsNew: the rule an execution continues as new by.
+func TestContinueAsNew(t *testing.T) {
+	started := t0
+	limit := 4 * time.Hour
+	cases := []struct {
+		name   string
+		steps  int
+		nextAt time.Time
+		limit  time.Duration
+		want   bool
+	}{
+		{"early in its life", 10, started.Add(time.Hour), limit, false},
+		{"the next step and its allowance (1 h) end at the limit", 10, started.Add(3 * time.Hour), limit, false},
+		{"the next step's allowance would pass the limit", 10, started.Add(3*time.Hour + time.Second), limit, true},
+		{"a Wait past the limit (a 7-day window)", 1, started.Add(24 * time.Hour), limit, true},
+		{"the history bound", MaxExecutionSteps, started.Add(time.Minute), limit, true},
+		{"just under the history bound", MaxExecutionSteps - 1, started.Add(time.Minute), limit, false},
+		{"a short limit keeps a quarter of it for the step", 1, started.Add(46 * time.Second), time.Minute, true},
+		{"a short limit, the step early enough", 1, started.Add(45 * time.Second), time.Minute, false},
+		{"no limit known", 10, started.Add(1000 * time.Hour), 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ContinueAsNew(c.steps, started, c.nextAt, c.limit); got != c.want {
+				t.Fatalf("ContinueAsNew = %v, want %v", got, c.want)
+			}
+		})
+	}
+	if ContinueAsNew(10, time.Time{}, t0.Add(1000*time.Hour), limit) {
+		t.Errorf("no start known: continued")
 	}
 }

@@ -11,11 +11,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 // scheduledEvent is what an EventBridge scheduled rule sends.
@@ -95,7 +99,8 @@ func TestWatchdogLambdaReportsAMissedCronTick(t *testing.T) {
 
 // TestWatchdogLambdaSweepsOverdueTimers: an SLA timer whose schedule
 // never fired is processed by the pass once it is five minutes late
-// (SLA_WARNING once), not before; a run's step timer is left alone.
+// (SLA_WARNING once), not before; a run's step timer is not processed
+// (it is handed to a new execution: TestWatchdogResumesOrphanedRuns).
 func TestWatchdogLambdaSweepsOverdueTimers(t *testing.T) {
 	start := time.Date(2099, 3, 7, 5, 0, 0, 0, time.UTC)
 	env := newWatchdogEnv(t, start)
@@ -184,15 +189,108 @@ func contains(xs []string, x string) bool {
 func TestSLAMonitorAndWatchdogNeedTheirVariables(t *testing.T) {
 	for fn, want := range map[string]string{
 		FnSLAMonitor: "sla-monitor: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN, SLA_MONITOR_ARN, SLA_DLQ_ARN",
-		FnWatchdog:   "watchdog: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
+		FnWatchdog:   "watchdog: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, STATE_MACHINE_ARN",
 	} {
 		build := map[string]func(ctx context.Context, env Env) (any, error){FnSLAMonitor: SLAMonitorFromEnv, FnWatchdog: WatchdogFromEnv}[fn]
 		if _, err := build(t.Context(), EnvOf(nil)); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", fn, err, want)
 		}
 	}
-	env := EnvOf(map[string]string{EnvControlTable: "c", EnvJobLogTable: "j", EnvRerunTable: "r", EnvEventsTable: "e", EnvStuckRunThreshold: "soon"})
+	env := EnvOf(map[string]string{EnvControlTable: "c", EnvJobLogTable: "j", EnvRerunTable: "r", EnvEventsTable: "e", EnvStateMachineARN: "arn", EnvStuckRunThreshold: "soon"})
 	if _, err := WatchdogFromEnv(t.Context(), env); err == nil || !strings.Contains(err.Error(), "STUCK_RUN_THRESHOLD") {
 		t.Errorf("a bad threshold: %v", err)
+	}
+	// The orchestrator starts executions' successors: it needs the state
+	// machine too.
+	if _, err := OrchestratorFromEnv(t.Context(), EnvOf(nil)); err == nil || err.Error() != "orchestrator: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, STATE_MACHINE_ARN" {
+		t.Errorf("orchestrator: %v", err)
+	}
+}
+
+// TestWatchdogResumesOrphanedRuns: a run whose step has no execution
+// behind it (the stream record that should have started one was dropped)
+// is handed to a new execution once its step is five minutes overdue, not
+// before, through the real SDK client against the Step Functions fake:
+// one execution, named for the handoff's instant, however many passes run
+// and though the stream-router starts it again from the handoff's record.
+// The new execution takes the step; an old execution that was only slow
+// wakes superseded and takes nothing: the job starts once.
+func TestWatchdogResumesOrphanedRuns(t *testing.T) {
+	start := time.Date(2099, 3, 7, 8, 0, 0, 0, time.UTC)
+	env := newWatchdogEnv(t, start)
+	ctx := t.Context()
+	if _, err := env.eng.ApplyConfig(ctx, "orders.yaml", []byte(routerPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.eng.PutSensor(ctx, "orders", "orders-landed", run.Detail("status", "ready", "count", 500, "date", "2099-03-07")); err != nil {
+		t.Fatal(err)
+	}
+	key := run.Key{PipelineID: "orders", ScheduleID: "stream", Period: "2099-03-07"}
+	armed, err := env.eng.Current(ctx, key)
+	if err != nil || armed.Next != run.StepTrigger {
+		t.Fatalf("the run's step: %+v %v, want its trigger now", armed, err)
+	}
+	fake := awsfake.NewStepFunctions(t)
+	starter := &ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(fake.URL)), StateMachineARN: fake.AddStateMachine("interlock-runs"), Store: env.store}
+	h := lambda.NewHandler((&Watchdog{Engine: env.eng, StuckRunThreshold: time.Hour, Clock: env.clk, Executions: starter}).Handle)
+	pass := func() WatchdogResult {
+		t.Helper()
+		out, err := h.Invoke(ctx, []byte(scheduledEvent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res WatchdogResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	env.clk.Set(start.Add(DefaultOverdue - time.Second))
+	if res := pass(); res.Resumed != 0 || len(fake.Executions()) != 0 {
+		t.Fatalf("inside the grace: %+v, %d executions; want none", res, len(fake.Executions()))
+	}
+	env.clk.Set(start.Add(DefaultOverdue))
+	handedAt := env.clk.Now()
+	if res := pass(); res.Resumed != 1 {
+		t.Fatalf("past the grace: %+v, want the run resumed", res)
+	}
+	env.clk.Advance(time.Minute)
+	if res := pass(); res.Resumed != 0 {
+		t.Fatalf("a second pass: %+v, want nothing (the step is due again only since the handoff)", res)
+	}
+	stored, err := env.store.TimerGet(ctx, "step/orders/stream/2099-03-07")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := starter.TimerRecord(ctx, "MODIFY", ddbstore.TimerItem{Timer: stored}); err != nil {
+		t.Fatal(err)
+	}
+	exs := fake.Executions()
+	if len(exs) != 1 || exs[0].Name != ExecutionName(key, 0, handedAt) {
+		t.Fatalf("executions %+v, want one, named for the handoff at %s", exs, handedAt)
+	}
+	var in StepOutput
+	if err := json.Unmarshal([]byte(exs[0].Input), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.Next != ModeTrigger || in.NextAt != handedAt.Format(time.RFC3339) {
+		t.Fatalf("the execution's input %+v, want the trigger step at the handoff", in)
+	}
+
+	jobs := &runningJobs{}
+	o := &Orchestrator{Engine: engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: jobs, Passive: true})}
+	invoke := func(in StepInput) StepOutput { t.Helper(); return handleStep(t, o, in) }
+	// The slow old execution arrives first, holding the run by its armed
+	// stamp: superseded, it takes nothing.
+	if out := invoke(StepInput{Mode: ModeTrigger, Run: key, Due: armed.NextAt, Since: armed.Since}); !out.Done || out.Acted {
+		t.Fatalf("the old execution: %+v, want done, no step", out)
+	}
+	since, _ := time.Parse(time.RFC3339Nano, in.Since)
+	if out := invoke(StepInput{Mode: ModeTrigger, Run: key, Due: handedAt, Since: since}); !out.Acted || out.Next != ModePoll {
+		t.Fatalf("the resumed execution: %+v, want the job started", out)
+	}
+	if n := jobs.starts.Load(); n != 1 {
+		t.Fatalf("%d job starts, want 1", n)
 	}
 }

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// TimerStep is the step a run's step timer t announces, with its stamp:
+// what a runtime starting a waiter for it hands the waiter.
+func TimerStep(t store.Timer) StepResult { return current(t.Run, &t) }
+
+// HandOff hands a run whose step is orphaned — its step timer t overdue by
+// grace or more (run.Orphaned), so no waiter is behind it — to a new
+// waiter: the timer moves to now (still due: the step is not taken, only
+// announced anew) stamped as a handoff since now, on the condition that
+// it is still the timer t. A waiter of the run that was merely slow finds
+// itself superseded at its next step and ends; the step itself is taken
+// once, whoever takes it, because every step commits on the timer it read.
+// It returns the step the new waiter takes, and false when there is
+// nothing to hand (the timer moved, went, or is not orphaned by now).
+func (e *Engine) HandOff(ctx context.Context, t store.Timer, grace time.Duration) (StepResult, bool, error) {
+	cur, err := e.st.TimerGet(ctx, t.Key)
+	if errors.Is(err, store.ErrNotFound) {
+		return StepResult{Run: t.Run}, false, nil
+	}
+	if err != nil {
+		return StepResult{Run: t.Run}, false, err
+	}
+	now := e.clk.Now()
+	if !cur.DueAt.Equal(t.DueAt) || !run.Orphaned(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, now, grace) {
+		return current(t.Run, &cur), false, nil
+	}
+	b := e.newBatch(nil, now)
+	handed := store.Timer{Key: cur.Key, Kind: cur.Kind, Run: cur.Run, DueAt: now, Detail: run.StepStamp{Since: now, Handoff: true}.Detail()}
+	b.putTimer(handed, &cur.DueAt)
+	if err := b.commit(ctx); errors.Is(err, store.ErrConflict) {
+		return current(t.Run, &cur), false, nil // taken or moved meanwhile
+	} else if err != nil {
+		return StepResult{Run: t.Run}, false, err
+	}
+	return current(t.Run, &handed), true, nil
+}
