@@ -191,8 +191,9 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		if err != nil {
 			return nil, err
 		}
-		note := run.Release(p, c, t.Run, df, now)
-		b.emit(c.Down, note.Type, note.Message, note.Detail)
+		if note, ok := run.Release(p, c, t.Run, df, now); ok {
+			b.emit(c.Down, note.Type, note.Message, note.Detail)
+		}
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: m.Key, Kind: m.Kind})
 	}
 	return b, nil

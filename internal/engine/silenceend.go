@@ -183,14 +183,20 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return err
 		}
 		now := e.clk.Now()
-		if !run.ConditionHolds(lp.p, ev, facts, now) {
+		held, verdict := run.LetGo(lp.p, ev, facts, now)
+		switch verdict {
+		case run.LetGoCleared:
 			e.log.Info("silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
+				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
+			return nil
+		case run.LetGoTold:
+			e.log.Info("silenced condition was reported by a later alert; nothing to send", "silence", silenceID,
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
 		}
 		b := e.newBatch(lp, now)
 		b.marker(store.Marker{Key: key, Kind: kind, At: now}, true)
-		b.notes(key, []run.Note{run.AfterSilence(ev, silenceID)})
+		b.notes(key, []run.Note{run.AfterSilence(held, silenceID)})
 		return b.commit(ctx)
 	})
 	if err != nil {

@@ -39,10 +39,8 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 	}
 	out := make([]event.Event, 0, len(latest))
 	for k, e := range latest {
-		if later, ok := supersededBy[e.Type]; ok {
-			if _, both := latest[[4]string{k[0], k[1], k[2], string(later)}]; both {
-				continue
-			}
+		if Superseded(e.Type, func(t event.Type) bool { _, ok := latest[[4]string{k[0], k[1], k[2], string(t)}]; return ok }) {
+			continue
 		}
 		out = append(out, e)
 	}
@@ -51,14 +49,6 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 			cmp.Compare(a.Date, b.Date), cmp.Compare(a.Type, b.Type))
 	})
 	return out
-}
-
-// supersededBy is the later event of the same condition that an event
-// leads to: a warning to its breach, a failed attempt to the exhausted
-// retries.
-var supersededBy = map[event.Type]event.Type{
-	event.SLAWarning: event.SLABreach, event.RelativeSLAWarning: event.RelativeSLABreach,
-	event.JobFailed: event.RetryExhausted,
 }
 
 // MarkerAfterSilencePfx starts the kind of the marker that says a

@@ -267,17 +267,25 @@ func ReleaseAt(succeeded time.Time, cs []BlockedCondition) time.Time {
 
 // Release decides what a blocked condition becomes once its root
 // recovered, on the downstream period's facts now (p nil: the downstream
-// is no longer configured): if it still holds (ConditionHolds), an alert
-// of the same type without blockedBy and with released true — the engine
-// blocks it again if another root explains it now; if it cleared,
-// ROOT_CAUSE_RESOLVED, which names the condition and its root (blockedBy)
-// so it reaches the sinks that got the blocked event, in the same thread.
-func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFacts, now time.Time) Note {
-	e := event.Event{ID: c.EventID, Type: c.Type, PipelineID: c.Down.PipelineID, ScheduleID: c.Down.ScheduleID, Date: c.Down.Period, Detail: c.Detail}
-	if ConditionHolds(p, e, f, now) {
-		d := WithDetail(WithoutDetail(c.Detail, DetailBlockedBy), DetailReleased, sensor.BoolValue(true))
+// is no longer configured), by the rule a silence's end follows too
+// (LetGo): if it still holds, an alert without blockedBy and with
+// released true — of its own type, or the breach a warning past its
+// breach time became; the engine blocks it again if another root explains
+// it now; if it cleared, ROOT_CAUSE_RESOLVED, which names the condition
+// and its root (blockedBy) so it reaches the sinks that got the blocked
+// event, in the same thread. ok is false when nothing is sent: a warning
+// whose breach was reported (the breach is released on its own).
+func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFacts, now time.Time) (note Note, ok bool) {
+	e := event.Event{ID: c.EventID, Type: c.Type, PipelineID: c.Down.PipelineID, ScheduleID: c.Down.ScheduleID, Date: c.Down.Period,
+		Message: c.Message, Detail: c.Detail}
+	held, verdict := LetGo(p, e, f, now)
+	switch verdict {
+	case LetGoTold:
+		return Note{}, false
+	case LetGoSend:
+		d := WithDetail(WithoutDetail(held.Detail, DetailBlockedBy), DetailReleased, sensor.BoolValue(true))
 		d = WithDetail(d, "releasedFrom", sensor.StringValue(root.PipelineID+" "+root.Period))
-		return Note{Type: c.Type, Message: c.Message + " (still so after upstream " + root.PipelineID + " " + root.Period + " recovered)", Detail: d}
+		return Note{Type: held.Type, Message: held.Message + " (still so after upstream " + root.PipelineID + " " + root.Period + " recovered)", Detail: d}, true
 	}
 	b, _ := BlockedByOf(event.Event{Detail: c.Detail})
 	if b.PipelineID == "" {
@@ -287,5 +295,5 @@ func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFact
 	d = WithDetail(d, DetailBlockedBy, b.Value())
 	return Note{Type: event.RootCauseResolved,
 		Message: string(c.Type) + " of " + c.Down.Period + " cleared once upstream " + root.PipelineID + " " + root.Period + " recovered",
-		Detail:  d}
+		Detail:  d}, true
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,8 +204,8 @@ func TestRelease(t *testing.T) {
 	c := BlockedCondition{Down: Key{PipelineID: "p1", ScheduleID: "stream", Period: day.String()}, Type: event.SLABreach, EventID: "e1", Message: "SLA passed",
 		Detail: WithDetail(Detail("deadline", "10:00"), DetailBlockedBy, b.Value())}
 	t.Run("still holds: alerted again, released, without blockedBy", func(t *testing.T) {
-		n := Release(p, c, root, ConditionFacts{}, hm(12, 0))
-		if n.Type != event.SLABreach {
+		n, ok := Release(p, c, root, ConditionFacts{}, hm(12, 0))
+		if !ok || n.Type != event.SLABreach {
 			t.Fatalf("type %s", n.Type)
 		}
 		if _, ok := BlockedByOf(event.Event{Detail: n.Detail}); ok {
@@ -218,8 +219,8 @@ func TestRelease(t *testing.T) {
 		}
 	})
 	t.Run("cleared: resolved, naming its root", func(t *testing.T) {
-		n := Release(p, c, root, ConditionFacts{Run: &Run{State: Completed}}, hm(12, 0))
-		if n.Type != event.RootCauseResolved {
+		n, ok := Release(p, c, root, ConditionFacts{Run: &Run{State: Completed}}, hm(12, 0))
+		if !ok || n.Type != event.RootCauseResolved {
 			t.Fatalf("type %s", n.Type)
 		}
 		got, ok := BlockedByOf(event.Event{Detail: n.Detail})
@@ -231,10 +232,35 @@ func TestRelease(t *testing.T) {
 		}
 	})
 	t.Run("a removed downstream is resolved", func(t *testing.T) {
-		if n := Release(nil, c, root, ConditionFacts{}, hm(12, 0)); n.Type != event.RootCauseResolved {
+		if n, ok := Release(nil, c, root, ConditionFacts{}, hm(12, 0)); !ok || n.Type != event.RootCauseResolved {
 			t.Errorf("type %s", n.Type)
 		}
 	})
+}
+
+// TestReleaseOfAWarning: a blocked warning is never released as a
+// warning at or after its breach time (the on-call was paged "10:00 is
+// due" at 11:35 beside the breach): with its breach reported it is told
+// (nothing sent: the breach is released on its own); without, it is
+// released as the breach.
+func TestReleaseOfAWarning(t *testing.T) {
+	p := mustPipeline(t, boardSLA)
+	root := Key{PipelineID: "a", ScheduleID: "cron", Period: day.String()}
+	breachAt := time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC)
+	c := BlockedCondition{Down: Key{PipelineID: "p1", ScheduleID: "stream", Period: day.String()}, Type: event.SLAWarning, EventID: "w1",
+		Message: "SLA deadline 10:00 is due", Detail: Detail("deadline", "10:00", "breachAt", breachAt)}
+	if n, ok := Release(p, c, root, ConditionFacts{}, hm(9, 45)); !ok || n.Type != event.SLAWarning {
+		t.Errorf("before the breach time: %v %s, want the warning", ok, n.Type)
+	}
+	var breached ConditionFacts
+	breached.Marks.Set(MarkerSLABreach, breachAt)
+	if n, ok := Release(p, c, root, breached, hm(11, 35)); ok {
+		t.Errorf("with the breach reported: %s %q, want nothing", n.Type, n.Message)
+	}
+	n, ok := Release(p, c, root, ConditionFacts{}, hm(11, 35))
+	if !ok || n.Type != event.SLABreach || !strings.Contains(n.Message, "passed") || strings.Contains(n.Message, "is due") {
+		t.Errorf("past the breach time, no breach reported: %v %s %q, want the breach", ok, n.Type, n.Message)
+	}
 }
 
 func TestUpstreamStanding(t *testing.T) {

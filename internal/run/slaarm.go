@@ -257,9 +257,16 @@ func SLAAlert(p *pipeline.Pipeline, per schedule.Period, f SLAAlertFacts, m SLAM
 	}
 	return Note{
 		Type:    f.Alert,
-		Message: fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", f.Deadline, verb, f.BreachAt.In(p.SLA.Location).Format(time.RFC3339), per, status),
+		Message: slaMessage(f.Deadline, verb, f.BreachAt.In(p.SLA.Location), per.String(), status),
 		Detail:  Detail("status", status, "breachAt", f.BreachAt, "deadline", f.Deadline, "actionHint", hint, "source", "schedule"),
 	}, SLAMarker(f.Alert), true
+}
+
+// slaMessage is an SLA alert's message: the deadline as configured, "is
+// due" or "passed", the breach time in the SLA's zone, the period and its
+// status.
+func slaMessage(deadline, verb string, breachAt time.Time, period, status string) string {
+	return fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", deadline, verb, breachAt.Format(time.RFC3339), period, status)
 }
 
 // Mark is a marker a decision asks to write (if absent) at now.
