@@ -39,7 +39,7 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 	}
 	out := make([]event.Event, 0, len(latest))
 	for k, e := range latest {
-		if Superseded(e.Type, func(t event.Type) bool { _, ok := latest[[4]string{k[0], k[1], k[2], string(t)}]; return ok }) {
+		if HeldSuperseded(e.Type, func(t event.Type) bool { _, ok := latest[[4]string{k[0], k[1], k[2], string(t)}]; return ok }) {
 			continue
 		}
 		out = append(out, e)

@@ -71,9 +71,9 @@ var supersededBy = map[event.Type]event.Type{
 	event.JobFailed: event.RetryExhausted,
 }
 
-// Superseded reports whether a held event of type t is superseded by a
+// HeldSuperseded reports whether a held event of type t is superseded by a
 // held event of the same period: held says which types the period holds.
-func Superseded(t event.Type, held func(event.Type) bool) bool {
+func HeldSuperseded(t event.Type, held func(event.Type) bool) bool {
 	later, ok := supersededBy[t]
 	return ok && held(later)
 }
