@@ -295,6 +295,24 @@ func (f *fixture) eventTypes(t *testing.T, id string) map[string]int {
 	return out
 }
 
+// eventIDs are the ids of the pipeline's events, in log order.
+func (f *fixture) eventIDs(t *testing.T, id string) []string {
+	t.Helper()
+	var page struct {
+		Events []struct {
+			ID string `json:"id"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(f.call(t, "GET", "/v1/events?limit=1000&pipeline="+id, "", 200)), &page); err != nil || len(page.Events) == 0 {
+		t.Fatalf("the events of %s: %v %+v", id, err, page)
+	}
+	var out []string
+	for _, e := range page.Events {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
 // eventually polls cond until it holds, bounded.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +42,51 @@ func TestDashboardLive(t *testing.T) {
 		t.Fatalf("a succeeded state is drawn in %s, want a green", color)
 	}
 	b.Screenshot("live-update")
+
+	t.Run("events: newest first, live at the top", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/ui/events")
+		b.WaitFor("the live stream to connect", `document.getElementById('live-status').dataset.live === 'on'`)
+		f.sensor(t, "waiting-data", "landed", `{"rows": 2}`)
+		f.waitRun(t, "waiting-data", "COMPLETED")
+		ids := f.eventIDs(t, "waiting-data")
+		slices.Reverse(ids)
+		b.WaitFor("waiting-data's last event live", `!!document.querySelector('#events-body tr[data-event="`+ids[0]+`"]')`)
+		// Added live, newest first, above what the page opened with.
+		if got := browser.Eval[[]string](b, `Array.from(document.querySelectorAll('#events-body tr[data-pipeline="waiting-data"]'), r => r.dataset.event)`); !slices.Equal(got, ids) {
+			t.Fatalf("waiting-data's events read %v on the page, want newest first %v", got, ids)
+		}
+		if above := browser.Eval[int](b, `(() => { const rows = Array.from(document.querySelectorAll('#events-body tr'));
+			return rows.findIndex(r => r.dataset.pipeline === 'waiting-data') < rows.findIndex(r => r.dataset.pipeline === 'live-feed') ? 1 : 0; })()`); above != 1 {
+			t.Fatal("the live events are not above the ones the page opened with")
+		}
+		// Times never increase down the page.
+		if bad := browser.Eval[string](b, `(() => {
+			const ts = Array.from(document.querySelectorAll('#events-body tr td:first-child'), td => td.textContent.trim());
+			for (let i = 1; i < ts.length; i++) if (ts[i] > ts[i-1]) return ts[i-1] + ' above ' + ts[i];
+			return '';
+		})()`); bad != "" {
+			t.Fatalf("the events are not newest first: %s", bad)
+		}
+		// An older range offers the way back to the live tail.
+		b.Open(f.srv.URL + "/ui/events?until=1m")
+		b.Do(chromedp.Click(chromedp.ID("jump-now")))
+		b.WaitFor("the live tail", `location.search === '' && document.getElementById('live-status').dataset.live === 'on'`)
+	})
+
+	t.Run("events: a bad filter keeps the form and says why", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/ui/events")
+		b.Do(chromedp.SetValue(chromedp.ID("ev-pipeline"), "live-feed"), chromedp.SetValue(chromedp.ID("ev-type"), "JOB_EXPLODED"),
+			chromedp.Click(chromedp.ID("ev-submit")))
+		b.WaitFor("the filter's answer", `!!document.getElementById('ev-type-error')`)
+		got := browser.Eval[string](b, `[document.getElementById('ev-pipeline').value, document.getElementById('ev-type').value,
+			document.getElementById('ev-type').getAttribute('aria-invalid'), document.getElementById('ev-type-error').textContent].join(' | ')`)
+		if got != `live-feed | JOB_EXPLODED | true | type: "JOB_EXPLODED" is not an event type (for example SLA_BREACH, JOB_FAILED)` {
+			t.Fatalf("after a bad filter the form reads %q", got)
+		}
+		b.Screenshot("events-bad-filter")
+	})
 }
 
 // greenish says whether a CSS rgb()/rgba() colour is mostly green.

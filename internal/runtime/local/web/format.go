@@ -72,6 +72,7 @@ var funcs = template.FuncMap{
 		}
 		return *t
 	},
+	"fields": detailFields,
 	"detail": func(e event.Event) string {
 		if e.Detail.Len() == 0 {
 			return ""
@@ -164,4 +165,23 @@ func valueText(v *sensor.Value) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
+}
+
+// detailField is one field of an event's detail, its value as text.
+type detailField struct{ Key, Value string }
+
+// detailFields lists an event's detail, field by field in key order: the
+// row shows them on one line, folded, and in full when opened.
+func detailFields(e event.Event) []detailField {
+	keys := e.Detail.Keys()
+	out := make([]detailField, 0, len(keys))
+	for _, k := range keys {
+		v, _ := e.Detail.Get(k)
+		text := v.String()
+		if str, ok := v.Str(); ok {
+			text = str
+		}
+		out = append(out, detailField{Key: k, Value: text})
+	}
+	return out
 }

@@ -134,6 +134,9 @@ type view struct {
 	// live is the stream the page follows (GET /v1/events/stream with its
 	// filters); "" for none.
 	live string
+	// status answers the page with another status than 200 (a form that
+	// is shown again with what is wrong: 400); 0 for 200.
+	status int
 }
 
 // layout is the data every page template gets.
@@ -157,6 +160,9 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 		v, err := f(r)
 		caller := api.CallerFrom(r.Context())
 		status := http.StatusOK
+		if err == nil && v.status != 0 {
+			status = v.status
+		}
 		if err != nil {
 			status = http.StatusInternalServerError
 			msg := "the page could not be read; the server's log says why"

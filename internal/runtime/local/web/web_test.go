@@ -12,6 +12,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -267,10 +268,16 @@ func TestActionsOnlyForAdmins(t *testing.T) {
 func TestEventsPage(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	ctx := context.Background()
-	// 150 events of one pipeline: two pages.
+	// 150 events of one pipeline, an hour back (past the first window
+	// read): two pages. bulk-048 to bulk-050 share an instant, which the
+	// first page's end would split.
 	var evs []event.Event
 	for i := range 150 {
-		evs = append(evs, event.Event{ID: fmt.Sprintf("bulk-%03d", i), Time: now.Add(-time.Hour + time.Duration(i)*time.Second), Type: event.SLAMet,
+		at := now.Add(-time.Hour + time.Duration(i)*time.Second)
+		if i == 48 || i == 49 {
+			at = now.Add(-time.Hour + 50*time.Second)
+		}
+		evs = append(evs, event.Event{ID: fmt.Sprintf("bulk-%03d", i), Time: at, Type: event.SLAMet,
 			PipelineID: "done", ScheduleID: "stream", Date: today, Message: fmt.Sprintf("bulk %d", i)})
 	}
 	for _, part := range [][]event.Event{evs[:75], evs[75:]} {
@@ -278,26 +285,39 @@ func TestEventsPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	ids := func(body string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`data-event="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	// The first page is the newest, newest first, and the live tail.
 	body := f.page(t, "/ui/events?pipeline=done", http.StatusOK)
-	if n := strings.Count(body, `data-pipeline="done"`); n != 100 {
-		t.Fatalf("first page: %d events, want 100", n)
+	got := ids(body)
+	if len(got) != 102 || got[0] != "bulk-149" || got[1] != "bulk-148" || got[len(got)-1] != "bulk-048" {
+		t.Fatalf("first page: %d events from %v to %v, want 102 from bulk-149 down to bulk-048 (an instant is not split)", len(got), got[:2], got[len(got)-1:])
 	}
-	m := regexp.MustCompile(`href="(/ui/events\?[^"]*after=[^"]*)" id="page-next"`).FindStringSubmatch(body)
+	if !regexp.MustCompile(`name="live-stream" content="/v1/events/stream\?after=v1[.0-9a-z]+&amp;pipeline=done&amp;since=2026-03-10T07%3A00%3A00Z"`).MatchString(body) {
+		t.Fatal("the newest page tails the stream with its filter")
+	}
+	if strings.Contains(body, `id="jump-now"`) {
+		t.Fatal("the live page offers to jump to now")
+	}
+	m := regexp.MustCompile(`href="(/ui/events\?[^"]*before=[^"]*)" id="page-older"`).FindStringSubmatch(body)
 	if m == nil {
-		t.Fatal("no next page")
-	}
-	if strings.Contains(body, `name="live-stream"`) {
-		t.Fatal("a page with a next page does not tail")
+		t.Fatal("no link to the older events")
 	}
 	body = f.page(t, strings.ReplaceAll(m[1], "&amp;", "&"), http.StatusOK)
-	if n := strings.Count(body, `data-pipeline="done"`); n != 50 {
-		t.Fatalf("second page: %d events, want 50", n)
+	got = ids(body)
+	if len(got) != 48 || got[0] != "bulk-047" || got[47] != "bulk-000" {
+		t.Fatalf("older page: %d events %v…, want bulk-047 down to bulk-000", len(got), got[:min(3, len(got))])
 	}
-	if !strings.Contains(body, `data-event="bulk-149"`) || strings.Contains(body, `data-event="bulk-049"`) {
-		t.Fatal("the second page holds the last 50")
+	if strings.Contains(body, `name="live-stream"`) || strings.Contains(body, `id="page-older"`) {
+		t.Fatal("the older page tails the stream, or offers older events than the range's start")
 	}
-	if !regexp.MustCompile(`name="live-stream" content="/v1/events/stream\?after=v1[.0-9a-z]+&amp;pipeline=done&amp;since=2026-03-09T08%3A00%3A00Z"`).MatchString(body) {
-		t.Fatal("the last page tails the stream with its filter")
+	if !strings.Contains(body, `href="/ui/events?pipeline=done" id="jump-now"`) {
+		t.Fatal("the older page has no jump to now")
 	}
 	// By type, by level, by time range.
 	body = f.page(t, "/ui/events?type=JOB_FAILED", http.StatusOK)
@@ -309,13 +329,37 @@ func TestEventsPage(t *testing.T) {
 		t.Fatal("level=error")
 	}
 	body = f.page(t, "/ui/events?pipeline=done&since=2026-03-10T07:00:10Z&until=2026-03-10T07:00:19Z", http.StatusOK)
-	if n := strings.Count(body, `data-pipeline="done"`); n != 10 {
-		t.Fatalf("a 10-second range holds %d events, want 10", n)
+	if n := len(ids(body)); n != 10 || !strings.Contains(body, `id="jump-now"`) {
+		t.Fatalf("a 10-second range holds %d events (want 10) or has no jump to now", n)
 	}
-	f.page(t, "/ui/events?type=NOPE", http.StatusBadRequest)
-	f.page(t, "/ui/events?level=loud", http.StatusBadRequest)
-	f.page(t, "/ui/events?since=whenever", http.StatusBadRequest)
-	f.page(t, "/ui/events?after=garbage", http.StatusBadRequest)
+	// A bad filter keeps the form as typed, marks the field and says why.
+	for target, field := range map[string]string{
+		"/ui/events?type=NOPE&pipeline=done": "type", "/ui/events?level=loud": "level", "/ui/events?since=whenever": "since",
+		"/ui/events?until=2020-01-01": "until", "/ui/events?before=garbage": "before",
+	} {
+		body = f.page(t, target, http.StatusBadRequest)
+		if !strings.Contains(body, `id="events-filter"`) || !strings.Contains(body, `id="ev-`+field+`-error"`) || strings.Contains(body, `id="events-table"`) {
+			t.Errorf("%s: no form with the %s field marked, or events anyway", target, field)
+		}
+	}
+	if body = f.page(t, "/ui/events?type=NOPE&pipeline=done", http.StatusBadRequest); !strings.Contains(body, `value="NOPE"`) || !strings.Contains(body, `value="done"`) || !strings.Contains(body, `&#34;NOPE&#34; is not an event type`) {
+		t.Error("the bad filter's form does not keep what was typed or say what is wrong")
+	}
+}
+
+func TestEventDetailFoldsIntoItsRow(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	e := event.Event{ID: "with-detail", Time: now.Add(-time.Minute), Type: event.JobFailed, PipelineID: "broken", ScheduleID: "stream", Date: today, Message: "failed"}
+	detail, err := sensor.ParseBody([]byte(`{"attempt": 2, "category": "PERMANENT"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Detail = detail
+	f.commit(t, store.Change{Events: []event.Event{e}})
+	body := f.page(t, "/ui/events?pipeline=broken", http.StatusOK)
+	if !strings.Contains(body, `<details class="ev-detail"><summary class="detail-line">attempt=2 · category=PERMANENT</summary>`) {
+		t.Fatal("the detail is not one folded line in its row")
+	}
 }
 
 func TestAssetsAndUnknownPages(t *testing.T) {

@@ -209,8 +209,9 @@
     });
   }
 
-  // Events page: append the event as a row (text only, never HTML).
-  function appendEvent(env) {
+  // Events page: the event as a row at the top, newest first (text only,
+  // never HTML).
+  function prependEvent(env) {
     var body = document.getElementById("events-body");
     if (!body || !env || !env.id) return;
     if (body.querySelector('tr[data-event="' + CSS.escape(env.id) + '"]')) return;
@@ -231,10 +232,10 @@
       if (cls) td.className = cls;
       tr.appendChild(td);
     }
-    cell((env.time || "").replace("T", " "));
+    cell((env.time || "").replace("T", " ").replace(/(\.\d+)?Z$/, "Z"), "", "c-time");
     cell(env["detail-type"]);
     cell(d.pipelineId, d.pipelineId ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) : "");
-    cell(d.date, d.pipelineId && d.date ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) + "/periods/" + encodeURIComponent(d.date) : "");
+    cell(d.date, d.pipelineId && d.date ? "/ui/pipelines/" + encodeURIComponent(d.pipelineId) + "/periods/" + encodeURIComponent(d.date) : "", "c-period");
     cell(d.message, "", "ev-msg");
     var b = d.blockedBy;
     if (b && b.pipelineId) {
@@ -260,8 +261,27 @@
       mark.textContent = " silenced by " + env.silencedBy;
       tr.lastChild.appendChild(mark);
     }
-    body.appendChild(tr);
+    var fields = d.detail && typeof d.detail === "object" ? Object.keys(d.detail).sort() : [];
+    if (fields.length) {
+      // As the server renders it (events.html, event-row): one line,
+      // opened on a click.
+      var det = document.createElement("details"), sum = document.createElement("summary"), dl = document.createElement("dl");
+      det.className = "ev-detail";
+      sum.className = "detail-line";
+      sum.textContent = fields.map(function (k) { return k + "=" + detailText(d.detail[k]); }).join(" · ");
+      fields.forEach(function (k) {
+        var dt = document.createElement("dt"), dd = document.createElement("dd");
+        dt.textContent = k;
+        dd.textContent = detailText(d.detail[k]);
+        dl.appendChild(dt); dl.appendChild(dd);
+      });
+      det.appendChild(sum); det.appendChild(dl);
+      tr.lastChild.appendChild(det);
+    }
+    body.insertBefore(tr, body.firstChild);
   }
+
+  function detailText(v) { return typeof v === "string" ? v : JSON.stringify(v); }
 
   function onEvent(env) {
     var d = (env && env.detail) || {};
@@ -278,7 +298,7 @@
       refreshSections();
       return;
     }
-    appendEvent(env);
+    prependEvent(env);
   }
 
   function follow() {
