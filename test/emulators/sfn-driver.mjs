@@ -15,7 +15,18 @@
 // Serve (--serve): JSON lines both ways, for a test that starts executions
 // as its system does. The first line in is {"definition": {...}}, answered
 // by {"validation": ...}; then each line in, {"name", "input"}, starts an
-// execution, and a line out, the result as above, says it ended.
+// execution, and a line out, the result as above, says it ended. A line
+// {"stop": name, "status": "ABORTED"|"TIMED_OUT"} ends a running
+// execution as StopExecution or the machine's TimeoutSeconds would: its
+// Lambda call in flight is abandoned (the request is closed) and it ends
+// with that status.
+//
+// Tasks invoke Lambda as Step Functions does, not as the package's own
+// client does: one Invoke per attempt (the SDK's own retries off: the
+// state's Retry is the only retry), a function error named by its
+// errorType, and a refusal of the Invoke API itself (429, 5xx) named
+// "Lambda." + the exception (Lambda.TooManyRequestsException, …), which
+// is what the state machine's Retry and Catch match on AWS.
 
 // aws-local-stepfunctions 3.0.0 calls Promise.withResolvers (Node ≥ 22) in
 // every Task; on Node 20 every Task would fail without it.
@@ -29,6 +40,36 @@ if (typeof Promise.withResolvers !== 'function') {
 
 const { StateMachine } = await import('aws-local-stepfunctions')
 const { default: validator } = await import('asl-validator')
+const { LambdaClient, InvokeCommand } = await import('@aws-sdk/client-lambda')
+
+const lambda = new LambdaClient({ maxAttempts: 1 })
+
+// TaskError is an error as Step Functions names it to Retry and Catch.
+class TaskError extends Error {
+  constructor (name, message) {
+    super(message)
+    this.name = name
+  }
+}
+
+// invoke calls the function resource with input, once, the request closed
+// when signal aborts.
+async function invoke (resource, input, signal) {
+  let out
+  try {
+    out = await lambda.send(new InvokeCommand({ FunctionName: resource, Payload: new TextEncoder().encode(JSON.stringify(input)) }), { abortSignal: signal })
+  } catch (e) {
+    if (signal.aborted) throw new TaskError('States.Aborted', 'the execution was stopped')
+    const name = e?.$metadata?.httpStatusCode ? 'Lambda.' + (e.name ?? 'ServiceException') : 'Lambda.SdkClientException'
+    throw new TaskError(name, e?.message ?? String(e))
+  }
+  const text = out.Payload ? new TextDecoder().decode(out.Payload) : ''
+  const value = text ? JSON.parse(text) : null
+  if (out.FunctionError) {
+    throw new TaskError(value?.errorType ?? 'Lambda.Unknown', `${value?.errorType}: ${value?.errorMessage}`)
+  }
+  return value
+}
 
 const serve = process.argv.includes('--serve')
 
@@ -53,15 +94,25 @@ const def = req.definition
 const { isValid, errors } = validator(structuredClone(def))
 const validation = { isValid, errors: errors ?? [] }
 
-const overrides = { waitTimeOverrides: {}, retryIntervalOverrides: {} }
-for (const [name, st] of Object.entries(def.States)) {
-  if (st.Type === 'Wait') overrides.waitTimeOverrides[name] = 0
-  if (st.Type === 'Task') overrides.retryIntervalOverrides[name] = 0
+const tasks = Object.entries(def.States ?? {}).filter(([, st]) => st.Type === 'Task')
+const waitTimeOverrides = {}
+const retryIntervalOverrides = {}
+for (const [name, st] of Object.entries(def.States ?? {})) {
+  if (st.Type === 'Wait') waitTimeOverrides[name] = 0
+  if (st.Type === 'Task') retryIntervalOverrides[name] = 0
 }
 const sm = isValid ? new StateMachine(def, { validationOptions: { checkArn: true, checkPaths: true } }) : null
 
+// running: the executions started and not ended, by name.
+const running = new Map()
+
 async function execute ({ name, input }) {
-  const ex = sm.run(input, { overrides })
+  const calls = new AbortController()
+  const taskResourceLocalHandlers = {}
+  for (const [state, st] of tasks) taskResourceLocalHandlers[state] = (in_) => invoke(st.Resource, in_, calls.signal)
+  const ex = sm.run(input, { overrides: { waitTimeOverrides, retryIntervalOverrides, taskResourceLocalHandlers } })
+  const entry = { ex, calls, stopped: null }
+  running.set(name, entry)
   const states = []
   const logs = (async () => {
     for await (const ev of ex.eventLogs) {
@@ -73,12 +124,23 @@ async function execute ({ name, input }) {
     res.output = await ex.result
     res.status = 'SUCCEEDED'
   } catch (e) {
-    res.status = 'FAILED'
+    res.status = entry.stopped ?? 'FAILED'
     res.error = e?.name ?? String(e)
     res.cause = e?.message ?? ''
   }
+  running.delete(name)
   await logs
   return res
+}
+
+// stop ends a running execution with status (ABORTED, TIMED_OUT); a name
+// that is not running is ignored (it ended meanwhile).
+function stop ({ stop: name, status }) {
+  const entry = running.get(name)
+  if (!entry || entry.stopped) return
+  entry.stopped = status === 'TIMED_OUT' ? 'TIMED_OUT' : 'ABORTED'
+  entry.calls.abort()
+  entry.ex.abort()
 }
 
 if (!serve) {
@@ -87,10 +149,14 @@ if (!serve) {
   process.stdout.write(JSON.stringify(out))
 } else {
   process.stdout.write(JSON.stringify({ validation }) + '\n')
-  const running = []
+  const ends = []
   for (let line = await readRequest(); line !== null; line = await readRequest()) {
     if (!isValid) break
-    running.push(execute(line).then((res) => process.stdout.write(JSON.stringify(res) + '\n')))
+    if (line.stop !== undefined) {
+      stop(line)
+      continue
+    }
+    ends.push(execute(line).then((res) => process.stdout.write(JSON.stringify(res) + '\n')))
   }
-  await Promise.all(running)
+  await Promise.all(ends)
 }

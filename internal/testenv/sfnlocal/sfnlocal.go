@@ -89,8 +89,9 @@ type Validation struct {
 	Errors  []json.RawMessage `json:"errors"`
 }
 
-// Result is an execution's end: SUCCEEDED or FAILED (with the error and
-// its cause), its output, and the states it entered, in order.
+// Result is an execution's end: SUCCEEDED, FAILED (with the error and its
+// cause), or ABORTED or TIMED_OUT when Stop ended it; its output, and the
+// states it entered, in order.
 type Result struct {
 	Name   string          `json:"name"`
 	Status string          `json:"status"`
@@ -224,6 +225,24 @@ func (m *Machine) Start(e Execution) error {
 	m.running++
 	m.mu.Unlock()
 	return m.send(e)
+}
+
+// The statuses Stop ends an execution with.
+const (
+	Aborted  = "ABORTED"   // StopExecution, or the execution deleted
+	TimedOut = "TIMED_OUT" // the state machine's TimeoutSeconds passed
+)
+
+// Stop ends the running execution name with status (Aborted or TimedOut),
+// as Step Functions' StopExecution or its TimeoutSeconds would: the
+// Lambda call it has in flight is abandoned (its request closed) and no
+// state after it runs. Its end is reported like any other, with that
+// status; a name that ended meanwhile is ignored.
+func (m *Machine) Stop(name, status string) error {
+	if status != Aborted && status != TimedOut {
+		return fmt.Errorf("sfnlocal: stop %s: status %q is neither %s nor %s", name, status, Aborted, TimedOut)
+	}
+	return m.send(map[string]string{"stop": name, "status": status})
 }
 
 // Running is the number of executions started and not ended.

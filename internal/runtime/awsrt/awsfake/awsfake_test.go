@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 )
 
@@ -138,5 +139,43 @@ func TestSecretsManagerAnswersGetSecretValue(t *testing.T) {
 	var nf *smtypes.ResourceNotFoundException
 	if !errors.As(err, &nf) || f.Reads() != 3 {
 		t.Fatalf("missing secret: %v (reads %d)", err, f.Reads())
+	}
+}
+
+// TestSQSOnASharedClock: a queue on the test's clock says when its next
+// in-flight message comes back, and it comes back when that clock gets
+// there.
+func TestSQSOnASharedClock(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewVirtual(time.Date(2099, 3, 7, 6, 0, 0, 0, time.UTC))
+	f := awsfake.NewSQSOn(t, clk)
+	url := f.CreateQueue(awsfake.QueueConfig{Name: "q", VisibilityTimeout: time.Minute})
+	c := sqs.NewFromConfig(awsfake.Config(f.URL))
+	f.Send("q", "x")
+	if _, ok := f.NextVisible("q"); ok {
+		t.Fatal("a visible message counted as in flight")
+	}
+	recv := func() int {
+		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Messages)
+	}
+	clk.Advance(10 * time.Second)
+	if recv() != 1 {
+		t.Fatal("not received")
+	}
+	at, ok := f.NextVisible("q")
+	if want := time.Date(2099, 3, 7, 6, 1, 10, 0, time.UTC); !ok || !at.Equal(want) {
+		t.Fatalf("next visible %s %v, want %s", at, ok, want)
+	}
+	clk.Set(at.Add(-time.Nanosecond))
+	if recv() != 0 {
+		t.Fatal("received before its visibility timeout ended")
+	}
+	clk.Set(at)
+	if recv() != 1 {
+		t.Fatal("not received again when the clock got there")
 	}
 }

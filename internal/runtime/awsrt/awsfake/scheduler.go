@@ -42,6 +42,7 @@ type Scheduler struct {
 	schedules map[string]*Schedule // group + "/" + name
 	targets   map[string]func(ctx context.Context, input string) error
 	calls     map[string]int // operation → count
+	lose      func(Firing) bool
 }
 
 // Schedule is a schedule as the fake keeps it.
@@ -83,6 +84,16 @@ func (f *Scheduler) Target(arn string, invoke func(ctx context.Context, input st
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.targets[arn] = invoke
+}
+
+// Lose makes the firings lose chooses lost: the schedule fires (an at()
+// schedule is spent, and deleted after completion), but its target is
+// never invoked and nothing says so — an invocation dropped on the way.
+// nil: none is lost.
+func (f *Scheduler) Lose(lose func(Firing) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lose = lose
 }
 
 // Schedules returns the schedules of every group, by group and name.
@@ -140,6 +151,7 @@ type Firing struct {
 	Name, Group, TargetArn, Input string
 	At                            time.Time // the schedule's time, not the clock's
 	Err                           error     // the target's answer
+	Lost                          bool      // Lose chose it: the target was not invoked
 }
 
 // Fire invokes, in time order, every enabled schedule due at or before
@@ -172,10 +184,14 @@ func (f *Scheduler) Fire(ctx context.Context, now time.Time) []Firing {
 			}
 		}
 	}
-	targets := f.targets
+	targets, lose := f.targets, f.lose
 	f.mu.Unlock()
 	sort.SliceStable(due, func(i, j int) bool { return due[i].At.Before(due[j].At) })
 	for i, d := range due {
+		if lose != nil && lose(d) {
+			due[i].Lost = true
+			continue
+		}
 		invoke := targets[d.TargetArn]
 		if invoke == nil {
 			due[i].Err = fmt.Errorf("no target %s", d.TargetArn)

@@ -88,3 +88,31 @@ func TestSchedulerThroughTheSDK(t *testing.T) {
 		t.Fatalf("fired again: %+v", fs)
 	}
 }
+
+// TestSchedulerLosesAFiringItIsToldTo: a lost firing spends its at()
+// schedule without invoking the target; the others are invoked.
+func TestSchedulerLosesAFiringItIsToldTo(t *testing.T) {
+	ctx := t.Context()
+	f := NewScheduler(t, clock.NewVirtual(time.Date(2099, 3, 6, 12, 0, 0, 0, time.UTC)))
+	c := scheduler.NewFromConfig(Config(f.URL))
+	var got []string
+	f.Target("arn:fn", func(_ context.Context, input string) error { got = append(got, input); return nil })
+	for _, name := range []string{"kept", "lost"} {
+		if _, err := c.CreateSchedule(ctx, &scheduler.CreateScheduleInput{Name: aws.String(name), ScheduleExpression: aws.String("at(2099-03-06T13:00:00)"),
+			ActionAfterCompletion: types.ActionAfterCompletionDelete, FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
+			Target: &types.Target{Arn: aws.String("arn:fn"), RoleArn: aws.String("arn:role"), Input: aws.String(name)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Lose(func(fi Firing) bool { return fi.Name == "lost" })
+	fs := f.Fire(ctx, time.Date(2099, 3, 6, 13, 0, 0, 0, time.UTC))
+	lost := 0
+	for _, fi := range fs {
+		if fi.Lost {
+			lost++
+		}
+	}
+	if len(fs) != 2 || lost != 1 || len(got) != 1 || got[0] != "kept" || len(f.Schedules()) != 0 {
+		t.Fatalf("fired %+v, inputs %v, left %+v", fs, got, f.Schedules())
+	}
+}

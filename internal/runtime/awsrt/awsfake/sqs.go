@@ -66,9 +66,18 @@ type Message struct {
 	InFlight bool // received and not yet visible again
 }
 
-// NewSQS starts a fake with no queue; it is closed when the test ends.
+// NewSQS starts a fake with no queue, on a virtual clock of its own; it is
+// closed when the test ends.
 func NewSQS(t testing.TB) *SQS {
-	f := &SQS{clk: clock.NewVirtual(time.Date(2026, 3, 7, 6, 0, 0, 0, time.UTC)), queues: map[string]*queue{}}
+	return NewSQSOn(t, clock.NewVirtual(time.Date(2026, 3, 7, 6, 0, 0, 0, time.UTC)))
+}
+
+// NewSQSOn starts a fake with no queue whose visibility timeouts run on
+// clk: a test that moves clk for the whole system (a discrete-event
+// simulation) sees failed messages come back when its clock gets there
+// (NextVisible). Advance moves clk.
+func NewSQSOn(t testing.TB, clk *clock.Virtual) *SQS {
+	f := &SQS{clk: clk, queues: map[string]*queue{}}
 	f.Server = httptest.NewServer(jsonService{version: "1.0", prefix: "AmazonSQS", ops: map[string]func(context.Context, []byte) (any, *apiError){
 		"SendMessage":             f.onQueue(f.sendMessage),
 		"ReceiveMessage":          f.onQueue(f.receiveMessage),
@@ -124,6 +133,22 @@ func (f *SQS) Messages(name string) []Message {
 		out = append(out, Message{ID: m.id, Body: m.body, Receives: m.receives, InFlight: m.visibleAt.After(now)})
 	}
 	return out
+}
+
+// NextVisible is the earliest instant after the clock's at which an
+// in-flight message of the named queue becomes visible again, and false
+// when none is in flight.
+func (f *SQS) NextVisible(name string) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clk.Now()
+	var at time.Time
+	for _, m := range f.queues[name].msgs {
+		if m.visibleAt.After(now) && (at.IsZero() || m.visibleAt.Before(at)) {
+			at = m.visibleAt
+		}
+	}
+	return at, !at.IsZero()
 }
 
 func (f *SQS) send(q *queue, body string) string {

@@ -11,28 +11,36 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/alert/slack"
+	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
+	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 	"github.com/interlockhq/interlock/internal/testenv/ddbstream"
 	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
@@ -71,7 +79,15 @@ const retention = 100 * 365 * 24 * time.Hour
 // invocation running, every execution waiting or ended) before moving on.
 // A Wait state takes no time in the Node process; the orchestrator's
 // Invoke endpoint holds the invocation after it until the clock reaches
-// the instant the Wait waited for (the Task's `due`).
+// the instant the Wait waited for (the Task's `due`) truncated to the
+// whole second, as Step Functions ends a TimestampPath Wait.
+//
+// The alert path is wired as eventbridge.tf, sqs.tf and lambda.tf wire
+// it: the bus's alert rule (its pattern read from eventbridge.tf) sends
+// to the alert queue (awsfake SQS on the world's clock, its visibility
+// timeout and redrive as sqs.tf's), read by the alert-dispatcher through
+// an SQS mapping with lambda.tf's batch size, posting to a Slack stand-in
+// (slacktest).
 type world struct {
 	t      *testing.T
 	ctx    context.Context
@@ -91,12 +107,56 @@ type world struct {
 	machine *sfnlocal.Machine
 	invoke  *invokeEndpoint
 
-	mu      sync.Mutex
-	pending []awsfake.Execution // started by the router, not yet handed to the machine
-	ended   []sfnlocal.Result
-	bus     []event.Event // what the outbox put on the bus
-	errs    []string      // what went wrong on the way (failed firings, records)
+	sqs    *awsfake.SQS
+	alerts *awsfake.SQSMapping
+	slack  *slacktest.Server
+
+	mu         sync.Mutex
+	pending    []awsfake.Execution          // started by the router, not yet handed to the machine
+	executions map[string]awsfake.Execution // by name: every execution started
+	ended      []sfnlocal.Result
+	bus        []event.Event // what the outbox put on the bus
+	errs       []string      // what went wrong on the way (failed firings, records)
+	faults     faults
 }
+
+// faults are the failures a test injects; each is counted when it
+// happens, and a failure it causes is not one of the world's errors.
+type faults struct {
+	// dropRecord chooses control-stream records the stream-router never
+	// receives (its mapping gave up on them).
+	dropRecord func(events.DynamoDBEventRecord) bool
+	dropped    int
+	// publisherCrashes is how many next event-publisher invocations fail.
+	publisherCrashes, publisherCrashed int
+	// expectEnd says an execution's end that is not SUCCEEDED is the
+	// fault's doing (stopped, timed out, failed past its retries).
+	expectEnd func(sfnlocal.Result) bool
+}
+
+// errInjected is the error of an invocation a test made fail.
+var errInjected = errors.New("injected fault")
+
+// The alert path's settings, as deploy/terraform sets them: keep each
+// equal to its source.
+const (
+	// alertBatchSize is batch_size of aws_lambda_event_source_mapping.alerts
+	// (lambda.tf).
+	alertBatchSize = 1
+	// alertVisibility is visibility_timeout_seconds of aws_sqs_queue.alerts
+	// (sqs.tf).
+	alertVisibility = 60 * time.Second
+	// alertMaxReceives is the redrive policy's maxReceiveCount of
+	// aws_sqs_queue.alerts (sqs.tf): the receive after that many moves the
+	// message to the alert DLQ.
+	alertMaxReceives = 3
+	// alertQueue and alertDLQ are the queues' names (sqs.tf, without the
+	// environment's prefix).
+	alertQueue, alertDLQ = "alerts", "alert-dlq"
+	// slackChannel and slackToken are the dispatcher's SLACK_CHANNEL_ID
+	// and SLACK_BOT_TOKEN.
+	slackChannel, slackToken = "C0ALERTS", "xoxb-e2e-token"
+)
 
 // worldOptions are what a world runs.
 type worldOptions struct {
@@ -119,7 +179,8 @@ func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func newWorld(t *testing.T, opt worldOptions) *world {
 	t.Helper()
 	ctx := t.Context()
-	w := &world{t: t, ctx: ctx, clk: clock.NewVirtual(opt.start), ddb: ddblocal.Client(t), tables: ddbstore.TablesFor(ddblocal.Prefix(t))}
+	w := &world{t: t, ctx: ctx, clk: clock.NewVirtual(opt.start), ddb: ddblocal.Client(t), tables: ddbstore.TablesFor(ddblocal.Prefix(t)),
+		executions: map[string]awsfake.Execution{}}
 	if err := ddbstore.CreateTables(ctx, w.ddb, w.tables); err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +219,25 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		return err
 	})
 
-	// event-publisher (events stream) → the bus, where the test reads.
+	// event-publisher (events stream) → the bus, where the test reads;
+	// the bus's alert rule → the alert queue → the alert-dispatcher →
+	// Slack.
 	w.eb = awsfake.NewEventBridge(t, w.clk, bus)
 	w.eb.Route(func(awsfake.BusEvent) bool { return true }, func(be awsfake.BusEvent) {
 		w.collect(be.JSON)
 	})
+	w.sqs = awsfake.NewSQSOn(t, w.clk)
+	w.sqs.CreateQueue(awsfake.QueueConfig{Name: alertDLQ})
+	w.sqs.CreateQueue(awsfake.QueueConfig{Name: alertQueue, VisibilityTimeout: alertVisibility, DeadLetter: alertDLQ, MaxReceiveCount: alertMaxReceives})
+	isAlert := alertRule(t)
+	w.eb.Route(isAlert, func(be awsfake.BusEvent) { w.sqs.Send(alertQueue, string(be.JSON)) })
+	w.slack = slacktest.New(t, slackToken)
+	dispatcher, err := awsrt.NewDispatcher(awsrt.DispatcherConfig{Store: w.openStore(), Channel: slackChannel, Token: awsrt.StaticToken(slackToken),
+		APIURL: w.slack.APIURL(), Clock: w.clk, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.alerts = awsfake.NewSQSMapping(w.sqs, alertQueue, alertBatchSize, lambda.NewHandler(dispatcher.Handle).Invoke)
 	pub, err := awsrt.NewPublisher(awsrt.PublisherConfig{EventBridge: eventbridge.NewFromConfig(awsfake.Config(w.eb.URL)), Bus: bus,
 		EventsTable: w.tables.Events, Clock: w.clk, Logger: discard()})
 	if err != nil {
@@ -197,10 +272,10 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		table  string
 		invoke ddbstream.Invoke
 	}{
-		{w.tables.Control, routerInvoke},
+		{w.tables.Control, w.dropping(routerInvoke)},
 		{w.tables.JobLog, routerInvoke},
 		{w.tables.Control, monitorBatch},
-		{w.tables.Events, lambda.NewHandler(pub.Handle).Invoke},
+		{w.tables.Events, w.crashing(lambda.NewHandler(pub.Handle).Invoke)},
 	} {
 		arn, err := ddbstream.StreamARN(ctx, w.ddb, m.table)
 		if err != nil {
@@ -209,6 +284,103 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		w.streams = append(w.streams, ddbstream.New(ddbstream.FromDynamoDB(w.ddb), arn, 10, m.invoke))
 	}
 	return w
+}
+
+// dropping is the stream-router behind the control stream's mapping:
+// the records faults.dropRecord chooses never reach it.
+func (w *world) dropping(invoke ddbstream.Invoke) ddbstream.Invoke {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		w.mu.Lock()
+		drop := w.faults.dropRecord
+		w.mu.Unlock()
+		if drop == nil {
+			return invoke(ctx, payload)
+		}
+		var ev events.DynamoDBEvent
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, err
+		}
+		kept := ev.Records[:0]
+		for _, r := range ev.Records {
+			if drop(r) {
+				w.mu.Lock()
+				w.faults.dropped++
+				w.mu.Unlock()
+				continue
+			}
+			kept = append(kept, r)
+		}
+		ev.Records = kept
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return nil, err
+		}
+		return invoke(ctx, b)
+	}
+}
+
+// crashing is the event-publisher behind the events stream's mapping: its
+// next faults.publisherCrashes invocations fail before it runs.
+func (w *world) crashing(invoke ddbstream.Invoke) ddbstream.Invoke {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		w.mu.Lock()
+		crash := w.faults.publisherCrashes > 0
+		if crash {
+			w.faults.publisherCrashes--
+			w.faults.publisherCrashed++
+		}
+		w.mu.Unlock()
+		if crash {
+			return nil, fmt.Errorf("event-publisher: Runtime.ExitError: %w", errInjected)
+		}
+		return invoke(ctx, payload)
+	}
+}
+
+// isStepInsert says a control-stream record is a run's step timer armed:
+// what starts an execution.
+func isStepInsert(r events.DynamoDBEventRecord) bool {
+	if r.EventName != "INSERT" {
+		return false
+	}
+	item, err := ddbstore.DecodeLambda(ddbstore.RoleControl, r)
+	it, ok := item.(ddbstore.TimerItem)
+	return err == nil && ok && run.IsStep(it.Timer.Kind)
+}
+
+// alertRule is the bus rule "alert events" of deploy/terraform/eventbridge.tf
+// (source interlock, and a detail level it lists or a detail-type of
+// local.alert_all_clear), read from the file so the two cannot part.
+func alertRule(t *testing.T) func(awsfake.BusEvent) bool {
+	t.Helper()
+	path := filepath.Join(sfnlocal.RepoRoot(t), "deploy", "terraform", "eventbridge.tf")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(re string) map[string]bool {
+		m := regexp.MustCompile(re).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("%s: no match for %s: the alert rule changed shape", path, re)
+		}
+		out := map[string]bool{}
+		for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllSubmatch(m[1], -1) {
+			out[string(q[1])] = true
+		}
+		return out
+	}
+	allClear := list(`alert_all_clear\s*=\s*\[([^\]]*)\]`)
+	levels := list(`detail\s*=\s*\{\s*level\s*=\s*\[([^\]]*)\]`)
+	return func(be awsfake.BusEvent) bool {
+		if be.Source != "interlock" {
+			return false
+		}
+		var d struct {
+			Level string `json:"level"`
+		}
+		_ = json.Unmarshal(be.Detail, &d)
+		return levels[d.Level] || allClear[be.DetailType]
+	}
 }
 
 // openStore opens a store on the world's tables: each function has its
@@ -287,13 +459,51 @@ func (w *world) collect(body []byte) {
 	w.fail("bus event %s: %v", body, err)
 }
 
+// executionEnded hears of an execution's end: Step Functions closes its
+// name (a start with it is ExecutionAlreadyExists from then on).
 func (w *world) executionEnded(r sfnlocal.Result) {
 	w.mu.Lock()
 	w.ended = append(w.ended, r)
+	ex, known := w.executions[r.Name]
+	expected := w.faults.expectEnd != nil && w.faults.expectEnd(r)
 	w.mu.Unlock()
-	if r.Status != "SUCCEEDED" {
+	if known {
+		w.sfn.End(ex.ARN)
+	}
+	if r.Status != "SUCCEEDED" && !expected {
 		w.fail("execution %s: %s %s: %s (states %v)", r.Name, r.Status, r.Error, r.Cause, r.States)
 	}
+}
+
+// stopExecution stops the running execution of the run of pipeline with
+// status (sfnlocal.Aborted: deleted, sfnlocal.TimedOut), and returns its
+// name.
+func (w *world) stopExecution(pipeline, status string) string {
+	w.t.Helper()
+	w.mu.Lock()
+	name := ""
+	for n, ex := range w.executions {
+		if strings.Contains(ex.Input, `"pipelineId":"`+pipeline+`"`) && !w.endedLocked(n) {
+			name = n
+		}
+	}
+	w.mu.Unlock()
+	if name == "" {
+		w.t.Fatalf("at %s: no running execution of %s", w.clk.Now().Format(time.RFC3339), pipeline)
+	}
+	if err := w.machine.Stop(name, status); err != nil {
+		w.t.Fatal(err)
+	}
+	return name
+}
+
+func (w *world) endedLocked(name string) bool {
+	for _, r := range w.ended {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // fail records what went wrong on the way; the test reports it at its
@@ -328,6 +538,9 @@ func (w *world) settle() {
 		if err := w.machine.Err(); err != nil {
 			w.t.Fatal(err)
 		}
+		if err := w.invoke.spinErr(); err != nil {
+			w.t.Fatal(err)
+		}
 		moved := 0
 		for _, m := range w.streams {
 			res, err := m.Drain(w.ctx, 1000)
@@ -335,15 +548,28 @@ func (w *world) settle() {
 				w.t.Fatal(err)
 			}
 			for _, r := range res {
-				if r.Failed > 0 || r.Error != nil {
+				if (r.Failed > 0 || r.Error != nil) && !errors.Is(r.Error, errInjected) {
 					w.fail("at %s: a batch of %d records from %s: %d failed, error %v", w.clk.Now().Format(time.RFC3339), len(r.Records), r.Shard, r.Failed, r.Error)
 				}
 				moved += len(r.Records)
 			}
 		}
+		for range 1000 {
+			res, err := w.alerts.Poll(w.ctx)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			if res.Received == 0 {
+				break
+			}
+			moved += res.Received
+		}
 		w.mu.Lock()
 		starts := w.pending
 		w.pending = nil
+		for _, ex := range starts {
+			w.executions[ex.Name] = ex
+		}
 		w.mu.Unlock()
 		for _, ex := range starts {
 			var input any
@@ -381,6 +607,9 @@ func (w *world) next(extra ...time.Time) (time.Time, bool) {
 	if t, ok := w.sched.Next(); ok {
 		consider(t)
 	}
+	if t, ok := w.sqs.NextVisible(alertQueue); ok {
+		consider(t)
+	}
 	for _, t := range extra {
 		consider(t)
 	}
@@ -397,6 +626,9 @@ func (w *world) runDue() {
 		released := w.invoke.release(now)
 		fired := w.sched.Fire(w.ctx, now)
 		for _, f := range fired {
+			if f.Lost {
+				continue
+			}
 			if f.Err != nil {
 				w.fail("at %s: schedule %s (%s) failed: %v", now.Format(time.RFC3339), f.Name, f.At.Format(time.RFC3339), f.Err)
 			}
@@ -469,9 +701,12 @@ func (w *world) play(actions []action, end time.Time, interval time.Duration) {
 	}
 }
 
-// check fails the test with what went wrong on the way.
+// check fails the test with what went wrong on the way, and checks the
+// alert path: every alert the bus's rule selected reached Slack exactly
+// once, and nothing is left in the alert queue or its DLQ.
 func (w *world) check() {
 	w.t.Helper()
+	w.checkAlerts()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.errs) > 0 {
@@ -479,24 +714,107 @@ func (w *world) check() {
 	}
 }
 
+// checkAlerts compares what the dispatcher posted with what the local
+// runtime's Slack sink posts for the same alerts: each event the alert
+// rule selected, once (by event id, in the bus's order), through
+// slack.Sink on a store of its own. The same texts, as many times: no
+// alert lost, none posted twice.
+func (w *world) checkAlerts() {
+	w.t.Helper()
+	isAlert := alertRule(w.t)
+	ref := slacktest.New(w.t, slackToken)
+	st, err := sqlite.Open(w.ctx, filepath.Join(w.t.TempDir(), "alerts.db"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer st.Close()
+	sink, err := slack.New(slack.Config{Channel: slackChannel, Token: alert.StaticSecret(slackToken), APIURL: ref.APIURL(),
+		Threads: alert.StoreThreads{Store: st, Clock: w.clk}, Logger: discard()})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, be := range w.eb.Events() {
+		if !isAlert(be) {
+			continue
+		}
+		pe, err := awsrt.ParseBusEvent(be.JSON)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		e, _, err := pe.Event(w.clk.Now())
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if seen[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		if _, err := sink.Deliver(w.ctx, alert.NewAlert(e, sink.Name())); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	texts := func(ps []slacktest.Post) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, p.Text+" | "+p.BlockText())
+		}
+		sort.Strings(out)
+		return out
+	}
+	if got, want := texts(w.slack.Posts()), texts(ref.Posts()); !slices.Equal(got, want) {
+		w.t.Errorf("Slack posts on AWS:\n  %s\nwant (the local Slack sink, each alert once):\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	w.t.Logf("%d alerts posted to Slack", len(w.slack.Posts()))
+	for _, q := range []string{alertQueue, alertDLQ} {
+		if ms := w.sqs.Messages(q); len(ms) > 0 {
+			w.t.Errorf("%d messages left in %s: %+v", len(ms), q, ms)
+		}
+	}
+}
+
 // invokeEndpoint serves Lambda's Invoke route for the state machine's
 // Tasks: the orchestrator through lambda.NewHandler(...).Invoke, an error
-// answered as Lambda answers one (X-Amz-Function-Error: Unhandled). An
-// invocation whose `due` is after the clock is held until the world's
-// clock gets there: that is when its Wait state would have ended.
+// answered as Lambda answers one (X-Amz-Function-Error: Unhandled).
+//
+// An invocation whose `due` is after the clock is held until the world's
+// clock gets to `due` truncated to the whole second: that is when its
+// Wait state (TimestampPath $.nextAt) ends on Step Functions, which
+// drops the fraction of a second. A step that arrives before its instant
+// is the orchestrator's to answer; if it answers with the same step, the
+// execution goes round Wait → Task → Choice at one instant, and the
+// endpoint calls that a spin after spinLimit invocations of one step and
+// due at one instant: it holds the invocation for good and settle fails
+// the test naming the run, instead of letting it loop.
+//
+// throttle makes the next invocations refused as Lambda refuses one over
+// its reserved concurrency: 429 TooManyRequestsException, the handler not
+// run.
 type invokeEndpoint struct {
 	clk     *clock.Virtual
 	handler lambda.Handler
 
-	mu      sync.Mutex
-	holds   []*hold
-	active  int
-	stopped chan struct{}
-	once    sync.Once
+	mu        sync.Mutex
+	holds     []*hold
+	active    int
+	throttles int // the next invocations answered 429
+	throttled int
+	handled   int       // invocations the handler ran
+	seenAt    time.Time // the instant seen counts at
+	seen      map[string]int
+	spin      error
+	stopped   chan struct{}
+	once      sync.Once
 }
 
+// spinLimit is how many invocations of one step with one due at one
+// instant make a spin. A step is legitimately repeated at an instant by
+// the Task's retries (4 attempts at most) and a new execution's, far
+// below it.
+const spinLimit = 25
+
 type hold struct {
-	due time.Time
+	at  time.Time // due, truncated to the second
 	go_ chan struct{}
 }
 
@@ -512,11 +830,18 @@ func (e *invokeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var in awsrt.StepInput
 	_ = json.Unmarshal(body, &in) // a bad input is the handler's to refuse
-	if !e.wait(r.Context(), in.Due) {
-		http.Error(w, "the test ended", http.StatusServiceUnavailable)
+	if !e.wait(r.Context(), in) {
+		http.Error(w, "the test ended, or the execution was stopped", http.StatusServiceUnavailable)
 		return
 	}
 	defer e.done()
+	if e.throttle() {
+		w.Header().Set("X-Amzn-ErrorType", "TooManyRequestsException")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"Type":"User","message":"Rate Exceeded.","Reason":"ReservedFunctionConcurrentInvocationLimitExceeded"}`)
+		return
+	}
 	out, err := e.handler.Invoke(r.Context(), body)
 	if err != nil {
 		w.Header().Set("X-Amz-Function-Error", "Unhandled")
@@ -537,27 +862,56 @@ func (e *invokeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out)
 }
 
-// wait holds an invocation due after the clock until release lets it go;
-// it is active from then until done.
-func (e *invokeEndpoint) wait(ctx context.Context, due time.Time) bool {
+// wait holds an invocation whose Wait has not ended by the clock until
+// release lets it go, and parks a spinning one for good; it is active
+// from then until done. False: the test ended, or the caller went away
+// (its execution was stopped).
+func (e *invokeEndpoint) wait(ctx context.Context, in awsrt.StepInput) bool {
+	at := in.Due.Truncate(time.Second)
 	e.mu.Lock()
 	if e.stopped == nil {
 		e.stopped = make(chan struct{})
 	}
-	if !due.After(e.clk.Now()) {
-		e.active++
-		e.mu.Unlock()
-		return true
-	}
-	h := &hold{due: due, go_: make(chan struct{})}
-	e.holds = append(e.holds, h)
 	stopped := e.stopped
+	now := e.clk.Now()
+	if !at.After(now) {
+		if !e.seenAt.Equal(now) {
+			e.seenAt, e.seen = now, map[string]int{}
+		}
+		step := fmt.Sprintf("%s/%s/%s %s due %s", in.Run.PipelineID, in.Run.ScheduleID, in.Run.Period, in.Mode, in.Due.Format(time.RFC3339Nano))
+		e.seen[step]++
+		if e.seen[step] <= spinLimit {
+			e.active++
+			e.mu.Unlock()
+			return true
+		}
+		if e.spin == nil {
+			e.spin = fmt.Errorf("at %s: the execution of run %s spins: invoked %d times at this instant (its Wait ended at %s, a whole second, before the step was due)",
+				now.Format(time.RFC3339Nano), step, e.seen[step], at.Format(time.RFC3339))
+		}
+		e.mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+		}
+		return false
+	}
+	h := &hold{at: at, go_: make(chan struct{})}
+	e.holds = append(e.holds, h)
 	e.mu.Unlock()
 	select {
 	case <-h.go_:
 		return true // release counted it active
 	case <-ctx.Done():
 	case <-stopped:
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-h.go_:
+		e.active-- // released as it went away
+	default:
+		e.holds = slices.DeleteFunc(e.holds, func(x *hold) bool { return x == h })
 	}
 	return false
 }
@@ -568,6 +922,39 @@ func (e *invokeEndpoint) done() {
 	e.mu.Unlock()
 }
 
+// throttle says whether this invocation is refused, and counts it.
+func (e *invokeEndpoint) throttle() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.throttles > 0 {
+		e.throttles--
+		e.throttled++
+		return true
+	}
+	e.handled++
+	return false
+}
+
+// throttleNext makes the next n invocations refused (429).
+func (e *invokeEndpoint) throttleNext(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.throttles += n
+}
+
+// refused is how many invocations were refused (429).
+func (e *invokeEndpoint) refused() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.throttled
+}
+
+func (e *invokeEndpoint) spinErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.spin
+}
+
 // release lets the invocations due by now go on, and says how many.
 func (e *invokeEndpoint) release(now time.Time) int {
 	e.mu.Lock()
@@ -575,7 +962,7 @@ func (e *invokeEndpoint) release(now time.Time) int {
 	n := 0
 	kept := e.holds[:0]
 	for _, h := range e.holds {
-		if h.due.After(now) {
+		if h.at.After(now) {
 			kept = append(kept, h)
 			continue
 		}
@@ -592,8 +979,8 @@ func (e *invokeEndpoint) nextDue() (time.Time, bool) {
 	defer e.mu.Unlock()
 	var at time.Time
 	for _, h := range e.holds {
-		if at.IsZero() || h.due.Before(at) {
-			at = h.due
+		if at.IsZero() || h.at.Before(at) {
+			at = h.at
 		}
 	}
 	return at, !at.IsZero()
