@@ -3,6 +3,7 @@ package run
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -64,14 +65,63 @@ func AfterSilenceMarker(silenceID string, t event.Type) string {
 
 // AfterSilence is the alert of a condition e reported while silence id
 // covered it, which still holds now that the silence ended: the same
-// type, its detail with silence = id and afterSilence = true.
+// type, its detail with silence = id, afterSilence = true and silences,
+// every silence that held it back in turn. Its message has one prefix
+// naming them ("still so after a, b ended: …"): when overlapping
+// silences let the same condition go one after the other, each alert is
+// the condition's first message, not the last alert's with another
+// prefix.
 func AfterSilence(e event.Event, id string) Note {
-	f := map[string]sensor.Value{}
-	for _, k := range e.Detail.Keys() {
-		v, _ := e.Detail.Get(k)
-		f[k] = v
+	base, ids := heldBefore(e, DetailSilences)
+	ids = appendName(ids, id)
+	d := WithDetail(e.Detail, "silence", sensor.StringValue(id))
+	d = WithDetail(d, "afterSilence", sensor.BoolValue(true))
+	d = WithDetail(d, DetailSilences, names(ids))
+	d = WithDetail(d, DetailHeldMessage, sensor.StringValue(base))
+	return Note{Type: e.Type, Message: "still so after " + strings.Join(ids, ", ") + " ended: " + base, Detail: d}
+}
+
+// The detail keys of an alert let go after it was held (a silence's end,
+// a root's release): the message the condition was first raised with,
+// and what held it back in turn.
+const (
+	DetailHeldMessage  = "heldMessage"
+	DetailSilences     = "silences"
+	DetailReleasedFrom = "releasedFromAll"
+)
+
+// heldBefore is the message e's condition was first raised with and the
+// names listed under key in e's detail (what held it back before).
+func heldBefore(e event.Event, key string) (string, []string) {
+	base := e.Message
+	if s, ok := strField(e.Detail, DetailHeldMessage); ok {
+		base = s
 	}
-	f["silence"] = sensor.StringValue(id)
-	f["afterSilence"] = sensor.BoolValue(true)
-	return Note{Type: e.Type, Message: "still so after " + id + " ended: " + e.Message, Detail: sensor.NewObject(f)}
+	var out []string
+	if v, ok := e.Detail.Get(key); ok {
+		items, _ := v.Array()
+		for _, it := range items {
+			if s, ok := it.Str(); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return base, out
+}
+
+// appendName adds name to names unless it is there.
+func appendName(names []string, name string) []string {
+	if slices.Contains(names, name) {
+		return names
+	}
+	return append(names, name)
+}
+
+// names is a list of names as a detail value.
+func names(ns []string) sensor.Value {
+	out := make([]sensor.Value, len(ns))
+	for i, n := range ns {
+		out[i] = sensor.StringValue(n)
+	}
+	return sensor.ArrayValue(out)
 }

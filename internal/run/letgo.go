@@ -60,6 +60,7 @@ func LetGo(p *pipeline.Pipeline, e event.Event, f ConditionFacts, now time.Time)
 	b.Type = breach
 	b.Message = slaMessage(deadline, "passed", breachAt.In(loc), e.Date, status)
 	b.Detail = WithDetail(WithDetail(e.Detail, "status", sensor.StringValue(status)), "actionHint", sensor.StringValue(hint))
+	b.Detail = WithoutDetail(b.Detail, DetailHeldMessage) // its own message now
 	return b, LetGoSend
 }
 

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -283,9 +284,17 @@ func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFact
 	case LetGoTold:
 		return Note{}, false
 	case LetGoSend:
+		// One suffix naming every root it was released from in turn (an
+		// intermediate pipeline may have blocked it again), on the
+		// message the condition was first raised with.
+		from := root.PipelineID + " " + root.Period
+		base, roots := heldBefore(held, DetailReleasedFrom)
+		roots = appendName(roots, from)
 		d := WithDetail(WithoutDetail(held.Detail, DetailBlockedBy), DetailReleased, sensor.BoolValue(true))
-		d = WithDetail(d, "releasedFrom", sensor.StringValue(root.PipelineID+" "+root.Period))
-		return Note{Type: held.Type, Message: held.Message + " (still so after upstream " + root.PipelineID + " " + root.Period + " recovered)", Detail: d}, true
+		d = WithDetail(d, "releasedFrom", sensor.StringValue(from))
+		d = WithDetail(d, DetailReleasedFrom, names(roots))
+		d = WithDetail(d, DetailHeldMessage, sensor.StringValue(base))
+		return Note{Type: held.Type, Message: base + " (still so after upstream " + strings.Join(roots, ", ") + " recovered)", Detail: d}, true
 	}
 	b, _ := BlockedByOf(event.Event{Detail: c.Detail})
 	if b.PipelineID == "" {

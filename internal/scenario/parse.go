@@ -164,6 +164,39 @@ type rawMatcher struct {
 	// Silenced: whether a silence or a maintenance window covered the
 	// event (docs/silences.md).
 	Silenced *bool `yaml:"silenced"`
+	// Message: a text the event's message contains ("text", or
+	// {contains: text, times: N} for exactly N occurrences).
+	Message *messageMatch `yaml:"message"`
+}
+
+// messageMatch is a matcher's message: a text, or {contains, times}.
+type messageMatch struct {
+	contains string
+	times    *int
+}
+
+func (m *messageMatch) DecodeNode(d *confdec.Decoder, n *yaml.Node, path string) {
+	n = d.Resolve(n)
+	switch n.Kind {
+	case yaml.ScalarNode:
+		m.contains = n.Value
+	case yaml.MappingNode:
+		var raw struct {
+			Contains string `yaml:"contains,required"`
+			Times    *int   `yaml:"times"`
+		}
+		d.Decode(n, path, &raw)
+		m.contains, m.times = raw.Contains, raw.Times
+		if raw.Times != nil && *raw.Times < 0 {
+			d.ErrorAt(path+".times", "must not be negative")
+		}
+	default:
+		d.Errorf(n, path, `want a text the message contains, or {contains: "text", times: 1}`)
+		return
+	}
+	if m.contains == "" {
+		d.Errorf(n, path, "want a text the message contains, not an empty one")
+	}
 }
 
 // stamp is an RFC3339 instant.
@@ -560,6 +593,9 @@ func (p *parser) buildMatchers(raw []rawMatcher, base string) []Matcher {
 		path := fmt.Sprintf("%s[%d]", base, i)
 		m := Matcher{Line: d.Line(path), Type: event.Type(r.Type), Pipeline: r.Pipeline, Schedule: r.Schedule, Date: r.Date, Detail: r.Detail, Count: r.Count,
 			BlockedBy: r.BlockedBy, Paged: r.Paged, Silenced: r.Silenced}
+		if r.Message != nil {
+			m.Message, m.MessageTimes = r.Message.contains, r.Message.times
+		}
 		if r.Type == "" {
 			d.ErrorAt(path+".type", "required: an event type such as JOB_TRIGGERED")
 		} else if _, ok := event.Lookup(m.Type); !ok {

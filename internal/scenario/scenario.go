@@ -200,4 +200,8 @@ type Matcher struct {
 	// maintenance window (judged by its time, as the alert worker judges
 	// it; docs/silences.md).
 	Silenced *bool
+	// Message, when set, is a text the event's message contains; with
+	// MessageTimes, exactly that many times (0: not at all).
+	Message      string
+	MessageTimes *int
 }

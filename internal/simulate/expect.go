@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,6 +104,12 @@ func MatchesSilenced(m scenario.Matcher, e event.Event, silencedBy string) bool 
 			return false
 		}
 	}
+	if m.Message != "" {
+		n := strings.Count(e.Message, m.Message)
+		if m.MessageTimes != nil && n != *m.MessageTimes || m.MessageTimes == nil && n == 0 {
+			return false
+		}
+	}
 	return true
 }
 
@@ -190,6 +197,12 @@ func Describe(m scenario.Matcher) string {
 		add("detail."+k, v.String())
 	}
 	add("blockedBy", m.BlockedBy)
+	if m.Message != "" {
+		add("message", strconv.Quote(m.Message))
+		if m.MessageTimes != nil {
+			add("times", fmt.Sprint(*m.MessageTimes))
+		}
+	}
 	if m.Silenced != nil {
 		add("silenced", fmt.Sprint(*m.Silenced))
 	}
