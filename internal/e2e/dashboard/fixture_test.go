@@ -205,6 +205,8 @@ server:
 		}
 		write(t, dir, "pipelines/"+id+".yaml", fmt.Sprintf("pipeline: {id: %s, owner: %s, description: %q}\n", id, owner, desc)+body)
 	}
+	// A file serve refuses: the health banner heads every page.
+	write(t, dir, "pipelines/refused-file.yaml", "pipeline: {id: refused-file, owner: data-eng}\njob: {type: no-such-job}\n")
 	f.srv = serveproc.Start(t, binary, dir, env)
 	// The sleeping command is in its trigger call, which a graceful stop
 	// would wait 30 s for: end the server as a crash would.

@@ -74,6 +74,20 @@ func TestDashboardLive(t *testing.T) {
 		b.WaitFor("the live tail", `location.search === '' && document.getElementById('live-status').dataset.live === 'on'`)
 	})
 
+	t.Run("a health banner on every page", func(t *testing.T) {
+		b := b.For(t)
+		for _, page := range []string{"/", "/ui/events", "/ui/pipelines/live-feed", "/ui/silences", "/ui/graph", "/ui/health"} {
+			b.Open(f.srv.URL + page)
+			got := browser.Eval[string](b, `(() => { const b = document.getElementById('health-banner'), n = document.getElementById('nav-health-count');
+				return b && n ? b.querySelector('li[data-problem="refused"]').innerText + ' | ' + n.textContent : 'none'; })()`)
+			if got != "1 refused pipeline file | 1" {
+				t.Errorf("%s: the banner and the Health link's count read %q", page, got)
+			}
+		}
+		b.Do(chromedp.Click(chromedp.CSS(`#health-banner li[data-problem="refused"] a`)))
+		b.WaitFor("the refused file on the health page", `location.hash === '#refused' && !!document.querySelector('#refused .refused-file')`)
+	})
+
 	t.Run("events: a bad filter keeps the form and says why", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/ui/events")

@@ -151,7 +151,10 @@ type layout struct {
 	// EventTypes are the catalogue's types, comma-separated: the stream
 	// names each message by its type, and the script listens to each.
 	EventTypes string
-	Page       any
+	// Problems are the health report's problems: a banner on every page
+	// and a count on the Health link.
+	Problems []healthProblem
+	Page     any
 }
 
 // page adapts a page handler: it renders the view, or an error page.
@@ -185,6 +188,11 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 			return
 		}
 		d := layout{Title: v.title, Nav: v.nav, Caller: caller, CanAct: caller.Role.Includes(pipeline.RoleOperator), Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}
+		if hp, ok := v.data.(healthPageData); ok {
+			d.Problems = hp.Problems // read once
+		} else {
+			d.Problems = h.problems(r.Context())
+		}
 		var buf strings.Builder
 		if err := h.pages[v.name].ExecuteTemplate(&buf, "layout", d); err != nil {
 			h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard template failed", slog.String("page", v.name), slog.String("err", err.Error()))

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/runtime/local/web"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -401,5 +403,46 @@ func TestHealthPage(t *testing.T) {
 	}
 	if strings.Contains(body, "<script>alert") {
 		t.Fatal("a dead letter's or a refusal's text is rendered as markup")
+	}
+}
+
+// TestHealthBannerOnEveryPage: the health report's problems head every
+// page, each linking to its section, and the Health link counts them.
+func TestHealthBannerOnEveryPage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, page := range []string{"/", "/ui/pipelines/orders", "/ui/pipelines/broken/periods/2026-03-10", "/ui/events", "/ui/silences", "/ui/graph", "/ui/health"} {
+		body := f.page(t, page, http.StatusOK)
+		for _, want := range []string{
+			`id="health-banner" role="alert" data-problems="3"`,
+			`<li data-problem="watchdog"><a href="/ui/health#watchdog">the watchdog is late: it never ran`,
+			`<li data-problem="sink"><a href="/ui/health#sinks">alert sink slack is failing: its last alert was given up (1 dead letter)`,
+			`<li data-problem="refused"><a href="/ui/health#refused">1 refused pipeline file</a>`,
+			`id="nav-health-count" data-count="3"`,
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %s", page, want)
+			}
+		}
+	}
+}
+
+func TestSinkProblem(t *testing.T) {
+	dl := fixtureDeadLetter() // given up at now-30m
+	before, after := now.Add(-time.Hour), now.Add(-time.Minute)
+	cases := []struct {
+		name string
+		s    alert.SinkStatus
+		want string
+	}{
+		{"healthy", alert.SinkStatus{Sink: "s", Configured: true, LastSuccess: &after}, ""},
+		{"a dead letter, nothing delivered since: failing", alert.SinkStatus{Sink: "s", Configured: true, LastSuccess: &before, DeadLetters: 2, LastDeadLetter: &dl}, "alert sink s is failing: its last alert was given up (2 dead letters)"},
+		{"delivering again: dead letters only", alert.SinkStatus{Sink: "s", Configured: true, LastSuccess: &after, DeadLetters: 1, LastDeadLetter: &dl}, "alert sink s has dead letters (1 dead letter)"},
+		{"waiting, never delivered", alert.SinkStatus{Sink: "s", Configured: true, Backlog: 4}, "alert sink s has 4 alerts waiting and none delivered"},
+		{"no longer configured, nothing to read", alert.SinkStatus{Sink: "s"}, ""},
+	}
+	for _, c := range cases {
+		if got := web.SinkProblem(c.s); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -1,0 +1,4 @@
+package web
+
+// SinkProblem is sinkProblem, for the external tests.
+var SinkProblem = sinkProblem
