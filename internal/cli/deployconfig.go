@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/project"
+	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
@@ -22,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "deploy-config",
 		summary: "Validate pipeline and calendar files, then load them into an AWS deployment's control table",
-		usage:   "PATH… --server dynamodb://PREFIX[?region=R] [--config FILE] [--prune]",
+		usage:   "PATH… --server dynamodb://PREFIX[?region=R] [--config FILE] [--prune] [--orchestrator-timeout DURATION]",
 		examples: []string{
 			"interlock deploy-config pipelines/ calendars/ --server 'dynamodb://prod-interlock?region=eu-west-1'",
 			"interlock deploy-config pipelines/ --server dynamodb://prod-interlock --prune   # and stop pipelines no file defines",
@@ -43,6 +45,7 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 	config := fs.String("config", "interlock.yaml", "project settings; its calendars resolve calendar names and its envAllow applies, as for validate")
 	server := fs.String("server", "", "the deployment's store: dynamodb://<table prefix>[?region=R][&endpoint=URL] (required)")
 	prune := fs.Bool("prune", false, "stop the stored pipelines no given file defines (their history stays)")
+	orchestratorTimeout := fs.Duration("orchestrator-timeout", awsrt.DefaultOrchestratorTimeout, "the orchestrator Lambda's timeout (the module's orchestrator_timeout_seconds): a pipeline whose job call cannot finish inside it, with "+awsrt.RecordMargin.String()+" left to record the answer, is refused")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
 		return code
 	}
@@ -52,11 +55,14 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 	if fs.NArg() == 0 {
 		return fail(env, name, badFlag("name the pipeline and calendar files or directories to load"))
 	}
+	if *orchestratorTimeout <= awsrt.RecordMargin || *orchestratorTimeout > 15*time.Minute {
+		return fail(env, name, badFlag("--orchestrator-timeout %s: the orchestrator Lambda's timeout, more than %s and at most 15m", *orchestratorTimeout, awsrt.RecordMargin))
+	}
 	prefix, region, endpoint, err := ddbstore.ParseURL(*server)
 	if err != nil {
 		return fail(env, name, badFlag("--server %q: %v", *server, err))
 	}
-	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
+	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config, Invocation: *orchestratorTimeout, InvocationMargin: awsrt.RecordMargin})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "interlock %s: %v\n", name, err)
 		return ExitUsage

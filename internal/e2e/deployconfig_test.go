@@ -12,7 +12,9 @@ import (
 
 // TestDeployConfigLoadsAnAWSDeployment: `interlock deploy-config` (the
 // built binary) validates the files as `validate` does and refuses them all
-// when one is invalid — nothing written, each error with file and line —
+// when one is invalid — nothing written, each error with file and line; a
+// pipeline whose job call cannot finish inside the orchestrator's
+// invocation (--orchestrator-timeout) is invalid there —
 // then loads valid ones into the deployment's control table, says what
 // changed, is a no-op the second time, and with --prune stops a pipeline no
 // file defines any more.
@@ -46,8 +48,8 @@ func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const orders = "pipeline: {id: orders}\nschedule:\n  trigger: {key: orders-landed, check: equals, field: status, value: ready}\n  exclude: {calendar: closures}\njob: {type: command, config: {command: [\"true\"]}}\n"
-	const refunds = "pipeline: {id: refunds}\nschedule:\n  trigger: {key: refunds-landed, check: exists}\njob: {type: command, config: {command: [\"true\"]}}\n"
+	const orders = "pipeline: {id: orders}\nschedule:\n  trigger: {key: orders-landed, check: equals, field: status, value: ready}\n  exclude: {calendar: closures}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n"
+	const refunds = "pipeline: {id: refunds}\nschedule:\n  trigger: {key: refunds-landed, check: exists}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n"
 	write("calendars/closures.yaml", "name: closures\ndates: [\"2099-12-25\"]\n")
 	write("pipelines/orders.yaml", orders)
 	write("pipelines/refunds.yaml", refunds)
@@ -66,6 +68,26 @@ func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
 	}
 
 	if err := os.Remove(filepath.Join(dir, "pipelines/broken.yaml")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A job call that cannot finish inside the orchestrator's invocation
+	// (5 minutes by default, 15 s kept to record the answer): refused like
+	// an invalid file, naming the file, the line and the field.
+	write("pipelines/slow.yaml", "pipeline: {id: slow}\nschedule:\n  trigger: {key: k, check: exists}\njob:\n  type: http\n  config:\n    url: https://example.com/run\n    timeout: 10m\n")
+	code, out, errOut = cli(t, dir, "deploy-config", "calendars", "pipelines", "--server", server)
+	if code != 1 || !strings.Contains(out, "pipelines/slow.yaml:8") || !strings.Contains(out, "job.config.timeout") || !strings.Contains(out, "4m45s or less") || !strings.Contains(errOut, "nothing was written") {
+		t.Fatalf("a job call longer than the orchestrator: exit %d, want 1 naming pipelines/slow.yaml:8 and job.config.timeout\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A command job that sets no timeout may run an hour.
+	write("pipelines/slow.yaml", "pipeline: {id: slow}\nschedule:\n  trigger: {key: k, check: exists}\njob: {type: command, config: {command: [\"true\"]}}\n")
+	if code, out, _ = cli(t, dir, "deploy-config", "calendars", "pipelines", "--server", server, "--orchestrator-timeout", "15m"); code != 1 || !strings.Contains(out, "pipelines/slow.yaml:4") || !strings.Contains(out, "default, 1h0m0s") {
+		t.Fatalf("a command job with the default timeout: exit %d, want 1 naming pipelines/slow.yaml:4\n%s", code, out)
+	}
+	if rows, err := st.PipelineList(ctx); err != nil || len(rows) != 0 {
+		t.Fatalf("after a refused deploy-config the store holds %d pipeline(s) (%v): want none", len(rows), err)
+	}
+	if err := os.Remove(filepath.Join(dir, "pipelines/slow.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	out = mustCLI(t, dir, 0, "deploy-config", "calendars", "pipelines", "--server", server)
@@ -100,6 +122,8 @@ func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
 
 	// Usage errors write nothing either.
 	for _, args := range [][]string{
+		{"deploy-config", "pipelines", "--server", server, "--orchestrator-timeout", "16m"},
+		{"deploy-config", "pipelines", "--server", server, "--orchestrator-timeout", "10s"},
 		{"deploy-config", "pipelines"},
 		{"deploy-config", "pipelines", "--server", "http://127.0.0.1:7070"},
 		{"deploy-config", "--server", server},

@@ -117,6 +117,7 @@ var jobSchemas = map[JobType][]ConfigField{
 	JobLambda: withAWS(
 		ConfigField{Name: "functionName", Kind: KindString, Required: true, Doc: "function name or ARN"},
 		ConfigField{Name: "payload", Kind: KindJSON, Doc: "JSON payload, default {}"},
+		ConfigField{Name: "timeout", Kind: KindDuration, Doc: "the function's own timeout: the call waits this long plus 10s for the answer; default 15m, Lambda's limit"},
 	),
 }
 

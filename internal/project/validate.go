@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -103,6 +104,13 @@ type Options struct {
 	// LookupEnv reads the environment API tokens are checked in, as serve
 	// would read it (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
+	// Invocation is, for a deployment whose job calls are made inside an
+	// invocation of bounded time (AWS: the orchestrator Lambda's
+	// timeout), that bound: a pipeline whose job call cannot finish inside
+	// it with InvocationMargin left to record the answer is invalid
+	// (pipeline.CallFits). Zero: not checked (serve has no such bound).
+	Invocation       time.Duration
+	InvocationMargin time.Duration
 }
 
 // ErrNothingToValidate is returned when no paths are given and there is no
@@ -268,6 +276,7 @@ func Validate(paths []string, opt Options) (Report, error) {
 			parsed[it] = p
 			it.rep.Warnings = append(it.rep.Warnings, ssrfWarnings(it.file, it.doc, p, settings.Triggers.AllowAddresses)...)
 			it.rep.Warnings = append(it.rep.Warnings, envWarnings(it.file, it.doc, p, lookupEnv)...)
+			it.rep.Errors = append(it.rep.Errors, invocationErrors(it.file, it.doc, p, opt)...)
 		case KindScenario:
 			sc, err := scenario.Parse(it.file, it.data)
 			if err != nil {
@@ -429,4 +438,21 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// invocationErrors refuses a pipeline whose job call cannot finish inside
+// opt.Invocation (none when that is zero).
+func invocationErrors(file string, root *yaml.Node, p *pipeline.Pipeline, opt Options) []confdec.Error {
+	if opt.Invocation <= 0 {
+		return nil
+	}
+	path, why, ok := pipeline.CallFits(p.Job, opt.Invocation, opt.InvocationMargin)
+	if ok {
+		return nil
+	}
+	var steps []any
+	for _, s := range strings.Split(path, ".") {
+		steps = append(steps, s)
+	}
+	return []confdec.Error{{File: file, Line: lineOf(root, steps...), Path: path, Msg: why}}
 }

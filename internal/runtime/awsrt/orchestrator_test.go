@@ -21,11 +21,15 @@ import (
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
 	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/command"
+	"github.com/interlockhq/interlock/internal/trigger/httpx"
+	lambdajob "github.com/interlockhq/interlock/internal/trigger/lambda"
 )
 
 // aslTestARN is the orchestrator's ARN the tests render the state machine
@@ -594,5 +598,19 @@ func TestContinueAsNew(t *testing.T) {
 	}
 	if ContinueAsNew(10, time.Time{}, t0.Add(1000*time.Hour), limit) {
 		t.Errorf("no start known: continued")
+	}
+}
+
+// TestCallBoundDefaultsAgree: the call bounds deploy-config judges by
+// (pipeline.JobCallBound) are the trigger packages' own defaults.
+func TestCallBoundDefaultsAgree(t *testing.T) {
+	if pipeline.DefaultRequestTimeout != httpx.DefaultTimeout {
+		t.Errorf("pipeline.DefaultRequestTimeout %s, httpx.DefaultTimeout %s", pipeline.DefaultRequestTimeout, httpx.DefaultTimeout)
+	}
+	if pipeline.DefaultCommandTimeout != command.DefaultTimeout {
+		t.Errorf("pipeline.DefaultCommandTimeout %s, command.DefaultTimeout %s", pipeline.DefaultCommandTimeout, command.DefaultTimeout)
+	}
+	if pipeline.LambdaMaxTimeout+pipeline.LambdaAnswerSlack > lambdajob.DefaultInvokeTimeout {
+		t.Errorf("a lambda job without a timeout is judged to wait %s, but its call is cut at %s", pipeline.LambdaMaxTimeout+pipeline.LambdaAnswerSlack, lambdajob.DefaultInvokeTimeout)
 	}
 }

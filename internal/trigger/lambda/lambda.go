@@ -14,6 +14,7 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/awsjob"
@@ -94,6 +95,11 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	timeout := r.InvokeTimeout
 	if timeout <= 0 {
 		timeout = DefaultInvokeTimeout
+	}
+	if d := req.Config.Duration("timeout"); d > 0 {
+		// The function's own timeout, as the pipeline says it: Lambda
+		// answers by then (pipeline.JobCallBound).
+		timeout = d + pipeline.LambdaAnswerSlack
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
