@@ -3,6 +3,7 @@ package awsrt
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -118,6 +119,7 @@ func (w *Watchdog) sweep(ctx context.Context) (swept, resumed int, err error) {
 		return 0, 0, fmt.Errorf("overdue timers: %w", err)
 	}
 	now := w.Clock.Now()
+	var startErr error
 	for _, t := range due {
 		at := run.TimerAt{Kind: t.Kind, At: t.DueAt}
 		switch {
@@ -134,16 +136,17 @@ func (w *Watchdog) sweep(ctx context.Context) (swept, resumed int, err error) {
 			if !handed {
 				continue
 			}
+			resumed++
 			if w.Executions != nil {
 				if err := w.Executions.Start(ctx, step, viaTimer); err != nil {
-					// The handoff's stream record starts it too.
-					return swept, resumed, fmt.Errorf("orphaned step %s: %w", t.Key, err)
+					// The handoff is committed: its stream record starts
+					// the execution too, and the pass goes on with the rest.
+					startErr = errors.Join(startErr, fmt.Errorf("orphaned step %s: %w", t.Key, err))
 				}
 			}
-			resumed++
 		}
 	}
-	return swept, resumed, nil
+	return swept, resumed, startErr
 }
 
 // EnvStuckRunThreshold is the watchdog's stuck-run threshold as a Go
