@@ -27,12 +27,13 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
@@ -192,10 +193,25 @@ func backoff(ctx context.Context, attempt int) {
 	}
 }
 
-// newID returns a unique event id: the time in milliseconds (so ids sort
-// roughly by time) and 64 random bits.
-func newID(now time.Time) string {
+// idSeq numbers the event ids this process makes, from a random start
+// (below 2^62, so it never wraps): ids made later in the process sort
+// after earlier ones of the same millisecond.
+var idSeq atomic.Uint64
+
+func init() {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + hex.EncodeToString(b[:])
+	idSeq.Store(binary.BigEndian.Uint64(b[:]) >> 2)
+}
+
+// newID returns a unique event id: the time in milliseconds (so ids sort
+// roughly by time) and 16 hex digits of the process's id sequence. Two
+// events of one instant sort by their ids in the order they were made:
+// an event made by a decision that read another one's commit (a
+// downstream triggered by its upstream's success, on a virtual clock where
+// both carry the same instant) sorts after it, which is how readers of the
+// log keep causal order at one instant (store.MergeEventShards). Across
+// processes the instants differ; the random start keeps ids unique.
+func newID(now time.Time) string {
+	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + fmt.Sprintf("%016x", idSeq.Add(1))
 }

@@ -144,8 +144,9 @@ type rawPipelineRef struct {
 }
 
 type rawExpect struct {
-	Events []rawMatcher `yaml:"events"`
-	Absent []rawMatcher `yaml:"absent"`
+	Events []rawMatcher   `yaml:"events"`
+	Absent []rawMatcher   `yaml:"absent"`
+	Order  [][]rawMatcher `yaml:"order"`
 }
 
 type rawMatcher struct {
@@ -342,6 +343,13 @@ func (p *parser) build(doc *yaml.Node, raw *rawFile) *File {
 	p.buildJobs(sc, raw, known)
 	sc.Expect.Events = p.buildMatchers(raw.Expect.Events, "expect.events")
 	sc.Expect.Absent = p.buildMatchers(raw.Expect.Absent, "expect.absent")
+	for i, seq := range raw.Expect.Order {
+		path := fmt.Sprintf("expect.order[%d]", i)
+		if len(seq) < 2 {
+			p.d.ErrorAt(path, "want at least two matchers, the events in the order they must come")
+		}
+		sc.Expect.Order = append(sc.Expect.Order, p.buildMatchers(seq, path))
+	}
 	// A scenario without expectations is allowed: it prints the timeline,
 	// which is how people explore a config.
 	return sc

@@ -85,6 +85,8 @@ func TestParseErrors(t *testing.T) {
 		{"message: negative times", strings.Replace(minimal, "{type: JOB_TRIGGERED", "{message: {contains: x, times: -1}, type: JOB_TRIGGERED", 1), "expect.events[0].message.times: must not be negative"},
 		{"message: no contains", strings.Replace(minimal, "{type: JOB_TRIGGERED", "{message: {times: 1}, type: JOB_TRIGGERED", 1), "contains"},
 		{"message: a list", strings.Replace(minimal, "{type: JOB_TRIGGERED", "{message: [a], type: JOB_TRIGGERED", 1), "expect.events[0].message: want a text the message contains"},
+		{"order of one", minimal + "  order:\n    - [{type: JOB_TRIGGERED}]\n", "expect.order[0]: want at least two matchers"},
+		{"order with a bad type", minimal + "  order:\n    - [{type: JOB_TRIGGERED}, {type: NOPE}]\n", "expect.order[0][1].type: unknown event type"},
 		{"silenced must be a bool", strings.Replace(minimal, "{type: JOB_TRIGGERED", "{silenced: maybe, type: JOB_TRIGGERED", 1), "silenced"},
 		{"bad maintenance window", strings.Replace(minimal, "pipelines:", "settings:\n  maintenance: [{name: w, cron: \"0 1 * * *\", duration: 1h, timezone: Mars/X, pipelines: [p]}]\npipelines:", 1), "maintenance[0].timezone: unknown time zone"},
 		{"invalid pipeline document", strings.Replace(minimal, "check: exists", "check: exist", 1), "pipelines[0].schedule.trigger.check: unknown operator"},

@@ -176,6 +176,10 @@ type PipelineRef struct {
 type Expect struct {
 	Events []Matcher // each must match (Count times, or at least once)
 	Absent []Matcher // each must match nothing
+	// Order lists sequences of matchers: in each, the first event each
+	// matcher matches comes in the log after the previous one's (at one
+	// instant too: causal order, docs/scenarios.md).
+	Order [][]Matcher
 }
 
 // Matcher selects events.

@@ -17,6 +17,9 @@ type Check struct {
 	Matcher scenario.Matcher // Line only, for a Refusal
 	Absent  bool             // from expect.absent: must match nothing
 	Refusal bool             // a timeline action marked refused: true
+	// Order is the sequence of an expect.order check (Matcher is its
+	// first): each matcher's first event comes after the previous one's.
+	Order []scenario.Matcher
 	Matched int
 	OK      bool
 	Why     string
@@ -59,7 +62,43 @@ func VerifySilenced(exp scenario.Expect, evs []event.Event, silenced map[string]
 		n := count(m, evs)
 		out = append(out, Check{Matcher: m, Absent: true, Matched: n, OK: n == 0, Why: fmt.Sprintf("matched %d, want none", n)})
 	}
+	for _, seq := range exp.Order {
+		out = append(out, orderCheck(seq, evs, silenced))
+	}
 	return out
+}
+
+// orderCheck judges one expect.order sequence: the first event each
+// matcher matches, by its place in the log, after the previous one's.
+func orderCheck(seq []scenario.Matcher, evs []event.Event, silenced map[string]string) Check {
+	c := Check{Matcher: seq[0], Order: seq, OK: true}
+	var places []string
+	prev := -1
+	for _, m := range seq {
+		at := -1
+		for i, e := range evs {
+			if MatchesSilenced(m, e, silenced[e.ID]) {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			c.OK = false
+			places = append(places, Describe(m)+" never")
+			continue
+		}
+		c.Matched++
+		places = append(places, fmt.Sprintf("%s #%d at %s", Describe(m), at+1, evs[at].Time.UTC().Format(time.RFC3339)))
+		if at <= prev {
+			c.OK = false
+		}
+		prev = max(prev, at)
+	}
+	c.Why = strings.Join(places, ", ")
+	if !c.OK {
+		c.Why += ": want them in this order"
+	}
+	return c
 }
 
 // Matches reports whether an event nothing silenced satisfies a matcher.
@@ -137,6 +176,8 @@ func Paged(e event.Event) bool {
 // "refused" (a timeline action marked refused: true).
 func (c Check) Kind() string {
 	switch {
+	case c.Order != nil:
+		return "order"
 	case c.Refusal:
 		return "refused"
 	case c.Absent:
@@ -149,6 +190,13 @@ func (c Check) Kind() string {
 func (c Check) What() string {
 	if c.Refusal {
 		return fmt.Sprintf("timeline line %d is refused", c.Matcher.Line)
+	}
+	if c.Order != nil {
+		parts := make([]string, len(c.Order))
+		for i, m := range c.Order {
+			parts[i] = Describe(m)
+		}
+		return strings.Join(parts, " then ")
 	}
 	return Describe(c.Matcher)
 }

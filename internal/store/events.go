@@ -181,6 +181,11 @@ func MergeEventShards(p EventListParams, shards [][]event.Event) EventPage {
 	return page
 }
 
+// earlier orders the heads of two shards: by time, then, at one instant,
+// by id — the engine's ids of one instant sort in the order they were
+// made, so an event caused by another's commit comes after it whatever
+// shards the two pipelines hash to (an upstream's JOB_COMPLETED before
+// the VALIDATION_PASSED it caused downstream) — then by shard.
 func earlier(a, b event.Event) bool {
-	return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Shard, b.Shard)) < 0
+	return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Shard, b.Shard)) < 0
 }
