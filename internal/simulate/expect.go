@@ -19,7 +19,7 @@ type Check struct {
 	Refusal bool             // a timeline action marked refused: true
 	// Order is the sequence of an expect.order check (Matcher is its
 	// first): each matcher's first event comes after the previous one's.
-	Order []scenario.Matcher
+	Order   []scenario.Matcher
 	Matched int
 	OK      bool
 	Why     string
