@@ -68,6 +68,13 @@ func TestDashboard(t *testing.T) {
 			t.Fatalf("the rerun asked %+v, want one confirmation naming the pipeline", d[confirms:])
 		}
 		eventually(t, "RERUN_ACCEPTED of rerun-me", func() bool { return f.eventTypes(t, "rerun-me")["RERUN_ACCEPTED"] == before+1 })
+		// The result follows the rerun through the live updates (which
+		// do not wipe it) to how it ended, linking to it.
+		b.WaitFor("the rerun's end in the result", `document.getElementById('action-result').dataset.runState === 'FAILED_FINAL'`)
+		got := browser.Eval[string](b, `document.getElementById('action-result').textContent + ' | ' + document.getElementById('rerun-attempt').getAttribute('href')`)
+		if want := "Rerun accepted: " + f.period + " generation 1 failed (retries-exhausted)"; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " | /ui/pipelines/rerun-me/periods/"+f.period+"#lock") {
+			t.Fatalf("the rerun's result reads %q, want %q… linking to the period's lock", got, want)
+		}
 		b.Screenshot("pipeline-rerun")
 	})
 
@@ -211,6 +218,40 @@ func TestDashboard(t *testing.T) {
 		if a := alerts(b); len(a) != 0 {
 			t.Fatalf("a value ran as script: %+v", a)
 		}
+	})
+
+	t.Run("a period page: the summary first, no empty verdict", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/ui/pipelines/failed-job")
+		line := browser.Eval[string](b, `document.getElementById('summary-line').innerText`)
+		if !strings.HasPrefix(line, "failed since ") || !strings.Contains(line, "the job failed and its retry budget is used up") || !strings.HasSuffix(line, "load failed: 3 rows rejected") {
+			t.Errorf("failed-job's summary line reads %q", line)
+		}
+		// The diagnosis, then the actions.
+		if !browser.Eval[bool](b, `document.getElementById('why').getBoundingClientRect().top < document.getElementById('actions').getBoundingClientRect().top`) {
+			t.Error("the actions come before the diagnosis")
+		}
+		// waiting-data has no validation rule: no verdict, not in green.
+		b.Open(f.srv.URL + "/ui/pipelines/waiting-data")
+		if v := browser.Eval[string](b, `document.getElementById('validation-verdict').dataset.verdict + ' ' + getComputedStyle(document.getElementById('validation-verdict')).color`); !strings.HasPrefix(v, "none ") || greenish(strings.TrimPrefix(v, "none ")) {
+			t.Errorf("no rules, yet the verdict reads %q", v)
+		}
+		if n := browser.Eval[int](b, `Array.from(document.querySelectorAll('table')).filter(t => !t.tBodies[0] || t.tBodies[0].rows.length === 0).length`); n != 0 {
+			t.Errorf("%d table(s) without rows", n)
+		}
+	})
+
+	t.Run("a period the pipeline never runs is a 404 linking back", func(t *testing.T) {
+		b := b.For(t)
+		day, _ := time.Parse("2006-01-02", f.period)
+		for _, period := range []string{f.period + "T05", day.AddDate(0, 0, 2).Format("2006-01-02")} {
+			b.Open(f.srv.URL + "/ui/pipelines/failed-job/periods/" + period)
+			if got := browser.Eval[string](b, `document.getElementById('error').dataset.status + ' ' + !!document.getElementById('action-rerun')`); got != "404 false" {
+				t.Errorf("%s: %s", period, got)
+			}
+		}
+		b.Do(chromedp.Click(chromedp.ID("error-back")))
+		b.WaitFor("failed-job's page", `location.pathname === '/ui/pipelines/failed-job' && !!document.getElementById('summary-line')`)
 	})
 
 	t.Run("the pages fit 390 px", func(t *testing.T) {

@@ -73,6 +73,10 @@ var funcs = template.FuncMap{
 		return *t
 	},
 	"fields": detailFields,
+	// dlCell is a deadline and the zone its local column reads it in.
+	"dlCell": func(at time.Time, zone string, utcOnly bool) dlCell {
+		return dlCell{At: at, Zone: zone, UTCOnly: utcOnly}
+	},
 	"detail": func(e event.Event) string {
 		if e.Detail.Len() == 0 {
 			return ""
@@ -184,4 +188,12 @@ func detailFields(e event.Event) []detailField {
 		out = append(out, detailField{Key: k, Value: text})
 	}
 	return out
+}
+
+// dlCell is a deadline's local column: none when the page has one column
+// (a UTC pipeline).
+type dlCell struct {
+	At      time.Time
+	Zone    string
+	UTCOnly bool
 }

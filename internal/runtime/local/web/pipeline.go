@@ -1,16 +1,19 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -37,10 +40,16 @@ type pipelinePageData struct {
 	Current    bool   // the period is the current one
 	CurrentURL string // the pipeline page
 	State      run.BoardState
+	Summary    summaryView
 	Deadline   *deadlineView
-	Explain    engine.Explanation
-	Timeline   []eventView
-	More       bool // the timeline was cut at maxTimeline
+	// UTCOnly: the pipeline and its SLA read time in UTC, so the
+	// deadlines have one column.
+	UTCOnly bool
+	// Budgets are the period's budgets as the decisions count them.
+	Budgets  []budgetView
+	Explain  engine.Explanation
+	Timeline []eventView
+	More     bool // the timeline was cut at maxTimeline
 	// Blocked are the downstream problems this period is the root cause
 	// of, not yet released (docs/root-cause.md).
 	Blocked    []run.BlockedCondition
@@ -65,6 +74,9 @@ type backfillView struct {
 	MaxActive, Done, Total    int
 	Counts                    run.BackfillCounts
 	Running                   bool
+	// Periods are the range's periods in run order, each with its state
+	// and why it was skipped or how its run ended (as the CLI lists them).
+	Periods []run.BackfillPeriod
 }
 
 // maxBackfillsShown bounds the backfills the pipeline page lists.
@@ -84,7 +96,7 @@ func backfillsOf(bfs []store.Backfill) []backfillView {
 		ended = ended || !running
 		c := run.CountPeriods(b.Periods)
 		out = append(out, backfillView{ID: b.ID, State: string(b.State), From: b.From, To: b.To, Only: string(b.Only), MaxActive: b.MaxActive,
-			Done: c.Succeeded + c.Failed + c.Skipped, Total: len(b.Periods), Counts: c, Running: running})
+			Done: c.Succeeded + c.Failed + c.Skipped, Total: len(b.Periods), Counts: c, Running: running, Periods: b.Periods})
 	}
 	return out
 }
@@ -164,6 +176,9 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 		if per, err = schedule.ParsePeriod(period); err != nil {
 			return nil, badRequest("period %q: %v", period, err)
 		}
+		if err := h.checkPeriod(ctx, p, per, now); err != nil {
+			return nil, err
+		}
 	}
 	x, err := h.eng.Explain(ctx, id, per.String())
 	if errors.Is(err, engine.ErrInvalidRequest) {
@@ -198,6 +213,10 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 		return nil, err
 	}
 	d.State = run.BoardStateOf(p, per, facts, now)
+	d.UTCOnly = p.Schedule.Location == time.UTC && (x.Deadlines.SLATimezone == "" || x.Deadlines.SLATimezone == "UTC")
+	if d.Budgets, err = h.budgets(ctx, p, key); err != nil {
+		return nil, err
+	}
 	if dl, ok := run.NextDeadline(p, per, facts, now); ok {
 		d.Deadline = &deadlineView{At: dl.At.UTC(), What: dl.What, Zone: d.Zone, Now: now}
 	}
@@ -211,6 +230,7 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	if len(d.Timeline) > maxTimeline {
 		d.Timeline, d.More = d.Timeline[:maxTimeline], true
 	}
+	d.Summary = summaryOf(summaryFacts{State: d.State, Run: facts.Run, Explain: x, PausedUntil: d.PausedUntil, Timeline: d.Timeline, Zone: d.Zone})
 	if d.Cells, err = h.grid(ctx, p, row, now); err != nil {
 		return nil, err
 	}
@@ -231,6 +251,89 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	}
 	live := "/v1/events/stream?pipeline=" + url.QueryEscape(p.ID)
 	return &view{name: "pipeline", title: title, nav: "overview", data: d, live: live}, nil
+}
+
+// checkPeriod answers 404 for a period page the pipeline never runs: a
+// period of the wrong kind (an hour of a daily pipeline), one not started
+// yet, or one before the earliest period — the periods a rerun is refused
+// for (run.CheckRerunPeriod, with the trigger sensors that decide a
+// trigger-only pipeline's kinds). The page links back to the pipeline.
+func (h *handler) checkPeriod(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, now time.Time) error {
+	var recs []sensor.Record
+	if t := p.Schedule.Trigger; t != nil && t.Rule.Key != "" {
+		stored, err := h.eng.Store().SensorListPrefix(ctx, store.SensorListPrefixParams{PipelineID: p.ID, Prefix: t.Rule.Key})
+		if err != nil {
+			return fmt.Errorf("trigger sensors of %s: %w", p.ID, err)
+		}
+		for _, s := range stored {
+			recs = append(recs, s.Record())
+		}
+	}
+	if err := run.CheckRerunPeriod(p, per, now, recs); err != nil {
+		return &pageError{status: http.StatusNotFound, msg: "no such period: " + err.Error(),
+			backHref: "/ui/pipelines/" + url.PathEscape(p.ID), backText: "Back to " + p.ID + " and its current period"}
+	}
+	return nil
+}
+
+// budgetView is one budget of a period as its decision counts it.
+type budgetView struct {
+	Name       string // what draws on it
+	Setting    string // the setting that bounds it
+	Used, Max  int
+	Left       int
+	Note       string
+	Unbudgeted bool // counted, bounded by no budget (backfill reruns)
+}
+
+// budgets reads the period's ledger and counts it as the decisions do:
+// automatic retries on one count, bounded by maxRetries or, after a
+// PERMANENT failure, maxCodeRetries (run.RetryBudget); drift and late-data reruns sharing
+// maxDriftReruns; every other rerun reason counted on its own against
+// maxManualReruns (run.RerunBudget); backfill reruns on no budget.
+func (h *handler) budgets(ctx context.Context, p *pipeline.Pipeline, key run.Key) ([]budgetView, error) {
+	ledger, err := h.eng.Store().LedgerList(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("rerun ledger of %s %s: %w", key.PipelineID, key.Period, err)
+	}
+	reasons := make([]string, len(ledger))
+	for i, l := range ledger {
+		reasons[i] = l.Reason
+	}
+	retries := run.RetriesUsed(reasons)
+	out := []budgetView{
+		{Name: "automatic retries after a TRANSIENT or TIMEOUT failure", Setting: "maxRetries", Used: retries, Max: run.RetryBudget(run.Transient, p)},
+		{Name: "automatic retries after a PERMANENT failure", Setting: "maxCodeRetries", Used: retries, Max: run.RetryBudget(run.Permanent, p),
+			Note: "the same count as the line above: every automatic retry counts on both"},
+	}
+	driftMax, driftUsed := run.RerunBudget(run.ReasonDrift, reasons, p)
+	out = append(out, budgetView{Name: "reruns for drift and late data (shared)", Setting: "maxDriftReruns", Used: driftUsed, Max: driftMax})
+	var manual []string
+	backfills := 0
+	for _, r := range reasons {
+		switch {
+		case r == run.LedgerJobRetry || run.IsDriftReason(r):
+		case r == run.ReasonBackfill:
+			backfills++
+		case !slices.Contains(manual, r):
+			manual = append(manual, r)
+		}
+	}
+	if len(manual) == 0 {
+		out = append(out, budgetView{Name: "manual reruns, each reason on its own", Setting: "maxManualReruns", Max: p.Job.MaxManualReruns})
+	}
+	for _, reason := range manual {
+		budget, used := run.RerunBudget(reason, reasons, p)
+		out = append(out, budgetView{Name: fmt.Sprintf("reruns with reason %q", reason), Setting: "maxManualReruns", Used: used, Max: budget,
+			Note: "each reason is counted on its own"})
+	}
+	if backfills > 0 {
+		out = append(out, budgetView{Name: "reruns by a backfill", Used: backfills, Unbudgeted: true, Note: "a backfill's reruns draw on no budget"})
+	}
+	for i := range out {
+		out[i].Left = max(0, out[i].Max-out[i].Used)
+	}
+	return out, nil
 }
 
 func scheduleOf(p *pipeline.Pipeline, now time.Time) scheduleView {

@@ -112,6 +112,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 type pageError struct {
 	status int
 	msg    string
+	// backHref and backText are the page to go back to; "" for the
+	// overview.
+	backHref, backText string
 }
 
 func (e *pageError) Error() string { return e.msg }
@@ -170,14 +173,18 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 			status = http.StatusInternalServerError
 			msg := "the page could not be read; the server's log says why"
 			var pe *pageError
+			back, backText := "/", "Back to the pipelines"
 			if errors.As(err, &pe) {
 				status, msg = pe.status, pe.msg
+				if pe.backHref != "" {
+					back, backText = pe.backHref, pe.backText
+				}
 			} else if errors.Is(err, engine.ErrUnknownPipeline) {
 				status, msg = http.StatusNotFound, err.Error()
 			} else {
 				h.log.LogAttrs(r.Context(), slog.LevelError, "dashboard page failed", slog.String("path", r.URL.Path), slog.String("err", err.Error()))
 			}
-			v = &view{name: "error", title: http.StatusText(status), data: errorPage{Status: status, Message: msg}}
+			v = &view{name: "error", title: http.StatusText(status), data: errorPage{Status: status, Message: msg, Back: back, BackText: backText}}
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
@@ -208,6 +215,7 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 var eventTypeList = joined(event.Types(), ",")
 
 type errorPage struct {
-	Status  int
-	Message string
+	Status         int
+	Message        string
+	Back, BackText string // the link back
 }

@@ -446,3 +446,129 @@ func TestSinkProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodPageSummaryAndDiagnosis: one line says the state, since when,
+// why and the last error, and the diagnosis comes before the actions.
+func TestPeriodPageSummaryAndDiagnosis(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	f.commit(t, store.Change{Events: []event.Event{{ID: "ev-broken-2", Time: now.Add(-50 * time.Minute), Type: event.RetryExhausted,
+		PipelineID: "broken", ScheduleID: "stream", Date: today, Message: "retry limit reached (0/0)"}}})
+	body := f.page(t, "/ui/pipelines/broken", http.StatusOK)
+	for _, want := range []string{
+		`<p class="summary-line" id="summary-line" data-state="failed">`,
+		`<span class="since" id="summary-since">since <time datetime="2026-03-10T07:00:00Z"`,
+		`id="summary-reason">the job failed and its retry budget is used up</span>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("broken's page lacks %s", want)
+		}
+	}
+	order := []string{`id="summary-line"`, `id="why"`, `id="actions"`, `id="history"`, `id="timeline-panel"`}
+	for i := 1; i < len(order); i++ {
+		if strings.Index(body, order[i-1]) > strings.Index(body, order[i]) {
+			t.Errorf("%s comes after %s", order[i-1], order[i])
+		}
+	}
+	// A waiting pipeline says what it waits for; an evaluating one, which
+	// rule does not pass and what it saw.
+	if body := f.page(t, "/ui/pipelines/alpha", http.StatusOK); !regexp.MustCompile(`id="summary-reason">waiting for its trigger sensor [a-z-]+`).MatchString(body) {
+		t.Error("alpha does not say what it waits for")
+	}
+	if body := f.page(t, "/ui/pipelines/gated", http.StatusOK); !strings.Contains(body, `id="summary-reason">the validation rules do not pass yet: gate (saw 1)</span>`) {
+		t.Error("gated does not name its failing rule")
+	}
+}
+
+func TestSummaryLastError(t *testing.T) {
+	failed := &run.Run{State: run.FailedFinal, Outcome: run.OutcomeRetriesExhausted, LastFailure: &run.Failure{Category: run.Permanent, Message: "Traceback:\n  line 3\nValueError: 3 rows rejected\n"}}
+	if got := web.LastError(failed, nil); got != "ValueError: 3 rows rejected" {
+		t.Errorf("the last failure's last line: %q", got)
+	}
+	// Without a job failure (the trigger call kept failing), the period's
+	// last error event.
+	evs := []event.Event{{Type: event.JobFailed, Message: "an older error"}, {Type: event.JobTriggered, Message: "ok"}, {Type: event.RetryExhausted, Message: "trigger call failed 4 time(s), giving up: dial tcp: refused"}, {Type: event.SLAMet, Message: "fine"}}
+	if got := web.LastError(&run.Run{State: run.FailedFinal, Outcome: run.OutcomeTriggerExhausted}, evs); got != "trigger call failed 4 time(s), giving up: dial tcp: refused" {
+		t.Errorf("the last error event: %q", got)
+	}
+}
+
+// TestPeriodPageHasNoEmptyVerdicts: no green pass for no rules, no table
+// without rows, one deadline column for a UTC pipeline.
+func TestPeriodPageHasNoEmptyVerdicts(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	body := f.page(t, "/ui/pipelines/alpha", http.StatusOK) // no validation rules
+	if !strings.Contains(body, `id="validation-verdict" data-verdict="none"`) || strings.Contains(body, `class="pass" id="validation-verdict"`) {
+		t.Error("alpha has no rules, yet a verdict")
+	}
+	for _, page := range []string{"/ui/pipelines/alpha", "/ui/pipelines/orders", "/ui/pipelines/nightly", "/ui/pipelines/holiday", "/ui/pipelines/broken/periods/2026-03-09"} {
+		body := f.page(t, page, http.StatusOK)
+		if regexp.MustCompile(`<tbody>\s*</tbody>|colspan="\d+">No `).MatchString(body) {
+			t.Errorf("%s has a table without rows", page)
+		}
+	}
+	if body := f.page(t, "/ui/pipelines/orders", http.StatusOK); !strings.Contains(body, `id="deadlines" data-columns="1"><thead><tr><th></th><th>UTC</th></tr>`) {
+		t.Error("orders runs in UTC: one deadline column")
+	}
+	if body := f.page(t, "/ui/pipelines/nightly", http.StatusOK); !strings.Contains(body, `id="deadlines" data-columns="2"><thead><tr><th></th><th>America/New_York (the pipeline's zone)</th><th>UTC</th></tr>`) {
+		t.Error("nightly runs in New York: its zone and UTC")
+	}
+}
+
+// TestPeriodPageBudgetsPerReason: the budgets as the decisions count them
+// — manual reruns per reason, drift and late data shared.
+func TestPeriodPageBudgetsPerReason(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	key := run.Key{PipelineID: "broken", ScheduleID: "stream", Period: today}
+	var ledger []store.LedgerEntry
+	for i, reason := range []string{run.LedgerJobRetry, "manual", "hotfix", "hotfix", run.ReasonDrift, run.ReasonLateData, run.ReasonBackfill} {
+		ledger = append(ledger, store.LedgerEntry{Key: key, Seq: i + 1, Reason: reason, Source: "test", At: now.Add(-time.Hour)})
+	}
+	f.commit(t, store.Change{Ledger: ledger})
+	body := f.page(t, "/ui/pipelines/broken", http.StatusOK)
+	for _, want := range []string{
+		`data-budget="maxRetries" data-used="1"`,
+		`data-budget="maxCodeRetries" data-used="1"`,
+		`data-budget="maxDriftReruns" data-used="2"`,
+		`data-budget="maxManualReruns" data-used="1" data-left="0">reruns with reason &#34;manual&#34;`,
+		`data-budget="maxManualReruns" data-used="2" data-left="0">reruns with reason &#34;hotfix&#34;`,
+		`reruns by a backfill: 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("budgets lack %s", want)
+		}
+	}
+}
+
+// TestPeriodPageOfAPeriodNeverRun: an hour of a daily pipeline, a period
+// not started and one before the earliest are 404s linking back.
+func TestPeriodPageOfAPeriodNeverRun(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, period := range []string{"2026-03-10T05", "2026-03-11", "1969-12-31"} {
+		body := f.page(t, "/ui/pipelines/orders/periods/"+period, http.StatusNotFound)
+		if !strings.Contains(body, `<a href="/ui/pipelines/orders" id="error-back">Back to orders`) || strings.Contains(body, `id="action-rerun"`) {
+			t.Errorf("%s: no link back, or a rerun offered", period)
+		}
+	}
+	f.page(t, "/ui/pipelines/orders/periods/2026-03-09", http.StatusOK)
+}
+
+// TestBackfillListsItsPeriods: each period of a backfill with its state
+// and why it was skipped.
+func TestBackfillListsItsPeriods(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	f.commit(t, store.Change{Backfills: []store.BackfillWrite{{Backfill: store.Backfill{PipelineID: "done", ID: "1", From: "2026-03-07", To: "2026-03-09",
+		Only: run.BackfillOnly("missing"), MaxActive: 1, RequestedAt: now.Add(-time.Hour), State: run.BackfillRunning, Periods: []run.BackfillPeriod{
+			{Period: "2026-03-07", State: run.PeriodSkipped, Reason: "already succeeded (only missing)"},
+			{Period: "2026-03-08", State: run.PeriodSucceeded},
+			{Period: "2026-03-09", State: run.PeriodPending},
+		}}}}})
+	body := f.page(t, "/ui/pipelines/done", http.StatusOK)
+	for _, want := range []string{
+		`<li data-period="2026-03-07" data-state="skipped"><a href="/ui/pipelines/done/periods/2026-03-07">2026-03-07</a> skipped: already succeeded (only missing)</li>`,
+		`<li data-period="2026-03-09" data-state="pending">`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the backfill lacks %s", want)
+		}
+	}
+}

@@ -118,6 +118,9 @@
         if (kind === "backfill" && doc && doc.backfill) {
           var runs = (doc.periods || []).filter(function (p) { return p.run; }).length;
           say("Backfill " + doc.backfill.id + " started: " + runs + " of " + (doc.periods || []).length + " periods to run.", "done");
+        } else if (kind === "rerun") {
+          followRerun(btn.getAttribute("data-period"));
+          return;
         } else if (kind === "cancel-backfill" && doc) {
           say("Backfill " + doc.id + " " + doc.state + ".", "done");
         } else {
@@ -128,6 +131,44 @@
     }).catch(function (err) {
       say("The request failed: " + err, "error");
     }).then(function () { btn.disabled = false; });
+  }
+
+  // A rerun's result follows its run: the period's lock (#lock) is read
+  // again with each live update, and the result names the rerun's
+  // generation, links to it and says how it ended. It lives outside the
+  // live sections, so no update wipes it.
+  var following = null;
+  function lockOf(doc) {
+    var l = doc.getElementById("lock");
+    if (!l) return null;
+    return { state: l.getAttribute("data-run-state") || "", generation: parseInt(l.getAttribute("data-generation"), 10),
+      outcome: l.getAttribute("data-outcome") || "", failure: l.getAttribute("data-failure") || "" };
+  }
+  function followRerun(period) {
+    var now = lockOf(document);
+    var head = document.getElementById("pipeline");
+    following = { period: period, after: now && !isNaN(now.generation) ? now.generation : -1, pipeline: head ? head.getAttribute("data-pipeline") : "" };
+    say("Rerun of " + period + " accepted: waiting for its run…", "done");
+    refreshSections();
+  }
+  function showRerun() {
+    if (!following) return;
+    var out = document.getElementById("action-result");
+    var l = lockOf(document);
+    if (!out || !l || isNaN(l.generation) || l.generation <= following.after) return;
+    var ended = l.state === "COMPLETED" || l.state === "FAILED_FINAL";
+    out.textContent = "Rerun accepted: ";
+    var a = document.createElement("a");
+    a.href = "/ui/pipelines/" + encodeURIComponent(following.pipeline) + "/periods/" + encodeURIComponent(following.period) + "#lock";
+    a.id = "rerun-attempt";
+    a.textContent = following.period + " generation " + l.generation;
+    out.appendChild(a);
+    var how = ended ? (l.state === "COMPLETED" ? " succeeded." : " failed" + (l.outcome ? " (" + l.outcome + ")" : "") + (l.failure ? ": " + l.failure : ".")) :
+      " is " + l.state.toLowerCase() + "…";
+    out.appendChild(document.createTextNode(how));
+    out.setAttribute("data-run-state", l.state);
+    out.className = "action-result " + (ended && l.state !== "COMPLETED" ? "refused" : "done");
+    if (ended) following = null;
   }
 
   document.addEventListener("click", function (ev) {
@@ -204,6 +245,7 @@
           if (head && freshHead) head.setAttribute("data-state", freshHead.getAttribute("data-state"));
           var resume = document.getElementById("action-resume"), freshResume = doc.getElementById("action-resume");
           if (resume && freshResume) resume.disabled = freshResume.disabled;
+          showRerun();
           tick();
         }).catch(function () {});
     });
