@@ -173,6 +173,10 @@ func (o *Orchestrator) Handle(ctx context.Context, payload json.RawMessage) (Ste
 		o.log().Error("step failed; the state machine retries it", "mode", in.Mode, "pipeline", in.Run.PipelineID, "schedule", in.Run.ScheduleID, "period", in.Run.Period, "err", err)
 		return StepOutput{}, &StepError{Mode: in.Mode, Err: err}
 	}
+	// The run may have been handed to another execution while this step
+	// ran (a job call outlasting its lease, then resumed by the
+	// watchdog): the step is recorded, and this execution ends.
+	res.Superseded = res.Superseded || run.Superseded(in.Since, run.StepStamp{Since: res.Since})
 	if res.Superseded {
 		o.log().Info("the run was handed to another execution; this one ends", "pipeline", in.Run.PipelineID, "period", in.Run.Period, "since", in.Since)
 	}

@@ -192,12 +192,18 @@ type scriptedJobs struct {
 	// hang: a start call answers only when its context ends (a job
 	// system that does not answer in time).
 	hang bool
+	// during runs inside the first start call, before it answers.
+	during func()
 }
 
 func (j *scriptedJobs) Start(ctx context.Context, _ trigger.Request) (trigger.Started, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.starts++
+	if f := j.during; f != nil {
+		j.during = nil
+		f()
+	}
 	if j.hang {
 		<-ctx.Done()
 		return trigger.Started{}, ctx.Err()
@@ -458,26 +464,7 @@ func TestJobCallBoundedByTheInvocation(t *testing.T) {
 	sc := agreementScenario{name: "hanging", age: "1s"}
 	eng, st, clk, jobs, key := sc.start(t, true)
 	o := &Orchestrator{Engine: eng}
-	var cur engine.StepResult
-	for i := 0; ; i++ {
-		var err error
-		if cur, err = eng.Current(t.Context(), key); err != nil {
-			t.Fatal(err)
-		}
-		if cur.Next == run.StepTrigger || i == 10 {
-			break
-		}
-		if cur.NextAt.After(clk.Now()) {
-			clk.Set(cur.NextAt)
-		}
-		if _, err := o.Step(t.Context(), StepInput{Mode: string(cur.Next), Run: key, Due: cur.NextAt}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if cur.Next != run.StepTrigger {
-		t.Fatalf("the run never came to its trigger step: %+v", cur)
-	}
-	clk.Set(cur.NextAt)
+	cur := toTriggerStep(t, o, clk, key)
 	jobs.hang = true
 	ctx, cancel := context.WithTimeout(t.Context(), RecordMargin+200*time.Millisecond)
 	defer cancel()
@@ -613,4 +600,57 @@ func TestCallBoundDefaultsAgree(t *testing.T) {
 	if pipeline.LambdaMaxTimeout+pipeline.LambdaAnswerSlack > lambdajob.DefaultInvokeTimeout {
 		t.Errorf("a lambda job without a timeout is judged to wait %s, but its call is cut at %s", pipeline.LambdaMaxTimeout+pipeline.LambdaAnswerSlack, lambdajob.DefaultInvokeTimeout)
 	}
+}
+
+// TestHandedOffDuringItsStepEnds: an execution whose run is handed to
+// another while its step runs — a job call outlasting its lease, the step
+// then resumed by the watchdog — records the call's answer (the job did
+// start) and ends there: the new execution follows the run alone.
+func TestHandedOffDuringItsStepEnds(t *testing.T) {
+	sc := agreementScenario{name: "handed", age: "1s"}
+	eng, _, clk, jobs, key := sc.start(t, true)
+	o := &Orchestrator{Engine: eng}
+	cur := toTriggerStep(t, o, clk, key)
+	var handed bool
+	jobs.during = func() {
+		// The call outlasts its lease, and the watchdog resumes the step.
+		lease, err := eng.Current(t.Context(), key)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		clk.Set(lease.NextAt.Add(DefaultOverdue))
+		_, handed, err = eng.HandOff(t.Context(), store.Timer{Key: "step/" + key.PipelineID + "/" + key.ScheduleID + "/" + key.Period, Kind: string(lease.Next), Run: key, DueAt: lease.NextAt}, DefaultOverdue)
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	out := handleStep(t, o, StepInput{Mode: ModeTrigger, Run: key, Due: cur.NextAt, Since: cur.Since})
+	if !handed {
+		t.Fatal("the watchdog did not hand the step off during the call")
+	}
+	if !out.Done || !out.Acted {
+		t.Fatalf("the execution handed away during its call: %+v, want the answer recorded and the execution done", out)
+	}
+}
+
+// toTriggerStep takes the run's steps through o until its trigger step is
+// due, and returns it with the clock at its due time.
+func toTriggerStep(t *testing.T, o *Orchestrator, clk *clock.Virtual, key run.Key) engine.StepResult {
+	t.Helper()
+	for range 10 {
+		cur, err := o.Engine.Current(t.Context(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.NextAt.After(clk.Now()) {
+			clk.Set(cur.NextAt)
+		}
+		if cur.Next == run.StepTrigger {
+			return cur
+		}
+		handleStep(t, o, StepInput{Mode: string(cur.Next), Run: key, Due: cur.NextAt, Since: cur.Since})
+	}
+	t.Fatal("the run never came to its trigger step")
+	return engine.StepResult{}
 }
