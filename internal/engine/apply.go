@@ -169,12 +169,13 @@ func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline,
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		ended := err == nil && r.State.Terminal()
+		hasRun := err == nil
+		ended := hasRun && r.State.Terminal()
 		m, err := e.slaMarks(ctx, p, key, a.Period)
 		if err != nil {
 			return err
 		}
-		b.slaTimers(key, run.LoadSLATimers(a, ended, m))
+		b.slaTimers(key, run.LoadSLATimers(a, hasRun, ended, m))
 	}
 	return nil
 }

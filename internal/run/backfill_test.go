@@ -241,7 +241,7 @@ func TestBackfillSLAExempt(t *testing.T) {
 		t.Fatal("SLAVerdictAtSuccess gave no verdict without a backfill")
 	}
 	arm := SLAArm{Period: day, Times: SLATimes{Breach: hm(10, 0), Warning: hm(9, 0)}, Breach: true}
-	if ts := LoadSLATimers(arm, false, past); len(ts) != 0 {
+	if ts := LoadSLATimers(arm, true, false, past); len(ts) != 0 {
 		t.Fatalf("LoadSLATimers set %s", timersString(ts))
 	}
 	var m SLAMarks

@@ -90,6 +90,30 @@ type SLAArm struct {
 	Times   SLATimes
 	Warning bool // set the warning timer (at Times.Warning)
 	Breach  bool // set the breach timer (at Times.Breach)
+	// NeedsRun: the period is held to its SLA only if it has a run —
+	// Interlock cannot start it itself (CouldStartAfter is false).
+	NeedsRun bool
+}
+
+// CouldStartAfter reports whether Interlock could still start period per
+// of p on its own once loaded at loadedAt: a trigger sensor can start any
+// period (its data may still come); a pipeline whose runs come only from
+// its cron starts a period at its tick, so not one whose ticks all came
+// before loadedAt (a cron pipeline deployed at 23:00 never starts hour
+// 22). A period whose runs only upstreams start (no cron, no trigger)
+// could start whenever they succeed.
+func CouldStartAfter(p *pipeline.Pipeline, per schedule.Period, loadedAt time.Time) bool {
+	if p.Schedule.Trigger != nil || p.Schedule.Cron.IsZero() {
+		return true
+	}
+	// A tick at or before the first load was never fired by the engine
+	// (the watchdog's missed-schedule check agrees): only later ticks.
+	loc := p.Schedule.Location
+	from := per.Start(loc).Add(-time.Nanosecond) // Ticks lists those after from
+	if !loadedAt.Before(from) {
+		from = loadedAt
+	}
+	return len(p.Schedule.Cron.Ticks(from, per.End(loc).Add(-time.Nanosecond), loc, 1)) > 0
 }
 
 // maxSLAArmWalk bounds the walk back over earlier periods: the hours of
@@ -137,7 +161,7 @@ func SLATimersToArm(p *pipeline.Pipeline, loadedAt, now time.Time) []SLAArm {
 			continue
 		}
 		if warn, breach := SLAInstantsToArm(t, from, now); warn || breach {
-			out = append(out, SLAArm{Period: per, Times: t, Warning: warn, Breach: breach})
+			out = append(out, SLAArm{Period: per, Times: t, Warning: warn, Breach: breach, NeedsRun: !CouldStartAfter(p, per, loadedAt)})
 		}
 	}
 	return out

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/schedule"
 )
 
 // armed renders SLATimersToArm's answer as "PERIOD w=HH:MM b=HH:MM" (UTC;
@@ -123,5 +126,34 @@ func TestSLABeforeLoad(t *testing.T) {
 				t.Fatalf("SLABeforeLoad = %v, %v; want %v, %v", w, b, c.warning, c.breach)
 			}
 		})
+	}
+}
+
+// TestCouldStartAfter: a trigger sensor can start any period; a cron-only
+// pipeline only the periods whose tick comes after the first load (a tick
+// at the load instant itself was never fired).
+func TestCouldStartAfter(t *testing.T) {
+	cron := mustPipeline(t, "pipeline: {id: c}\nschedule: {cron: \"0 * * * *\"}\njob: {type: glue, config: {jobName: c}}\n")
+	both := mustPipeline(t, "pipeline: {id: b}\nschedule: {cron: \"0 * * * *\", trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: b}}\n")
+	hour := func(h int) schedule.Period {
+		return schedule.HourlyPeriod(schedule.DateOf(time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), time.UTC), h)
+	}
+	at := func(h, m int) time.Time { return time.Date(2026, 3, 10, h, m, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		name   string
+		p      *pipeline.Pipeline
+		per    schedule.Period
+		loaded time.Time
+		want   bool
+	}{
+		{"tick before the load", cron, hour(22), at(23, 5), false},
+		{"tick of the current hour before the load", cron, hour(23), at(23, 5), false},
+		{"tick at the load instant", cron, hour(23), at(23, 0), false},
+		{"tick after the load", cron, hour(23), at(22, 59), true},
+		{"a trigger can start it", both, hour(22), at(23, 5), true},
+	} {
+		if got := CouldStartAfter(c.p, c.per, c.loaded); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

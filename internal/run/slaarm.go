@@ -183,10 +183,11 @@ func SLATimersFor(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLo
 
 // LoadSLATimers decides the timers of one absolute SLA that
 // SLATimersToArm selected when a config took effect: none when the
-// period's run already ended (runEnded) or the period is settled, and
-// none for an alert already sent.
-func LoadSLATimers(a SLAArm, runEnded bool, m SLAMarks) []SLATimer {
-	if runEnded || m.settled() || m.exempt(a.Times.Breach) {
+// period's run already ended (runEnded) or the period is settled, none
+// for a period Interlock could not start itself that has no run (hasRun;
+// SLAArm.NeedsRun), and none for an alert already sent.
+func LoadSLATimers(a SLAArm, hasRun, runEnded bool, m SLAMarks) []SLATimer {
+	if runEnded || m.settled() || m.exempt(a.Times.Breach) || a.NeedsRun && !hasRun {
 		return nil
 	}
 	t := SLATrack{Times: a.Times, Warn: event.SLAWarning, Breach: event.SLABreach}

@@ -130,7 +130,7 @@ func TestLoadAndPeriodStartSLATimers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if s := timersString(LoadSLATimers(c.a, c.ended, c.marks)); s != c.want {
+			if s := timersString(LoadSLATimers(c.a, true, c.ended, c.marks)); s != c.want {
 				t.Fatalf("LoadSLATimers %q, want %q", s, c.want)
 			}
 			if !c.a.Warning {

@@ -22,7 +22,9 @@ const maxSLAWalk = 64
 // "+1d HH:MM" deadline of yesterday), within Lookback — also periods
 // that started before the pipeline was first loaded, whose breach is
 // still ahead: the engine arms those at load too (run.SLATimersToArm),
-// and a breach time after the load is the pipeline's to report. A period is skipped when the SLA does not apply to it
+// and a breach time after the load is the pipeline's to report — unless
+// Interlock could not start the period (run.CouldStartAfter) and it has
+// no run. A period is skipped when the SLA does not apply to it
 // (excluded, off the inclusion calendar), its run is terminal, or it had
 // its verdict or breach already.
 func slaScheduling(s *Snapshot) ([]Finding, error) {
@@ -48,7 +50,13 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 				continue
 			}
 			key := keyOf(p, per)
-			if r, ok := s.Runs[key]; ok && r.State.Terminal() {
+			r, hasRun := s.Runs[key]
+			if hasRun && r.State.Terminal() {
+				continue
+			}
+			// A period Interlock could not start itself (a cron tick
+			// before the first load) is held only once it has a run.
+			if !hasRun && !run.CouldStartAfter(p, per, wp.FirstLoadedAt) {
 				continue
 			}
 			if s.hasMarker(key, run.MarkerSLAVerdict) || s.hasMarker(key, run.MarkerSLABreach) || s.Timers[SLABreachTimerKey(key)] {
