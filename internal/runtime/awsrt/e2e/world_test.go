@@ -114,6 +114,7 @@ type world struct {
 	mu         sync.Mutex
 	pending    []awsfake.Execution          // started by the router, not yet handed to the machine
 	executions map[string]awsfake.Execution // by name: every execution started
+	startedAt  map[string]time.Time         // by name: the instant it was handed to the machine
 	ended      []sfnlocal.Result
 	bus        []event.Event // what the outbox put on the bus
 	errs       []string      // what went wrong on the way (failed firings, records)
@@ -143,13 +144,18 @@ const (
 	// alertBatchSize is batch_size of aws_lambda_event_source_mapping.alerts
 	// (lambda.tf).
 	alertBatchSize = 1
+	// alertConcurrency is that mapping's scaling_config maximum_concurrency
+	// (local.alert_concurrency: the dispatcher's reserved concurrency, 2
+	// when var.lambda_concurrency reserves none, the default): the
+	// batches one poll of the world invokes at once.
+	alertConcurrency = 2
 	// alertVisibility is visibility_timeout_seconds of aws_sqs_queue.alerts
-	// (sqs.tf).
-	alertVisibility = 60 * time.Second
+	// (sqs.tf: six times the alert-dispatcher's 30 s timeout).
+	alertVisibility = 6 * 30 * time.Second
 	// alertMaxReceives is the redrive policy's maxReceiveCount of
 	// aws_sqs_queue.alerts (sqs.tf): the receive after that many moves the
 	// message to the alert DLQ.
-	alertMaxReceives = 3
+	alertMaxReceives = 10
 	// alertQueue and alertDLQ are the queues' names (sqs.tf, without the
 	// environment's prefix).
 	alertQueue, alertDLQ = "alerts", "alert-dlq"
@@ -180,7 +186,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	t.Helper()
 	ctx := t.Context()
 	w := &world{t: t, ctx: ctx, clk: clock.NewVirtual(opt.start), ddb: ddblocal.Client(t), tables: ddbstore.TablesFor(ddblocal.Prefix(t)),
-		executions: map[string]awsfake.Execution{}}
+		executions: map[string]awsfake.Execution{}, startedAt: map[string]time.Time{}}
 	if err := ddbstore.CreateTables(ctx, w.ddb, w.tables); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +251,8 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	}
 
 	// watchdog (its EventBridge rule is the world's loop).
-	w.watchdog = &awsrt.Watchdog{Engine: passive(), StuckRunThreshold: opt.settings.stuckRunThreshold, Clock: w.clk, Log: discard()}
+	w.watchdog = &awsrt.Watchdog{Engine: passive(), StuckRunThreshold: opt.settings.stuckRunThreshold, Clock: w.clk, Log: discard(),
+		Executions: w.starter(machineARN)}
 
 	// orchestrator, behind the Invoke endpoint the Node process calls: the
 	// function's own job runners configured by its environment, or the
@@ -259,6 +266,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 			t.Fatal(err)
 		}
 	}
+	orch.Executions = w.starter(machineARN)
 	w.invoke = &invokeEndpoint{clk: w.clk, handler: lambda.NewHandler(orch.Handle)}
 	hs := httptest.NewServer(w.invoke)
 	t.Cleanup(hs.Close)
@@ -284,6 +292,34 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		w.streams = append(w.streams, ddbstream.New(ddbstream.FromDynamoDB(w.ddb), arn, 10, m.invoke))
 	}
 	return w
+}
+
+// pollAlerts is one round of the alert queue's mapping: alertConcurrency
+// polls at once, each a batch invoking the dispatcher; it returns the
+// messages received.
+func (w *world) pollAlerts() int {
+	w.t.Helper()
+	var wg sync.WaitGroup
+	res := make([]awsfake.PollResult, alertConcurrency)
+	errs := make([]error, alertConcurrency)
+	for i := range alertConcurrency {
+		wg.Go(func() { res[i], errs[i] = w.alerts.Poll(w.ctx) })
+	}
+	wg.Wait()
+	n := 0
+	for i := range res {
+		if errs[i] != nil {
+			w.t.Fatal(errs[i])
+		}
+		n += res[i].Received
+	}
+	return n
+}
+
+// starter is a function's client of StartExecution (the module gives the
+// stream-router, the orchestrator and the watchdog STATE_MACHINE_ARN).
+func (w *world) starter(machineARN string) *awsrt.ExecutionStarter {
+	return &awsrt.ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(w.sfn.URL)), StateMachineARN: machineARN, Store: w.openStore(), Log: discard()}
 }
 
 // dropping is the stream-router behind the control stream's mapping:
@@ -483,7 +519,10 @@ func (w *world) stopExecution(pipeline, status string) string {
 	w.mu.Lock()
 	name := ""
 	for n, ex := range w.executions {
-		if strings.Contains(ex.Input, `"pipelineId":"`+pipeline+`"`) && !w.endedLocked(n) {
+		var in struct {
+			Run run.Key `json:"run"`
+		}
+		if json.Unmarshal([]byte(ex.Input), &in) == nil && in.Run.PipelineID == pipeline && !w.endedLocked(n) {
 			name = n
 		}
 	}
@@ -555,20 +594,18 @@ func (w *world) settle() {
 			}
 		}
 		for range 1000 {
-			res, err := w.alerts.Poll(w.ctx)
-			if err != nil {
-				w.t.Fatal(err)
-			}
-			if res.Received == 0 {
+			n := w.pollAlerts()
+			if n == 0 {
 				break
 			}
-			moved += res.Received
+			moved += n
 		}
 		w.mu.Lock()
 		starts := w.pending
 		w.pending = nil
 		for _, ex := range starts {
 			w.executions[ex.Name] = ex
+			w.startedAt[ex.Name] = w.clk.Now()
 		}
 		w.mu.Unlock()
 		for _, ex := range starts {
