@@ -178,6 +178,7 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		return nil, err
 	}
 	ups := e.upstreamReader(ctx)
+	var later time.Time
 	for _, m := range ms {
 		c, ok := run.BlockedFromMarker(m.Kind, m.Detail)
 		if !ok {
@@ -191,10 +192,21 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		if err != nil {
 			return nil, err
 		}
+		if run.ReleaseWaits(df) {
+			// Not had its chance yet: judged again after its grace.
+			if at := now.Add(max(c.Grace, run.DefaultReleaseGrace)); later.IsZero() || at.Before(later) {
+				later = at
+			}
+			continue
+		}
 		if note, ok := run.Release(p, c, t.Run, df, now); ok {
 			b.emit(c.Down, note.Type, note.Message, note.Detail)
 		}
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: m.Key, Kind: m.Kind})
+	}
+	if !later.IsZero() {
+		due := t.DueAt
+		b.putTimer(store.Timer{Key: t.Key, Kind: kindRelease, Run: t.Run, DueAt: later}, &due)
 	}
 	return b, nil
 }

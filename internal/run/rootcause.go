@@ -207,6 +207,21 @@ type BlockedCondition struct {
 // release of the conditions it blocked.
 const MaxReleaseGrace = 6 * time.Hour
 
+// DefaultReleaseGrace is the grace of a blocked downstream without
+// sla.expectedDuration: it is re-evaluated the instant its root recovers
+// and may finish a minute later, so it is not judged (paged) at once.
+const DefaultReleaseGrace = 15 * time.Minute
+
+// ReleaseWaits reports whether a blocked condition of a downstream period
+// whose facts are f is judged later than its release: the period has a
+// run still going (evaluating, triggering, running) and not held by a
+// pause — it has not had its chance yet on the recovered data. Its
+// release is tried again after its grace, until the run ends (its own
+// outcome, or its evaluation window closing, decides then).
+func ReleaseWaits(f ConditionFacts) bool {
+	return f.Run != nil && !f.Run.State.Terminal() && !f.Paused
+}
+
 // BlockedMarkerKind is the marker kind, on the root's period, of the
 // condition t of downstream period down: one per condition, so a second
 // blocked event of the same condition replaces the first.
@@ -219,8 +234,12 @@ func BlockedMarkerKind(down Key, t event.Type) string {
 func BlockedOf(p *pipeline.Pipeline, e event.Event) BlockedCondition {
 	c := BlockedCondition{Down: Key{PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date},
 		Type: e.Type, EventID: e.ID, Message: e.Message, Detail: e.Detail}
-	if p != nil && p.SLA != nil {
-		c.Grace = min(max(p.SLA.ExpectedDuration, 0), MaxReleaseGrace)
+	switch {
+	case p == nil: // no longer configured: nothing to wait for
+	case p.SLA != nil && p.SLA.ExpectedDuration > 0:
+		c.Grace = min(p.SLA.ExpectedDuration, MaxReleaseGrace)
+	default:
+		c.Grace = DefaultReleaseGrace
 	}
 	return c
 }

@@ -291,3 +291,30 @@ func TestUpstreamStanding(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseWaits: a blocked condition is judged only once its
+// downstream period had its chance — no run still going, unless a pause
+// holds it; a downstream without sla.expectedDuration gets the default
+// grace.
+func TestReleaseWaits(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    ConditionFacts
+		want bool
+	}{
+		{"no run", ConditionFacts{}, false},
+		{"evaluating", ConditionFacts{Run: &Run{State: Evaluating}}, true},
+		{"running", ConditionFacts{Run: &Run{State: Running}}, true},
+		{"completed", ConditionFacts{Run: &Run{State: Completed}}, false},
+		{"failed", ConditionFacts{Run: &Run{State: FailedFinal}}, false},
+		{"evaluating, paused", ConditionFacts{Run: &Run{State: Evaluating}, Paused: true}, false},
+	} {
+		if got := ReleaseWaits(c.f); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	noDuration := mustPipeline(t, "pipeline: {id: d}\nschedule: {trigger: {key: k, check: exists}}\nsla: {deadline: \"10:00\"}\njob: {type: glue, config: {jobName: d}}\n")
+	if g := BlockedOf(noDuration, event.Event{Type: event.SLABreach, PipelineID: "d", Date: "2026-03-10"}).Grace; g != DefaultReleaseGrace {
+		t.Errorf("grace without expectedDuration: %s, want %s", g, DefaultReleaseGrace)
+	}
+}
