@@ -22,6 +22,51 @@ func rowStates(b *browser.Browser) map[string]string {
 	return rows
 }
 
+// linesJS is a JavaScript function counting the lines a range's boxes
+// are drawn on (boxes of different font sizes on one line overlap).
+const linesJS = `function lines(r) {
+	const rs = Array.from(r.getClientRects()).filter(x => x.width > 0).sort((a, b) => a.top - b.top);
+	let n = 0, bottom = -Infinity;
+	for (const x of rs) { if (x.top >= bottom - 1) { n++; } bottom = Math.max(bottom, x.bottom); }
+	return n;
+}`
+
+// wrappedJS lists the elements matching sel whose text runs over more
+// than one line.
+func wrappedJS(sel string) string {
+	return `(() => { ` + linesJS + `
+	return Array.from(document.querySelectorAll('` + sel + `')).filter(el => {
+		if (!el.textContent.trim() || el.offsetParent === null) return false;
+		const r = document.createRange(); r.selectNodeContents(el);
+		return lines(r) > 1; }).map(el => (el.closest('tr') || {}).id + ' ' + el.className + ': ' + el.textContent.trim().slice(0, 40)); })()`
+}
+
+// brokenWordsJS lists the words of table cells drawn over two lines at a
+// point between two letters or digits: a break inside a name or a number
+// (free text may still break at its punctuation, as browsers do).
+const brokenWordsJS = `(() => { ` + linesJS + `
+	const out = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: n => n.parentElement.closest('td, th') && n.parentElement.offsetParent !== null ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT });
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		const re = /\S+/g; let m;
+		while ((m = re.exec(n.data))) {
+			const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+			if (lines(r) < 2) continue;
+			// Where the line breaks: the first character on a lower line.
+			let top = null, at = -1;
+			for (let i = 0; i < m[0].length; i++) {
+				const c = document.createRange(); c.setStart(n, m.index + i); c.setEnd(n, m.index + i + 1);
+				const b = c.getBoundingClientRect();
+				if (top === null) top = b.top; else if (b.top > top + 2) { at = i; break; }
+			}
+			const alnum = c => /[\p{L}\p{N}]/u.test(c || '');
+			if (at > 0 && !(alnum(m[0][at - 1]) && alnum(m[0][at]))) continue;
+			out.push(m[0] + ' (at ' + at + ')');
+		}
+	}
+	return out.slice(0, 20);
+})()`
+
 // alerts are the alert dialogs the pages opened.
 func alerts(b *browser.Browser) []browser.Dialog {
 	var out []browser.Dialog
@@ -223,8 +268,8 @@ func TestDashboard(t *testing.T) {
 	t.Run("a period page: the summary first, no empty verdict", func(t *testing.T) {
 		b := b.For(t)
 		b.Open(f.srv.URL + "/ui/pipelines/failed-job")
-		line := browser.Eval[string](b, `document.getElementById('summary-line').innerText`)
-		if !strings.HasPrefix(line, "failed since ") || !strings.Contains(line, "the job failed and its retry budget is used up") || !strings.HasSuffix(line, "load failed: 3 rows rejected") {
+		line := browser.Eval[string](b, `document.getElementById('summary-line').textContent.replace(/\s+/g, ' ').trim()`)
+		if !strings.HasPrefix(line, "failed for ") || !strings.Contains(line, "the job failed and its retry budget is used up") || !strings.HasSuffix(line, "load failed: 3 rows rejected") {
 			t.Errorf("failed-job's summary line reads %q", line)
 		}
 		// The diagnosis, then the actions.
@@ -254,14 +299,39 @@ func TestDashboard(t *testing.T) {
 		b.WaitFor("failed-job's page", `location.pathname === '/ui/pipelines/failed-job' && !!document.getElementById('summary-line')`)
 	})
 
+	t.Run("1400 px: periods, owners and times never wrap", func(t *testing.T) {
+		b := b.For(t)
+		b.Viewport(1400, 900)
+		defer b.Viewport(browser.Width, browser.Height)
+		for _, page := range []string{"/", "/?sort=owner"} {
+			b.Open(f.srv.URL + page)
+			if wrapped := browser.Eval[[]string](b, wrappedJS(`#board .c-period, #board .c-owner, #board time, #board .since, #board .last-success, #board .deadline`)); len(wrapped) > 0 {
+				t.Errorf("%s at 1400 px: wrapped over lines: %v", page, wrapped)
+			}
+		}
+		b.Open(f.srv.URL + "/")
+		b.Screenshot("overview-1400px")
+	})
+
 	t.Run("the pages fit 390 px", func(t *testing.T) {
 		b := b.For(t)
 		b.Viewport(390, 844)
 		defer b.Viewport(browser.Width, browser.Height)
-		for _, page := range []string{"/", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period, "/ui/events", "/ui/health", "/ui/graph"} {
+		for _, page := range []string{"/", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period, "/ui/events", "/ui/health", "/ui/graph", "/ui/silences"} {
 			b.Open(f.srv.URL + page)
 			if w := browser.Eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
 				t.Errorf("%s is %d px wide at a 390 px viewport: it scrolls sideways", page, w)
+			}
+			// No word of a table is broken over two lines; a table wider
+			// than the screen scrolls inside its own box.
+			if broken := browser.Eval[[]string](b, brokenWordsJS); len(broken) > 0 {
+				t.Errorf("%s at 390 px: words broken mid-token in tables: %v", page, broken)
+			}
+			if loose := browser.Eval[[]string](b, `Array.from(document.querySelectorAll('table')).filter(t => {
+				if (t.scrollWidth <= t.parentElement.clientWidth + 1) return false;
+				for (let e = t.parentElement; e && e !== document.body; e = e.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX)) return false;
+				return true; }).map(t => t.id || t.className)`); len(loose) > 0 {
+				t.Errorf("%s at 390 px: tables wider than the screen that do not scroll inside: %v", page, loose)
 			}
 		}
 		b.Open(f.srv.URL + "/")
@@ -292,6 +362,19 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("the first row is %q, want breached (most urgent first)", first)
 		}
 		b.Screenshot("overview")
+		// The problems view: breached, failed and at risk, as many as
+		// its count says.
+		b.Do(chromedp.Click(chromedp.ID("view-problems")))
+		b.WaitFor("the problems view", `location.search.includes('state=')`)
+		problems := rowStates(b)
+		for id, s := range problems {
+			if s != "breached" && s != "failed" && s != "at-risk" {
+				t.Errorf("the problems view lists %s (%s)", id, s)
+			}
+		}
+		if n := browser.Eval[string](b, `document.getElementById('view-problems').dataset.count`); n != fmt.Sprint(len(problems)) || len(problems) < 4 {
+			t.Errorf("the problems view lists %d, its count says %s", len(problems), n)
+		}
 		// Filtered by state, the overview lists that state only.
 		b.Open(f.srv.URL + "/?state=failed")
 		for id, s := range rowStates(b) {

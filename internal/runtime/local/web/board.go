@@ -107,15 +107,25 @@ func (h *handler) entryOf(ctx context.Context, id string, now time.Time) (entry,
 	return e, nil
 }
 
-// boardQuery is the overview's filter: a search on id or owner and a
-// state.
+// boardQuery is the overview's filter and order: a search on id or
+// owner, the states to keep (none: all), and the order.
 type boardQuery struct {
 	Search string
-	State  run.BoardState
+	States []run.BoardState
+	Sort   string // sortUrgency or sortOwner
 }
 
+// The overview's orders.
+const (
+	sortUrgency = "urgency" // most urgent first (run.CompareBoard)
+	sortOwner   = "owner"   // grouped by owner, most urgent first within
+)
+
+// problemStates are the overview's "problems" view: what needs someone.
+var problemStates = []run.BoardState{run.BoardBreached, run.BoardFailed, run.BoardAtRisk}
+
 func (q boardQuery) match(e *entry) bool {
-	if q.State != "" && e.state != q.State {
+	if len(q.States) > 0 && !slices.Contains(q.States, e.state) {
 		return false
 	}
 	if q.Search == "" {
@@ -125,9 +135,17 @@ func (q boardQuery) match(e *entry) bool {
 	return strings.Contains(strings.ToLower(e.p.ID), s) || strings.Contains(strings.ToLower(e.p.Owner), s)
 }
 
-// sortBoard orders entries as the overview shows them (run.CompareBoard).
-func sortBoard(es []*entry) {
-	slices.SortFunc(es, func(a, b *entry) int { return run.CompareBoard(a.rank(), b.rank()) })
+// sortBoard orders entries as the overview shows them (run.CompareBoard),
+// grouped by owner first for sortOwner.
+func sortBoard(es []*entry, by string) {
+	slices.SortFunc(es, func(a, b *entry) int {
+		if by == sortOwner {
+			if c := strings.Compare(a.p.Owner, b.p.Owner); c != 0 {
+				return c
+			}
+		}
+		return run.CompareBoard(a.rank(), b.rank())
+	})
 }
 
 func (e *entry) rank() run.BoardRank {
@@ -141,14 +159,25 @@ func (e *entry) rank() run.BoardRank {
 // grid reads the last GridPeriods periods of a pipeline in one read of its
 // runs and judges each cell.
 func (h *handler) grid(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) ([]cellView, error) {
+	cells, _, err := h.gridAndLastSuccess(ctx, p, row, now)
+	return cells, err
+}
+
+// gridAndLastSuccess is grid, with the end of the newest successful run
+// among its periods (zero: none in the grid's periods).
+func (h *handler) gridAndLastSuccess(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) ([]cellView, time.Time, error) {
 	pers := run.GridPeriods(p, now, GridPeriods)
 	runs, err := h.eng.Store().RunList(ctx, store.RunListParams{PipelineID: p.ID, ScheduleID: p.ScheduleID(), PeriodFrom: pers[0].String()})
 	if err != nil {
-		return nil, fmt.Errorf("runs of %s: %w", p.ID, err)
+		return nil, time.Time{}, fmt.Errorf("runs of %s: %w", p.ID, err)
 	}
 	byPeriod := make(map[string]*run.Run, len(runs))
+	var lastSuccess time.Time
 	for i := range runs {
 		byPeriod[runs[i].Period] = &runs[i]
+		if r := runs[i]; r.State == run.Completed && r.EndedAt.After(lastSuccess) {
+			lastSuccess = r.EndedAt
+		}
 	}
 	cells := make([]cellView, len(pers))
 	for i, per := range pers {
@@ -156,7 +185,7 @@ func (h *handler) grid(ctx context.Context, p *pipeline.Pipeline, row store.Pipe
 		c := run.BoardCellOf(p, per, f, now)
 		cells[i] = cellView{PipelineID: p.ID, Period: per.String(), State: c.State, SLA: c.SLA, Reruns: c.Reruns}
 	}
-	return cells, nil
+	return cells, lastSuccess, nil
 }
 
 // lastEvent reads the last event of a pipeline's period (one read scoped
@@ -172,25 +201,80 @@ func (h *handler) lastEvent(ctx context.Context, id string, per schedule.Period)
 	return nil, nil
 }
 
-// rowOf renders an entry as an overview row, with its grid and last
-// event.
-func (h *handler) rowOf(ctx context.Context, e *entry, now time.Time) (rowView, error) {
+// rowOf renders an entry as an overview row, with its grid, last event,
+// since when it is in its state, its last success and why it waits.
+// silenced is the page's read of the silences and windows.
+func (h *handler) rowOf(ctx context.Context, e *entry, now time.Time, silenced silenceReach) (rowView, error) {
 	r := rowView{
 		ID: e.p.ID, Owner: e.p.Owner, Description: e.p.Description, State: e.state,
 		Period: e.per.String(), Zone: e.p.Schedule.Location.String(),
-		Paused: e.row.Paused, DryRun: e.p.DryRun,
+		Paused: e.row.Paused, DryRun: e.p.DryRun, Now: now,
 	}
 	if e.hasDL {
 		r.Deadline = &deadlineView{At: e.deadline.At.UTC(), What: e.deadline.What, Zone: r.Zone, Now: now}
 	}
+	if e.row.Paused && !e.row.PausedUntil.IsZero() {
+		u := e.row.PausedUntil.UTC()
+		r.PausedUntil = &u
+	}
+	r.Since = stateSince(e)
 	var err error
-	if r.Cells, err = h.grid(ctx, e.p, e.row, now); err != nil {
+	var last time.Time
+	if r.Cells, last, err = h.gridAndLastSuccess(ctx, e.p, e.row, now); err != nil {
 		return r, err
+	}
+	if !last.IsZero() {
+		last = last.UTC()
+		r.LastSuccess = &last
 	}
 	if r.LastEvent, err = h.lastEvent(ctx, e.p.ID, e.per); err != nil {
 		return r, err
 	}
+	if r.Reason, err = h.rowReason(ctx, e, r.PausedUntil); err != nil {
+		return r, err
+	}
+	r.Silenced = silenced.of(e.p, now)
 	return r, nil
+}
+
+// stateSince is when the entry's period entered the state it shows: its
+// run's state, or, without a run, the period's start (the pipeline's first
+// load when later); nil when unknown.
+func stateSince(e *entry) *time.Time {
+	var t time.Time
+	switch {
+	case e.facts.Run != nil:
+		t = e.facts.Run.StateSince
+	case e.state == run.BoardWaiting || e.state == run.BoardPaused || e.state == run.BoardExcluded:
+		t = e.per.Start(e.p.Schedule.Location)
+		if e.row.FirstLoadedAt.After(t) {
+			t = e.row.FirstLoadedAt
+		}
+	}
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// rowReason says inline why the row is in its state (the summary line's
+// reason): a period waiting, evaluating or excluded is explained
+// (engine.Explain: its trigger and rules as they stand), the others are
+// read from the run.
+func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Time) (string, error) {
+	f := summaryFacts{State: e.state, Run: e.facts.Run, PausedUntil: pausedUntil, Zone: e.p.Schedule.Location.String()}
+	switch e.state {
+	case run.BoardWaiting, run.BoardEvaluating, run.BoardExcluded:
+		x, err := h.eng.Explain(ctx, e.p.ID, e.per.String())
+		if err != nil {
+			return "", fmt.Errorf("explain %s: %w", e.p.ID, err)
+		}
+		f.Explain = x
+	case run.BoardSucceeded, run.BoardDryRun:
+		return "", nil
+	}
+	return summaryOf(f).Reason, nil
 }
 
 // stateOK reports whether s names a board state.

@@ -330,7 +330,7 @@ func (f *fixture) page(t testing.TB, target string, status int) string {
 	return rec.Body.String()
 }
 
-var rowRE = regexp.MustCompile(`<tr class="row" id="row-[^"]*" data-pipeline="([^"]*)" data-state="([^"]*)">`)
+var rowRE = regexp.MustCompile(`<tr class="row" id="row-[^"]*" data-pipeline="([^"]*)" data-state="([^"]*)"[^>]*>`)
 
 // rows returns the overview rows in order: pipeline and state.
 func rows(body string) [][2]string {

@@ -42,6 +42,8 @@ var funcs = template.FuncMap{
 	"iso":   iso,
 	"until": untilText,
 	"ago":   agoText,
+	// for is how long since t: "2h 5m".
+	"for":   func(t, now time.Time) string { return durText(now.Sub(t)) },
 	"dur":   durText,
 	"value": valueText,
 	"level": func(e event.Event) string { return string(e.Level()) },

@@ -156,7 +156,11 @@ func (h *handler) rowFragment(r *http.Request, id string) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := h.rowOf(r.Context(), &e, now)
+	reach, err := h.silenceReachAt(r.Context(), now)
+	if err != nil {
+		return nil, err
+	}
+	row, err := h.rowOf(r.Context(), &e, now, reach)
 	if err != nil {
 		return nil, err
 	}

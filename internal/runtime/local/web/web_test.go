@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/web"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -456,7 +458,7 @@ func TestPeriodPageSummaryAndDiagnosis(t *testing.T) {
 	body := f.page(t, "/ui/pipelines/broken", http.StatusOK)
 	for _, want := range []string{
 		`<p class="summary-line" id="summary-line" data-state="failed">`,
-		`<span class="since" id="summary-since">since <time datetime="2026-03-10T07:00:00Z"`,
+		`<span class="since" id="summary-since" title="since 2026-03-10 07:00:00Z">for <time datetime="2026-03-10T07:00:00Z">1h 0m</time>`,
 		`id="summary-reason">the job failed and its retry budget is used up</span>`,
 	} {
 		if !strings.Contains(body, want) {
@@ -570,5 +572,88 @@ func TestBackfillListsItsPeriods(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the backfill lacks %s", want)
 		}
+	}
+}
+
+// TestOverviewTriage: the problems view and several states at once, the
+// order by owner, and each row's since, last success, reason and badges.
+func TestOverviewTriage(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	ctx := context.Background()
+	// Several states at once; the problems view is breached, failed and
+	// at risk, its count heading the counts.
+	ids := rowIDs(f.page(t, "/?state=failed,at-risk", http.StatusOK))
+	if !slices.Equal(ids, []string{"broken", "atrisk"}) {
+		t.Fatalf("state=failed,at-risk: %v", ids)
+	}
+	body := f.page(t, "/", http.StatusOK)
+	if !strings.Contains(body, `href="/?state=breached%2Cfailed%2Cat-risk" id="view-problems" data-count="4"`) {
+		t.Fatal("no problems view counting the 2 breached, 1 failed and 1 at risk")
+	}
+	body = f.page(t, "/?state=breached,failed,at-risk", http.StatusOK)
+	if ids := rowIDs(body); !slices.Equal(ids, []string{"late", "relsla", "broken", "atrisk"}) {
+		t.Fatalf("the problems view: %v", ids)
+	}
+	// A count adds its state to the filter, or takes it out.
+	if !strings.Contains(body, `href="/?state=breached%2Cat-risk" id="count-failed"`) || !strings.Contains(body, `href="/?state=breached%2Cfailed%2Cat-risk%2Crunning" id="count-running"`) {
+		t.Fatal("the counts do not toggle their state in the filter")
+	}
+	f.page(t, "/?state=failed,sleepy", http.StatusBadRequest)
+	f.page(t, "/?sort=size", http.StatusBadRequest)
+
+	// Grouped by owner: finance, ops, platform, sales, … each with its
+	// heading, most urgent first within.
+	body = f.page(t, "/?sort=owner", http.StatusOK)
+	var owners []string
+	for _, m := range regexp.MustCompile(`<tbody class="owner-group" data-owner="([^"]*)">`).FindAllStringSubmatch(body, -1) {
+		owners = append(owners, m[1])
+	}
+	if !slices.IsSorted(owners) || len(owners) < 3 {
+		t.Fatalf("owner groups %v, want them sorted", owners)
+	}
+	finance := body[strings.Index(body, `data-owner="finance">`):]
+	finance = finance[:strings.Index(finance, "</tbody>")]
+	if ids := rowIDs(finance); !slices.Equal(ids, []string{"late", "relsla", "atrisk"}) || !strings.Contains(finance, `3 pipeline(s), <span class="health-bad">3 problem(s)</span>`) {
+		t.Fatalf("finance's group: %v", ids)
+	}
+
+	// A silence reaching orders: its row carries the badge; held shows
+	// it is paused until resumed.
+	if _, err := f.eng.CreateSilence(ctx, engine.SilenceRequest{ID: "quiet-orders", Matchers: silence.Matchers{Pipelines: []string{"ord*"}, Types: []event.Type{event.SLAWarning}},
+		Duration: 2 * time.Hour, Comment: "known late", By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	// One of finance's, by owner: it reaches late, not alpha (platform's).
+	if _, err := f.eng.CreateSilence(ctx, engine.SilenceRequest{ID: "finance-l", Matchers: silence.Matchers{Pipelines: []string{"*l*"}, Owners: []string{"finance"}},
+		Duration: time.Hour, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	body = f.page(t, "/", http.StatusOK)
+	row := func(id string) string {
+		i := strings.Index(body, `<tr class="row" id="row-`+id+`"`)
+		j := strings.Index(body[i:], "</tr>")
+		return body[i : i+j]
+	}
+	for id, wants := range map[string][]string{
+		"orders": {`data-silenced-by="quiet-orders" title="known late">🔕 silenced (type=SLA_WARNING) until 2026-03-10 10:00:00Z`},
+		"held":   {`class="paused-until" data-paused-until="">until resumed`},
+		"broken": {`data-since="2026-03-10T07:00:00Z" title="in this state since 2026-03-10 07:00:00Z">for 1h 0m`, `class="row-reason" title="the job failed and its retry budget is used up"`, `no success in 30 periods`},
+		"done":   {`data-last-success="2026-03-10T07:30:00Z">last success 30m 0s ago`},
+		"gated":  {`class="row-reason" title="the validation rules do not pass yet: gate (saw 1)"`},
+		"alpha":  {`class="row-reason" title="waiting for its trigger sensor alpha-landed`},
+		"late":   {`<span class="sla-mark" aria-hidden="true">!</span>`, `data-silenced-by="finance-l"`},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(row(id), want) {
+				t.Errorf("%s's row lacks %s", id, want)
+			}
+		}
+	}
+	if strings.Contains(row("alpha"), "silenced") {
+		t.Error("the silence reaches alpha")
+	}
+	// The grid's date axis: the first, middle and last periods.
+	if !strings.Contains(body, `<div class="axis" id="grid-axis" aria-hidden="true"><span class="axis-label" data-col="1">02-09</span><span class="axis-label" data-col="16">02-24</span><span class="axis-label" data-col="30">03-10</span></div>`) {
+		t.Error("no date axis over the grid")
 	}
 }

@@ -193,8 +193,13 @@
 
   // Overview: move a pipeline between the counts at the top when its
   // row changes state (the counts cover every page of the overview).
+  // The problems view's count follows its states.
+  var problemStates = ["breached", "failed", "at-risk"];
   function recount(state, by) {
-    var el = state && document.getElementById("count-" + state);
+    if (problemStates.indexOf(state) >= 0) bump(document.getElementById("view-problems"), by);
+    bump(state && document.getElementById("count-" + state), by);
+  }
+  function bump(el, by) {
     if (!el) return;
     var n = Math.max(0, (parseInt(el.getAttribute("data-count"), 10) || 0) + by);
     el.setAttribute("data-count", String(n));
