@@ -208,8 +208,10 @@ func (e *Engine) dropSLATimers(b *batch, key run.Key) {
 	}
 }
 
-// evaluate evaluates the validation rules of a period.
-func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key, overlay *store.Sensor, now time.Time) (rule.Outcome, error) {
+// evaluate evaluates the validation rules of a period for a run of cause
+// whose evaluation started at evalStart (run.PeriodSensors: what counts
+// for a backfill or a rerun started after its period ended).
+func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key, overlay *store.Sensor, cause run.Cause, evalStart, now time.Time) (rule.Outcome, error) {
 	per, err := parsePeriod(key.Period)
 	if err != nil {
 		return rule.Outcome{}, err
@@ -218,7 +220,7 @@ func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	if err != nil {
 		return rule.Outcome{}, err
 	}
-	return e.validation(ctx, p, per, sensors, now)
+	return e.validation(ctx, p, per, run.PeriodSensors(p, per, cause, sensors, evalStart), now)
 }
 
 // request describes a run's job to the job port.

@@ -26,7 +26,7 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 		return err
 	}
 	if f.NeedsRules() {
-		if f.Rules, err = e.evaluate(ctx, p, key, overlay, b.now); err != nil {
+		if f.Rules, err = e.evaluate(ctx, p, key, overlay, run.CauseSensor, b.now, b.now); err != nil {
 			return err
 		}
 	}

@@ -132,6 +132,9 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	if err != nil {
 		return x, err
 	}
+	// As a rerun asked for now would see them (a past period: its own
+	// sensors, not today's plain flags).
+	sensors = run.PeriodSensors(p, per, run.CauseRerun, sensors, now)
 	out, err := e.validation(ctx, p, per, sensors, now)
 	if err != nil {
 		return x, err

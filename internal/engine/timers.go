@@ -217,7 +217,11 @@ func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipe
 // stored version of, nil for a new run) and records the decision, after
 // the notes of an earlier effect in the same commit (a run just started).
 func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, prev *run.Run, r *run.Run, before run.Effect, overlay *store.Sensor, timerExpect *time.Time) error {
-	out, err := e.evaluate(ctx, lp.p, r.Key, overlay, b.now)
+	start := r.EvalStartedAt
+	if start.IsZero() {
+		start = b.now
+	}
+	out, err := e.evaluate(ctx, lp.p, r.Key, overlay, r.Cause, start, b.now)
 	if err != nil {
 		return err
 	}
