@@ -61,7 +61,9 @@ screenshots:
 	INTERLOCK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -timeout 5m -run 'TestDashboard$$' ./internal/e2e/dashboard/
 
 ## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
-## Terraform module's structure test and the build (deploy/), and the built binary's AWS commands
+## Terraform module judged by terraform (init from the provider mirror, validate, fmt, a checked
+## plan, the tables applied to DynamoDB Local; INTERLOCK_TF_PLUGIN_DIR names the mirror, else it
+## is searched for), its structure test and the build (deploy/), and the built binary's AWS commands
 ## (sensor put, deploy-config) against one DynamoDB Local, with the state machine run under
 ## aws-local-stepfunctions (node; the emulators target installs it). INTERLOCK_REQUIRE_BACKENDS=1
 ## turns a missing backend into a failure instead of a skip. `make test` runs all of it too. The

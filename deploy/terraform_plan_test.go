@@ -260,12 +260,26 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			case disp.Reserved >= 0 && alerts.Scaling[0].MaximumConcurrency > disp.Reserved:
 				t.Errorf("the alert mapping's maximum_concurrency %d exceeds the dispatcher's reserved concurrency %d: throttled receives drain alerts into the DLQ", alerts.Scaling[0].MaximumConcurrency, disp.Reserved)
 			}
-			var queue struct {
-				Visibility int `json:"visibility_timeout_seconds"`
-			}
-			p.must("aws_sqs_queue.alerts", &queue)
-			if queue.Visibility < 6*disp.Timeout {
-				t.Errorf("the alert queue's visibility timeout is %d s, under six times the dispatcher's timeout (%d s)", queue.Visibility, disp.Timeout)
+			// The queues a function reads: visibility at least six times its
+			// timeout, and at least 5 receives before the DLQ (AWS's guidance).
+			var sla lambdaFn
+			p.must(`aws_lambda_function.fn["sla-monitor"]`, &sla)
+			for q, reader := range map[string]lambdaFn{"alerts": disp, "sla_dlq": sla} {
+				var queue struct {
+					Visibility int    `json:"visibility_timeout_seconds"`
+					Redrive    string `json:"redrive_policy"`
+				}
+				p.must("aws_sqs_queue."+q, &queue)
+				var redrive struct {
+					MaxReceiveCount int    `json:"maxReceiveCount"`
+					Target          string `json:"deadLetterTargetArn"`
+				}
+				if err := json.Unmarshal([]byte(queue.Redrive), &redrive); err != nil {
+					t.Errorf("%s's redrive policy %q: %v", q, queue.Redrive, err)
+				}
+				if queue.Visibility < 6*reader.Timeout || redrive.MaxReceiveCount < 5 || !strings.HasPrefix(redrive.Target, "arn:aws:sqs:us-east-1:"+standInAccount+":"+env+"-interlock-") {
+					t.Errorf("the %s queue: visibility %d s (its reader's timeout %d s), redrive %+v; want ≥ 6× the timeout, ≥ 5 receives, a DLQ of the module", q, queue.Visibility, reader.Timeout, redrive)
+				}
 			}
 			// The sla-monitor's asynchronous invocations (Scheduler's) end
 			// in the SLA DLQ, which its replay mapping reads.
@@ -282,8 +296,6 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			}
 			var replay esm
 			p.must("aws_lambda_event_source_mapping.sla_replay", &replay)
-			var sla lambdaFn
-			p.must(`aws_lambda_function.fn["sla-monitor"]`, &sla)
 			var slaDLQ struct {
 				Name string `json:"name"`
 			}

@@ -50,8 +50,9 @@ locals {
   # The same for the SLA DLQ and the Scheduler role the sla-monitor names
   # in its schedules: its environment is then known at plan (lambda.tf's
   # depends_on makes both exist before it).
+  queue_arn_prefix   = "arn:${local.partition}:sqs:${local.region}:${local.account_id}:"
   sla_dlq_name       = "${local.prefix}-sla-dlq"
-  sla_dlq_arn        = "arn:${local.partition}:sqs:${local.region}:${local.account_id}:${local.sla_dlq_name}"
+  sla_dlq_arn        = "${local.queue_arn_prefix}${local.sla_dlq_name}"
   scheduler_role_arn = "arn:${local.partition}:iam::${local.account_id}:role/${local.prefix}-scheduler"
 
   # The customer managed key of the tables, queues and logs: the one given,

@@ -47,8 +47,9 @@ resource "aws_sqs_queue" "alerts" {
   visibility_timeout_seconds = 6 * local.functions["alert-dispatcher"].timeout
   kms_master_key_id          = local.sqs_kms
   sqs_managed_sse_enabled    = local.has_kms_key ? null : true
+  # The DLQ's ARN from its name (known at plan: the plan shows the policy).
   redrive_policy = jsonencode({
-    deadLetterTargetArn = aws_sqs_queue.alerts_dlq.arn
+    deadLetterTargetArn = "${local.queue_arn_prefix}${aws_sqs_queue.alerts_dlq.name}"
     maxReceiveCount     = 10
   })
   tags = local.tags
@@ -76,7 +77,7 @@ resource "aws_sqs_queue" "sla_dlq" {
   kms_master_key_id          = local.sqs_kms
   sqs_managed_sse_enabled    = local.has_kms_key ? null : true
   redrive_policy = jsonencode({
-    deadLetterTargetArn = aws_sqs_queue.sla_dlq_final.arn
+    deadLetterTargetArn = "${local.queue_arn_prefix}${aws_sqs_queue.sla_dlq_final.name}"
     maxReceiveCount     = 5
   })
   tags = local.tags
