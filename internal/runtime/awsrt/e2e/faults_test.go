@@ -178,6 +178,27 @@ func TestFaultsOnTheWiring(t *testing.T) {
 			},
 		},
 		{
+			name: "sla-monitor failing a firing",
+			// The SLA warning's firing at 06:30 fails, and Lambda's two
+			// retries of it: the on-failure destination puts it in the
+			// SLA DLQ, whose mapping replays it at once — not the sweep
+			// five minutes later.
+			arm: func(w *world) []action {
+				w.faults.firingFailures = 1 + asyncRetries
+				return nil
+			},
+			happened: func(t *testing.T, w *world) {
+				if w.faults.firingsFailed != 1+asyncRetries {
+					t.Errorf("%d firing invocations failed, want %d", w.faults.firingsFailed, 1+asyncRetries)
+				}
+				for _, e := range w.events() {
+					if e.Type == event.SLAWarning && !e.Time.Equal(time.Date(2026, 6, 1, 6, 30, 0, 0, time.UTC)) {
+						t.Errorf("%s: want at 06:30, replayed from the SLA DLQ", eventLine(e))
+					}
+				}
+			},
+		},
+		{
 			name: "sensor ready at a fraction of a second",
 			// The DAG run starts at 06:35:00.250; its polls are due at
 			// fractions of a second, which Step Functions' Waits drop.

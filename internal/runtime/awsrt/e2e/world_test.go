@@ -107,9 +107,10 @@ type world struct {
 	machine *sfnlocal.Machine
 	invoke  *invokeEndpoint
 
-	sqs    *awsfake.SQS
-	alerts *awsfake.SQSMapping
-	slack  *slacktest.Server
+	sqs       *awsfake.SQS
+	alerts    *awsfake.SQSMapping
+	slaReplay *awsfake.SQSMapping
+	slack     *slacktest.Server
 
 	mu         sync.Mutex
 	pending    []awsfake.Execution          // started by the router, not yet handed to the machine
@@ -130,6 +131,9 @@ type faults struct {
 	dropped    int
 	// publisherCrashes is how many next event-publisher invocations fail.
 	publisherCrashes, publisherCrashed int
+	// firingFailures is how many next invocations of the sla-monitor by a
+	// schedule fail.
+	firingFailures, firingsFailed int
 	// expectEnd says an execution's end that is not SUCCEEDED is the
 	// fault's doing (stopped, timed out, failed past its retries).
 	expectEnd func(sfnlocal.Result) bool
@@ -159,6 +163,23 @@ const (
 	// alertQueue and alertDLQ are the queues' names (sqs.tf, without the
 	// environment's prefix).
 	alertQueue, alertDLQ = "alerts", "alert-dlq"
+	// slaDLQ and slaDLQFinal are the SLA DLQ and its own DLQ (sqs.tf);
+	// slaDLQVisibility is aws_sqs_queue.sla_dlq's visibility timeout (six
+	// times the sla-monitor's 30 s) and slaDLQMaxReceives its redrive
+	// policy's maxReceiveCount.
+	slaDLQ, slaDLQFinal = "sla-dlq", "sla-dlq-final"
+	slaDLQVisibility    = 6 * 30 * time.Second
+	slaDLQMaxReceives   = 5
+	// slaReplayBatch and slaReplayConcurrency are batch_size and
+	// maximum_concurrency of aws_lambda_event_source_mapping.sla_replay
+	// (lambda.tf).
+	slaReplayBatch, slaReplayConcurrency = 10, 2
+	// asyncRetries is maximum_retry_attempts of
+	// aws_lambda_function_event_invoke_config.async (lambda.tf): Lambda's
+	// retries of a failed asynchronous invocation before its on-failure
+	// destination. (Lambda spaces them by a minute or two; here they take
+	// no virtual time.)
+	asyncRetries = 2
 	// slackChannel and slackToken are the dispatcher's SLACK_CHANNEL_ID
 	// and SLACK_BOT_TOKEN.
 	slackChannel, slackToken = "C0ALERTS", "xoxb-e2e-token"
@@ -213,17 +234,24 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	w.router = &awsrt.Router{Engine: passive(), Store: routerStore, Tables: w.tables, Log: discard(),
 		Executions: &awsrt.ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(w.sfn.URL)), StateMachineARN: machineARN, Store: routerStore, Log: discard()}}
 
-	// sla-monitor (control stream; the schedules it makes fire it).
+	// sla-monitor (control stream; the schedules it makes fire it,
+	// asynchronously: Lambda retries a failed firing, then sends it to the
+	// SLA DLQ, whose mapping replays it into the sla-monitor).
+	w.sqs = awsfake.NewSQSOn(t, w.clk)
+	w.sqs.CreateQueue(awsfake.QueueConfig{Name: slaDLQFinal})
+	w.sqs.CreateQueue(awsfake.QueueConfig{Name: slaDLQ, VisibilityTimeout: slaDLQVisibility, DeadLetter: slaDLQFinal, MaxReceiveCount: slaDLQMaxReceives})
 	w.sched = awsfake.NewScheduler(t, w.clk)
 	monitorStore := w.openStore()
 	w.monitor = &awsrt.SLAMonitor{Engine: passive(), Store: monitorStore, Tables: w.tables,
 		Scheduler: scheduler.NewFromConfig(awsfake.Config(w.sched.URL)), Group: schedulerGroup, RoleARN: schedulerRole, TargetARN: monitorARN,
-		Clock: w.clk, Log: discard()}
+		DeadLetterARN: w.sqs.QueueARN(slaDLQ), Clock: w.clk, Log: discard()}
 	monitorInvoke := lambda.NewHandler(w.monitor.Handle).Invoke
+	firing := w.failFirst(&w.faults.firingFailures, &w.faults.firingsFailed, "sla-monitor: ProvisionedThroughputExceededException", monitorInvoke)
 	w.sched.Target(monitorARN, func(ctx context.Context, input string) error {
-		_, err := monitorInvoke(ctx, []byte(input))
-		return err
+		w.invokeAsync(ctx, monitorARN, firing, []byte(input), slaDLQ)
+		return nil // Lambda took the event
 	})
+	w.slaReplay = awsfake.NewSQSMapping(w.sqs, slaDLQ, slaReplayBatch, monitorInvoke)
 
 	// event-publisher (events stream) → the bus, where the test reads;
 	// the bus's alert rule → the alert queue → the alert-dispatcher →
@@ -232,7 +260,6 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	w.eb.Route(func(awsfake.BusEvent) bool { return true }, func(be awsfake.BusEvent) {
 		w.collect(be.JSON)
 	})
-	w.sqs = awsfake.NewSQSOn(t, w.clk)
 	w.sqs.CreateQueue(awsfake.QueueConfig{Name: alertDLQ})
 	w.sqs.CreateQueue(awsfake.QueueConfig{Name: alertQueue, VisibilityTimeout: alertVisibility, DeadLetter: alertDLQ, MaxReceiveCount: alertMaxReceives})
 	isAlert := alertRule(t)
@@ -283,7 +310,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		{w.tables.Control, w.dropping(routerInvoke)},
 		{w.tables.JobLog, routerInvoke},
 		{w.tables.Control, monitorBatch},
-		{w.tables.Events, w.crashing(lambda.NewHandler(pub.Handle).Invoke)},
+		{w.tables.Events, w.failFirst(&w.faults.publisherCrashes, &w.faults.publisherCrashed, "event-publisher: Runtime.ExitError", lambda.NewHandler(pub.Handle).Invoke)},
 	} {
 		arn, err := ddbstream.StreamARN(ctx, w.ddb, m.table)
 		if err != nil {
@@ -294,16 +321,45 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	return w
 }
 
-// pollAlerts is one round of the alert queue's mapping: alertConcurrency
-// polls at once, each a batch invoking the dispatcher; it returns the
-// messages received.
-func (w *world) pollAlerts() int {
+// invokeAsync is Lambda's asynchronous invocation of fn (as Scheduler and
+// EventBridge invoke): a failed invocation is retried asyncRetries times,
+// then Lambda sends its on-failure destination record, the payload as
+// requestPayload, to the queue dlq. An error the test did not inject is
+// one of the world's errors too.
+func (w *world) invokeAsync(ctx context.Context, arn string, fn ddbstream.Invoke, payload []byte, dlq string) {
+	var err error
+	for range 1 + asyncRetries {
+		if _, err = fn(ctx, payload); err == nil {
+			return
+		}
+		if !errors.Is(err, errInjected) {
+			w.fail("at %s: %s failed an asynchronous invocation: %v", w.clk.Now().Format(time.RFC3339), arn, err)
+		}
+	}
+	record, merr := json.Marshal(map[string]any{
+		"version": "1.0", "timestamp": w.clk.Now().UTC().Format(time.RFC3339Nano),
+		"requestContext": map[string]any{"requestId": fmt.Sprintf("%x", time.Now().UnixNano()), "functionArn": arn + ":$LATEST",
+			"condition": "RetriesExhausted", "approximateInvokeCount": 1 + asyncRetries},
+		"requestPayload":  json.RawMessage(payload),
+		"responseContext": map[string]any{"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+		"responsePayload": map[string]string{"errorType": "errorString", "errorMessage": err.Error()},
+	})
+	if merr != nil {
+		w.fail("on-failure record: %v", merr)
+		return
+	}
+	w.sqs.Send(dlq, string(record))
+}
+
+// pollQueue is one round of an SQS mapping: concurrency polls at once,
+// each a batch invoking its function; it returns the messages received.
+func (w *world) pollQueue(m *awsfake.SQSMapping, concurrency int) int {
 	w.t.Helper()
 	var wg sync.WaitGroup
-	res := make([]awsfake.PollResult, alertConcurrency)
-	errs := make([]error, alertConcurrency)
-	for i := range alertConcurrency {
-		wg.Go(func() { res[i], errs[i] = w.alerts.Poll(w.ctx) })
+	res := make([]awsfake.PollResult, concurrency)
+	errs := make([]error, concurrency)
+	for i := range concurrency {
+		wg.Go(func() { res[i], errs[i] = m.Poll(w.ctx) })
 	}
 	wg.Wait()
 	n := 0
@@ -355,19 +411,19 @@ func (w *world) dropping(invoke ddbstream.Invoke) ddbstream.Invoke {
 	}
 }
 
-// crashing is the event-publisher behind the events stream's mapping: its
-// next faults.publisherCrashes invocations fail before it runs.
-func (w *world) crashing(invoke ddbstream.Invoke) ddbstream.Invoke {
+// failFirst is invoke with its next *left invocations failing with msg
+// before it runs (an injected fault), each counted in *failed.
+func (w *world) failFirst(left, failed *int, msg string, invoke ddbstream.Invoke) ddbstream.Invoke {
 	return func(ctx context.Context, payload []byte) ([]byte, error) {
 		w.mu.Lock()
-		crash := w.faults.publisherCrashes > 0
-		if crash {
-			w.faults.publisherCrashes--
-			w.faults.publisherCrashed++
+		fail := *left > 0
+		if fail {
+			*left--
+			*failed++
 		}
 		w.mu.Unlock()
-		if crash {
-			return nil, fmt.Errorf("event-publisher: Runtime.ExitError: %w", errInjected)
+		if fail {
+			return nil, fmt.Errorf("%s: %w", msg, errInjected)
 		}
 		return invoke(ctx, payload)
 	}
@@ -593,12 +649,17 @@ func (w *world) settle() {
 				moved += len(r.Records)
 			}
 		}
-		for range 1000 {
-			n := w.pollAlerts()
-			if n == 0 {
-				break
+		for _, q := range []struct {
+			m           *awsfake.SQSMapping
+			concurrency int
+		}{{w.slaReplay, slaReplayConcurrency}, {w.alerts, alertConcurrency}} {
+			for range 1000 {
+				n := w.pollQueue(q.m, q.concurrency)
+				if n == 0 {
+					break
+				}
+				moved += n
 			}
-			moved += n
 		}
 		w.mu.Lock()
 		starts := w.pending
@@ -644,8 +705,10 @@ func (w *world) next(extra ...time.Time) (time.Time, bool) {
 	if t, ok := w.sched.Next(); ok {
 		consider(t)
 	}
-	if t, ok := w.sqs.NextVisible(alertQueue); ok {
-		consider(t)
+	for _, q := range []string{alertQueue, slaDLQ} {
+		if t, ok := w.sqs.NextVisible(q); ok {
+			consider(t)
+		}
 	}
 	for _, t := range extra {
 		consider(t)
@@ -739,8 +802,9 @@ func (w *world) play(actions []action, end time.Time, interval time.Duration) {
 }
 
 // check fails the test with what went wrong on the way, and checks the
-// alert path: every alert the bus's rule selected reached Slack exactly
-// once, and nothing is left in the alert queue or its DLQ.
+// alert path — every alert the bus's rule selected reached Slack exactly
+// once — and the queues: nothing is left in the alert queue, the SLA DLQ
+// (replayed) or their DLQs.
 func (w *world) check() {
 	w.t.Helper()
 	w.checkAlerts()
@@ -803,7 +867,7 @@ func (w *world) checkAlerts() {
 		w.t.Errorf("Slack posts on AWS:\n  %s\nwant (the local Slack sink, each alert once):\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	w.t.Logf("%d alerts posted to Slack", len(w.slack.Posts()))
-	for _, q := range []string{alertQueue, alertDLQ} {
+	for _, q := range []string{alertQueue, alertDLQ, slaDLQ, slaDLQFinal} {
 		if ms := w.sqs.Messages(q); len(ms) > 0 {
 			w.t.Errorf("%d messages left in %s: %+v", len(ms), q, ms)
 		}
