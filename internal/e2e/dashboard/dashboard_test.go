@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +235,57 @@ func TestDashboard(t *testing.T) {
 			t.Fatalf("after the expiry: %v %+v", err, list)
 		}
 		b.Screenshot("silences")
+	})
+
+	t.Run("silence a pipeline from its page, preview, extend", func(t *testing.T) {
+		b := b.For(t)
+		b.Open(f.srv.URL + "/ui/pipelines/failed-job")
+		b.Do(chromedp.Click(chromedp.ID("action-silence-open")))
+		b.WaitFor("the silence form, filled", `location.pathname === '/ui/silences' && document.getElementById('silence-pipelines').value === 'failed-job'`)
+		// The preview: the pipeline and its open JOB_FAILED; limited to
+		// SLA breaches, it covers no open condition (read as typed).
+		if got := browser.Eval[string](b, `document.querySelector('#preview [data-reached]').textContent + ' ' + document.querySelector('#preview li[data-covered="failed-job"]').dataset.type`); got != "failed-job JOB_FAILED" {
+			t.Fatalf("the preview reads %q", got)
+		}
+		b.Do(chromedp.SendKeys(chromedp.ID("silence-types"), "SLA_BREACH"))
+		b.WaitFor("the preview to follow the types", `document.getElementById('preview').dataset.conditions === '0'`)
+		b.Do(chromedp.Evaluate[chromedp.Void](`document.getElementById('silence-types').value = ''`), chromedp.SetValue(chromedp.ID("silence-comment"), "on it"))
+		b.Do(chromedp.Click(chromedp.ID("action-silence")))
+		b.WaitFor("the silence saved", `document.getElementById('silence-result').dataset.result === 'done'`)
+		b.WaitFor("the silence listed", `!!document.querySelector('#silences tr[data-active="true"] .extend')`)
+		first := browser.Eval[string](b, `document.querySelector('#silences tr[data-active="true"]').dataset.silence`)
+		if got := browser.Eval[string](b, `document.querySelector('#silences tr[data-silence="`+first+`"] .silence-ends').textContent.trim().split(/\s+/).slice(0, 2).join(' ')`); got != "ends in" {
+			t.Errorf("the silence's end reads %q", got)
+		}
+		// Extend it: the same matchers for 4 h, the first expired.
+		b.Do(chromedp.Click(chromedp.ID("extend-" + first)))
+		b.WaitFor("the extend form", `document.getElementById('silence-extend') && document.getElementById('silence-pipelines').value === 'failed-job'`)
+		b.Do(chromedp.SetValue(chromedp.ID("silence-duration"), "4h"), chromedp.Click(chromedp.ID("action-silence")))
+		b.WaitFor("the extension saved", `document.getElementById('silence-result').dataset.result === 'done'`)
+		var list struct {
+			Silences []struct {
+				ID        string   `json:"id"`
+				Active    bool     `json:"active"`
+				Pipelines []string `json:"pipelines"`
+				Comment   string   `json:"comment"`
+			} `json:"silences"`
+		}
+		if err := json.Unmarshal([]byte(f.call(t, "GET", "/v1/silences", "", 200)), &list); err != nil {
+			t.Fatal(err)
+		}
+		active := 0
+		for _, s := range list.Silences {
+			if s.ID == first && s.Active {
+				t.Errorf("the extended silence %s is still active", first)
+			}
+			if s.ID != first && s.Active && slices.Equal(s.Pipelines, []string{"failed-job"}) && s.Comment == "on it" {
+				active++
+			}
+		}
+		if active != 1 {
+			t.Errorf("after extending, %d active silence(s) of failed-job: %+v", active, list.Silences)
+		}
+		b.Screenshot("silences-form")
 	})
 
 	t.Run("values are text, never markup", func(t *testing.T) {

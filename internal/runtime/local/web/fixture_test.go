@@ -22,6 +22,7 @@ import (
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/runtime/local/web"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
@@ -179,6 +180,7 @@ type fixtureOptions struct {
 	tokens   bool // configure a reader and an admin token
 	pageSize int
 	docs     map[string]string // nil: fixtureDocs, with their states set up
+	windows  []silence.Window  // interlock.yaml's maintenance windows
 }
 
 // newFixture starts a real engine on SQLite at loadedAt, loads the
@@ -197,7 +199,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	t.Cleanup(func() { _ = st.Close() })
 	f.st = st
 	log := slog.New(slog.DiscardHandler)
-	f.eng = engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: enginebench.NoJobs{}, Logger: log})
+	f.eng = engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: enginebench.NoJobs{}, Logger: log, Maintenance: fo.windows})
 	if err := f.eng.Open(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ func parsePages() (map[string]*template.Template, error) {
 		out[name] = t
 	}
 	out["fragment-row"] = out["overview"]
+	out["fragment-preview"] = out["silences"]
 	return out, nil
 }
 

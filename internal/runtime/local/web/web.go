@@ -189,9 +189,9 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if v.name == "fragment-row" {
+		if strings.HasPrefix(v.name, "fragment-") {
 			w.WriteHeader(status)
-			_ = h.pages[v.name].ExecuteTemplate(w, "fragment-row", v.data)
+			_ = h.pages[v.name].ExecuteTemplate(w, v.name, v.data)
 			return
 		}
 		d := layout{Title: v.title, Nav: v.nav, Caller: caller, CanAct: caller.Role.Includes(pipeline.RoleOperator), Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}

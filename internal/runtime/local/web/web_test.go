@@ -657,3 +657,64 @@ func TestOverviewTriage(t *testing.T) {
 		t.Error("no date axis over the grid")
 	}
 }
+
+// TestSilencesPage: a new silence's form previews the pipelines and open
+// conditions its matchers reach; the list says when each ends, who
+// created it and when, and links to extend it; a window says when it
+// next opens.
+func TestSilencesPage(t *testing.T) {
+	w, err := silence.NewWindow("nightly-etl", "0 2 * * *", time.Hour, "UTC", silence.Matchers{Owners: []string{"platform"}}, "the nightly load")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, fixtureOptions{windows: []silence.Window{w}})
+	ctx := context.Background()
+	// broken's JOB_FAILED still holds (its run failed): a silence of
+	// broken covers it; one of SLA_BREACH only does not.
+	body := f.page(t, "/ui/silences?pipelines=broken&duration=2h", http.StatusOK)
+	for _, want := range []string{
+		`<div class="preview" id="preview" data-pipelines="1" data-conditions="1">`,
+		`<a href="/ui/pipelines/broken" data-reached="broken">broken</a>`,
+		`<li data-covered="broken" data-type="JOB_FAILED">`,
+		`id="silence-pipelines" value="broken"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the preview of pipelines=broken lacks %s", want)
+		}
+	}
+	if body := f.page(t, "/ui/silences?pipelines=broken&types=SLA_BREACH&fragment=preview", http.StatusOK); !strings.Contains(body, `data-pipelines="1" data-conditions="0"`) || strings.Contains(body, "<html") {
+		t.Errorf("pipelines=broken types=SLA_BREACH covers no open condition; the fragment is the preview alone:\n%s", body)
+	}
+	body = f.page(t, "/ui/silences?owners=finance&fragment=preview", http.StatusOK)
+	for _, id := range []string{"late", "relsla", "atrisk"} {
+		if !strings.Contains(body, `data-reached="`+id+`"`) {
+			t.Errorf("owners=finance does not reach %s", id)
+		}
+	}
+	if body := f.page(t, "/ui/silences?types=NOPE&fragment=preview", http.StatusOK); !strings.Contains(body, `id="preview-problem"`) || !strings.Contains(body, "NOPE") {
+		t.Error("a bad matcher is not said")
+	}
+	// A silence: ends in, created by and at, extend.
+	if _, err := f.eng.CreateSilence(ctx, engine.SilenceRequest{ID: "s1", Matchers: silence.Matchers{Pipelines: []string{"broken"}}, Duration: 90 * time.Minute, Comment: "fixing", By: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	body = f.page(t, "/ui/silences", http.StatusOK)
+	for _, want := range []string{
+		`<td class="silence-ends" data-ends="2026-03-10T09:30:00Z">ends <span class="deadline"><time class="countdown" data-countdown="2026-03-10T09:30:00Z"`,
+		`<td class="silence-created">by <strong>ops</strong><div class="muted nowrap">2026-03-10 08:00:00Z</div>`,
+		`<a class="extend" id="extend-s1" href="/ui/silences?comment=fixing&amp;duration=2h&amp;extend=s1&amp;pipelines=broken#silence-form">`,
+		`<td class="window-next" data-next="2026-03-11T02:00:00Z">`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the silences page lacks %s", want)
+		}
+	}
+	body = f.page(t, "/ui/silences?comment=fixing&duration=2h&extend=s1&pipelines=broken", http.StatusOK)
+	if !strings.Contains(body, `id="action-silence" data-action="silence" data-url="/v1/silences" data-result="silence-result" data-extend="s1">Save and expire s1</button>`) {
+		t.Error("the extend form does not replace s1")
+	}
+	// From a pipeline page.
+	if body := f.page(t, "/ui/pipelines/broken", http.StatusOK); !strings.Contains(body, `href="/ui/silences?pipelines=broken&amp;duration=2h#silence-form" id="action-silence-open"`) {
+		t.Error("no silence link on the pipeline page")
+	}
+}

@@ -65,6 +65,14 @@
       return { from: value("backfill-from"), to: value("backfill-to"), only: value("backfill-only") || "missing", maxActive: isNaN(n) ? 1 : n };
     }
     if (kind === "cancel-backfill") return null;
+    if (kind === "silence") {
+      var b = { duration: value("silence-duration"), comment: value("silence-comment") };
+      ["pipelines", "owners", "types", "levels"].forEach(function (f) {
+        var vs = value("silence-" + f).split(",").map(function (x) { return x.trim(); }).filter(Boolean);
+        if (vs.length) b[f] = vs;
+      });
+      return b;
+    }
     if (kind === "pause") {
       var until = document.getElementById("pause-until");
       if (until && until.value) {
@@ -80,6 +88,12 @@
   // question is what the action asks before it is sent: a backfill names
   // its range, the others say it in their data-confirm.
   function question(btn, body) {
+    if (btn.getAttribute("data-action") === "silence") {
+      var what = ["pipelines", "owners", "types", "levels"].filter(function (f) { return body[f]; })
+        .map(function (f) { return f + "=" + body[f].join(","); }).join(" ");
+      return "Silence " + what + " for " + body.duration + "?" +
+        (btn.getAttribute("data-extend") ? " Silence " + btn.getAttribute("data-extend") + " is expired once this one is saved." : "");
+    }
     if (btn.getAttribute("data-action") === "backfill") {
       return "Backfill " + btn.getAttribute("data-pipeline") + " from " + body.from + " to " + body.to +
         " (only " + body.only + ", at most " + body.maxActive + " at once)? Each period runs on its own sensors.";
@@ -118,6 +132,16 @@
         if (kind === "backfill" && doc && doc.backfill) {
           var runs = (doc.periods || []).filter(function (p) { return p.run; }).length;
           say("Backfill " + doc.backfill.id + " started: " + runs + " of " + (doc.periods || []).length + " periods to run.", "done");
+        } else if (kind === "silence" && doc && doc.id) {
+          var old = btn.getAttribute("data-extend");
+          if (!old) { say("Silence " + doc.id + " saved: it ends " + doc.endsAt + ".", "done"); refreshSections(); return; }
+          // Extending: the new silence first, then the one it replaces.
+          return fetch("/v1/silences/" + encodeURIComponent(old), { method: "DELETE", credentials: "same-origin", headers: { "X-CSRF-Token": meta("csrf-token") } })
+            .then(function (r) {
+              say(r.ok ? "Silence " + doc.id + " saved (it ends " + doc.endsAt + "); " + old + " expired." :
+                "Silence " + doc.id + " saved, but " + old + " could not be expired (HTTP " + r.status + ").", r.ok ? "done" : "error");
+              refreshSections();
+            });
         } else if (kind === "rerun") {
           followRerun(btn.getAttribute("data-period"));
           return;
@@ -170,6 +194,30 @@
     out.className = "action-result " + (ended && l.state !== "COMPLETED" ? "refused" : "done");
     if (ended) following = null;
   }
+
+  // The new-silence form: its preview follows the matchers as they are
+  // typed (the page's own preview, ?fragment=preview).
+  function previewSilence() {
+    var form = document.getElementById("silence-fields");
+    var box = document.getElementById("silence-preview");
+    if (!form || !box) return;
+    later("preview", function () {
+      var q = new URLSearchParams(new FormData(form));
+      q.set("fragment", "preview");
+      fetch("/ui/silences?" + q.toString(), { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) {
+          if (text === null) return;
+          var doc = parseHTML(text);
+          box.textContent = "";
+          Array.prototype.forEach.call(doc.body.childNodes, function (n) { box.appendChild(document.importNode(n, true)); });
+          box.setAttribute("data-for", q.toString());
+        }).catch(function () {});
+    });
+  }
+  document.addEventListener("input", function (ev) {
+    if (ev.target && ev.target.closest && ev.target.closest("#silence-fields")) previewSilence();
+  });
 
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest ? ev.target.closest("button[data-action]") : null;
