@@ -160,21 +160,48 @@ func TestDashboard(t *testing.T) {
 		if n := browser.Eval[int](b, `document.querySelectorAll('svg#graph g.graph-node').length`); n != len(wantStates)+5 {
 			t.Fatalf("the graph has %d nodes, want one per pipeline (%d)", n, len(wantStates)+5)
 		}
-		// The edge's line runs from the right side of the upstream's box
+		// The edge's path runs from the right side of the upstream's box
 		// to the left side of the downstream's, as the browser lays it out.
 		geo := browser.Eval[string](b, `(() => {
-			const line = document.querySelector('g.graph-edge[data-from="succeeded-job"][data-to="after-success"] line');
-			if (!line) return 'no edge';
+			const path = document.querySelector('g.graph-edge[data-from="succeeded-job"][data-to="after-success"] path');
+			if (!path) return 'no edge';
 			const box = id => document.querySelector('g.graph-node[data-node="' + id + '"] rect').getBBox();
-			const l = line.getBBox(), up = box('succeeded-job'), down = box('after-success');
-			const ok = Math.abs(line.x1.baseVal.value - (up.x + up.width)) < 1 && Math.abs(line.x2.baseVal.value - down.x) < 1 &&
-				line.y1.baseVal.value > up.y && line.y1.baseVal.value < up.y + up.height &&
-				line.y2.baseVal.value > down.y && line.y2.baseVal.value < down.y + down.height && l.width > 10;
-			return ok ? 'ok' : JSON.stringify({l, up, down});
+			const a = path.getPointAtLength(0), z = path.getPointAtLength(path.getTotalLength()), up = box('succeeded-job'), down = box('after-success');
+			const ok = Math.abs(a.x - (up.x + up.width)) < 1 && Math.abs(z.x - down.x) < 1 &&
+				a.y > up.y && a.y < up.y + up.height && z.y > down.y && z.y < down.y + down.height && path.getTotalLength() > 10;
+			return ok ? 'ok' : JSON.stringify({a: [a.x, a.y], z: [z.x, z.y], up, down});
 		})()`)
 		if geo != "ok" {
 			t.Fatalf("the edge succeeded-job -> after-success is not drawn between its nodes: %s", geo)
 		}
+		// Its label is drawn, on top: what is under its middle is the label.
+		if got := browser.Eval[string](b, `(() => {
+			const l = document.querySelector('text.graph-label[data-from="succeeded-job"][data-to="after-success"]');
+			if (!l) return 'no label';
+			const r = l.getBoundingClientRect();
+			l.scrollIntoView({block: 'center', inline: 'center'});
+			const q = l.getBoundingClientRect(), el = document.elementFromPoint(q.x + q.width / 2, q.y + q.height / 2);
+			return el === l ? l.textContent : 'hidden under ' + (el && el.outerHTML.slice(0, 80));
+		})()`); got != "same period" {
+			t.Errorf("the edge's label: %s", got)
+		}
+		// A legend of the states, in the overview's colours; the live
+		// indicator is in none of them.
+		if n := browser.Eval[int](b, `document.querySelectorAll('#graph-legend .legend-swatch').length`); n != 12 {
+			t.Errorf("the legend has %d swatches, want the 11 states and not running", n)
+		}
+		b.WaitFor("the live stream", `document.getElementById('live-status').dataset.live === 'on'`)
+		if c := browser.Eval[string](b, `getComputedStyle(document.getElementById('live-status')).color`); greenish(c) {
+			t.Errorf("the live indicator is %s, the overview's colour of succeeded", c)
+		}
+		// Focus on after-success: itself and its upstream only.
+		b.Open(f.srv.URL + "/ui/pipelines/after-success")
+		b.Do(chromedp.Click(chromedp.ID("graph-link")))
+		b.WaitFor("the focused graph", `location.search === '?focus=after-success' && !!document.querySelector('g.graph-node.focused')`)
+		if got := browser.Eval[string](b, `Array.from(document.querySelectorAll('g.graph-node'), g => g.dataset.node).sort().join(' ')`); got != "after-success succeeded-job" {
+			t.Errorf("after-success's neighbourhood draws %q", got)
+		}
+		b.Open(f.srv.URL + "/ui/graph")
 		if n := browser.Eval[int](b, `document.querySelectorAll('svg#graph g.graph-edge').length`); n != 1 {
 			t.Fatalf("%d edges drawn, want 1", n)
 		}

@@ -76,6 +76,14 @@ var funcs = template.FuncMap{
 		return *t
 	},
 	"fields": detailFields,
+	// seq is the numbers from a to b.
+	"seq": func(a, b int) []int {
+		var out []int
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+		return out
+	},
 	// dlCell is a deadline and the zone its local column reads it in.
 	"dlCell": func(at time.Time, zone string, utcOnly bool) dlCell {
 		return dlCell{At: at, Zone: zone, UTCOnly: utcOnly}
