@@ -22,9 +22,12 @@ import (
 //     job poll window and relative SLA (at most 24h);
 //   - rerun budgets (maxManualReruns, maxDriftReruns) and the circuit
 //     breaker count the ledger and the run of one period, for as long as
-//     the period is kept: they have no window of their own, so a period
-//     older than retention is forgotten — a rerun or a late trigger sensor
-//     for it starts afresh, as for a period that never ran.
+//     the period is kept: they have no window of their own. A period is
+//     kept while its date or its last activity is within retention
+//     (run.PeriodExpired), so a period written, rerun or backfilled keeps
+//     its run and budgets for retention after that; once both are older it
+//     is forgotten — a rerun or a late trigger sensor for it starts afresh,
+//     as for a period that never ran.
 //
 // A period's records are in use for HistoryWindow after its date; the
 // settings refuse a retention below MinRetention (the window of a pipeline

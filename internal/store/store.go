@@ -492,11 +492,21 @@ type SensorListPrefixParams struct {
 // ExpireParams says what Expire deletes. Records of a period (a run, its
 // ledger entries, its baseline, its markers, and sensors whose key names
 // the period, "orders#2026-03-10" or "orders#20260310T05") expire when
-// their period sorts before PeriodBefore as text; events expire when
-// their Time is before Before, alert bookkeeping (threads, alerts sent
-// and alerted, dead letters) when its At is, and a silence when its end
-// is. The caller derives both from one instant
-// (retention.Cutoff), leaving a day's slack for the zones periods are
+// run.PeriodExpired holds: their period sorts before PeriodBefore as text
+// AND their date saw no activity since Before — in the pipeline, no run
+// of the date or of one of its hours changed (UpdatedAt) and no sensor of
+// the date or of one of its hours was written (WrittenAt) at or after
+// Before. A period's ledger entries, baseline and markers are written
+// with a run or a sensor of it, so those two stand for every write. A
+// write for a period older than retention (a replay, a backfill, a
+// rerun) so keeps the whole date, run and sensors alike, for retention
+// after it: it is never acknowledged and then deleted, and the run that
+// locks the period stays with it.
+//
+// Events expire when their Time is before Before, alert bookkeeping
+// (threads, alerts sent and alerted, dead letters) when its At is, and a
+// silence when its end is. The caller derives both from one instant
+// (run.RetentionCutoff), leaving a day's slack for the zones periods are
 // named in.
 //
 // What never expires, whatever its age:
@@ -510,10 +520,10 @@ type SensorListPrefixParams struct {
 //     baseline, markers and per-period sensors are what that work will
 //     read.
 //
-// Zero cutoffs expire nothing of their kind.
+// Zero cutoffs expire nothing of their kind; a period's records need both.
 type ExpireParams struct {
 	PeriodBefore string    // a period or a date; "" expires no period's records
-	Before       time.Time // zero expires no event and no alert bookkeeping
+	Before       time.Time // zero expires no event, no alert bookkeeping and no period's records
 	// Limit bounds the records deleted by one call (and so the time the
 	// write lock is held); <= 0 is refused.
 	Limit int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -31,7 +32,7 @@ func (s *Store) PutSensorItem(ctx context.Context, pipelineID, key string, data 
 	w := newItem(pipelinePK(pipelineID), skSensorPrefix+key)
 	w.it[aData] = &types.AttributeValueMemberM{Value: objectToNative(data)}
 	if _, p, ok := schedule.SplitPeriodKey(key); ok {
-		s.setPeriodTTL(w, p.String())
+		s.setPeriodTTL(w, p.String(), time.Time{})
 	}
 	return s.putItem(ctx, s.t.Control, "sensor item "+pipelineID+"/"+key, w)
 }
@@ -69,7 +70,7 @@ func (s *Store) PutRerunRequest(ctx context.Context, r RerunRequest) error {
 	w := newItem(pipelinePK(r.PipelineID), rerunRequestSK(r.ScheduleID, r.Period))
 	w.str("reason", r.Reason)
 	w.str("requestId", r.ID)
-	s.setPeriodTTL(w, r.Period)
+	s.setPeriodTTL(w, r.Period, time.Time{})
 	return s.putItem(ctx, s.t.Control, "rerun request "+r.PipelineID+"/"+r.ScheduleID+"/"+r.Period, w)
 }
 
@@ -85,7 +86,7 @@ func (s *Store) PutJobReport(ctx context.Context, r JobReport) error {
 	w.str("category", r.Category)
 	w.str("message", r.Message)
 	w.str("runId", r.RunID)
-	s.setPeriodTTL(w, r.Period)
+	s.setPeriodTTL(w, r.Period, r.At)
 	return s.putItem(ctx, s.t.JobLog, "job report "+r.PipelineID+"/"+r.ScheduleID+"/"+r.Period, w)
 }
 

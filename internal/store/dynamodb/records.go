@@ -158,7 +158,7 @@ func (s *Store) sensorStateItem(x store.Sensor, version int64) *itemWriter {
 		w.str(idxSensorsChanged.sk, changed+"#"+x.PipelineID+"#"+keyText(x.Key))
 	}
 	if _, p, ok := schedule.SplitPeriodKey(x.Key); ok {
-		s.setPeriodTTL(w, p.String())
+		s.setPeriodTTL(w, p.String(), x.WrittenAt)
 	}
 	return w
 }
@@ -210,7 +210,7 @@ func (s *Store) runItem(x run.Run, version int64) *itemWriter {
 	w.str(idxRunsByUpdate.pk, "RUNUPD#"+shard)
 	w.str(idxRunsByUpdate.sk, sortTime(x.UpdatedAt)+"#"+k.PipelineID+"#"+k.ScheduleID+"#"+k.Period)
 	if x.State.Terminal() {
-		s.setPeriodTTL(w, k.Period)
+		s.setPeriodTTL(w, k.Period, x.UpdatedAt)
 	} else {
 		w.str(lsiActive.sk, byPeriod)
 		w.str(idxActiveRuns.pk, "ACTIVE#"+shard)
@@ -263,7 +263,7 @@ func (s *Store) ledgerItem(l store.LedgerEntry) *itemWriter {
 	w.str("reason", l.Reason)
 	w.str("source", l.Source)
 	w.time(aAt, l.At)
-	s.setPeriodTTL(w, l.Key.Period)
+	s.setPeriodTTL(w, l.Key.Period, l.At)
 	return w
 }
 
@@ -283,7 +283,7 @@ func (s *Store) baselineItem(b store.Baseline) *itemWriter {
 	w.str(aPeriod, b.Key.Period)
 	w.json("sensors", b.Sensors, len(b.Sensors))
 	w.time("capturedAt", b.CapturedAt)
-	s.setPeriodTTL(w, b.Key.Period)
+	s.setPeriodTTL(w, b.Key.Period, b.CapturedAt)
 	return w
 }
 
@@ -313,7 +313,7 @@ func (s *Store) markerItem(m store.Marker) *itemWriter {
 	if k.Period != "" {
 		w.str(idxMarkersByPeriod.pk, "MARKERS#"+shard)
 		w.str(idxMarkersByPeriod.sk, k.Period+"#"+k.PipelineID+"#"+k.ScheduleID+"#"+m.Kind)
-		s.setPeriodTTL(w, k.Period)
+		s.setPeriodTTL(w, k.Period, m.At)
 	}
 	return w
 }

@@ -3,21 +3,31 @@ package dynamodb
 import (
 	"time"
 
-	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/run"
 )
 
 // Retention is the table's TTL (docs/architecture.md, "Reads scoped to the
 // decision, and retention"): an item that may expire carries `ttl`, the
-// Unix second from which DynamoDB may delete it, computed so that it
-// expires exactly when Store.Expire of a deleting store would delete it
-// at that instant (run.RetentionCutoff), to the second:
+// Unix second from which DynamoDB may delete it, computed when the item is
+// written:
 //
 //   - a record of a period (a terminal run, its ledger entries, baseline
-//     and markers, a per-period sensor, a job report, a rerun request):
-//     the day after the period's date at 12:00 UTC — when the date has
-//     ended in every zone — plus the retention;
+//     and markers, a per-period sensor, a job report):
+//     run.PeriodExpiry of its period and its own write (the run's
+//     UpdatedAt, the sensor's WrittenAt, the entry's At, …) — the later of
+//     the day after the period's date at 12:00 UTC (when the date has
+//     ended in every zone) plus the retention, and the write plus the
+//     retention. A write for a period older than retention (a replay, a
+//     rerun, a backfill) so stays for retention after it, as Expire of a
+//     deleting store keeps it;
 //   - an event, a dead letter, a Slack thread, a sent or alerted record:
 //     its time plus the retention, rounded up to the next whole second.
+//
+// Unlike Expire, which judges a period's date by its latest activity, a
+// TTL is stamped per item: a write refreshes the ttl of the items it
+// writes, not of the period's other items. A sensor written long after
+// its period's run ended keeps the sensor, not the run (docs/aws.md,
+// "Retention").
 //
 // What must stay carries none: pipelines, calendars, timers, plain sensor
 // keys, pipeline-level markers, delivery cursors, the event shard
@@ -31,38 +41,18 @@ import (
 // DefaultRetention is the retention when Config.Retention is 0.
 const DefaultRetention = 90 * 24 * time.Hour
 
-// periodExpiry is when the records of period expire, and false for a
-// period that names no date (it never expires).
-func periodExpiry(period string, retention time.Duration) (int64, bool) {
-	if len(period) < len("2006-01-02") {
-		return 0, false
-	}
-	p, err := schedule.ParsePeriod(period)
-	if err != nil {
-		return 0, false
-	}
-	d := p.Date.AddDays(1)
-	end := time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC).Add(retention)
-	return ceilSecond(end), true
-}
-
 // timeExpiry is when a record of time t expires: the first whole second
 // after t + retention (Expire deletes what is strictly before its cutoff).
 func timeExpiry(t time.Time, retention time.Duration) int64 {
 	return t.Add(retention).Unix() + 1
 }
 
-func ceilSecond(t time.Time) int64 {
-	s := t.Unix()
-	if t.Nanosecond() > 0 {
-		s++
-	}
-	return s
-}
-
-func (s *Store) setPeriodTTL(w *itemWriter, period string) {
-	if at, ok := periodExpiry(period, s.retention); ok {
-		w.num(attrTTL, at)
+// setPeriodTTL stamps the ttl of a record of period written at
+// written (zero when the write's instant is unknown: the period's date
+// alone).
+func (s *Store) setPeriodTTL(w *itemWriter, period string, written time.Time) {
+	if at, ok := run.PeriodExpiry(period, written, s.retention); ok {
+		w.num(attrTTL, at.Unix())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -17,8 +18,9 @@ import (
 // work), never a scan of the history. The caller (serve's sweep) calls it
 // again while More is true, letting other writers in between.
 
-// expiry is one kind's bounded delete. Its statement takes the cutoff and
-// the limit, in that order.
+// expiry is one kind's bounded delete. A period kind's statement takes
+// the period cutoff, the limit and the activity cutoff (?1, ?2, ?3); a
+// kind that expires by time takes the time cutoff and the limit.
 type expiry struct {
 	kind, query string
 }
@@ -31,6 +33,17 @@ type expiry struct {
 const keep = `NOT EXISTS (SELECT 1 FROM runs r INDEXED BY runs_active WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period = t.period)
 	AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.pipeline_id = t.pipeline_id AND m.period = t.period)`
 
+// quiet is the other half of run.PeriodExpired: the date of the row's
+// period (the day, or the day of its hour) saw no activity in the
+// pipeline since the cutoff ?3 — no run of the date changed and no sensor
+// of the date was written (store.ExpireParams). Each is a range of one
+// pipeline's date in an index: runs_pipeline_period, and
+// sensors_pipeline_period (migration 0014), which covers written_at.
+const quiet = `NOT EXISTS (SELECT 1 FROM runs a WHERE a.pipeline_id = t.pipeline_id
+		AND a.period >= substr(t.period, 1, 10) AND a.period < substr(t.period, 1, 10) || 'U' AND a.updated_at >= ?3)
+	AND NOT EXISTS (SELECT 1 FROM sensors w INDEXED BY sensors_pipeline_period WHERE w.pipeline_id = t.pipeline_id
+		AND w.period >= substr(t.period, 1, 10) AND w.period < substr(t.period, 1, 10) || 'U' AND w.written_at >= ?3)`
+
 // expiries lists the kinds in the order they are deleted: the run, the
 // record that says the period happened, goes last.
 var expiries = []expiry{
@@ -40,15 +53,16 @@ var expiries = []expiry{
 		WHERE t.period < ?1
 		AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.active = 1 AND r.pipeline_id = t.pipeline_id AND r.period IN (t.period, substr(t.period, 1, 10)))
 		AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.pipeline_id = t.pipeline_id AND m.period IN (t.period, substr(t.period, 1, 10)))
+		AND ` + quiet + `
 		LIMIT ?2)`},
 	{"markers", `DELETE FROM markers WHERE (pipeline_id, schedule_id, period, kind) IN (SELECT pipeline_id, schedule_id, period, kind FROM markers t
-		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` AND ` + quiet + ` LIMIT ?2)`},
 	{"baselines", `DELETE FROM baselines WHERE (pipeline_id, schedule_id, period) IN (SELECT pipeline_id, schedule_id, period FROM baselines t
-		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` AND ` + quiet + ` LIMIT ?2)`},
 	{"ledger", `DELETE FROM ledger WHERE (pipeline_id, schedule_id, period, seq) IN (SELECT pipeline_id, schedule_id, period, seq FROM ledger t
-		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` LIMIT ?2)`},
+		WHERE t.period > '' AND t.period < ?1 AND ` + keep + ` AND ` + quiet + ` LIMIT ?2)`},
 	{"runs", `DELETE FROM runs WHERE (pipeline_id, schedule_id, period) IN (SELECT pipeline_id, schedule_id, period FROM runs t
-		WHERE t.period > '' AND t.period < ?1 AND t.active = 0 AND ` + keep + ` LIMIT ?2)`},
+		WHERE t.period > '' AND t.period < ?1 AND t.active = 0 AND ` + keep + ` AND ` + quiet + ` LIMIT ?2)`},
 	{"events", `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE time < ?1 LIMIT ?2)`},
 	// Alert delivery bookkeeping, by its At (a sink's cursor never
 	// expires): the time indexes of migration 0008.
@@ -82,20 +96,18 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	// Like a Commit, a batch that started runs to its end: it is short.
 	ctx = context.WithoutCancel(ctx)
 	res := store.ExpireResult{Deleted: map[string]int{}}
-	var args [][]any
+	var args [][]any // each kind's arguments, the limit left out; nil skips it
 	for _, x := range expiries {
-		var cutoff any = p.PeriodBefore
-		if x.byTime() {
-			if p.Before.IsZero() {
-				args = append(args, nil)
-				continue
-			}
-			cutoff = queryNanos(p.Before)
-		} else if p.PeriodBefore == "" {
+		switch {
+		case p.Before.IsZero():
 			args = append(args, nil)
-			continue
+		case x.byTime():
+			args = append(args, []any{queryNanos(p.Before)})
+		case p.PeriodBefore == "":
+			args = append(args, nil)
+		default:
+			args = append(args, []any{p.PeriodBefore, nil, queryNanos(p.Before)})
 		}
-		args = append(args, []any{cutoff})
 	}
 	// Held like a group's leader holds it: the checkpointer waits, and
 	// Commits queue behind this one short transaction.
@@ -116,7 +128,13 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 				res.More = true
 				break
 			}
-			r, err := tx.ExecContext(ctx, x.query, append(args[i], left)...)
+			a := slices.Clone(args[i])
+			if len(a) == 1 {
+				a = append(a, left)
+			} else {
+				a[1] = left
+			}
+			r, err := tx.ExecContext(ctx, x.query, a...)
 			if err != nil {
 				return fmt.Errorf("sqlite: expire %s: %w", x.kind, interpretError(err))
 			}

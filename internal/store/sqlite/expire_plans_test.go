@@ -19,11 +19,12 @@ func TestExpirePlans(t *testing.T) {
 	}
 	var stmts []statement
 	for _, x := range expiries {
-		var cutoff any = "2026-01-01"
+		before := queryNanos(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		args := []any{"2026-01-01", 100, before}
 		if x.byTime() {
-			cutoff = queryNanos(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			args = []any{before, 100}
 		}
-		stmts = append(stmts, statement{"expire " + x.kind, x.query, []any{cutoff, 100}})
+		stmts = append(stmts, statement{"expire " + x.kind, x.query, args})
 	}
 	q, args := sensorListChangedQuery(store.SensorListChangedParams{PipelineID: "orders", Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 1})
 	stmts = append(stmts, statement{"changed sensor of a pipeline", q, args})

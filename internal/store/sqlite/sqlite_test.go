@@ -245,7 +245,7 @@ func TestMigrations(t *testing.T) {
 		}
 		// 0006 gave the per-period sensors written before it their period,
 		// so retention finds them; plain keys have none.
-		res, err := s.Expire(ctx, store.ExpireParams{PeriodBefore: "2026-03-11", Limit: 100})
+		res, err := s.Expire(ctx, store.ExpireParams{PeriodBefore: "2026-03-11", Before: changed, Limit: 100})
 		if err != nil || res.Deleted["sensors"] != 2 {
 			t.Fatalf("Expire after upgrade: %+v, %v; want the 2 per-period sensors written before it deleted", res, err)
 		}

@@ -95,7 +95,9 @@ func testExpire(t *testing.T, o Options) {
 		seedPeriod(t, s, key("pl", "cron", "2026-01-06"), run.Completed)
 		commit(t, s, putTimer(store.Timer{Key: "sla-breach/pl/2026-01-06", Kind: "sla-breach", Run: key("pl", "cron", "2026-01-06"), DueAt: before}))
 		// An hour's sensor feeds the active run of its day.
-		commit(t, s, putSensor(minimalSensor("pl", "k#2026-01-05T03", 1), 0))
+		hourly := minimalSensor("pl", "k#2026-01-05T03", 1)
+		hourly.ChangedAt, hourly.WrittenAt = before.Add(-5*24*time.Hour), before.Add(-5*24*time.Hour)
+		commit(t, s, putSensor(hourly, 0))
 		// The same periods of another pipeline, with nothing at work.
 		seedPeriod(t, s, key("other", "cron", "2026-01-05"), run.Completed)
 		seedPeriod(t, s, key("other", "cron", "2026-01-06"), run.Completed)
@@ -103,7 +105,7 @@ func testExpire(t *testing.T, o Options) {
 		seedPeriod(t, s, key("pl", "stream", "2026-01-07"), run.Completed)
 		commit(t, s, putRun(withState(newRun(key("pl", "cron", "2026-01-07")), run.Evaluating), 0))
 
-		res := expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Limit: 1000})
+		res := expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Before: before, Limit: 1000})
 		mustMatch(t, "Expire deleted", res, map[string]int{"runs": 2, "ledger": 2, "baselines": 2, "markers": 2, "sensors": 4})
 		requirePeriod(t, s, key("pl", "cron", "2026-01-05"), true)
 		requirePeriod(t, s, key("pl", "cron", "2026-01-06"), true)
@@ -117,11 +119,72 @@ func testExpire(t *testing.T, o Options) {
 		r := must(s.RunGet(t.Context(), key("pl", "cron", "2026-01-05"))).get(t)
 		commit(t, s, putRun(withState(r, run.Completed), r.Version))
 		commit(t, s, store.Change{TimerDeletes: []store.TimerDelete{{Key: "sla-breach/pl/2026-01-06"}}})
-		res = expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Limit: 1000})
+		res = expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Before: before, Limit: 1000})
 		mustMatch(t, "Expire deleted after the work ended", res, map[string]int{"runs": 2, "ledger": 2, "baselines": 2, "markers": 2, "sensors": 5})
 		requirePeriod(t, s, key("pl", "cron", "2026-01-05"), false)
 		requirePeriod(t, s, key("pl", "cron", "2026-01-06"), false)
 		requirePeriod(t, s, key("pl", "stream", "2026-01-07"), true)
+	})
+
+	t.Run("AWriteWithinRetentionKeepsItsDate", func(t *testing.T) {
+		s := o.New(t)
+		day := 24 * time.Hour
+		// A sensor replayed for a period long expired by its date, at the
+		// very cutoff: acknowledged, so kept with the run that locks the
+		// period, and so is the rest of the date.
+		seedPeriod(t, s, key("pl", "cron", "2026-01-05"), run.Completed)
+		late := minimalSensor("pl", "late#2026-01-05", 2)
+		late.ChangedAt, late.WrittenAt = before, before
+		commit(t, s, putSensor(late, 0))
+		// A rerun or a backfill of an old period: its run changed a
+		// nanosecond before the cutoff in one pipeline, at it in another;
+		// an hour's run changed within retention keeps its day's records.
+		seedPeriod(t, s, key("pl", "cron", "2026-01-03"), run.Completed)
+		seedPeriod(t, s, key("rerun", "cron", "2026-01-03"), run.Completed)
+		seedPeriod(t, s, key("hourrun", "cron", "2026-01-06"), run.Completed)
+		seedPeriod(t, s, key("hourrun", "cron", "2026-01-06T09"), run.Completed)
+		for k, at := range map[run.Key]time.Time{key("pl", "cron", "2026-01-03"): before.Add(-time.Nanosecond),
+			key("rerun", "cron", "2026-01-03"): before, key("hourrun", "cron", "2026-01-06T09"): before.Add(time.Hour)} {
+			r := must(s.RunGet(t.Context(), k)).get(t)
+			r.UpdatedAt = at
+			commit(t, s, putRun(r, r.Version))
+		}
+		// An hour's sensor written within retention keeps its day's run
+		// in a pipeline of days (and every record of its date).
+		seedPeriod(t, s, key("hourly", "cron", "2026-01-04"), run.Completed)
+		seedPeriod(t, s, key("hourly", "cron", "2026-01-04T07"), run.Completed)
+		hour := minimalSensor("hourly", "h#2026-01-04T05", 1)
+		hour.ChangedAt, hour.WrittenAt = before.Add(40*day), before.Add(40*day)
+		commit(t, s, putSensor(hour, 0))
+		// The same dates of another pipeline saw nothing since: they go.
+		for _, p := range []string{"2026-01-03", "2026-01-04", "2026-01-05"} {
+			seedPeriod(t, s, key("other", "cron", p), run.Completed)
+		}
+
+		res := expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Before: before, Limit: 1000})
+		mustMatch(t, "Expire deleted", res, map[string]int{"runs": 4, "ledger": 4, "baselines": 4, "markers": 4, "sensors": 8})
+		kept := []run.Key{key("pl", "cron", "2026-01-05"), key("rerun", "cron", "2026-01-03"),
+			key("hourly", "cron", "2026-01-04"), key("hourly", "cron", "2026-01-04T07"),
+			key("hourrun", "cron", "2026-01-06"), key("hourrun", "cron", "2026-01-06T09")}
+		for _, k := range kept {
+			requirePeriod(t, s, k, true)
+		}
+		for _, k := range []run.Key{key("pl", "cron", "2026-01-03"), key("other", "cron", "2026-01-03"),
+			key("other", "cron", "2026-01-04"), key("other", "cron", "2026-01-05")} {
+			requirePeriod(t, s, k, false)
+		}
+		for _, sk := range [][2]string{{"pl", "late#2026-01-05"}, {"hourly", "h#2026-01-04T05"}} {
+			if _, err := s.SensorGet(t.Context(), sk[0], sk[1]); err != nil {
+				t.Errorf("sensor %s/%s written within retention: %v", sk[0], sk[1], err)
+			}
+		}
+
+		// Once the latest write is older than retention too, the date goes.
+		res = expireAll(t, s, store.ExpireParams{PeriodBefore: cutoff, Before: before.Add(40*day + time.Nanosecond), Limit: 1000})
+		mustMatch(t, "Expire deleted once the writes aged", res, map[string]int{"runs": 6, "ledger": 6, "baselines": 6, "markers": 6, "sensors": 14})
+		for _, k := range kept {
+			requirePeriod(t, s, k, false)
+		}
 	})
 
 	t.Run("BoundedByLimit", func(t *testing.T) {
@@ -131,7 +194,7 @@ func testExpire(t *testing.T, o Options) {
 		}
 		var totals []int
 		for range 10 {
-			res := must(s.Expire(t.Context(), store.ExpireParams{PeriodBefore: cutoff, Limit: 10})).get(t)
+			res := must(s.Expire(t.Context(), store.ExpireParams{PeriodBefore: cutoff, Before: before, Limit: 10})).get(t)
 			totals = append(totals, res.Total())
 			if res.Total() > 10 {
 				t.Fatalf("Expire with limit 10 deleted %d", res.Total())
@@ -160,6 +223,11 @@ func testExpire(t *testing.T, o Options) {
 		if res.Total() != 0 || res.More {
 			t.Errorf("Expire with no cutoff: %+v", res)
 		}
+		// A period's records need both cutoffs: its date and its activity.
+		res = must(s.Expire(t.Context(), store.ExpireParams{PeriodBefore: cutoff, Limit: 100})).get(t)
+		if res.Total() != 0 || res.More {
+			t.Errorf("Expire with no activity cutoff: %+v", res)
+		}
 		requirePeriod(t, s, key("pl", "cron", "2026-01-01"), true)
 		if _, err := s.Expire(t.Context(), store.ExpireParams{PeriodBefore: cutoff}); err == nil {
 			t.Error("Expire with no limit: want an error")
@@ -167,21 +235,46 @@ func testExpire(t *testing.T, o Options) {
 	})
 }
 
-// seedPeriod stores a period's history: its run in state, a ledger entry,
-// a baseline, a marker, and a sensor in each spelling of the period.
+// seedPeriod stores a period's history, written on the period itself (its
+// day's midnight UTC, or its hour's start): its run in state, a ledger
+// entry, a baseline, a marker, and a sensor in each spelling of the
+// period.
 func seedPeriod(t *testing.T, s store.Store, k run.Key, state run.State) {
 	t.Helper()
 	per, err := schedule.ParsePeriod(k.Period)
 	if err != nil {
 		t.Fatal(err)
 	}
+	seedPeriodAt(t, s, k, state, per.Date.Midnight(time.UTC).Add(time.Duration(per.Hour)*time.Hour))
+}
+
+// seedPeriodAt is seedPeriod with every record written at written.
+func seedPeriodAt(t *testing.T, s store.Store, k run.Key, state run.State, written time.Time) {
+	t.Helper()
+	per, err := schedule.ParsePeriod(k.Period)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := withState(newRun(k), state)
+	r.CreatedAt, r.UpdatedAt, r.StateSince = written, written, written
+	l := ledgerEntry(k, 1)
+	l.At = written
+	b := fullBaseline(k)
+	b.CapturedAt = written
+	m := fullMarker(k, "first-arrival")
+	m.At = written
+	sensorAt := func(key string) store.Sensor {
+		x := minimalSensor(k.PipelineID, key, 1)
+		x.ChangedAt, x.WrittenAt = written, written
+		return x
+	}
 	commit(t, s, store.Change{
-		Runs:      []store.RunWrite{{Run: withState(newRun(k), state)}},
-		Ledger:    []store.LedgerEntry{ledgerEntry(k, 1)},
-		Baselines: []store.Baseline{fullBaseline(k)},
-		Markers:   []store.MarkerWrite{{Marker: fullMarker(k, "first-arrival")}},
-		Sensors: []store.SensorWrite{{Sensor: minimalSensor(k.PipelineID, k.ScheduleID+"#"+per.String(), 1)},
-			{Sensor: minimalSensor(k.PipelineID, k.ScheduleID+"#"+per.Compact(), 1)}},
+		Runs:      []store.RunWrite{{Run: r}},
+		Ledger:    []store.LedgerEntry{l},
+		Baselines: []store.Baseline{b},
+		Markers:   []store.MarkerWrite{{Marker: m}},
+		Sensors: []store.SensorWrite{{Sensor: sensorAt(k.ScheduleID + "#" + per.String())},
+			{Sensor: sensorAt(k.ScheduleID + "#" + per.Compact())}},
 	})
 }
 

@@ -94,9 +94,19 @@ func (c ttlCheck) protected(t *testing.T, s store.Store, r Record) {
 	}
 }
 
-// ofPeriod is Expire's rule for a record of period.
+// ofPeriod is Expire's rule for a record of period written on the period
+// itself (seedPeriod): its date decides.
 func ofPeriod(period string) func(string, time.Time) bool {
-	return func(periodBefore string, _ time.Time) bool { return period < periodBefore }
+	per, _ := schedule.ParsePeriod(period)
+	return ofPeriodAt(period, per.Date.Midnight(time.UTC).Add(time.Duration(per.Hour)*time.Hour))
+}
+
+// ofPeriodAt is Expire's rule for a record of period whose date's last
+// activity is written (run.PeriodExpired).
+func ofPeriodAt(period string, written time.Time) func(string, time.Time) bool {
+	return func(periodBefore string, before time.Time) bool {
+		return run.PeriodExpired(period, written, periodBefore, before)
+	}
 }
 
 // ofTime is Expire's rule for a record (an event, alert bookkeeping) of
@@ -197,6 +207,31 @@ func testExpireTTL(t *testing.T, o Options) {
 			{Kind: "timer", Name: "due-long-ago"}, {Kind: "delivery cursor", Sink: "slack"},
 		} {
 			protected(t, s, r)
+		}
+	})
+
+	t.Run("AWriteCarriesItsExpiry", func(t *testing.T) {
+		// Records written for a period long expired by its date (a
+		// replay, a rerun, a backfill) expire retention after their
+		// write, as Expire keeps them; a later write moves its own
+		// record's expiry.
+		s := o.New(t)
+		written := time.Date(2026, time.June, 1, 8, 30, 0, 250_000_000, time.UTC)
+		k := key("pl", "cron", "2026-01-05")
+		seedPeriodAt(t, s, k, run.Completed, written)
+		for _, r := range periodRecords(k) {
+			expiresLike(t, s, r, ofPeriodAt(k.Period, written))
+		}
+		later := written.Add(30 * 24 * time.Hour).In(elsewhere)
+		x := minimalSensor("pl", "cron#2026-01-05", 2)
+		x.ChangedAt, x.WrittenAt = later, later
+		commit(t, s, putSensor(x, 1))
+		expiresLike(t, s, Record{Kind: "sensor", Key: key("pl", "", ""), Name: "cron#2026-01-05"}, ofPeriodAt(k.Period, later))
+		// A write within the period's date range: the date decides.
+		k = key("pl", "cron", "2026-05-31T23")
+		seedPeriodAt(t, s, k, run.Completed, written)
+		for _, r := range periodRecords(k) {
+			expiresLike(t, s, r, ofPeriodAt(k.Period, written))
 		}
 	})
 
