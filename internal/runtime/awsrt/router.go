@@ -123,6 +123,13 @@ func (rt *Router) record(ctx context.Context, rec events.DynamoDBEventRecord) er
 // The inbox item is read with the decision's first facts, in one request
 // (engine.PutSensorFromInbox).
 func (rt *Router) sensor(ctx context.Context, it ddbstore.SensorItem) error {
+	if it.Expired {
+		// The inbox item's ttl passed: that is no one deleting the sensor.
+		// The store's own sensor state expires by its ttl, set from its
+		// last write (retention never deletes an acknowledged write
+		// before retention has passed since it).
+		return nil
+	}
 	if it.Removed {
 		_, err := rt.Store.SensorItemGet(ctx, it.PipelineID, it.Key)
 		var ie *ddbstore.ItemError

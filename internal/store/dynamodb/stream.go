@@ -73,11 +73,13 @@ type Record interface{ isRecord() }
 // SensorItem is a sensor inbox item (PIPELINE#<id> / SENSOR#<key>), written
 // by anyone: its fields flat (every attribute but PK, SK and ttl), or
 // under `data` (a map, and the only other attribute) — the seed's
-// quickstart. Removed is set for a deleted item (no image).
+// quickstart. Removed is set for a deleted item (no image); Expired too
+// when the table's TTL deleted it rather than a writer (DecodeLambda).
 type SensorItem struct {
 	PipelineID, Key string
 	Data            sensor.Object
 	Removed         bool
+	Expired         bool
 }
 
 // ConfigItem is a pipeline's row (PIPELINE#<id> / CONFIG): its config
@@ -188,7 +190,19 @@ func DecodeLambda(role Role, rec events.DynamoDBEventRecord) (Record, error) {
 		d.pipeline, _ = strings.CutPrefix(d.pk, pkPipelinePrefix)
 		return nil, d.fail("new image: %v", err)
 	}
-	return Decode(role, keys, image)
+	r, err := Decode(role, keys, image)
+	if si, ok := r.(SensorItem); ok && si.Removed && expiredByTTL(rec) {
+		si.Expired = true
+		r = si
+	}
+	return r, err
+}
+
+// expiredByTTL reports whether a REMOVE record is the table's TTL deleting
+// the item: DynamoDB names itself as the record's user identity.
+func expiredByTTL(rec events.DynamoDBEventRecord) bool {
+	u := rec.UserIdentity
+	return u != nil && u.Type == "Service" && u.PrincipalID == "dynamodb.amazonaws.com"
 }
 
 type decoder struct {

@@ -251,8 +251,19 @@ func TestDecodeLambda(t *testing.T) {
 
 	removed := lambdaRecord(t, `{"eventName":"REMOVE","dynamodb":{"Keys":{"PK":{"S":"PIPELINE#orders"},"SK":{"S":"SENSOR#count"}},
 		"OldImage":{"PK":{"S":"PIPELINE#orders"},"SK":{"S":"SENSOR#count"},"n":{"N":"1"}}}}`)
-	if got, err := DecodeLambda(RoleControl, removed); err != nil || !got.(SensorItem).Removed {
+	if got, err := DecodeLambda(RoleControl, removed); err != nil || !got.(SensorItem).Removed || got.(SensorItem).Expired {
 		t.Fatalf("REMOVE: %#v, %v", got, err)
+	}
+	// The same REMOVE by the table's TTL says so; a person's does not.
+	expired := lambdaRecord(t, `{"eventName":"REMOVE","userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"},
+		"dynamodb":{"Keys":{"PK":{"S":"PIPELINE#orders"},"SK":{"S":"SENSOR#count#2026-03-10"}}}}`)
+	if got, err := DecodeLambda(RoleControl, expired); err != nil || !got.(SensorItem).Removed || !got.(SensorItem).Expired {
+		t.Fatalf("REMOVE by the TTL: %#v, %v", got, err)
+	}
+	byUser := lambdaRecord(t, `{"eventName":"REMOVE","userIdentity":{"type":"Service","principalId":"lambda.amazonaws.com"},
+		"dynamodb":{"Keys":{"PK":{"S":"PIPELINE#orders"},"SK":{"S":"SENSOR#count#2026-03-10"}}}}`)
+	if got, err := DecodeLambda(RoleControl, byUser); err != nil || got.(SensorItem).Expired {
+		t.Fatalf("REMOVE by another service: %#v, %v", got, err)
 	}
 
 	// A hand-built record with a zero attribute value (no JSON behind it)
