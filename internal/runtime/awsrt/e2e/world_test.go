@@ -976,19 +976,14 @@ func (e *invokeEndpoint) wait(ctx context.Context, in awsrt.StepInput) bool {
 	stopped := e.stopped
 	now := e.clk.Now()
 	if !at.After(now) {
-		if !e.seenAt.Equal(now) {
-			e.seenAt, e.seen = now, map[string]int{}
-		}
-		step := fmt.Sprintf("%s/%s/%s %s due %s", in.Run.PipelineID, in.Run.ScheduleID, in.Run.Period, in.Mode, in.Due.Format(time.RFC3339Nano))
-		e.seen[step]++
-		if e.seen[step] <= spinLimit {
+		if e.count(in) <= spinLimit {
 			e.active++
 			e.mu.Unlock()
 			return true
 		}
 		if e.spin == nil {
-			e.spin = fmt.Errorf("at %s: the execution of run %s spins: invoked %d times at this instant (its Wait ended at %s, a whole second, before the step was due)",
-				now.Format(time.RFC3339Nano), step, e.seen[step], at.Format(time.RFC3339))
+			e.spin = fmt.Errorf("at %s: the execution of run %s spins: invoked more than %d times at this instant (its Wait ended at %s, a whole second, before the step was due)",
+				now.Format(time.RFC3339Nano), stepName(in), spinLimit, at.Format(time.RFC3339))
 		}
 		e.mu.Unlock()
 		select {
@@ -1002,6 +997,9 @@ func (e *invokeEndpoint) wait(ctx context.Context, in awsrt.StepInput) bool {
 	e.mu.Unlock()
 	select {
 	case <-h.go_:
+		e.mu.Lock()
+		e.count(in)
+		e.mu.Unlock()
 		return true // release counted it active
 	case <-ctx.Done():
 	case <-stopped:
@@ -1015,6 +1013,22 @@ func (e *invokeEndpoint) wait(ctx context.Context, in awsrt.StepInput) bool {
 		e.holds = slices.DeleteFunc(e.holds, func(x *hold) bool { return x == h })
 	}
 	return false
+}
+
+// count counts an invocation of in's step at the clock's instant and
+// returns how many there were; the lock is held.
+func (e *invokeEndpoint) count(in awsrt.StepInput) int {
+	now := e.clk.Now()
+	if !e.seenAt.Equal(now) {
+		e.seenAt, e.seen = now, map[string]int{}
+	}
+	e.seen[stepName(in)]++
+	return e.seen[stepName(in)]
+}
+
+// stepName names a step for the spin count and its message.
+func stepName(in awsrt.StepInput) string {
+	return fmt.Sprintf("%s/%s/%s %s due %s", in.Run.PipelineID, in.Run.ScheduleID, in.Run.Period, in.Mode, in.Due.Format(time.RFC3339Nano))
 }
 
 func (e *invokeEndpoint) done() {
