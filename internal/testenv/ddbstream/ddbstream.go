@@ -7,17 +7,22 @@
 //     the exact JSON the platform sends (events.DynamoDBEvent: eventID,
 //     eventName, eventSourceARN, dynamodb.Keys/NewImage/OldImage,
 //     SequenceNumber, …);
+//
 //   - the shard's checkpoint moves only when the invocation succeeds: past
 //     the whole batch when the answer names no failure, to just before the
 //     lowest failed sequence number when it names some (that record and
 //     every later one are delivered again), and not at all when the
 //     invocation fails;
+//
 //   - shards are read parents first, each from TRIM_HORIZON.
+//
+//   - with Retry, a batch that keeps failing is given up after the
+//     mapping's maximum_retry_attempts: its records still to be delivered
+//     are handed to the on-failure destination and passed.
 //
 // An answer naming an item identifier that is not a sequence number of the
 // batch is an error (the platform would fail the whole batch, forever).
-// Not emulated: retry limits, bisecting, on-failure destinations, parallel
-// shards.
+// Not emulated: record age limits, bisecting, parallel shards.
 //
 // Use: New(FromDynamoDB(client), arn, 10, lambda.NewHandler(h).Invoke),
 // then Drain (or Poll for one batch); StreamARN finds a table's stream.
@@ -79,6 +84,27 @@ type Mapping struct {
 	// iterator. Dropped when a read fails or records are to be delivered
 	// again.
 	iters map[string]*string
+
+	retries   int // maximum_retry_attempts; < 0: no limit
+	onFailure func(Failure)
+	// failing is, by shard, the first record of the batch being retried
+	// and how many times its delivery failed.
+	failing map[string]failingBatch
+}
+
+type failingBatch struct {
+	first    string
+	failures int
+}
+
+// Failure is what a mapping gives up on: the records of a shard it
+// delivered 1 + retries times without success, as the on-failure
+// destination hears of them (the platform's message names the shard and
+// the sequence range; here the records come whole).
+type Failure struct {
+	Shard    string
+	Records  []events.DynamoDBEventRecord
+	Attempts int
 }
 
 // New maps the stream arn to invoke, batch records at most per invocation
@@ -87,15 +113,27 @@ func New(client *dynamodbstreams.Client, arn string, batch int, invoke Invoke) *
 	if batch <= 0 {
 		batch = 10
 	}
-	return &Mapping{client: client, arn: arn, batch: batch, invoke: invoke, checkpoint: map[string]string{}, finished: map[string]bool{}, iters: map[string]*string{}}
+	return &Mapping{client: client, arn: arn, batch: batch, invoke: invoke, checkpoint: map[string]string{}, finished: map[string]bool{}, iters: map[string]*string{},
+		retries: -1, failing: map[string]failingBatch{}}
+}
+
+// Retry limits the retries of a failing batch as the mapping's
+// maximum_retry_attempts does (retries < 0, -1 in Terraform: until the
+// record leaves the stream, which here is never): when the delivery of the
+// records from the same first record has failed 1 + retries times, they
+// are handed to onFailure (destination_config on_failure) and the
+// checkpoint moves past them.
+func (m *Mapping) Retry(retries int, onFailure func(Failure)) {
+	m.retries, m.onFailure = retries, onFailure
 }
 
 // Result is what one poll did.
 type Result struct {
 	Shard   string
 	Records []events.DynamoDBEventRecord // the batch delivered
-	Failed  int                          // records to be delivered again
+	Failed  int                          // records to be delivered again, or given up
 	Error   error                        // the invocation failed as a whole
+	GaveUp  bool                         // the Failed records went to the on-failure destination
 }
 
 // Poll delivers the next batch of the first shard that has one, and says
@@ -242,6 +280,7 @@ func (m *Mapping) deliver(ctx context.Context, shard string, recs []types.Record
 	answer, err := m.invoke(ctx, payload)
 	if err != nil {
 		res.Error, res.Failed = err, len(recs)
+		m.failed(shard, ev.Records, 0, &res)
 		return res, nil
 	}
 	var resp events.DynamoDBEventResponse
@@ -268,7 +307,33 @@ func (m *Mapping) deliver(ctx context.Context, shard string, recs []types.Record
 	if done > 0 {
 		m.checkpoint[shard] = ev.Records[done-1].Change.SequenceNumber
 	}
+	if lowest >= 0 {
+		m.failed(shard, ev.Records, done, &res)
+	} else {
+		delete(m.failing, shard)
+	}
 	return res, nil
+}
+
+// failed counts a failed delivery of recs[from:], which are to come again,
+// and gives them up when the retries are spent.
+func (m *Mapping) failed(shard string, recs []events.DynamoDBEventRecord, from int, res *Result) {
+	first := recs[from].Change.SequenceNumber
+	f := m.failing[shard]
+	if f.first != first {
+		f = failingBatch{first: first}
+	}
+	f.failures++
+	m.failing[shard] = f
+	if m.retries < 0 || f.failures <= m.retries {
+		return
+	}
+	delete(m.failing, shard)
+	m.checkpoint[shard] = recs[len(recs)-1].Change.SequenceNumber
+	res.GaveUp = true
+	if m.onFailure != nil {
+		m.onFailure(Failure{Shard: shard, Records: recs[from:], Attempts: f.failures})
+	}
 }
 
 func indexOf(recs []events.DynamoDBEventRecord, seq string) int {

@@ -178,3 +178,47 @@ func TestAnAnswerNamingNoRecordOfTheBatchIsAnError(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestRetriesStopAtTheMappingsLimit: with maximum_retry_attempts 2, a
+// batch failing three times is handed to the on-failure destination and
+// passed; a batch that fails less often is delivered again until it
+// passes; and without a limit a batch is retried for as long as it fails.
+func TestRetriesStopAtTheMappingsLimit(t *testing.T) {
+	c, name := table(t, 4)
+	r := &recorder{err: func(call int) error {
+		// 0001-0002 fail three times (calls 1-3); 0003-0004 twice (4-5).
+		if call <= 5 {
+			return errors.New("the function crashed")
+		}
+		return nil
+	}}
+	m := mapping(t, c, name, 2, r.handle)
+	var gaveUp []ddbstream.Failure
+	m.Retry(2, func(f ddbstream.Failure) { gaveUp = append(gaveUp, f) })
+	res, err := m.Drain(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gaveUp) != 1 || len(gaveUp[0].Records) != 2 || gaveUp[0].Records[0].Change.Keys["SK"].String() != "0001" || gaveUp[0].Attempts != 3 {
+		t.Fatalf("given up %+v, want 0001-0002 after 3 attempts", gaveUp)
+	}
+	if got, want := strings.Join(r.seen, " "), "0003 0004"; got != want {
+		t.Fatalf("processed %s, want %s", got, want)
+	}
+	if len(res) != 6 || !res[2].GaveUp || res[4].GaveUp {
+		t.Fatalf("results %+v", res)
+	}
+
+	c, name = table(t, 1)
+	r = &recorder{err: func(call int) error {
+		if call <= 10 {
+			return errors.New("the function crashed")
+		}
+		return nil
+	}}
+	m = mapping(t, c, name, 10, r.handle)
+	m.Retry(-1, func(f ddbstream.Failure) { t.Errorf("given up %+v without a limit", f) })
+	if _, err := m.Drain(context.Background(), 20); err != nil || strings.Join(r.seen, " ") != "0001" {
+		t.Fatalf("processed %v (%v), want 0001 after ten failures", r.seen, err)
+	}
+}

@@ -92,22 +92,24 @@ func TestFaultsOnTheWiring(t *testing.T) {
 		{
 			name: "stream record dropped",
 			// The run's first step timer, armed when the sensor starts it:
-			// its INSERT never reaches the stream-router, so no execution
-			// starts.
+			// the stream-router fails every batch holding its INSERT, the
+			// mapping gives up after its 3 retries and sends the batch to
+			// its DLQ (alarmed; the docs expect it there), and no
+			// execution starts.
 			arm: func(w *world) []action {
-				dropped := false
-				w.faults.dropRecord = func(r events.DynamoDBEventRecord) bool {
-					if !dropped && isStepInsert(r) {
-						dropped = true
-						return true
+				seq := ""
+				w.faults.failRecord = func(r events.DynamoDBEventRecord) bool {
+					if seq == "" && isStepInsert(r) {
+						seq = r.Change.SequenceNumber
 					}
-					return false
+					return r.Change.SequenceNumber == seq
 				}
+				w.faults.expectDLQ = map[string]int{"router-control": 1}
 				return nil
 			},
 			happened: func(t *testing.T, w *world) {
-				if w.faults.dropped != 1 {
-					t.Errorf("%d records dropped, want 1", w.faults.dropped)
+				if fs := w.streamDLQ["router-control"]; len(fs) != 1 || !slices.ContainsFunc(fs[0].Records, isStepInsert) || fs[0].Attempts != 1+streamRetries["router-control"] {
+					t.Errorf("the router's DLQ holds %+v, want the batch of the step timer's INSERT after %d attempts", fs, 1+streamRetries["router-control"])
 				}
 				// The watchdog gave the run an execution, long before the
 				// ready sensor would have started one.

@@ -113,9 +113,10 @@ type world struct {
 	slack     *slacktest.Server
 
 	mu         sync.Mutex
-	pending    []awsfake.Execution          // started by the router, not yet handed to the machine
-	executions map[string]awsfake.Execution // by name: every execution started
-	startedAt  map[string]time.Time         // by name: the instant it was handed to the machine
+	pending    []awsfake.Execution            // started by the router, not yet handed to the machine
+	executions map[string]awsfake.Execution   // by name: every execution started
+	startedAt  map[string]time.Time           // by name: the instant it was handed to the machine
+	streamDLQ  map[string][]ddbstream.Failure // by mapping: what each stream mapping gave up on
 	ended      []sfnlocal.Result
 	bus        []event.Event // what the outbox put on the bus
 	errs       []string      // what went wrong on the way (failed firings, records)
@@ -125,10 +126,12 @@ type world struct {
 // faults are the failures a test injects; each is counted when it
 // happens, and a failure it causes is not one of the world's errors.
 type faults struct {
-	// dropRecord chooses control-stream records the stream-router never
-	// receives (its mapping gave up on them).
-	dropRecord func(events.DynamoDBEventRecord) bool
-	dropped    int
+	// failRecord chooses control-stream records the stream-router fails
+	// every batch holding (until its mapping gives up on them).
+	failRecord func(events.DynamoDBEventRecord) bool
+	// expectDLQ is how many failures each stream mapping's on-failure
+	// DLQ is to receive, by mapping (lambda.tf's names).
+	expectDLQ map[string]int
 	// publisherCrashes is how many next event-publisher invocations fail.
 	publisherCrashes, publisherCrashed int
 	// firingFailures is how many next invocations of the sla-monitor by a
@@ -139,12 +142,21 @@ type faults struct {
 	expectEnd func(sfnlocal.Result) bool
 }
 
+// streamRetries is maximum_retry_attempts of each stream mapping
+// (lambda.tf, local.stream_mappings' retries): the publisher's retries
+// until the record leaves the stream (-1), the others give up after 3
+// retries and send what still fails to their DLQ.
+var streamRetries = map[string]int{"router-control": 3, "router-joblog": 3, "sla-timers": 3, "publisher-event": -1}
+
 // errInjected is the error of an invocation a test made fail.
 var errInjected = errors.New("injected fault")
 
 // The alert path's settings, as deploy/terraform sets them: keep each
 // equal to its source.
 const (
+	// streamBatchSize is batch_size of aws_lambda_event_source_mapping.stream
+	// (lambda.tf).
+	streamBatchSize = 10
 	// alertBatchSize is batch_size of aws_lambda_event_source_mapping.alerts
 	// (lambda.tf).
 	alertBatchSize = 1
@@ -207,7 +219,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	t.Helper()
 	ctx := t.Context()
 	w := &world{t: t, ctx: ctx, clk: clock.NewVirtual(opt.start), ddb: ddblocal.Client(t), tables: ddbstore.TablesFor(ddblocal.Prefix(t)),
-		executions: map[string]awsfake.Execution{}, startedAt: map[string]time.Time{}}
+		executions: map[string]awsfake.Execution{}, startedAt: map[string]time.Time{}, streamDLQ: map[string][]ddbstream.Failure{}}
 	if err := ddbstore.CreateTables(ctx, w.ddb, w.tables); err != nil {
 		t.Fatal(err)
 	}
@@ -304,19 +316,26 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	routerInvoke := lambda.NewHandler(w.router.Handle).Invoke
 	monitorBatch := lambda.NewHandler(w.monitor.Handle).Invoke
 	for _, m := range []struct {
+		name   string
 		table  string
 		invoke ddbstream.Invoke
 	}{
-		{w.tables.Control, w.dropping(routerInvoke)},
-		{w.tables.JobLog, routerInvoke},
-		{w.tables.Control, monitorBatch},
-		{w.tables.Events, w.failFirst(&w.faults.publisherCrashes, &w.faults.publisherCrashed, "event-publisher: Runtime.ExitError", lambda.NewHandler(pub.Handle).Invoke)},
+		{"router-control", w.tables.Control, w.failingRecords(routerInvoke)},
+		{"router-joblog", w.tables.JobLog, routerInvoke},
+		{"sla-timers", w.tables.Control, monitorBatch},
+		{"publisher-event", w.tables.Events, w.failFirst(&w.faults.publisherCrashes, &w.faults.publisherCrashed, "event-publisher: Runtime.ExitError", lambda.NewHandler(pub.Handle).Invoke)},
 	} {
 		arn, err := ddbstream.StreamARN(ctx, w.ddb, m.table)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.streams = append(w.streams, ddbstream.New(ddbstream.FromDynamoDB(w.ddb), arn, 10, m.invoke))
+		sm := ddbstream.New(ddbstream.FromDynamoDB(w.ddb), arn, streamBatchSize, m.invoke)
+		sm.Retry(streamRetries[m.name], func(f ddbstream.Failure) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.streamDLQ[m.name] = append(w.streamDLQ[m.name], f)
+		})
+		w.streams = append(w.streams, sm)
 	}
 	return w
 }
@@ -378,36 +397,26 @@ func (w *world) starter(machineARN string) *awsrt.ExecutionStarter {
 	return &awsrt.ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(w.sfn.URL)), StateMachineARN: machineARN, Store: w.openStore(), Log: discard()}
 }
 
-// dropping is the stream-router behind the control stream's mapping:
-// the records faults.dropRecord chooses never reach it.
-func (w *world) dropping(invoke ddbstream.Invoke) ddbstream.Invoke {
+// failingRecords is the stream-router behind the control stream's
+// mapping: it fails every batch holding a record faults.failRecord
+// chooses.
+func (w *world) failingRecords(invoke ddbstream.Invoke) ddbstream.Invoke {
 	return func(ctx context.Context, payload []byte) ([]byte, error) {
 		w.mu.Lock()
-		drop := w.faults.dropRecord
+		fail := w.faults.failRecord
 		w.mu.Unlock()
-		if drop == nil {
-			return invoke(ctx, payload)
-		}
-		var ev events.DynamoDBEvent
-		if err := json.Unmarshal(payload, &ev); err != nil {
-			return nil, err
-		}
-		kept := ev.Records[:0]
-		for _, r := range ev.Records {
-			if drop(r) {
-				w.mu.Lock()
-				w.faults.dropped++
-				w.mu.Unlock()
-				continue
+		if fail != nil {
+			var ev events.DynamoDBEvent
+			if err := json.Unmarshal(payload, &ev); err != nil {
+				return nil, err
 			}
-			kept = append(kept, r)
+			for _, r := range ev.Records {
+				if fail(r) {
+					return nil, fmt.Errorf("stream-router: record %s: %w", r.Change.SequenceNumber, errInjected)
+				}
+			}
 		}
-		ev.Records = kept
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return nil, err
-		}
-		return invoke(ctx, b)
+		return invoke(ctx, payload)
 	}
 }
 
@@ -810,6 +819,11 @@ func (w *world) check() {
 	w.checkAlerts()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for name := range streamRetries {
+		if got, want := len(w.streamDLQ[name]), w.faults.expectDLQ[name]; got != want {
+			w.t.Errorf("the %s mapping gave up on %d batches, want %d: %+v", name, got, want, w.streamDLQ[name])
+		}
+	}
 	if len(w.errs) > 0 {
 		w.t.Errorf("on the way:\n  %s", strings.Join(w.errs, "\n  "))
 	}
