@@ -1,7 +1,9 @@
 // Package app wires a project together: interlock.yaml → calendars → the
 // store → the engine with its job runners → the pipeline files. It is the
 // only package that picks concrete adapters (which store, which job
-// types); commands and runtimes get a ready App.
+// types, an AWS deployment's tables); commands and runtimes get a ready
+// App, and its Mode says whether it is the whole runtime or an AWS
+// deployment's control plane.
 package app
 
 import (
@@ -64,6 +66,10 @@ type Options struct {
 	// Store, when set, replaces the settings' store: (serve --store). A
 	// relative SQLite path is then the caller's, not the settings file's.
 	Store *pipeline.Store
+	// ControlPlane: the caller can serve as an AWS deployment's control
+	// plane (serve). Without it a dynamodb:// store is refused: a
+	// watchdog pass or a function here would double the deployment's.
+	ControlPlane bool
 }
 
 // Open loads the project of settingsFile. A missing settings file is an
@@ -87,8 +93,19 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	if a.Log == nil {
 		a.Log = slog.New(slog.DiscardHandler)
 	}
+	control := a.Mode() == ModeControlPlane
+	if control {
+		if !opt.ControlPlane {
+			return nil, fmt.Errorf("store %s: an AWS deployment's tables are served by `interlock serve` as its control plane; this command does not run on them", settings.Store.DSN)
+		}
+		if err := ControlPlaneConflicts(settingsFile, settings); err != nil {
+			return nil, err
+		}
+	}
 	a.Calendars = map[string]schedule.Calendar{}
-	if dir := a.Path(settings.Calendars); dir != "" {
+	// A control plane reads no calendar files: the deployment's calendars
+	// are those deploy-config stored.
+	if dir := a.Path(settings.Calendars); dir != "" && !control {
 		cals, err := pipeline.LoadCalendarDir(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -112,22 +129,29 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 		lookup = os.LookupEnv
 	}
 	lookup = Secrets(lookup)
+	var jobs trigger.Runner = Jobs(lookup, settings.Triggers.AllowAddresses)
+	passive := opt.Passive
+	if control {
+		// The deployment's functions run the timers and make the job
+		// calls; calls in flight are theirs, not interrupted ones.
+		jobs, passive = noJobs{}, true
+	}
 	a.Engine = engine.New(engine.Options{
 		Store:       st,
 		Clock:       clk,
-		Jobs:        Jobs(lookup, settings.Triggers.AllowAddresses),
+		Jobs:        jobs,
 		Logger:      a.Log,
 		Rules:       rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
 		EnvAllow:    settings.Server.EnvAllow,
 		LookupEnv:   lookup,
-		Passive:     opt.Passive,
+		Passive:     passive,
 		Maintenance: settings.Maintenance,
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
-	if !opt.Passive {
+	if !passive {
 		if err := a.Engine.ArmMaintenance(ctx); err != nil {
 			_ = st.Close()
 			return nil, err
@@ -226,8 +250,10 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 		return sqlite.Open(ctx, a.Path(a.Settings.Store.DSN))
 	case pipeline.StorePostgres:
 		return postgres.Open(ctx, a.Settings.Store.DSN)
+	case pipeline.StoreDynamoDB:
+		return OpenDynamoDB(ctx, a.Settings.Store.DSN, a.Settings.Retention)
 	default:
-		return nil, fmt.Errorf("store %q: want sqlite or postgres", a.Settings.Store.Driver)
+		return nil, fmt.Errorf("store %q: want sqlite, postgres or dynamodb", a.Settings.Store.Driver)
 	}
 }
 

@@ -84,6 +84,11 @@ func (f clientFlags) client() (*client, error) {
 		}
 		base = "http://" + addr
 	}
+	if awsTarget(base) {
+		// One way to an AWS deployment for every API command: its
+		// control plane's API (docs/aws.md, "Control plane").
+		return nil, badFlag("--server %q: this command talks to an API; run `interlock serve --store %s` (the deployment's control plane) and pass its http:// address", base, base)
+	}
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, badFlag("--server %q: %v; want an http:// or https:// URL such as http://127.0.0.1:7070", base, err)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -58,8 +59,7 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 	if *orchestratorTimeout <= awsrt.RecordMargin || *orchestratorTimeout > 15*time.Minute {
 		return fail(env, name, badFlag("--orchestrator-timeout %s: the orchestrator Lambda's timeout, more than %s and at most 15m", *orchestratorTimeout, awsrt.RecordMargin))
 	}
-	prefix, region, endpoint, err := ddbstore.ParseURL(*server)
-	if err != nil {
+	if _, _, _, err := ddbstore.ParseURL(*server); err != nil {
 		return fail(env, name, badFlag("--server %q: %v", *server, err))
 	}
 	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config, Invocation: *orchestratorTimeout, InvocationMargin: awsrt.RecordMargin})
@@ -99,11 +99,7 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 		}
 	}
 
-	client, err := ddbstore.NewClient(ctx, region, endpoint)
-	if err != nil {
-		return fail(env, name, err)
-	}
-	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: client, Tables: ddbstore.TablesFor(prefix)})
+	st, err := app.OpenDynamoDB(ctx, *server, 0)
 	if err != nil {
 		return fail(env, name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/sensor"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
@@ -29,19 +30,14 @@ func sensorPutAWS(ctx context.Context, env Env, server, output, pipelineID, key 
 	if err := engine.CheckSensorKey(key); err != nil {
 		return fail(env, "sensor", badFlag("%v", err))
 	}
-	prefix, region, endpoint, err := ddbstore.ParseURL(server)
-	if err != nil {
+	if _, _, _, err := ddbstore.ParseURL(server); err != nil {
 		return fail(env, "sensor", badFlag("--server %q: %v", server, err))
 	}
-	client, err := ddbstore.NewClient(ctx, region, endpoint)
+	st, err := app.OpenDynamoDB(ctx, server, 0)
 	if err != nil {
 		return fail(env, "sensor", err)
 	}
-	tables := ddbstore.TablesFor(prefix)
-	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: client, Tables: tables})
-	if err != nil {
-		return fail(env, "sensor", err)
-	}
+	tables := st.Tables()
 	defer st.Close()
 	if err := st.PutSensorItem(ctx, pipelineID, key, data); err != nil {
 		return fail(env, "sensor", err)

@@ -19,11 +19,12 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "Run Interlock: the HTTP API, the engine, the watchdog and alert delivery",
-		usage:   "[--config FILE] [--addr HOST:PORT] [--store sqlite:PATH|postgres://…] [--log-level debug|info|warn|error] [--log-format text|json]",
+		usage:   "[--config FILE] [--addr HOST:PORT] [--store sqlite:PATH|postgres://…|dynamodb://PREFIX[?region=R]] [--log-level debug|info|warn|error] [--log-format text|json]",
 		examples: []string{
 			"interlock serve",
 			"PGPASSWORD=… interlock serve --store postgres://interlock@db.internal:5432/interlock   # several serves may share it",
 			"interlock serve --addr 127.0.0.1:0 --log-format json   # any free port; the address is printed",
+			"interlock serve --store 'dynamodb://prod-interlock?region=eu-west-1'   # an AWS deployment's control plane: API and dashboard only",
 		},
 		run: runServe,
 	})
@@ -34,7 +35,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	config := fs.String("config", "interlock.yaml", "project settings")
 	addr := fs.String("addr", "", "listen address (default: server.addr of --config)")
-	storeFlag := fs.String("store", "", "the store: sqlite:PATH or postgres://user@host:port/database (default: store of --config)")
+	storeFlag := fs.String("store", "", "the store: sqlite:PATH, postgres://user@host:port/database, or dynamodb://<table prefix>[?region=R][&endpoint=URL] to serve an AWS deployment as its control plane (default: store of --config)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	format := fs.String("log-format", "text", "text or json")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
@@ -57,7 +58,9 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	}
 	log := slog.New(h)
 
-	opts := app.Options{Logger: log}
+	// On a dynamodb:// store serve is the deployment's control plane
+	// (app.ModeControlPlane): the store chooses the mode.
+	opts := app.Options{Logger: log, ControlPlane: true}
 	if *storeFlag != "" {
 		st, err := pipeline.ParseStore(*storeFlag)
 		if err != nil {

@@ -39,8 +39,9 @@ type Settings struct {
 
 // Store says which storage backend to use.
 type Store struct {
-	Driver string // StoreSQLite or StorePostgres
-	// DSN is the SQLite file path, or the whole postgres:// URL.
+	Driver string // StoreSQLite, StorePostgres or StoreDynamoDB
+	// DSN is the SQLite file path, or the whole postgres:// or
+	// dynamodb:// URL.
 	DSN string
 }
 
@@ -48,6 +49,9 @@ type Store struct {
 const (
 	StoreSQLite   = "sqlite"
 	StorePostgres = "postgres"
+	// StoreDynamoDB is an AWS deployment's tables: a serve on them is
+	// its control plane (the app checks the URL and the settings).
+	StoreDynamoDB = "dynamodb"
 )
 
 // Watchdog configures the watchdog loop.
@@ -299,9 +303,10 @@ func (b *builder) store(s string) Store {
 }
 
 // ParseStore reads a store's text, as interlock.yaml's store: and serve's
-// --store take it: sqlite:PATH, or a postgres:// (postgresql://) URL whose
-// form is checked without connecting (pgurl.Check: a host, a database, the
-// parameters the driver knows). A password is refused: the text is in a
+// --store take it: sqlite:PATH, a dynamodb:// URL (an AWS deployment's
+// tables, checked by the app that opens them), or a postgres://
+// (postgresql://) URL whose form is checked without connecting
+// (pgurl.Check: a host, a database, the parameters the driver knows). A password is refused: the text is in a
 // file or on a command line others can read; the driver takes it from
 // PGPASSWORD or a .pgpass file instead. On error the Store names the
 // driver the text meant, if any.
@@ -323,7 +328,10 @@ func ParseStore(s string) (Store, error) {
 		}
 		return Store{Driver: StorePostgres, DSN: s}, nil
 	}
-	return Store{}, fmt.Errorf("unknown store %q (want sqlite:PATH or postgres://user@host:port/database)", pgurl.Redact(s))
+	if strings.HasPrefix(s, "dynamodb://") {
+		return Store{Driver: StoreDynamoDB, DSN: s}, nil
+	}
+	return Store{}, fmt.Errorf("unknown store %q (want sqlite:PATH, postgres://user@host:port/database or dynamodb://PREFIX)", pgurl.Redact(s))
 }
 
 func (b *builder) dirOrGlob(field, s string) string {

@@ -108,7 +108,7 @@ func TestParseSettingsValid(t *testing.T) {
 func TestParseSettingsInvalid(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"typo", "watchdog: {intervall: 5m}\n", `i.yaml:1: watchdog.intervall: unknown field, did you mean "interval"?`},
-		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH or postgres://user@host:port/database)`},
+		{"unknown store", "store: mysql://x\n", `i.yaml:1: store: unknown store "mysql://x" (want sqlite:PATH, postgres://user@host:port/database or dynamodb://PREFIX)`},
 		{"sqlite no path", "store: \"sqlite:\"\n", `i.yaml:1: store: sqlite: needs a file path, e.g. sqlite:./interlock.db`},
 		{"postgres password", "store: postgres://u:pw@h/db\n", `i.yaml:1: store: a password must not be written in the store URL: use PGPASSWORD or a .pgpass file`},
 		{"postgres password parameter", "store: postgres://u@h/db?password=pw\n", `i.yaml:1: store: a password must not be written in the store URL`},

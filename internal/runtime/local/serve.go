@@ -109,15 +109,23 @@ func (d *Delivery) Close() { d.routes.Close() }
 
 // Serve runs the local runtime until ctx ends: the pipeline files (and
 // their reloads), the engine's durable timers, the watchdog, alert
-// delivery and the HTTP API. It returns once everything has stopped; a
-// setup problem (unresolvable token, unwritable alert file, address in
-// use) is returned before anything runs.
+// delivery, the retention sweep and the HTTP API. It returns once
+// everything has stopped; a setup problem (unresolvable token, unwritable
+// alert file, address in use) is returned before anything runs.
+//
+// On an AWS deployment's tables (app.ModeControlPlane) it serves the API
+// and the dashboard only: the deployment's functions run the timers, the
+// watchdog and alert delivery, its tables expire by ttl, and its configs
+// are loaded by deploy-config — none of those runs here, or it would run
+// twice. Operator actions commit through the engine as locally; the
+// timers they arm are the deployment's to realise.
 func Serve(ctx context.Context, a *app.App, o Options) error {
 	log := a.Log
 	lookup := o.lookupEnv()
 	if o.Reload <= 0 {
 		o.Reload = 5 * time.Second
 	}
+	control := a.Mode() == app.ModeControlPlane
 	metrics := api.NewMetrics(a.Engine)
 	addr := a.Settings.Server.Addr
 	if o.Addr != "" {
@@ -126,27 +134,35 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	// This process among the replicas sharing the store: the holder of
 	// the watchdog's and the alert sinks' leases.
 	identity := a.Identity(addr)
-	routes, deliv, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed, identity)
-	if err != nil {
-		return err
-	}
-	defer routes.Close()
-	for _, r := range routes {
-		metrics.KnowSinks(r.Sink.Name())
+	var deliv *alert.Deliverer
+	if !control {
+		routes, d, err := delivery(ctx, a, o, lookup, metrics.AlertDeliveryFailed, identity)
+		if err != nil {
+			return err
+		}
+		defer routes.Close()
+		for _, r := range routes {
+			metrics.KnowSinks(r.Sink.Name())
+		}
+		deliv = d
 	}
 	// Token files are relative to interlock.yaml, like every other path.
 	tokens, err := api.ResolveTokens(a.Settings, lookup, func(p string) ([]byte, error) { return os.ReadFile(a.Path(p)) })
 	if err != nil {
 		return err
 	}
-	rl := newReloader(a, log)
 	streams := api.NewEventStreams()
-	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Sinks: deliv.Status, DeadLetters: deliv.DeadLetters, Refused: rl.Refused}
+	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}
+	var rl *reloader
+	if !control {
+		rl = newReloader(a, log)
+		health.Sinks, health.DeadLetters, health.Refused = deliv.Status, deliv.DeadLetters, rl.Refused
+	}
 	dashboard, err := web.New(web.Options{Engine: a.Engine, Logger: log, Health: health.Report})
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: deliv.DeadLetters, Addr: addr,
+	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: health.DeadLetters, Addr: addr,
 		Health: health, Dashboard: dashboard, Streams: streams,
 		// Ready when the store answers a cheap read.
 		Ready: func() error {
@@ -168,15 +184,25 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	})
 	a.Engine.OnEventsCommitted(func(evs []event.Event) {
 		metrics.CountEvents(evs...)
-		deliv.Notify()
+		if deliv != nil {
+			deliv.Notify()
+		}
 		streams.Notify()
 	})
-	applied, refused := rl.reload(ctx)
-	running, err := a.Engine.Pipelines(ctx)
-	if err != nil {
-		return fmt.Errorf("pipelines: %w", err)
+	if control {
+		running, err := a.Engine.Pipelines(ctx)
+		if err != nil {
+			return fmt.Errorf("pipelines: %w", err)
+		}
+		log.Info("control plane: the deployment's pipelines (loaded by deploy-config; no files read here)", "pipelines", len(running))
+	} else {
+		applied, refused := rl.reload(ctx)
+		running, err := a.Engine.Pipelines(ctx)
+		if err != nil {
+			return fmt.Errorf("pipelines: %w", err)
+		}
+		log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(running))
 	}
-	log.Info("pipelines loaded", "applied", applied, "refused", refused, "pipelines", len(running))
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -205,26 +231,28 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 			log.Error("HTTP server stopped", "err", err)
 		}
 	})
-	goRun(func() { RunTimers(loops, a.Engine, wake, log) })
-	goRun(func() { a.RunWatchdog(loops, identity) })
-	sweeper := &Sweeper{Store: a.Store, Clock: a.Engine, Retention: a.Settings.Retention, Log: log, Deleted: metrics.CountExpired}
-	goRun(func() { sweeper.Run(loops) })
-	goRun(func() { deliv.Run(loops) })
-	goRun(func() {
-		t := time.NewTicker(o.Reload)
-		defer t.Stop()
-		for {
-			select {
-			case <-loops.Done():
-				return
-			case <-t.C:
-			case <-o.Hup:
-				log.Info("SIGHUP: reloading pipeline files")
+	if !control {
+		goRun(func() { RunTimers(loops, a.Engine, wake, log) })
+		goRun(func() { a.RunWatchdog(loops, identity) })
+		sweeper := &Sweeper{Store: a.Store, Clock: a.Engine, Retention: a.Settings.Retention, Log: log, Deleted: metrics.CountExpired}
+		goRun(func() { sweeper.Run(loops) })
+		goRun(func() { deliv.Run(loops) })
+		goRun(func() {
+			t := time.NewTicker(o.Reload)
+			defer t.Stop()
+			for {
+				select {
+				case <-loops.Done():
+					return
+				case <-t.C:
+				case <-o.Hup:
+					log.Info("SIGHUP: reloading pipeline files")
+				}
+				rl.reload(loops)
 			}
-			rl.reload(loops)
-		}
-	})
-	log.Info("interlock serving", "addr", ln.Addr().String(), "store", a.Settings.Store.DSN)
+		})
+	}
+	log.Info("interlock serving", "addr", ln.Addr().String(), "store", a.Settings.Store.DSN, "mode", a.Mode())
 	if o.Listening != nil {
 		o.Listening(ln.Addr().String())
 	}

@@ -47,6 +47,26 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.E
 	return store.MergeEventShards(p, per), nil
 }
 
+// EventLogEnd returns the cursor at the end of the log: every shard's
+// counter, in one BatchGetItem, strongly consistent. A reader that wants
+// only new events (a control plane's live tail, on a log the deployment's
+// functions write) starts there instead of reading the log forward.
+func (s *Store) EventLogEnd(ctx context.Context) (store.Cursor, error) {
+	shards := make([]int, store.EventShards)
+	for i := range shards {
+		shards[i] = i
+	}
+	counters, err := s.readCounterValues(ctx, shards)
+	if err != nil {
+		return store.Cursor{}, err
+	}
+	var c store.Cursor
+	for n, v := range counters {
+		c[n] = v
+	}
+	return c, nil
+}
+
 // shardsPast returns the shards among shards whose counter is past the
 // cursor's position, strongly consistent.
 func (s *Store) shardsPast(ctx context.Context, shards []int, after store.Cursor) ([]int, error) {

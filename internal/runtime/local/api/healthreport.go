@@ -21,7 +21,11 @@ import (
 // page shows: is the watchdog watching, are alerts going out, which
 // pipeline files are refused.
 type HealthReport struct {
-	Now      time.Time      `json:"now"` // the engine's clock when it was read
+	Now time.Time `json:"now"` // the engine's clock when it was read
+	// Mode is how the process runs (Health.Mode): "local" runs timers,
+	// the watchdog and alert delivery; "control-plane" serves an AWS
+	// deployment's tables, whose functions run those.
+	Mode     string         `json:"mode"`
 	Watchdog WatchdogHealth `json:"watchdog"`
 	// Sinks are the alert sinks, configured ones in route order first.
 	Sinks []alert.SinkStatus `json:"sinks"`
@@ -63,6 +67,8 @@ type RefusedConfig struct {
 type Health struct {
 	Engine   *engine.Engine
 	Settings *pipeline.Settings // nil: the defaults
+	// Mode is the process's mode (app.Mode); "": "local".
+	Mode string
 	// Sinks reports the alert sinks (alert.Deliverer.Status).
 	Sinks func(context.Context) ([]alert.SinkStatus, error)
 	// DeadLetters lists the dead letters (alert.Deliverer.DeadLetters).
@@ -82,7 +88,11 @@ func (h *Health) Report(ctx context.Context) (HealthReport, error) {
 	if settings == nil {
 		settings = pipeline.DefaultSettings()
 	}
-	rep := HealthReport{Now: h.Engine.Now(), Sinks: []alert.SinkStatus{}, DeadLetters: []alert.DeadLetter{}, RefusedConfigs: []RefusedConfig{}}
+	mode := h.Mode
+	if mode == "" {
+		mode = "local"
+	}
+	rep := HealthReport{Now: h.Engine.Now(), Mode: mode, Sinks: []alert.SinkStatus{}, DeadLetters: []alert.DeadLetter{}, RefusedConfigs: []RefusedConfig{}}
 	wd, err := watchdogHealth(ctx, h.Engine.Store(), settings.Watchdog.Interval, rep.Now)
 	if err != nil {
 		return HealthReport{}, err
