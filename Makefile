@@ -55,10 +55,10 @@ test-browser:
 	mkdir -p $(BROWSER_OUT)
 	$(GO) test -count=1 -timeout 5m -artifacts -outputdir $(BROWSER_OUT) $(BROWSER_PKGS)
 
-## screenshots: the dashboard's screenshots in docs/screenshots (the README shows overview.png),
-## taken by the browser test of a serve with a pipeline in every state.
+## screenshots: the README's picture of the overview, docs/screenshots/overview.png, taken by
+## the browser test of a serve of a realistic project (TestReadmePicture).
 screenshots:
-	INTERLOCK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -timeout 5m -run 'TestDashboard$$' ./internal/e2e/dashboard/
+	INTERLOCK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -timeout 5m -run 'TestReadmePicture$$' ./internal/e2e/dashboard/
 
 ## test-aws: the AWS runtime's packages (the functions, the DynamoDB store, the Lambda mains), the
 ## Terraform module judged by terraform (init from the provider mirror, validate, fmt, a checked

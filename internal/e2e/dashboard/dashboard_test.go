@@ -84,6 +84,7 @@ func alerts(b *browser.Browser) []browser.Dialog {
 // order; the one that checks every state comes last, when the SLA
 // instant has passed.
 func TestDashboard(t *testing.T) {
+	t.Parallel() // beside TestReadmePicture: both wait for an SLA instant
 	b := browser.New(t)
 	f := newFixture(t, false)
 
@@ -440,7 +441,7 @@ func TestDashboard(t *testing.T) {
 		if first := browser.Eval[string](b, `document.querySelector('#board tr[data-pipeline]').dataset.state`); first != "breached" {
 			t.Errorf("the first row is %q, want breached (most urgent first)", first)
 		}
-		b.Screenshot("overview")
+		b.Screenshot("overview-states")
 		// The problems view: breached, failed and at risk, as many as
 		// its count says.
 		b.Do(chromedp.Click(chromedp.ID("view-problems")))

@@ -76,6 +76,14 @@ var funcs = template.FuncMap{
 		return *t
 	},
 	"fields": detailFields,
+	// clock is an instant as a row shows it: its time of day (UTC) when
+	// it is on now's date, else its date and time.
+	"clock": func(t, now time.Time) string {
+		if t.UTC().Format(time.DateOnly) == now.UTC().Format(time.DateOnly) {
+			return t.UTC().Format("15:04:05Z")
+		}
+		return t.UTC().Format("2006-01-02 15:04Z")
+	},
 	// seq is the numbers from a to b.
 	"seq": func(a, b int) []int {
 		var out []int
