@@ -314,6 +314,14 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("after extending, %d active silence(s) of failed-job: %+v", active, list.Silences)
 		}
 		b.Screenshot("silences-form")
+		// No live update wipes an action's result: none is inside a
+		// section the pages re-read.
+		for _, page := range []string{"/ui/silences", "/ui/pipelines/failed-job", "/ui/pipelines/failed-job/periods/" + f.period} {
+			b.Open(f.srv.URL + page)
+			if n := browser.Eval[int](b, `document.querySelectorAll('[data-live-section] .action-result').length`); n != 0 {
+				t.Errorf("%s: %d action result(s) inside a live section", page, n)
+			}
+		}
 	})
 
 	t.Run("values are text, never markup", func(t *testing.T) {
