@@ -93,10 +93,11 @@ func TestReadmePicture(t *testing.T) {
 	for id, state := range map[string]string{"raw-orders": "COMPLETED", "marketing-attribution": "FAILED_FINAL", "ledger-export": "TRIGGERING", "inventory-snapshot": "COMPLETED"} {
 		f.waitRun(t, id, state)
 	}
-	eventually(t, "the backfills to end", func() bool {
-		body := f.call(t, "GET", "/v1/pipelines/raw-orders/backfills/1", "", 200)
-		return strings.Contains(body, `"state":"completed"`)
-	})
+	for id := range readmeProject {
+		eventually(t, id+"'s backfill to end", func() bool {
+			return strings.Contains(f.call(t, "GET", "/v1/pipelines/"+id+"/backfills/1", "", 200), `"state":"completed"`)
+		})
+	}
 	if wait := time.Until(slaAt.Add(time.Second)); wait > 0 {
 		time.Sleep(wait) // gold-revenue's SLA instant: it is late from then on
 	}
