@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -42,21 +40,6 @@ func (h *handler) silenceReachAt(ctx context.Context, now time.Time) (silenceRea
 	return out, nil
 }
 
-// reaches reports whether m can cover some alert of p: its pipeline globs
-// (if any) match p's id and its owners (if any) name p's owner.
-func reaches(m silence.Matchers, p *pipeline.Pipeline) bool {
-	if m.Empty() {
-		return false
-	}
-	if len(m.Pipelines) > 0 && !slices.ContainsFunc(m.Pipelines, func(g string) bool {
-		ok, err := path.Match(g, p.ID)
-		return ok && err == nil
-	}) {
-		return false
-	}
-	return len(m.Owners) == 0 || slices.Contains(m.Owners, p.Owner)
-}
-
 // scope says which alerts of a pipeline m covers: "" for all, else its
 // types and levels ("type=SLA_WARNING level=warning").
 func scope(m silence.Matchers) string {
@@ -75,7 +58,7 @@ func scope(m silence.Matchers) string {
 func (r silenceReach) of(p *pipeline.Pipeline, now time.Time) *silenceBadge {
 	var best *silenceBadge
 	for _, s := range r.silences {
-		if !reaches(s.Matchers, p) {
+		if !s.Reaches(p.ID, p.Owner) {
 			continue
 		}
 		if best == nil || s.End().After(best.Until) {
@@ -86,7 +69,7 @@ func (r silenceReach) of(p *pipeline.Pipeline, now time.Time) *silenceBadge {
 		return best
 	}
 	for _, w := range r.windows {
-		if _, end, open := w.ActiveAt(now); open && reaches(w.Matchers, p) {
+		if _, end, open := w.ActiveAt(now); open && w.Reaches(p.ID, p.Owner) {
 			return &silenceBadge{ID: w.ID(), Until: end.UTC(), Scope: scope(w.Matchers), Comment: w.Comment}
 		}
 	}

@@ -193,7 +193,7 @@ func (h *handler) preview(ctx context.Context, f silenceForm, now time.Time) (*s
 	}
 	for i := range entries {
 		e := &entries[i]
-		if !reaches(m, e.p) {
+		if !m.Reaches(e.p.ID, e.p.Owner) {
 			continue
 		}
 		if len(out.Pipelines) == maxPreviewPipelines {
