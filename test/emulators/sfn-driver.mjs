@@ -15,7 +15,12 @@
 // Serve (--serve): JSON lines both ways, for a test that starts executions
 // as its system does. The first line in is {"definition": {...}}, answered
 // by {"validation": ...}; then each line in, {"name", "input"}, starts an
-// execution, and a line out, the result as above, says it ended. A line
+// execution, and a line out, the result as above, says it ended. A start
+// line may carry "startTime" (RFC 3339): the execution's StartTime on the
+// test's virtual clock. The package sets $$.Execution.StartTime to the
+// wall clock's; a Task input value that is that StartTime is given this
+// one instead, so a definition passing "$$.Execution.StartTime" to its
+// function judges its age on the test's clock. A line
 // {"stop": name, "status": "ABORTED"|"TIMED_OUT"} ends a running
 // execution as StopExecution or the machine's TimeoutSeconds would: its
 // Lambda call in flight is abandoned (the request is closed) and it ends
@@ -106,11 +111,31 @@ const sm = isValid ? new StateMachine(def, { validationOptions: { checkArn: true
 // running: the executions started and not ended, by name.
 const running = new Map()
 
-async function execute ({ name, input }) {
+// withStartTime is a Task's input with the top-level values that are the
+// package's StartTime — an ISO instant taken between before and after —
+// replaced by startTime.
+function withStartTime (input, before, after, startTime) {
+  if (!startTime || input === null || typeof input !== 'object' || Array.isArray(input)) return input
+  const out = { ...input }
+  for (const [k, v] of Object.entries(out)) {
+    if (typeof v !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v)) continue
+    const at = Date.parse(v)
+    if (at >= before && at <= (after || Date.now())) out[k] = startTime // the first Task may run inside run()
+  }
+  return out
+}
+
+async function execute ({ name, input, startTime }) {
   const calls = new AbortController()
   const taskResourceLocalHandlers = {}
-  for (const [state, st] of tasks) taskResourceLocalHandlers[state] = (in_) => invoke(st.Resource, in_, calls.signal)
+  let before = 0
+  let after = 0
+  for (const [state, st] of tasks) {
+    taskResourceLocalHandlers[state] = (in_) => invoke(st.Resource, withStartTime(in_, before, after, startTime), calls.signal)
+  }
+  before = Date.now()
   const ex = sm.run(input, { overrides: { waitTimeOverrides, retryIntervalOverrides, taskResourceLocalHandlers } })
+  after = Date.now()
   const entry = { ex, calls, stopped: null }
   running.set(name, entry)
   const states = []

@@ -77,10 +77,14 @@ func Driver(t testing.TB) (node, script string) {
 	return node, filepath.Join(dir, "sfn-driver.mjs")
 }
 
-// Execution is an execution to start: its name and its input.
+// Execution is an execution to start: its name and its input, and (Serve
+// only) StartTime, its start on the test's clock: a Task's input value
+// that is $$.Execution.StartTime (which the package takes from the wall
+// clock) is given this instant instead. Zero: the wall clock's.
 type Execution struct {
-	Name  string `json:"name"`
-	Input any    `json:"input"`
+	Name      string    `json:"name"`
+	Input     any       `json:"input"`
+	StartTime time.Time `json:"startTime,omitzero"`
 }
 
 // Validation is asl-validator's verdict on the definition.

@@ -1,6 +1,7 @@
 package sfnlocal
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -142,5 +143,35 @@ func TestStopEndsAnExecutionAndItsCall(t *testing.T) {
 	}
 	if err := (&Machine{}).Stop("x", "FAILED"); err == nil {
 		t.Fatal("a stop with a status Step Functions does not stop with was sent")
+	}
+}
+
+// TestStartTimeOnTheTestsClock: a Task passing $$.Execution.StartTime to
+// its function passes the start the test gave, not the wall clock's.
+func TestStartTimeOnTheTestsClock(t *testing.T) {
+	Driver(t)
+	got := make(chan string, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Started string `json:"started"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		got <- in.Started
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(hs.Close)
+	def := `{"StartAt": "Step", "States": {"Step": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:000000000000:function:f",
+	  "Parameters": {"started.$": "$$.Execution.StartTime"}, "End": true}}}`
+	ends := make(chan Result, 1)
+	m := Serve(t, hs.URL, []byte(def), func(r Result) { ends <- r })
+	start := time.Date(2026, 6, 1, 6, 5, 0, 0, time.UTC)
+	if err := m.Start(Execution{Name: "virtual", Input: map[string]any{}, StartTime: start}); err != nil {
+		t.Fatal(err)
+	}
+	if r := end(t, ends); r.Status != "SUCCEEDED" {
+		t.Fatalf("%+v", r)
+	}
+	if s := <-got; s != start.Format(time.RFC3339) {
+		t.Fatalf("the Task got started %q, want %s", s, start.Format(time.RFC3339))
 	}
 }

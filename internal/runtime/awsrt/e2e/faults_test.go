@@ -50,6 +50,9 @@ type faultCase struct {
 	happened func(t *testing.T, w *world)
 	// ready is when the sensor says ready, after 06:00 (0: 35 minutes).
 	ready time.Duration
+	// timeout is the state machine's TimeoutSeconds (0: the module's
+	// default).
+	timeout time.Duration
 }
 
 // TestFaultsOnTheWiring plays one run through faults of the AWS
@@ -201,6 +204,22 @@ func TestFaultsOnTheWiring(t *testing.T) {
 			},
 		},
 		{
+			name: "execution about to pass its TimeoutSeconds",
+			// With a 30-minute limit, the execution started at 06:05
+			// would time out at 06:35 in the middle of its evaluation
+			// loop; it continues as a new execution before, and none
+			// times out (an execution that did would fail the case).
+			timeout: 30 * time.Minute,
+			happened: func(t *testing.T, w *world) {
+				if n := len(w.sfn.Executions()); n < 2 {
+					t.Errorf("%d executions, want a successor at least", n)
+				}
+				if n := w.endedWith(sfnlocal.TimedOut); n != 0 {
+					t.Errorf("%d executions timed out", n)
+				}
+			},
+		},
+		{
 			name: "sensor ready at a fraction of a second",
 			// The DAG run starts at 06:35:00.250; its polls are due at
 			// fractions of a second, which Step Functions' Waits drop.
@@ -224,7 +243,7 @@ func TestFaultsOnTheWiring(t *testing.T) {
 
 func playFault(t *testing.T, c faultCase) {
 	start := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
-	w := newWorld(t, worldOptions{start: start, env: map[string]string{awsrt.EnvTriggerAllowAddresses: "127.0.0.1/32"}})
+	w := newWorld(t, worldOptions{start: start, env: map[string]string{awsrt.EnvTriggerAllowAddresses: "127.0.0.1/32"}, sfnTimeout: c.timeout})
 	air := newFakeAirflow(t, w.clk, map[string][]airflowRun{"orders": {{took: 10 * time.Minute, state: "success"}}})
 	w.deploy(nil, []scenario.Doc{{File: "orders.yaml", Data: fmt.Appendf(nil, faultPipeline, air.URL)}})
 	w.settle()

@@ -117,6 +117,8 @@ type world struct {
 	executions map[string]awsfake.Execution   // by name: every execution started
 	startedAt  map[string]time.Time           // by name: the instant it was handed to the machine
 	streamDLQ  map[string][]ddbstream.Failure // by mapping: what each stream mapping gave up on
+	timedOut   map[string]bool                // by name: stopped at its TimeoutSeconds
+	timeout    time.Duration                  // the executions' TimeoutSeconds
 	ended      []sfnlocal.Result
 	bus        []event.Event // what the outbox put on the bus
 	errs       []string      // what went wrong on the way (failed firings, records)
@@ -154,6 +156,9 @@ var errInjected = errors.New("injected fault")
 // The alert path's settings, as deploy/terraform sets them: keep each
 // equal to its source.
 const (
+	// sfnTimeout is the default of variables.tf's sfn_timeout_seconds: an
+	// execution's TimeoutSeconds, which the world enforces on its clock.
+	sfnTimeout = 14400 * time.Second
 	// streamBatchSize is batch_size of aws_lambda_event_source_mapping.stream
 	// (lambda.tf).
 	streamBatchSize = 10
@@ -203,6 +208,9 @@ type worldOptions struct {
 	jobsOf   func(*world) trigger.Runner // the orchestrator's jobs; nil: its own runners (app.Jobs), configured by env
 	env      map[string]string           // the orchestrator's environment
 	settings scenarioSettings
+	// sfnTimeout is the state machine's TimeoutSeconds (0: sfnTimeout,
+	// the module's default).
+	sfnTimeout time.Duration
 }
 
 // scenarioSettings are the settings a scenario gives the functions.
@@ -219,7 +227,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	t.Helper()
 	ctx := t.Context()
 	w := &world{t: t, ctx: ctx, clk: clock.NewVirtual(opt.start), ddb: ddblocal.Client(t), tables: ddbstore.TablesFor(ddblocal.Prefix(t)),
-		executions: map[string]awsfake.Execution{}, startedAt: map[string]time.Time{}, streamDLQ: map[string][]ddbstream.Failure{}}
+		executions: map[string]awsfake.Execution{}, startedAt: map[string]time.Time{}, streamDLQ: map[string][]ddbstream.Failure{}, timedOut: map[string]bool{}}
 	if err := ddbstore.CreateTables(ctx, w.ddb, w.tables); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +318,11 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	hs := httptest.NewServer(w.invoke)
 	t.Cleanup(hs.Close)
 	t.Cleanup(w.invoke.stop)
-	w.machine = sfnlocal.Serve(t, hs.URL, renderedASL(t), w.executionEnded)
+	w.timeout = opt.sfnTimeout
+	if w.timeout == 0 {
+		w.timeout = sfnTimeout
+	}
+	w.machine = sfnlocal.Serve(t, hs.URL, renderedASL(t, w.timeout), w.executionEnded)
 
 	// The event source mappings of deploy/terraform/lambda.tf.
 	routerInvoke := lambda.NewHandler(w.router.Handle).Invoke
@@ -504,14 +516,15 @@ func (w *world) engine(o engine.Options) *engine.Engine {
 	return eng
 }
 
-// renderedASL is deploy/statemachine.asl.json as Terraform renders it.
-func renderedASL(t *testing.T) []byte {
+// renderedASL is deploy/statemachine.asl.json as Terraform renders it,
+// with timeout as sfn_timeout_seconds.
+func renderedASL(t *testing.T, timeout time.Duration) []byte {
 	t.Helper()
 	tmpl, err := os.ReadFile(filepath.Join(sfnlocal.RepoRoot(t), "deploy", "statemachine.asl.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := awsrt.RenderASL(tmpl, awsrt.ASLVars{OrchestratorARN: orchestratorARN, TimeoutSeconds: 86400, TriggerMaxAttempts: 3})
+	def, err := awsrt.RenderASL(tmpl, awsrt.ASLVars{OrchestratorARN: orchestratorARN, TimeoutSeconds: int(timeout / time.Second), TriggerMaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -683,7 +696,7 @@ func (w *world) settle() {
 			if err := json.Unmarshal([]byte(ex.Input), &input); err != nil {
 				w.t.Fatal(err)
 			}
-			if err := w.machine.Start(sfnlocal.Execution{Name: ex.Name, Input: input}); err != nil {
+			if err := w.machine.Start(sfnlocal.Execution{Name: ex.Name, Input: input, StartTime: w.startedAt[ex.Name]}); err != nil {
 				w.t.Fatal(err)
 			}
 			moved++
@@ -719,6 +732,9 @@ func (w *world) next(extra ...time.Time) (time.Time, bool) {
 			consider(t)
 		}
 	}
+	for _, name := range w.toTimeOut(time.Time{}) {
+		consider(w.deadline(name))
+	}
 	for _, t := range extra {
 		consider(t)
 	}
@@ -732,6 +748,14 @@ func (w *world) runDue() {
 	for range 1000 {
 		w.settle()
 		now := w.clk.Now()
+		for _, name := range w.toTimeOut(now) {
+			if err := w.machine.Stop(name, sfnlocal.TimedOut); err != nil {
+				w.t.Fatal(err)
+			}
+			w.mu.Lock()
+			w.timedOut[name] = true
+			w.mu.Unlock()
+		}
 		released := w.invoke.release(now)
 		fired := w.sched.Fire(w.ctx, now)
 		for _, f := range fired {
@@ -747,6 +771,30 @@ func (w *world) runDue() {
 		}
 	}
 	w.t.Fatalf("at %s: still due after 1,000 rounds", w.clk.Now())
+}
+
+// toTimeOut are the running executions whose TimeoutSeconds has passed by
+// now (zero now: every running execution, for its deadline).
+func (w *world) toTimeOut(now time.Time) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for name, at := range w.startedAt {
+		if w.timedOut[name] || w.endedLocked(name) {
+			continue
+		}
+		if now.IsZero() || !at.Add(w.timeout).After(now) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// deadline is when the execution name passes its TimeoutSeconds.
+func (w *world) deadline(name string) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.startedAt[name].Add(w.timeout)
 }
 
 // watchdogPass is one invocation of the watchdog function by its rule.
