@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
-	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 )
 
 // TestDeployConfigLoadsAnAWSDeployment: `interlock deploy-config` (the
@@ -19,23 +16,8 @@ import (
 // changed, is a no-op the second time, and with --prune stops a pipeline no
 // file defines any more.
 func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
-	endpoint := ddblocal.Endpoint(t)
 	ctx := t.Context()
-	c := ddblocal.Client(t)
-	prefix := ddblocal.Prefix(t)
-	tables := ddbstore.TablesFor(prefix)
-	if err := ddbstore.CreateTables(ctx, c, tables); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ddbstore.DeleteTables(ctx, c, tables) })
-	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: c, Tables: tables})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "ddblocal", "AWS_SECRET_ACCESS_KEY": "ddblocal", "AWS_REGION": ddblocal.Region, "AWS_EC2_METADATA_DISABLED": "true"} {
-		t.Setenv(k, v)
-	}
-	server := "dynamodb://" + prefix + "?endpoint=" + endpoint
+	st, server := awsDeployment(t)
 
 	dir := t.TempDir()
 	write := func(name, content string) {

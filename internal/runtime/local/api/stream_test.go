@@ -281,16 +281,7 @@ func TestStreamIsLive(t *testing.T) {
 
 	s := openStream(t, srv, "/v1/events/stream?pipeline=nightly", nil)
 	s.caughtUp(t) // nothing old
-	want[map[string]any](t, f.do(t, "POST", "/v1/pipelines/nightly/pause", adminSecret, `{}`), http.StatusOK)
-	items := eventItems(t, f, "&pipeline=nightly")
-	if len(items) == 0 {
-		t.Fatal("pausing recorded no event")
-	}
-	for i, m := range s.events(t, len(items)) {
-		if m.data != string(items[i]) {
-			t.Fatalf("live message %d: %s, want %s", i, m.data, items[i])
-		}
-	}
+	pauseNightlyLive(t, f, s)
 
 	// Another engine (a replica) on the same SQLite file: no Notify
 	// reaches this process; polling brings its events.
@@ -318,6 +309,22 @@ func TestStreamIsLive(t *testing.T) {
 	m := polled.events(t, 1)[0]
 	if eventType(t, m.data) != "CONFIG_INVALID" {
 		t.Fatalf("from the other engine: %s", m.data)
+	}
+}
+
+// pauseNightlyLive pauses nightly and checks that the stream s, following
+// nightly, shows its events as GET /v1/events lists them.
+func pauseNightlyLive(t *testing.T, f *fixture, s *sseClient) {
+	t.Helper()
+	want[map[string]any](t, f.do(t, "POST", "/v1/pipelines/nightly/pause", adminSecret, `{}`), http.StatusOK)
+	items := eventItems(t, f, "&pipeline=nightly")
+	if len(items) == 0 {
+		t.Fatal("pausing recorded no event")
+	}
+	for i, m := range s.events(t, len(items)) {
+		if m.data != string(items[i]) {
+			t.Fatalf("live message %d: %s, want %s", i, m.data, items[i])
+		}
 	}
 }
 
