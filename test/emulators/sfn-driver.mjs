@@ -106,7 +106,18 @@ for (const [name, st] of Object.entries(def.States ?? {})) {
   if (st.Type === 'Wait') waitTimeOverrides[name] = 0
   if (st.Type === 'Task') retryIntervalOverrides[name] = 0
 }
-const sm = isValid ? new StateMachine(def, { validationOptions: { checkArn: true, checkPaths: true } }) : null
+// In serve mode a Task's TimeoutSeconds is lifted: the test holds a Task's
+// invocation for the wall time its Wait takes on the test's clock, and the
+// package would count that against the Task (the function itself takes no
+// time on that clock).
+let runDef = def
+if (serve && isValid) {
+  runDef = structuredClone(def)
+  for (const st of Object.values(runDef.States)) {
+    if (st.Type === 'Task' && st.TimeoutSeconds !== undefined) st.TimeoutSeconds = 1000000 // setTimeout takes at most 2^31-1 ms
+  }
+}
+const sm = isValid ? new StateMachine(runDef, { validationOptions: { checkArn: true, checkPaths: true } }) : null
 
 // running: the executions started and not ended, by name.
 const running = new Map()

@@ -175,3 +175,26 @@ func TestStartTimeOnTheTestsClock(t *testing.T) {
 		t.Fatalf("the Task got started %q, want %s", s, start.Format(time.RFC3339))
 	}
 }
+
+// TestServedTasksAreNotTimedByTheWallClock: a served Task held longer
+// than its TimeoutSeconds (the test holding it for its Wait) still ends
+// with its function's answer.
+func TestServedTasksAreNotTimedByTheWallClock(t *testing.T) {
+	Driver(t)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(1500 * time.Millisecond) // the Wait, on the test's clock
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(hs.Close)
+	def := `{"StartAt": "Step", "States": {"Step": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:000000000000:function:f",
+	  "TimeoutSeconds": 1, "End": true}}}`
+	ends := make(chan Result, 1)
+	m := Serve(t, hs.URL, []byte(def), func(r Result) { ends <- r })
+	if err := m.Start(Execution{Name: "held", Input: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := end(t, ends); r.Status != "SUCCEEDED" {
+		t.Fatalf("%+v, want SUCCEEDED: a hold is not the Task's time", r)
+	}
+}
