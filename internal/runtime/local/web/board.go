@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -230,7 +231,7 @@ func (h *handler) rowOf(ctx context.Context, e *entry, now time.Time, silenced s
 	if r.LastEvent, err = h.lastEvent(ctx, e.p.ID, e.per); err != nil {
 		return r, err
 	}
-	if r.Reason, err = h.rowReason(ctx, e, r.PausedUntil); err != nil {
+	if r.Reason, err = h.rowReason(ctx, e, r.PausedUntil, now); err != nil {
 		return r, err
 	}
 	r.Silenced = silenced.of(e.p, now)
@@ -259,22 +260,78 @@ func stateSince(e *entry) *time.Time {
 }
 
 // rowReason says inline why the row is in its state (the summary line's
-// reason): a period waiting, evaluating or excluded is explained
-// (engine.Explain: its trigger and rules as they stand), the others are
-// read from the run.
-func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Time) (string, error) {
+// reason, or for a rule that does not pass compactRule). Only a period
+// whose sensors decide — evaluating, or waiting on a trigger — is
+// explained (engine.Explain reads them); the cron tick, the exclusion and
+// the SLA instants come from the config (the board's own decisions), the
+// rest from the run.
+func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Time, now time.Time) (string, error) {
 	f := summaryFacts{State: e.state, Run: e.facts.Run, PausedUntil: pausedUntil, Zone: e.p.Schedule.Location.String()}
-	switch e.state {
-	case run.BoardWaiting, run.BoardEvaluating, run.BoardExcluded:
-		x, err := h.eng.Explain(ctx, e.p.ID, e.per.String())
-		if err != nil {
+	x := &f.Explain
+	switch {
+	case e.state == run.BoardSucceeded || e.state == run.BoardDryRun:
+		return "", nil
+	case e.state == run.BoardEvaluating || (e.state == run.BoardWaiting && e.p.Schedule.Trigger != nil):
+		// Rules and the trigger are judged on the sensors: explained.
+		var err error
+		if *x, err = h.eng.Explain(ctx, e.p.ID, e.per.String()); err != nil {
 			return "", fmt.Errorf("explain %s: %w", e.p.ID, err)
 		}
-		f.Explain = x
-	case run.BoardSucceeded, run.BoardDryRun:
-		return "", nil
+	case e.state == run.BoardExcluded:
+		x.ExcludedBy = run.ExclusionReason(e.p, e.per)
+	case e.state == run.BoardWaiting && !e.p.Schedule.Cron.IsZero():
+		next := e.p.Schedule.Cron.Next(now, e.p.Schedule.Location)
+		x.Deadlines.NextCronTick, x.Timezone = &next, f.Zone
+	case e.state == run.BoardBreached || e.state == run.BoardAtRisk:
+		if t, ok, err := run.ResolveSLA(e.p, e.per, e.facts.Marks.FirstArrival); err == nil && ok {
+			breach, warning := t.Breach, t.Warning
+			if t.Relative {
+				x.Deadlines.RelativeSLABreach = &breach
+			} else {
+				x.Deadlines.SLABreach = &breach
+			}
+			if !warning.IsZero() {
+				x.Deadlines.SLAWarning = &warning
+			}
+			if e.p.SLA != nil && e.p.SLA.Location != nil {
+				x.Deadlines.SLATimezone = e.p.SLA.Location.String()
+			}
+		}
+	}
+	// A row is narrow: what a period waits for comes first, compactly.
+	switch {
+	case e.state == run.BoardEvaluating:
+		var rules []string
+		for _, c := range x.Validation.Rules {
+			if !c.Passed {
+				rules = append(rules, compactRule(c))
+			}
+		}
+		if len(rules) > 0 {
+			return strings.Join(rules, "; "), nil
+		}
+	case e.state == run.BoardWaiting && x.Trigger != nil && !x.Trigger.Passed:
+		return "trigger " + compactRule(*x.Trigger), nil
 	}
 	return summaryOf(f).Reason, nil
+}
+
+// compactRule says a rule that does not pass in a few words: its sensor
+// and field, what it saw and what it wants ("clicks.count 5, wants gte
+// 24"; "landed: none yet, wants exists").
+func compactRule(c engine.RuleCheck) string {
+	name := c.Key
+	if c.Field != "" {
+		name += "." + c.Field
+	}
+	want := "wants " + c.Check
+	if c.Value != nil {
+		want += " " + valueText(c.Value)
+	}
+	if c.Observed == nil {
+		return name + ": none yet, " + want
+	}
+	return name + " " + valueText(c.Observed) + ", " + want
 }
 
 // stateOK reports whether s names a board state.

@@ -639,9 +639,9 @@ func TestOverviewTriage(t *testing.T) {
 		"held":   {`class="paused-until" data-paused-until="">until resumed`},
 		"broken": {`data-since="2026-03-10T07:00:00Z" title="in this state since 2026-03-10 07:00:00Z">for 1h 0m`, `class="row-reason" title="the job failed and its retry budget is used up"`, `no success in 30 periods`},
 		"done":   {`data-last-success="2026-03-10T07:30:00Z">last success 30m 0s ago`},
-		"gated":  {`class="row-reason" title="the validation rules do not pass yet: gate (saw 1)"`},
-		"alpha":  {`class="row-reason" title="waiting for its trigger sensor alpha-landed`},
-		"late":   {`<span class="sla-mark" aria-hidden="true">!</span>`, `data-silenced-by="finance-l"`},
+		"gated":  {`class="row-reason" title="gate.count 1, wants gte 10"`},
+		"alpha":  {`class="row-reason" title="trigger alpha-landed: none yet, wants exists"`},
+		"late":   {`<span class="sla-mark" aria-hidden="true">!</span>`, `data-silenced-by="finance-l"`, `class="row-reason" title="the SLA breach time passed at 2026-03-10 07:00:00Z without a success"`},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(row(id), want) {
