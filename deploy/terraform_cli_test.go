@@ -250,7 +250,9 @@ func instanceEnvironment(name string) string {
 	return "tf" + name
 }
 
-func writeRoot(t *testing.T, dir, standIn, dynamo string) {
+// writeRoot writes the root of the plan; extra adds variables (HCL) to
+// instances.
+func writeRoot(t *testing.T, dir, standIn, dynamo string, extra map[string]map[string]string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\" }\n  }\n}\n")
@@ -275,7 +277,12 @@ func writeRoot(t *testing.T, dir, standIn, dynamo string) {
 			fmt.Fprintf(&b, "  providers = { aws = aws.ddblocal }\n")
 		}
 		fmt.Fprintf(&b, "  environment = %q\n  dist_path = \"../dist\"\n  slack_channel_id = \"C0123\"\n", instanceEnvironment(name))
-		vars := planInstances[name]
+		vars := map[string]string{}
+		for _, m := range []map[string]string{planInstances[name], extra[name]} {
+			for k, v := range m {
+				vars[k] = v
+			}
+		}
 		for _, k := range sortedKeys(vars) {
 			fmt.Fprintf(&b, "  %s = %s\n", k, vars[k])
 		}
@@ -324,7 +331,21 @@ func TestTerraformModule(t *testing.T) {
 	tf := tfRunner{t: t, bin: bin, env: append(env, "TF_CLI_CONFIG_FILE="+os.DevNull, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")}
 	mod := copyModule(t, dir)
 	standIn := newAWSStandIn(t)
-	writeRoot(t, dir, standIn.URL, dynamo)
+	// The tables instance loads a pipeline at apply with the interlock
+	// binary (config_loader.tf: deploy-config, with the orchestrator's
+	// timeout), against DynamoDB Local.
+	cli, pipelines := buildInterlock(t, dir), filepath.Join(dir, "pipelines")
+	if err := os.MkdirAll(pipelines, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pipelines, "sales.yaml"), []byte(loadedPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeRoot(t, dir, standIn.URL, dynamo, map[string]map[string]string{
+		"tables": {"pipelines_path": fmt.Sprintf("%q", pipelines), "interlock_cli": fmt.Sprintf("%q", cli)},
+	})
+	tf.env = append(tf.env, "AWS_ENDPOINT_URL_DYNAMODB="+dynamo, "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
+		"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true") // for the local-exec's deploy-config
 	root := filepath.Join(dir, "root")
 
 	// The module alone: init from the mirror, validate, formatting.
@@ -353,9 +374,40 @@ func TestTerraformModule(t *testing.T) {
 
 	// The tables, made by Terraform on DynamoDB Local, pass the store's
 	// conformance suite.
-	tf.run(root, "apply", "-auto-approve", "-input=false", "-no-color", "-target=module.tables.aws_dynamodb_table.table")
+	tf.run(root, "apply", "-auto-approve", "-input=false", "-no-color", "-target=module.tables.aws_dynamodb_table.table", "-target=module.tables.terraform_data.config")
+	st, err := ddbstore.Open(t.Context(), ddbstore.Config{Client: ddblocal.NewClient(dynamo), Tables: tables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := st.PipelineGet(t.Context(), "sales"); err != nil {
+		t.Fatalf("the pipeline deploy-config loaded at apply: %v", err)
+	} else {
+		t.Logf("deploy-config loaded %s at apply", p.ID)
+	}
 	conformanceOnTables(t, dynamo, instanceEnvironment("tables")+"-interlock")
 	t.Logf("the whole test: %s", time.Since(begin).Round(100*time.Millisecond))
+}
+
+// loadedPipeline is what config_loader.tf loads at apply.
+const loadedPipeline = `
+pipeline: {id: sales}
+schedule: {cron: "0 6 * * *"}
+validation: {rules: [{key: landed, check: exists}]}
+job: {type: glue, config: {jobName: sales}}
+`
+
+// buildInterlock builds the CLI the module's config loader runs.
+func buildInterlock(t *testing.T, dir string) string {
+	t.Helper()
+	start := time.Now()
+	bin := filepath.Join(dir, "interlock")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "./cmd/interlock")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/interlock: %v\n%s", err, out)
+	}
+	t.Logf("go build ./cmd/interlock: %s", time.Since(start).Round(10*time.Millisecond))
+	return bin
 }
 
 // conformanceNotOnTables are the storetest groups the Terraform test
@@ -373,7 +425,7 @@ func conformanceOnTables(t *testing.T, endpoint, prefix string) {
 	// derived from reads): the store's own TestConformance runs them, and
 	// they are the slowest on a loaded machine. The others write and read
 	// every kind of record through every index and the TTL attribute.
-	cmd := exec.Command("go", "test", "-count=1", "-timeout=8m", "-run=^TestConformanceOnTables$",
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=8m", "-failfast", "-run=^TestConformanceOnTables$",
 		"-skip=^TestConformanceOnTables/("+strings.Join(conformanceNotOnTables, "|")+")$", "./internal/store/dynamodb/")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), ddblocal.EnvEndpoint+"="+endpoint, "INTERLOCK_TEST_DYNAMODB_TABLES="+prefix)

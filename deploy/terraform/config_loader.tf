@@ -17,6 +17,7 @@ resource "terraform_data" "config" {
     files  = sha256(join("\n", [for f in local.config_files : "${f}=${filesha256(f)}"]))
     server = "dynamodb://${local.prefix}?region=${local.region}"
     prune  = var.prune_pipelines
+    budget = local.functions["orchestrator"].timeout
   }
 
   provisioner "local-exec" {
@@ -24,6 +25,8 @@ resource "terraform_data" "config" {
       [var.interlock_cli, "deploy-config"],
       [for p in local.config_paths : "'${p}'"],
       ["--server", "'dynamodb://${local.prefix}?region=${local.region}'"],
+      # A pipeline whose job call cannot finish inside the orchestrator is refused.
+      ["--orchestrator-timeout", "${local.functions["orchestrator"].timeout}s"],
       var.prune_pipelines ? ["--prune"] : [],
     ))
   }
