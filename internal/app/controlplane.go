@@ -67,7 +67,7 @@ func ControlPlaneConflicts(file string, s *pipeline.Settings) error {
 // (dynamodb://PREFIX[?region=R][&endpoint=URL]) with the SDK's default
 // credentials. retention is the ttl of the period records and events this
 // process writes (0: the store's default); the deployment's functions use
-// the module's events_ttl_days. The caller closes the store.
+// the module's events_table_ttl_days. The caller closes the store.
 func OpenDynamoDB(ctx context.Context, storeURL string, retention time.Duration) (*ddbstore.Store, error) {
 	prefix, region, endpoint, err := ddbstore.ParseURL(storeURL)
 	if err != nil {

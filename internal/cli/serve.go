@@ -13,6 +13,7 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 func init() {
@@ -66,6 +67,12 @@ func runServe(ctx context.Context, env Env, args []string) int {
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
 			return ExitUsage
+		}
+		if st.Driver == pipeline.StoreDynamoDB {
+			if _, _, _, err := ddbstore.ParseURL(st.DSN); err != nil {
+				fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
+				return ExitUsage
+			}
 		}
 		if st.Driver == pipeline.StoreSQLite && st.DSN != ":memory:" {
 			// A path on the command line is the caller's, not relative

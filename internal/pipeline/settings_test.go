@@ -189,6 +189,11 @@ func TestParseSettingsPostgresStore(t *testing.T) {
 	if st, err := ParseStore("postgresql://h/db"); err != nil || st.Driver != StorePostgres {
 		t.Fatalf("ParseStore(postgresql://h/db) = %+v, %v", st, err)
 	}
+	// An AWS deployment's tables: the app that opens them checks the URL.
+	const d = "dynamodb://prod-interlock?region=eu-west-1"
+	if st, err := ParseStore(d); err != nil || st != (Store{Driver: StoreDynamoDB, DSN: d}) {
+		t.Fatalf("ParseStore(%s) = %+v, %v", d, st, err)
+	}
 }
 
 // TestRoleIncludes: each role includes the ones before it, an unknown one
