@@ -36,6 +36,10 @@ type graphPage struct {
 	Width, Height int
 	Nodes         []graphNodeView
 	Edges         []graphEdgeView
+	// Alone are the pipelines with no upstream rule and no downstream:
+	// listed as chips under the drawing, not stacked in its first column
+	// (at 250 pipelines, mostly such, the drawing was a 14,500 px column).
+	Alone []api.GraphNodeView
 	// Focus is the pipeline whose neighbourhood is drawn (?focus=), Depth
 	// how many upstream rules away; "" draws every pipeline.
 	Focus  string
@@ -136,13 +140,21 @@ func neighbourhood(g api.GraphView, focus string, depth int) api.GraphView {
 	return out
 }
 
-// layoutGraph places the nodes in their layer's column and routes the
-// edges between the boxes.
+// layoutGraph places the nodes with an edge in their layer's column and
+// routes the edges between the boxes; the others are Alone.
 func layoutGraph(g api.GraphView) graphPage {
 	var d graphPage
+	linked := map[string]bool{}
+	for _, e := range g.Edges {
+		linked[e.From], linked[e.To] = true, true
+	}
 	rows := map[int]int{} // layer → nodes placed in it
 	at := map[string]graphNodeView{}
 	for _, n := range g.Nodes {
+		if !linked[n.ID] {
+			d.Alone = append(d.Alone, n)
+			continue
+		}
 		row := rows[n.Layer]
 		rows[n.Layer]++
 		v := graphNodeView{GraphNodeView: n, W: graphNodeW, H: graphNodeH,

@@ -99,3 +99,19 @@ func TestGraphNeighbourhood(t *testing.T) {
 		t.Fatalf("fill's neighbourhood within 2: %v", ids)
 	}
 }
+
+// TestGraphListsLonePipelinesApart: a pipeline with no dependency is a
+// chip, not a box in the drawing's first column.
+func TestGraphListsLonePipelinesApart(t *testing.T) {
+	g := skipGraph()
+	for i := range 200 {
+		g.Nodes = append(g.Nodes, api.GraphNodeView{ID: fmt.Sprintf("alone-%03d", i)})
+	}
+	d := layoutGraph(g)
+	if len(d.Nodes) != 6 || len(d.Alone) != 200 {
+		t.Fatalf("%d boxes, %d alone; want the 6 with dependencies drawn", len(d.Nodes), len(d.Alone))
+	}
+	if d.Height > 300 {
+		t.Fatalf("the drawing is %d px high", d.Height)
+	}
+}
