@@ -82,6 +82,10 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 		t.Fatalf("status --output json: %+v", list.Pipelines)
 	}
 	period := list.Pipelines[0].CurrentPeriod
+	// The dashboard's overview renders them, from the tables.
+	if code, page := request(t, "GET", srv.url+"/", "", ""); code != 200 || !strings.Contains(page, `/ui/pipelines/gold`) || !strings.Contains(page, `/ui/pipelines/silver`) {
+		t.Fatalf("the dashboard's overview: %d, want links to gold and silver:\n%s", code, page)
+	}
 
 	// events --follow (the CLI) reads the tables: it shows what this
 	// serve commits and, below, what another process commits.
