@@ -635,7 +635,7 @@ func TestOverviewTriage(t *testing.T) {
 		return body[i : i+j]
 	}
 	for id, wants := range map[string][]string{
-		"orders": {`data-silenced-by="quiet-orders" title="known late">🔕 silenced (type=SLA_WARNING) until 2026-03-10 10:00:00Z`},
+		"orders": {`data-silenced-by="quiet-orders" title="known late">silenced (type=SLA_WARNING) until 2026-03-10 10:00:00Z`},
 		"held":   {`class="paused-until" data-paused-until="">until resumed`},
 		"broken": {`data-since="2026-03-10T07:00:00Z" title="in this state since 2026-03-10 07:00:00Z">for 1h 0m`, `class="row-reason" title="the job failed and its retry budget is used up"`, `no success in 30 periods`},
 		"done":   {`data-last-success="2026-03-10T07:30:00Z">last success 30m 0s ago`},
