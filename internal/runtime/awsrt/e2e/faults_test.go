@@ -58,8 +58,9 @@ type faultCase struct {
 // TestFaultsOnTheWiring plays one run through faults of the AWS
 // deployment, each alone: a control-stream record lost, the execution
 // deleted or timed out mid-run, the orchestrator throttled, the
-// event-publisher crashing, Slack down, a Scheduler firing lost, and a
-// sensor written at a fraction of a second. Each time the run reaches
+// event-publisher crashing, Slack down, a Scheduler firing lost, the
+// sla-monitor failing a firing, an execution reaching its TimeoutSeconds,
+// and a sensor written at a fraction of a second. Each time the run reaches
 // JOB_COMPLETED and SLA_MET with exactly one DAG run started, every event
 // of the log reaches the bus, every alert reaches Slack exactly once, and
 // no queue keeps anything (world.check).
