@@ -66,6 +66,10 @@ type Options struct {
 	// Store, when set, replaces the settings' store: (serve --store). A
 	// relative SQLite path is then the caller's, not the settings file's.
 	Store *pipeline.Store
+	// MissingSettingsEmpty: a missing settings file reads as an empty one
+	// ({}) instead of an error (serve --store dynamodb:// with no --config:
+	// a control plane needs no project directory).
+	MissingSettingsEmpty bool
 	// ControlPlane: the caller can serve as an AWS deployment's control
 	// plane (serve). Without it a dynamodb:// store is refused: a
 	// watchdog pass or a function here would double the deployment's.
@@ -76,6 +80,9 @@ type Options struct {
 // error that says so; a present but invalid one lists its errors.
 func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	data, err := os.ReadFile(settingsFile)
+	if errors.Is(err, fs.ErrNotExist) && opt.MissingSettingsEmpty {
+		data, err = []byte("{}\n"), nil
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s not found: run in a project directory, pass --config, or create one with `interlock init`", settingsFile)

@@ -73,6 +73,9 @@ func runServe(ctx context.Context, env Env, args []string) int {
 				fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
 				return ExitUsage
 			}
+			// A control plane needs no project directory: without
+			// --config, no interlock.yaml means the defaults.
+			opts.MissingSettingsEmpty = !flagGiven(fs, "config")
 		}
 		if st.Driver == pipeline.StoreSQLite && st.DSN != ":memory:" {
 			// A path on the command line is the caller's, not relative

@@ -36,7 +36,6 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 
 	dir := t.TempDir()
 	write := projectWriter(t, dir)
-	write("interlock.yaml", "{}\n")
 	write("pipelines/gold.yaml", "pipeline: {id: gold, owner: analytics}\nschedule:\n  trigger: {key: upstream, check: equals, field: status, value: ready}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n")
 	write("pipelines/silver.yaml", "pipeline: {id: silver, owner: analytics}\nschedule:\n  trigger: {key: upstream, check: exists}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n")
 	mustCLI(t, dir, 0, "deploy-config", "pipelines", "--server", deployment)
@@ -54,7 +53,8 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 		t.Fatalf("watchdog --once on a deployment's tables: exit %d, want refused\n%s", code, errOut)
 	}
 
-	srv := start(t, dir, nil, "--store", deployment)
+	// A control plane needs no project: it starts in an empty directory.
+	srv := start(t, t.TempDir(), nil, "--store", deployment)
 	defer srv.stop(t)
 	startLine := regexp.MustCompile(`interlock serving.*mode=control-plane`)
 	eventually(t, "serve's start-up line to say mode=control-plane", func() bool { return startLine.MatchString(srv.out.String()) })
