@@ -18,6 +18,7 @@ import (
 // whose retention sweep runs at start, and deletes a period that was
 // written 130 days ago — the replayed period's sensor and run are still
 // there, and new data for the period does not start a second first run.
+// A backfill of a period 121 days back is kept the same way.
 func TestRetentionKeepsAReplayedPeriod(t *testing.T) {
 	dir := t.TempDir()
 	write := projectWriter(t, dir)
@@ -29,7 +30,13 @@ validation:
   rules: [{key: ready, check: exists}]
 job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
 `)
+	write("pipelines/daily.yaml", `pipeline: {id: daily}
+schedule:
+  cron: "0 6 * * *"
+job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
+`)
 	now := time.Now().UTC()
+	backfilled := now.AddDate(0, 0, -121).Format("2006-01-02")
 	replayed := now.AddDate(0, 0, -120).Format("2006-01-02")
 	forgotten := now.AddDate(0, 0, -130).Format("2006-01-02")
 
@@ -98,11 +105,35 @@ job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
 	if c := counts(srv); c["VALIDATION_PASSED"] != 1 || c["JOB_TRIGGERED generation 0"] != 1 {
 		t.Fatalf("events after the replayed write: %v, want one validation and one trigger", c)
 	}
+	// A backfill of an old period of a cron pipeline, followed to its end:
+	// its run is the date's only activity within retention (the data
+	// seeded below was written 121 days ago), and keeps the whole date.
+	if out := mustCLI(t, dir, 0, "backfill", "daily", "--from", backfilled, "--to", backfilled, "--server", srv.url); !strings.Contains(out, `"state":"completed"`) {
+		t.Fatalf("backfill of %s printed:\n%s", backfilled, out)
+	}
+	backfillRuns := func(srv *server) string {
+		t.Helper()
+		code, body := request(t, "GET", srv.url+"/v1/pipelines/daily/runs?period="+backfilled, "", "")
+		if code != 200 {
+			t.Fatalf("runs of daily: %d %s", code, body)
+		}
+		var out []string
+		for _, r := range decode[struct {
+			Runs []struct{ State, Cause string }
+		}](t, "the runs of daily", body).Runs {
+			out = append(out, r.State+" "+r.Cause)
+		}
+		return strings.Join(out, ",")
+	}
+	if r := backfillRuns(srv); r != "COMPLETED backfill" {
+		t.Fatalf("runs of daily %s after its backfill: %q", backfilled, r)
+	}
 	srv.stop(t)
 
 	// A period whose last write is 130 days old: the sweep at the next
 	// start deletes it, which says the sweep ran.
-	seedQuietPeriod(t, filepath.Join(dir, "state.db"), "ready#"+forgotten, now.AddDate(0, 0, -130))
+	seedQuietPeriod(t, filepath.Join(dir, "state.db"), "replay", "ready#"+forgotten, now.AddDate(0, 0, -130))
+	seedQuietPeriod(t, filepath.Join(dir, "state.db"), "daily", "ready#"+backfilled, now.AddDate(0, 0, -121))
 
 	srv = start(t, dir, nil)
 	defer srv.stop(t)
@@ -111,6 +142,12 @@ job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
 	})
 	if keys := sensorKeys(srv); keys != "ready#"+replayed {
 		t.Fatalf("sensors after the restart's sweep: %q, want the replayed write kept", keys)
+	}
+	if r := backfillRuns(srv); r != "COMPLETED backfill" {
+		t.Fatalf("runs of daily %s after the restart's sweep: %q, want its backfill kept", backfilled, r)
+	}
+	if code, body := request(t, "GET", srv.url+"/v1/pipelines/daily/sensors", "", ""); code != 200 || !strings.Contains(body, `"ready#`+backfilled+`"`) {
+		t.Fatalf("sensors of daily after the restart's sweep: %d %s, want the backfilled date's kept with its run", code, body)
 	}
 	if r := runs(srv); len(r) != 1 || r[0] != first {
 		t.Fatalf("runs of %s after the restart's sweep: %+v, want its completed run kept: %+v", replayed, r, first)
@@ -132,16 +169,16 @@ job: {type: command, config: {command: ["true"]}, pollInterval: 1s}
 	}
 }
 
-// seedQuietPeriod stores, with serve stopped, a per-period sensor last
-// written at written.
-func seedQuietPeriod(t *testing.T, path, key string, written time.Time) {
+// seedQuietPeriod stores, with serve stopped, a per-period sensor of
+// pipeline last written at written.
+func seedQuietPeriod(t *testing.T, path, pipeline, key string, written time.Time) {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	x := store.Sensor{PipelineID: "replay", Key: key, ChangedAt: written, WrittenAt: written,
+	x := store.Sensor{PipelineID: pipeline, Key: key, ChangedAt: written, WrittenAt: written,
 		Data: sensor.NewObject(map[string]sensor.Value{"rows": sensor.IntValue(1)})}
 	if err := s.Commit(t.Context(), store.Change{Sensors: []store.SensorWrite{{Sensor: x}}}); err != nil {
 		t.Fatal(fmt.Errorf("seeding %s: %w", key, err))
