@@ -122,6 +122,10 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 	if r, err := st.RunGet(ctx, step.Run); err != nil || r.Key.Period != period {
 		t.Fatalf("gold's run of %s after resume: %+v (%v)", period, r, err)
 	}
+	// explain reads the period from the tables: its trigger sensor, seen.
+	if out := cmd(0, "explain", "gold"); !strings.Contains(out, "gold, period "+period) || !strings.Contains(out, "upstream") {
+		t.Fatalf("explain gold:\n%s", out)
+	}
 
 	// A rerun request of a period with no run: accepted, its run stored
 	// with a step timer.
@@ -137,8 +141,17 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 	if out := cmd(0, "backfill", "status", "silver", "1"); !strings.Contains(out, "backfill 1 of silver") {
 		t.Fatalf("backfill status silver 1 printed %q", out)
 	}
-	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.MaxActive != 1 || bf.From != day(5) || bf.To != day(3) {
+	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.MaxActive != 1 || bf.From != day(5) || bf.To != day(3) || bf.State != run.BackfillRunning {
 		t.Fatalf("the stored backfill: %+v (%v)", bf, err)
+	}
+	if _, err := st.TimerGet(ctx, "backfill/silver"); err != nil {
+		t.Fatalf("the backfill's timer: %v", err)
+	}
+	if out := cmd(0, "backfill", "cancel", "silver", "1"); !strings.HasPrefix(out, "backfill 1 of silver cancelled") {
+		t.Fatalf("backfill cancel printed %q", out)
+	}
+	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.State != run.BackfillCancelled {
+		t.Fatalf("the stored backfill after cancel: %+v (%v)", bf, err)
 	}
 
 	// silence add, list, expire.
