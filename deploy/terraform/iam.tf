@@ -58,7 +58,7 @@ locals {
     resources = [local.state_machine_arn, local.execution_arns]
   }
   # The orchestrator and the watchdog start an execution for a run whose
-  # own is gone, and read or stop one (the interface of issue 24).
+  # own is gone (a new execution), and read or stop one.
   manage_executions = [
     { sid = "StartExecution", actions = ["states:StartExecution"], resources = [local.state_machine_arn] },
     { sid = "Executions", actions = ["states:DescribeExecution", "states:StopExecution"], resources = [local.execution_arns] },
@@ -101,14 +101,14 @@ locals {
         { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
         { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = local.job_secret_arns.secretsmanager },
       ] },
-    ] : s if !(length(local.job_secret_arns.secretsmanager) == 0)],
+    ] : s if length(local.job_secret_arns.secretsmanager) > 0],
     [for s in [
       { sid = "JobParameters", actions = ["ssm:GetParameter"], resources = local.job_secret_arns.ssm, conditions = [] },
       { sid = "JobParametersKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
         { test = "StringEquals", variable = "kms:ViaService", values = ["ssm.${local.region}.amazonaws.com"] },
         { test = "StringEquals", variable = local.secret_decrypt.ssm.context, values = local.job_secret_arns.ssm },
       ] },
-    ] : s if !(length(local.job_secret_arns.ssm) == 0)],
+    ] : s if length(local.job_secret_arns.ssm) > 0],
   )
 
   # What AWSLambdaVPCAccessExecutionRole grants: the orchestrator's network
