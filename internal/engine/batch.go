@@ -31,6 +31,10 @@ type batch struct {
 	// (nil: none stored): what their writes are stamped from
 	// (run.StampStep).
 	steps map[string]*store.Timer
+	// ids, when set, numbers the batch's events from a block reserved
+	// ahead (idBlock), so decisions made at the same time log their
+	// events of one instant in the order the block was reserved.
+	ids *idBlock
 }
 
 // readStep records the step timer the decision read for key (nil: none).
@@ -137,8 +141,15 @@ func (b *batch) emit(key run.Key, t event.Type, msg string, detail sensor.Object
 		b.e.log.Debug("dry-run: event suppressed", "pipeline", key.PipelineID, "type", t)
 		return
 	}
+	id := ""
+	if b.ids != nil {
+		id = b.ids.next(b.now)
+	}
+	if id == "" {
+		id = newID(b.now)
+	}
 	b.c.Events = append(b.c.Events, event.Event{
-		ID:         newID(b.now),
+		ID:         id,
 		Time:       b.now,
 		Type:       t,
 		PipelineID: key.PipelineID,

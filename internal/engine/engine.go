@@ -212,6 +212,34 @@ func init() {
 // both carry the same instant) sorts after it, which is how readers of the
 // log keep causal order at one instant (store.MergeEventShards). Across
 // processes the instants differ; the random start keeps ids unique.
-func newID(now time.Time) string {
-	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + fmt.Sprintf("%016x", idSeq.Add(1))
+func newID(now time.Time) string { return formatID(now, idSeq.Add(1)) }
+
+func formatID(now time.Time, n uint64) string {
+	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + fmt.Sprintf("%016x", n)
+}
+
+// idBlock is a run of the id sequence reserved for one decision made
+// beside others at the same time (a watchdog pass's findings, committed
+// concurrently across event shards): reserved in the findings' order, so
+// their events of one instant sort in that order whatever the goroutines'
+// timing. A decision that needs more ids than its block holds takes fresh
+// ones.
+type idBlock struct{ from, to uint64 }
+
+// idBlockSize is how many ids a block holds: a finding's few events.
+const idBlockSize = 16
+
+// reserveIDs reserves the next block of the id sequence.
+func reserveIDs() idBlock {
+	to := idSeq.Add(idBlockSize) + 1
+	return idBlock{from: to - idBlockSize, to: to}
+}
+
+// next is the block's next id at now ("" when the block is used up).
+func (b *idBlock) next(now time.Time) string {
+	if b.from >= b.to {
+		return ""
+	}
+	b.from++
+	return formatID(now, b.from-1)
 }

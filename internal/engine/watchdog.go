@@ -253,6 +253,12 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 		err      error
 	}
 	out := make([]applied, len(fs))
+	// Ids in finding order, reserved before the concurrent commits: the
+	// log at one instant is then the one one-by-one commits would leave.
+	ids := make([]idBlock, len(fs))
+	for i := range fs {
+		ids[i] = reserveIDs()
+	}
 	var shards [][]int
 	byShard := map[int]int{}
 	for i, f := range fs {
@@ -273,7 +279,7 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 			defer func() { <-sem }()
 			for _, i := range idx {
 				a := &out[i]
-				if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], now); a.err != nil {
+				if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], ids[i], now); a.err != nil {
 					return
 				}
 			}
@@ -297,7 +303,7 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 // applyFinding commits one finding. A finding whose dedup marker exists,
 // or whose run moved since the snapshot, is dropped: someone already
 // acted. It returns the events recorded and whether it repaired timers.
-func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, now time.Time) ([]event.Event, bool, error) {
+func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlock, now time.Time) ([]event.Event, bool, error) {
 	var out []event.Event
 	repaired := false
 	err := e.retry(ctx, "watchdog "+f.Check, func() error {
@@ -308,6 +314,8 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, now time.
 		}
 		now := e.clk.Now()
 		b := e.newBatch(lp, now)
+		block := ids // each attempt numbers its events from the block's start
+		b.ids = &block
 		if f.Marker != "" {
 			if done, err := e.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
 				return err
