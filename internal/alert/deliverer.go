@@ -177,7 +177,7 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 	var missing []*worker
 	var known store.Cursor // the furthest existing cursors: the log's end is at least there
 	for _, w := range d.workers {
-		c, at, err := d.cursor(ctx, w.name)
+		c, err := d.cursor(ctx, w.name)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			missing = append(missing, w)
@@ -185,9 +185,9 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		w.setSaved(c, at)
+		w.loaded(c)
 		for i := range known {
-			known[i] = max(known[i], c[i])
+			known[i] = max(known[i], c.Cursor[i])
 		}
 	}
 	if len(missing) == 0 {
@@ -202,16 +202,16 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 	}
 	now := d.clk.Now()
 	for _, w := range missing {
-		cw := cursorWrite(w.name, start, now)
+		cw := w.cursorWrite(start, now)
 		cw.IfAbsent = true
 		err := d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cw}})
 		switch {
 		case errors.Is(err, store.ErrConflict): // started meanwhile: use it
-			c, at, err := d.cursor(ctx, w.name)
+			c, err := d.cursor(ctx, w.name)
 			if err != nil {
 				return err
 			}
-			w.setSaved(c, at)
+			w.loaded(c)
 		case err != nil:
 			return fmt.Errorf("alert: start cursor of sink %s: %w", w.name, err)
 		default:
@@ -223,12 +223,12 @@ func (d *Deliverer) loadCursors(ctx context.Context) error {
 }
 
 // cursor reads a sink's saved cursor and when it was saved.
-func (d *Deliverer) cursor(ctx context.Context, sink string) (store.Cursor, time.Time, error) {
+func (d *Deliverer) cursor(ctx context.Context, sink string) (store.DeliveryCursor, error) {
 	c, err := d.st.DeliveryCursorGet(ctx, sink)
 	if err != nil {
-		return store.Cursor{}, time.Time{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
+		return store.DeliveryCursor{}, fmt.Errorf("alert: read cursor of sink %s: %w", sink, err)
 	}
-	return c.Cursor, c.At, nil
+	return c, nil
 }
 
 // logEnd returns the cursor at the end of the log, reading forward from

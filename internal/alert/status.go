@@ -30,14 +30,26 @@ type SinkStatus struct {
 	// CursorAt is when the cursor last moved (a delivery, a dead letter,
 	// or events not for the sink); nil before the sink has one.
 	CursorAt *time.Time `json:"cursorAt,omitempty"`
-	// LastSuccess is when the cursor last moved for something other than
-	// a dead letter: the sink was then taking its alerts. nil when its
-	// last move was a dead letter, or it has no cursor yet.
+	// LastSuccess is when the sink last accepted an alert; nil when it
+	// never did (a cursor that only started, or moved over events not
+	// for it, is no success).
 	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
+	// Failing is the sink's current run of failed attempts at its next
+	// alert (since when, how many, the last error); nil when its last
+	// attempt succeeded or none was made. A sink failing on every attempt
+	// is reported at its first failure, not once its alert is given up.
+	Failing *SinkFailing `json:"failing,omitempty"`
 	// DeadLetters counts the sink's dead letters; LastDeadLetter is the
 	// newest, with its reason.
 	DeadLetters    int         `json:"deadLetters"`
 	LastDeadLetter *DeadLetter `json:"lastDeadLetter,omitempty"`
+}
+
+// SinkFailing is a sink's current run of failed delivery attempts.
+type SinkFailing struct {
+	Since     time.Time `json:"since"`
+	Attempts  int       `json:"attempts"`
+	LastError string    `json:"lastError"`
 }
 
 // Status reports every configured sink, in route order, then the sinks
@@ -86,18 +98,21 @@ func (d *Deliverer) sinkStatus(ctx context.Context, w *worker, c store.DeliveryC
 		return s, fmt.Errorf("alert: dead letters of sink %s: %w", s.Sink, err)
 	}
 	s.DeadLetters = len(dls)
-	var lastDead time.Time
 	if n := len(dls); n > 0 {
 		dl := deadLetterOf(dls[n-1])
-		s.LastDeadLetter, lastDead = &dl, dl.At
+		s.LastDeadLetter = &dl
 	}
 	if !hasCursor {
 		return s, nil
 	}
 	at := c.At
 	s.CursorAt = &at
-	if at.After(lastDead) {
-		s.LastSuccess = &at
+	if !c.DeliveredAt.IsZero() {
+		delivered := c.DeliveredAt
+		s.LastSuccess = &delivered
+	}
+	if !c.Failing.Since.IsZero() {
+		s.Failing = &SinkFailing{Since: c.Failing.Since, Attempts: c.Failing.Attempts, LastError: c.Failing.Error}
 	}
 	if w == nil {
 		return s, nil

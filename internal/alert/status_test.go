@@ -71,3 +71,48 @@ func TestStatusBacklogIsBounded(t *testing.T) {
 		t.Fatalf("status %+v, want backlog %d and more", got, alert.StatusScan)
 	}
 }
+
+// A sink failing on every attempt is reported failing at its first failed
+// attempt, by any replica reading the store — not only once the alert is
+// given up after MaxAttempts — and a cursor that only started is no "last
+// success": LastSuccess is the last alert the sink accepted.
+func TestStatusSaysFailingAtOnce(t *testing.T) {
+	path := dbPath(t)
+	st := openStore(t, path)
+	clk := clock.NewVirtual(t0.Add(time.Hour))
+	flaky := newRecorder("flaky")
+	other := newDeliverer(t, openStore(t, path), alert.Options{Clock: clk, FromStart: true}, route(newRecorder("flaky"), all))
+	var during []alert.SinkStatus
+	flaky.setFail(func(_ alert.Alert, call int) (bool, error) {
+		if call == 3 {
+			// Read while the third attempt runs: two failed before it.
+			var err error
+			if during, err = other.Status(t.Context()); err != nil {
+				t.Error(err)
+			}
+			return false, nil
+		}
+		return true, errors.New("HTTP 503 from the webhook")
+	})
+	d := newDeliverer(t, st, alert.Options{Clock: clk, FromStart: true}, route(flaky, all))
+	before, err := other.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || before[0].CursorAt == nil || before[0].LastSuccess != nil || before[0].Failing != nil {
+		t.Fatalf("a sink whose cursor only started: %+v, want a cursor, no last success, not failing", before)
+	}
+	appendEvents(t, st, ev("a", event.JobFailed, "2026-03-07", t0))
+	deliver(t, d)
+	if len(during) != 1 || during[0].Failing == nil || during[0].Failing.Attempts != 2 ||
+		during[0].Failing.LastError != "HTTP 503 from the webhook" || !during[0].Failing.Since.Equal(t0.Add(time.Hour)) || during[0].DeadLetters != 0 {
+		t.Fatalf("status during the third attempt: %+v, want failing after 2 attempts with the last error, no dead letter yet", during)
+	}
+	after, err := other.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 1 || after[0].Failing != nil || after[0].LastSuccess == nil || !after[0].LastSuccess.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("status after the delivery: %+v, want not failing, last success at the delivery", after)
+	}
+}

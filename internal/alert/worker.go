@@ -42,10 +42,27 @@ type worker struct {
 	savedAt time.Time
 	skipped int         // events pos passed since saved
 	lease   store.Lease // the sink's lease as this worker last wrote it; zero: not held
+	// delivered and failing are the sink's delivery state, saved with
+	// its cursor (store.DeliveryCursor): when it last accepted an alert,
+	// and its current run of failed attempts.
+	delivered time.Time
+	failing   store.SinkFailing
 }
 
 func (w *worker) setSaved(c store.Cursor, at time.Time) {
 	w.pos, w.saved, w.savedAt, w.skipped = c, c, at, 0
+}
+
+// loaded takes the sink's stored cursor and delivery state.
+func (w *worker) loaded(c store.DeliveryCursor) {
+	w.setSaved(c.Cursor, c.At)
+	w.delivered, w.failing = c.DeliveredAt, c.Failing
+}
+
+// cursorWrite is the sink's cursor at c, saved at at, with its delivery
+// state.
+func (w *worker) cursorWrite(c store.Cursor, at time.Time) store.DeliveryCursorWrite {
+	return store.DeliveryCursorWrite{Cursor: store.DeliveryCursor{Sink: w.name, Cursor: c, At: at, DeliveredAt: w.delivered, Failing: w.failing}}
 }
 
 // skip marks e done without a delivery.
@@ -86,12 +103,12 @@ func (w *worker) sweep(ctx context.Context, force bool) error {
 		return nil // another process delivers this sink
 	case !continuous:
 		// Taken (again): the previous holder may have moved the cursor.
-		c, at, err := w.d.cursor(ctx, w.name)
+		c, err := w.d.cursor(ctx, w.name)
 		if err != nil {
 			w.lease = store.Lease{}
 			return err
 		}
-		w.setSaved(c, at)
+		w.loaded(c)
 	}
 	for {
 		page, err := w.d.st.EventList(ctx, store.EventListParams{After: w.pos, Limit: w.d.o.BatchSize})
@@ -127,7 +144,7 @@ func (w *worker) saveIdle(ctx context.Context, force bool) error {
 		return nil
 	}
 	r := w.renewal()
-	err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, w.pos, now)}, Leases: r})
+	err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{w.cursorWrite(w.pos, now)}, Leases: r})
 	w.committed(r, err)
 	if err != nil {
 		return fmt.Errorf("alert: sink %s: save cursor %s: %w", w.name, w.pos, err)
@@ -192,7 +209,14 @@ func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.
 	now := w.d.clk.Now()
 	pos := w.pos.Advance(e)
 	r := w.renewal()
-	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{cursorWrite(w.name, pos, now)}, Leases: r}
+	// A delivery ends the sink's run of failures; so does a dead letter
+	// (it is the record of that failure from then on).
+	prevDelivered, prevFailing := w.delivered, w.failing
+	if failure == nil {
+		w.delivered = now
+	}
+	w.failing = store.SinkFailing{}
+	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{w.cursorWrite(pos, now)}, Leases: r}
 	if failure == nil {
 		c.AlertsSent = []store.AlertSent{sentRecord(w.name, e, hash)}
 		// Only a default route reads it (to let all-clears through).
@@ -207,6 +231,7 @@ func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.
 	if err != nil {
 		// The alert went out (or was given up) but the cursor did not
 		// move: the next sweep tries the event again.
+		w.delivered, w.failing = prevDelivered, prevFailing
 		return fmt.Errorf("alert: sink %s: record event %s: %w", w.name, e.ID, err)
 	}
 	w.setSaved(pos, now)
@@ -246,6 +271,9 @@ func (w *worker) attempt(ctx context.Context, a Alert) (attempts int, failure, e
 		}
 		if !retry || attempts >= w.d.o.MaxAttempts {
 			return attempts, derr, nil
+		}
+		if err := w.recordFailing(ctx, derr); err != nil {
+			return attempts, nil, err
 		}
 		wait := w.backoff(attempts)
 		if ra, ok := RetryAfter(derr); ok {
@@ -332,4 +360,28 @@ func clip(s string, n int) string {
 func messageHash(e event.Event) string {
 	sum := sha256.Sum256([]byte(e.Message))
 	return hex.EncodeToString(sum[:12])
+}
+
+// recordFailing saves, with the cursor where it is, that the sink's
+// attempt at its next alert failed (the start of the run of failures,
+// how many, the last error), so the health every replica reads says at
+// once that the sink is failing, not only once the alert is given up. A
+// store that cannot take it ends the sweep, like a cursor that cannot be
+// saved.
+func (w *worker) recordFailing(ctx context.Context, derr error) error {
+	now := w.d.clk.Now()
+	prev := w.failing
+	if w.failing.Since.IsZero() {
+		w.failing.Since = now
+	}
+	w.failing.Attempts++
+	w.failing.Error = derr.Error()
+	r := w.renewal()
+	err := w.d.st.Commit(ctx, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{w.cursorWrite(w.saved, w.savedAt)}, Leases: r})
+	w.committed(r, err)
+	if err != nil {
+		w.failing = prev
+		return fmt.Errorf("alert: sink %s: record its failing attempt: %w", w.name, err)
+	}
+	return nil
 }

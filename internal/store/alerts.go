@@ -20,6 +20,20 @@ type DeliveryCursor struct {
 	Sink   string
 	Cursor Cursor
 	At     time.Time // when it was saved
+	// DeliveredAt is when the sink last accepted an alert; zero: never
+	// (a cursor just started, or moved over skipped events only).
+	DeliveredAt time.Time
+	// Failing is the sink's current run of failed attempts at its next
+	// alert (zero Since: its last attempt succeeded, or none was made).
+	Failing SinkFailing
+}
+
+// SinkFailing is a run of failed delivery attempts: since the first,
+// how many, and the last error (as a dead letter would keep it).
+type SinkFailing struct {
+	Since    time.Time
+	Attempts int
+	Error    string
 }
 
 // DeliveryCursorWrite puts a sink's cursor. With IfAbsent, an existing

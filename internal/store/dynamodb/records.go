@@ -394,12 +394,17 @@ func deliveryCursorItem(c store.DeliveryCursor) *itemWriter {
 	w.str("sink", c.Sink)
 	w.str("cursor", c.Cursor.String())
 	w.time(aAt, c.At)
+	w.time("deliveredAt", c.DeliveredAt)
+	w.time("failingSince", c.Failing.Since)
+	w.numNZ("failingAttempts", int64(c.Failing.Attempts))
+	w.str("failingError", c.Failing.Error)
 	return w
 }
 
 func decodeDeliveryCursor(it item) (store.DeliveryCursor, error) {
 	r := readItem(it)
-	c := store.DeliveryCursor{Sink: r.str("sink"), At: r.time(aAt)}
+	c := store.DeliveryCursor{Sink: r.str("sink"), At: r.time(aAt), DeliveredAt: r.time("deliveredAt"),
+		Failing: store.SinkFailing{Since: r.time("failingSince"), Attempts: int(r.num("failingAttempts")), Error: r.str("failingError")}}
 	cur, err := store.ParseCursor(r.str("cursor"))
 	if err != nil {
 		r.fail("cursor", err)

@@ -12,14 +12,15 @@ import (
 // per record, read by primary key within a sink.
 
 const (
-	cursorCols     = `sink, cursor, at`
+	cursorCols     = `sink, cursor, at, delivered_at, failing_since, failing_attempts, failing_error`
 	deadLetterCols = `sink, event_id, type, pipeline_id, schedule_id, period, event_time, attempts, error, at`
 	threadCols     = `sink, pipeline_id, schedule_id, period, ts, channel, at`
 	sentCols       = `sink, pipeline_id, schedule_id, period, type, hash, event_id, at`
 	alertedCols    = `sink, pipeline_id, schedule_id, period, event_id, type, at`
 
-	sqlCursorInsert  = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`
-	sqlCursorPut     = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3) ON CONFLICT (sink) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`
+	sqlCursorInsert = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`
+	sqlCursorPut    = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sink) DO UPDATE SET cursor = excluded.cursor, at = excluded.at,
+		delivered_at = excluded.delivered_at, failing_since = excluded.failing_since, failing_attempts = excluded.failing_attempts, failing_error = excluded.failing_error`
 	sqlDeadLetterPut = `INSERT INTO dead_letters (` + deadLetterCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (sink, event_id) DO UPDATE SET type = excluded.type, pipeline_id = excluded.pipeline_id, schedule_id = excluded.schedule_id,
 		period = excluded.period, event_time = excluded.event_time, attempts = excluded.attempts, error = excluded.error, at = excluded.at`
@@ -33,7 +34,7 @@ const (
 func scanCursor(r scanner) (store.DeliveryCursor, error) {
 	var c store.DeliveryCursor
 	var text string
-	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}); err != nil {
+	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}, timeCol{&c.DeliveredAt}, timeCol{&c.Failing.Since}, &c.Failing.Attempts, &c.Failing.Error); err != nil {
 		return c, err
 	}
 	var err error
@@ -114,7 +115,8 @@ func alertOps(e *encoder, c store.Change, add func(op, error)) {
 		}
 		d := w.Cursor
 		o := op{what: "delivery cursor of " + d.Sink, query: q, affect: -1,
-			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At)}}
+			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At), e.time("delivered at", d.DeliveredAt),
+				e.time("failing since", d.Failing.Since), d.Failing.Attempts, d.Failing.Error}}
 		if w.IfAbsent {
 			o.what, o.affect = o.what+" (it exists)", 1
 		}

@@ -17,14 +17,14 @@ import (
 // per record, read by primary key within a sink.
 
 const (
-	cursorCols     = `sink, cursor, at`
+	cursorCols     = `sink, cursor, at, delivered_at, failing_since, failing_attempts, failing_error`
 	deadLetterCols = `sink, event_id, type, pipeline_id, schedule_id, period, event_time, attempts, error, at`
 	threadCols     = `sink, pipeline_id, schedule_id, period, ts, channel, at`
 	sentCols       = `sink, pipeline_id, schedule_id, period, type, hash, event_id, at`
 	alertedCols    = `sink, pipeline_id, schedule_id, period, event_id, type, at`
 
-	sqlCursorInsert  = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?)`
-	sqlCursorPut     = `INSERT OR REPLACE INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?)`
+	sqlCursorInsert  = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlCursorPut     = `INSERT OR REPLACE INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlDeadLetterPut = `INSERT OR REPLACE INTO dead_letters (` + deadLetterCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlThreadInsert  = `INSERT INTO alert_threads (` + threadCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlSentPut       = `INSERT OR REPLACE INTO alerts_sent (` + sentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
@@ -34,7 +34,7 @@ const (
 func scanCursor(r scanner) (store.DeliveryCursor, error) {
 	var c store.DeliveryCursor
 	var text string
-	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}); err != nil {
+	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}, timeCol{&c.DeliveredAt}, timeCol{&c.Failing.Since}, &c.Failing.Attempts, &c.Failing.Error); err != nil {
 		return c, err
 	}
 	var err error
@@ -115,7 +115,8 @@ func alertOps(e *encoder, c store.Change, add func(op, error)) {
 		}
 		d := w.Cursor
 		add(op{what: "delivery cursor of " + d.Sink, query: q,
-			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At)}}, nil)
+			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At), e.time("delivered at", d.DeliveredAt),
+				e.time("failing since", d.Failing.Since), d.Failing.Attempts, d.Failing.Error}}, nil)
 	}
 	for _, d := range c.DeadLetters {
 		add(op{what: "dead letter " + d.EventID + " of " + d.Sink, query: sqlDeadLetterPut,
@@ -192,7 +193,8 @@ func moveAlertMarkers(ctx context.Context, tx *sql.Tx) error {
 		var args []any
 		switch {
 		case m.ns == "#alert" && m.kind == "cursor":
-			q, args = sqlCursorPut, []any{m.sink, str(m, "cursor"), m.at}
+			// The table as 0008 made it (0015 added the delivery state).
+			q, args = `INSERT OR REPLACE INTO delivery_cursors (sink, cursor, at) VALUES (?, ?, ?)`, []any{m.sink, str(m, "cursor"), m.at}
 		case m.ns == "#alert" && strings.HasPrefix(m.kind, "dead:"):
 			var eventTime any
 			if t, err := time.Parse(time.RFC3339, str(m, "eventTime")); err == nil {

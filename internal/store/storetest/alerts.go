@@ -16,7 +16,8 @@ import (
 func testAlerts(t *testing.T, o Options) {
 	k := key("orders", "daily", "2026-03-14")
 	cursor := func(sink string, c store.Cursor) store.DeliveryCursor {
-		return store.DeliveryCursor{Sink: sink, Cursor: c, At: at(time.Minute).In(elsewhere)}
+		return store.DeliveryCursor{Sink: sink, Cursor: c, At: at(time.Minute).In(elsewhere), DeliveredAt: at(50 * time.Second),
+			Failing: store.SinkFailing{Since: at(55 * time.Second), Attempts: 3, Error: "slack: HTTP 500 — retry ✓"}}
 	}
 	dead := func(sink, id string, when time.Time) store.DeadLetter {
 		return store.DeadLetter{Sink: sink, EventID: id, Type: event.SLABreach, Key: k, EventTime: at(-time.Hour),

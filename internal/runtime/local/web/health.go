@@ -61,6 +61,9 @@ func sinkProblem(s alert.SinkStatus) string {
 		dead = fmt.Sprintf(" (%d dead letter%s)", s.DeadLetters, plural(s.DeadLetters))
 	}
 	switch {
+	case s.Failing != nil:
+		return fmt.Sprintf("alert sink %s is failing: %d attempt%s since %s failed (%s)%s", s.Sink, s.Failing.Attempts, plural(s.Failing.Attempts),
+			s.Failing.Since.UTC().Format("15:04:05Z"), s.Failing.LastError, dead)
 	case s.LastDeadLetter != nil && (s.LastSuccess == nil || !s.LastSuccess.After(s.LastDeadLetter.At)):
 		return fmt.Sprintf("alert sink %s is failing: its last alert was given up%s", s.Sink, dead)
 	case s.DeadLetters > 0:

@@ -441,6 +441,10 @@ func TestSinkProblem(t *testing.T) {
 		{"delivering again: dead letters only", alert.SinkStatus{Sink: "s", Configured: true, LastSuccess: &after, DeadLetters: 1, LastDeadLetter: &dl}, "alert sink s has dead letters (1 dead letter)"},
 		{"waiting, never delivered", alert.SinkStatus{Sink: "s", Configured: true, Backlog: 4}, "alert sink s has 4 alerts waiting and none delivered"},
 		{"no longer configured, nothing to read", alert.SinkStatus{Sink: "s"}, ""},
+		// Failing at its first failed attempt, before any dead letter, even
+		// after an earlier success.
+		{"failing now", alert.SinkStatus{Sink: "s", Configured: true, LastSuccess: &before, Backlog: 1,
+			Failing: &alert.SinkFailing{Since: after, Attempts: 1, LastError: "HTTP 503"}}, "alert sink s is failing: 1 attempt since 07:59:00Z failed (HTTP 503)"},
 	}
 	for _, c := range cases {
 		if got := web.SinkProblem(c.s); got != c.want {
