@@ -172,30 +172,19 @@ func (w *worker) silences(ctx context.Context, evs []event.Event) (func(event.Ev
 // and record the outcome with the cursor. An event a silence or a window
 // covers (silenced) is skipped, and the log says which silenced it.
 func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.Event) (string, bool)) error {
-	verdict := w.route.Match.Decide(e)
-	if verdict == SendIfAlerted {
-		alerted, err := w.alerted(ctx, e)
-		if err != nil {
-			return err
-		}
-		if !alerted {
-			verdict = Skip
-		}
-	}
-	if verdict == Skip {
-		w.skip(e)
-		return nil
-	}
-	if id, ok := silenced(e); ok {
-		w.d.log.Info("alert silenced", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "silence", id)
-		w.skip(e)
-		return nil
-	}
-	hash := messageHash(e)
-	if why, err := w.suppressed(ctx, e, hash); err != nil {
+	dec, err := Decide(ctx, w.d.st, w.name, w.route.Match, e, silenced, w.d.o.SuppressFor)
+	switch {
+	case err != nil:
 		return err
-	} else if why != "" {
-		w.d.log.Debug("alert suppressed", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "why", why)
+	case dec.SilencedBy != "":
+		w.d.log.Info("alert silenced", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "silence", dec.SilencedBy)
+		w.skip(e)
+		return nil
+	case dec.Why != "":
+		w.d.log.Debug("alert suppressed", "sink", w.name, "event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date, "why", dec.Why)
+		w.skip(e)
+		return nil
+	case !dec.Send:
 		w.skip(e)
 		return nil
 	}
@@ -218,11 +207,8 @@ func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.
 	w.failing = store.SinkFailing{}
 	c := store.Change{DeliveryCursors: []store.DeliveryCursorWrite{w.cursorWrite(pos, now)}, Leases: r}
 	if failure == nil {
-		c.AlertsSent = []store.AlertSent{sentRecord(w.name, e, hash)}
-		// Only a default route reads it (to let all-clears through).
-		if w.route.Match.Default() && e.Date != "" && !IsAllClear(e.Type) {
-			c.AlertsAlerted = []store.AlertAlerted{alertedRecord(w.name, e)}
-		}
+		rec := dec.Delivered(w.name, w.route.Match, e)
+		c.AlertsSent, c.AlertsAlerted = rec.AlertsSent, rec.AlertsAlerted
 	} else {
 		c.DeadLetters = []store.DeadLetter{NewDeadLetter(w.name, e, attempts, failure, now).record()}
 	}
@@ -302,47 +288,6 @@ func (w *worker) backoff(n int) time.Duration {
 	d = min(d, w.d.o.MaxBackoff)
 	half := d / 2
 	return half + rand.N(d-half+1)
-}
-
-// alerted reports whether the sink delivered a problem for e's period.
-func (w *worker) alerted(ctx context.Context, e event.Event) (bool, error) {
-	if e.Date == "" {
-		return false, nil
-	}
-	_, err := w.d.st.AlertAlertedGet(ctx, w.name, eventPeriod(e))
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("alert: sink %s: read alerted record: %w", w.name, err)
-	}
-	return true, nil
-}
-
-// suppressed says why e must not be sent to the sink again, or "". It
-// looks at the last delivery of the same text (period, type, message):
-// the same event id is never sent twice (an id always has one text and
-// time), nor is a text again for an instant not after its last delivery;
-// and a repeat within SuppressFor of it is held back.
-func (w *worker) suppressed(ctx context.Context, e event.Event, hash string) (string, error) {
-	last, err := w.d.st.AlertSentGet(ctx, w.name, eventPeriod(e), e.Type, hash)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("alert: sink %s: read sent record: %w", w.name, err)
-	}
-	switch {
-	case last.EventID == e.ID:
-		return "event already delivered", nil
-	case !e.Time.After(last.At):
-		// A copy of an event, or an out-of-order one, whose text went out
-		// for a later instant already.
-		return "identical alert already delivered for a later or the same time", nil
-	case w.d.o.SuppressFor > 0 && e.Time.Sub(last.At) < w.d.o.SuppressFor:
-		return "identical alert delivered " + e.Time.Sub(last.At).String() + " earlier", nil
-	}
-	return "", nil
 }
 
 // maxErrorText bounds the error kept in a dead letter.

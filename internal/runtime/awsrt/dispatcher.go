@@ -6,47 +6,80 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/alert/routing"
 	"github.com/interlockhq/interlock/internal/alert/slack"
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // DispatcherConfig configures a Dispatcher.
 type DispatcherConfig struct {
-	// Store keeps the Slack threads, what was sent and the dead letters
-	// (alert records; on AWS the events table).
-	Store   store.Store
-	Channel string // SLACK_CHANNEL_ID
+	// Store keeps the Slack threads, what was sent, whether a sink alerted
+	// on a period and the dead letters (alert records; on AWS the events
+	// table), and the silences the dispatcher consults.
+	Store store.Store
+	// Alerts are the project's alert routes (interlock.yaml's alerts:,
+	// from ALERTS_CONFIG), each built by internal/alert/routing as serve
+	// builds them, their secrets read through LookupEnv. Empty: the one
+	// route of Channel with Token.
+	Alerts []pipeline.Alert
+	// Maintenance are the project's maintenance windows (from
+	// ALERTS_CONFIG): the events they cover are not sent, as locally.
+	Maintenance []silence.Window
+	// LookupEnv reads the routes' tokenEnv and secretEnv (nil:
+	// os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Channel and Token are the fallback route (SLACK_CHANNEL_ID with
+	// SLACK_BOT_TOKEN or SLACK_SECRET_ARN) used when Alerts is empty.
+	Channel string
 	Token   Token
 	// APIURL and HTTPClient reach Slack (defaults: slack.DefaultAPIURL,
-	// alerthttp's client).
+	// alerthttp's client) and, for HTTPClient, the webhooks.
 	APIURL     string
 	HTTPClient *http.Client
 	Clock      clock.Clock  // nil: the real clock
 	Logger     *slog.Logger // nil: discard
 }
 
-// Dispatcher is the alert dispatcher's Lambda handler (Handle): it posts
-// each bus event of an SQS batch to Slack with the local Slack sink
-// (internal/alert/slack: the same Block Kit text, the same thread per
-// pipeline, schedule and period, kept in the store).
+// Dispatcher is the alert dispatcher's Lambda handler (Handle): each bus
+// event of an SQS batch is decided per route with the local Deliverer's
+// decision (alert.Decide: the route's match, the silences and maintenance
+// windows through the engine's matcher, the sent records) and delivered
+// with the local sinks (internal/alert/slack, webhook, console: the same
+// text, the same thread per pipeline, schedule and period, kept in the
+// store).
 type Dispatcher struct {
-	c DispatcherConfig
+	c        DispatcherConfig
+	silences alert.Silencer
 
-	mu   sync.Mutex
-	sink *slack.Sink
+	mu     sync.Mutex
+	routes []alert.Route
 }
 
-// NewDispatcher checks c and returns the dispatcher.
+// NewDispatcher checks c and returns the dispatcher. Routes with a file
+// sink are refused (a function's disk is not kept).
 func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
-	if c.Store == nil || c.Channel == "" || c.Token == nil {
-		return nil, errors.New("alert-dispatcher: a store, a channel and a token source are required")
+	if c.Store == nil {
+		return nil, errors.New("alert-dispatcher: a store is required")
+	}
+	if len(c.Alerts) == 0 && (c.Channel == "" || c.Token == nil) {
+		return nil, fmt.Errorf("alert-dispatcher: no alert routes: set %s (alerts:) or %s and its token", EnvAlertsConfig, EnvSlackChannel)
+	}
+	for i, a := range c.Alerts {
+		if a.Type == pipeline.AlertFile {
+			return nil, fmt.Errorf("alert-dispatcher: %s: alerts[%d]: type file cannot be delivered by a function (its disk is not kept): use slack, webhook or console", EnvAlertsConfig, i)
+		}
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
@@ -54,35 +87,41 @@ func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{c: c}, nil
+	// A passive engine, only to match silences and windows: it runs and
+	// decides nothing.
+	eng := engine.New(engine.Options{Store: c.Store, Clock: c.Clock, Passive: true, Maintenance: c.Maintenance, Logger: c.Logger})
+	return &Dispatcher{c: c, silences: eng}, nil
 }
 
-// Handle posts every message of the batch and names as batch item
-// failures (by messageId) the ones to receive again:
+// Handle delivers every message of the batch to each route that takes it
+// and names as batch item failures (by messageId) the ones to receive
+// again. Per route:
 //
-//   - posted, or posted before (the same event id was the sink's last
-//     delivery of its text: the bus or the queue delivered it twice):
-//     done;
-//   - a failure Slack may get over (network, HTTP 5xx, 429, a rate limit,
-//     the thread record unreadable) or a store that cannot record the
-//     outcome: failed, so SQS delivers it again after its visibility
-//     timeout and moves it to the alert DLQ after maxReceiveCount
+//   - not routed there, silenced (a silence or a maintenance window covers
+//     it: logged with its id), or suppressed (the same eventId was the
+//     sink's last delivery of its text: the bus, the queue or a redelivery
+//     after another sink failed brought it again; an identical alert within
+//     the hour): done;
+//   - delivered: done, recorded (sent; alerted on the period);
+//   - a failure the sink may get over (network, HTTP 5xx, 429, a rate
+//     limit, a thread record unreadable) or a store that cannot be read or
+//     record the outcome: the message fails, so SQS delivers it again after
+//     its visibility timeout — the sinks that took it skip it then by their
+//     sent record — and moves it to the alert DLQ after maxReceiveCount
 //     receives;
 //   - a permanent refusal (an unknown channel, a revoked token, HTTP 4xx):
-//     logged and recorded as a dead letter in the store, and done — a
-//     retry would be refused the same way;
-//   - a body that is not a bus event: failed, so the queue's redrive keeps
-//     it (whole) in the alert DLQ, where an operator can read it; no
-//     dead letter can name an event it cannot read.
+//     logged and recorded as a dead letter of the sink, and done.
 //
-// With no token configured every message is logged and done. A token that
-// cannot be read fails every message.
+// A body that is not a bus event fails, so the queue's redrive keeps it
+// (whole) in the alert DLQ, where an operator can read it. On the fallback
+// route with no token configured every message is logged and done; a
+// token that cannot be read fails every message.
 func (d *Dispatcher) Handle(ctx context.Context, in events.SQSEvent) (events.SQSEventResponse, error) {
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	fail := func(m events.SQSMessage) {
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
 	}
-	sink, err := d.slackSink(ctx)
+	routes, err := d.routeList(ctx)
 	if errors.Is(err, ErrNoToken) {
 		for _, m := range in.Records {
 			d.c.Logger.Warn("alert-dispatcher: no Slack token configured: alert not posted", "messageId", m.MessageId, "body", m.Body)
@@ -90,22 +129,23 @@ func (d *Dispatcher) Handle(ctx context.Context, in events.SQSEvent) (events.SQS
 		return resp, nil
 	}
 	if err != nil {
-		d.c.Logger.Error("alert-dispatcher: no Slack sink", "err", err)
+		d.c.Logger.Error("alert-dispatcher: no alert routes", "err", err)
 		for _, m := range in.Records {
 			fail(m)
 		}
 		return resp, nil
 	}
 	for _, m := range in.Records {
-		if !d.dispatch(ctx, sink, m) {
+		if !d.dispatch(ctx, routes, m) {
 			fail(m)
 		}
 	}
 	return resp, nil
 }
 
-// dispatch posts one message and says whether it is done.
-func (d *Dispatcher) dispatch(ctx context.Context, sink *slack.Sink, m events.SQSMessage) bool {
+// dispatch delivers one message to its routes and says whether it is
+// done (no route failed in a way a retry may mend).
+func (d *Dispatcher) dispatch(ctx context.Context, routes []alert.Route, m events.SQSMessage) bool {
 	log := d.c.Logger.With("messageId", m.MessageId)
 	be, err := ParseBusEvent([]byte(m.Body))
 	if err != nil {
@@ -118,27 +158,49 @@ func (d *Dispatcher) dispatch(ctx context.Context, sink *slack.Sink, m events.SQ
 		return false
 	}
 	log = log.With("event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date)
-	name := sink.Name()
-	sent, err := alert.Delivered(ctx, d.c.Store, name, e)
+	silenced, err := d.silences.Silenced(ctx, e.Time)
 	if err != nil {
-		log.Warn("alert-dispatcher: cannot tell whether the alert went out already", "err", err)
+		log.Warn("alert-dispatcher: cannot read the silences: will be received again", "err", err)
 		return false
 	}
-	if sent {
-		log.Info("alert-dispatcher: alert already posted: not posted again")
+	done := true
+	for _, r := range routes {
+		if !d.deliver(ctx, r, e, silenced, m, log.With("sink", r.Sink.Name())) {
+			done = false
+		}
+	}
+	return done
+}
+
+// deliver decides and delivers e on one route and says whether it is done
+// there.
+func (d *Dispatcher) deliver(ctx context.Context, r alert.Route, e event.Event, silenced func(event.Event) (string, bool), m events.SQSMessage, log *slog.Logger) bool {
+	name := r.Sink.Name()
+	dec, err := alert.Decide(ctx, d.c.Store, name, r.Match, e, silenced, alert.DefaultSuppressFor)
+	switch {
+	case err != nil:
+		log.Warn("alert-dispatcher: cannot tell whether the alert is to go out", "err", err)
+		return false
+	case dec.SilencedBy != "":
+		log.Info("alert-dispatcher: alert silenced: not sent", "silence", dec.SilencedBy)
+		return true
+	case dec.Why != "":
+		log.Info("alert-dispatcher: alert not sent again", "why", dec.Why)
+		return true
+	case !dec.Send:
 		return true
 	}
-	retry, derr := sink.Deliver(ctx, alert.NewAlert(e, name))
+	retry, derr := r.Sink.Deliver(ctx, alert.NewAlert(e, name))
 	switch {
 	case derr == nil:
-		if err := d.c.Store.Commit(ctx, store.Change{AlertsSent: []store.AlertSent{alert.SentRecord(name, e)}}); err != nil {
-			// The alert is out; failing now would post it twice.
-			log.Warn("alert-dispatcher: posted, but the sent record was not saved", "err", err)
+		if err := d.c.Store.Commit(ctx, dec.Delivered(name, r.Match, e)); err != nil {
+			// The alert is out; failing now would send it twice.
+			log.Warn("alert-dispatcher: sent, but the sent record was not saved", "err", err)
 		}
-		log.Debug("alert-dispatcher: posted")
+		log.Debug("alert-dispatcher: sent")
 		return true
 	case retry:
-		log.Warn("alert-dispatcher: post failed, will be received again", "receiveCount", m.Attributes["ApproximateReceiveCount"], "err", derr)
+		log.Warn("alert-dispatcher: delivery failed, will be received again", "receiveCount", m.Attributes["ApproximateReceiveCount"], "err", derr)
 		return false
 	}
 	dl := alert.NewDeadLetter(name, e, receiveCount(m), derr, d.c.Clock.Now())
@@ -146,31 +208,43 @@ func (d *Dispatcher) dispatch(ctx context.Context, sink *slack.Sink, m events.SQ
 		log.Warn("alert-dispatcher: refused for good, but the dead letter was not saved: will be received again", "refusal", derr, "err", err)
 		return false
 	}
-	log.Error("alert-dispatcher: alert dead-lettered: Slack refused it for good", "err", derr)
+	log.Error("alert-dispatcher: alert dead-lettered: the destination refused it for good", "err", derr)
 	return true
 }
 
-// slackSink returns the Slack sink, made at the first call that has a
-// token (the token is read once per process).
-func (d *Dispatcher) slackSink(ctx context.Context) (*slack.Sink, error) {
+// routeList returns the routes, built at the first call that can build
+// them (secrets are read once per process).
+func (d *Dispatcher) routeList(ctx context.Context) ([]alert.Route, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.sink != nil {
-		return d.sink, nil
+	if d.routes != nil {
+		return d.routes, nil
 	}
-	token, err := d.c.Token.Token(ctx)
-	if err != nil {
-		return nil, err
+	threads := alert.StoreThreads{Store: d.c.Store, Clock: d.c.Clock}
+	if len(d.c.Alerts) == 0 {
+		token, err := d.c.Token.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sink, err := slack.New(slack.Config{
+			Channel: d.c.Channel, Token: alert.StaticSecret(token), APIURL: d.c.APIURL, Client: d.c.HTTPClient,
+			Threads: threads, Logger: d.c.Logger,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("alert-dispatcher: %w", err)
+		}
+		d.routes = []alert.Route{{Sink: sink}}
+		return d.routes, nil
 	}
-	sink, err := slack.New(slack.Config{
-		Channel: d.c.Channel, Token: alert.StaticSecret(token), APIURL: d.c.APIURL, Client: d.c.HTTPClient,
-		Threads: alert.StoreThreads{Store: d.c.Store, Clock: d.c.Clock}, Logger: d.c.Logger,
+	routes, err := routing.Build(d.c.Alerts, routing.Options{
+		LookupEnv: d.c.LookupEnv, Threads: threads, Client: d.c.HTTPClient, SlackAPIURL: d.c.APIURL,
+		Console: os.Stdout, Logger: d.c.Logger,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alert-dispatcher: %w", err)
+		return nil, fmt.Errorf("alert-dispatcher: %s: %w", EnvAlertsConfig, err)
 	}
-	d.sink = sink
-	return sink, nil
+	d.routes = routes
+	return d.routes, nil
 }
 
 // receiveCount is the message's ApproximateReceiveCount (1 when absent):

@@ -28,6 +28,10 @@ const (
 	// EnvSlackAPIURL overrides Slack's Web API base URL (a proxy, a test);
 	// unset: https://slack.com/api/.
 	EnvSlackAPIURL = "SLACK_API_URL"
+	// EnvAlertsConfig holds the project's alert routes and maintenance
+	// windows: interlock.yaml's alerts: and maintenance: sections, as YAML
+	// (ParseAlertsConfig).
+	EnvAlertsConfig = "ALERTS_CONFIG"
 )
 
 // DefaultEventsTTLDays is the retention of events when EVENTS_TTL_DAYS is

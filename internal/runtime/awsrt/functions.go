@@ -3,6 +3,7 @@ package awsrt
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
@@ -127,29 +129,62 @@ func SinkFromEnv(ctx context.Context, env Env) (any, error) {
 	return NewSink(st, clock.Real{}, Logger()).Handle, nil
 }
 
-// DispatcherFromEnv is the alert-dispatcher function: SLACK_CHANNEL_ID and
-// the four tables are required; the token comes from Secrets Manager when
-// SLACK_SECRET_ARN is set, else from SLACK_BOT_TOKEN, and with neither
-// every alert is logged and dropped.
+// DispatcherFromEnv is the alert-dispatcher function: the four tables are
+// required. Its routes and maintenance windows are ALERTS_CONFIG's
+// (interlock.yaml's alerts: and maintenance:), their tokenEnv and
+// secretEnv read from the environment and from the secrets SECRETS_FROM
+// names (read at start). Without routes there, SLACK_CHANNEL_ID is the one
+// route (required then), its token from Secrets Manager when
+// SLACK_SECRET_ARN is set, else from SLACK_BOT_TOKEN; with neither every
+// alert is logged and dropped.
 func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
-	cfg, err := setUp(ctx, env, FnAlertDispatcher, append([]string{EnvSlackChannel}, TableVars...)...)
+	const fn = FnAlertDispatcher
+	settings, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	required := TableVars
+	if len(settings.Alerts) == 0 {
+		required = append([]string{EnvSlackChannel}, TableVars...)
+	}
+	cfg, err := setUp(ctx, env, fn, required...)
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg, env, FnAlertDispatcher)
+	st, err := OpenStore(ctx, cfg, env, fn)
 	if err != nil {
 		return nil, err
+	}
+	// The routes' secrets (SECRETS_FROM), read once per cold start.
+	env, err = WithSecrets(ctx, env, NewSecretReader(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	var token Token = StaticToken(env.Get(EnvSlackToken))
 	if arn := env.Get(EnvSlackSecretARN); arn != "" {
 		token = SecretToken{Client: secretsmanager.NewFromConfig(cfg), ARN: arn}
 	}
 	d, err := NewDispatcher(DispatcherConfig{
-		Store: st, Channel: env.Get(EnvSlackChannel), Token: token, APIURL: env.Get(EnvSlackAPIURL),
+		Store: st, Alerts: settings.Alerts, Maintenance: settings.Maintenance, LookupEnv: env.lookupFunc(),
+		Channel: env.Get(EnvSlackChannel), Token: token, APIURL: env.Get(EnvSlackAPIURL),
 		Clock: clock.Real{}, Logger: Logger(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", FnAlertDispatcher, err)
+		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	return d.Handle, nil
+}
+
+// ParseAlertsConfig reads ALERTS_CONFIG: interlock.yaml's alerts: and
+// maintenance: sections, checked as interlock.yaml is (errors name
+// ALERTS_CONFIG, the line and the field). Empty: no routes, no windows.
+func ParseAlertsConfig(v string) (*pipeline.Settings, error) {
+	if strings.TrimSpace(v) == "" {
+		return &pipeline.Settings{}, nil
+	}
+	s, err := pipeline.ParseSettings(EnvAlertsConfig, []byte(v))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
