@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/simulate"
@@ -91,6 +92,24 @@ func TestUpstreamOnAWS(t *testing.T) {
 	agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", "upstream-chain-starts-at-once.yaml"))
 }
 
+// TestSilencesOnAWS plays silences made as a control plane makes them on
+// the AWS wiring: the alerts they cover are on the bus, marked silenced,
+// and not posted to Slack; at a silence's end the condition that still
+// holds is alerted once (its end timer is a Scheduler schedule into the
+// sla-monitor), and a silence expired early ends at once — the same
+// events as locally, and the dispatcher's posts those of a local default
+// route (world.checkAlerts).
+func TestSilencesOnAWS(t *testing.T) {
+	sfnlocal.Driver(t)
+	t.Parallel()
+	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", name+".yaml"))
+		})
+	}
+}
+
 // agreeOnAWS plays a scenario through the AWS wiring and through
 // simulate, and requires the same events from both and every
 // expectation to hold on AWS.
@@ -105,8 +124,8 @@ func agreeOnAWS(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onAWS := playOnAWS(t, sc)
-	for _, c := range simulate.Verify(sc.Expect, onAWS) {
+	onAWS, silenced := playOnAWS(t, sc)
+	for _, c := range simulate.VerifySilenced(sc.Expect, onAWS, silenced) {
 		if !c.OK {
 			t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
 		}
@@ -122,8 +141,9 @@ func agreeOnAWS(t *testing.T, path string) {
 // deployed, its jobs simulated by the orchestrator's job runner, its
 // timeline's sensors written with the SDK and its reruns as rerun-request
 // items, the watchdog every settings.watchdog.interval; it returns the
-// events the bus received.
-func playOnAWS(t *testing.T, sc *scenario.File) []event.Event {
+// events the bus received, and which of them a silence covered (by id:
+// the silence's, as the API marks them).
+func playOnAWS(t *testing.T, sc *scenario.File) ([]event.Event, map[string]string) {
 	t.Helper()
 	w := newWorld(t, worldOptions{start: sc.Start, settings: scenarioSettings{
 		maxClockSkew: sc.Settings.Rules.MaxClockSkew, envAllow: sc.Settings.Server.EnvAllow, stuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold,
@@ -146,11 +166,36 @@ func playOnAWS(t *testing.T, sc *scenario.File) []event.Event {
 					t.Fatal(err)
 				}
 			}})
+		case a.Silence != nil:
+			// As a control plane makes it (serve --store dynamodb://…).
+			acts = append(acts, action{at: a.At, do: func() {
+				if _, err := w.engine(engine.Options{}).CreateSilence(w.ctx, engine.SilenceRequest{ID: a.Silence.ID, Matchers: a.Silence.Matchers,
+					Until: a.Silence.Until, Duration: a.Silence.Duration, Comment: a.Silence.Comment, By: "scenario"}); (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
+		case a.ExpireSilence != nil:
+			acts = append(acts, action{at: a.At, do: func() {
+				if _, err := w.engine(engine.Options{}).ExpireSilence(w.ctx, a.ExpireSilence.ID, "scenario"); (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
 		default:
-			t.Fatalf("timeline line %d: only sensor writes and reruns are played on AWS", a.Line)
+			t.Fatalf("timeline line %d: only sensor writes, reruns and silences are played on AWS", a.Line)
 		}
 	}
 	w.play(acts, sc.End, sc.Settings.Watchdog.Interval)
 	w.check()
-	return w.events()
+	evs := w.events()
+	ids, _, err := w.engine(engine.Options{}).SilencedBy(w.ctx, evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	silenced := map[string]string{}
+	for i, e := range evs {
+		if ids[i] != "" {
+			silenced[e.ID] = ids[i]
+		}
+	}
+	return evs, silenced
 }

@@ -879,9 +879,10 @@ func (w *world) check() {
 
 // checkAlerts compares what the dispatcher posted with what the local
 // runtime's Slack sink posts for the same alerts: each event the alert
-// rule selected, once (by event id, in the bus's order), through
-// slack.Sink on a store of its own. The same texts, as many times: no
-// alert lost, none posted twice.
+// rule selected, once (by event id, in the bus's order), that a local
+// default route sends (not silenced; an all-clear after an alert of its
+// period), through slack.Sink on a store of its own. The same texts, as
+// many times: no alert lost, none posted twice, none silenced posted.
 func (w *world) checkAlerts() {
 	w.t.Helper()
 	isAlert := alertRule(w.t)
@@ -897,6 +898,7 @@ func (w *world) checkAlerts() {
 		w.t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	var alerts []event.Event
 	for _, be := range w.eb.Events() {
 		if !isAlert(be) {
 			continue
@@ -913,7 +915,30 @@ func (w *world) checkAlerts() {
 			continue
 		}
 		seen[e.ID] = true
+		alerts = append(alerts, e)
+	}
+	// As a local default route takes them: not the events a silence or a
+	// window covers (as the API marks them), an all-clear only after an
+	// alert of its period.
+	silencedBy, _, err := w.engine(engine.Options{}).SilencedBy(w.ctx, alerts)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for i, e := range alerts {
+		if silencedBy[i] != "" {
+			continue
+		}
+		dec, err := alert.Decide(w.ctx, st, sink.Name(), alert.Match{}, e, nil, alert.DefaultSuppressFor)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if !dec.Send {
+			continue
+		}
 		if _, err := sink.Deliver(w.ctx, alert.NewAlert(e, sink.Name())); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := st.Commit(w.ctx, dec.Delivered(sink.Name(), alert.Match{}, e)); err != nil {
 			w.t.Fatal(err)
 		}
 	}
