@@ -17,6 +17,6 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		return o.Handle, nil
+		return awsrt.Metered(o.Meter, o.Handle), nil
 	})
 }

@@ -16,6 +16,6 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		return rt.Handle, nil
+		return awsrt.Metered(rt.Meter, rt.Handle), nil
 	})
 }

@@ -4,7 +4,9 @@
 // from outside Interlock → the event log, sink.go), the alert dispatcher
 // (an SQS batch of bus events → Slack through the local Slack sink,
 // dispatcher.go) — and what their mains share: the environment (env.go),
-// the stores and clients they open (…FromEnv), and Main.
+// the stores and clients they open (…FromEnv), the metrics each
+// invocation writes to its log in CloudWatch's embedded metric format
+// (metrics.go, Metered), and Main.
 //
 // It adapts and sequences; it decides nothing about runs or periods, never
 // builds or parses a DynamoDB key (the store's package owns them), reads

@@ -164,15 +164,17 @@ func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 	if arn := env.Get(EnvSlackSecretARN); arn != "" {
 		token = SecretToken{Client: secretsmanager.NewFromConfig(cfg), ARN: arn}
 	}
+	log := Logger()
+	meter := meterFromEnv(env, FnAlertDispatcher, log)
 	d, err := NewDispatcher(DispatcherConfig{
-		Store: st, Alerts: settings.Alerts, Maintenance: settings.Maintenance, LookupEnv: env.lookupFunc(),
+		Store: meter.Store(st), Alerts: settings.Alerts, Maintenance: settings.Maintenance, LookupEnv: env.lookupFunc(),
 		Channel: env.Get(EnvSlackChannel), Token: token, APIURL: env.Get(EnvSlackAPIURL),
-		Clock: clock.Real{}, Logger: Logger(),
+		Clock: clock.Real{}, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	return d.Handle, nil
+	return Metered(meter, d.Handle), nil
 }
 
 // ParseAlertsConfig reads ALERTS_CONFIG: interlock.yaml's alerts: and

@@ -153,6 +153,9 @@ type Orchestrator struct {
 	// execution never continues as new (an orchestrator without a state
 	// machine, in tests).
 	Executions *ExecutionStarter
+	// Meter counts the engine's events (OrchestratorFromEnv watches the
+	// engine with it); Metered(Meter, Handle) flushes it per invocation.
+	Meter *Meter
 }
 
 // Handle is the Lambda handler.
@@ -321,6 +324,8 @@ func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 		return nil, err
 	}
 	o.Executions = NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)
+	o.Meter = meterFromEnv(env, fn, log)
+	o.Meter.Watch(o.Engine)
 	return o, nil
 }
 

@@ -58,6 +58,9 @@ type Router struct {
 	// Executions starts the executions of armed step timers; nil: none
 	// (a router without a state machine, in tests).
 	Executions *ExecutionStarter
+	// Meter counts the engine's events (RouterFromEnv watches the engine
+	// with it); Metered(Meter, Handle) flushes it per invocation.
+	Meter *Meter
 }
 
 // Handle is the Lambda handler for a batch of DynamoDB stream records.
@@ -243,8 +246,10 @@ func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 		return nil, err
 	}
 	log := Logger()
+	meter := meterFromEnv(env, fn, log)
+	meter.Watch(eng)
 	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log,
-		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}, nil
+		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log), Meter: meter}, nil
 }
 
 // noJobs is the stream-router's job system: it has none. Its decisions

@@ -84,6 +84,24 @@ func (env routerEnv) mapping(t *testing.T, table string) *ddbstream.Mapping {
 	return ddbstream.New(ddbstream.FromDynamoDB(env.client), arn, 10, lambda.NewHandler(env.router.Handle).Invoke)
 }
 
+// capture is the batch the platform would deliver from table's stream
+// (up to 10 records), without handing it to the router.
+func (env routerEnv) capture(t *testing.T, table string) events.DynamoDBEvent {
+	t.Helper()
+	var batch events.DynamoDBEvent
+	arn, err := ddbstream.StreamARN(t.Context(), env.client, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ddbstream.New(ddbstream.FromDynamoDB(env.client), arn, 10, func(_ context.Context, payload []byte) ([]byte, error) {
+		return []byte(`{}`), json.Unmarshal(payload, &batch)
+	})
+	if _, err := c.Drain(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	return batch
+}
+
 // drainAll delivers every record of the mapping and fails on any record
 // failure: the router fails a record only when it may pass on retry.
 func drainAll(t *testing.T, m *ddbstream.Mapping) int {
@@ -276,17 +294,7 @@ func TestRouterFailsOnlyTheRecordThatMayPass(t *testing.T) {
 
 	// Capture the platform's batch, then hand it to the router with the
 	// middle record's source changed.
-	var batch events.DynamoDBEvent
-	arn, err := ddbstream.StreamARN(t.Context(), env.client, ctrl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	capture := ddbstream.New(ddbstream.FromDynamoDB(env.client), arn, 10, func(_ context.Context, payload []byte) ([]byte, error) {
-		return []byte(`{}`), json.Unmarshal(payload, &batch)
-	})
-	if _, err := capture.Drain(t.Context(), 10); err != nil {
-		t.Fatal(err)
-	}
+	batch := env.capture(t, ctrl)
 	// The pipeline's config, then the three sensor writes.
 	if len(batch.Records) != 4 {
 		t.Fatalf("captured %d records, want 4", len(batch.Records))

@@ -355,7 +355,9 @@ func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	m := &SLAMonitor{Engine: eng, Store: st, Tables: env.Tables(), Scheduler: scheduler.NewFromConfig(cfg),
 		Group: env.Get(EnvSchedulerGroup), RoleARN: env.Get(EnvSchedulerRole), TargetARN: env.Get(EnvSLAMonitorARN),
 		DeadLetterARN: env.Get(EnvSLADeadLetterARN), Clock: clock.Real{}, Log: Logger()}
-	return m.Handle, nil
+	meter := meterFromEnv(env, fn, m.Log)
+	meter.Watch(eng)
+	return Metered(meter, m.Handle), nil
 }
 
 // The sla-monitor's own variables.

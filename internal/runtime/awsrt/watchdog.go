@@ -175,6 +175,8 @@ func WatchdogFromEnv(ctx context.Context, env Env) (any, error) {
 		return nil, err
 	}
 	log := Logger()
-	return (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Clock: clock.Real{}, Log: log,
-		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}).Handle, nil
+	meter := meterFromEnv(env, fn, log)
+	meter.Watch(eng)
+	return Metered(meter, (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Clock: clock.Real{}, Log: log,
+		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}).Handle), nil
 }

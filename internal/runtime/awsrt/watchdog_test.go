@@ -68,12 +68,12 @@ func (env watchdogEnv) count(t *testing.T, pipelineID string, typ event.Type) in
 	return len(page.Events)
 }
 
-// TestWatchdogLambdaReportsAMissedCronTick: a cron pipeline whose 09:00
-// tick started nothing (its timer lost: no schedule fired) is
-// SCHEDULE_MISSED once, through the Lambda entry point, on DynamoDB.
-func TestWatchdogLambdaReportsAMissedCronTick(t *testing.T) {
-	start := time.Date(2099, 3, 7, 8, 0, 0, 0, time.UTC)
-	env := newWatchdogEnv(t, start)
+// missedCronTick is the nightly pipeline whose 09:00 timer was lost (no
+// schedule fired), the clock at 09:15; start is 08:00.
+func missedCronTick(t *testing.T) (env watchdogEnv, start time.Time) {
+	t.Helper()
+	start = time.Date(2099, 3, 7, 8, 0, 0, 0, time.UTC)
+	env = newWatchdogEnv(t, start)
 	if _, err := env.eng.ApplyConfig(t.Context(), "nightly.yaml", []byte(nightlyPipeline)); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +81,14 @@ func TestWatchdogLambdaReportsAMissedCronTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.clk.Set(start.Add(75 * time.Minute)) // 09:15
+	return env, start
+}
+
+// TestWatchdogLambdaReportsAMissedCronTick: a cron pipeline whose 09:00
+// tick started nothing (its timer lost: no schedule fired) is
+// SCHEDULE_MISSED once, through the Lambda entry point, on DynamoDB.
+func TestWatchdogLambdaReportsAMissedCronTick(t *testing.T) {
+	env, start := missedCronTick(t)
 	res, err := env.invoke([]byte(scheduledEvent))
 	if err != nil {
 		t.Fatal(err)
