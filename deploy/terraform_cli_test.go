@@ -224,6 +224,8 @@ var planInstances = map[string]map[string]string{
 		"env_allow":                          `["REGION"]`,
 		"orchestrator_timeout_seconds":       `900`,
 		"lambda_concurrency":                 `{"alert-dispatcher" = 3, orchestrator = 10}`,
+		"enable_api_function":                `true`,
+		"api_tokens_secret_arn":              `"arn:aws:secretsmanager:us-east-1:123456789012:secret:api-tokens-AbCdEf"`,
 	},
 	// A key brought, the Slack token as plain text.
 	"brought": {

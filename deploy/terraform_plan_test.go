@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 )
 
 // tfPlan is what the test reads of `terraform show -json`.
@@ -193,7 +195,11 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			if _, vpc := vars["vpc_subnet_ids"]; vpc != (len(orch.VPC) == 1 && len(orch.VPC[0].SubnetIDs) > 0 && len(orch.VPC[0].SecurityGroupIDs) > 0) {
 				t.Errorf("the orchestrator's vpc_config is %+v; VPC variables set: %v", orch.VPC, vpc)
 			}
+			checkAPIFunction(t, p, vars, env)
 			for _, fn := range fns {
+				if fn == awsrt.FnAPI && vars["enable_api_function"] != "true" {
+					continue // opt-in: checkAPIFunction
+				}
 				var f lambdaFn
 				p.must(fmt.Sprintf("aws_lambda_function.fn[%q]", fn), &f)
 				if _, listed := vars["lambda_concurrency"]; !listed && f.Reserved != -1 {
@@ -490,5 +496,53 @@ func checkTaskTimeouts(t *testing.T, definition string, orchestratorTimeout int)
 	}
 	if tasks == 0 {
 		t.Errorf("the state machine has no Task")
+	}
+}
+
+// checkAPIFunction: the api function is deployed only with
+// enable_api_function, then behind a function URL whose auth is AWS_IAM
+// (Lambda refuses unsigned requests), with its token secret in its
+// environment and readable by its role alone.
+func checkAPIFunction(t *testing.T, p planOf, vars map[string]string, env string) {
+	t.Helper()
+	var f lambdaFn
+	deployed := p.after(`aws_lambda_function.fn["api"]`, &f)
+	var url struct {
+		AuthType   string `json:"authorization_type"`
+		InvokeMode string `json:"invoke_mode"`
+	}
+	hasURL := p.after("aws_lambda_function_url.api[0]", &url)
+	if vars["enable_api_function"] != "true" {
+		if deployed || hasURL || p.perms["api"] != nil {
+			t.Errorf("the api function is deployed (%v), has a URL (%v) or a role (%v) without enable_api_function", deployed, hasURL, p.perms["api"] != nil)
+		}
+		return
+	}
+	if !deployed || !hasURL {
+		t.Fatalf("enable_api_function: function planned %v, URL planned %v", deployed, hasURL)
+	}
+	if url.AuthType != "AWS_IAM" || url.InvokeMode != "BUFFERED" {
+		t.Errorf("the api function's URL: auth %q, mode %q; want AWS_IAM (unsigned requests refused by Lambda), BUFFERED", url.AuthType, url.InvokeMode)
+	}
+	secret := strings.Trim(vars["api_tokens_secret_arn"], `"`)
+	if got := f.env()[awsrt.EnvAPITokensSecretARN]; got != secret {
+		t.Errorf("the api function's %s is %q, want %q", awsrt.EnvAPITokensSecretARN, got, secret)
+	}
+	if got := f.env()[awsrt.EnvControlTable]; got != env+"-interlock-control" {
+		t.Errorf("the api function's %s is %q", awsrt.EnvControlTable, got)
+	}
+	reads := p.statements("api", "secretsmanager:GetSecretValue")
+	if len(reads) != 1 || !slices.Equal(reads[0].Resources, []string{secret}) {
+		t.Errorf("the api function's secret reads: %+v, want one on %s alone", reads, secret)
+	}
+	for fn := range p.perms {
+		if fn == "api" {
+			continue
+		}
+		for _, st := range p.statements(fn, "secretsmanager:GetSecretValue") {
+			if slices.Contains(st.Resources, secret) {
+				t.Errorf("%s may read the API tokens", fn)
+			}
+		}
 	}
 }

@@ -416,9 +416,21 @@ func checkKey(t hcl.Traversal, i int, expr hclsyntax.Expression, m *module) erro
 
 // keysOf returns the keys of the map or set expr makes, when they are
 // known without applying: an object constructor, a local naming one,
-// toset of literal strings, merge of known maps.
+// toset of literal strings, merge of known maps, and a conditional
+// between known maps — the keys either branch has, those it may have (an
+// opt-in function: local.functions holds "api" only when enabled).
 func (m *module) keysOf(expr hclsyntax.Expression) (map[string]bool, bool) {
 	switch e := expr.(type) {
+	case *hclsyntax.ConditionalExpr:
+		t, tok := m.keysOf(e.TrueResult)
+		f, fok := m.keysOf(e.FalseResult)
+		if !tok || !fok {
+			return nil, false
+		}
+		for k := range f {
+			t[k] = true
+		}
+		return t, true
 	case *hclsyntax.ObjectConsExpr:
 		keys := map[string]bool{}
 		for _, item := range e.Items {

@@ -167,6 +167,15 @@ locals {
           { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = [var.slack_secret_arn] },
         ] },
     ] : s if var.slack_secret_arn != ""], local.kms_use)
+    # The api function commits operator actions through the store, as a
+    # control plane does, and reads its tokens at cold start.
+    "api" = concat([local.store_rw,
+      { sid = "APITokens", actions = ["secretsmanager:GetSecretValue"], resources = [var.api_tokens_secret_arn] },
+      { sid = "APITokensKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+        { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
+        { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = [var.api_tokens_secret_arn] },
+      ] },
+    ], local.kms_use)
     "event-publisher" = concat([local.dlq_send["event-publisher"],
       { sid = "Bus", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.interlock.arn] },
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["events"].stream_arn] },

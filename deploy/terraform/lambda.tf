@@ -6,7 +6,7 @@
 # them and checks this module sets each one it asks for.
 
 locals {
-  functions = {
+  functions = merge({
     "stream-router"    = { timeout = 60, description = "Sensors, rerun requests and job reports from the control and job-log streams, to the engine" }
     "orchestrator"     = { timeout = var.orchestrator_timeout_seconds, description = "The state machine's steps: evaluate, trigger, poll (engine step entry points)" }
     "sla-monitor"      = { timeout = 30, description = "Timers as EventBridge Scheduler schedules; their firings, to the engine" }
@@ -14,7 +14,11 @@ locals {
     "event-sink"       = { timeout = 30, description = "Events from outside Interlock (alarms, other sources) into the event log" }
     "alert-dispatcher" = { timeout = 30, description = "Alert events from the alert queue to Slack" }
     "event-publisher"  = { timeout = 60, description = "The outbox: the events table's stream onto the event bus" }
-  }
+    # The opt-in api function (enable_api_function, api.tf): the control
+    # plane's /v1 API and dashboard behind a function URL.
+    }, var.enable_api_function ? {
+    "api" = { timeout = 30, description = "The /v1 API and the dashboard (the control plane's handler) behind a function URL with AWS_IAM auth" }
+  } : {})
 
   # What every function that opens the store reads: the four tables
   # (awsrt.TableVars) and the retention of what it writes.
@@ -64,6 +68,7 @@ locals {
       EVENT_BUS_NAME = local.bus_name
       EVENTS_TABLE   = local.tables.events
     }
+    "api" = merge(local.store_env, { API_TOKENS_SECRET_ARN = var.api_tokens_secret_arn })
   }
 }
 

@@ -78,5 +78,10 @@ output "function_permissions" {
     actions    = st.actions
     resources  = st.resources
     conditions = lookup(st, "conditions", [])
-  }] }
+  }] if contains(keys(local.functions), fn) }
+}
+
+output "api_url" {
+  description = "The api function's URL (AWS_IAM auth: sign requests with SigV4, service lambda); null without enable_api_function."
+  value       = one(aws_lambda_function_url.api[*].function_url)
 }

@@ -317,3 +317,21 @@ variable "prune_pipelines" {
   type        = bool
   default     = false
 }
+
+# The API function (api.tf).
+
+variable "enable_api_function" {
+  description = "Deploy the api function: the /v1 API and the dashboard (the handler `interlock serve --store dynamodb://…` serves) behind a Lambda function URL with AWS_IAM auth."
+  type        = bool
+  default     = false
+}
+
+variable "api_tokens_secret_arn" {
+  description = "A Secrets Manager secret holding the api function's bearer tokens: a JSON list of {\"name\", \"role\", \"token\"} (roles as server.tokens: reader, writer, operator, admin). Required with enable_api_function."
+  type        = string
+  default     = ""
+  validation {
+    condition     = !var.enable_api_function || var.api_tokens_secret_arn != ""
+    error_message = "enable_api_function needs api_tokens_secret_arn: the function refuses to start without tokens."
+  }
+}

@@ -96,6 +96,24 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	if opt.Store != nil {
 		settings.Store = *opt.Store
 	}
+	return open(ctx, settingsFile, settings, nil, opt)
+}
+
+// OpenControlPlane is Open for a process with no project directory that
+// opened an AWS deployment's tables itself (the api function: its
+// environment names the tables): the default settings, mode
+// ModeControlPlane, the engine passive over st. name says which tables
+// they are (start-up lines, errors). App.Close closes st.
+func OpenControlPlane(ctx context.Context, st store.Store, name string, opt Options) (*App, error) {
+	settings := pipeline.DefaultSettings()
+	settings.Store = pipeline.Store{Driver: pipeline.StoreDynamoDB, DSN: name}
+	opt.ControlPlane = true
+	return open(ctx, "", settings, st, opt)
+}
+
+// open wires settings to the store (opened from the settings when st is
+// nil) and the engine.
+func open(ctx context.Context, settingsFile string, settings *pipeline.Settings, st store.Store, opt Options) (*App, error) {
 	a := &App{SettingsFile: settingsFile, Settings: settings, Log: opt.Logger}
 	if a.Log == nil {
 		a.Log = slog.New(slog.DiscardHandler)
@@ -122,9 +140,11 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 			a.Calendars = cals
 		}
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return nil, err
+	if st == nil {
+		var err error
+		if st, err = a.openStore(ctx); err != nil {
+			return nil, err
+		}
 	}
 	a.Store = st
 	clk := opt.Clock

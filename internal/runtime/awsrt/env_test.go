@@ -54,6 +54,7 @@ func TestFunctionsExitAtStartWithoutTheirVariables(t *testing.T) {
 		FnEventSink:       "event-sink: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
 		FnAlertDispatcher: "alert-dispatcher: missing required env vars: SLACK_CHANNEL_ID, CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
 		FnStreamRouter:    "stream-router: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, STATE_MACHINE_ARN",
+		FnAPI:             "api: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, API_TOKENS_SECRET_ARN",
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = []string{helperEnv + "=" + fn, "PATH=" + os.Getenv("PATH")}

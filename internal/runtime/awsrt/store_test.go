@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 		ddblocal.Main(m)
 	case FnEventPublisher:
 		Main(PublisherFromEnv)
+	case FnAPI:
+		Main(APIFromEnv)
 	case FnEventSink:
 		Main(SinkFromEnv)
 	case FnAlertDispatcher:

@@ -17,8 +17,6 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
-	"github.com/interlockhq/interlock/internal/runtime/local/web"
-	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Options steer Serve.
@@ -151,29 +149,17 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return err
 	}
-	streams := api.NewEventStreams()
 	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}
 	var rl *reloader
 	if !control {
 		rl = newReloader(a, log)
 		health.Sinks, health.DeadLetters, health.Refused = deliv.Status, deliv.DeadLetters, rl.Refused
 	}
-	dashboard, err := web.New(web.Options{Engine: a.Engine, Logger: log, Health: health.Report})
+	h, err := newHandler(ctx, a, handlerParts{tokens: tokens, addr: addr, metrics: metrics, health: health, streams: api.NewEventStreams()})
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Engine: a.Engine, Settings: a.Settings, Tokens: tokens, Logger: log, Metrics: metrics, DeadLetters: health.DeadLetters, Addr: addr,
-		Health: health, Dashboard: dashboard, Streams: streams,
-		// Ready when the store answers a cheap read.
-		Ready: func() error {
-			if _, err := a.Store.TimerNext(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("store: %w", err)
-			}
-			return nil
-		}})
-	if err != nil {
-		return err
-	}
+	handler, streams := h.handler, h.streams
 
 	wake := make(chan struct{}, 1)
 	a.Engine.OnTimersChanged(func() {

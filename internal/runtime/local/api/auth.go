@@ -130,11 +130,17 @@ func checkSecret(t pipeline.Token, secret string) error {
 	if t.TokenEnv == "" {
 		source = "token file " + t.TokenFile
 	}
+	return checkValue(t.Name, t.Role, source, secret)
+}
+
+// checkValue checks a token's value (read from source) and role.
+func checkValue(name string, role pipeline.Role, source, secret string) error {
+	t := pipeline.Token{Name: name, Role: role}
 	if strings.IndexFunc(secret, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r > unicode.MaxASCII }) >= 0 {
 		return fmt.Errorf("%w %q: the value of %s contains spaces, control or non-ASCII characters", ErrToken, t.Name, source)
 	}
 	if !slices.Contains(pipeline.Roles(), t.Role) {
-		return fmt.Errorf("%w %q: unknown role %q", ErrToken, t.Name, t.Role)
+		return fmt.Errorf("%w %q of %s: unknown role %q (want one of reader, writer, operator, admin)", ErrToken, t.Name, source, t.Role)
 	}
 	return nil
 }
@@ -307,4 +313,36 @@ func bearer(h string) (string, bool) {
 	}
 	tok = strings.TrimSpace(tok)
 	return tok, tok != ""
+}
+
+// CheckTokens checks tokens resolved elsewhere than interlock.yaml (the
+// api function's, from a Secrets Manager secret that source names) as
+// ResolveTokens checks those of server.tokens: each has a name, a known
+// role and a value a client can send in an Authorization header, and no
+// value is used twice. Every problem is reported at once, each naming the
+// token and source, never the value.
+func CheckTokens(source string, tokens []Token) error {
+	var errs []error
+	seen := map[Secret]string{}
+	for i, t := range tokens {
+		name := t.Name
+		switch {
+		case strings.TrimSpace(t.Name) == "":
+			errs = append(errs, fmt.Errorf("%w %d in %s: needs a name", ErrToken, i+1, source))
+			continue
+		case t.Secret == "":
+			errs = append(errs, fmt.Errorf("%w %q in %s: needs a value", ErrToken, name, source))
+			continue
+		}
+		if err := checkValue(name, t.Role, source, t.Secret.reveal()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := seen[t.Secret]; dup {
+			errs = append(errs, fmt.Errorf("%w %q in %s: has the same value as token %q; each token needs its own value", ErrToken, name, source, other))
+			continue
+		}
+		seen[t.Secret] = name
+	}
+	return errors.Join(errs...)
 }

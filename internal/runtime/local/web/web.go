@@ -48,6 +48,10 @@ type Options struct {
 	// PageSize is how many pipelines an overview page shows (default
 	// DefaultPageSize).
 	PageSize int
+	// NoLiveTail: the pages name no event stream, so they open none. A
+	// server that cannot stream (the api function: a Lambda function
+	// URL's buffered response) serves pages current at their load.
+	NoLiveTail bool
 }
 
 type handler struct {
@@ -55,6 +59,7 @@ type handler struct {
 	health   func(context.Context) (api.HealthReport, error)
 	log      *slog.Logger
 	pageSize int
+	noLive   bool
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 }
@@ -64,7 +69,7 @@ func New(o Options) (http.Handler, error) {
 	if o.Engine == nil {
 		return nil, errors.New("web: Options.Engine is required")
 	}
-	h := &handler{eng: o.Engine, health: o.Health, log: o.Logger, pageSize: o.PageSize}
+	h := &handler{eng: o.Engine, health: o.Health, log: o.Logger, pageSize: o.PageSize, noLive: o.NoLiveTail}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -195,6 +200,9 @@ func (h *handler) page(f func(*http.Request) (*view, error)) http.HandlerFunc {
 			return
 		}
 		d := layout{Title: v.title, Nav: v.nav, Caller: caller, CanAct: caller.Role.Includes(pipeline.RoleOperator), Now: h.eng.Now().UTC(), Live: v.live, EventTypes: eventTypeList, Page: v.data}
+		if h.noLive {
+			d.Live = ""
+		}
 		if hp, ok := v.data.(healthPageData); ok {
 			d.Problems = hp.Problems // read once
 		} else {
