@@ -427,7 +427,7 @@ func conformanceOnTables(t *testing.T, endpoint, prefix string) {
 	// derived from reads): the store's own TestConformance runs them, and
 	// they are the slowest on a loaded machine. The others write and read
 	// every kind of record through every index and the TTL attribute.
-	cmd := exec.Command("go", "test", "-count=1", "-timeout=8m", "-failfast", "-run=^TestConformanceOnTables$",
+	cmd := exec.Command("go", "test", "-tags=terraformtables", "-count=1", "-timeout=8m", "-failfast", "-run=^TestConformanceOnTables$",
 		"-skip=^TestConformanceOnTables/("+strings.Join(conformanceNotOnTables, "|")+")$", "./internal/store/dynamodb/")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), ddblocal.EnvEndpoint+"="+endpoint, "INTERLOCK_TEST_DYNAMODB_TABLES="+prefix)
