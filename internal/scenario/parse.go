@@ -83,7 +83,7 @@ type rawAction struct {
 	DeleteSensor *rawRef         `yaml:"deleteSensor"`
 	Rerun        *rawRerun       `yaml:"rerun"`
 	Config       *yaml.Node      `yaml:"config"`
-	Pause        *rawPipelineRef `yaml:"pause"`
+	Pause        *rawPause       `yaml:"pause"`
 	Resume       *rawPipelineRef `yaml:"resume"`
 	Restart      *bool           `yaml:"restart"`
 	Refused      *bool           `yaml:"refused"`
@@ -141,6 +141,11 @@ type rawRerun struct {
 
 type rawPipelineRef struct {
 	Pipeline string `yaml:"pipeline"`
+}
+
+type rawPause struct {
+	Pipeline string `yaml:"pipeline"`
+	Until    *stamp `yaml:"until"`
 }
 
 type rawExpect struct {
@@ -449,7 +454,10 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 		if r := a.Pause; r != nil {
 			n++
 			checkPipeline(path+".pause", r.Pipeline)
-			act.Pause = &PipelineRef{Pipeline: r.Pipeline}
+			act.Pause = &Pause{Pipeline: r.Pipeline}
+			if r.Until != nil {
+				act.Pause.Until = r.Until.t
+			}
 		}
 		if r := a.Resume; r != nil {
 			n++

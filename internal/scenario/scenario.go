@@ -93,7 +93,7 @@ type Action struct {
 	DeleteSensor *SensorRef
 	Rerun        *Rerun
 	Config       *ConfigChange
-	Pause        *PipelineRef
+	Pause        *Pause
 	Resume       *PipelineRef
 	Restart      bool
 	// Backfill asks for a backfill of a range of past periods;
@@ -170,6 +170,13 @@ type SilenceRef struct {
 // PipelineRef names a pipeline.
 type PipelineRef struct {
 	Pipeline string
+}
+
+// Pause pauses a pipeline, until a time (zero: until a resume), as
+// POST /v1/pipelines/{id}/pause would.
+type Pause struct {
+	Pipeline string
+	Until    time.Time
 }
 
 // Expect holds the expectations of a scenario.

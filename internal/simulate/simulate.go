@@ -286,7 +286,7 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		// that is an outcome to check, not a simulation error.
 		_, _ = s.eng.ApplyConfig(ctx, file, data)
 	case a.Pause != nil:
-		err = s.eng.Pause(ctx, a.Pause.Pipeline, time.Time{}, "scenario")
+		err = s.eng.Pause(ctx, a.Pause.Pipeline, a.Pause.Until, "scenario")
 	case a.Resume != nil:
 		err = s.eng.Resume(ctx, a.Resume.Pipeline, "scenario")
 	case a.Backfill != nil:

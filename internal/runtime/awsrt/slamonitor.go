@@ -324,7 +324,38 @@ func (m *SLAMonitor) Fire(ctx context.Context, f Firing) (FiringResult, error) {
 		return FiringResult{}, err
 	}
 	m.log().Info("timer processed", "key", t.Key, "kind", t.Kind, "due", t.DueAt)
-	return FiringResult{Processed: true}, nil
+	return FiringResult{Processed: true}, m.again(ctx, t.Key)
+}
+
+// maxAgain bounds how often one firing processes a timer its own
+// processing re-armed as due.
+const maxAgain = 32
+
+// again processes the timer key again while its processing re-armed it
+// already due — a backfill starting its next period at once, as the local
+// timer loop would. A re-armed timer whose item did not change (the same
+// due instant) writes no stream record, so nothing else would fire it
+// before the watchdog's net, minutes later. Each round is a fresh
+// DecideFiring on the stored timer; a conflicting firing or record is
+// settled by the commits' conditions.
+func (m *SLAMonitor) again(ctx context.Context, key string) error {
+	for range maxAgain {
+		t, err := m.Store.TimerGet(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if run.DecideFiring(run.TimerAt{Kind: t.Kind, At: t.DueAt}, true, t.DueAt, m.Clock.Now()) != run.FiringTake {
+			return nil
+		}
+		if err := m.Engine.ProcessTimer(ctx, t); err != nil {
+			return err
+		}
+		m.log().Info("timer processed again: re-armed due", "key", t.Key, "kind", t.Kind, "due", t.DueAt)
+	}
+	return nil
 }
 
 // staleReason says why a stale firing does nothing, for its result.

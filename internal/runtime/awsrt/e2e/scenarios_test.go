@@ -15,6 +15,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/simulate"
 	"github.com/interlockhq/interlock/internal/store"
@@ -110,6 +111,24 @@ func TestSilencesOnAWS(t *testing.T) {
 	}
 }
 
+// TestOperatorActionsOnAWS plays pauses, resumes and a backfill made as a
+// control plane makes them on the AWS wiring (docs/aws.md, "Control
+// plane"): a pause holds a run the deployment is evaluating (no trigger
+// while paused, PIPELINE_PAUSED on the bus) and the resume releases it; a
+// timed pause ends by itself through its Scheduler schedule; a backfill of
+// five days runs on the executions with maxActive 2 honoured — the same
+// events at the same instants as locally, every expectation holding.
+func TestOperatorActionsOnAWS(t *testing.T) {
+	sfnlocal.Driver(t)
+	t.Parallel()
+	for _, name := range []string{"pause-holds-evaluating-run", "pause-until-resumes-by-itself", "backfill-missing-days-max-active"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", name+".yaml"))
+		})
+	}
+}
+
 // agreeOnAWS plays a scenario through the AWS wiring and through
 // simulate, and requires the same events from both and every
 // expectation to hold on AWS.
@@ -180,8 +199,40 @@ func playOnAWS(t *testing.T, sc *scenario.File) ([]event.Event, map[string]strin
 					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
 				}
 			}})
+		// Operator actions, as a control plane commits them (serve --store
+		// dynamodb://…: a passive engine on the deployment's tables): what
+		// they arm is the deployment's to realise — a resume's step timers
+		// become executions, a timed pause's end and a backfill's steps
+		// Scheduler schedules into the sla-monitor.
+		case a.Pause != nil:
+			acts = append(acts, action{at: a.At, do: func() {
+				if err := w.engine(engine.Options{}).Pause(w.ctx, a.Pause.Pipeline, a.Pause.Until, "scenario"); (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
+		case a.Resume != nil:
+			acts = append(acts, action{at: a.At, do: func() {
+				if err := w.engine(engine.Options{}).Resume(w.ctx, a.Resume.Pipeline, "scenario"); (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
+		case a.Backfill != nil:
+			acts = append(acts, action{at: a.At, do: func() {
+				b := a.Backfill
+				_, err := w.engine(engine.Options{}).RequestBackfill(w.ctx, b.Pipeline,
+					run.BackfillRequest{From: b.From, To: b.To, Only: run.BackfillOnly(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse}, b.DryRun, "scenario")
+				if (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
+		case a.CancelBackfill != nil:
+			acts = append(acts, action{at: a.At, do: func() {
+				if _, err := w.engine(engine.Options{}).CancelBackfill(w.ctx, a.CancelBackfill.Pipeline, "", "scenario"); (err != nil) != a.Refused {
+					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				}
+			}})
 		default:
-			t.Fatalf("timeline line %d: only sensor writes, reruns and silences are played on AWS", a.Line)
+			t.Fatalf("timeline line %d: restarts, config changes and sensor deletions are not played on AWS", a.Line)
 		}
 	}
 	w.play(acts, sc.End, sc.Settings.Watchdog.Interval)
