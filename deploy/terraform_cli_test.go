@@ -226,6 +226,7 @@ var planInstances = map[string]map[string]string{
 		"lambda_concurrency":                 `{"alert-dispatcher" = 3, orchestrator = 10}`,
 		"enable_api_function":                `true`,
 		"api_tokens_secret_arn":              `"arn:aws:secretsmanager:us-east-1:123456789012:secret:api-tokens-AbCdEf"`,
+		"create_dashboard":                   `true`,
 	},
 	// A key brought, the Slack token as plain text.
 	"brought": {

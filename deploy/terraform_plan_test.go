@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 )
 
@@ -314,7 +315,8 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			}
 
 			// Every alarm watches a dimension its metric is published with.
-			allowed := map[string][]string{"AWS/Lambda": {"FunctionName"}, "AWS/SQS": {"QueueName"}, "AWS/States": {"StateMachineArn"}}
+			allowed := map[string][]string{"AWS/Lambda": {"FunctionName"}, "AWS/SQS": {"QueueName"}, "AWS/States": {"StateMachineArn"}, awsrt.MetricsNamespace: {"Environment"}}
+			ours := map[string]bool{}
 			iteratorAge := map[string]bool{}
 			queues := map[string]bool{}
 			for a := range p.byAddr {
@@ -326,6 +328,12 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 				if len(al.Dimensions) != 1 || !slices.Contains(allowed[al.Namespace], sortedKeys(al.Dimensions)[0]) {
 					t.Errorf("%s watches %s %s by %v: not a dimension %s publishes it with (%v)", a, al.Namespace, al.Metric, al.Dimensions, al.Namespace, allowed[al.Namespace])
 				}
+				if al.Namespace == awsrt.MetricsNamespace {
+					if !knownMetric(al.Metric) || al.Dimensions["Environment"] != env {
+						t.Errorf("%s watches %s by %v: not a metric the functions write, or not this environment's", a, al.Metric, al.Dimensions)
+					}
+					ours[al.Metric] = true
+				}
 				if al.Metric == "IteratorAge" {
 					iteratorAge[al.Dimensions["FunctionName"]] = true
 				}
@@ -333,6 +341,12 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 					queues[al.Dimensions["QueueName"]] = true
 				}
 			}
+			for _, m := range []string{"AlertsDeadLettered", "WATCHDOG_DEGRADED"} {
+				if !ours[m] {
+					t.Errorf("no alarm on the functions' metric %s (alarms on %v)", m, sortedKeys(ours))
+				}
+			}
+			checkMetrics(t, p, env, fns, vars)
 			for _, fn := range []string{"stream-router", "sla-monitor", "event-publisher"} {
 				if !iteratorAge[env+"-interlock-"+fn] {
 					t.Errorf("no iterator-age alarm on %s (alarms on %v)", fn, sortedKeys(iteratorAge))
@@ -544,5 +558,69 @@ func checkAPIFunction(t *testing.T, p planOf, vars map[string]string, env string
 				t.Errorf("%s may read the API tokens", fn)
 			}
 		}
+	}
+}
+
+// knownMetric reports whether the functions write a metric of that name
+// (their own, or an event type's).
+func knownMetric(name string) bool {
+	if _, ok := event.Lookup(event.Type(name)); ok {
+		return true
+	}
+	return slices.Contains(awsrt.MetricNames(), name)
+}
+
+// checkMetrics: every function that writes metrics names its
+// environment (their Environment dimension); the dashboard exists only when asked for, and
+// each of its graphs of the functions' metrics names one they write, in
+// this environment.
+func checkMetrics(t *testing.T, p planOf, env string, fns []string, vars map[string]string) {
+	t.Helper()
+	for _, fn := range fns {
+		if !slices.Contains(awsrt.MeteredFunctions(), fn) {
+			continue
+		}
+		var f lambdaFn
+		p.must(fmt.Sprintf("aws_lambda_function.fn[%q]", fn), &f)
+		if got := f.env()[awsrt.EnvEnvironment]; got != env {
+			t.Errorf("%s's %s is %q, want %q", fn, awsrt.EnvEnvironment, got, env)
+		}
+	}
+	const addr = "aws_cloudwatch_dashboard.this[0]"
+	_, made := p.byAddr[addr]
+	if made != (vars["create_dashboard"] == "true") {
+		t.Fatalf("dashboard made: %v, create_dashboard %q", made, vars["create_dashboard"])
+	}
+	if !made {
+		return
+	}
+	var dash struct {
+		Body string `json:"dashboard_body"`
+	}
+	p.must(addr, &dash)
+	var body struct {
+		Widgets []struct {
+			Properties struct {
+				Metrics [][]string `json:"metrics"`
+			} `json:"properties"`
+		} `json:"widgets"`
+	}
+	if err := json.Unmarshal([]byte(dash.Body), &body); err != nil {
+		t.Fatalf("dashboard body: %v", err)
+	}
+	n := 0
+	for _, w := range body.Widgets {
+		for _, m := range w.Properties.Metrics {
+			if len(m) < 2 || m[0] != awsrt.MetricsNamespace {
+				continue
+			}
+			n++
+			if !knownMetric(m[1]) || len(m) != 4 || m[2] != "Environment" || m[3] != env {
+				t.Errorf("the dashboard graphs %v: not a metric the functions write by Environment %s", m, env)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the dashboard graphs none of the functions' metrics")
 	}
 }

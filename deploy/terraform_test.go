@@ -860,10 +860,11 @@ func TestTerraformSetsEveryRequiredVariable(t *testing.T) {
 // optionalEnv are the optional variables of the functions
 // (internal/runtime/awsrt: each …FromEnv's documentation).
 var optionalEnv = map[string][]string{
-	awsrt.FnOrchestrator: {awsrt.EnvEventsTTLDays, awsrt.EnvTriggerAllowAddresses, awsrt.EnvEnvAllow},
-	awsrt.FnWatchdog:     {awsrt.EnvEventsTTLDays, awsrt.EnvStuckRunThreshold},
-	awsrt.FnSLAMonitor:   {awsrt.EnvEventsTTLDays},
-	awsrt.FnStreamRouter: {awsrt.EnvEventsTTLDays},
+	awsrt.FnOrchestrator:    {awsrt.EnvEventsTTLDays, awsrt.EnvTriggerAllowAddresses, awsrt.EnvEnvAllow, awsrt.EnvEnvironment},
+	awsrt.FnWatchdog:        {awsrt.EnvEventsTTLDays, awsrt.EnvStuckRunThreshold, awsrt.EnvEnvironment},
+	awsrt.FnSLAMonitor:      {awsrt.EnvEventsTTLDays, awsrt.EnvEnvironment},
+	awsrt.FnStreamRouter:    {awsrt.EnvEventsTTLDays, awsrt.EnvEnvironment},
+	awsrt.FnAlertDispatcher: {awsrt.EnvEnvironment},
 }
 
 // TestTerraformStateMachineTemplate: stepfunctions.tf renders

@@ -57,13 +57,17 @@ locals {
     var.slack_secret_arn == "" && var.slack_bot_token != "" ? { SLACK_BOT_TOKEN = var.slack_bot_token } : {},
   )
 
+  # The Environment dimension of the metrics a function writes to its log
+  # (embedded metric format, namespace Interlock; metrics.tf).
+  metrics_env = { INTERLOCK_ENVIRONMENT = var.environment }
+
   function_env = {
-    "stream-router"    = merge(local.store_env, local.execution_env)
-    "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env)
-    "sla-monitor"      = merge(local.store_env, local.scheduler_env)
-    "watchdog"         = merge(local.store_env, local.execution_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold })
+    "stream-router"    = merge(local.store_env, local.execution_env, local.metrics_env)
+    "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env, local.metrics_env)
+    "sla-monitor"      = merge(local.store_env, local.scheduler_env, local.metrics_env)
+    "watchdog"         = merge(local.store_env, local.execution_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold }, local.metrics_env)
     "event-sink"       = local.store_env
-    "alert-dispatcher" = merge(local.store_env, local.slack_env)
+    "alert-dispatcher" = merge(local.store_env, local.slack_env, local.metrics_env)
     "event-publisher" = {
       EVENT_BUS_NAME = local.bus_name
       EVENTS_TABLE   = local.tables.events

@@ -85,3 +85,8 @@ output "api_url" {
   description = "The api function's URL (AWS_IAM auth: sign requests with SigV4, service lambda); null without enable_api_function."
   value       = one(aws_lambda_function_url.api[*].function_url)
 }
+
+output "dashboard_name" {
+  description = "The CloudWatch dashboard's name (empty unless create_dashboard)."
+  value       = var.create_dashboard ? aws_cloudwatch_dashboard.this[0].dashboard_name : ""
+}

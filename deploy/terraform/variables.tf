@@ -193,6 +193,12 @@ variable "create_kms_key" {
   default     = false
 }
 
+variable "create_dashboard" {
+  description = "Create a CloudWatch dashboard \"<prefix>\" of the functions' metrics (namespace Interlock: runs, jobs, SLAs, alerts, watchdog) and their Lambda errors."
+  type        = bool
+  default     = false
+}
+
 variable "sns_alarm_topic_arn" {
   description = "An SNS topic for the alarms' ALARM and OK actions (empty: none; the alarms still become INFRA_ALARM events)."
   type        = string

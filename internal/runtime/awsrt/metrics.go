@@ -59,6 +59,28 @@ var ownMetrics = map[string][]string{
 	FnAlertDispatcher: {MetricAlertsDelivered, MetricAlertsDeadLettered, MetricAlertDeliveryFailures},
 }
 
+// MetricNames lists the functions' own metric names, sorted; the other
+// metrics are the event types (event.Types).
+func MetricNames() []string {
+	seen := map[string]float64{}
+	for _, names := range ownMetrics {
+		for _, n := range names {
+			seen[n] = 0
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// MeteredFunctions lists the functions that write metrics, sorted.
+func MeteredFunctions() []string {
+	out := make([]string, 0, len(ownMetrics))
+	for fn := range ownMetrics {
+		out = append(out, fn)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Meter counts what one invocation of a function did and writes it, at
 // the invocation's end, as one EMF log line (Flush): the events the
 // engine committed, by type — the same hook and the same family as the
