@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 	"github.com/interlockhq/interlock/internal/testenv/serveproc"
 )
 
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	binary = b
 	code := m.Run()
+	ddblocal.Stop() // the DynamoDB Local the control-plane test started, if any
 	remove()
 	os.Exit(code)
 }
