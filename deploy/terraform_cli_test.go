@@ -203,7 +203,8 @@ var planInstances = map[string]map[string]string{
 	// Nothing optional: no key, no Slack token, no job system, unreserved.
 	"defaults": {},
 	// Every job grant, a key made here, the Slack token from a secret, the
-	// orchestrator in a VPC with job secrets and the longest timeout.
+	// orchestrator in a VPC with job secrets and the longest timeout, the
+	// dispatcher's routes with their secrets.
 	"everything": {
 		"create_kms_key":                     `true`,
 		"slack_secret_arn":                   `"arn:aws:secretsmanager:us-east-1:123456789012:secret:slack-AbCdEf"`,
@@ -221,6 +222,8 @@ var planInstances = map[string]map[string]string{
 		"vpc_subnet_ids":                     `["subnet-1", "subnet-2"]`,
 		"vpc_security_group_ids":             `["sg-1"]`,
 		"job_secrets":                        `{DB_PASSWORD = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbCdEf", API_KEY = "arn:aws:ssm:us-east-1:123456789012:parameter/etl/api-key"}`,
+		"alerts_config":                      `"alerts:\n  - {type: slack, channel: C0OPS, tokenEnv: OPS_SLACK_TOKEN}\n"`,
+		"alert_secrets":                      `{OPS_SLACK_TOKEN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:ops-slack-AbCdEf", HOOK_SECRET = "arn:aws:ssm:us-east-1:123456789012:parameter/alerts/hook"}`,
 		"env_allow":                          `["REGION"]`,
 		"orchestrator_timeout_seconds":       `900`,
 		"lambda_concurrency":                 `{"alert-dispatcher" = 3, orchestrator = 10}`,

@@ -421,7 +421,12 @@ func checkSecretGrants(t *testing.T, p planOf, vars map[string]string) {
 		}
 		t.Errorf("%s may not decrypt %s through %s: %+v", fn, arn, service, p.statements(fn, "kms:Decrypt"))
 	}
-	slack := p.statements("alert-dispatcher", "secretsmanager:GetSecretValue")
+	var slack []tfStatement
+	for _, st := range p.statements("alert-dispatcher", "secretsmanager:GetSecretValue") {
+		if st.Sid != "AlertSecrets" {
+			slack = append(slack, st)
+		}
+	}
 	if v, ok := vars["slack_secret_arn"]; ok {
 		arn := strings.Trim(v, `"`)
 		if len(slack) != 1 || !slices.Equal(slack[0].Resources, []string{arn}) {
@@ -431,6 +436,7 @@ func checkSecretGrants(t *testing.T, p planOf, vars map[string]string) {
 	} else if len(slack) > 0 {
 		t.Errorf("the dispatcher may read secrets without slack_secret_arn: %+v", slack)
 	}
+	checkAlertSecrets(t, p, vars, viaService)
 	var orch lambdaFn
 	p.must(`aws_lambda_function.fn["orchestrator"]`, &orch)
 	if _, ok := vars["job_secrets"]; !ok {
@@ -454,6 +460,53 @@ func checkSecretGrants(t *testing.T, p planOf, vars map[string]string) {
 	}
 	viaService("orchestrator", "secretsmanager", "kms:EncryptionContext:SecretARN", db)
 	viaService("orchestrator", "ssm", "kms:EncryptionContext:PARAMETER_ARN", key)
+}
+
+// checkAlertSecrets: alerts_config is the dispatcher's ALERTS_CONFIG,
+// alert_secrets its SECRETS_FROM, each readable (and decryptable through
+// its service) alone.
+func checkAlertSecrets(t *testing.T, p planOf, vars map[string]string, viaService func(fn, service, contextKey, arn string)) {
+	t.Helper()
+	var d lambdaFn
+	p.must(`aws_lambda_function.fn["alert-dispatcher"]`, &d)
+	if _, ok := vars["alerts_config"]; !ok {
+		if d.env()["ALERTS_CONFIG"] != "" {
+			t.Errorf("the dispatcher has ALERTS_CONFIG without alerts_config")
+		}
+	} else {
+		// The dispatcher's routes; the windows of every engine that fires timers.
+		for _, fn := range []string{"alert-dispatcher", "sla-monitor", "watchdog", "stream-router"} {
+			var f lambdaFn
+			p.must(`aws_lambda_function.fn["`+fn+`"]`, &f)
+			if got := f.env()["ALERTS_CONFIG"]; !strings.Contains(got, "channel: C0OPS, tokenEnv: OPS_SLACK_TOKEN") {
+				t.Errorf("the %s's ALERTS_CONFIG is %q", fn, got)
+			}
+		}
+	}
+	if _, ok := vars["alert_secrets"]; !ok {
+		if d.env()["SECRETS_FROM"] != "" || len(p.statements("alert-dispatcher", "ssm:GetParameter")) > 0 {
+			t.Errorf("the dispatcher reads secrets without alert_secrets")
+		}
+		return
+	}
+	ops, hook := "arn:aws:secretsmanager:us-east-1:123456789012:secret:ops-slack-AbCdEf", "arn:aws:ssm:us-east-1:123456789012:parameter/alerts/hook"
+	if got, want := d.env()["SECRETS_FROM"], "HOOK_SECRET="+hook+",OPS_SLACK_TOKEN="+ops; got != want {
+		t.Errorf("the dispatcher's SECRETS_FROM is %q, want %q", got, want)
+	}
+	var sm []tfStatement
+	for _, st := range p.statements("alert-dispatcher", "secretsmanager:GetSecretValue") {
+		if st.Sid == "AlertSecrets" {
+			sm = append(sm, st)
+		}
+	}
+	if len(sm) != 1 || !slices.Equal(sm[0].Resources, []string{ops}) {
+		t.Errorf("the dispatcher's AlertSecrets: %+v, want %s alone", sm, ops)
+	}
+	if st := p.statements("alert-dispatcher", "ssm:GetParameter"); len(st) != 1 || !slices.Equal(st[0].Resources, []string{hook}) {
+		t.Errorf("the dispatcher's ssm:GetParameter: %+v, want %s alone", st, hook)
+	}
+	viaService("alert-dispatcher", "secretsmanager", "kms:EncryptionContext:SecretARN", ops)
+	viaService("alert-dispatcher", "ssm", "kms:EncryptionContext:PARAMETER_ARN", hook)
 }
 
 // checkKeyGrants: the tables' key, when there is one, to the functions

@@ -91,25 +91,29 @@ locals {
     secretsmanager = { context = "kms:EncryptionContext:SecretARN" }
     ssm            = { context = "kms:EncryptionContext:PARAMETER_ARN" }
   }
-  job_secret_arns = {
-    for svc in ["secretsmanager", "ssm"] : svc => sort(distinct([for n, a in var.job_secrets : a if split(":", a)[2] == svc]))
-  }
-  job_secret_statements = concat(
+  # The secrets a function reads at its start (SECRETS_FROM): the
+  # orchestrator's job secrets, the dispatcher's alert secrets; each
+  # readable, and decryptable through its service, alone.
+  secrets_of = { "orchestrator" = { sid = "Job", secrets = var.job_secrets }, "alert-dispatcher" = { sid = "Alert", secrets = var.alert_secrets } }
+  secret_arns = { for fn, o in local.secrets_of : fn => {
+    for svc in ["secretsmanager", "ssm"] : svc => sort(distinct([for n, a in o.secrets : a if split(":", a)[2] == svc]))
+  } }
+  secret_statements = { for fn, o in local.secrets_of : fn => concat(
     [for s in [
-      { sid = "JobSecrets", actions = ["secretsmanager:GetSecretValue"], resources = local.job_secret_arns.secretsmanager, conditions = [] },
-      { sid = "JobSecretsKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+      { sid = "${o.sid}Secrets", actions = ["secretsmanager:GetSecretValue"], resources = local.secret_arns[fn].secretsmanager, conditions = [] },
+      { sid = "${o.sid}SecretsKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
         { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
-        { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = local.job_secret_arns.secretsmanager },
+        { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = local.secret_arns[fn].secretsmanager },
       ] },
-    ] : s if length(local.job_secret_arns.secretsmanager) > 0],
+    ] : s if length(local.secret_arns[fn].secretsmanager) > 0],
     [for s in [
-      { sid = "JobParameters", actions = ["ssm:GetParameter"], resources = local.job_secret_arns.ssm, conditions = [] },
-      { sid = "JobParametersKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+      { sid = "${o.sid}Parameters", actions = ["ssm:GetParameter"], resources = local.secret_arns[fn].ssm, conditions = [] },
+      { sid = "${o.sid}ParametersKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
         { test = "StringEquals", variable = "kms:ViaService", values = ["ssm.${local.region}.amazonaws.com"] },
-        { test = "StringEquals", variable = local.secret_decrypt.ssm.context, values = local.job_secret_arns.ssm },
+        { test = "StringEquals", variable = local.secret_decrypt.ssm.context, values = local.secret_arns[fn].ssm },
       ] },
-    ] : s if length(local.job_secret_arns.ssm) > 0],
-  )
+    ] : s if length(local.secret_arns[fn].ssm) > 0],
+  ) }
 
   # What AWSLambdaVPCAccessExecutionRole grants: the orchestrator's network
   # interfaces in the VPC (these actions take no resource scope).
@@ -145,7 +149,7 @@ locals {
     "stream-router" = concat([local.store_rw, local.start_execution, local.dlq_send["stream-router"],
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn, aws_dynamodb_table.table["joblog"].stream_arn] },
     ], local.kms_use)
-    "orchestrator" = concat([local.store_rw], local.manage_executions, local.trigger_statements, local.job_secret_statements, local.vpc_statements, local.kms_use)
+    "orchestrator" = concat([local.store_rw], local.manage_executions, local.trigger_statements, local.secret_statements["orchestrator"], local.vpc_statements, local.kms_use)
     "sla-monitor" = concat([local.store_rw, local.dlq_send["sla-monitor"],
       { sid = "SLADeadLetters", actions = ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [local.sla_dlq_arn] },
       { sid = "Streams", actions = local.stream_actions, resources = [aws_dynamodb_table.table["control"].stream_arn] },
@@ -166,7 +170,7 @@ locals {
           { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
           { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = [var.slack_secret_arn] },
         ] },
-    ] : s if var.slack_secret_arn != ""], local.kms_use)
+    ] : s if var.slack_secret_arn != ""], local.secret_statements["alert-dispatcher"], local.kms_use)
     # The api function commits operator actions through the store, as a
     # control plane does, and reads its tokens at cold start.
     "api" = concat([local.store_rw,

@@ -49,12 +49,21 @@ locals {
     }, length(var.job_secrets) == 0 ? {} : {
     SECRETS_FROM = join(",", [for k in sort(keys(var.job_secrets)) : "${k}=${var.job_secrets[k]}"])
   })
-  # The Slack token: from Secrets Manager when slack_secret_arn is set,
-  # else the plain variable (sensitive), else none (alerts are logged).
+  # ALERTS_CONFIG: the dispatcher's routes and windows; the maintenance
+  # windows of the functions whose engines fire timers (a window's end
+  # timer alerts what it held back and re-arms the next end; the
+  # sla-monitor arms them at its start).
+  alerts_env = trimspace(var.alerts_config) != "" ? { ALERTS_CONFIG = var.alerts_config } : {}
+  # The dispatcher's routes and windows (ALERTS_CONFIG) and their secrets
+  # (SECRETS_FROM); without routes there, SLACK_CHANNEL_ID is its route,
+  # its token from Secrets Manager when slack_secret_arn is set, else the
+  # plain variable (sensitive), else none (alerts are logged).
   slack_env = merge(
     { SLACK_CHANNEL_ID = var.slack_channel_id },
     var.slack_secret_arn != "" ? { SLACK_SECRET_ARN = var.slack_secret_arn } : {},
     var.slack_secret_arn == "" && var.slack_bot_token != "" ? { SLACK_BOT_TOKEN = var.slack_bot_token } : {},
+    local.alerts_env,
+    length(var.alert_secrets) == 0 ? {} : { SECRETS_FROM = join(",", [for k in sort(keys(var.alert_secrets)) : "${k}=${var.alert_secrets[k]}"]) },
   )
 
   # The Environment dimension of the metrics a function writes to its log
@@ -62,10 +71,10 @@ locals {
   metrics_env = { INTERLOCK_ENVIRONMENT = var.environment }
 
   function_env = {
-    "stream-router"    = merge(local.store_env, local.execution_env, local.metrics_env)
+    "stream-router"    = merge(local.store_env, local.execution_env, local.alerts_env, local.metrics_env)
     "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env, local.metrics_env)
-    "sla-monitor"      = merge(local.store_env, local.scheduler_env, local.metrics_env)
-    "watchdog"         = merge(local.store_env, local.execution_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold }, local.metrics_env)
+    "sla-monitor"      = merge(local.store_env, local.scheduler_env, local.alerts_env, local.metrics_env)
+    "watchdog"         = merge(local.store_env, local.execution_env, local.alerts_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold }, local.metrics_env)
     "event-sink"       = local.store_env
     "alert-dispatcher" = merge(local.store_env, local.slack_env, local.metrics_env)
     "event-publisher" = {

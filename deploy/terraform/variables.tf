@@ -160,11 +160,30 @@ variable "deletion_protection" {
 }
 
 variable "slack_channel_id" {
-  description = "The Slack channel the alert-dispatcher posts to (required: the dispatcher refuses to start without it)."
+  description = "The Slack channel the alert-dispatcher posts to when alerts_config has no alerts: (its one route, the default selection). Required unless alerts_config is set."
   type        = string
+  default     = ""
   validation {
-    condition     = length(trimspace(var.slack_channel_id)) > 0
-    error_message = "slack_channel_id must name a Slack channel."
+    condition     = length(trimspace(var.slack_channel_id)) > 0 || length(trimspace(var.alerts_config)) > 0
+    error_message = "slack_channel_id must name a Slack channel, or alerts_config give the alert routes."
+  }
+}
+
+variable "alerts_config" {
+  description = "The alert-dispatcher's routes and maintenance windows: interlock.yaml's alerts: and maintenance: sections as YAML (e.g. file(\"alerts.yaml\")), set as its ALERTS_CONFIG and checked at its start as interlock.yaml is. Secrets stay references (tokenEnv, secretEnv) to alert_secrets. A Lambda's environment holds 4 KB in all."
+  type        = string
+  default     = ""
+}
+
+variable "alert_secrets" {
+  description = "Secrets the alert routes read (a Slack route's tokenEnv, a webhook's secretEnv): NAME => a Secrets Manager secret ARN or an SSM parameter ARN (SecureString decrypted). The dispatcher reads them at start (SECRETS_FROM), and its role may read exactly these ARNs (and decrypt them through their service)."
+  type        = map(string)
+  default     = {}
+  validation {
+    condition = alltrue([for k, v in var.alert_secrets : can(regex("^[A-Za-z_][A-Za-z0-9_]*$", k)) && (
+      can(regex("^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$", v)) || can(regex("^arn:[a-z-]+:ssm:[a-z0-9-]+:[0-9]{12}:parameter/.+$", v))
+    )])
+    error_message = "alert_secrets maps an environment variable name ([A-Za-z_][A-Za-z0-9_]*) to a Secrets Manager secret ARN (arn:…:secretsmanager:…:secret:…) or an SSM parameter ARN (arn:…:ssm:…:parameter/…)."
   }
 }
 

@@ -383,12 +383,25 @@ func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	ArmMaintenance(ctx, eng, Logger())
 	m := &SLAMonitor{Engine: eng, Store: st, Tables: env.Tables(), Scheduler: scheduler.NewFromConfig(cfg),
 		Group: env.Get(EnvSchedulerGroup), RoleARN: env.Get(EnvSchedulerRole), TargetARN: env.Get(EnvSLAMonitorARN),
 		DeadLetterARN: env.Get(EnvSLADeadLetterARN), Clock: clock.Real{}, Log: Logger()}
 	meter := meterFromEnv(env, fn, m.Log)
 	meter.Watch(eng)
 	return Metered(meter, m.Handle), nil
+}
+
+// ArmMaintenance puts the end timer of each maintenance window that has
+// none (engine.ArmMaintenance), at the sla-monitor's cold start: the
+// timer is scheduled like any other, and its firing alerts what the
+// window held back and re-arms the next end. A failure (another cold
+// start armed it at the same moment) is logged: the next start tries
+// again.
+func ArmMaintenance(ctx context.Context, eng *engine.Engine, log *slog.Logger) {
+	if err := eng.ArmMaintenance(ctx); err != nil {
+		log.Warn("sla-monitor: maintenance windows' end timers not armed", "err", err)
+	}
 }
 
 // The sla-monitor's own variables.
@@ -408,7 +421,13 @@ func passiveEngine(ctx context.Context, cfg aws.Config, env Env, fn string) (*en
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true})
+	// The maintenance windows (ALERTS_CONFIG): a window's end timer is
+	// handled, and re-armed, by whichever function fires it.
+	settings, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true, Maintenance: settings.Maintenance})
 	if err := eng.Open(ctx); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", fn, err)
 	}

@@ -97,13 +97,15 @@ func TestUpstreamOnAWS(t *testing.T) {
 // the AWS wiring: the alerts they cover are on the bus, marked silenced,
 // and not posted to Slack; at a silence's end the condition that still
 // holds is alerted once (its end timer is a Scheduler schedule into the
-// sla-monitor), and a silence expired early ends at once — the same
+// sla-monitor), and a silence expired early ends at once; a maintenance
+// window (ALERTS_CONFIG's) likewise, its end timer armed at the
+// sla-monitor's cold start and re-armed by each end — the same
 // events as locally, and the dispatcher's posts those of a local default
 // route (world.checkAlerts).
 func TestSilencesOnAWS(t *testing.T) {
 	sfnlocal.Driver(t)
 	t.Parallel()
-	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early"} {
+	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early", "silence-maintenance-window-dst"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", name+".yaml"))
@@ -166,6 +168,7 @@ func playOnAWS(t *testing.T, sc *scenario.File) ([]event.Event, map[string]strin
 	t.Helper()
 	w := newWorld(t, worldOptions{start: sc.Start, settings: scenarioSettings{
 		maxClockSkew: sc.Settings.Rules.MaxClockSkew, envAllow: sc.Settings.Server.EnvAllow, stuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold,
+		maintenance: sc.Settings.Maintenance,
 	}, jobsOf: func(w *world) trigger.Runner { return simjob.New(w.clk, simulate.Plans(sc)) }})
 	w.deploy(sc.Calendars, sc.Docs)
 	var acts []action

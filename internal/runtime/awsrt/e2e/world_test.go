@@ -39,6 +39,7 @@ import (
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
@@ -123,6 +124,7 @@ type world struct {
 	bus        []event.Event // what the outbox put on the bus
 	errs       []string      // what went wrong on the way (failed firings, records)
 	faults     faults
+	windows    []silence.Window // the maintenance windows (scenarioSettings)
 }
 
 // faults are the failures a test injects; each is counted when it
@@ -218,6 +220,9 @@ type scenarioSettings struct {
 	maxClockSkew      time.Duration
 	envAllow          []string
 	stuckRunThreshold time.Duration
+	// maintenance are the windows of ALERTS_CONFIG: the functions'
+	// engines and the dispatcher have them, as the module gives them.
+	maintenance []silence.Window
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -233,6 +238,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	}
 	t.Cleanup(func() { _ = ddbstore.DeleteTables(context.Background(), w.ddb, w.tables) })
 	w.writer = w.openStore()
+	w.windows = opt.settings.maintenance
 
 	rules := rule.Options{MaxClockSkew: opt.settings.maxClockSkew}
 	passive := func() *engine.Engine {
@@ -265,6 +271,8 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	w.monitor = &awsrt.SLAMonitor{Engine: passive(), Store: monitorStore, Tables: w.tables,
 		Scheduler: scheduler.NewFromConfig(awsfake.Config(w.sched.URL)), Group: schedulerGroup, RoleARN: schedulerRole, TargetARN: monitorARN,
 		DeadLetterARN: w.sqs.QueueARN(slaDLQ), Clock: w.clk, Log: discard()}
+	// As SLAMonitorFromEnv at a cold start.
+	awsrt.ArmMaintenance(ctx, w.monitor.Engine, discard())
 	monitorInvoke := lambda.NewHandler(w.monitor.Handle).Invoke
 	firing := w.failFirst(&w.faults.firingFailures, &w.faults.firingsFailed, "sla-monitor: ProvisionedThroughputExceededException", monitorInvoke)
 	w.sched.Target(monitorARN, func(ctx context.Context, input string) error {
@@ -286,7 +294,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	w.eb.Route(isAlert, func(be awsfake.BusEvent) { w.sqs.Send(alertQueue, string(be.JSON)) })
 	w.slack = slacktest.New(t, slackToken)
 	dispatcher, err := awsrt.NewDispatcher(awsrt.DispatcherConfig{Store: w.openStore(), Channel: slackChannel, Token: awsrt.StaticToken(slackToken),
-		APIURL: w.slack.APIURL(), Clock: w.clk, Logger: discard()})
+		Maintenance: w.windows, APIURL: w.slack.APIURL(), Clock: w.clk, Logger: discard()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,9 +514,10 @@ func (w *world) openStore() *ddbstore.Store {
 	return st
 }
 
-// engine opens a passive engine on its own store and the world's clock.
+// engine opens a passive engine on its own store and the world's clock,
+// with the world's maintenance windows.
 func (w *world) engine(o engine.Options) *engine.Engine {
-	o.Store, o.Clock, o.Logger, o.Passive = w.openStore(), w.clk, discard(), true
+	o.Store, o.Clock, o.Logger, o.Passive, o.Maintenance = w.openStore(), w.clk, discard(), true, w.windows
 	eng := engine.New(o)
 	if err := eng.Open(w.ctx); err != nil {
 		w.t.Fatal(err)
