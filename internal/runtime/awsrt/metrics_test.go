@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -16,15 +18,17 @@ import (
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/emf"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 )
 
 // emfLines parses every line of out as an EMF document, checking what
 // CloudWatch requires of it (emf.Parse) and what every line of ours
 // has: the namespace, the dimensions Environment and (when a directive
-// names it) Function of fn,
-// stamped at the clock's time in milliseconds.
+// names it) Function of fn, stamped at the clock's time in milliseconds
+// (fn "", at zero: any function, any time).
 func emfLines(t *testing.T, out *bytes.Buffer, fn string, at time.Time) []emf.Document {
 	t.Helper()
 	var docs []emf.Document
@@ -36,10 +40,10 @@ func emfLines(t *testing.T, out *bytes.Buffer, fn string, at time.Time) []emf.Do
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		if f, ok := d.Dimensions["Function"]; (ok && f != fn) || d.Dimensions["Environment"] != "test" {
+		if f, ok := d.Dimensions["Function"]; (ok && fn != "" && f != fn) || d.Dimensions["Environment"] != "test" {
 			t.Fatalf("%s: dimensions %v, want Function %s, Environment test", line, d.Dimensions, fn)
 		}
-		if d.Timestamp.UnixMilli() != at.UnixMilli() {
+		if !at.IsZero() && d.Timestamp.UnixMilli() != at.UnixMilli() {
 			t.Fatalf("%s: timestamp %s, want %s", line, d.Timestamp, at)
 		}
 		for _, dir := range d.Directives {
@@ -257,5 +261,130 @@ func TestMeteredCountsFailedChecks(t *testing.T) {
 	docs := emfLines(t, &out, FnWatchdog, clk.Now())
 	if len(docs) != 2 || docs[0].Values[MetricWatchdogChecksFailed] != 2 || docs[0].Values[MetricWatchdogFindings] != 2 || docs[1].Values[string(event.WatchdogDegraded)] != 1 {
 		t.Fatalf("docs %+v", docs)
+	}
+}
+
+// stdoutTo sends the process's stdout to a file until the test ends (a
+// meter made meanwhile writes there) and returns a function reading
+// the EMF lines written so far.
+func stdoutTo(t *testing.T) func() *bytes.Buffer {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = f
+	t.Cleanup(func() { os.Stdout = saved; f.Close() })
+	return func() *bytes.Buffer {
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			if strings.Contains(line, `"_aws"`) {
+				out.WriteString(line)
+			}
+		}
+		return &out
+	}
+}
+
+// TestFunctionsFromEnvWriteMetrics builds the functions as their mains do
+// (…FromEnv, INTERLOCK_ENVIRONMENT set) and checks each writes its EMF
+// lines to stdout with its engine's events: the wiring, not the counting
+// (the tests above).
+func TestFunctionsFromEnvWriteMetrics(t *testing.T) {
+	env := newDDBEnv(t, 20*365*24*time.Hour)
+	fake := slacktest.New(t, slackToken)
+	awsEnv(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": ddblocal.Endpoint(t)})
+	read := stdoutTo(t)
+	vars := EnvOf(map[string]string{
+		EnvControlTable: env.tables.Control, EnvJobLogTable: env.tables.JobLog, EnvRerunTable: env.tables.Rerun, EnvEventsTable: env.tables.Events,
+		EnvStateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:test", EnvEnvironment: "test",
+		EnvSchedulerGroup: "g", EnvSchedulerRole: "arn:aws:iam::123456789012:role/s", EnvSLAMonitorARN: "arn:aws:lambda:us-east-1:123456789012:function:s",
+		EnvSLADeadLetterARN: "arn:aws:sqs:us-east-1:123456789012:d",
+		EnvSlackChannel:     channel, EnvSlackToken: slackToken, EnvSlackAPIURL: fake.APIURL(),
+	})
+	ctx := t.Context()
+	// fn's lines: those whose Function member is fn (a dimension or, in
+	// a line of event metrics alone, a member of the line).
+	lines := func(fn string) []emf.Document {
+		t.Helper()
+		var mine bytes.Buffer
+		for _, line := range strings.SplitAfter(read().String(), "\n") {
+			var root struct{ Function string }
+			if json.Unmarshal([]byte(line), &root) == nil && root.Function == fn {
+				mine.WriteString(line)
+			}
+		}
+		return emfLines(t, &mine, fn, time.Time{})
+	}
+
+	// The engines of the router and the orchestrator count what they
+	// commit; the mains flush with Metered.
+	rt, err := RouterFromEnv(ctx, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := OrchestratorFromEnv(ctx, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Engine.ApplyConfig(ctx, "orders.yaml", []byte(routerPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	// The functions' clock is the real one: today's periods.
+	now := clock.Real{}.Now().UTC()
+	if _, err := rt.Engine.PutSensor(ctx, "orders", "orders-landed", run.Detail("status", "ready", "count", 500, "date", now.Format(time.DateOnly))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Engine.ApplyConfig(ctx, "returns.yaml", []byte(strings.Replace(routerPipeline, "id: orders", "id: returns", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Engine.PutSensor(ctx, "returns", "orders-landed", run.Detail("status", "ready", "count", 500, "date", now.Format(time.DateOnly))); err != nil {
+		t.Fatal(err)
+	}
+	rt.Meter.Flush()
+	o.Meter.Flush()
+	for _, fn := range []string{FnStreamRouter, FnOrchestrator} {
+		docs := lines(fn)
+		if len(docs) != 1 || len(eventValues(docs[0])) == 0 {
+			t.Fatalf("%s: %+v, want one line with the events its engine committed", fn, docs)
+		}
+	}
+
+	// The others are their Metered handlers.
+	wd, err := WatchdogFromEnv(ctx, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lambda.NewHandler(wd).Invoke(ctx, []byte(scheduledEvent)); err != nil {
+		t.Fatal(err)
+	}
+	if docs := lines(FnWatchdog); len(docs) != 1 || docs[0].Values[MetricWatchdogPasses] != 1 {
+		t.Fatalf("watchdog: %+v", docs)
+	}
+	sla, err := SLAMonitorFromEnv(ctx, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lambda.NewHandler(sla).Invoke(ctx, []byte(`{"Records":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if docs := lines(FnSLAMonitor); len(docs) != 1 || docs[0].Values[MetricRecordsFailed] != 0 {
+		t.Fatalf("sla-monitor: %+v", docs)
+	}
+	d, err := DispatcherFromEnv(ctx, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := json.Marshal(events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-1", Body: string(busJSON(t, slaEvents()[0])), EventSource: "aws:sqs"}}})
+	if _, err := lambda.NewHandler(d).Invoke(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	if docs := lines(FnAlertDispatcher); len(docs) != 1 || docs[0].Values[MetricAlertsDelivered] != 1 {
+		t.Fatalf("alert-dispatcher: %+v", docs)
 	}
 }
