@@ -114,3 +114,40 @@ func TestOrchestratorJobSettings(t *testing.T) {
 		t.Errorf("an invalid entry: %v, want an error naming TRIGGER_ALLOW_ADDRESSES and the entry", err)
 	}
 }
+
+// TestDispatcherFromEnvRoutesByALERTSCONFIG builds the alert-dispatcher as
+// its main does with routes and no SLACK_CHANNEL_ID: the route's tokenEnv
+// is a secret SECRETS_FROM reads at start, and the alert goes to the
+// route's channel with it.
+func TestDispatcherFromEnvRoutesByALERTSCONFIG(t *testing.T) {
+	env := newDDBEnv(t, 0)
+	sm := awsfake.NewSecretsManager(t)
+	arn := sm.Put("prod/ops-slack", "xoxb-ops-token")
+	fake := slacktest.New(t, "xoxb-ops-token")
+	awsEnv(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": ddblocal.Endpoint(t), "AWS_ENDPOINT_URL_SECRETS_MANAGER": sm.URL})
+	h, err := DispatcherFromEnv(context.Background(), EnvOf(map[string]string{
+		EnvControlTable: env.tables.Control, EnvJobLogTable: env.tables.JobLog, EnvRerunTable: env.tables.Rerun, EnvEventsTable: env.tables.Events,
+		EnvAlertsConfig: "alerts:\n  - {type: slack, channel: C0OPS, tokenEnv: OPS_SLACK_TOKEN, match: {levels: [warning]}}\n",
+		EnvSecretsFrom:  "OPS_SLACK_TOKEN=" + arn, EnvSlackAPIURL: fake.APIURL(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-1", Body: string(busJSON(t, slaEvents()[0])), EventSource: "aws:sqs"}}}
+	payload, _ := json.Marshal(msg)
+	out, err := lambda.NewHandler(h).Invoke(context.Background(), payload)
+	if err != nil || string(out) != `{"batchItemFailures":[]}` {
+		t.Fatalf("answer %s, %v", out, err)
+	}
+	if p := fake.Posts(); len(p) != 1 || p[0].Channel != "C0OPS" || fake.Auths()[0] != "Bearer xoxb-ops-token" {
+		t.Fatalf("posts %+v, auths %q", p, fake.Auths())
+	}
+	// A bad config stops the start, naming the variable and the field.
+	_, err = DispatcherFromEnv(context.Background(), EnvOf(map[string]string{
+		EnvControlTable: env.tables.Control, EnvJobLogTable: env.tables.JobLog, EnvRerunTable: env.tables.Rerun, EnvEventsTable: env.tables.Events,
+		EnvAlertsConfig: "alerts:\n  - {type: slack, channel: C0OPS, tokenEnv: OPS_SLACK_TOKEN, match: {levels: [loud]}}\n",
+	}))
+	if err == nil || !strings.Contains(err.Error(), EnvAlertsConfig) || !strings.Contains(err.Error(), "levels") {
+		t.Fatalf("a bad level: %v", err)
+	}
+}
