@@ -99,13 +99,14 @@ func TestUpstreamOnAWS(t *testing.T) {
 // holds is alerted once (its end timer is a Scheduler schedule into the
 // sla-monitor), and a silence expired early ends at once; a maintenance
 // window (ALERTS_CONFIG's) likewise, its end timer armed at the
-// sla-monitor's cold start and re-armed by each end — the same
+// sla-monitor's cold start and re-armed by each end; a silence on the root
+// of a chain pages nothing, then the root's failure once — the same
 // events as locally, and the dispatcher's posts those of a local default
 // route (world.checkAlerts).
 func TestSilencesOnAWS(t *testing.T) {
 	sfnlocal.Driver(t)
 	t.Parallel()
-	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early", "silence-maintenance-window-dst"} {
+	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early", "silence-maintenance-window-dst", "silence-on-root-of-chain"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", name+".yaml"))

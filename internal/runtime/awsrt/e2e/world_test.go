@@ -951,10 +951,20 @@ func (w *world) checkAlerts() {
 			w.t.Fatal(err)
 		}
 	}
+	// Each post with the thread it is in (its first post's text) and
+	// whether it is broadcast: a blocked alert in its root period's thread.
 	texts := func(ps []slacktest.Post) []string {
+		byTS := map[string]string{}
+		for _, p := range ps {
+			byTS[p.TS] = p.Text
+		}
 		out := make([]string, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, p.Text+" | "+p.BlockText())
+			line := p.Text + " | " + p.BlockText()
+			if p.ThreadTS != "" {
+				line += fmt.Sprintf(" | in the thread of %q, broadcast %v", byTS[p.ThreadTS], p.ReplyBroadcast)
+			}
+			out = append(out, line)
 		}
 		sort.Strings(out)
 		return out
