@@ -106,7 +106,13 @@ func TestUpstreamOnAWS(t *testing.T) {
 func TestSilencesOnAWS(t *testing.T) {
 	sfnlocal.Driver(t)
 	t.Parallel()
-	for _, name := range []string{"silence-sla-breach-alerted-at-end", "silence-expired-early", "silence-maintenance-window-dst", "silence-on-root-of-chain"} {
+	names := []string{"silence-sla-breach-alerted-at-end", "silence-expired-early", "silence-maintenance-window-end-alerts-once", "silence-on-root-of-chain"}
+	if os.Getenv(EnvScenarios) == "all" {
+		// A day and a half across a time change: the window's next end
+		// re-armed by the first (about 100 s here).
+		names = append(names, "silence-maintenance-window-dst")
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			agreeOnAWS(t, filepath.Join(sfnlocal.RepoRoot(t), "testdata", "scenarios", name+".yaml"))
