@@ -188,8 +188,8 @@ func TestClientFlagsThatCannotBeUsedAreUsageErrors(t *testing.T) {
 	}{
 		{[]string{"status", "--server", "127.0.0.1:7070"}, "want an http:// or https:// URL"},
 		{[]string{"status", "--server", "ftp://example.com"}, "want an http:// or https:// URL"},
-		// An AWS deployment is reached through its control plane's API.
-		{[]string{"pause", "p", "--server", "dynamodb://prod"}, "interlock serve --store dynamodb://prod"},
+		// An AWS deployment's tables, named by a store URL that must parse.
+		{[]string{"pause", "p", "--server", "dynamodb://bad prefix"}, "--server: dynamodb: store URL"},
 		{[]string{"serve", "--store", "dynamodb://bad prefix"}, "--store: dynamodb: store URL"},
 		{[]string{"explain", "p", "--config", filepath.Join(dir, "missing.yaml")}, "--config:"},
 		{[]string{"events", "--config", write(t, dir, "bad.yaml", "server: [\n")}, "bad.yaml"},

@@ -8,15 +8,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/runtime/local"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 // client talks to a running `interlock serve`.
@@ -47,7 +51,7 @@ func badFlag(format string, args ...any) error {
 func addClientFlags(fs *flag.FlagSet) clientFlags {
 	return clientFlags{
 		config: fs.String("config", "interlock.yaml", "project settings: the server address is read from server.addr"),
-		server: fs.String("server", "", "the API's URL (default: http://<server.addr of --config>, else http://127.0.0.1:7070); the token comes from $INTERLOCK_TOKEN"),
+		server: fs.String("server", "", "the API's URL (default: http://<server.addr of --config>, else http://127.0.0.1:7070); the token comes from $INTERLOCK_TOKEN; dynamodb://PREFIX[?region=R] acts on an AWS deployment's tables directly, with your AWS credentials"),
 		output: addOutputFlag(fs),
 		fs:     fs,
 	}
@@ -85,9 +89,20 @@ func (f clientFlags) client() (*client, error) {
 		base = "http://" + addr
 	}
 	if awsTarget(base) {
-		// One way to an AWS deployment for every API command: its
-		// control plane's API (docs/aws.md, "Control plane").
-		return nil, badFlag("--server %q: this command talks to an API; run `interlock serve --store %s` (the deployment's control plane) and pass its http:// address", base, base)
+		// An AWS deployment's tables, opened here with the caller's AWS
+		// credentials: the command's requests are served in-process by the
+		// handler a control plane serves (docs/aws.md, "Control plane").
+		if _, _, _, err := ddbstore.ParseURL(base); err != nil {
+			return nil, badFlag("--server: %v", err)
+		}
+		// A request that fails in-process says why on stderr (a serve
+		// would have logged it).
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		h, err := local.InProcessControlPlane(context.Background(), base, log)
+		if err != nil {
+			return nil, fmt.Errorf("--server %s: %w", base, err)
+		}
+		return &client{base: "http://control-plane", http: &http.Client{Timeout: 30 * time.Second, Transport: handlerTransport{h}}}, nil
 	}
 	u, err := url.Parse(base)
 	if err != nil {
@@ -188,4 +203,16 @@ func when(t *time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// handlerTransport serves a client's requests in-process with a handler
+// (an AWS deployment's control plane opened by the CLI itself).
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
 }

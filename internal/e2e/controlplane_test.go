@@ -347,6 +347,63 @@ func openStream(t *testing.T, base string) *tail {
 	return tl
 }
 
+// TestCLIOnAWSTables: every API command of the CLI works against an AWS
+// deployment with `--server dynamodb://…` and nothing else running: the
+// built binary opens the tables with the caller's AWS credentials and
+// serves the command in-process with the control plane's handler — status
+// lists the pipelines deploy-config loaded, pause --until and resume
+// commit the pause and the timer the deployment realises, a rerun stores
+// its run and step timer, a backfill shows in backfill status, silences
+// are added, listed and expired, and events reads it all from the tables.
+func TestCLIOnAWSTables(t *testing.T) {
+	ctx := t.Context()
+	st, deployment := awsDeployment(t)
+	dir := t.TempDir()
+	write := projectWriter(t, dir)
+	write("pipelines/gold.yaml", "pipeline: {id: gold, owner: analytics}\nschedule:\n  trigger: {key: upstream, check: exists}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n")
+	mustCLI(t, dir, 0, "deploy-config", "pipelines", "--server", deployment)
+	cmd := func(want int, args ...string) string {
+		t.Helper()
+		return mustCLI(t, dir, want, append(args, "--server", deployment)...)
+	}
+
+	list := decode[struct{ Pipelines []pipelineDoc }](t, "status --output json", cmd(0, "status", "--output", "json"))
+	if len(list.Pipelines) != 1 || list.Pipelines[0].ID != "gold" {
+		t.Fatalf("status --output json on the tables: %+v", list.Pipelines)
+	}
+	cmd(0, "pause", "gold", "--until", "2h")
+	row, err := st.PipelineGet(ctx, "gold")
+	if err != nil || !row.Paused {
+		t.Fatalf("gold after pause on the tables: paused %v (%v)", row.Paused, err)
+	}
+	if tm, err := st.TimerGet(ctx, "resume/gold"); err != nil || !tm.DueAt.Equal(row.PausedUntil) {
+		t.Fatalf("the pause's resume timer: %+v (%v)", tm, err)
+	}
+	if out := cmd(0, "resume", "gold"); strings.TrimSpace(out) != "gold resumed" {
+		t.Fatalf("resume gold printed %q", out)
+	}
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+	if out := cmd(0, "rerun", "gold", "--period", yesterday, "--reason", "reprocess"); !strings.Contains(out, "accepted") {
+		t.Fatalf("rerun gold printed %q", out)
+	}
+	stepTimerOf(t, st, "gold", yesterday)
+	day := func(n int) string { return time.Now().UTC().AddDate(0, 0, -n).Format("2006-01-02") }
+	cmd(0, "backfill", "gold", "--from", day(5), "--to", day(3), "--only", "all", "--max-active", "1", "--detach")
+	if out := cmd(0, "backfill", "status", "gold", "1"); !strings.Contains(out, "backfill 1 of gold") {
+		t.Fatalf("backfill status on the tables:\n%s", out)
+	}
+	cmd(0, "silence", "add", "--pipeline", "gold", "--duration", "1h", "--comment", "on call")
+	if out := cmd(0, "silence", "list"); !strings.Contains(out, "on call") {
+		t.Fatalf("silence list on the tables:\n%s", out)
+	}
+	if out := cmd(0, "events", "--pipeline", "gold"); !strings.Contains(out, "PIPELINE_PAUSED") || !strings.Contains(out, "PIPELINE_RESUMED") || !strings.Contains(out, "RERUN_ACCEPTED") {
+		t.Fatalf("events on the tables:\n%s", out)
+	}
+	// A deployment that cannot be reached is an error of the run, not of
+	// the flags.
+	mustCLI(t, dir, 3, "status", "--server", "dynamodb://nowhere?endpoint=http://127.0.0.1:1")
+}
+
 // awsDeployment creates an AWS deployment's tables on DynamoDB Local,
 // points the SDK's default configuration (the binary's too) at it, and
 // returns the store on them and their store URL.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/interlockhq/interlock/internal/app"
@@ -68,6 +69,32 @@ func ControlPlaneHandler(ctx context.Context, a *app.App, tokens []api.Token) (h
 		streams.Notify()
 	})
 	p, err := newHandler(ctx, a, handlerParts{tokens: tokens, metrics: metrics, streams: streams, noLiveTail: true,
+		health: &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}})
+	if err != nil {
+		return nil, err
+	}
+	return p.handler, nil
+}
+
+// InProcessControlPlane opens an AWS deployment's tables (storeURL,
+// dynamodb://PREFIX[?region=R][&endpoint=URL]) with the caller's AWS
+// credentials (the SDK's default chain) and returns the handler a control
+// plane serves (ControlPlaneHandler's, with no tokens), for one process's
+// own requests: the CLI's API commands given `--server dynamodb://…` run
+// against it in-process, as against `serve --store` — whoever may read and
+// write the tables may act, as with deploy-config. Nothing runs in the
+// background: the engine is passive and the requests are the caller's.
+// log receives what the handler logs (a request that failed says why there).
+func InProcessControlPlane(ctx context.Context, storeURL string, log *slog.Logger) (http.Handler, error) {
+	st, err := app.OpenDynamoDB(ctx, storeURL, 0)
+	if err != nil {
+		return nil, err
+	}
+	a, err := app.OpenControlPlane(ctx, st, storeURL, app.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	p, err := newHandler(ctx, a, handlerParts{metrics: api.NewMetrics(a.Engine), streams: api.NewEventStreams(), noLiveTail: true,
 		health: &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}})
 	if err != nil {
 		return nil, err
