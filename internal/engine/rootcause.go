@@ -194,7 +194,7 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		}
 		if run.ReleaseWaits(df) {
 			// Not had its chance yet: judged again after its grace.
-			if at := now.Add(max(c.Grace, run.DefaultReleaseGrace)); later.IsZero() || at.Before(later) {
+			if at := run.ReleaseAgainAt(c, now); later.IsZero() || at.Before(later) {
 				later = at
 			}
 			continue

@@ -222,6 +222,12 @@ func ReleaseWaits(f ConditionFacts) bool {
 	return f.Run != nil && !f.Run.State.Terminal() && !f.Paused
 }
 
+// ReleaseAgainAt is when a blocked condition whose release waits
+// (ReleaseWaits) is judged again: after its grace, at least the default.
+func ReleaseAgainAt(c BlockedCondition, now time.Time) time.Time {
+	return now.Add(max(c.Grace, DefaultReleaseGrace))
+}
+
 // BlockedMarkerKind is the marker kind, on the root's period, of the
 // condition t of downstream period down: one per condition, so a second
 // blocked event of the same condition replaces the first.

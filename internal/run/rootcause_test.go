@@ -317,4 +317,11 @@ func TestReleaseWaits(t *testing.T) {
 	if g := BlockedOf(noDuration, event.Event{Type: event.SLABreach, PipelineID: "d", Date: "2026-03-10"}).Grace; g != DefaultReleaseGrace {
 		t.Errorf("grace without expectedDuration: %s, want %s", g, DefaultReleaseGrace)
 	}
+	now := hm(12, 0)
+	if at := ReleaseAgainAt(BlockedCondition{Grace: time.Hour}, now); !at.Equal(now.Add(time.Hour)) {
+		t.Errorf("judged again at %s, want after its grace", at)
+	}
+	if at := ReleaseAgainAt(BlockedCondition{}, now); !at.Equal(now.Add(DefaultReleaseGrace)) {
+		t.Errorf("judged again at %s, want after the default grace", at)
+	}
 }

@@ -4,12 +4,8 @@ package local
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +14,7 @@ import (
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/command"
 )
@@ -65,7 +62,7 @@ job: {type: command, config: {command: [/bin/sh, -c, "echo $$ > ` + pidfile + `;
 	if _, err := eng.PutSensor(t.Context(), "long", "k", run.Detail("n", 1)); err != nil {
 		t.Fatal(err)
 	}
-	pids := waitPIDs(t, pidfile, 2)
+	pids := testproc.ReadPIDs(t, pidfile, 2, time.Minute)
 	shell, grandchild := pids[0], pids[1]
 	defer func() { _ = syscall.Kill(grandchild, syscall.SIGKILL); _ = syscall.Kill(shell, syscall.SIGKILL) }()
 
@@ -78,7 +75,7 @@ job: {type: command, config: {command: [/bin/sh, -c, "echo $$ > ` + pidfile + `;
 	// When the loop has returned, the stopped work has returned too: the
 	// group was killed and reaped by the runner.
 	for _, pid := range []int{shell, grandchild} {
-		if processAlive(pid) {
+		if testproc.Alive(pid) {
 			t.Errorf("process %d still runs after the shutdown", pid)
 		}
 	}
@@ -89,43 +86,4 @@ job: {type: command, config: {command: [/bin/sh, -c, "echo $$ > ` + pidfile + `;
 	if r.State != run.Triggering || !r.TriggerInFlight {
 		t.Errorf("the stopped job's run is %s (in flight %v), want its call left in flight for the next start", r.State, r.TriggerInFlight)
 	}
-}
-
-// waitPIDs reads n process ids, one a line, once the program wrote them.
-func waitPIDs(t *testing.T, file string, n int) []int {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		b, _ := os.ReadFile(file)
-		if f := strings.Fields(string(b)); len(f) >= n {
-			pids := make([]int, n)
-			for i := range pids {
-				pid, err := strconv.Atoi(f[i])
-				if err != nil {
-					t.Fatalf("%s: %q", file, b)
-				}
-				pids[i] = pid
-			}
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the job never wrote %d pids to %s", n, file)
-		}
-	}
-}
-
-// processAlive: the process exists and is neither a zombie nor dead (a
-// killed grandchild may wait, a zombie, for a parent that reaps it).
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
 }

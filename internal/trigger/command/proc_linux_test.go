@@ -4,6 +4,7 @@ package command
 
 import (
 	"context"
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,8 +42,8 @@ func TestCommandDiesWithServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	pid := readPIDs(t, pidfile, 1)[0]
-	if !alive(pid) {
+	pid := testproc.ReadPIDs(t, pidfile, 1, 10*time.Second)[0]
+	if !testproc.Alive(pid) {
 		t.Fatalf("the command %d is not running", pid)
 	}
 	if err := serve.Process.Kill(); err != nil { // SIGKILL, as kill -9

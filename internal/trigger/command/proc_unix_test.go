@@ -4,78 +4,27 @@ package command
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
-
-// alive reports whether pid is a process that has not ended: kill(pid, 0)
-// finds it, and it is not a zombie waiting to be reaped (an orphan's
-// reaper, the container's init, may take its time).
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !os.IsNotExist(err) || !dirExists("/proc/self")
-	}
-	// "pid (comm) S …": the state follows the last ')'.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
-}
-
-func dirExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
 
 // waitGone waits up to d for every pid to end.
 func waitGone(t *testing.T, d time.Duration, pids ...int) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for _, pid := range pids {
-		for alive(pid) {
+		for testproc.Alive(pid) {
 			if time.Now().After(deadline) {
 				_ = syscall.Kill(pid, syscall.SIGKILL) // leave nothing behind
 				t.Fatalf("process %d still runs", pid)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}
-}
-
-// readPIDs waits up to 10s for file to hold n pids, one a line.
-func readPIDs(t *testing.T, file string, n int) []int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(file)
-		if lines := strings.Fields(string(b)); len(lines) >= n {
-			pids := make([]int, n)
-			for i := range pids {
-				pid, err := strconv.Atoi(lines[i])
-				if err != nil {
-					t.Fatalf("%s: %q", file, b)
-				}
-				pids[i] = pid
-			}
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s holds %q, want %d pids", file, b, n)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -103,10 +52,10 @@ func TestCancelKillsWhatTheCommandStarted(t *testing.T) {
 				st, err := Runner{}.Start(ctx, request(t, config))
 				done <- answer{st, err}
 			}()
-			pids := readPIDs(t, pidfile, 2)
+			pids := testproc.ReadPIDs(t, pidfile, 2, 10*time.Second)
 			shell, grandchild := pids[0], pids[1]
-			if !alive(shell) || !alive(grandchild) {
-				t.Fatalf("shell %d alive %v, grandchild %d alive %v", shell, alive(shell), grandchild, alive(grandchild))
+			if !testproc.Alive(shell) || !testproc.Alive(grandchild) {
+				t.Fatalf("shell %d alive %v, grandchild %d alive %v", shell, testproc.Alive(shell), grandchild, testproc.Alive(grandchild))
 			}
 			if how == "cancel" {
 				cancel()
