@@ -200,7 +200,7 @@ func setup() {
 		return
 	}
 	for try := 1; ; try++ {
-		server, err = start(bin, cred)
+		server, err = start(bin, cred, false)
 		if err == nil {
 			base = server.url
 			return
@@ -272,18 +272,18 @@ func credential() (*syscall.Credential, error) {
 type process struct {
 	url  string
 	dir  string
+	bin  string
+	cred *syscall.Credential
+	port int
 	cmd  *exec.Cmd
 	out  *testproc.Output
 	done chan struct{} // closed when the postmaster exited
 }
 
 // start initialises a cluster in a new temporary directory and runs
-// postgres on a free port, waiting (bounded) until it accepts connections.
-// The postmaster is started from a goroutine locked to an OS thread that
-// never exits, so Pdeathsig (sent when the starting thread dies) kills it
-// exactly when the test process dies, even on a panic or a test timeout
-// that skips Main; its backends exit when they see it gone.
-func start(bin string, cred *syscall.Credential) (*process, error) {
+// postgres on a free port (run), waiting (bounded) until it accepts
+// connections.
+func start(bin string, cred *syscall.Credential, durable bool) (*process, error) {
 	dir, err := os.MkdirTemp("", "pglocal-")
 	if err != nil {
 		return nil, err
@@ -294,10 +294,9 @@ func start(bin string, cred *syscall.Credential) (*process, error) {
 			return nil, err
 		}
 	}
-	data := filepath.Join(dir, "data")
 	ictx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
-	initdb := exec.CommandContext(ictx, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+	initdb := exec.CommandContext(ictx, filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres", "-A", "trust",
 		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -309,13 +308,36 @@ func start(bin string, cred *syscall.Credential) (*process, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	p, err := run(bin, cred, dir, port, durable)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return p, nil
+}
+
+// run starts postgres on the cluster in dir/data and port, and waits
+// (bounded) until it accepts connections. The postmaster is started from
+// a goroutine locked to an OS thread that never exits, so Pdeathsig (sent
+// when the starting thread dies) kills it exactly when the test process
+// dies, even on a panic or a test timeout that skips Main; its backends
+// exit when they see it gone.
+//
+// fsync is off (the tests survive no power cut); so is synchronous_commit
+// unless durable: without it a commit acknowledged just before a crash of
+// PostgreSQL itself (Own.Crash) may be lost, as PostgreSQL documents.
+func run(bin string, cred *syscall.Credential, dir string, port int, durable bool) (*process, error) {
+	syncCommit := "off"
+	if durable {
+		syncCommit = "on"
+	}
 	p := &process{
 		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
-		dir: dir, out: &testproc.Output{}, done: make(chan struct{}),
+		dir: dir, bin: bin, cred: cred, port: port, out: &testproc.Output{}, done: make(chan struct{}),
 	}
-	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-c", "unix_socket_directories="+dir,
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "fsync=off", "-c", "synchronous_commit="+syncCommit, "-c", "full_page_writes=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
 	p.cmd.Stdout = p.out
 	p.cmd.Stderr = p.out
@@ -334,7 +356,6 @@ func start(bin string, cred *syscall.Credential) (*process, error) {
 		select {} // keep the thread
 	}()
 	if err := <-started; err != nil {
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start postgres: %v", err)
 	}
 	ctx, cancel2 := context.WithTimeout(context.Background(), startTimeout)
@@ -347,7 +368,7 @@ func start(bin string, cred *syscall.Credential) (*process, error) {
 		}
 	}()
 	if err := ready(ctx, p.url); err != nil {
-		p.stop()
+		p.kill()
 		return nil, fmt.Errorf("postgres on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.out.String())
 	}
 	return p, nil
@@ -380,10 +401,19 @@ func ready(ctx context.Context, u string) error {
 // lingers, and removes its directory.
 func (p *process) stop() {
 	defer os.RemoveAll(p.dir)
+	p.end(syscall.SIGINT)
+}
+
+// kill ends the postmaster at once and keeps its directory.
+func (p *process) kill() { p.end(syscall.SIGKILL) }
+
+// end sends sig to the postmaster and waits (bounded, then SIGKILL to its
+// process group) until it exited.
+func (p *process) end(sig syscall.Signal) {
 	if p.cmd.Process == nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 	case <-time.After(stopTimeout):

@@ -55,3 +55,48 @@ func TestWithSearchPath(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// TestOwnCrashAndStart: a test's own PostgreSQL refuses connections after
+// Crash, and after Start answers on the same URL with every commit
+// acknowledged before the crash.
+func TestOwnCrashAndStart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	own := pglocal.StartOwn(t)
+	c, err := pgx.Connect(ctx, own.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, `CREATE TABLE acked (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if _, err := c.Exec(ctx, `INSERT INTO acked VALUES ($1)`, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own.Crash(t)
+	if err := c.Ping(ctx); err == nil {
+		t.Fatal("a connection still answers after Crash")
+	}
+	c.Close(context.Background())
+	cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+	if c, err := pgx.Connect(cctx, own.URL()); err == nil {
+		c.Close(context.Background())
+		t.Fatal("a new connection succeeds after Crash")
+	}
+	ccancel()
+	own.Start(t)
+	c, err = pgx.Connect(ctx, own.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var n int
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM acked`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 100 {
+		t.Fatalf("%d of 100 acknowledged rows after the crash", n)
+	}
+}
