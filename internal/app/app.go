@@ -93,6 +93,9 @@ func Open(ctx context.Context, settingsFile string, opt Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckStore(settings); err != nil {
+		return nil, err
+	}
 	if opt.Store != nil {
 		settings.Store = *opt.Store
 	}

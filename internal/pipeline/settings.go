@@ -22,7 +22,11 @@ import (
 // Settings is interlock.yaml (product spec §6), validated, defaults
 // applied. Paths are as written; the app resolves relative ones.
 type Settings struct {
-	Store     Store
+	Store Store
+	// StoreLine is the line of the store: field in Source.File (0: not
+	// written), where the app reports what the driver finds wrong with it
+	// (the pure core checks only the URL's form; app.CheckStore).
+	StoreLine int
 	Pipelines string // directory or glob, default ./pipelines
 	Calendars string // directory, default ./calendars
 	Server    Server
@@ -155,6 +159,7 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 	s := DefaultSettings()
 	if raw.Store != nil {
 		s.Store = b.store(*raw.Store)
+		s.StoreLine = d.Line(b.at("store"))
 	}
 	if raw.Pipelines != nil {
 		s.Pipelines = b.dirOrGlob("pipelines", *raw.Pipelines)
@@ -306,7 +311,9 @@ func (b *builder) store(s string) Store {
 // --store take it: sqlite:PATH, a dynamodb:// URL (an AWS deployment's
 // tables, checked by the app that opens them), or a postgres://
 // (postgresql://) URL whose form is checked without connecting
-// (pgurl.Check: a host, a database, the parameters the driver knows). A password is refused: the text is in a
+// (pgurl.Check: a scheme, a host, a database; the parameters only the
+// driver knows are the app's to check, app.CheckStore, since the core
+// links no driver). A password is refused: the text is in a
 // file or on a command line others can read; the driver takes it from
 // PGPASSWORD or a .pgpass file instead. On error the Store names the
 // driver the text meant, if any.

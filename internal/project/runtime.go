@@ -15,9 +15,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/interlockhq/interlock/internal/alert/routing"
+	"github.com/interlockhq/interlock/internal/apitoken"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
@@ -111,7 +111,7 @@ func alertSecretErrors(file string, root *yaml.Node, s *pipeline.Settings, looku
 }
 
 // tokenErrors resolves every API token of settings as serve does at start
-// (api.ResolveTokens: the variable must be set and not empty, the file
+// (apitoken.ResolveTokens: the variable must be set and not empty, the file
 // readable and not empty, relative to interlock.yaml), one token at a
 // time so each problem points at its token's line.
 func tokenErrors(file string, root *yaml.Node, s *pipeline.Settings, lookupEnv func(string) (string, bool)) []confdec.Error {
@@ -119,7 +119,7 @@ func tokenErrors(file string, root *yaml.Node, s *pipeline.Settings, lookupEnv f
 	var out []confdec.Error
 	for i, t := range s.Server.Tokens {
 		one := &pipeline.Settings{Server: pipeline.Server{Tokens: []pipeline.Token{t}}}
-		if _, err := api.ResolveTokens(one, lookupEnv, readFile); err != nil {
+		if _, err := apitoken.ResolveTokens(one, lookupEnv, readFile); err != nil {
 			field := "tokenEnv"
 			if t.TokenEnv == "" {
 				field = "tokenFile"
@@ -134,7 +134,7 @@ func tokenErrors(file string, root *yaml.Node, s *pipeline.Settings, lookupEnv f
 	}
 	// Each token resolves; what is left is what only the whole set can
 	// show (two tokens with one value).
-	if _, err := api.ResolveTokens(s, lookupEnv, readFile); err != nil {
+	if _, err := apitoken.ResolveTokens(s, lookupEnv, readFile); err != nil {
 		for _, e := range unjoin(err) {
 			out = append(out, confdec.Error{File: file, Line: lineOf(root, "server", "tokens"), Path: "server.tokens", Msg: e.Error() + " (serve would not start)"})
 		}

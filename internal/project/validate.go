@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/scenario"
@@ -258,6 +259,9 @@ func Validate(paths []string, opt Options) (Report, error) {
 			if err != nil {
 				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
 				continue
+			}
+			if err := app.CheckStore(s); err != nil {
+				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
 			}
 			it.rep.Errors = append(it.rep.Errors, tokenErrors(it.file, it.doc, s, lookupEnv)...)
 			it.rep.Errors = append(it.rep.Errors, alertSecretErrors(it.file, it.doc, s, lookupEnv)...)

@@ -74,7 +74,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	if c.StoreURL == "" {
 		return c, fmt.Errorf("%s is not set (the postgres:// URL of the store)", EnvStoreURL)
 	}
-	if err := pgurl.Check(c.StoreURL); err != nil {
+	if err := app.CheckStoreURL(pipeline.Store{Driver: pipeline.StorePostgres, DSN: c.StoreURL}); err != nil {
 		return c, fmt.Errorf("%s: %w", EnvStoreURL, err)
 	}
 	return c, nil

@@ -40,7 +40,7 @@ type Store struct {
 // store. Tables live in the connection's current schema (the first of
 // search_path), so one database can hold several stores.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
-	if err := pgurl.Check(rawURL); err != nil {
+	if err := CheckURL(rawURL); err != nil {
 		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(rawURL)

@@ -1,9 +1,11 @@
-package pgurl
+package postgres
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/interlockhq/interlock/internal/store/pgurl"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -29,14 +31,14 @@ func TestCheckURL(t *testing.T) {
 		{"postgres://db/interlock?pool_max_conns=many", "pool_max_conns"},
 		{"postgres://us er:p%zz@db/interlock", "invalid userinfo"},
 	} {
-		err := Check(c.url)
+		err := CheckURL(c.url)
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("Check(%q) = %v, want ok", c.url, err)
+			t.Errorf("CheckURL(%q) = %v, want ok", c.url, err)
 		case c.want != "" && err == nil:
-			t.Errorf("Check(%q) accepted, want an error about %s", c.url, c.want)
-		case c.want != "" && (!errors.Is(err, ErrBad) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("Check(%q) = %v, want ErrBad about %s", c.url, err, c.want)
+			t.Errorf("CheckURL(%q) accepted, want an error about %s", c.url, c.want)
+		case c.want != "" && (!errors.Is(err, pgurl.ErrBad) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("CheckURL(%q) = %v, want ErrBad about %s", c.url, err, c.want)
 		}
 	}
 }
@@ -50,15 +52,15 @@ func TestCheckURLKeepsPasswordsOut(t *testing.T) {
 		"postgres://u:s3cretpw@db/x?sslmode=bogus",
 		"postgres://u@db/x?password=s3cretpw&sslmode=bogus",
 	} {
-		err := Check(u)
+		err := CheckURL(u)
 		if err == nil {
-			t.Fatalf("Check(%q) accepted", u)
+			t.Fatalf("CheckURL(%q) accepted", u)
 		}
 		if strings.Contains(err.Error(), "s3cretpw") {
-			t.Errorf("Check(%q) = %v: the password is in the message", u, err)
+			t.Errorf("CheckURL(%q) = %v: the password is in the message", u, err)
 		}
 	}
-	if r := Redact("postgres://u:s3cretpw@db/x?password=s3cretpw"); strings.Contains(r, "s3cretpw") {
+	if r := pgurl.Redact("postgres://u:s3cretpw@db/x?password=s3cretpw"); strings.Contains(r, "s3cretpw") {
 		t.Errorf("Redact = %s", r)
 	}
 }
@@ -72,17 +74,17 @@ func FuzzCheckURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		err := Check(raw)
-		_ = Redact(raw)
+		err := CheckURL(raw)
+		_ = pgurl.Redact(raw)
 		if err != nil {
-			if !errors.Is(err, ErrBad) {
-				t.Fatalf("Check(%q) = %v, not ErrBad", raw, err)
+			if !errors.Is(err, pgurl.ErrBad) {
+				t.Fatalf("CheckURL(%q) = %v, not ErrBad", raw, err)
 			}
 			if i := strings.Index(raw, "://"); i >= 0 {
 				rest := raw[i+3:]
 				if at := strings.LastIndex(rest, "@"); at >= 0 {
 					if _, pw, ok := strings.Cut(rest[:at], ":"); ok && len(pw) >= 6 && strings.Contains(err.Error(), pw) && !strings.Contains(strings.ReplaceAll(raw, pw, ""), pw) {
-						t.Fatalf("Check(%q) = %v: the password %q is in the message", raw, err, pw)
+						t.Fatalf("CheckURL(%q) = %v: the password %q is in the message", raw, err, pw)
 					}
 				}
 			}
