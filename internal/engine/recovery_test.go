@@ -22,7 +22,7 @@ import (
 // A job system that keeps one job per identity (the run id), as Airflow,
 // Databricks, Step Functions and EMR Serverless do, and can be asked by it
 // (trigger.Finder). The job types' own crash tests run against fakes of the
-// real APIs (triggertest.CrashAndRestart); these tests cover the engine's
+// real APIs (enginetest.CrashAndRestart); these tests cover the engine's
 // side: the decisions' sequencing, dedup across restarts, backoff, explain.
 type identityJobs struct {
 	mu        sync.Mutex

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/engine/enginetest"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/secret/secrettest"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/airflow"
 	"github.com/interlockhq/interlock/internal/trigger/httpx/httpxtest"
-	"github.com/interlockhq/interlock/internal/trigger/triggertest"
 )
 
 // TestFind: an interrupted call's DAG run is found by the dag_run_id
@@ -91,9 +91,9 @@ func TestFindErrors(t *testing.T) {
 }
 
 func TestCrashAndRestart(t *testing.T) {
-	triggertest.CrashAndRestart(t, func(t *testing.T) triggertest.Crash {
+	enginetest.CrashAndRestart(t, func(t *testing.T) enginetest.Crash {
 		f, srv := newFake(t)
-		return triggertest.Crash{
+		return enginetest.Crash{
 			Pipeline: "pipeline: {id: gold}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: airflow, pollInterval: 1m, config: " + config(srv, "") + "}\n",
 			NewRunner: func() trigger.Runner {
 				return airflow.Runner{Client: httpxtest.Client(t, srv), LookupEnv: env}

@@ -4,12 +4,12 @@ import (
 	nethttp "net/http"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/engine/enginetest"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/secret/secrettest"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/databricks"
 	"github.com/interlockhq/interlock/internal/trigger/httpx/httpxtest"
-	"github.com/interlockhq/interlock/internal/trigger/triggertest"
 )
 
 // TestFind: the lookup repeats run-now with the call's idempotency token.
@@ -91,9 +91,9 @@ func TestFindErrors(t *testing.T) {
 }
 
 func TestCrashAndRestart(t *testing.T) {
-	triggertest.CrashAndRestart(t, func(t *testing.T) triggertest.Crash {
+	enginetest.CrashAndRestart(t, func(t *testing.T) enginetest.Crash {
 		f, srv := newFake(t)
-		return triggertest.Crash{
+		return enginetest.Crash{
 			Pipeline: "pipeline: {id: gold}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: databricks, pollInterval: 1m, config: " + config(srv, "") + "}\n",
 			NewRunner: func() trigger.Runner {
 				return databricks.Runner{Client: httpxtest.Client(t, srv), LookupEnv: env}

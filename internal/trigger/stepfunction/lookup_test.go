@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/engine/enginetest"
 	"github.com/interlockhq/interlock/internal/secret/secrettest"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/awsjob/awstest"
@@ -79,9 +80,9 @@ func TestFindErrors(t *testing.T) {
 }
 
 func TestCrashAndRestart(t *testing.T) {
-	triggertest.CrashAndRestart(t, func(t *testing.T) triggertest.Crash {
+	enginetest.CrashAndRestart(t, func(t *testing.T) enginetest.Crash {
 		f := newFake(t)
-		return triggertest.Crash{
+		return enginetest.Crash{
 			Pipeline:  "pipeline: {id: gold}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: step-function, pollInterval: 1m, config: " + config(f) + "}\n",
 			NewRunner: func() trigger.Runner { return Runner{AWS: awstest.Session(awstest.Env())} },
 			Jobs:      f.count,

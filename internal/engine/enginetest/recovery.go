@@ -1,4 +1,10 @@
-package triggertest
+// Package enginetest is the crash-and-restart kit: a job type whose runner
+// can look up its jobs (trigger.Finder) shows, with its real runner against
+// a fake of its job system, that a real engine on a SQLite store recovers a
+// run interrupted during its trigger call. It sits beside the engine (it
+// drives one) so that the job types' contract kit, triggertest, stays below
+// the engine.
+package enginetest
 
 import (
 	"context"
