@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
-	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 // client talks to a running `interlock serve`.
@@ -92,7 +92,7 @@ func (f clientFlags) client() (*client, error) {
 		// An AWS deployment's tables, opened here with the caller's AWS
 		// credentials: the command's requests are served in-process by the
 		// handler a control plane serves (docs/aws.md, "Control plane").
-		if _, _, _, err := ddbstore.ParseURL(base); err != nil {
+		if err := app.CheckDynamoDBURL(base); err != nil {
 			return nil, badFlag("--server: %v", err)
 		}
 		// A request that fails in-process says why on stderr (a serve

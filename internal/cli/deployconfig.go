@@ -18,7 +18,6 @@ import (
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
-	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 func init() {
@@ -59,7 +58,7 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 	if *orchestratorTimeout <= awsrt.RecordMargin || *orchestratorTimeout > 15*time.Minute {
 		return fail(env, name, badFlag("--orchestrator-timeout %s: the orchestrator Lambda's timeout, more than %s and at most 15m", *orchestratorTimeout, awsrt.RecordMargin))
 	}
-	if _, _, _, err := ddbstore.ParseURL(*server); err != nil {
+	if err := app.CheckDynamoDBURL(*server); err != nil {
 		return fail(env, name, badFlag("--server %q: %v", *server, err))
 	}
 	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config, Invocation: *orchestratorTimeout, InvocationMargin: awsrt.RecordMargin})

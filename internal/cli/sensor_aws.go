@@ -9,7 +9,6 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/sensor"
-	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 // awsTarget reports whether --server names an AWS deployment
@@ -30,24 +29,18 @@ func sensorPutAWS(ctx context.Context, env Env, server, output, pipelineID, key 
 	if err := engine.CheckSensorKey(key); err != nil {
 		return fail(env, "sensor", badFlag("%v", err))
 	}
-	if _, _, _, err := ddbstore.ParseURL(server); err != nil {
+	if err := app.CheckDynamoDBURL(server); err != nil {
 		return fail(env, "sensor", badFlag("--server %q: %v", server, err))
 	}
-	st, err := app.OpenDynamoDB(ctx, server, 0)
+	table, item, err := app.PutSensorItem(ctx, server, pipelineID, key, data)
 	if err != nil {
 		return fail(env, "sensor", err)
 	}
-	tables := st.Tables()
-	defer st.Close()
-	if err := st.PutSensorItem(ctx, pipelineID, key, data); err != nil {
-		return fail(env, "sensor", err)
-	}
-	item := ddbstore.ItemName(ddbstore.SensorItem{PipelineID: pipelineID, Key: key})
 	if output == "json" {
-		b, _ := json.Marshal(map[string]any{"pipelineId": pipelineID, "key": key, "table": tables.Control, "item": item, "written": true})
+		b, _ := json.Marshal(map[string]any{"pipelineId": pipelineID, "key": key, "table": table, "item": item, "written": true})
 		printJSON(env.Stdout, b)
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s to table %s; the stream-router decides what it means (SENSOR_REJECTED in the event log if it cannot be a sensor)\n", item, tables.Control)
+	fmt.Fprintf(env.Stdout, "wrote %s to table %s; the stream-router decides what it means (SENSOR_REJECTED in the event log if it cannot be a sensor)\n", item, table)
 	return ExitOK
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/runtime/local"
-	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 )
 
 func init() {
@@ -69,7 +68,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 			return ExitUsage
 		}
 		if st.Driver == pipeline.StoreDynamoDB {
-			if _, _, _, err := ddbstore.ParseURL(st.DSN); err != nil {
+			if err := app.CheckDynamoDBURL(st.DSN); err != nil {
 				fmt.Fprintf(env.Stderr, "interlock serve: --store: %v\n", err)
 				return ExitUsage
 			}

@@ -9,13 +9,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/project"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/simulate"
 	"github.com/interlockhq/interlock/internal/store"
-	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func init() {
 
 // openSQLite opens the simulator's temporary store.
 func openSQLite(ctx context.Context, path string) (store.Store, error) {
-	return sqlite.OpenScratch(ctx, path)
+	return app.OpenScratch(ctx, path)
 }
 
 func runSimulate(ctx context.Context, env Env, args []string) int {

@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/interlockhq/interlock/internal/alert/routing"
 	"github.com/interlockhq/interlock/internal/apitoken"
+	"github.com/interlockhq/interlock/internal/app/routing"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/trigger/httpx"

@@ -13,8 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/interlockhq/interlock/internal/alert"
-	"github.com/interlockhq/interlock/internal/alert/routing"
-	"github.com/interlockhq/interlock/internal/alert/slack"
+	"github.com/interlockhq/interlock/internal/app/routing"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
@@ -30,7 +29,7 @@ type DispatcherConfig struct {
 	// table), and the silences the dispatcher consults.
 	Store store.Store
 	// Alerts are the project's alert routes (interlock.yaml's alerts:,
-	// from ALERTS_CONFIG), each built by internal/alert/routing as serve
+	// from ALERTS_CONFIG), each built by internal/app/routing as serve
 	// builds them, their secrets read through LookupEnv. Empty: the one
 	// route of Channel with Token.
 	Alerts []pipeline.Alert
@@ -226,14 +225,13 @@ func (d *Dispatcher) routeList(ctx context.Context) ([]alert.Route, error) {
 		if err != nil {
 			return nil, err
 		}
-		sink, err := slack.New(slack.Config{
-			Channel: d.c.Channel, Token: alert.StaticSecret(token), APIURL: d.c.APIURL, Client: d.c.HTTPClient,
-			Threads: threads, Logger: d.c.Logger,
+		routes, err := routing.SlackOnly(d.c.Channel, token, routing.Options{
+			SlackAPIURL: d.c.APIURL, Client: d.c.HTTPClient, Threads: threads, Logger: d.c.Logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("alert-dispatcher: %w", err)
 		}
-		d.routes = []alert.Route{{Sink: sink}}
+		d.routes = routes
 		return d.routes, nil
 	}
 	routes, err := routing.Build(d.c.Alerts, routing.Options{

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -49,7 +50,7 @@ func OpenStore(ctx context.Context, cfg aws.Config, env Env, function string) (*
 	if err != nil {
 		return nil, err
 	}
-	st, err := ddbstore.Open(ctx, ddbstore.Config{Client: dynamodb.NewFromConfig(cfg), Tables: env.Tables(), Retention: retention})
+	st, err := app.OpenDynamoDBTables(ctx, dynamodb.NewFromConfig(cfg), env.Tables(), retention)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", function, err)
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
-	"github.com/interlockhq/interlock/internal/alert/routing"
 	"github.com/interlockhq/interlock/internal/app"
+	"github.com/interlockhq/interlock/internal/app/routing"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/alert"
-	"github.com/interlockhq/interlock/internal/alert/routing"
+	"github.com/interlockhq/interlock/internal/app/routing"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 )

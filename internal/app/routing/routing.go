@@ -1,7 +1,8 @@
 // Package routing turns the alerts section of interlock.yaml into routes:
 // one sink per entry, built by the sink's package, with the entry's match.
-// It is the one place that knows every sink type; the app calls Build and
-// hands the routes to an alert.Deliverer.
+// It is the one place that knows every sink type, and belongs to the app
+// (which alone builds adapters): serve, the AWS alert dispatcher and
+// validate call it and hand the routes to an alert.Deliverer.
 //
 // Sink names are derived from the destination, not the entry's position,
 // so reordering the config keeps every sink's cursor: "console",
@@ -118,6 +119,20 @@ func SecretErrors(entries []pipeline.Alert, o Options) map[int]error {
 		_ = Routes{{Sink: s}}.Close()
 	}
 	return out
+}
+
+// SlackOnly is the one route of a deployment without an alerts section
+// (the AWS alert dispatcher's): every alert to one Slack channel, with a
+// token already read (from a secret). The sink keeps Slack's default name.
+func SlackOnly(channel, token string, o Options) (Routes, error) {
+	sink, err := slack.New(slack.Config{
+		Channel: channel, Token: alert.StaticSecret(token), APIURL: o.SlackAPIURL, Client: o.Client,
+		Threads: o.Threads, Logger: o.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Routes{{Sink: sink}}, nil
 }
 
 func baseName(a pipeline.Alert, o Options) string {
