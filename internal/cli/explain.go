@@ -67,6 +67,9 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	}
 	if x.Trigger != nil {
 		fmt.Fprintf(w, "trigger    %s %s: %s\n", x.Trigger.Key, verdict(x.Trigger.Passed), x.Trigger.Reason)
+		if l := x.Trigger.Lineage; l != nil {
+			fmt.Fprintf(w, "           %s: from OpenLineage %s of %s, run %s, at %s by %s\n", x.Trigger.SensorKey, l.EventType, l.Job, l.RunID, l.EventTime, l.Producer)
+		}
 	}
 	fmt.Fprintf(w, "\nvalidation %s — %s\n", verdict(x.Validation.Passed), x.Validation.Summary)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -83,6 +86,11 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(tw, "  %s %s %s\t%s\t%s\t%s\t%s\n", r.Key, r.Check, r.Field, verdict(r.Passed), seen, age, r.Reason)
 	}
 	tw.Flush()
+	for _, r := range x.Validation.Rules {
+		if l := r.Lineage; l != nil {
+			fmt.Fprintf(w, "  %s: from OpenLineage %s of %s, run %s, at %s by %s\n", r.SensorKey, l.EventType, l.Job, l.RunID, l.EventTime, l.Producer)
+		}
+	}
 	fmt.Fprintln(w)
 	if x.Run == nil {
 		fmt.Fprintln(w, "lock       free: the period has no run")

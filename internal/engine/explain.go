@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/lineage"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -59,6 +60,9 @@ type RuleCheck struct {
 	SensorAge    string        `json:"sensorAge,omitempty"`
 	Reason       string        `json:"reason"`
 	FieldPresent bool          `json:"fieldPresent"`
+	// Lineage is the OpenLineage run event the sensor holds, when one
+	// of the pipeline's lineage sources wrote it (lineage.EventOf).
+	Lineage *lineage.EventRef `json:"lineage,omitempty"`
 }
 
 // RunSummary is the stored run of the period.
@@ -141,7 +145,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	}
 	x.Validation = RuleSet{Mode: string(out.Mode), Passed: out.Passed, Summary: out.Summary()}
 	for _, r := range out.Results {
-		x.Validation.Rules = append(x.Validation.Rules, ruleCheck(r, sensors, now))
+		x.Validation.Rules = append(x.Validation.Rules, ruleCheck(p, r, sensors, now))
 	}
 	if t := p.Schedule.Trigger; t != nil {
 		if rc, ok := e.explainTrigger(ctx, p, per, now); ok {
@@ -173,7 +177,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	return x, nil
 }
 
-func ruleCheck(r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
+func ruleCheck(p *pipeline.Pipeline, r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
 	rc := RuleCheck{Key: r.Rule.Key, Check: string(r.Rule.Op), Field: r.Rule.Field, Passed: r.Passed, Reason: r.Reason, FieldPresent: r.FieldPresent}
 	if !r.Rule.Value.IsNull() {
 		v := r.Rule.Value
@@ -193,6 +197,9 @@ func ruleCheck(r rule.Result, sensors rule.SensorMap, now time.Time) RuleCheck {
 			at := rec.ReceivedAt
 			rc.ReceivedAt = &at
 			rc.SensorAge = now.Sub(at).Round(time.Second).String()
+			if ref, ok := lineage.EventOf(p, rec.Key, rec.Data); ok {
+				rc.Lineage = &ref
+			}
 		}
 	}
 	return rc
@@ -215,7 +222,7 @@ func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per s
 		return RuleCheck{Key: cond.Key, Check: string(cond.Op), Field: cond.Field, Reason: "no trigger sensor for this period"}, true
 	}
 	m := rule.SensorMap{recs[i].Key: recs[i]}
-	return ruleCheck(run.TriggerCheck(p, recs[i], now, e.rules), m, now), true
+	return ruleCheck(p, run.TriggerCheck(p, recs[i], now, e.rules), m, now), true
 }
 
 func summarize(r run.Run) *RunSummary {

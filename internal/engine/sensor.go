@@ -26,6 +26,9 @@ type PutResult struct {
 	Sensor  store.Sensor
 	Changed bool   // the content differs from what was stored (new data)
 	Period  string // the period the write belongs to
+	// Skipped: the write was stale against the stored content and
+	// nothing was written (a replayed lineage event; PutLineage).
+	Skipped bool
 }
 
 // CheckSensorKey reports why key cannot be a sensor key.
@@ -52,7 +55,7 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 	if err := CheckSensorKey(key); err != nil {
 		return PutResult{}, err
 	}
-	_, res, err := e.putSensor(ctx, pipelineID, key, &data)
+	_, res, err := e.putSensor(ctx, pipelineID, key, &data, nil)
 	return res, err
 }
 
@@ -64,12 +67,14 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 // (and store.ErrNotFound), an item of a bad shape the store's error, before anything is
 // decided; a store without SensorFactsReader is an error.
 func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (sensor.Object, PutResult, error) {
-	return e.putSensor(ctx, pipelineID, key, nil)
+	return e.putSensor(ctx, pipelineID, key, nil, nil)
 }
 
 // putSensor decides a sensor write of data, or of the inbox item's
-// content when data is nil.
-func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object) (sensor.Object, PutResult, error) {
+// content when data is nil. stale, when not nil, is asked of the stored
+// content (nil: none stored) in the same attempt as the decision: when it
+// answers true nothing is written and the result is Skipped.
+func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object, stale func(stored *sensor.Object) bool) (sensor.Object, PutResult, error) {
 	var res PutResult
 	var got sensor.Object
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func() error {
@@ -112,6 +117,10 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		if f.SensorFound {
 			rec := old.Record()
 			stored = &rec
+		}
+		if stale != nil && stale(storedData(stored)) {
+			res = PutResult{Sensor: old, Period: per.String(), Skipped: true}
+			return nil
 		}
 		changed := run.NewData(p, key, stored, got, per)
 		s.ChangedAt = run.SensorChangedAt(changed, old.ChangedAt, now)

@@ -142,6 +142,7 @@ func (b *builder) pipeline(raw *rawDoc) *Pipeline {
 	if raw.DryRun && (raw.Schedule == nil || raw.Schedule.Trigger == nil) && !b.failed("schedule.trigger") {
 		b.errorf("dryRun", "needs schedule.trigger: a dry run observes the trigger sensor")
 	}
+	p.Lineage = b.lineage(raw.Lineage)
 	b.withinRetention(p)
 	return p
 }

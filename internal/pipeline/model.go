@@ -25,7 +25,10 @@ type Pipeline struct {
 	// DryRun: observe and project, never trigger (enforced at the
 	// actuator and notifier boundary, product spec §3 item 10).
 	DryRun bool
-	Source Source
+	// Lineage are the OpenLineage events the pipeline listens to
+	// (lineage.go); nil: none.
+	Lineage []LineageSource
+	Source  Source
 }
 
 // Source says where a configuration came from, so a stored config

@@ -21,6 +21,7 @@ type rawDoc struct {
 	PostRun    *rawPostRun    `yaml:"postRun"`
 	Job        *rawJob        `yaml:"job,required"`
 	DryRun     bool           `yaml:"dryRun"`
+	Lineage    []rawLineage   `yaml:"lineage"`
 }
 
 type rawMeta struct {

@@ -141,6 +141,7 @@ func (s *server) routes() *http.ServeMux {
 		s.metrics.knowRoute(pattern)
 	}
 	handle("PUT /v1/pipelines/{id}/sensors/{key}", pipeline.RoleWriter, s.putSensor)
+	handle("POST "+LineagePath, pipeline.RoleWriter, s.postLineage)
 	handle("GET /v1/pipelines/{id}/sensors", pipeline.RoleReader, s.listSensors)
 	handle("GET /v1/pipelines", pipeline.RoleReader, s.listPipelines)
 	handle("GET /v1/pipelines/{id}", pipeline.RoleReader, s.getPipeline)

@@ -49,6 +49,12 @@ import (
 //   - interlock_retention_deleted_total{kind}: counter of records the
 //     retention sweep deleted (CountExpired), every kind at zero from the
 //     start.
+//   - interlock_lineage_events_total{outcome}: counter of OpenLineage run
+//     events received at POST /api/v1/lineage (CountLineage): "written"
+//     (new data for at least one pipeline), "unchanged" (matched, but
+//     stale or identical everywhere: a replay), "unmatched" (no pipeline
+//     listens: acknowledged, not stored) and "invalid" (refused with a
+//     400); every outcome at zero from the start.
 //
 // The registry also holds the standard Go runtime and process collectors.
 type Metrics struct {
@@ -63,6 +69,7 @@ type Metrics struct {
 	watchdogLastPass   prometheus.Gauge
 	alertFailures      *prometheus.CounterVec
 	expired            *prometheus.CounterVec
+	lineageEvents      *prometheus.CounterVec
 }
 
 // NewMetrics returns the metrics in a fresh registry. clk dates the
@@ -105,8 +112,12 @@ func NewMetrics(clk clock.Clock) *Metrics {
 			Name: "interlock_retention_deleted_total",
 			Help: "Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events, alert_threads, alerts_sent, alerts_alerted, dead_letters).",
 		}, []string{"kind"}),
+		lineageEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlock_lineage_events_total",
+			Help: "OpenLineage run events received, by outcome (written, unchanged, unmatched, invalid).",
+		}, []string{"outcome"}),
 	}
-	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures, m.expired,
+	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures, m.expired, m.lineageEvents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every state and event type exists from the start, at zero, so a
 	// rate() or an absent() alert works before the first occurrence.
@@ -118,6 +129,9 @@ func NewMetrics(clk clock.Clock) *Metrics {
 	}
 	for _, k := range expiredKinds {
 		m.expired.WithLabelValues(k)
+	}
+	for _, o := range lineageOutcomes {
+		m.lineageEvents.WithLabelValues(o)
 	}
 	return m
 }
@@ -133,6 +147,24 @@ func (m *Metrics) CountExpired(res store.ExpireResult) {
 	for k, n := range res.Deleted {
 		m.expired.WithLabelValues(k).Add(float64(n))
 	}
+}
+
+// The outcomes of interlock_lineage_events_total.
+const (
+	LineageWritten   = "written"
+	LineageUnchanged = "unchanged"
+	LineageUnmatched = "unmatched"
+	LineageInvalid   = "invalid"
+)
+
+var lineageOutcomes = []string{LineageWritten, LineageUnchanged, LineageUnmatched, LineageInvalid}
+
+// CountLineage counts one OpenLineage event by outcome.
+func (m *Metrics) CountLineage(outcome string) {
+	if m == nil {
+		return
+	}
+	m.lineageEvents.WithLabelValues(outcome).Inc()
 }
 
 // Registry is the registry the metrics live in, for a caller that adds
