@@ -28,7 +28,7 @@ var layers = []layer{
 	{"base", []string{"internal/sensor", "internal/duration", "internal/textsafe", "internal/clock", "internal/confdec",
 		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest"}, nil},
 	{"core", []string{"internal/event", "internal/rule", "internal/schedule", "internal/silence", "internal/pipeline",
-		"internal/run", "internal/secret", "internal/apitoken", "internal/scenario"}, []string{"base"}},
+		"internal/run", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage"}, []string{"base"}},
 	// The ports (store, trigger, alert delivery, leases) and the decisions
 	// still written over the store's records (watchdog reads store.Marker,
 	// store.Pipeline and store.Sensor).
