@@ -18,8 +18,10 @@ import (
 )
 
 // Commit applies c atomically: one READ COMMITTED transaction whose
-// statements go to the server in one batch, each carrying its record's
-// condition, so nothing can change between a check and its write:
+// statements go to the server in one batch — one round trip, the server
+// committing as the batch ends (apply) — each carrying its record's
+// condition, checked by the server, so nothing can change between a check
+// and its write:
 //
 //   - a versioned write (pipeline, calendar, sensor, run) at version n is
 //     an UPDATE … WHERE version = n: a concurrent writer of the row makes
@@ -37,11 +39,11 @@ import (
 //   - a timer claimed or moved at a due time is a DELETE or UPDATE … WHERE
 //     due_at = t.
 //
-// A statement that touches no row where one was required fails the
-// commit: it is rolled back and Commit returns store.ErrConflict naming
-// the record. The event shard counters are incremented last, shard by
-// shard in order, so their row locks are held for the least time and
-// always taken in one order. A deadlock or serialization failure rolls the
+// A statement that touches no row where one was required fails (op.sql)
+// and so does the commit: it is rolled back and Commit returns
+// store.ErrConflict naming the record. The event shard counters are
+// incremented last, shard by shard in order, so their row locks are held
+// for the least time and always taken in one order. A deadlock or serialization failure rolls the
 // transaction back, and Commit runs it again (the conditions are checked
 // anew each time) a bounded number of times.
 func (s *Store) Commit(ctx context.Context, c store.Change) error {
@@ -82,38 +84,40 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// apply runs ops in one transaction.
+// apply runs ops in one transaction and one round trip: a pgx batch is
+// sent with a single Sync, so its statements run as one implicit
+// transaction that the server commits when the last one succeeds and rolls
+// back at the first that fails. Conditions are the server's to check
+// (op.sql): a condition that does not hold fails its statement with
+// sqlstateConflict. Nothing is left for the client to decide between the
+// statements and the commit, so no lock the statements take — the event
+// shard's counter row above all — is held while the client reads results.
 func (s *Store) apply(ctx context.Context, ops []op) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("postgres: begin: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
 	var b pgx.Batch
 	for _, o := range ops {
-		b.Queue(o.query, o.args...)
+		q, args := o.sql()
+		b.Queue(q, args...)
 	}
-	br := tx.SendBatch(ctx, &b)
+	br := s.pool.SendBatch(ctx, &b)
 	for _, o := range ops {
-		tag, err := br.Exec()
-		if err == nil {
-			err = o.result(tag)
-		} else {
-			err = fmt.Errorf("postgres: write %s: %w", o.what, interpretError(err))
-		}
-		if err != nil {
+		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
-			return err
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == sqlstateConflict {
+				return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
+			}
+			return fmt.Errorf("postgres: write %s: %w", o.what, interpretError(err))
 		}
 	}
 	if err := br.Close(); err != nil {
 		return fmt.Errorf("postgres: commit: %w", interpretError(err))
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("postgres: commit: %w", interpretError(err))
-	}
 	return nil
 }
+
+// sqlstateConflict is the SQLSTATE interlock_expect (migration 0008)
+// raises when a commit's condition does not hold.
+const sqlstateConflict = "IL409"
 
 // interpretError maps PostgreSQL's errors onto the port's sentinels: a key
 // collision (23505; ON CONFLICT makes it rare) is a conflict. The driver's
@@ -136,11 +140,21 @@ type op struct {
 	affect int64
 }
 
-func (o op) result(tag pgconn.CommandTag) error {
-	if o.affect >= 0 && tag.RowsAffected() != o.affect {
-		return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
+// sql is the statement as sent: with a required count, the query wrapped
+// so the server counts the rows it touched (RETURNING) or selected and
+// fails the statement with sqlstateConflict when the count differs. query is a single INSERT, UPDATE or DELETE
+// without RETURNING, or a SELECT.
+func (o op) sql() (string, []any) {
+	if o.affect < 0 {
+		return o.query, o.args
 	}
-	return nil
+	n := len(o.args)
+	args := append(append([]any{}, o.args...), o.affect)
+	expect := "SELECT interlock_expect(count(*), $" + strconv.Itoa(n+1) + ")"
+	if strings.HasPrefix(o.query, "SELECT ") {
+		return expect + " FROM (" + o.query + ") r", args
+	}
+	return "WITH r AS (" + o.query + " RETURNING 1) " + expect + " FROM r", args
 }
 
 // versioned describes a table whose rows are written with the port's
@@ -362,12 +376,16 @@ func timerPut(e *encoder, w store.TimerWrite) (op, error) {
 
 // sqlEventAppend takes a shard's next n numbers — incrementing its counter,
 // whose row stays locked until the commit ends — and inserts the shard's
-// events at them, in the order given.
-const sqlEventAppend = `WITH c AS (UPDATE event_shards SET seq = seq + $2 WHERE shard = $1 RETURNING seq)
-INSERT INTO events (shard, seq, id, time, type, pipeline_id, schedule_id, date, message, detail)
+// events at them, in the order given; interlock_expect fails it unless
+// all n were inserted. (It checks itself: a statement with a WITH clause
+// of its own cannot be wrapped by op.sql.)
+const sqlEventAppend = `WITH c AS (UPDATE event_shards SET seq = seq + $2 WHERE shard = $1 RETURNING seq),
+r AS (INSERT INTO events (shard, seq, id, time, type, pipeline_id, schedule_id, date, message, detail)
 SELECT $1, c.seq - $2 + e.n, e.id, e.time, e.type, e.pipeline_id, e.schedule_id, e.date, e.message, e.detail
 FROM c, unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-	WITH ORDINALITY AS e(id, time, type, pipeline_id, schedule_id, date, message, detail, n)`
+	WITH ORDINALITY AS e(id, time, type, pipeline_id, schedule_id, date, message, detail, n)
+RETURNING 1)
+SELECT interlock_expect(count(*), $2) FROM r`
 
 // eventOps appends the events to their shards: one statement per shard,
 // the shards in ascending order (every commit locks counters in one
@@ -398,7 +416,7 @@ func eventOps(e *encoder, evs []event.Event) []op {
 				details[i] = &v
 			}
 		}
-		ops = append(ops, op{what: fmt.Sprintf("events of shard %d", sh), query: sqlEventAppend, affect: int64(n),
+		ops = append(ops, op{what: fmt.Sprintf("events of shard %d", sh), query: sqlEventAppend, affect: -1, // checked by the statement itself
 			args: []any{sh, int64(n), ids, times, types, pids, sids, dates, msgs, details}})
 	}
 	return ops

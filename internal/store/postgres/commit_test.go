@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
@@ -126,7 +127,8 @@ func TestAbsentCheckSeesConcurrentCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range create {
-		if _, err := tx.Exec(t.Context(), o.query, o.args...); err != nil {
+		q, args := o.sql()
+		if _, err := tx.Exec(t.Context(), q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,11 +156,8 @@ func TestCreateWaitsForAbsentCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range check {
-		tag, err := tx.Exec(t.Context(), o.query, o.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := o.result(tag); err != nil {
+		q, args := o.sql()
+		if _, err := tx.Exec(t.Context(), q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,7 +178,8 @@ func TestEventCounterHeldUntilCommit(t *testing.T) {
 	s := open(t, u)
 	tx := competitor(t, u)
 	first := eventOps(&encoder{}, []event.Event{{ID: "first", Type: event.JobTriggered, PipelineID: "orders", Time: t0}})
-	if _, err := tx.Exec(t.Context(), first[0].query, first[0].args...); err != nil {
+	q, args := first[0].sql()
+	if _, err := tx.Exec(t.Context(), q, args...); err != nil {
 		t.Fatal(err)
 	}
 	done := commitBehind(t, s, store.Change{Events: []event.Event{{ID: "second", Type: event.JobTriggered, PipelineID: "orders", Time: t0.Add(-time.Hour)}}})
@@ -260,5 +260,83 @@ func TestRetryable(t *testing.T) {
 	}
 	if retryable(errors.New("plain")) {
 		t.Error("a plain error is retryable")
+	}
+}
+
+// stallAfterResults is a pgx tracer that, on a batch whose results have
+// been read (TraceBatchEnd, what a slow or descheduled client does before
+// it sends anything else), says so and waits until released.
+type stallAfterResults struct {
+	stalled chan struct{}
+	release chan struct{}
+}
+
+func (s stallAfterResults) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (s stallAfterResults) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (s stallAfterResults) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (s stallAfterResults) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (s stallAfterResults) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {
+	s.stalled <- struct{}{}
+	<-s.release
+}
+
+// TestCommitHoldsNoLockWhileClientReads: a commit is over, locks released,
+// by the time its client has read the results. The event shard counters
+// are the rows every commit of a shard locks; when a commit kept them
+// locked across a round trip of its own (results read, then COMMIT sent)
+// a client slow to answer — descheduled on a loaded machine, one replica
+// of three on two cores — held every commit of the shard, in every
+// replica, behind it: the replica tail of issue 28. Here one store's client
+// stalls after reading its commit's results, and another store's commit
+// of an event on the same shard must not wait for it.
+func TestCommitHoldsNoLockWhileClientReads(t *testing.T) {
+	u := schemaURL(t)
+	cfg, err := pgxpool.ParseConfig(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stall := stallAfterResults{stalled: make(chan struct{}), release: make(chan struct{})}
+	cfg.ConnConfig.Tracer = stall
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &Store{pool: pool}
+	t.Cleanup(func() { slow.Close() })
+	fast := open(t, u) // migrates the schema
+	ev := func(id string) store.Change {
+		return store.Change{Events: []event.Event{{ID: id, Type: event.JobTriggered, PipelineID: "orders", Time: t0}}}
+	}
+	done := make(chan error, 1)
+	go func() { done <- slow.Commit(context.Background(), ev("slow")) }()
+	select {
+	case <-stall.stalled:
+	case err := <-done:
+		t.Fatalf("the slow commit ended (%v) without reading a batch's results", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the slow commit never read its results")
+	}
+	// The other commit is given ample time; a lock held by the stalled
+	// client would keep it waiting until released, far beyond this.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	err = fast.Commit(ctx, ev("fast"))
+	cancel()
+	close(stall.release)
+	if err != nil {
+		t.Fatalf("a commit on the same event shard waited for a client that had read its results: %v", err)
+	}
+	if err := result(t, done); err != nil {
+		t.Fatal(err)
+	}
+	page, err := fast.EventList(t.Context(), store.EventListParams{PipelineID: "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Events) != 2 || page.Events[0].ID != "slow" || page.Events[1].ID != "fast" {
+		t.Fatalf("events %+v, want slow then fast", page.Events)
 	}
 }

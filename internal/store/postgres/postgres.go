@@ -8,8 +8,10 @@
 // the transaction discipline: a Commit is one READ COMMITTED transaction
 // whose statements carry the port's conditions (a version in the WHERE
 // clause, INSERT … ON CONFLICT DO NOTHING for a record that must be
-// absent), sent in one round trip (a pgx batch) and retried whole on a
-// deadlock or serialization failure (commit.go). Reads are single
+// absent, the count of rows touched checked by the server), sent in one
+// round trip (a pgx batch, the server committing at its end: no lock is
+// held while the client reads results) and retried whole on a deadlock or
+// serialization failure (commit.go). Reads are single
 // statements on the pool, each seeing one committed state. Like every
 // store it never reads the clock and decides nothing.
 package postgres
