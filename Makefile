@@ -119,6 +119,8 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x ./internal/engine/
 	@echo "== the same on PostgreSQL (a throwaway server on this machine, fsync off), with one engine and with three sharing the database"
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
+	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1 min)"
+	GO=$(GO) scripts/bench-saturation.sh
 	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 60 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"

@@ -1,15 +1,14 @@
 package engine_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/engine/enginebench"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
@@ -48,62 +47,69 @@ func benchSensorWrites(b *testing.B, concurrent bool) {
 		if err := eng.Open(b.Context()); err != nil {
 			b.Fatal(err)
 		}
-		for i := 0; i < pipelines; i++ {
-			doc := fmt.Sprintf(`
-pipeline: {id: p%d}
-schedule:
-  trigger: {key: landed, check: gte, field: files, value: 1}
-validation:
-  rules:
-    - {key: landed, check: gte, field: files, value: 1}
-    - {key: rows, check: gte, field: count, value: 1000}
-job: {type: glue, config: {jobName: j%d}}
-`, i, i)
-			if _, err := eng.ApplyConfig(b.Context(), fmt.Sprintf("p%d.yaml", i), []byte(doc)); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := eng.PutSensor(b.Context(), fmt.Sprintf("p%d", i), "rows", obj("count", 5000)); err != nil {
-				b.Fatal(err)
-			}
+		enginebench.LoadSensorPipelines(b, eng, pipelines)
+		write := func(i int) error { return enginebench.WriteLanded(b, eng, pipelines, i) }
+		var s enginebench.Step
+		if concurrent {
+			next := 0
+			s = enginebench.RunLoad(rate, duration, &next, write)
+		} else {
+			s = serialLoad(rate, duration, write)
 		}
-		n := int(duration.Seconds() * rate)
-		lat := make([]time.Duration, n)
-		interval := time.Second / rate
-		var wg sync.WaitGroup
-		write := func(i int, due time.Time) {
-			// Each write is for a new period (its date field), so each is
-			// new data that starts a run.
-			day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/pipelines)
-			if _, err := eng.PutSensor(b.Context(), fmt.Sprintf("p%d", i%pipelines), "landed", obj("files", 3, "date", day.Format("2006-01-02"))); err != nil {
-				b.Error(err)
-			}
-			lat[i] = wall.Now().Sub(due)
-		}
-		start := wall.Now()
-		for i := 0; i < n; i++ {
-			due := start.Add(time.Duration(i) * interval)
-			if d := due.Sub(wall.Now()); d > 0 {
-				time.Sleep(d)
-			}
-			if !concurrent {
-				write(i, due)
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				write(i, due)
-			}()
-		}
-		wg.Wait()
-		elapsed := wall.Now().Sub(start)
-		slices.Sort(lat)
-		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-		b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
-		b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
-		b.ReportMetric(float64(n)/elapsed.Seconds(), "writes/s")
+		enginebench.Report(b, s)
 		_ = st.Close()
 	}
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// serialLoad is one client making the writes in turn, each at its due
+// time or as soon as the one before it ended.
+func serialLoad(rate float64, d time.Duration, write func(i int) error) enginebench.Step {
+	wall := clock.Real{}
+	n := int(rate * d.Seconds())
+	interval := time.Duration(float64(time.Second) / rate)
+	lat := make([]time.Duration, n)
+	s := enginebench.Step{Rate: rate, Writes: n}
+	start := wall.Now()
+	for i := range n {
+		due := start.Add(time.Duration(i) * interval)
+		if w := due.Sub(wall.Now()); w > 0 {
+			time.Sleep(w)
+		}
+		if err := write(i); err != nil {
+			s.Failed++
+		}
+		lat[i] = wall.Now().Sub(due)
+	}
+	s.Achieved = float64(n) / wall.Now().Sub(start).Seconds()
+	slices.Sort(lat)
+	s.P50, s.P99, s.Max = lat[n/2], lat[n*99/100], lat[n-1]
+	return s
+}
+
+// BenchmarkSaturation searches the highest sustained rate of sensor
+// writes — each a decision that starts a run, as in
+// BenchmarkSensorWriteToDecision — at which p99 stays under 50 ms, on
+// durable SQLite in one process (enginebench.Saturate: 2 s steps, the
+// rate doubled from 250/s while held, then bisected three times). Run it
+// with -benchtime 1x; `make bench` prints it beside BenchmarkCommit of
+// internal/store/sqlite, the store's own ceiling.
+func BenchmarkSaturation(b *testing.B) {
+	b.Run("store=sqlite", func(b *testing.B) {
+		for b.Loop() {
+			st, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: &countingJobs{}})
+			if err := eng.Open(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			enginebench.LoadSensorPipelines(b, eng, enginebench.SaturationPipelines)
+			best := enginebench.SaturateAndLog(b, func(i int) error {
+				return enginebench.WriteLanded(b, eng, enginebench.SaturationPipelines, i)
+			})
+			b.ReportMetric(best, "sustained-writes/s")
+			_ = st.Close()
+		}
+	})
+}

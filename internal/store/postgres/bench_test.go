@@ -3,14 +3,14 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/engine/enginebench"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -41,77 +41,94 @@ func (c *countingJobs) Poll(context.Context, trigger.Request) (trigger.Result, e
 	return trigger.Result{Status: trigger.StatusSucceeded}, nil
 }
 
+// replicaEngines opens replicas engines on one new schema, each on a store
+// of its own (a pool of its own, as a serve process has), with the load's
+// pipelines loaded through the first.
+func replicaEngines(b *testing.B, replicas, pipelines int) []*engine.Engine {
+	u := schemaURL(b)
+	jobs := &countingJobs{}
+	engines := make([]*engine.Engine, replicas)
+	for r := range engines {
+		engines[r] = engine.New(engine.Options{Store: open(b, u), Clock: clock.Real{}, Jobs: jobs})
+	}
+	enginebench.LoadSensorPipelines(b, engines[0], pipelines)
+	for _, e := range engines {
+		if err := e.Open(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return engines
+}
+
 func benchSensorWrites(b *testing.B, replicas int) {
 	const (
 		rate      = 500
 		duration  = 4 * time.Second
 		pipelines = 200
 	)
-	wall := clock.Real{}
 	for b.Loop() {
-		u := schemaURL(b)
-		jobs := &countingJobs{}
-		engines := make([]*engine.Engine, replicas)
-		for r := range engines {
-			engines[r] = engine.New(engine.Options{Store: open(b, u), Clock: wall, Jobs: jobs})
-		}
-		for i := range pipelines {
-			doc := fmt.Sprintf(`
-pipeline: {id: p%d}
-schedule:
-  trigger: {key: landed, check: gte, field: files, value: 1}
-validation:
-  rules:
-    - {key: landed, check: gte, field: files, value: 1}
-    - {key: rows, check: gte, field: count, value: 1000}
-job: {type: glue, config: {jobName: j%d}}
-`, i, i)
-			if _, err := engines[0].ApplyConfig(b.Context(), fmt.Sprintf("p%d.yaml", i), []byte(doc)); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := engines[0].PutSensor(b.Context(), fmt.Sprintf("p%d", i), "rows", run.Detail("count", 5000)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for _, e := range engines {
-			if err := e.Open(b.Context()); err != nil {
-				b.Fatal(err)
-			}
-		}
-		n := int(duration.Seconds() * rate)
-		lat := make([]time.Duration, n)
-		interval := time.Second / rate
-		var wg sync.WaitGroup
-		start := wall.Now()
-		for i := range n {
-			due := start.Add(time.Duration(i) * interval)
-			if d := due.Sub(wall.Now()); d > 0 {
-				time.Sleep(d)
-			}
-			wg.Go(func() {
-				day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/pipelines)
-				if _, err := engines[i%replicas].PutSensor(b.Context(), fmt.Sprintf("p%d", i%pipelines), "landed",
-					run.Detail("files", 3, "date", day.Format("2006-01-02"))); err != nil {
-					b.Error(err)
-				}
-				lat[i] = wall.Now().Sub(due)
-			})
-		}
-		wg.Wait()
-		elapsed := wall.Now().Sub(start)
-		slices.Sort(lat)
-		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-		b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
-		b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
-		b.ReportMetric(float64(n)/elapsed.Seconds(), "writes/s")
+		engines := replicaEngines(b, replicas, pipelines)
+		next := 0
+		s := enginebench.RunLoad(rate, duration, &next, func(i int) error {
+			return enginebench.WriteLanded(b, engines[i%replicas], pipelines, i)
+		})
+		enginebench.Report(b, s)
 		runs, err := engines[0].Store().RunList(b.Context(), store.RunListParams{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(runs) != n {
-			b.Fatalf("%d runs after %d writes each of a new period", len(runs), n)
+		if len(runs) != s.Writes {
+			b.Fatalf("%d runs after %d writes each of a new period", len(runs), s.Writes)
 		}
 	}
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// BenchmarkSaturation is internal/engine's search of the highest sustained
+// sensor-write rate with p99 under 50 ms, on PostgreSQL: one engine, and
+// three sharing the database (the writes taken in turn), as in
+// BenchmarkSensorWriteToDecision. `make bench` prints it beside
+// BenchmarkCommit, the server's commit ceiling.
+func BenchmarkSaturation(b *testing.B) {
+	for _, replicas := range []int{1, 3} {
+		b.Run(fmt.Sprintf("replicas=%d", replicas), func(b *testing.B) {
+			for b.Loop() {
+				engines := replicaEngines(b, replicas, enginebench.SaturationPipelines)
+				best := enginebench.SaturateAndLog(b, func(i int) error {
+					return enginebench.WriteLanded(b, engines[i%replicas], enginebench.SaturationPipelines, i)
+				})
+				b.ReportMetric(best, "sustained-writes/s")
+			}
+		})
+	}
+}
+
+// BenchmarkCommit measures the server's ceiling for the engine's typical
+// write (internal/store/sqlite's BenchmarkCommit: create a run, log its
+// event and set its timer, in one commit): committers in parallel, 8 per
+// CPU, through one store (its pool's connections, as one serve has), each
+// commit for a pipeline of its own so the event shards spread as a real
+// load's do.
+func BenchmarkCommit(b *testing.B) {
+	s := open(b, schemaURL(b))
+	base := time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC)
+	var seq atomic.Int64
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := seq.Add(1)
+			k := run.Key{PipelineID: fmt.Sprintf("p%d", i%1000), ScheduleID: "daily", Period: fmt.Sprintf("p%09d", i)}
+			at := base.Add(time.Duration(i) * time.Second)
+			err := s.Commit(b.Context(), store.Change{
+				Runs:   []store.RunWrite{{Run: run.Run{Key: k, State: run.Evaluating, Cause: run.CauseSensor, CreatedAt: at, UpdatedAt: at, StateSince: at}}},
+				Timers: []store.TimerWrite{{Timer: store.Timer{Key: "evaluate:" + k.PipelineID + ":" + k.Period, Kind: "evaluate", Run: k, DueAt: at.Add(time.Minute)}}},
+				Events: []event.Event{{ID: fmt.Sprint("ev", i), Time: at, Type: event.ValidationPassed, PipelineID: k.PipelineID, ScheduleID: k.ScheduleID, Date: k.Period}},
+			})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+}
