@@ -6,17 +6,18 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Alert delivery bookkeeping (store/alerts.go): one table
 // per record, read by primary key within a sink.
 
 const (
-	cursorCols     = `sink, cursor, at, delivered_at, failing_since, failing_attempts, failing_error`
-	deadLetterCols = `sink, event_id, type, pipeline_id, schedule_id, period, event_time, attempts, error, at`
-	threadCols     = `sink, pipeline_id, schedule_id, period, ts, channel, at`
-	sentCols       = `sink, pipeline_id, schedule_id, period, type, hash, event_id, at`
-	alertedCols    = `sink, pipeline_id, schedule_id, period, event_id, type, at`
+	cursorCols     = sqlstore.CursorCols
+	deadLetterCols = sqlstore.DeadLetterCols
+	threadCols     = sqlstore.ThreadCols
+	sentCols       = sqlstore.SentCols
+	alertedCols    = sqlstore.AlertedCols
 
 	sqlCursorInsert = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`
 	sqlCursorPut    = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sink) DO UPDATE SET cursor = excluded.cursor, at = excluded.at,
@@ -31,77 +32,41 @@ const (
 		ON CONFLICT (sink, pipeline_id, schedule_id, period) DO UPDATE SET event_id = excluded.event_id, type = excluded.type, at = excluded.at`
 )
 
-func scanCursor(r scanner) (store.DeliveryCursor, error) {
-	var c store.DeliveryCursor
-	var text string
-	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}, timeCol{&c.DeliveredAt}, timeCol{&c.Failing.Since}, &c.Failing.Attempts, &c.Failing.Error); err != nil {
-		return c, err
-	}
-	var err error
-	c.Cursor, err = store.ParseCursor(text)
-	return c, err
-}
-
-func scanDeadLetter(r scanner) (store.DeadLetter, error) {
-	var d store.DeadLetter
-	err := r.Scan(&d.Sink, &d.EventID, &d.Type, &d.Key.PipelineID, &d.Key.ScheduleID, &d.Key.Period,
-		timeCol{&d.EventTime}, &d.Attempts, &d.Error, timeCol{&d.At})
-	return d, err
-}
-
-func scanThread(r scanner) (store.AlertThread, error) {
-	var a store.AlertThread
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.TS, &a.Channel, timeCol{&a.At})
-	return a, err
-}
-
-func scanSent(r scanner) (store.AlertSent, error) {
-	var a store.AlertSent
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.Type, &a.Hash, &a.EventID, timeCol{&a.At})
-	return a, err
-}
-
-func scanAlerted(r scanner) (store.AlertAlerted, error) {
-	var a store.AlertAlerted
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.EventID, &a.Type, timeCol{&a.At})
-	return a, err
-}
-
 // DeliveryCursorGet returns a sink's cursor.
 func (s *Store) DeliveryCursorGet(ctx context.Context, sink string) (store.DeliveryCursor, error) {
-	return get(ctx, s, scanCursor, "delivery cursor of "+sink,
+	return get(ctx, s, sqlstore.ScanCursor, "delivery cursor of "+sink,
 		`SELECT `+cursorCols+` FROM delivery_cursors WHERE sink = $1`, sink)
 }
 
 // DeliveryCursorList returns every sink's cursor, by sink.
 func (s *Store) DeliveryCursorList(ctx context.Context) ([]store.DeliveryCursor, error) {
-	return list(ctx, s, scanCursor, "delivery cursors",
+	return list(ctx, s, sqlstore.ScanCursor, "delivery cursors",
 		`SELECT `+cursorCols+` FROM delivery_cursors ORDER BY sink`)
 }
 
 // DeadLetterList returns a sink's dead letters, oldest first.
 func (s *Store) DeadLetterList(ctx context.Context, sink string) ([]store.DeadLetter, error) {
-	return list(ctx, s, scanDeadLetter, "dead letters of "+sink,
+	return list(ctx, s, sqlstore.ScanDeadLetter, "dead letters of "+sink,
 		`SELECT `+deadLetterCols+` FROM dead_letters WHERE sink = $1 ORDER BY at, event_time, event_id`, sink)
 }
 
 // AlertThreadGet returns the thread a sink started for a period.
 func (s *Store) AlertThreadGet(ctx context.Context, sink string, key run.Key) (store.AlertThread, error) {
-	return get(ctx, s, scanThread, "alert thread of "+sink+" for "+keyString(key),
+	return get(ctx, s, sqlstore.ScanThread, "alert thread of "+sink+" for "+keyString(key),
 		`SELECT `+threadCols+` FROM alert_threads WHERE sink = $1 AND pipeline_id = $2 AND schedule_id = $3 AND period = $4`,
 		sink, key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // AlertSentGet returns the last delivery of one alert text to a sink.
 func (s *Store) AlertSentGet(ctx context.Context, sink string, key run.Key, typ event.Type, hash string) (store.AlertSent, error) {
-	return get(ctx, s, scanSent, "alert sent to "+sink+" for "+keyString(key),
+	return get(ctx, s, sqlstore.ScanSent, "alert sent to "+sink+" for "+keyString(key),
 		`SELECT `+sentCols+` FROM alerts_sent WHERE sink = $1 AND pipeline_id = $2 AND schedule_id = $3 AND period = $4 AND type = $5 AND hash = $6`,
 		sink, key.PipelineID, key.ScheduleID, key.Period, string(typ), hash)
 }
 
 // AlertAlertedGet returns the record that a sink alerted for a period.
 func (s *Store) AlertAlertedGet(ctx context.Context, sink string, key run.Key) (store.AlertAlerted, error) {
-	return get(ctx, s, scanAlerted, "alerted record of "+sink+" for "+keyString(key),
+	return get(ctx, s, sqlstore.ScanAlerted, "alerted record of "+sink+" for "+keyString(key),
 		`SELECT `+alertedCols+` FROM alerts_alerted WHERE sink = $1 AND pipeline_id = $2 AND schedule_id = $3 AND period = $4`,
 		sink, key.PipelineID, key.ScheduleID, key.Period)
 }
@@ -115,8 +80,7 @@ func alertOps(e *encoder, c store.Change, add func(op, error)) {
 		}
 		d := w.Cursor
 		o := op{what: "delivery cursor of " + d.Sink, query: q, affect: -1,
-			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At), e.time("delivered at", d.DeliveredAt),
-				e.time("failing since", d.Failing.Since), d.Failing.Attempts, d.Failing.Error}}
+			args: encodeRow(e, sqlstore.EncodeCursor, d)}
 		if w.IfAbsent {
 			o.what, o.affect = o.what+" (it exists)", 1
 		}
@@ -124,21 +88,18 @@ func alertOps(e *encoder, c store.Change, add func(op, error)) {
 	}
 	for _, d := range c.DeadLetters {
 		add(op{what: "dead letter " + d.EventID + " of " + d.Sink, query: sqlDeadLetterPut, affect: -1,
-			args: []any{d.Sink, d.EventID, string(d.Type), d.Key.PipelineID, d.Key.ScheduleID, d.Key.Period,
-				e.time("dead letter event time", d.EventTime), d.Attempts, d.Error, e.time("dead letter at", d.At)}}, nil)
+			args: encodeRow(e, sqlstore.EncodeDeadLetter, d)}, nil)
 	}
 	for _, a := range c.AlertThreads {
 		add(op{what: "alert thread of " + a.Sink + " for " + keyString(a.Key) + " (it exists)", query: sqlThreadInsert, affect: 1,
-			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, a.TS, a.Channel, e.time("alert thread at", a.At)}}, nil)
+			args: encodeRow(e, sqlstore.EncodeThread, a)}, nil)
 	}
 	for _, a := range c.AlertsSent {
 		add(op{what: "alert sent to " + a.Sink + " for " + keyString(a.Key), query: sqlSentPut, affect: -1,
-			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, string(a.Type), a.Hash, a.EventID,
-				e.time("alert sent at", a.At)}}, nil)
+			args: encodeRow(e, sqlstore.EncodeSent, a)}, nil)
 	}
 	for _, a := range c.AlertsAlerted {
 		add(op{what: "alerted record of " + a.Sink + " for " + keyString(a.Key), query: sqlAlertedPut, affect: -1,
-			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, a.EventID, string(a.Type),
-				e.time("alerted record at", a.At)}}, nil)
+			args: encodeRow(e, sqlstore.EncodeAlerted, a)}, nil)
 	}
 }

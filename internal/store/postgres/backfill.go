@@ -4,47 +4,36 @@ import (
 	"context"
 
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Backfills (store/backfill.go, migration 0004).
 
-var backfillsTable = newVersioned("backfills", false, []string{"pipeline_id", "id"}, []string{"requested_at", "body"})
-
-const backfillCols = `pipeline_id, id, version, requested_at, body`
-
-func scanBackfill(r scanner) (store.Backfill, error) {
-	var (
-		b    store.Backfill
-		body string
-	)
-	if err := r.Scan(&b.PipelineID, &b.ID, &b.Version, timeCol{&b.RequestedAt}, &body); err != nil {
-		return b, err
-	}
-	return b, store.DecodeBackfillBody([]byte(body), &b)
-}
+var backfillsTable = newVersioned("backfills", false, []string{"pipeline_id", "id"}, sqlstore.BackfillColsWritten)
 
 // BackfillGet returns one backfill of a pipeline.
 func (s *Store) BackfillGet(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
-	return get(ctx, s, scanBackfill, "backfill "+pipelineID+"/"+id,
-		`SELECT `+backfillCols+` FROM backfills WHERE pipeline_id = $1 AND id = $2`, pipelineID, id)
+	return get(ctx, s, sqlstore.ScanBackfill, "backfill "+pipelineID+"/"+id,
+		`SELECT `+sqlstore.BackfillCols+` FROM backfills WHERE pipeline_id = $1 AND id = $2`, pipelineID, id)
 }
 
 // BackfillList returns a pipeline's backfills, oldest request first.
 func (s *Store) BackfillList(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
-	return list(ctx, s, scanBackfill, "backfills of "+pipelineID,
-		`SELECT `+backfillCols+` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`, pipelineID)
+	return list(ctx, s, sqlstore.ScanBackfill, "backfills of "+pipelineID,
+		`SELECT `+sqlstore.BackfillCols+` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`, pipelineID)
 }
 
 // backfillOps are the writes of a Change's backfills.
 func backfillOps(e *encoder, c store.Change, addAll func([]op, error)) {
 	for _, w := range c.Backfills {
 		b := w.Backfill
-		body, err := store.EncodeBackfillBody(b)
+		c := e.codec()
+		vals, err := sqlstore.EncodeBackfill(&c, b)
+		e.done(&c)
 		if err != nil {
 			addAll(nil, err)
 			continue
 		}
-		addAll(backfillsTable.put("backfill "+b.PipelineID+"/"+b.ID, []any{b.PipelineID, b.ID}, w.ExpectVersion,
-			[]any{e.time("backfill requested at", b.RequestedAt), string(body)}))
+		addAll(backfillsTable.put("backfill "+b.PipelineID+"/"+b.ID, []any{b.PipelineID, b.ID}, w.ExpectVersion, vals))
 	}
 }

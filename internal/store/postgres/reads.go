@@ -2,16 +2,13 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Reads are single statements on the pool: each sees one committed state
@@ -20,38 +17,17 @@ import (
 
 // get runs a single-row query; no row is store.ErrNotFound.
 func get[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
-	v, err := scan(s.pool.QueryRow(ctx, query, args...))
-	if errors.Is(err, pgx.ErrNoRows) {
-		var zero T
-		return zero, fmt.Errorf("%w: %s", store.ErrNotFound, what)
-	}
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("postgres: read %s: %w", what, err)
-	}
-	return v, nil
+	return sqlstore.Get(&dialect, s.pool.QueryRow(ctx, query, args...), scan, what)
 }
 
 // list runs a query and scans every row. An empty result is an empty,
 // non-nil slice.
 func list[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
 	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list %s: %w", what, err)
+	if err == nil {
+		defer rows.Close()
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: list %s: %w", what, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: list %s: %w", what, err)
-	}
-	return out, nil
+	return sqlstore.List(&dialect, rows, err, scan, what)
 }
 
 // where builds a conjunction of optional filters, numbering the

@@ -11,103 +11,62 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Alert delivery bookkeeping (store/alerts.go, migration 0008): one table
 // per record, read by primary key within a sink.
 
 const (
-	cursorCols     = `sink, cursor, at, delivered_at, failing_since, failing_attempts, failing_error`
-	deadLetterCols = `sink, event_id, type, pipeline_id, schedule_id, period, event_time, attempts, error, at`
-	threadCols     = `sink, pipeline_id, schedule_id, period, ts, channel, at`
-	sentCols       = `sink, pipeline_id, schedule_id, period, type, hash, event_id, at`
-	alertedCols    = `sink, pipeline_id, schedule_id, period, event_id, type, at`
-
-	sqlCursorInsert  = `INSERT INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	sqlCursorPut     = `INSERT OR REPLACE INTO delivery_cursors (` + cursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	sqlDeadLetterPut = `INSERT OR REPLACE INTO dead_letters (` + deadLetterCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlThreadInsert  = `INSERT INTO alert_threads (` + threadCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	sqlSentPut       = `INSERT OR REPLACE INTO alerts_sent (` + sentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlAlertedPut    = `INSERT OR REPLACE INTO alerts_alerted (` + alertedCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlCursorInsert  = `INSERT INTO delivery_cursors (` + sqlstore.CursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlCursorPut     = `INSERT OR REPLACE INTO delivery_cursors (` + sqlstore.CursorCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlDeadLetterPut = `INSERT OR REPLACE INTO dead_letters (` + sqlstore.DeadLetterCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlThreadInsert  = `INSERT INTO alert_threads (` + sqlstore.ThreadCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlSentPut       = `INSERT OR REPLACE INTO alerts_sent (` + sqlstore.SentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlAlertedPut    = `INSERT OR REPLACE INTO alerts_alerted (` + sqlstore.AlertedCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
 )
-
-func scanCursor(r scanner) (store.DeliveryCursor, error) {
-	var c store.DeliveryCursor
-	var text string
-	if err := r.Scan(&c.Sink, &text, timeCol{&c.At}, timeCol{&c.DeliveredAt}, timeCol{&c.Failing.Since}, &c.Failing.Attempts, &c.Failing.Error); err != nil {
-		return c, err
-	}
-	var err error
-	c.Cursor, err = store.ParseCursor(text)
-	return c, err
-}
-
-func scanDeadLetter(r scanner) (store.DeadLetter, error) {
-	var d store.DeadLetter
-	err := r.Scan(&d.Sink, &d.EventID, &d.Type, &d.Key.PipelineID, &d.Key.ScheduleID, &d.Key.Period,
-		timeCol{&d.EventTime}, &d.Attempts, &d.Error, timeCol{&d.At})
-	return d, err
-}
-
-func scanThread(r scanner) (store.AlertThread, error) {
-	var a store.AlertThread
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.TS, &a.Channel, timeCol{&a.At})
-	return a, err
-}
-
-func scanSent(r scanner) (store.AlertSent, error) {
-	var a store.AlertSent
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.Type, &a.Hash, &a.EventID, timeCol{&a.At})
-	return a, err
-}
-
-func scanAlerted(r scanner) (store.AlertAlerted, error) {
-	var a store.AlertAlerted
-	err := r.Scan(&a.Sink, &a.Key.PipelineID, &a.Key.ScheduleID, &a.Key.Period, &a.EventID, &a.Type, timeCol{&a.At})
-	return a, err
-}
 
 // DeliveryCursorGet returns a sink's cursor.
 func (s *Store) DeliveryCursorGet(ctx context.Context, sink string) (store.DeliveryCursor, error) {
-	return get(ctx, s.read, scanCursor, "delivery cursor of "+sink,
-		`SELECT `+cursorCols+` FROM delivery_cursors WHERE sink = ?`, sink)
+	return get(ctx, s.read, sqlstore.ScanCursor, "delivery cursor of "+sink,
+		`SELECT `+sqlstore.CursorCols+` FROM delivery_cursors WHERE sink = ?`, sink)
 }
 
 // DeliveryCursorList returns every sink's cursor, by sink.
 func (s *Store) DeliveryCursorList(ctx context.Context) ([]store.DeliveryCursor, error) {
-	return list(ctx, s.read, scanCursor, "delivery cursors",
-		`SELECT `+cursorCols+` FROM delivery_cursors ORDER BY sink`)
+	return list(ctx, s.read, sqlstore.ScanCursor, "delivery cursors",
+		`SELECT `+sqlstore.CursorCols+` FROM delivery_cursors ORDER BY sink`)
 }
 
 // DeadLetterList returns a sink's dead letters, oldest first.
 func (s *Store) DeadLetterList(ctx context.Context, sink string) ([]store.DeadLetter, error) {
-	return list(ctx, s.read, scanDeadLetter, "dead letters of "+sink,
-		`SELECT `+deadLetterCols+` FROM dead_letters WHERE sink = ? ORDER BY at, event_time, event_id`, sink)
+	return list(ctx, s.read, sqlstore.ScanDeadLetter, "dead letters of "+sink,
+		`SELECT `+sqlstore.DeadLetterCols+` FROM dead_letters WHERE sink = ? ORDER BY at, event_time, event_id`, sink)
 }
 
 // AlertThreadGet returns the thread a sink started for a period.
 func (s *Store) AlertThreadGet(ctx context.Context, sink string, key run.Key) (store.AlertThread, error) {
-	return get(ctx, s.read, scanThread, "alert thread of "+sink+" for "+keyString(key),
-		`SELECT `+threadCols+` FROM alert_threads WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ?`,
+	return get(ctx, s.read, sqlstore.ScanThread, "alert thread of "+sink+" for "+keyString(key),
+		`SELECT `+sqlstore.ThreadCols+` FROM alert_threads WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ?`,
 		sink, key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // AlertSentGet returns the last delivery of one alert text to a sink.
 func (s *Store) AlertSentGet(ctx context.Context, sink string, key run.Key, typ event.Type, hash string) (store.AlertSent, error) {
-	return get(ctx, s.read, scanSent, "alert sent to "+sink+" for "+keyString(key),
-		`SELECT `+sentCols+` FROM alerts_sent WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ? AND type = ? AND hash = ?`,
+	return get(ctx, s.read, sqlstore.ScanSent, "alert sent to "+sink+" for "+keyString(key),
+		`SELECT `+sqlstore.SentCols+` FROM alerts_sent WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ? AND type = ? AND hash = ?`,
 		sink, key.PipelineID, key.ScheduleID, key.Period, string(typ), hash)
 }
 
 // AlertAlertedGet returns the record that a sink alerted for a period.
 func (s *Store) AlertAlertedGet(ctx context.Context, sink string, key run.Key) (store.AlertAlerted, error) {
-	return get(ctx, s.read, scanAlerted, "alerted record of "+sink+" for "+keyString(key),
-		`SELECT `+alertedCols+` FROM alerts_alerted WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ?`,
+	return get(ctx, s.read, sqlstore.ScanAlerted, "alerted record of "+sink+" for "+keyString(key),
+		`SELECT `+sqlstore.AlertedCols+` FROM alerts_alerted WHERE sink = ? AND pipeline_id = ? AND schedule_id = ? AND period = ?`,
 		sink, key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // alertOps are the writes of a Change's alert records.
-func alertOps(e *encoder, c store.Change, add func(op, error)) {
+func alertOps(e *sqlstore.Encoder, c store.Change, add func(op, error)) {
 	for _, w := range c.DeliveryCursors {
 		q := sqlCursorPut
 		if w.IfAbsent {
@@ -115,27 +74,27 @@ func alertOps(e *encoder, c store.Change, add func(op, error)) {
 		}
 		d := w.Cursor
 		add(op{what: "delivery cursor of " + d.Sink, query: q,
-			args: []any{d.Sink, d.Cursor.String(), e.time("delivery cursor at", d.At), e.time("delivered at", d.DeliveredAt),
-				e.time("failing since", d.Failing.Since), d.Failing.Attempts, d.Failing.Error}}, nil)
+			args: []any{d.Sink, d.Cursor.String(), e.Time("delivery cursor at", d.At), e.Time("delivered at", d.DeliveredAt),
+				e.Time("failing since", d.Failing.Since), d.Failing.Attempts, d.Failing.Error}}, nil)
 	}
 	for _, d := range c.DeadLetters {
 		add(op{what: "dead letter " + d.EventID + " of " + d.Sink, query: sqlDeadLetterPut,
 			args: []any{d.Sink, d.EventID, string(d.Type), d.Key.PipelineID, d.Key.ScheduleID, d.Key.Period,
-				e.time("dead letter event time", d.EventTime), d.Attempts, d.Error, e.time("dead letter at", d.At)}}, nil)
+				e.Time("dead letter event time", d.EventTime), d.Attempts, d.Error, e.Time("dead letter at", d.At)}}, nil)
 	}
 	for _, a := range c.AlertThreads {
 		add(op{what: "alert thread of " + a.Sink + " for " + keyString(a.Key), query: sqlThreadInsert,
-			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, a.TS, a.Channel, e.time("alert thread at", a.At)}}, nil)
+			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, a.TS, a.Channel, e.Time("alert thread at", a.At)}}, nil)
 	}
 	for _, a := range c.AlertsSent {
 		add(op{what: "alert sent to " + a.Sink + " for " + keyString(a.Key), query: sqlSentPut,
 			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, string(a.Type), a.Hash, a.EventID,
-				e.time("alert sent at", a.At)}}, nil)
+				e.Time("alert sent at", a.At)}}, nil)
 	}
 	for _, a := range c.AlertsAlerted {
 		add(op{what: "alerted record of " + a.Sink + " for " + keyString(a.Key), query: sqlAlertedPut,
 			args: []any{a.Sink, a.Key.PipelineID, a.Key.ScheduleID, a.Key.Period, a.EventID, string(a.Type),
-				e.time("alerted record at", a.At)}}, nil)
+				e.Time("alerted record at", a.At)}}, nil)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Commit applies c atomically in one BEGIN IMMEDIATE transaction on the
@@ -147,13 +148,13 @@ var (
 
 const (
 	sqlSensorDelete   = `DELETE FROM sensors WHERE pipeline_id = ? AND key = ?`
-	sqlLedgerInsert   = `INSERT INTO ledger (` + ledgerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	sqlBaselinePut    = `INSERT OR REPLACE INTO baselines (` + baselineCols + `) VALUES (?, ?, ?, ?, ?)`
+	sqlLedgerInsert   = `INSERT INTO ledger (` + sqlstore.LedgerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlBaselinePut    = `INSERT OR REPLACE INTO baselines (` + sqlstore.BaselineCols + `) VALUES (?, ?, ?, ?, ?)`
 	sqlBaselineDelete = `DELETE FROM baselines WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`
-	sqlMarkerInsert   = `INSERT INTO markers (` + markerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
-	sqlMarkerPut      = `INSERT OR REPLACE INTO markers (` + markerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlMarkerInsert   = `INSERT INTO markers (` + sqlstore.MarkerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlMarkerPut      = `INSERT OR REPLACE INTO markers (` + sqlstore.MarkerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
 	sqlMarkerDelete   = `DELETE FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`
-	sqlTimerPut       = `INSERT OR REPLACE INTO timers (` + timerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlTimerPut       = `INSERT OR REPLACE INTO timers (` + sqlstore.TimerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlTimerReplace   = `UPDATE timers SET kind = ?, pipeline_id = ?, schedule_id = ?, period = ?, due_at = ?, detail = ? WHERE key = ? AND due_at = ?`
 	sqlTimerDelete    = `DELETE FROM timers WHERE key = ?`
 	sqlTimerClaim     = `DELETE FROM timers WHERE key = ? AND due_at = ?`
@@ -163,41 +164,41 @@ const (
 // The order does not matter for atomicity (any failure rolls back all of
 // it); it only fixes which conflict is reported when several would fail.
 func plan(c store.Change) ([]op, error) {
-	var e encoder
+	e := sqlstore.Encoder{D: &dialect}
 	ops := make([]op, 0, 16)
 	add := func(o op, err error) {
-		if err != nil && e.err == nil {
-			e.err = err
+		if err != nil && e.Err == nil {
+			e.Err = err
 		}
 		ops = append(ops, o)
 	}
 	for _, w := range c.Pipelines {
 		p := w.Pipeline
-		add(pipelinesTable.put("pipeline "+p.ID, []any{p.ID}, w.ExpectVersion, encodePipeline(&e, p)))
+		add(pipelinesTable.put("pipeline "+p.ID, []any{p.ID}, w.ExpectVersion, sqlstore.EncodePipeline(&e, p)))
 	}
 	calendarOps(&e, c, add)
 	checkOps(c, add)
 	for _, w := range c.Sensors {
 		x := w.Sensor
-		add(sensorsTable.put("sensor "+x.PipelineID+"/"+x.Key, []any{x.PipelineID, x.Key}, w.ExpectVersion, encodeSensor(&e, x)))
+		add(sensorsTable.put("sensor "+x.PipelineID+"/"+x.Key, []any{x.PipelineID, x.Key}, w.ExpectVersion, sqlstore.EncodeSensor(&e, x)))
 	}
 	for _, d := range c.SensorDeletes {
 		add(op{what: "sensor " + d.PipelineID + "/" + d.Key, query: sqlSensorDelete, args: []any{d.PipelineID, d.Key}}, nil)
 	}
 	for _, w := range c.Runs {
 		k := w.Run.Key
-		add(runsTable.put("run "+keyString(k), []any{k.PipelineID, k.ScheduleID, k.Period}, w.ExpectVersion, encodeRun(&e, w.Run)))
+		add(runsTable.put("run "+keyString(k), []any{k.PipelineID, k.ScheduleID, k.Period}, w.ExpectVersion, sqlstore.EncodeRun(&e, w.Run)))
 	}
 	for _, l := range c.Ledger {
 		k := l.Key
 		add(op{what: fmt.Sprintf("ledger entry %d of %s", l.Seq, keyString(k)), query: sqlLedgerInsert,
-			args: []any{k.PipelineID, k.ScheduleID, k.Period, l.Seq, l.Reason, l.Source, e.time("ledger entry at", l.At)}}, nil)
+			args: []any{k.PipelineID, k.ScheduleID, k.Period, l.Seq, l.Reason, l.Source, e.Time("ledger entry at", l.At)}}, nil)
 	}
 	for _, b := range c.Baselines {
 		k := b.Key
 		add(op{what: "baseline " + keyString(k), query: sqlBaselinePut,
-			args: []any{k.PipelineID, k.ScheduleID, k.Period, e.json("baseline sensors", b.Sensors, len(b.Sensors)),
-				e.time("baseline captured at", b.CapturedAt)}}, nil)
+			args: []any{k.PipelineID, k.ScheduleID, k.Period, e.JSON("baseline sensors", b.Sensors, len(b.Sensors)),
+				e.Time("baseline captured at", b.CapturedAt)}}, nil)
 	}
 	for _, k := range c.BaselineDelete {
 		add(op{what: "baseline " + keyString(k), query: sqlBaselineDelete, args: []any{k.PipelineID, k.ScheduleID, k.Period}}, nil)
@@ -211,7 +212,7 @@ func plan(c store.Change) ([]op, error) {
 		}
 		add(op{what: "marker " + m.Kind + " of " + keyString(m.Key), query: q,
 			args: []any{m.Key.PipelineID, m.Key.ScheduleID, m.Key.Period, m.Kind,
-				e.time("marker at", m.At), e.object("marker detail", m.Detail)}}, nil)
+				e.Time("marker at", m.At), e.Object("marker detail", m.Detail)}}, nil)
 	}
 	for _, d := range c.MarkerDeletes {
 		add(op{what: "marker " + d.Kind + " of " + keyString(d.Key), query: sqlMarkerDelete,
@@ -226,7 +227,7 @@ func plan(c store.Change) ([]op, error) {
 			continue
 		}
 		add(op{what: "timer " + d.Key + " due at " + d.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerClaim,
-			args: []any{d.Key, e.time("timer expected due time", *d.ExpectDueAt)}, mustAffect: true}, nil)
+			args: []any{d.Key, e.Time("timer expected due time", *d.ExpectDueAt)}, mustAffect: true}, nil)
 	}
 	for _, ev := range c.Events {
 		eventOps(&e, ev, add)
@@ -235,8 +236,8 @@ func plan(c store.Change) ([]op, error) {
 	leaseOps(&e, c, add)
 	backfillOps(&e, c, add)
 	silenceOps(&e, c, add)
-	if e.err != nil {
-		return nil, e.err
+	if e.Err != nil {
+		return nil, e.Err
 	}
 	return ops, nil
 }
@@ -244,20 +245,20 @@ func plan(c store.Change) ([]op, error) {
 // timerPut writes a timer: an upsert, or with ExpectDueAt an update whose
 // WHERE clause demands the stored due time (the caller is the one that
 // processed that firing; a timer moved or deleted since is a conflict).
-func timerPut(e *encoder, w store.TimerWrite) (op, error) {
+func timerPut(e *sqlstore.Encoder, w store.TimerWrite) (op, error) {
 	t := w.Timer
 	if t.DueAt.IsZero() {
 		// A timer with no due time would never fire, or fire at once,
 		// depending on how the zero time is read: refuse it.
 		return op{}, fmt.Errorf("sqlite: write timer %s: no due time", t.Key)
 	}
-	due := e.time("timer due at", t.DueAt)
-	detail := e.object("timer detail", t.Detail)
+	due := e.Time("timer due at", t.DueAt)
+	detail := e.Object("timer detail", t.Detail)
 	if w.ExpectDueAt == nil {
 		return op{what: "timer " + t.Key, query: sqlTimerPut,
 			args: []any{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail}}, nil
 	}
 	return op{what: "timer " + t.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace,
 		args: []any{t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail,
-			t.Key, e.time("timer expected due time", *w.ExpectDueAt)}, mustAffect: true}, nil
+			t.Key, e.Time("timer expected due time", *w.ExpectDueAt)}, mustAffect: true}, nil
 }

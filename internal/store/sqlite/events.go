@@ -7,6 +7,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // The event log is store.EventShards shards (migration 0007). An event's
@@ -22,12 +23,12 @@ const (
 
 // eventOps appends ev to its shard: the counter, then the row at the
 // counter's new value.
-func eventOps(e *encoder, ev event.Event, add func(op, error)) {
+func eventOps(e *sqlstore.Encoder, ev event.Event, add func(op, error)) {
 	shard := store.EventShard(ev.PipelineID)
 	add(op{what: fmt.Sprintf("event shard %d", shard), query: sqlEventShardNext, args: []any{shard}, mustAffect: true}, nil)
 	add(op{what: "event " + ev.ID, query: sqlEventInsert,
-		args: []any{shard, shard, ev.ID, e.time("event time", ev.Time), string(ev.Type), ev.PipelineID, ev.ScheduleID,
-			ev.Date, ev.Message, e.object("event detail", ev.Detail)}}, nil)
+		args: []any{shard, shard, ev.ID, e.Time("event time", ev.Time), string(ev.Type), ev.PipelineID, ev.ScheduleID,
+			ev.Date, ev.Message, e.Object("event detail", ev.Detail)}}, nil)
 }
 
 // EventList reads each shard p touches after its cursor position, in
@@ -37,7 +38,7 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.E
 	per := make([][]event.Event, len(shards))
 	for i, shard := range shards {
 		q, args := eventListQuery(p, shard)
-		evs, err := list(ctx, s.read, scanEvent, fmt.Sprintf("events of shard %d", shard), q, args...)
+		evs, err := list(ctx, s.read, sqlstore.ScanEvent, fmt.Sprintf("events of shard %d", shard), q, args...)
 		if err != nil {
 			return store.EventPage{}, err
 		}
@@ -69,9 +70,9 @@ func eventListQuery(p store.EventListParams, shard int) (string, []any) {
 		addIn(&w, "type", p.Types)
 	}
 	if !p.Since.IsZero() {
-		w.add("time >= ?", queryNanos(p.Since))
+		w.add("time >= ?", sqlstore.QueryNanos(p.Since))
 	}
-	q := `SELECT ` + eventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.limit(p.Limit)
+	q := `SELECT ` + sqlstore.EventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.limit(p.Limit)
 	return q, w.args
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Retention. Expire deletes, in one short write transaction, at most
@@ -102,11 +103,11 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 		case p.Before.IsZero():
 			args = append(args, nil)
 		case x.byTime():
-			args = append(args, []any{queryNanos(p.Before)})
+			args = append(args, []any{sqlstore.QueryNanos(p.Before)})
 		case p.PeriodBefore == "":
 			args = append(args, nil)
 		default:
-			args = append(args, []any{p.PeriodBefore, nil, queryNanos(p.Before)})
+			args = append(args, []any{p.PeriodBefore, nil, sqlstore.QueryNanos(p.Before)})
 		}
 	}
 	// Held like a group's leader holds it: the checkpointer waits, and

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // TestExpirePlans: every batch of the retention sweep, and the scoped
@@ -19,7 +20,7 @@ func TestExpirePlans(t *testing.T) {
 	}
 	var stmts []statement
 	for _, x := range expiries {
-		before := queryNanos(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		before := sqlstore.QueryNanos(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		args := []any{"2026-01-01", 100, before}
 		if x.byTime() {
 			args = []any{before, 100}

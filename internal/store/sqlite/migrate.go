@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/interlockhq/interlock/internal/store/sqlmigrate"
+
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // The schema is a numbered series of SQL files, embedded so a binary
@@ -109,7 +111,7 @@ func fillSensorPeriods(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		if p, ok := sensorPeriod(r.key).(string); ok {
+		if p, ok := sqlstore.SensorPeriod(r.key).(string); ok {
 			r.period = p
 			fill = append(fill, r)
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
+
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // pauseMarkerPrefix is the kind of the markers that held pause windows
@@ -30,7 +32,7 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 	for rows.Next() {
 		var id, kind string
 		var end time.Time
-		if err := rows.Scan(&id, &kind, timeCol{&end}); err != nil {
+		if err := rows.Scan(&id, &kind, sqlstore.TimeCol{T: &end}); err != nil {
 			rows.Close()
 			return err
 		}
@@ -51,7 +53,7 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 	for rows.Next() {
 		var id string
 		var w run.PauseWindow
-		if err := rows.Scan(&id, timeCol{&w.From}, timeCol{&w.To}); err != nil {
+		if err := rows.Scan(&id, sqlstore.TimeCol{T: &w.From}, sqlstore.TimeCol{T: &w.To}); err != nil {
 			rows.Close()
 			return err
 		}
@@ -68,10 +70,10 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 		if len(ws) > run.MaxPauseWindows {
 			ws = ws[len(ws)-run.MaxPauseWindows:]
 		}
-		var e encoder
-		v := e.pauseWindows(ws)
-		if e.err != nil {
-			return e.err
+		e := sqlstore.Encoder{D: &dialect}
+		v := e.PauseWindows(ws)
+		if e.Err != nil {
+			return e.Err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE pipelines SET pause_windows = ? WHERE id = ?`, v, id); err != nil {
 			return err

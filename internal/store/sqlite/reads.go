@@ -2,14 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Reads are single statements on the reader pool: each sees one committed
@@ -21,43 +20,22 @@ import (
 // one does not interrupt it. It is checked before the lookup starts, and
 // the lookup runs without the driver's watch for the end of the context,
 // which costs a goroutine per statement.
-func get[T any](ctx context.Context, db *pool, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
+func get[T any](ctx context.Context, db *pool, scan func(sqlstore.Scanner) (T, error), what, query string, args ...any) (T, error) {
 	if err := ctx.Err(); err != nil {
 		var zero T
 		return zero, fmt.Errorf("sqlite: read %s: %w", what, err)
 	}
-	v, err := scan(db.queryRow(context.WithoutCancel(ctx), query, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		var zero T
-		return zero, fmt.Errorf("%w: %s", store.ErrNotFound, what)
-	}
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("sqlite: read %s: %w", what, err)
-	}
-	return v, nil
+	return sqlstore.Get(&dialect, db.queryRow(context.WithoutCancel(ctx), query, args...), scan, what)
 }
 
 // list runs a query and scans every row. An empty result is an empty,
 // non-nil slice, so callers can range over it and encode it as [].
-func list[T any](ctx context.Context, db *pool, scan func(scanner) (T, error), what, query string, args ...any) ([]T, error) {
+func list[T any](ctx context.Context, db *pool, scan func(sqlstore.Scanner) (T, error), what, query string, args ...any) ([]T, error) {
 	rows, err := db.query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+	if err == nil {
+		defer rows.Close()
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
-	}
-	return out, nil
+	return sqlstore.List(&dialect, rows, err, scan, what)
 }
 
 // where builds a conjunction of optional filters.
@@ -102,26 +80,26 @@ func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/
 
 // PipelineGet returns the pipeline with the given id.
 func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
-	return get(ctx, s.read, scanPipeline, "pipeline "+id,
-		`SELECT `+pipelineCols+` FROM pipelines WHERE id = ?`, id)
+	return get(ctx, s.read, sqlstore.ScanPipeline, "pipeline "+id,
+		`SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = ?`, id)
 }
 
 // PipelineList returns every pipeline, sorted by id.
 func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
-	return list(ctx, s.read, scanPipeline, "pipelines",
-		`SELECT `+pipelineCols+` FROM pipelines ORDER BY id`)
+	return list(ctx, s.read, sqlstore.ScanPipeline, "pipelines",
+		`SELECT `+sqlstore.PipelineCols+` FROM pipelines ORDER BY id`)
 }
 
 // SensorGet returns one sensor.
 func (s *Store) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
-	return get(ctx, s.read, scanSensor, "sensor "+pipelineID+"/"+key,
-		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? AND key = ?`, pipelineID, key)
+	return get(ctx, s.read, dialect.ScanSensor, "sensor "+pipelineID+"/"+key,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = ? AND key = ?`, pipelineID, key)
 }
 
 // SensorList returns the pipeline's sensors, sorted by key.
 func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sensor, error) {
-	return list(ctx, s.read, scanSensor, "sensors of "+pipelineID,
-		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = ? ORDER BY key`, pipelineID)
+	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+pipelineID,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = ? ORDER BY key`, pipelineID)
 }
 
 // SensorGetMany returns the pipeline's sensors stored under p.Keys, sorted
@@ -133,8 +111,8 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 	w := where{args: []any{p.PipelineID}}
 	w.conds = []string{"pipeline_id = ?"}
 	addIn(&w, "key", p.Keys)
-	return list(ctx, s.read, scanSensor, "sensors of "+p.PipelineID,
-		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
 }
 
 // SensorListPrefix returns the pipeline's sensors whose key starts with
@@ -147,8 +125,8 @@ func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixPa
 	if end, ok := prefixEnd(p.Prefix); ok {
 		w.add("key < ?", end)
 	}
-	return list(ctx, s.read, scanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
-		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
 }
 
 // prefixEnd is the least string greater than every string that starts
@@ -176,7 +154,7 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 		return nil, err
 	}
 	q, args := sensorListChangedQuery(p)
-	return list(ctx, s.read, scanSensor, "changed sensors", q, args...)
+	return list(ctx, s.read, dialect.ScanSensor, "changed sensors", q, args...)
 }
 
 // sensorListChangedQuery is SensorListChanged's statement; a test checks
@@ -184,7 +162,7 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 	var w where
 	if !p.Since.IsZero() {
-		w.add("changed_at >= ?", queryNanos(p.Since))
+		w.add("changed_at >= ?", sqlstore.QueryNanos(p.Since))
 	}
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
@@ -192,14 +170,14 @@ func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 	if p.Watched {
 		w.add("watched = 1") // sensors_changed's own condition: the partial index serves it
 	}
-	q := `SELECT ` + sensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at, pipeline_id, key` + w.limit(p.Limit)
+	q := `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at, pipeline_id, key` + w.limit(p.Limit)
 	return q, w.args
 }
 
 // RunGet returns the run with the given key.
 func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
-	return get(ctx, s.read, scanRun, "run "+keyString(key),
-		`SELECT `+runCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+	return get(ctx, s.read, sqlstore.ScanRun, "run "+keyString(key),
+		`SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
@@ -219,7 +197,7 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 		return nil, err
 	}
 	q, args := runListQuery(p)
-	return list(ctx, s.read, scanRun, "runs", q, args...)
+	return list(ctx, s.read, sqlstore.ScanRun, "runs", q, args...)
 }
 
 // runListQuery is RunList's statement; a test checks its query plans.
@@ -241,7 +219,7 @@ func runListQuery(p store.RunListParams) (string, []any) {
 		w.add("period <= ?", p.PeriodTo)
 	}
 	if !p.UpdatedSince.IsZero() {
-		w.add("unlikely(updated_at >= ?)", queryNanos(p.UpdatedSince))
+		w.add("unlikely(updated_at >= ?)", sqlstore.QueryNanos(p.UpdatedSince))
 	}
 	if p.ActiveOnly {
 		w.add("active = 1")
@@ -253,37 +231,37 @@ func runListQuery(p store.RunListParams) (string, []any) {
 		// without statistics, prefers runs_pipeline_period otherwise).
 		from = ` FROM runs INDEXED BY runs_active`
 	}
-	q := `SELECT ` + runCols + from + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
+	q := `SELECT ` + sqlstore.RunCols + from + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
 	return q, w.args
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
 // first.
 func (s *Store) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
-	return list(ctx, s.read, scanLedger, "ledger of "+keyString(key),
-		`SELECT `+ledgerCols+` FROM ledger WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY seq`,
+	return list(ctx, s.read, sqlstore.ScanLedger, "ledger of "+keyString(key),
+		`SELECT `+sqlstore.LedgerCols+` FROM ledger WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY seq`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // BaselineGet returns the post-run baseline of a period.
 func (s *Store) BaselineGet(ctx context.Context, key run.Key) (store.Baseline, error) {
-	return get(ctx, s.read, scanBaseline, "baseline "+keyString(key),
-		`SELECT `+baselineCols+` FROM baselines WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+	return get(ctx, s.read, sqlstore.ScanBaseline, "baseline "+keyString(key),
+		`SELECT `+sqlstore.BaselineCols+` FROM baselines WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // MarkerGet returns one marker of a period.
 func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.Marker, error) {
-	return get(ctx, s.read, scanMarker, "marker "+kind+" of "+keyString(key),
-		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`,
+	return get(ctx, s.read, sqlstore.ScanMarker, "marker "+kind+" of "+keyString(key),
+		`SELECT `+sqlstore.MarkerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`,
 		key.PipelineID, key.ScheduleID, key.Period, kind)
 }
 
 // MarkerListOf returns every marker of one period, sorted by kind: a
 // range of the primary key.
 func (s *Store) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
-	return list(ctx, s.read, scanMarker, "markers of "+keyString(key),
-		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY kind`,
+	return list(ctx, s.read, sqlstore.ScanMarker, "markers of "+keyString(key),
+		`SELECT `+sqlstore.MarkerCols+` FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? ORDER BY kind`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
@@ -294,7 +272,7 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 		return nil, err
 	}
 	q, args := markerListQuery(p)
-	return list(ctx, s.read, scanMarker, "markers", q, args...)
+	return list(ctx, s.read, sqlstore.ScanMarker, "markers", q, args...)
 }
 
 // markerListQuery is MarkerList's statement; a test checks its query plans.
@@ -304,31 +282,31 @@ func markerListQuery(p store.MarkerListParams) (string, []any) {
 		w.add(recentPeriods, p.PeriodFrom)
 	}
 	if !p.Since.IsZero() {
-		w.add("unlikely(at >= ?)", queryNanos(p.Since))
+		w.add("unlikely(at >= ?)", sqlstore.QueryNanos(p.Since))
 	}
-	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
+	q := `SELECT ` + sqlstore.MarkerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
 	return q, w.args
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties
 // by key), at most limit (limit <= 0: all of them).
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
-	w := where{args: []any{queryNanos(now)}}
-	q := `SELECT ` + timerCols + ` FROM timers WHERE due_at <= ? ORDER BY due_at, key` + w.limit(limit)
-	return list(ctx, s.read, scanTimer, "due timers", q, w.args...)
+	w := where{args: []any{sqlstore.QueryNanos(now)}}
+	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers WHERE due_at <= ? ORDER BY due_at, key` + w.limit(limit)
+	return list(ctx, s.read, sqlstore.ScanTimer, "due timers", q, w.args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
 func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
-	return get(ctx, s.read, scanTimer, "next timer",
-		`SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+	return get(ctx, s.read, sqlstore.ScanTimer, "next timer",
+		`SELECT `+sqlstore.TimerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
 }
 
 // TimerList returns timers matching p, due or not, earliest first (ties
 // by key).
 func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
 	q, args := timerListQuery(p)
-	return list(ctx, s.read, scanTimer, "timers", q, args...)
+	return list(ctx, s.read, sqlstore.ScanTimer, "timers", q, args...)
 }
 
 // timerListQuery is TimerList's statement; a test checks its query plans.
@@ -342,12 +320,12 @@ func timerListQuery(p store.TimerListParams) (string, []any) {
 	if p.Kind != "" {
 		w.add("kind = ?", p.Kind)
 	}
-	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`
+	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`
 	return q, w.args
 }
 
 // TimerGet returns the timer with the given key.
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
-	return get(ctx, s.read, scanTimer, "timer "+key,
-		`SELECT `+timerCols+` FROM timers WHERE key = ?`, key)
+	return get(ctx, s.read, sqlstore.ScanTimer, "timer "+key,
+		`SELECT `+sqlstore.TimerCols+` FROM timers WHERE key = ?`, key)
 }
