@@ -81,6 +81,13 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // from its due time. It returns when every write made has ended, and
 // advances next past them.
 func RunLoad(rate float64, d time.Duration, next *int, write func(i int) error) Step {
+	return runLoad(rate, d, next, write, false)
+}
+
+// runLoad is RunLoad; with abandon, it stops making writes once more than
+// a quarter second's worth are in flight (Saturate's steps: such a step
+// has failed, and the backlog would only slow the next).
+func runLoad(rate float64, d time.Duration, next *int, write func(i int) error, abandon bool) Step {
 	wall := clock.Real{}
 	n := int(rate * d.Seconds())
 	interval := time.Duration(float64(time.Second) / rate)
@@ -96,7 +103,7 @@ func RunLoad(rate float64, d time.Duration, next *int, write func(i int) error) 
 		if w := due.Sub(wall.Now()); w > 0 {
 			time.Sleep(w)
 		}
-		if inFlight.Load() > max(backlog, 8) {
+		if abandon && inFlight.Load() > max(backlog, 8) {
 			s.Abandoned = true
 			break
 		}
@@ -139,7 +146,7 @@ func Saturate(start float64, d, bound time.Duration, bisect int, next *int, writ
 	var steps []Step
 	good, bad := 0.0, 0.0
 	for rate := start; ; rate *= 2 {
-		s := RunLoad(rate, d, next, write)
+		s := runLoad(rate, d, next, write, true)
 		steps = append(steps, s)
 		if !s.Sustained(bound) {
 			bad = rate
@@ -156,7 +163,7 @@ func Saturate(start float64, d, bound time.Duration, bisect int, next *int, writ
 	}
 	for range bisect {
 		mid := (lo + bad) / 2
-		s := RunLoad(mid, d, next, write)
+		s := runLoad(mid, d, next, write, true)
 		steps = append(steps, s)
 		if s.Sustained(bound) {
 			good, lo = mid, mid
