@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // DeadLetter is an alert a sink never accepted: it failed permanently or
@@ -28,13 +29,19 @@ type DeadLetter struct {
 // sinks no longer configured: every sink that delivered has a cursor), by
 // sink and then in the order they were given up.
 func (d *Deliverer) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
-	cursors, err := d.st.DeliveryCursorList(ctx)
+	return DeadLettersOf(ctx, d.st)
+}
+
+// DeadLettersOf lists the dead letters of every sink the store has a
+// record of, read from the store alone (an AWS control plane's health).
+func DeadLettersOf(ctx context.Context, st store.Store) ([]DeadLetter, error) {
+	cursors, err := st.DeliveryCursorList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("alert: list dead letters: %w", err)
 	}
 	var out []DeadLetter
 	for _, c := range cursors {
-		dls, err := d.st.DeadLetterList(ctx, c.Sink)
+		dls, err := st.DeadLetterList(ctx, c.Sink)
 		if err != nil {
 			return nil, fmt.Errorf("alert: list dead letters of sink %s: %w", c.Sink, err)
 		}

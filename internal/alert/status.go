@@ -89,11 +89,33 @@ func (d *Deliverer) Status(ctx context.Context) ([]SinkStatus, error) {
 // sinkStatus reads one sink's status; w is nil for a sink no longer
 // configured, hasCursor false before the sink has a cursor.
 func (d *Deliverer) sinkStatus(ctx context.Context, w *worker, c store.DeliveryCursor, hasCursor bool) (SinkStatus, error) {
-	s := SinkStatus{Sink: c.Sink, Configured: w != nil}
+	name := c.Sink
 	if w != nil {
-		s.Sink = w.name
+		name = w.name
 	}
-	dls, err := d.st.DeadLetterList(ctx, s.Sink)
+	s, err := recordedStatus(ctx, d.st, name, w != nil, c, hasCursor)
+	if err != nil || w == nil || !hasCursor {
+		return s, err
+	}
+	page, err := d.st.EventList(ctx, store.EventListParams{After: c.Cursor, Limit: StatusScan})
+	if err != nil {
+		return s, fmt.Errorf("alert: backlog of sink %s: %w", s.Sink, err)
+	}
+	for _, e := range page.Events {
+		if w.route.Match.Decide(e) != Skip {
+			s.Backlog++
+		}
+	}
+	s.BacklogMore = len(page.Events) == StatusScan
+	return s, nil
+}
+
+// recordedStatus is what the store records of a sink: its dead letters
+// and, with its cursor record (hasCursor), when that moved, its last
+// success and its current run of failures.
+func recordedStatus(ctx context.Context, st store.Store, name string, configured bool, c store.DeliveryCursor, hasCursor bool) (SinkStatus, error) {
+	s := SinkStatus{Sink: name, Configured: configured}
+	dls, err := st.DeadLetterList(ctx, s.Sink)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return s, fmt.Errorf("alert: dead letters of sink %s: %w", s.Sink, err)
 	}
@@ -114,18 +136,72 @@ func (d *Deliverer) sinkStatus(ctx context.Context, w *worker, c store.DeliveryC
 	if !c.Failing.Since.IsZero() {
 		s.Failing = &SinkFailing{Since: c.Failing.Since, Attempts: c.Failing.Attempts, LastError: c.Failing.Error}
 	}
-	if w == nil {
-		return s, nil
-	}
-	page, err := d.st.EventList(ctx, store.EventListParams{After: c.Cursor, Limit: StatusScan})
-	if err != nil {
-		return s, fmt.Errorf("alert: backlog of sink %s: %w", s.Sink, err)
-	}
-	for _, e := range page.Events {
-		if w.route.Match.Decide(e) != Skip {
-			s.Backlog++
-		}
-	}
-	s.BacklogMore = len(page.Events) == StatusScan
 	return s, nil
+}
+
+// StoredStatus reports the sinks from the store alone, for a process that
+// delivers nothing itself (an AWS control plane: the deployment's
+// alert-dispatcher records each sink's state, DeliveryState): the
+// configured sinks, in that order, then every other sink the store has a
+// record of, by name. There is no backlog: a dispatcher keeps no cursor
+// over the log (its queue is the backlog).
+func StoredStatus(ctx context.Context, st store.Store, configured []string) ([]SinkStatus, error) {
+	cursors, err := st.DeliveryCursorList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("alert: sink status: %w", err)
+	}
+	byName := map[string]store.DeliveryCursor{}
+	for _, c := range cursors {
+		byName[c.Sink] = c
+	}
+	var out []SinkStatus
+	seen := map[string]bool{}
+	for _, name := range configured {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		c, ok := byName[name]
+		s, err := recordedStatus(ctx, st, name, true, c, ok)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	for _, c := range cursors {
+		if seen[c.Sink] {
+			continue
+		}
+		s, err := recordedStatus(ctx, st, c.Sink, false, c, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// DeliveryState is the record a sink's delivery attempt leaves (the local
+// worker's rule, for a deliverer that keeps no state between attempts:
+// the AWS alert-dispatcher): prev is the sink's record before it (zero:
+// none), at the attempt's instant. A delivery sets the last success and
+// ends the run of failures; a dead letter ends it too (it is the record
+// of that failure from then on); a failure to be retried (retry) extends
+// it — its start kept, one more attempt, the last error.
+func DeliveryState(prev store.DeliveryCursor, sink string, at time.Time, derr error, retry bool) store.DeliveryCursor {
+	c := prev
+	c.Sink, c.At = sink, at
+	switch {
+	case derr == nil:
+		c.DeliveredAt, c.Failing = at, store.SinkFailing{}
+	case retry:
+		if c.Failing.Since.IsZero() {
+			c.Failing.Since = at
+		}
+		c.Failing.Attempts++
+		c.Failing.Error = clip(derr.Error(), maxErrorText)
+	default:
+		c.Failing = store.SinkFailing{}
+	}
+	return c
 }

@@ -22,7 +22,9 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
+	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 	"github.com/interlockhq/interlock/internal/store/postgres"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -50,6 +52,10 @@ type App struct {
 	Store     store.Store
 	Engine    *engine.Engine
 	Log       *slog.Logger
+	// AlertConfig is, in ModeControlPlane, the deployment's stored alert
+	// config: its windows are the engine's, its routes name the sinks the
+	// health report lists. nil otherwise.
+	AlertConfig *StoredAlertConfig
 
 	passed func() // tests: called after each watchdog pass RunWatchdog runs
 }
@@ -166,16 +172,24 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 		// calls; calls in flight are theirs, not interrupted ones.
 		jobs, passive = noJobs{}, true
 	}
+	var windowsFrom func(context.Context) ([]silence.Window, error)
+	if ds, ok := st.(*ddbstore.Store); ok && control {
+		// The deployment's windows are its stored alert config
+		// (deploy-config), as its functions read them.
+		a.AlertConfig = &StoredAlertConfig{Store: ds}
+		windowsFrom = a.AlertConfig.Maintenance
+	}
 	a.Engine = engine.New(engine.Options{
-		Store:       st,
-		Clock:       clk,
-		Jobs:        jobs,
-		Logger:      a.Log,
-		Rules:       rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
-		EnvAllow:    settings.Server.EnvAllow,
-		LookupEnv:   lookup,
-		Passive:     passive,
-		Maintenance: settings.Maintenance,
+		Store:           st,
+		Clock:           clk,
+		Jobs:            jobs,
+		Logger:          a.Log,
+		Rules:           rule.Options{MaxClockSkew: settings.Rules.MaxClockSkew},
+		EnvAllow:        settings.Server.EnvAllow,
+		LookupEnv:       lookup,
+		Passive:         passive,
+		Maintenance:     settings.Maintenance,
+		MaintenanceFrom: windowsFrom,
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()

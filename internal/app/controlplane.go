@@ -46,7 +46,7 @@ func ControlPlaneConflicts(file string, s *pipeline.Settings) error {
 		errs = append(errs, fmt.Errorf("%s: %s: %s; remove it (a serve on a dynamodb:// store is the deployment's control plane)", file, field, why))
 	}
 	if len(s.Alerts) > 0 {
-		conflict("alerts", "the deployment's alert-dispatcher delivers the alerts; sinks here would send each one twice")
+		conflict("alerts", "the deployment's alert-dispatcher delivers the alerts, by the routes `interlock deploy-config --config FILE` stored; sinks here would send each one twice")
 	}
 	if s.Watchdog != def.Watchdog {
 		conflict("watchdog", "the deployment's watchdog function runs the watchdog on the module's schedule; a control plane runs none")
@@ -58,7 +58,7 @@ func ControlPlaneConflicts(file string, s *pipeline.Settings) error {
 		conflict("calendars", "a control plane loads no calendar files; load them with `interlock deploy-config`")
 	}
 	if len(s.Maintenance) > 0 {
-		conflict("maintenance", "maintenance windows are armed by a local serve's timers, which a control plane does not run, and the deployment does not apply them")
+		conflict("maintenance", "the deployment's windows are those `interlock deploy-config --config FILE` stored, which the control plane reads from the tables; windows here would not be the deployment's")
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"sort"
@@ -91,11 +92,20 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 			fmt.Fprintf(env.Stdout, "skipped  %s (%s: not loaded into a deployment)\n", f.File, f.Kind)
 		}
 	}
+	// interlock.yaml, when there is one, checked as serve checks it: its
+	// envAllow applies, and its alerts: and maintenance: become the
+	// deployment's stored alert config. Invalid: nothing is written.
 	settings := pipeline.DefaultSettings()
+	var alerts *alertConfig
 	if data, err := os.ReadFile(*config); err == nil {
-		if s, err := pipeline.ParseSettings(*config, data); err == nil {
-			settings = s
+		y, s, err := app.AlertConfigOf(*config, data)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%v\ninterlock %s: invalid %s: nothing was written\n", err, name, *config)
+			return ExitFailed
 		}
+		settings, alerts = s, &alertConfig{file: *config, yaml: y, settings: s}
+	} else if !errors.Is(err, iofs.ErrNotExist) {
+		return fail(env, name, err)
 	}
 
 	st, err := app.OpenDynamoDB(ctx, *server, 0)
@@ -113,6 +123,15 @@ func runDeployConfig(ctx context.Context, env Env, args []string) int {
 	changed, err := applyDeployConfig(ctx, env, eng, st, cals, pipelines, *prune)
 	if err != nil {
 		return fail(env, name, err)
+	}
+	if alerts == nil {
+		fmt.Fprintf(env.Stdout, "alert config: no %s: the stored one is left as it is\n", *config)
+	} else {
+		n, err := storeAlertConfig(ctx, env, st, *alerts, eng.Now())
+		if err != nil {
+			return fail(env, name, err)
+		}
+		changed += n
 	}
 	fmt.Fprintf(env.Stdout, "\n%s: %d change(s)\n", *server, changed)
 	return ExitOK
@@ -214,4 +233,30 @@ func applyDeployConfig(ctx context.Context, env Env, eng *engine.Engine, st stor
 		}
 	}
 	return changed, nil
+}
+
+// alertConfig is interlock.yaml's alerts: and maintenance: (app.AlertConfigOf).
+type alertConfig struct {
+	file     string
+	yaml     string
+	settings *pipeline.Settings
+}
+
+// storeAlertConfig stores a as the deployment's alert config when it
+// differs from the stored one (app.StoreAlertConfig), printing what it
+// did; it returns the number of changes (0 or 1). The sla-monitor arms
+// the windows' end timers from the record's stream record; the
+// dispatcher routes by it from its next invocation.
+func storeAlertConfig(ctx context.Context, env Env, st app.AlertConfigStore, a alertConfig, now time.Time) (int, error) {
+	v, changed, err := app.StoreAlertConfig(ctx, st, a.file, a.yaml, now)
+	if err != nil {
+		return 0, err
+	}
+	if !changed {
+		fmt.Fprintf(env.Stdout, "alert config: unchanged (v%d)\n", v)
+		return 0, nil
+	}
+	fmt.Fprintf(env.Stdout, "alert config: stored v%d from %s (%d route(s), %d maintenance window(s))\n",
+		v, a.file, len(a.settings.Alerts), len(a.settings.Maintenance))
+	return 1, nil
 }

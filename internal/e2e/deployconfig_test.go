@@ -20,16 +20,7 @@ func TestDeployConfigLoadsAnAWSDeployment(t *testing.T) {
 	st, server := awsDeployment(t)
 
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	const orders = "pipeline: {id: orders}\nschedule:\n  trigger: {key: orders-landed, check: equals, field: status, value: ready}\n  exclude: {calendar: closures}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n"
 	const refunds = "pipeline: {id: refunds}\nschedule:\n  trigger: {key: refunds-landed, check: exists}\njob: {type: command, config: {command: [\"true\"], timeout: 1m}}\n"
 	write("calendars/closures.yaml", "name: closures\ndates: [\"2099-12-25\"]\n")

@@ -75,23 +75,30 @@ type Options struct {
 	// cover are not delivered (SilenceMatcher), and their ends send the
 	// alerts of conditions that still hold.
 	Maintenance []silence.Window
+	// MaintenanceFrom, when set, gives the windows instead of Maintenance,
+	// read each time they are needed (an AWS deployment's stored alert
+	// config, which changes without a restart). An error is the
+	// decision's error: nothing is decided on windows that could not be
+	// read.
+	MaintenanceFrom func(context.Context) ([]silence.Window, error)
 }
 
 // Engine is the lifecycle controller. Its methods are safe for concurrent
 // use; concurrent decisions on the same run are serialised by the store's
 // compare-and-swap, and the loser retries with fresh state.
 type Engine struct {
-	st       store.Store
-	clk      clock.Clock
-	jobs     trigger.Runner
-	log      *slog.Logger
-	rules    rule.Options
-	envAllow []string
-	env      func(string) (string, bool)
-	notify   func()
-	events   func([]event.Event)
-	passive  bool
-	windows  []silence.Window
+	st          store.Store
+	clk         clock.Clock
+	jobs        trigger.Runner
+	log         *slog.Logger
+	rules       rule.Options
+	envAllow    []string
+	env         func(string) (string, bool)
+	notify      func()
+	events      func([]event.Event)
+	passive     bool
+	windows     []silence.Window
+	windowsFrom func(context.Context) ([]silence.Window, error)
 
 	parses parseCache    // parsed configs by version (pipelines.go)
 	wd     watchdogCache // the watchdog's snapshot between passes
@@ -108,17 +115,18 @@ func New(o Options) *Engine {
 		notify = func() {}
 	}
 	return &Engine{
-		st:       o.Store,
-		clk:      o.Clock,
-		jobs:     trigger.Guard{Next: o.Jobs},
-		log:      log,
-		rules:    o.Rules,
-		envAllow: o.EnvAllow,
-		env:      o.LookupEnv,
-		notify:   notify,
-		passive:  o.Passive,
-		windows:  slices.Clone(o.Maintenance),
-		parses:   parseCache{m: map[string]*parsed{}, refused: map[string]int64{}},
+		st:          o.Store,
+		clk:         o.Clock,
+		jobs:        trigger.Guard{Next: o.Jobs},
+		log:         log,
+		rules:       o.Rules,
+		envAllow:    o.EnvAllow,
+		env:         o.LookupEnv,
+		notify:      notify,
+		passive:     o.Passive,
+		windows:     slices.Clone(o.Maintenance),
+		windowsFrom: o.MaintenanceFrom,
+		parses:      parseCache{m: map[string]*parsed{}, refused: map[string]int64{}},
 	}
 }
 

@@ -39,9 +39,13 @@ func silenceEndTimer(s silence.Silence) store.Timer {
 // fire (an end passed while no process ran); one armed for another
 // future instant (the window's cron or duration changed) is moved.
 func (e *Engine) ArmMaintenance(ctx context.Context) error {
+	windows, err := e.Maintenance(ctx)
+	if err != nil {
+		return err
+	}
 	now := e.clk.Now()
 	b := e.newBatch(nil, now)
-	for _, w := range e.windows {
+	for _, w := range windows {
 		due := w.NextEnd(now)
 		if due.IsZero() {
 			continue
@@ -92,10 +96,14 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now ti
 // occurrence's end. A window no longer configured drops its timer.
 func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	name := strings.TrimPrefix(t.Key, "maintenance-end/")
+	windows, err := e.Maintenance(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var w *silence.Window
-	for i := range e.windows {
-		if e.windows[i].Name == name {
-			w = &e.windows[i]
+	for i := range windows {
+		if windows[i].Name == name {
+			w = &windows[i]
 		}
 	}
 	b := e.newBatch(nil, now)

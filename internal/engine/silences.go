@@ -132,8 +132,18 @@ func (e *Engine) Silences(ctx context.Context, since time.Time) ([]store.Silence
 	return e.st.SilenceList(ctx, store.SilenceListParams{EndedSince: since})
 }
 
-// Maintenance returns the maintenance windows of interlock.yaml.
-func (e *Engine) Maintenance() []silence.Window { return slices.Clone(e.windows) }
+// Maintenance returns the maintenance windows: interlock.yaml's, or those
+// Options.MaintenanceFrom reads now.
+func (e *Engine) Maintenance(ctx context.Context) ([]silence.Window, error) {
+	if e.windowsFrom != nil {
+		ws, err := e.windowsFrom(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance windows: %w", err)
+		}
+		return slices.Clone(ws), nil
+	}
+	return slices.Clone(e.windows), nil
+}
 
 func orSomeone(by string) string {
 	if by == "" {
@@ -212,12 +222,16 @@ func (e *Engine) SilenceMatcher(ctx context.Context, since time.Time) (*SilenceM
 	if err != nil {
 		return nil, err
 	}
-	m := &SilenceMatcher{e: e, ctx: ctx, windows: e.windows, owners: map[string]string{}}
+	windows, err := e.Maintenance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := &SilenceMatcher{e: e, ctx: ctx, windows: windows, owners: map[string]string{}}
 	for _, s := range ss {
 		m.silences = append(m.silences, s.Silence)
 		m.byOwner = m.byOwner || len(s.Owners) > 0
 	}
-	for _, w := range e.windows {
+	for _, w := range windows {
 		m.byOwner = m.byOwner || len(w.Owners) > 0
 	}
 	return m, nil

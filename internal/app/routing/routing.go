@@ -73,15 +73,9 @@ func Build(entries []pipeline.Alert, o Options) (Routes, error) {
 	}
 	var routes Routes
 	var errs []error
-	used := map[string]int{}
+	names := Names(entries)
 	for i, a := range entries {
-		base := baseName(a, o)
-		used[base]++
-		name := base
-		if n := used[base]; n > 1 {
-			name = base + "#" + strconv.Itoa(n)
-		}
-		s, err := build(a, name, o)
+		s, err := build(a, names[i], o)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("alerts[%d] (%s): %w", i, a.Type, err))
 			continue
@@ -111,7 +105,7 @@ func SecretErrors(entries []pipeline.Alert, o Options) map[int]error {
 		if a.Type != pipeline.AlertSlack && a.Type != pipeline.AlertWebhook {
 			continue
 		}
-		s, err := build(a, baseName(a, o), o)
+		s, err := build(a, baseName(a), o)
 		if err != nil {
 			out[i] = err
 			continue
@@ -135,7 +129,25 @@ func SlackOnly(channel, token string, o Options) (Routes, error) {
 	return Routes{{Sink: sink}}, nil
 }
 
-func baseName(a pipeline.Alert, o Options) string {
+// Names are the sink names Build gives entries, in order, without
+// building anything (no secret is read): what a process that delivers
+// nothing itself lists as the configured sinks.
+func Names(entries []pipeline.Alert) []string {
+	used := map[string]int{}
+	out := make([]string, 0, len(entries))
+	for _, a := range entries {
+		base := baseName(a)
+		used[base]++
+		name := base
+		if n := used[base]; n > 1 {
+			name = base + "#" + strconv.Itoa(n)
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+func baseName(a pipeline.Alert) string {
 	switch a.Type {
 	case pipeline.AlertSlack:
 		return "slack:" + a.Channel

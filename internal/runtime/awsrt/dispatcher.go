@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -28,14 +29,20 @@ type DispatcherConfig struct {
 	// on a period and the dead letters (alert records; on AWS the events
 	// table), and the silences the dispatcher consults.
 	Store store.Store
-	// Alerts are the project's alert routes (interlock.yaml's alerts:,
-	// from ALERTS_CONFIG), each built by internal/app/routing as serve
-	// builds them, their secrets read through LookupEnv. Empty: the one
-	// route of Channel with Token.
+	// Alerts are the project's alert routes (interlock.yaml's alerts:),
+	// each built by internal/app/routing as serve builds them, their
+	// secrets read through LookupEnv. Empty: the one route of Channel
+	// with Token.
 	Alerts []pipeline.Alert
-	// Maintenance are the project's maintenance windows (from
-	// ALERTS_CONFIG): the events they cover are not sent, as locally.
+	// Maintenance are the project's maintenance windows: the events they
+	// cover are not sent, as locally.
 	Maintenance []silence.Window
+	// Settings, when set, replaces Alerts and Maintenance: the alerts:
+	// and maintenance: in force and their version, read at each
+	// invocation (the deployment's stored alert config,
+	// app.StoredAlertConfig, falling back to ALERTS_CONFIG). The routes
+	// are built again when the version changes.
+	Settings func(context.Context) (*pipeline.Settings, int64, error)
 	// LookupEnv reads the routes' tokenEnv and secretEnv (nil:
 	// os.LookupEnv).
 	LookupEnv func(string) (string, bool)
@@ -62,8 +69,9 @@ type Dispatcher struct {
 	c        DispatcherConfig
 	silences alert.Silencer
 
-	mu     sync.Mutex
-	routes []alert.Route
+	mu      sync.Mutex
+	routes  []alert.Route
+	version int64 // of the settings routes were built from
 }
 
 // NewDispatcher checks c and returns the dispatcher. Routes with a file
@@ -72,12 +80,9 @@ func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
 	if c.Store == nil {
 		return nil, errors.New("alert-dispatcher: a store is required")
 	}
-	if len(c.Alerts) == 0 && (c.Channel == "" || c.Token == nil) {
-		return nil, fmt.Errorf("alert-dispatcher: no alert routes: set %s (alerts:) or %s and its token", EnvAlertsConfig, EnvSlackChannel)
-	}
-	for i, a := range c.Alerts {
-		if a.Type == pipeline.AlertFile {
-			return nil, fmt.Errorf("alert-dispatcher: %s: alerts[%d]: type file cannot be delivered by a function (its disk is not kept): use slack, webhook or console", EnvAlertsConfig, i)
+	if c.Settings == nil {
+		if err := checkRoutes(c.Alerts, c.Channel, c.Token, EnvAlertsConfig); err != nil {
+			return nil, err
 		}
 	}
 	if c.Clock == nil {
@@ -88,8 +93,32 @@ func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
 	}
 	// A passive engine, only to match silences and windows: it runs and
 	// decides nothing.
-	eng := engine.New(engine.Options{Store: c.Store, Clock: c.Clock, Passive: true, Maintenance: c.Maintenance, Logger: c.Logger})
-	return &Dispatcher{c: c, silences: eng}, nil
+	o := engine.Options{Store: c.Store, Clock: c.Clock, Passive: true, Maintenance: c.Maintenance, Logger: c.Logger}
+	if c.Settings != nil {
+		o.MaintenanceFrom = func(ctx context.Context) ([]silence.Window, error) {
+			s, _, err := c.Settings(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return s.Maintenance, nil
+		}
+	}
+	return &Dispatcher{c: c, silences: engine.New(o)}, nil
+}
+
+// checkRoutes refuses routes a function cannot deliver (file: its disk is
+// not kept) and no route at all (no alerts: and no SLACK_CHANNEL_ID with
+// a token); source names where the routes came from.
+func checkRoutes(alerts []pipeline.Alert, channel string, token Token, source string) error {
+	if len(alerts) == 0 && (channel == "" || token == nil) {
+		return fmt.Errorf("alert-dispatcher: no alert routes: store alerts: with `interlock deploy-config --config interlock.yaml`, or set %s (alerts:) or %s and its token", EnvAlertsConfig, EnvSlackChannel)
+	}
+	for i, a := range alerts {
+		if a.Type == pipeline.AlertFile {
+			return fmt.Errorf("alert-dispatcher: %s: alerts[%d]: type file cannot be delivered by a function (its disk is not kept): use slack, webhook or console", source, i)
+		}
+	}
+	return nil
 }
 
 // Handle delivers every message of the batch to each route that takes it
@@ -157,6 +186,11 @@ func (d *Dispatcher) dispatch(ctx context.Context, routes []alert.Route, m event
 		return false
 	}
 	log = log.With("event", e.ID, "type", e.Type, "pipeline", e.PipelineID, "date", e.Date)
+	if !slices.ContainsFunc(routes, func(r alert.Route) bool { return r.Match.Decide(e) != alert.Skip }) {
+		// The bus forwards every event (a route may ask for any): one
+		// no route takes costs no read.
+		return true
+	}
 	silenced, err := d.silences.Silenced(ctx, e.Time)
 	if err != nil {
 		log.Warn("alert-dispatcher: cannot read the silences: will be received again", "err", err)
@@ -190,20 +224,32 @@ func (d *Dispatcher) deliver(ctx context.Context, r alert.Route, e event.Event, 
 		return true
 	}
 	retry, derr := r.Sink.Deliver(ctx, alert.NewAlert(e, name))
+	// The sink's delivery state (last success, current run of failures),
+	// recorded with the outcome as the local worker records it, so the
+	// control plane's /v1/health and dashboard show a failing sink.
+	state, err := d.deliveryState(ctx, name, derr, retry)
+	if err != nil {
+		log.Warn("alert-dispatcher: the sink's delivery state was not read", "err", err)
+	}
 	switch {
 	case derr == nil:
-		if err := d.c.Store.Commit(ctx, dec.Delivered(name, r.Match, e)); err != nil {
+		c := dec.Delivered(name, r.Match, e)
+		c.DeliveryCursors = state
+		if err := d.c.Store.Commit(ctx, c); err != nil {
 			// The alert is out; failing now would send it twice.
 			log.Warn("alert-dispatcher: sent, but the sent record was not saved", "err", err)
 		}
 		log.Debug("alert-dispatcher: sent")
 		return true
 	case retry:
+		if err := d.c.Store.Commit(ctx, store.Change{DeliveryCursors: state}); err != nil {
+			log.Warn("alert-dispatcher: the sink's failing attempt was not recorded", "err", err)
+		}
 		log.Warn("alert-dispatcher: delivery failed, will be received again", "receiveCount", m.Attributes["ApproximateReceiveCount"], "err", derr)
 		return false
 	}
 	dl := alert.NewDeadLetter(name, e, receiveCount(m), derr, d.c.Clock.Now())
-	if err := d.c.Store.Commit(ctx, store.Change{DeadLetters: []store.DeadLetter{dl.Record()}}); err != nil {
+	if err := d.c.Store.Commit(ctx, store.Change{DeadLetters: []store.DeadLetter{dl.Record()}, DeliveryCursors: state}); err != nil {
 		log.Warn("alert-dispatcher: refused for good, but the dead letter was not saved: will be received again", "refusal", derr, "err", err)
 		return false
 	}
@@ -211,16 +257,41 @@ func (d *Dispatcher) deliver(ctx context.Context, r alert.Route, e event.Event, 
 	return true
 }
 
+// deliveryState is the sink's delivery record after an attempt
+// (alert.DeliveryState on the record read now): nil when it cannot be
+// read (the outcome is committed without it).
+func (d *Dispatcher) deliveryState(ctx context.Context, sink string, derr error, retry bool) ([]store.DeliveryCursorWrite, error) {
+	prev, err := d.c.Store.DeliveryCursorGet(ctx, sink)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	return []store.DeliveryCursorWrite{{Cursor: alert.DeliveryState(prev, sink, d.c.Clock.Now(), derr, retry)}}, nil
+}
+
 // routeList returns the routes, built at the first call that can build
 // them (secrets are read once per process).
 func (d *Dispatcher) routeList(ctx context.Context) ([]alert.Route, error) {
+	alerts, version, source := d.c.Alerts, int64(0), EnvAlertsConfig
+	if d.c.Settings != nil {
+		s, v, err := d.c.Settings(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("alert-dispatcher: %w", err)
+		}
+		alerts, version = s.Alerts, v
+		if v > 0 {
+			source = fmt.Sprintf("stored alert config v%d", v)
+		}
+		if err := checkRoutes(alerts, d.c.Channel, d.c.Token, source); err != nil {
+			return nil, err
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.routes != nil {
+	if d.routes != nil && d.version == version {
 		return d.routes, nil
 	}
 	threads := alert.StoreThreads{Store: d.c.Store, Clock: d.c.Clock}
-	if len(d.c.Alerts) == 0 {
+	if len(alerts) == 0 {
 		token, err := d.c.Token.Token(ctx)
 		if err != nil {
 			return nil, err
@@ -231,17 +302,17 @@ func (d *Dispatcher) routeList(ctx context.Context) ([]alert.Route, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alert-dispatcher: %w", err)
 		}
-		d.routes = routes
+		d.routes, d.version = routes, version
 		return d.routes, nil
 	}
-	routes, err := routing.Build(d.c.Alerts, routing.Options{
+	routes, err := routing.Build(alerts, routing.Options{
 		LookupEnv: d.c.LookupEnv, Threads: threads, Client: d.c.HTTPClient, SlackAPIURL: d.c.APIURL,
 		Console: os.Stdout, Logger: d.c.Logger,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alert-dispatcher: %s: %w", EnvAlertsConfig, err)
+		return nil, fmt.Errorf("alert-dispatcher: %s: %w", source, err)
 	}
-	d.routes = routes
+	d.routes, d.version = routes, version
 	return d.routes, nil
 }
 

@@ -52,7 +52,7 @@ func TestFunctionsExitAtStartWithoutTheirVariables(t *testing.T) {
 	for fn, want := range map[string]string{
 		FnEventPublisher:  "event-publisher: missing required env vars: EVENT_BUS_NAME, EVENTS_TABLE",
 		FnEventSink:       "event-sink: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
-		FnAlertDispatcher: "alert-dispatcher: missing required env vars: SLACK_CHANNEL_ID, CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
+		FnAlertDispatcher: "alert-dispatcher: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE",
 		FnStreamRouter:    "stream-router: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, STATE_MACHINE_ARN",
 		FnAPI:             "api: missing required env vars: CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE, EVENTS_TABLE, API_TOKENS_SECRET_ARN",
 	} {

@@ -131,24 +131,27 @@ func SinkFromEnv(ctx context.Context, env Env) (any, error) {
 }
 
 // DispatcherFromEnv is the alert-dispatcher function: the four tables are
-// required. Its routes and maintenance windows are ALERTS_CONFIG's
-// (interlock.yaml's alerts: and maintenance:), their tokenEnv and
-// secretEnv read from the environment and from the secrets SECRETS_FROM
-// names (read at start). Without routes there, SLACK_CHANNEL_ID is the one
-// route (required then), its token from Secrets Manager when
-// SLACK_SECRET_ARN is set, else from SLACK_BOT_TOKEN; with neither every
-// alert is logged and dropped.
+// required. Its routes and maintenance windows are the deployment's
+// stored alert config (interlock.yaml's alerts: and maintenance:, stored
+// by `interlock deploy-config`; read at each invocation), or, while none
+// is stored, ALERTS_CONFIG's. Their tokenEnv and secretEnv are read from
+// the environment and from the secrets SECRETS_FROM names (read at
+// start). Without routes there, SLACK_CHANNEL_ID is the one route, its
+// token from Secrets Manager when SLACK_SECRET_ARN is set, else from
+// SLACK_BOT_TOKEN; with neither every alert is logged and dropped; with
+// no route at all every message fails (and is received again).
 func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 	const fn = FnAlertDispatcher
-	settings, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
+	fallback, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	required := TableVars
-	if len(settings.Alerts) == 0 {
-		required = append([]string{EnvSlackChannel}, TableVars...)
+	if len(fallback.Alerts) > 0 {
+		if err := checkRoutes(fallback.Alerts, "", nil, EnvAlertsConfig); err != nil {
+			return nil, err
+		}
 	}
-	cfg, err := setUp(ctx, env, fn, required...)
+	cfg, err := setUp(ctx, env, fn, TableVars...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +170,9 @@ func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 	}
 	log := Logger()
 	meter := meterFromEnv(env, FnAlertDispatcher, log)
+	stored := &app.StoredAlertConfig{Store: st, Fallback: fallback}
 	d, err := NewDispatcher(DispatcherConfig{
-		Store: meter.Store(st), Alerts: settings.Alerts, Maintenance: settings.Maintenance, LookupEnv: env.lookupFunc(),
+		Store: meter.Store(st), Settings: stored.Settings, LookupEnv: env.lookupFunc(),
 		Channel: env.Get(EnvSlackChannel), Token: token, APIURL: env.Get(EnvSlackAPIURL),
 		Clock: clock.Real{}, Logger: log,
 	})
@@ -181,6 +185,8 @@ func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 // ParseAlertsConfig reads ALERTS_CONFIG: interlock.yaml's alerts: and
 // maintenance: sections, checked as interlock.yaml is (errors name
 // ALERTS_CONFIG, the line and the field). Empty: no routes, no windows.
+// It is the functions' fallback while the deployment has no stored alert
+// config (app.StoredAlertConfig).
 func ParseAlertsConfig(v string) (*pipeline.Settings, error) {
 	if strings.TrimSpace(v) == "" {
 		return &pipeline.Settings{}, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
@@ -187,6 +188,12 @@ func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord)
 	}
 	if err != nil {
 		return err
+	}
+	if _, ok := item.(ddbstore.AlertConfigItem); ok {
+		// The stored alert config changed (deploy-config): its windows'
+		// end timers are armed, or moved, now; their records come back
+		// here as timers to schedule. A failure is delivered again.
+		return m.Engine.ArmMaintenance(ctx)
 	}
 	it, ok := item.(ddbstore.TimerItem)
 	if !ok {
@@ -421,13 +428,15 @@ func passiveEngine(ctx context.Context, cfg aws.Config, env Env, fn string) (*en
 	if err != nil {
 		return nil, nil, err
 	}
-	// The maintenance windows (ALERTS_CONFIG): a window's end timer is
-	// handled, and re-armed, by whichever function fires it.
-	settings, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
+	// The maintenance windows: the stored alert config's, read when they
+	// are needed, or ALERTS_CONFIG's while none is stored. A window's end
+	// timer is handled, and re-armed, by whichever function fires it.
+	fallback, err := ParseAlertsConfig(env.Get(EnvAlertsConfig))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true, Maintenance: settings.Maintenance})
+	stored := &app.StoredAlertConfig{Store: st, Fallback: fallback}
+	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true, MaintenanceFrom: stored.Maintenance})
 	if err := eng.Open(ctx); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", fn, err)
 	}

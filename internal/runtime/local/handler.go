@@ -69,7 +69,7 @@ func ControlPlaneHandler(ctx context.Context, a *app.App, tokens []api.Token) (h
 		streams.Notify()
 	})
 	p, err := newHandler(ctx, a, handlerParts{tokens: tokens, metrics: metrics, streams: streams, noLiveTail: true,
-		health: &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}})
+		health: healthOf(a)})
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +95,20 @@ func InProcessControlPlane(ctx context.Context, storeURL string, log *slog.Logge
 		return nil, err
 	}
 	p, err := newHandler(ctx, a, handlerParts{metrics: api.NewMetrics(a.Engine), streams: api.NewEventStreams(), noLiveTail: true,
-		health: &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}})
+		health: healthOf(a)})
 	if err != nil {
 		return nil, err
 	}
 	return p.handler, nil
+}
+
+// healthOf is a's health report; a control plane's lists the
+// deployment's sinks and dead letters as its alert-dispatcher recorded
+// them in the tables (serve adds a local process's own).
+func healthOf(a *app.App) *api.Health {
+	h := &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}
+	if a.AlertConfig != nil {
+		h.Sinks, h.DeadLetters = a.AlertConfig.SinkStatus, a.AlertConfig.DeadLetters
+	}
+	return h
 }

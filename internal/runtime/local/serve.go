@@ -149,7 +149,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	if err != nil {
 		return err
 	}
-	health := &api.Health{Engine: a.Engine, Settings: a.Settings, Mode: a.Mode()}
+	health := healthOf(a)
 	var rl *reloader
 	if !control {
 		rl = newReloader(a, log)

@@ -126,17 +126,23 @@ type TimerItem struct {
 	Removed bool
 }
 
+// AlertConfigItem is the project's stored alert config (PROJECT /
+// ALERTS, AlertConfig): it changed. The sla-monitor arms the end timers
+// of the windows it now holds.
+type AlertConfigItem struct{}
+
 // Ignored is an item the store keeps for itself (runs, timers, markers,
 // sensor state, counters, …) or one no part of Interlock reads.
 type Ignored struct{ PK, SK string }
 
-func (SensorItem) isRecord()   {}
-func (ConfigItem) isRecord()   {}
-func (RerunRequest) isRecord() {}
-func (JobReport) isRecord()    {}
-func (EventItem) isRecord()    {}
-func (TimerItem) isRecord()    {}
-func (Ignored) isRecord()      {}
+func (SensorItem) isRecord()      {}
+func (ConfigItem) isRecord()      {}
+func (RerunRequest) isRecord()    {}
+func (JobReport) isRecord()       {}
+func (EventItem) isRecord()       {}
+func (TimerItem) isRecord()       {}
+func (Ignored) isRecord()         {}
+func (AlertConfigItem) isRecord() {}
 
 // ItemError is Decode's error: the item cannot be what its key says. It
 // names the item, and its pipeline when the key has one, so the caller can
@@ -232,6 +238,9 @@ func (d decoder) control() (Record, error) {
 			return nil, d.fail("%v", err)
 		}
 		return TimerItem{Timer: t}, nil
+	}
+	if d.pk == pkProject && d.sk == skAlertConfig {
+		return AlertConfigItem{}, nil
 	}
 	if !strings.HasPrefix(d.pk, pkPipelinePrefix) {
 		return d.ignored() // calendars, silences

@@ -36,7 +36,9 @@ func (h *handler) silenceReachAt(ctx context.Context, now time.Time) (silenceRea
 			out.silences = append(out.silences, s.Silence)
 		}
 	}
-	out.windows = h.eng.Maintenance()
+	if out.windows, err = h.eng.Maintenance(ctx); err != nil {
+		return silenceReach{}, err
+	}
 	return out, nil
 }
 

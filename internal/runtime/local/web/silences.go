@@ -164,7 +164,11 @@ func (h *handler) silencesPage(r *http.Request) (*view, error) {
 		}
 		d.Silences = append(d.Silences, row)
 	}
-	for _, w := range h.eng.Maintenance() {
+	windows, err := h.eng.Maintenance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range windows {
 		_, end, active := w.ActiveAt(now)
 		wv := windowView{ID: w.ID(), Cron: w.Cron.String(), Zone: w.Location.String(),
 			Duration: w.Duration.String(), Matchers: w.Matchers.String(), Comment: w.Comment, Active: active,
