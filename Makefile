@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres test-browser screenshots
+.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres soak-postgres test-browser screenshots
 
 all: build
 
@@ -39,10 +39,19 @@ test-dynamodb: emulators
 ## test-postgres: every package with PostgreSQL tests (those importing internal/testenv/pglocal),
 ## against one throwaway PostgreSQL started for the run (scripts/with-postgres.sh) and stopped
 ## afterwards, pass or fail.
-## The end-to-end package runs only its PostgreSQL tests here (its others need no PostgreSQL).
+## The end-to-end package runs only its PostgreSQL tests here (its others need no PostgreSQL),
+## among them the replica fault test (TestReplicasUnderFaultsOnPostgres, ~1 min on a PostgreSQL of
+## its own: three serve replicas under steady writes, a replica SIGKILLed every 8-12 s, PostgreSQL
+## crashed and restarted once, a replica's connections cut; it prints its figures).
 PG_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/testenv/pglocal' | cut -d' ' -f1 | grep -v '/internal/e2e$$')
 test-postgres:
-	scripts/with-postgres.sh sh -c '$(GO) test -count=1 -timeout 5m $(PG_PKGS) && $(GO) test -count=1 -timeout 5m -run OnPostgres ./internal/e2e/'
+	scripts/with-postgres.sh sh -c '$(GO) test -count=1 -timeout 5m $(PG_PKGS) && $(GO) test -count=1 -timeout 5m -v -run OnPostgres ./internal/e2e/'
+
+## soak-postgres: the replica fault test for SOAK of writes (default 5m) with a replica SIGKILLed
+## every 20-40 s (INTERLOCK_SOAK), then its checks and figures; it starts its own PostgreSQL.
+SOAK ?= 5m
+soak-postgres:
+	INTERLOCK_SOAK=$(SOAK) $(GO) test -count=1 -timeout 30m -v -run '^TestReplicasUnderFaultsOnPostgres$$' ./internal/e2e/
 
 ## test-browser: the dashboard in a real headless Chromium (Debian's package chromium, or the
 ## program INTERLOCK_CHROMIUM names; .ci/run installs it): the harness (internal/testenv/browser)

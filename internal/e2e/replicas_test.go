@@ -32,15 +32,9 @@ func TestReplicasOnPostgres(t *testing.T) {
 	for range 3 {
 		dir := t.TempDir()
 		files := map[string]string{
-			"interlock.yaml": fmt.Sprintf(`pipelines: ./pipelines
-server:
-  tokens:
-    - {name: etl, role: writer, tokenEnv: INTERLOCK_WRITER_TOKEN}
-triggers: {allowAddresses: [127.0.0.1/32]}
-watchdog: {interval: 10s}
-alerts:
+			"interlock.yaml": replicaSettings(fmt.Sprintf(`
   - {type: webhook, url: %q, secretEnv: INTERLOCK_HOOK_SECRET, match: {types: [VALIDATION_PASSED, JOB_TRIGGERED, JOB_COMPLETED]}}
-`, hook.URL),
+`, hook.URL)),
 		}
 		for _, p := range pipelines {
 			files["pipelines/"+p+".yaml"] = airflowPipeline(p, airflow.URL)
@@ -154,4 +148,17 @@ alerts:
 			t.Logf("replica %d:\n%s", i, s.out.String())
 		}
 	}
+}
+
+// replicaSettings is the interlock.yaml of a replica in the replica tests:
+// a writer token, triggers to loopback, a 10 s watchdog and the alerts
+// given (YAML list items).
+func replicaSettings(alerts string) string {
+	return `pipelines: ./pipelines
+server:
+  tokens:
+    - {name: etl, role: writer, tokenEnv: INTERLOCK_WRITER_TOKEN}
+triggers: {allowAddresses: [127.0.0.1/32]}
+watchdog: {interval: 10s}
+alerts:` + alerts
 }
