@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 var _ store.SensorFactsReader = (*Store)(nil)
@@ -29,20 +30,20 @@ func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (sto
 		}
 	}
 	var b pgx.Batch
-	b.Queue(`SELECT `+pipelineCols+` FROM pipelines WHERE id = $1`, p.PipelineID)
-	b.Queue(`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = $2`, p.PipelineID, []byte(p.Key))
+	b.Queue(`SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = $1`, p.PipelineID)
+	b.Queue(`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = $2`, p.PipelineID, []byte(p.Key))
 	if len(pids) > 0 {
-		b.Queue(`SELECT `+runCols+` FROM runs WHERE (pipeline_id, schedule_id, period) IN
+		b.Queue(`SELECT `+sqlstore.RunCols+` FROM runs WHERE (pipeline_id, schedule_id, period) IN
 			(SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`, pids, sids, periods)
 	}
 	br := s.pool.SendBatch(ctx, &b)
 	defer br.Close()
 	var err error
-	f.Pipeline, err = scanPipeline(br.QueryRow())
+	f.Pipeline, err = sqlstore.ScanPipeline(br.QueryRow())
 	if f.PipelineFound, err = found(err); err != nil {
 		return store.SensorFacts{}, fmt.Errorf("postgres: read pipeline %s: %w", p.PipelineID, err)
 	}
-	f.Sensor, err = scanSensor(br.QueryRow())
+	f.Sensor, err = dialect.ScanSensor(br.QueryRow())
 	if f.SensorFound, err = found(err); err != nil {
 		return store.SensorFacts{}, fmt.Errorf("postgres: read sensor %s/%s: %w", p.PipelineID, p.Key, err)
 	}
@@ -54,7 +55,7 @@ func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (sto
 		return store.SensorFacts{}, fmt.Errorf("postgres: read runs of %s: %w", p.PipelineID, err)
 	}
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := sqlstore.ScanRun(rows)
 		if err != nil {
 			rows.Close()
 			return store.SensorFacts{}, fmt.Errorf("postgres: read runs of %s: %w", p.PipelineID, err)

@@ -66,25 +66,25 @@ func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/
 
 // PipelineGet returns the pipeline with the given id.
 func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
-	return get(ctx, s, scanPipeline, "pipeline "+id,
-		`SELECT `+pipelineCols+` FROM pipelines WHERE id = $1`, id)
+	return get(ctx, s, sqlstore.ScanPipeline, "pipeline "+id,
+		`SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = $1`, id)
 }
 
 // PipelineList returns every pipeline, sorted by id.
 func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
-	return list(ctx, s, scanPipeline, "pipelines", `SELECT `+pipelineCols+` FROM pipelines ORDER BY id`)
+	return list(ctx, s, sqlstore.ScanPipeline, "pipelines", `SELECT `+sqlstore.PipelineCols+` FROM pipelines ORDER BY id`)
 }
 
 // SensorGet returns one sensor.
 func (s *Store) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
-	return get(ctx, s, scanSensor, "sensor "+pipelineID+"/"+key,
-		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = $2`, pipelineID, []byte(key))
+	return get(ctx, s, dialect.ScanSensor, "sensor "+pipelineID+"/"+key,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = $2`, pipelineID, []byte(key))
 }
 
 // SensorList returns the pipeline's sensors, sorted by key.
 func (s *Store) SensorList(ctx context.Context, pipelineID string) ([]store.Sensor, error) {
-	return list(ctx, s, scanSensor, "sensors of "+pipelineID,
-		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 ORDER BY key`, pipelineID)
+	return list(ctx, s, dialect.ScanSensor, "sensors of "+pipelineID,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = $1 ORDER BY key`, pipelineID)
 }
 
 // SensorGetMany returns the pipeline's sensors stored under p.Keys, sorted
@@ -97,8 +97,8 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 	for i, k := range p.Keys {
 		keys[i] = []byte(k)
 	}
-	return list(ctx, s, scanSensor, "sensors of "+p.PipelineID,
-		`SELECT `+sensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = ANY($2::bytea[]) ORDER BY key`, p.PipelineID, keys)
+	return list(ctx, s, dialect.ScanSensor, "sensors of "+p.PipelineID,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors WHERE pipeline_id = $1 AND key = ANY($2::bytea[]) ORDER BY key`, p.PipelineID, keys)
 }
 
 // SensorListPrefix returns the pipeline's sensors whose key starts with
@@ -108,26 +108,11 @@ func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixPa
 	w := where{}
 	w.add("pipeline_id = ?", p.PipelineID)
 	w.add("key >= ?", []byte(p.Prefix))
-	if end, ok := prefixEnd(p.Prefix); ok {
+	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
 		w.add("key < ?", []byte(end))
 	}
-	return list(ctx, s, scanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
-		`SELECT `+sensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
-}
-
-// prefixEnd is the least byte string greater than every string that
-// starts with prefix: the prefix with its last byte below 0xff incremented
-// and what follows dropped. ok is false when there is none (an empty
-// prefix, or one of 0xff bytes only): the range is then unbounded above.
-func prefixEnd(prefix string) (string, bool) {
-	b := []byte(prefix)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] < 0xff {
-			b[i]++
-			return string(b[:i+1]), true
-		}
-	}
-	return "", false
+	return list(ctx, s, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
+		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first
@@ -147,14 +132,14 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 	if !p.Since.IsZero() {
 		w.add("changed_at >= ?", queryNanos(p.Since))
 	}
-	q := `SELECT ` + sensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.limit(p.Limit)
-	return list(ctx, s, scanSensor, "changed sensors", q, w.args...)
+	q := `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.limit(p.Limit)
+	return list(ctx, s, dialect.ScanSensor, "changed sensors", q, w.args...)
 }
 
 // RunGet returns the run with the given key.
 func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
-	return get(ctx, s, scanRun, "run "+keyString(key),
-		`SELECT `+runCols+` FROM runs WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
+	return get(ctx, s, sqlstore.ScanRun, "run "+keyString(key),
+		`SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
@@ -186,28 +171,28 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if p.ActiveOnly {
 		w.add("active")
 	}
-	q := `SELECT ` + runCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
-	return list(ctx, s, scanRun, "runs", q, w.args...)
+	q := `SELECT ` + sqlstore.RunCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
+	return list(ctx, s, sqlstore.ScanRun, "runs", q, w.args...)
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
 // first.
 func (s *Store) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
-	return list(ctx, s, scanLedger, "ledger of "+keyString(key),
+	return list(ctx, s, sqlstore.ScanLedger, "ledger of "+keyString(key),
 		`SELECT `+ledgerCols+` FROM ledger WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY seq`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // BaselineGet returns the post-run baseline of a period.
 func (s *Store) BaselineGet(ctx context.Context, key run.Key) (store.Baseline, error) {
-	return get(ctx, s, scanBaseline, "baseline "+keyString(key),
+	return get(ctx, s, sqlstore.ScanBaseline, "baseline "+keyString(key),
 		`SELECT `+baselineCols+` FROM baselines WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // MarkerGet returns one marker of a period.
 func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.Marker, error) {
-	return get(ctx, s, scanMarker, "marker "+kind+" of "+keyString(key),
+	return get(ctx, s, sqlstore.ScanMarker, "marker "+kind+" of "+keyString(key),
 		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 AND kind = $4`,
 		key.PipelineID, key.ScheduleID, key.Period, kind)
 }
@@ -215,7 +200,7 @@ func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.
 // MarkerListOf returns every marker of one period, sorted by kind: a range
 // of the primary key.
 func (s *Store) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
-	return list(ctx, s, scanMarker, "markers of "+keyString(key),
+	return list(ctx, s, sqlstore.ScanMarker, "markers of "+keyString(key),
 		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY kind`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
@@ -234,7 +219,7 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 		w.add("at >= ?", queryNanos(p.Since))
 	}
 	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
-	return list(ctx, s, scanMarker, "markers", q, w.args...)
+	return list(ctx, s, sqlstore.ScanMarker, "markers", q, w.args...)
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties
@@ -243,12 +228,12 @@ func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]s
 	var w where
 	w.add("due_at <= ?", queryNanos(now))
 	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(limit)
-	return list(ctx, s, scanTimer, "due timers", q, w.args...)
+	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, w.args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
 func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
-	return get(ctx, s, scanTimer, "next timer", `SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+	return get(ctx, s, sqlstore.ScanTimer, "next timer", `SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
 }
 
 // TimerList returns timers matching p, due or not, earliest first (ties by
@@ -259,10 +244,10 @@ func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store
 	if p.Kind != "" {
 		w.add("kind = ?", p.Kind)
 	}
-	return list(ctx, s, scanTimer, "timers", `SELECT `+timerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
+	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+timerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
 }
 
 // TimerGet returns the timer with the given key.
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
-	return get(ctx, s, scanTimer, "timer "+key, `SELECT `+timerCols+` FROM timers WHERE key = $1`, key)
+	return get(ctx, s, sqlstore.ScanTimer, "timer "+key, `SELECT `+timerCols+` FROM timers WHERE key = $1`, key)
 }

@@ -7,13 +7,10 @@ import (
 )
 
 // Each record type's columns, scan and encode functions are sqlstore's
-// (one place for both SQL stores); these are the names the statements
-// here use.
+// (one place for both SQL stores). The statements of the commit and the
+// event reads name them so.
 
 const (
-	pipelineCols = sqlstore.PipelineCols
-	sensorCols   = sqlstore.SensorCols
-	runCols      = sqlstore.RunCols
 	ledgerCols   = sqlstore.LedgerCols
 	baselineCols = sqlstore.BaselineCols
 	markerCols   = sqlstore.MarkerCols
@@ -21,16 +18,7 @@ const (
 	eventCols    = sqlstore.EventCols
 )
 
-var (
-	scanPipeline = sqlstore.ScanPipeline
-	scanSensor   = dialect.ScanSensor
-	scanRun      = sqlstore.ScanRun
-	scanLedger   = sqlstore.ScanLedger
-	scanBaseline = sqlstore.ScanBaseline
-	scanMarker   = sqlstore.ScanMarker
-	scanTimer    = sqlstore.ScanTimer
-	scanEvent    = sqlstore.ScanEvent
-)
+var scanEvent = sqlstore.ScanEvent
 
 func encodePipeline(e *encoder, p store.Pipeline) []any {
 	return encodeRow(e, sqlstore.EncodePipeline, p)

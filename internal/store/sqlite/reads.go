@@ -122,27 +122,11 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 // substr() never does.
 func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
 	w := where{conds: []string{"pipeline_id = ?", "key >= ?"}, args: []any{p.PipelineID, p.Prefix}}
-	if end, ok := prefixEnd(p.Prefix); ok {
+	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
 		w.add("key < ?", end)
 	}
 	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
 		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
-}
-
-// prefixEnd is the least string greater than every string that starts
-// with prefix, compared byte-wise as SQLite's BINARY collation does: the
-// prefix with its last byte below 0xff incremented and what follows
-// dropped. ok is false when there is none (an empty prefix, or one of
-// 0xff bytes only): the range is then unbounded above.
-func prefixEnd(prefix string) (string, bool) {
-	b := []byte(prefix)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] < 0xff {
-			b[i]++
-			return string(b[:i+1]), true
-		}
-	}
-	return "", false
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first

@@ -49,3 +49,20 @@ func List[T any](d *Dialect, rows Rows, err error, scan func(Scanner) (T, error)
 	}
 	return out, nil
 }
+
+// PrefixEnd is the least byte string greater than every string that
+// starts with prefix, compared byte-wise (SQLite's BINARY collation,
+// PostgreSQL's bytea): the prefix with its last byte below 0xff
+// incremented and what follows dropped. ok is false when there is none (an
+// empty prefix, or one of 0xff bytes only): the range is then unbounded
+// above.
+func PrefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
