@@ -1,7 +1,7 @@
 // Package alert owns alert routing and delivery: which events reach which
 // sink (Route, Match) and getting them there at least once, in event-log
 // order, per sink (Deliverer). The sinks live in subpackages named after
-// what they talk to — slack, webhook, console, file — and every one passes
+// what they talk to — slack, webhook, openlineage, console, file — and every one passes
 // the shared kit in alerttest; routing builds them from interlock.yaml.
 //
 // The event log is the outbox. Producers never call a sink: they commit

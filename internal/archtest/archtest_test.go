@@ -64,7 +64,7 @@ var adapterPackages = []string{"internal/store/sqlite", "internal/store/postgres
 	"internal/trigger/airflow", "internal/trigger/awsjob", "internal/trigger/command", "internal/trigger/databricks",
 	"internal/trigger/emr", "internal/trigger/emrserverless", "internal/trigger/glue", "internal/trigger/http",
 	"internal/trigger/lambda", "internal/trigger/stepfunction", "internal/trigger/simjob",
-	"internal/alert/console", "internal/alert/file", "internal/alert/slack", "internal/alert/webhook"}
+	"internal/alert/console", "internal/alert/file", "internal/alert/slack", "internal/alert/webhook", "internal/alert/openlineage"}
 
 // adapterImporters may import an adapter besides the app: an adapter's own
 // family and test kits, the engine kits, and the exceptions with a reason.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -355,6 +357,13 @@ func (e *Engine) afterCall(ctx context.Context, lp *loadedPipeline, r run.Run, r
 		return next, eff, nil
 	}
 	next, eff := run.Triggered(r, string(lp.p.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.p, now)
+	if r.Cause == run.CauseUpstream {
+		notes, err := e.withUpstreamParent(ctx, lp.p, r, eff.Notes)
+		if err != nil {
+			return r, run.Effect{}, err
+		}
+		eff.Notes = notes
+	}
 	if res.Started.Result == nil {
 		return next, eff, nil
 	}
@@ -455,4 +464,29 @@ func (e *Engine) callingPipeline(ctx context.Context, id string) (*loadedPipelin
 		return nil, err
 	}
 	return e.withConfig(ctx, row, nil)
+}
+
+// withUpstreamParent names, on the JOB_TRIGGERED notes of a run its
+// upstreams opened, the upstream run it counts as started by
+// (run.UpstreamParent), reading the upstreams' configs.
+func (e *Engine) withUpstreamParent(ctx context.Context, p *pipeline.Pipeline, r run.Run, notes []run.Note) ([]run.Note, error) {
+	per, err := schedule.ParsePeriod(r.Period)
+	if err != nil {
+		return notes, nil
+	}
+	ups := map[string]*pipeline.Pipeline{}
+	for _, u := range p.Upstreams {
+		lp, err := e.pipelineOf(ctx, u.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		if lp != nil {
+			ups[u.Pipeline] = lp.p
+		}
+	}
+	id, upPer, ok := run.UpstreamParent(p, ups, per)
+	if !ok {
+		return notes, nil
+	}
+	return run.WithParent(notes, id, upPer), nil
 }

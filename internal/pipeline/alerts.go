@@ -20,19 +20,24 @@ const (
 	AlertWebhook AlertType = "webhook"
 	AlertConsole AlertType = "console"
 	AlertFile    AlertType = "file"
+	// AlertOpenLineage posts OpenLineage RunEvents (docs/openlineage.md).
+	AlertOpenLineage AlertType = "openlineage"
 )
 
 // AlertTypes lists the alert sinks.
-func AlertTypes() []AlertType { return []AlertType{AlertSlack, AlertWebhook, AlertConsole, AlertFile} }
+func AlertTypes() []AlertType {
+	return []AlertType{AlertSlack, AlertWebhook, AlertConsole, AlertFile, AlertOpenLineage}
+}
 
 // Alert is one alert sink and what it receives. Which fields a type uses
 // is fixed (alertFields); the others must be empty.
 type Alert struct {
 	Type      AlertType
 	Channel   string // slack
-	TokenEnv  string // slack: bot token from this variable …
+	TokenEnv  string // slack: bot token from this variable …, openlineage: api key (optional) …
 	TokenFile string // … or from this file
-	URL       string // webhook
+	URL       string // webhook; openlineage: the backend's base URL
+	Namespace string // openlineage: the jobs' namespace (default "interlock")
 	SecretEnv string // webhook: signing secret, optional
 	Path      string // file
 	Match     AlertMatch
@@ -54,6 +59,7 @@ type rawAlert struct {
 	URL       string `yaml:"url"`
 	SecretEnv string `yaml:"secretEnv"`
 	Path      string `yaml:"path"`
+	Namespace string `yaml:"namespace"`
 	Match     *struct {
 		Types     []string `yaml:"types"`
 		Pipelines []string `yaml:"pipelines"`
@@ -64,15 +70,16 @@ type rawAlert struct {
 // alertFields lists, per alert type, the fields it uses; required ones
 // are marked. tokenEnv/tokenFile are checked as a pair.
 var alertFields = map[AlertType]map[string]bool{
-	AlertSlack:   {"channel": true, "tokenEnv": false, "tokenFile": false},
-	AlertWebhook: {"url": true, "secretEnv": false},
-	AlertConsole: {},
-	AlertFile:    {"path": true},
+	AlertSlack:       {"channel": true, "tokenEnv": false, "tokenFile": false},
+	AlertWebhook:     {"url": true, "secretEnv": false},
+	AlertConsole:     {},
+	AlertFile:        {"path": true},
+	AlertOpenLineage: {"url": true, "tokenEnv": false, "tokenFile": false, "namespace": false},
 }
 
 func (b *builder) alert(p string, raw rawAlert) Alert {
 	a := Alert{Type: AlertType(raw.Type), Channel: raw.Channel, TokenEnv: raw.TokenEnv, TokenFile: raw.TokenFile,
-		URL: raw.URL, SecretEnv: raw.SecretEnv, Path: raw.Path}
+		URL: raw.URL, SecretEnv: raw.SecretEnv, Path: raw.Path, Namespace: raw.Namespace}
 	fields, known := alertFields[a.Type]
 	if !known {
 		if raw.Type != "" {
@@ -84,7 +91,7 @@ func (b *builder) alert(p string, raw rawAlert) Alert {
 		}
 	} else {
 		set := map[string]string{"channel": raw.Channel, "tokenEnv": raw.TokenEnv, "tokenFile": raw.TokenFile,
-			"url": raw.URL, "secretEnv": raw.SecretEnv, "path": raw.Path}
+			"url": raw.URL, "secretEnv": raw.SecretEnv, "path": raw.Path, "namespace": raw.Namespace}
 		for _, name := range slices.Sorted(maps.Keys(set)) {
 			required, used := fields[name]
 			switch {
@@ -97,12 +104,13 @@ func (b *builder) alert(p string, raw rawAlert) Alert {
 		switch a.Type {
 		case AlertSlack:
 			b.secretSource(p, "tokenEnv", raw.TokenEnv, "tokenFile", raw.TokenFile)
-		case AlertWebhook:
-			if raw.URL != "" {
-				if u, err := url.Parse(raw.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					b.errorf(p+".url", "want an absolute http or https URL, got %q", raw.URL)
-				}
+		case AlertOpenLineage:
+			b.alertURL(p, raw.URL)
+			if raw.TokenEnv != "" || raw.TokenFile != "" {
+				b.secretSource(p, "tokenEnv", raw.TokenEnv, "tokenFile", raw.TokenFile)
 			}
+		case AlertWebhook:
+			b.alertURL(p, raw.URL)
 			if raw.SecretEnv != "" && !envName.MatchString(raw.SecretEnv) {
 				b.errorf(p+".secretEnv", "%q is not an environment variable name", raw.SecretEnv)
 			}
@@ -142,4 +150,14 @@ func (b *builder) alert(p string, raw rawAlert) Alert {
 		}
 	}
 	return a
+}
+
+// alertURL checks a sink's url: absolute http or https.
+func (b *builder) alertURL(p, raw string) {
+	if raw == "" {
+		return
+	}
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		b.errorf(p+".url", "want an absolute http or https URL, got %q", raw)
+	}
 }

@@ -216,10 +216,16 @@ func triggered(r Run, jobType, jobRunID string, meta map[string]string, p *pipel
 	r.enter(Running, now)
 	r.PollDeadline = now.Add(p.Job.PollWindow)
 	r.ExpiresAt = r.PollDeadline.Add(ttlMargin)
+	// The cause and the period's instants are for readers that know no
+	// config: lineage's nominal time (the openlineage sink).
+	kv := []any{"jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation, "cause", string(r.Cause)}
+	if per, err := schedule.ParsePeriod(r.Period); err == nil {
+		kv = append(kv, "periodStart", per.Start(p.Schedule.Location).UTC(), "periodEnd", per.End(p.Schedule.Location).UTC())
+	}
 	if adopted != "" {
-		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d; %s)", jobType, r.Attempt, adopted), "jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation, "adopted", true)
+		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d; %s)", jobType, r.Attempt, adopted), append(kv, "adopted", true)...)
 	} else {
-		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d)", jobType, r.Attempt), "jobType", jobType, "jobRunId", jobRunID, "attempt", r.Attempt, "generation", r.Generation)
+		eff.note(event.JobTriggered, fmt.Sprintf("triggered %s job (attempt %d)", jobType, r.Attempt), kv...)
 	}
 	eff.Next, eff.NextAt = StepPoll, minTime(now.Add(p.Job.PollInterval), r.PollDeadline)
 	return r, eff

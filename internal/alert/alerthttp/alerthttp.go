@@ -1,4 +1,4 @@
-// Package alerthttp is what the HTTP sinks (slack, webhook) share: one
+// Package alerthttp is what the HTTP sinks (slack, webhook, openlineage) share: one
 // POST with a bounded answer, the status codes worth retrying, the
 // Retry-After header, and transport errors rewritten so that neither the
 // URL's path and query (a webhook URL may be the secret) nor a credential
@@ -8,6 +8,8 @@ package alerthttp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -140,4 +142,48 @@ func StatusError(what string, resp Response) error {
 		err = alert.WithRetryAfter(err, d)
 	}
 	return err
+}
+
+// SinkName is the default name of a sink posting to rawURL: kind, ":",
+// the host, then a short hash of the whole URL, which tells two URLs on
+// one host apart without showing a path that may be secret.
+func SinkName(kind, rawURL string) string {
+	host := "invalid"
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	sum := sha256.Sum256([]byte(rawURL))
+	return kind + ":" + host + "#" + hex.EncodeToString(sum[:4])
+}
+
+// Outcome classifies the answer to a sink's POST as alert.Sink.Deliver
+// reports it: a 2xx is success; a redirect is an error not worth
+// retrying (it is not followed: a credential must not travel to another
+// address); otherwise RetryStatus says, with StatusError's error. what
+// names the sink ("webhook https://host").
+func Outcome(what string, resp Response) (retry bool, err error) {
+	switch {
+	case resp.Status >= 200 && resp.Status <= 299:
+		return false, nil
+	case resp.Status >= 300 && resp.Status <= 399:
+		return false, fmt.Errorf("%s: HTTP %d redirect not followed: configure the final URL", what, resp.Status)
+	}
+	return RetryStatus(resp.Status), StatusError(what, resp)
+}
+
+// CheckSink checks what a sink posting to rawURL is configured with, at
+// its start: an absolute http or https URL, and a credential (nil: none)
+// that can be read now, so that a missing one fails the start. Errors
+// name kind, what the credential is, and SafeURL only.
+func CheckSink(kind, rawURL string, credential alert.Secret, what string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: want an absolute http or https URL, got %s", kind, SafeURL(rawURL))
+	}
+	if credential != nil {
+		if _, err := credential(); err != nil {
+			return fmt.Errorf("%s %s: %s: %w", kind, SafeURL(rawURL), what, err)
+		}
+	}
+	return nil
 }

@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/interlockhq/interlock/internal/alert"
@@ -58,14 +57,8 @@ var _ alert.Sink = (*Sink)(nil)
 // New checks c and returns the sink; a configured secret is read once
 // here so that a missing one fails at start.
 func New(c Config) (*Sink, error) {
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("webhook: want an absolute http or https URL, got %s", alerthttp.SafeURL(c.URL))
-	}
-	if c.Secret != nil {
-		if _, err := c.Secret(); err != nil {
-			return nil, fmt.Errorf("webhook %s: signing secret: %w", alerthttp.SafeURL(c.URL), err)
-		}
+	if err := alerthttp.CheckSink("webhook", c.URL, c.Secret, "signing secret"); err != nil {
+		return nil, err
 	}
 	s := &Sink{name: c.Name, url: c.URL, host: alerthttp.SafeURL(c.URL), secret: c.Secret, client: c.Client}
 	if s.name == "" {
@@ -80,14 +73,7 @@ func New(c Config) (*Sink, error) {
 // Name is the default sink name of a webhook URL: "webhook:" and the
 // host, then a short hash of the whole URL, which tells two URLs on one
 // host apart without showing a path that may be secret.
-func Name(rawURL string) string {
-	host := "invalid"
-	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
-		host = u.Host
-	}
-	sum := sha256.Sum256([]byte(rawURL))
-	return "webhook:" + host + "#" + hex.EncodeToString(sum[:4])
-}
+func Name(rawURL string) string { return alerthttp.SinkName("webhook", rawURL) }
 
 // Name implements alert.Sink.
 func (s *Sink) Name() string { return s.name }
@@ -116,13 +102,7 @@ func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("webhook: %w", err)
 	}
-	switch {
-	case resp.Status >= 200 && resp.Status <= 299:
-		return false, nil
-	case resp.Status >= 300 && resp.Status <= 399:
-		return false, fmt.Errorf("webhook %s: HTTP %d redirect not followed: configure the final URL", s.host, resp.Status)
-	}
-	return alerthttp.RetryStatus(resp.Status), alerthttp.StatusError("webhook "+s.host, resp)
+	return alerthttp.Outcome("webhook "+s.host, resp)
 }
 
 // Sign returns the signature header value of body: "sha256=" and the hex

@@ -6,7 +6,8 @@
 //
 // Sink names are derived from the destination, not the entry's position,
 // so reordering the config keeps every sink's cursor: "console",
-// "file:<path>", "slack:<channel>", "webhook:<host>#<hash of the URL>".
+// "file:<path>", "slack:<channel>", "webhook:<host>#<hash of the URL>",
+// "openlineage:<host>#<hash of the URL>".
 // Two entries with the same destination get "#2", "#3", … in config order.
 package routing
 
@@ -22,6 +23,7 @@ import (
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/alert/console"
 	"github.com/interlockhq/interlock/internal/alert/file"
+	"github.com/interlockhq/interlock/internal/alert/openlineage"
 	"github.com/interlockhq/interlock/internal/alert/slack"
 	"github.com/interlockhq/interlock/internal/alert/webhook"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -80,9 +82,13 @@ func Build(entries []pipeline.Alert, o Options) (Routes, error) {
 			errs = append(errs, fmt.Errorf("alerts[%d] (%s): %w", i, a.Type, err))
 			continue
 		}
-		routes = append(routes, alert.Route{Sink: s, Match: alert.Match{
-			Types: a.Match.Types, Pipelines: a.Match.Pipelines, Levels: a.Match.Levels,
-		}})
+		m := alert.Match{Types: a.Match.Types, Pipelines: a.Match.Pipelines, Levels: a.Match.Levels}
+		if a.Type == pipeline.AlertOpenLineage && m.Default() {
+			// A lineage backend wants the runs, not the default selection's
+			// problems and all-clears.
+			m.Types = openlineage.DefaultTypes()
+		}
+		routes = append(routes, alert.Route{Sink: s, Match: m})
 	}
 	if err := errors.Join(errs...); err != nil {
 		routes.Close()
@@ -102,7 +108,7 @@ func SecretErrors(entries []pipeline.Alert, o Options) map[int]error {
 	}
 	out := map[int]error{}
 	for i, a := range entries {
-		if a.Type != pipeline.AlertSlack && a.Type != pipeline.AlertWebhook {
+		if a.Type != pipeline.AlertSlack && a.Type != pipeline.AlertWebhook && a.Type != pipeline.AlertOpenLineage {
 			continue
 		}
 		s, err := build(a, baseName(a), o)
@@ -153,6 +159,8 @@ func baseName(a pipeline.Alert) string {
 		return "slack:" + a.Channel
 	case pipeline.AlertWebhook:
 		return webhook.Name(a.URL)
+	case pipeline.AlertOpenLineage:
+		return openlineage.Name(a.URL)
 	case pipeline.AlertFile:
 		// The path as written in interlock.yaml, not as resolved: the name
 		// keys the sink's delivery marks, which must not change with how
@@ -186,6 +194,15 @@ func build(a pipeline.Alert, name string, o Options) (alert.Sink, error) {
 			secret = alert.EnvSecret(a.SecretEnv, o.LookupEnv)
 		}
 		return webhook.New(webhook.Config{Name: name, URL: a.URL, Secret: secret, Client: o.Client})
+	case pipeline.AlertOpenLineage:
+		var key alert.Secret
+		switch {
+		case a.TokenEnv != "":
+			key = alert.EnvSecret(a.TokenEnv, o.LookupEnv)
+		case a.TokenFile != "":
+			key = alert.FileSecret(o.Path(a.TokenFile))
+		}
+		return openlineage.New(openlineage.Config{Name: name, URL: a.URL, Namespace: a.Namespace, APIKey: key, Client: o.Client})
 	}
 	return nil, fmt.Errorf("unknown alert type %q", a.Type)
 }
