@@ -435,7 +435,7 @@ job:
 		}
 	}
 	if limit := len(faults) + 1; handovers > limit {
-		t.Errorf("the watchdog's passes changed replica %d times over %d faults: more than one held it at once (%v)", handovers, len(faults), passes)
+		t.Errorf("the watchdog's passes changed replica %d times over %d faults: more than one held it at once (%s)", handovers, len(faults), passes)
 	}
 
 	t.Logf("figures: %d writes attempted, %d acknowledged (%d lost), %d periods triggered (%d DAG runs), %d events (%d WATCHDOG_DEGRADED), "+
@@ -565,6 +565,10 @@ func duplicates(t *testing.T, sink string, got []stamped, crashes []fault) int {
 type pass struct {
 	rep int
 	at  time.Time
+}
+
+func (p pass) String() string {
+	return fmt.Sprintf("replica %d at %s", p.rep, p.at.Format("15:04:05.000"))
 }
 
 // watchdogPasses are the watchdog passes every process of every replica

@@ -389,6 +389,10 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
+		// A first raise is conditional on the marker's absence: of two
+		// passes at once (a lease that expired mid-pass), the second to
+		// commit conflicts, reads the first's marker and raises nothing.
+		first := err != nil
 		prevFailed := ""
 		if err == nil {
 			v, _ := prev.Detail.Get("failed")
@@ -399,7 +403,7 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 		switch {
 		case d.Raise:
 			b.emit(run.Key{}, event.WatchdogDegraded, d.Message, run.Detail("failed", d.Failed, "unavailable", strings.Join(unavailable, "; ")))
-			b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, false)
+			b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, first)
 		case d.Clear:
 			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
 		}

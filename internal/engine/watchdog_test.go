@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,6 +63,38 @@ func TestWatchdogDegradedOncePerFailure(t *testing.T) {
 	}
 	if n := degraded(); n != 2 {
 		t.Fatalf("a failure after recovery raised %d events in all, want 2", n)
+	}
+}
+
+// TestWatchdogDegradedOnceForTwoPassesAtOnce: two processes' passes find
+// the same failure at once (a holder whose lease expired mid-pass, and the
+// process that took it over). The second to commit must see the first's
+// degraded marker — its raise is conditional on the marker's absence — and
+// raise nothing: one WATCHDOG_DEGRADED, not two.
+func TestWatchdogDegradedOnceForTwoPassesAtOnce(t *testing.T) {
+	f := newFixture(t)
+	other := newEngineOn(t, f, &failingTimers{Store: f.st, broken: true})
+	raises := func(c store.Change) bool {
+		return slices.ContainsFunc(c.Events, func(e event.Event) bool { return e.Type == event.WatchdogDegraded })
+	}
+	m := &meddlingStore{Store: &failingTimers{Store: f.st, broken: true}, match: raises, meddle: func() {
+		if _, err := other.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
+			t.Errorf("the other process's pass: %v", err)
+		}
+	}}
+	eng := newEngineOn(t, f, m)
+	rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.done.Load() {
+		t.Fatal("the pass raised nothing: the test did not race two raises")
+	}
+	if !rep.Degraded() {
+		t.Fatalf("the pass is not degraded: %v", rep.Result.Failed)
+	}
+	if n := len(f.events(t, event.WatchdogDegraded)); n != 1 {
+		t.Fatalf("%d WATCHDOG_DEGRADED for one failure found by two passes at once, want 1", n)
 	}
 }
 
