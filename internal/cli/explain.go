@@ -86,8 +86,10 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(tw, "  %s %s %s\t%s\t%s\t%s\t%s\n", r.Key, r.Check, r.Field, verdict(r.Passed), seen, age, r.Reason)
 	}
 	tw.Flush()
+	shown := map[string]bool{} // one line per sensor, however many rules read it
 	for _, r := range x.Validation.Rules {
-		if l := r.Lineage; l != nil {
+		if l := r.Lineage; l != nil && !shown[r.SensorKey] {
+			shown[r.SensorKey] = true
 			fmt.Fprintf(w, "  %s: from OpenLineage %s of %s, run %s, at %s by %s\n", r.SensorKey, l.EventType, l.Job, l.RunID, l.EventTime, l.Producer)
 		}
 	}
