@@ -28,11 +28,10 @@ var layers = []layer{
 	{"base", []string{"internal/sensor", "internal/duration", "internal/textsafe", "internal/clock", "internal/confdec",
 		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest"}, nil},
 	{"core", []string{"internal/event", "internal/rule", "internal/schedule", "internal/silence", "internal/pipeline",
-		"internal/run", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage"}, []string{"base"}},
-	// The ports (store, trigger, alert delivery, leases) and the decisions
-	// still written over the store's records (watchdog reads store.Marker,
-	// store.Pipeline and store.Sensor).
-	{"ports", []string{"internal/store", "internal/trigger", "internal/alert", "internal/lease", "internal/watchdog"},
+		"internal/run", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",
+		"internal/watchdog", "internal/store/record"}, []string{"base"}},
+	// The ports: the store, the job trigger, alert delivery, leases.
+	{"ports", []string{"internal/store", "internal/trigger", "internal/alert", "internal/lease"},
 		[]string{"base", "core"}},
 	{"engine", []string{"internal/engine"}, []string{"base", "core", "ports"}},
 	// The adapters implement a port; their test kits drive them. Neither

@@ -20,6 +20,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store/record"
 )
 
 // Sentinel errors. Backends map their native errors onto these.
@@ -226,27 +227,8 @@ func (c Calendar) Schedule() schedule.Calendar {
 	return schedule.Calendar{Name: c.Name, Days: c.Days, Dates: c.Dates}
 }
 
-// Sensor is a stored sensor. ChangedAt is when Interlock last received
-// different content; an identical re-write only moves WrittenAt.
-type Sensor struct {
-	PipelineID string
-	Key        string
-	Data       sensor.Object
-	Version    int64
-	ChangedAt  time.Time
-	WrittenAt  time.Time
-	// Watched: the watchdog reads this sensor (its pipeline's trigger
-	// matches the key: run.Watched, decided by the engine at each write
-	// from the config it decided with). Only watched sensors are in the
-	// index of changes across pipelines (SensorListChangedParams.Watched),
-	// so the watchdog's read follows trigger data, not every sensor.
-	Watched bool
-}
-
-// Record returns the sensor in the form rules read.
-func (s Sensor) Record() sensor.Record {
-	return sensor.Record{Key: s.Key, Data: s.Data, ReceivedAt: s.ChangedAt}
-}
+// Sensor is a stored sensor (record.Sensor: the pure core reads it too).
+type Sensor = record.Sensor
 
 // LedgerEntry is one accepted rerun or automatic retry of a period; the
 // ledger is what budgets count.
@@ -266,15 +248,9 @@ type Baseline struct {
 	CapturedAt time.Time
 }
 
-// Marker is a durable fact about a period, keyed by kind: the first
-// trigger-sensor arrival, an alert already sent (dedup), a dry-run
-// would-trigger. Markers are how "alert once" survives restarts.
-type Marker struct {
-	Key    run.Key
-	Kind   string
-	At     time.Time
-	Detail sensor.Object
-}
+// Marker is a durable fact about a period (record.Marker: the pure core
+// reads it too).
+type Marker = record.Marker
 
 // Timer is a durable timer. Keys are unique; putting a timer with an
 // existing key replaces it.

@@ -11,7 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
-	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/record"
 )
 
 // Grace is how long after an expected time (a cron start, an inclusion
@@ -70,15 +70,15 @@ func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
 
 // markersOf returns the markers of one kind, by pipeline id, sorted by
 // key (so findings come out in period order).
-func (s *Snapshot) markersOf(kind string) map[string][]store.Marker {
-	out := map[string][]store.Marker{}
+func (s *Snapshot) markersOf(kind string) map[string][]record.Marker {
+	out := map[string][]record.Marker{}
 	for mk, m := range s.Markers {
 		if mk.Kind == kind {
 			out[mk.Key.PipelineID] = append(out[mk.Key.PipelineID], m)
 		}
 	}
 	for _, ms := range out {
-		slices.SortFunc(ms, func(a, b store.Marker) int { return compareKeys(a.Key, b.Key) })
+		slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
 	}
 	return out
 }
@@ -94,8 +94,8 @@ func compareKeys(a, b run.Key) int {
 }
 
 // sensorsByPipeline groups the snapshot's sensors by pipeline id.
-func (s *Snapshot) sensorsByPipeline() map[string][]store.Sensor {
-	out := map[string][]store.Sensor{}
+func (s *Snapshot) sensorsByPipeline() map[string][]record.Sensor {
+	out := map[string][]record.Sensor{}
 	for _, x := range s.Sensors {
 		out[x.PipelineID] = append(out[x.PipelineID], x)
 	}
@@ -187,7 +187,7 @@ func prevPeriod(per schedule.Period) schedule.Period {
 // sensor (by arrival) that matches the trigger key and satisfies its
 // condition.
 type pendingTrigger struct {
-	sensor store.Sensor
+	sensor record.Sensor
 	period schedule.Period
 }
 
@@ -196,7 +196,7 @@ type pendingTrigger struct {
 // after the pipeline was first loaded. trigger-reconciliation starts the
 // runs they should have started; missed-inclusion-dates and
 // trigger-deadlines leave those periods to it.
-func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []store.Sensor) map[string]pendingTrigger {
+func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []record.Sensor) map[string]pendingTrigger {
 	p := wp.P
 	if p.Schedule.Trigger == nil {
 		return nil
@@ -242,7 +242,7 @@ func pendingOn(pend map[string]pendingTrigger, per schedule.Period) bool {
 	return false
 }
 
-func earlier(a, b store.Sensor) bool {
+func earlier(a, b record.Sensor) bool {
 	if !a.ChangedAt.Equal(b.ChangedAt) {
 		return a.ChangedAt.Before(b.ChangedAt)
 	}
@@ -299,7 +299,7 @@ func WatchKey(p *pipeline.Pipeline) (key string, ok bool) {
 }
 
 // Watches reports whether the checks read p's sensor key: what the engine
-// stores with each sensor it writes (store.Sensor.Watched), so that the
+// stores with each sensor it writes (record.Sensor.Watched), so that the
 // store's index of changes across pipelines holds only what a pass reads.
 func Watches(p *pipeline.Pipeline, key string) bool {
 	k, ok := WatchKey(p)

@@ -7,7 +7,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/record"
 )
 
 // missedSchedules finds cron periods whose tick produced no run
@@ -145,7 +145,7 @@ func missedInclusionDates(s *Snapshot) ([]Finding, error) {
 // recoveries reports SCHEDULE_RECOVERED, once, for each missed-period
 // marker whose period now has a run. A run that only closed the period
 // at its trigger deadline is no recovery.
-func recoveries(s *Snapshot, ix runIndex, missed []store.Marker, kind, check string) []Finding {
+func recoveries(s *Snapshot, ix runIndex, missed []record.Marker, kind, check string) []Finding {
 	var out []Finding
 	for _, m := range missed {
 		if s.hasMarker(m.Key, run.MarkerRecovered) {

@@ -20,7 +20,7 @@ import (
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
-	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/record"
 )
 
 // DefaultStuckRunThreshold is watchdog.stuckRunThreshold's default.
@@ -71,11 +71,11 @@ type Snapshot struct {
 	Runs map[run.Key]run.Run
 	// Markers are the markers of periods within Lookback, by key and kind
 	// (dedup markers, first trigger-sensor arrivals, SLA verdicts).
-	Markers map[MarkerKey]store.Marker
+	Markers map[MarkerKey]record.Marker
 	// Timers are the keys of the SLA timers that are set.
 	Timers map[string]bool
 	// Sensors are the sensors whose content changed within Lookback.
-	Sensors []store.Sensor
+	Sensors []record.Sensor
 
 	// Unavailable names data the runtime could not load; checks that
 	// need it fail (WATCHDOG_DEGRADED) instead of reporting on a partial
