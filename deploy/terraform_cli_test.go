@@ -347,8 +347,14 @@ func TestTerraformModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(pipelines, "sales.yaml"), []byte(loadedPipeline), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// And the project's interlock.yaml: its alerts: and maintenance:
+	// become the deployment's stored alert config.
+	settings := filepath.Join(dir, "interlock.yaml")
+	if err := os.WriteFile(settings, []byte(loadedSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	writeRoot(t, dir, standIn.URL, dynamo, map[string]map[string]string{
-		"tables": {"pipelines_path": fmt.Sprintf("%q", pipelines), "interlock_cli": fmt.Sprintf("%q", cli)},
+		"tables": {"pipelines_path": fmt.Sprintf("%q", pipelines), "settings_path": fmt.Sprintf("%q", settings), "interlock_cli": fmt.Sprintf("%q", cli)},
 	})
 	tf.env = append(tf.env, "AWS_ENDPOINT_URL_DYNAMODB="+dynamo, "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
 		"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true") // for the local-exec's deploy-config
@@ -390,9 +396,21 @@ func TestTerraformModule(t *testing.T) {
 	} else {
 		t.Logf("deploy-config loaded %s at apply", p.ID)
 	}
+	if rec, err := st.AlertConfigGet(t.Context()); err != nil || rec.Version != 1 || !strings.Contains(rec.YAML, "C0OPS") || !strings.Contains(rec.YAML, "nightly") {
+		t.Errorf("the alert config deploy-config stored at apply: %+v (%v), want v1 with the route and the window", rec, err)
+	}
 	conformanceOnTables(t, dynamo, instanceEnvironment("tables")+"-interlock")
 	t.Logf("the whole test: %s", time.Since(begin).Round(100*time.Millisecond))
 }
+
+// loadedSettings is the interlock.yaml config_loader.tf gives deploy-config
+// (settings_path).
+const loadedSettings = `
+alerts:
+  - {type: slack, channel: C0OPS, tokenEnv: OPS_SLACK_TOKEN}
+maintenance:
+  - {name: nightly, cron: "0 2 * * *", duration: 1h, pipelines: ["*"]}
+`
 
 // loadedPipeline is what config_loader.tf loads at apply.
 const loadedPipeline = `

@@ -267,6 +267,16 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			case disp.Reserved >= 0 && alerts.Scaling[0].MaximumConcurrency > disp.Reserved:
 				t.Errorf("the alert mapping's maximum_concurrency %d exceeds the dispatcher's reserved concurrency %d: throttled receives drain alerts into the DLQ", alerts.Scaling[0].MaximumConcurrency, disp.Reserved)
 			}
+			// Every Interlock event reaches the alert queue: the dispatcher
+			// routes by the stored alert config, whose routes may ask for any
+			// type or level (a narrower pattern would drop them unseen).
+			var alertRule struct {
+				Pattern string `json:"event_pattern"`
+			}
+			p.must("aws_cloudwatch_event_rule.alert_events", &alertRule)
+			if alertRule.Pattern != `{"source":["interlock"]}` {
+				t.Errorf("the alert rule's pattern is %s, want every Interlock event", alertRule.Pattern)
+			}
 			// The queues a function reads: visibility at least six times its
 			// timeout, and at least 5 receives before the DLQ (AWS's guidance).
 			var sla lambdaFn

@@ -2,7 +2,9 @@
 # first: `interlock deploy-config` (docs/aws.md, "Load configs") runs on the
 # machine that applies, after the tables exist, and again whenever a file
 # changes. One invalid file and nothing is written (the apply fails with
-# every error, file:line). Opt-in: set pipelines_path. Or leave it empty
+# every error, file:line). With settings_path, the project's interlock.yaml
+# is checked too and its alerts: and maintenance: stored as the
+# deployment's alert config. Opt-in: set pipelines_path. Or leave it empty
 # and run the same command from CI.
 
 locals {
@@ -14,10 +16,11 @@ resource "terraform_data" "config" {
   count = var.pipelines_path == "" ? 0 : 1
 
   triggers_replace = {
-    files  = sha256(join("\n", [for f in local.config_files : "${f}=${filesha256(f)}"]))
-    server = "dynamodb://${local.prefix}?region=${local.region}"
-    prune  = var.prune_pipelines
-    budget = local.functions["orchestrator"].timeout
+    files    = sha256(join("\n", [for f in local.config_files : "${f}=${filesha256(f)}"]))
+    settings = var.settings_path == "" ? "" : filesha256(var.settings_path)
+    server   = "dynamodb://${local.prefix}?region=${local.region}"
+    prune    = var.prune_pipelines
+    budget   = local.functions["orchestrator"].timeout
   }
 
   provisioner "local-exec" {
@@ -28,6 +31,8 @@ resource "terraform_data" "config" {
       # A pipeline whose job call cannot finish inside the orchestrator is refused.
       ["--orchestrator-timeout", "${local.functions["orchestrator"].timeout}s"],
       var.prune_pipelines ? ["--prune"] : [],
+      # interlock.yaml: its envAllow, and its alerts: and maintenance: stored.
+      var.settings_path == "" ? [] : ["--config", "'${var.settings_path}'"],
     ))
   }
 

@@ -4,7 +4,9 @@
 #
 #   custom bus   source interlock              → event-sink (it stores what
 #                                                is not already in the log)
-#   custom bus   alert selection               → alert queue → alert-dispatcher
+#   custom bus   source interlock              → alert queue → alert-dispatcher
+#                                                (it routes each event by the
+#                                                project's alerts:)
 #   default bus  alarm "<prefix>-*" changes    → event-sink as INFRA_ALARM
 #   default bus  the same, state ALARM only    → alert queue as INFRA_ALARM
 #   default bus  watchdog_schedule             → watchdog
@@ -34,11 +36,6 @@ resource "aws_cloudwatch_event_bus_policy" "interlock" {
 }
 
 locals {
-  # The alert selection of the default Slack route (internal/alert,
-  # Match.Default): every warning and error, and the all-clear events the
-  # dispatcher posts only in a thread it started.
-  alert_all_clear = ["SLA_MET", "JOB_COMPLETED", "SCHEDULE_RECOVERED", "TRIGGER_RECOVERED"]
-
   alarm_pattern = {
     source        = ["aws.cloudwatch"]
     "detail-type" = ["CloudWatch Alarm State Change"]
@@ -74,18 +71,18 @@ resource "aws_cloudwatch_event_target" "all_events" {
   arn            = aws_lambda_function.fn["event-sink"].arn
 }
 
+# Every Interlock event goes to the alert queue: the routes are the
+# deployment's stored alert config (interlock deploy-config), which any
+# type or level may match (a route with level info, or types:
+# [JOB_TRIGGERED]), so a narrower pattern here could silently drop what a
+# route asks for. The dispatcher decides per route with the local code
+# (alert.Route's match) and answers an event no route takes without a read.
 resource "aws_cloudwatch_event_rule" "alert_events" {
   name           = "${local.prefix}-alert-events"
-  description    = "Warnings, errors and all-clears to the alert queue"
+  description    = "Every Interlock event to the alert queue; the alert-dispatcher routes them"
   event_bus_name = aws_cloudwatch_event_bus.interlock.name
-  event_pattern = jsonencode({
-    source = ["interlock"]
-    "$or" = [
-      { detail = { level = ["warning", "error"] } },
-      { "detail-type" = local.alert_all_clear },
-    ]
-  })
-  tags = local.tags
+  event_pattern  = jsonencode({ source = ["interlock"] })
+  tags           = local.tags
 }
 
 resource "aws_cloudwatch_event_target" "alert_events" {

@@ -160,17 +160,13 @@ variable "deletion_protection" {
 }
 
 variable "slack_channel_id" {
-  description = "The Slack channel the alert-dispatcher posts to when alerts_config has no alerts: (its one route, the default selection). Required unless alerts_config is set."
+  description = "The Slack channel the alert-dispatcher posts to when the deployment's alert config (stored by interlock deploy-config, settings_path) and alerts_config have no alerts: (its one route, the default selection). Without any route the dispatcher logs each alert and drops it."
   type        = string
   default     = ""
-  validation {
-    condition     = length(trimspace(var.slack_channel_id)) > 0 || length(trimspace(var.alerts_config)) > 0
-    error_message = "slack_channel_id must name a Slack channel, or alerts_config give the alert routes."
-  }
 }
 
 variable "alerts_config" {
-  description = "The alert-dispatcher's routes and maintenance windows: interlock.yaml's alerts: and maintenance: sections as YAML (e.g. file(\"alerts.yaml\")), set as its ALERTS_CONFIG and checked at its start as interlock.yaml is. Secrets stay references (tokenEnv, secretEnv) to alert_secrets. A Lambda's environment holds 4 KB in all."
+  description = "The fallback routes and maintenance windows while the deployment has no stored alert config (interlock deploy-config --config interlock.yaml stores one; settings_path does it at apply): interlock.yaml's alerts: and maintenance: sections as YAML, set as the functions' ALERTS_CONFIG and checked at their start as interlock.yaml is. Secrets stay references (tokenEnv, secretEnv) to alert_secrets. A Lambda's environment holds 4 KB in all."
   type        = string
   default     = ""
 }
@@ -321,6 +317,12 @@ variable "lambda_trigger_arns" {
 
 variable "pipelines_path" {
   description = "A directory of pipeline YAML to load with `interlock deploy-config` at apply (empty: load them yourself)."
+  type        = string
+  default     = ""
+}
+
+variable "settings_path" {
+  description = "The project's interlock.yaml, given to deploy-config as --config (with pipelines_path): checked as serve checks it (an invalid file fails the apply, nothing written), its envAllow applied, and its alerts: and maintenance: stored as the deployment's alert config, which the alert-dispatcher routes by and the functions and a control plane take the windows from. Empty: the stored alert config is left as it is."
   type        = string
   default     = ""
 }

@@ -106,12 +106,16 @@ func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
 	return &Dispatcher{c: c, silences: engine.New(o)}, nil
 }
 
+// errNoRoutes: no alert route is configured anywhere (no stored alert
+// config with alerts:, none in ALERTS_CONFIG, no SLACK_CHANNEL_ID).
+var errNoRoutes = fmt.Errorf("no alert routes: store alerts: with `interlock deploy-config --config interlock.yaml`, or set %s (alerts:) or %s and its token", EnvAlertsConfig, EnvSlackChannel)
+
 // checkRoutes refuses routes a function cannot deliver (file: its disk is
-// not kept) and no route at all (no alerts: and no SLACK_CHANNEL_ID with
-// a token); source names where the routes came from.
+// not kept) and no route at all (errNoRoutes); source names where the
+// routes came from.
 func checkRoutes(alerts []pipeline.Alert, channel string, token Token, source string) error {
 	if len(alerts) == 0 && (channel == "" || token == nil) {
-		return fmt.Errorf("alert-dispatcher: no alert routes: store alerts: with `interlock deploy-config --config interlock.yaml`, or set %s (alerts:) or %s and its token", EnvAlertsConfig, EnvSlackChannel)
+		return fmt.Errorf("alert-dispatcher: %w", errNoRoutes)
 	}
 	for i, a := range alerts {
 		if a.Type == pipeline.AlertFile {
@@ -150,9 +154,11 @@ func (d *Dispatcher) Handle(ctx context.Context, in events.SQSEvent) (events.SQS
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
 	}
 	routes, err := d.routeList(ctx)
-	if errors.Is(err, ErrNoToken) {
+	if errors.Is(err, ErrNoToken) || errors.Is(err, errNoRoutes) {
+		// Nothing to deliver to (the event stays in the log): retrying
+		// would only fill the alert DLQ with every event.
 		for _, m := range in.Records {
-			d.c.Logger.Warn("alert-dispatcher: no Slack token configured: alert not posted", "messageId", m.MessageId, "body", m.Body)
+			d.c.Logger.Warn("alert-dispatcher: alert not delivered", "why", err, "messageId", m.MessageId, "body", m.Body)
 		}
 		return resp, nil
 	}

@@ -233,3 +233,30 @@ func TestControlPlaneReadsTheStoredWindows(t *testing.T) {
 		t.Errorf("stored v2 without windows: %v (%v), want none", ws, err)
 	}
 }
+
+// TestDispatcherWithoutRoutesDropsAndSaysSo: with no route anywhere (no
+// stored alert config, no ALERTS_CONFIG, no SLACK_CHANNEL_ID) every
+// event is logged and done — the bus forwards every event, so failing
+// them would fill the alert DLQ — and once a config is stored, the next
+// event goes out.
+func TestDispatcherWithoutRoutesDropsAndSaysSo(t *testing.T) {
+	fake := slacktest.New(t, slackToken)
+	p := newBusPath(t)
+	st := newDDBEnv(t, 0).store
+	m := mapped(p, storedDispatcher(t, st, fake, clock.NewVirtual(t0)))
+	p.publish(t, ev("ev-1", event.JobFailed, t0.Add(time.Hour), nil))
+	for _, r := range drain(t, m) {
+		if r.Failed > 0 {
+			t.Fatalf("poll %+v: a message failed with no route", r)
+		}
+	}
+	if n := len(p.sqs.Messages("alerts")) + len(p.sqs.Messages("alerts-dlq")); n != 0 || len(fake.Posts()) != 0 {
+		t.Fatalf("%d messages left, %d posts: want none", n, len(fake.Posts()))
+	}
+	storeAlertConfig(t, st, "alerts:\n  - {type: slack, channel: C0ERRORS, tokenEnv: TEST_SLACK_TOKEN}\n")
+	p.publish(t, ev("ev-2", event.JobFailed, t0.Add(2*time.Hour), nil))
+	drain(t, m)
+	if posts := fake.Posts(); len(posts) != 1 || posts[0].Channel != "C0ERRORS" {
+		t.Errorf("after the config was stored: %+v, want the one job failure", posts)
+	}
+}

@@ -158,7 +158,7 @@ func agreeOnAWS(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onAWS, silenced := playOnAWS(t, sc)
+	onAWS, silenced, _ := playOnAWS(t, sc, "")
 	for _, c := range simulate.VerifySilenced(sc.Expect, onAWS, silenced) {
 		if !c.OK {
 			t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
@@ -171,17 +171,18 @@ func agreeOnAWS(t *testing.T, path string) {
 	t.Logf("%d events, the same on AWS and locally", len(got))
 }
 
-// playOnAWS plays a scenario on a world: its calendars and pipelines
+// playOnAWS plays a scenario on a world (alerts, when set: the
+// interlock.yaml stored as the deployment's alert config): its calendars and pipelines
 // deployed, its jobs simulated by the orchestrator's job runner, its
 // timeline's sensors written with the SDK and its reruns as rerun-request
 // items, the watchdog every settings.watchdog.interval; it returns the
 // events the bus received, and which of them a silence covered (by id:
 // the silence's, as the API marks them).
-func playOnAWS(t *testing.T, sc *scenario.File) ([]event.Event, map[string]string) {
+func playOnAWS(t *testing.T, sc *scenario.File, alerts string) ([]event.Event, map[string]string, *world) {
 	t.Helper()
 	w := newWorld(t, worldOptions{start: sc.Start, settings: scenarioSettings{
 		maxClockSkew: sc.Settings.Rules.MaxClockSkew, envAllow: sc.Settings.Server.EnvAllow, stuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold,
-		maintenance: sc.Settings.Maintenance,
+		maintenance: sc.Settings.Maintenance, alerts: alerts,
 	}, jobsOf: func(w *world) trigger.Runner { return simjob.New(w.clk, simulate.Plans(sc)) }})
 	w.deploy(sc.Calendars, sc.Docs)
 	var acts []action
@@ -264,5 +265,5 @@ func playOnAWS(t *testing.T, sc *scenario.File) ([]event.Event, map[string]strin
 			silenced[e.ID] = ids[i]
 		}
 	}
-	return evs, silenced
+	return evs, silenced, w
 }

@@ -29,9 +29,11 @@ import (
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/alert/slack"
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
+	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
@@ -223,7 +225,16 @@ type scenarioSettings struct {
 	// maintenance are the windows of ALERTS_CONFIG: the functions'
 	// engines and the dispatcher have them, as the module gives them.
 	maintenance []silence.Window
+	// alerts, when set, is an interlock.yaml whose alerts: and
+	// maintenance: are stored as the deployment's alert config (as
+	// deploy-config stores them) before the functions start: the
+	// dispatcher routes by it, its tokenEnv reading alertTokenEnv.
+	alerts string
 }
+
+// alertTokenEnv is the variable a stored route's tokenEnv names: the
+// dispatcher's environment holds slackToken there.
+const alertTokenEnv = "E2E_SLACK_TOKEN"
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
@@ -293,8 +304,22 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	isAlert := alertRule(t)
 	w.eb.Route(isAlert, func(be awsfake.BusEvent) { w.sqs.Send(alertQueue, string(be.JSON)) })
 	w.slack = slacktest.New(t, slackToken)
-	dispatcher, err := awsrt.NewDispatcher(awsrt.DispatcherConfig{Store: w.openStore(), Channel: slackChannel, Token: awsrt.StaticToken(slackToken),
-		Maintenance: w.windows, APIURL: w.slack.APIURL(), Clock: w.clk, Logger: discard()})
+	// As DispatcherFromEnv builds it: the stored alert config, else
+	// ALERTS_CONFIG's windows with the SLACK_CHANNEL_ID route.
+	dispatcherStore := w.openStore()
+	if opt.settings.alerts != "" {
+		y, _, err := app.AlertConfigOf("interlock.yaml", []byte(opt.settings.alerts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := app.StoreAlertConfig(ctx, dispatcherStore, "interlock.yaml", y, opt.start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := &app.StoredAlertConfig{Store: dispatcherStore, Fallback: &pipeline.Settings{Maintenance: w.windows}}
+	dispatcher, err := awsrt.NewDispatcher(awsrt.DispatcherConfig{Store: dispatcherStore, Channel: slackChannel, Token: awsrt.StaticToken(slackToken),
+		Settings: stored.Settings, APIURL: w.slack.APIURL(), Clock: w.clk, Logger: discard(),
+		LookupEnv: func(k string) (string, bool) { return slackToken, k == alertTokenEnv }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,8 +495,8 @@ func isStepInsert(r events.DynamoDBEventRecord) bool {
 }
 
 // alertRule is the bus rule "alert events" of deploy/terraform/eventbridge.tf
-// (source interlock, and a detail level it lists or a detail-type of
-// local.alert_all_clear), read from the file so the two cannot part.
+// (every event of the sources its pattern lists: the dispatcher routes
+// them), read from the file so the two cannot part.
 func alertRule(t *testing.T) func(awsfake.BusEvent) bool {
 	t.Helper()
 	path := filepath.Join(sfnlocal.RepoRoot(t), "deploy", "terraform", "eventbridge.tf")
@@ -479,29 +504,17 @@ func alertRule(t *testing.T) func(awsfake.BusEvent) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := func(re string) map[string]bool {
-		m := regexp.MustCompile(re).FindSubmatch(src)
-		if m == nil {
-			t.Fatalf("%s: no match for %s: the alert rule changed shape", path, re)
-		}
-		out := map[string]bool{}
-		for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllSubmatch(m[1], -1) {
-			out[string(q[1])] = true
-		}
-		return out
+	// The resource's block: from its header to the first line that is "}".
+	block := regexp.MustCompile(`(?s)resource "aws_cloudwatch_event_rule" "alert_events" \{.*?\n\}\n`).Find(src)
+	m := regexp.MustCompile(`event_pattern\s*=\s*jsonencode\(\{\s*source\s*=\s*\[([^\]]*)\]\s*\}\)`).FindSubmatch(block)
+	if m == nil {
+		t.Fatalf("%s: the alert rule is not {source = [...]}: it changed shape", path)
 	}
-	allClear := list(`alert_all_clear\s*=\s*\[([^\]]*)\]`)
-	levels := list(`detail\s*=\s*\{\s*level\s*=\s*\[([^\]]*)\]`)
-	return func(be awsfake.BusEvent) bool {
-		if be.Source != "interlock" {
-			return false
-		}
-		var d struct {
-			Level string `json:"level"`
-		}
-		_ = json.Unmarshal(be.Detail, &d)
-		return levels[d.Level] || allClear[be.DetailType]
+	sources := map[string]bool{}
+	for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllSubmatch(m[1], -1) {
+		sources[string(q[1])] = true
 	}
+	return func(be awsfake.BusEvent) bool { return sources[be.Source] }
 }
 
 // openStore opens a store on the world's tables: each function has its
@@ -969,10 +982,18 @@ func (w *world) checkAlerts() {
 		sort.Strings(out)
 		return out
 	}
-	if got, want := texts(w.slack.Posts()), texts(ref.Posts()); !slices.Equal(got, want) {
+	// The default route's channel: other routes a stored alert config
+	// adds post elsewhere (their own test reads them).
+	var posts []slacktest.Post
+	for _, p := range w.slack.Posts() {
+		if p.Channel == slackChannel {
+			posts = append(posts, p)
+		}
+	}
+	if got, want := texts(posts), texts(ref.Posts()); !slices.Equal(got, want) {
 		w.t.Errorf("Slack posts on AWS:\n  %s\nwant (the local Slack sink, each alert once):\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	w.t.Logf("%d alerts posted to Slack", len(w.slack.Posts()))
+	w.t.Logf("%d alerts posted to Slack's %s", len(posts), slackChannel)
 	for _, q := range []string{alertQueue, alertDLQ, slaDLQ, slaDLQFinal} {
 		if ms := w.sqs.Messages(q); len(ms) > 0 {
 			w.t.Errorf("%d messages left in %s: %+v", len(ms), q, ms)
