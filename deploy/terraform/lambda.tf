@@ -49,13 +49,16 @@ locals {
     }, length(var.job_secrets) == 0 ? {} : {
     SECRETS_FROM = join(",", [for k in sort(keys(var.job_secrets)) : "${k}=${var.job_secrets[k]}"])
   })
-  # ALERTS_CONFIG: the dispatcher's routes and windows; the maintenance
-  # windows of the functions whose engines fire timers (a window's end
-  # timer alerts what it held back and re-arms the next end; the
-  # sla-monitor arms them at its start).
+  # ALERTS_CONFIG: the fallback, while the deployment has no stored alert
+  # config (deploy-config --config, settings_path), of the dispatcher's
+  # routes and windows and of the windows of the functions whose engines
+  # fire timers (a window's end timer alerts what it held back and
+  # re-arms the next end; the sla-monitor arms them at its start and
+  # when the stored config changes).
   alerts_env = trimspace(var.alerts_config) != "" ? { ALERTS_CONFIG = var.alerts_config } : {}
-  # The dispatcher's routes and windows (ALERTS_CONFIG) and their secrets
-  # (SECRETS_FROM); without routes there, SLACK_CHANNEL_ID is its route,
+  # The dispatcher's fallback routes and windows (ALERTS_CONFIG) and the
+  # routes' secrets (SECRETS_FROM); without routes in the stored config
+  # or there, SLACK_CHANNEL_ID is its route,
   # its token from Secrets Manager when slack_secret_arn is set, else the
   # plain variable (sensitive), else none (alerts are logged).
   slack_env = merge(

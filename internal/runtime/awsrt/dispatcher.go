@@ -274,8 +274,9 @@ func (d *Dispatcher) deliveryState(ctx context.Context, sink string, derr error,
 	return []store.DeliveryCursorWrite{{Cursor: alert.DeliveryState(prev, sink, d.c.Clock.Now(), derr, retry)}}, nil
 }
 
-// routeList returns the routes, built at the first call that can build
-// them (secrets are read once per process).
+// routeList returns the routes of the settings in force (read now when
+// Settings is set), built again only when their version changed (the
+// routes' secrets come from the environment, read once per process).
 func (d *Dispatcher) routeList(ctx context.Context) ([]alert.Route, error) {
 	alerts, version, source := d.c.Alerts, int64(0), EnvAlertsConfig
 	if d.c.Settings != nil {

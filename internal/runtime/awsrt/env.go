@@ -29,7 +29,8 @@ const (
 	// unset: https://slack.com/api/.
 	EnvSlackAPIURL = "SLACK_API_URL"
 	// EnvAlertsConfig holds the project's alert routes and maintenance
-	// windows: interlock.yaml's alerts: and maintenance: sections, as YAML
+	// windows while the deployment has no stored alert config:
+	// interlock.yaml's alerts: and maintenance: sections, as YAML
 	// (ParseAlertsConfig).
 	EnvAlertsConfig = "ALERTS_CONFIG"
 )
