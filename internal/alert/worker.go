@@ -248,7 +248,7 @@ func (w *worker) attempt(ctx context.Context, a Alert) (attempts int, failure, e
 				return attempts, nil, errLeaseLost
 			}
 		}
-		retry, derr := w.route.Sink.Deliver(ctx, a)
+		retry, derr := deliver(ctx, w.route.Sink, a, attempts)
 		if derr == nil {
 			return attempts, nil, nil
 		}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
@@ -27,6 +28,7 @@ import (
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 	"github.com/interlockhq/interlock/internal/store/postgres"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
+	"github.com/interlockhq/interlock/internal/telemetry"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/airflow"
 	"github.com/interlockhq/interlock/internal/trigger/command"
@@ -58,6 +60,9 @@ type App struct {
 	AlertConfig *StoredAlertConfig
 
 	passed func() // tests: called after each watchdog pass RunWatchdog runs
+
+	// stopTelemetry flushes and stops the trace exporter (Close).
+	stopTelemetry func(context.Context) error
 }
 
 // Options steer Open.
@@ -80,6 +85,11 @@ type Options struct {
 	// plane (serve). Without it a dynamodb:// store is refused: a
 	// watchdog pass or a function here would double the deployment's.
 	ControlPlane bool
+	// Telemetry: export traces when interlock.yaml's telemetry: or the
+	// OTEL_* environment says where (serve; package telemetry). Version
+	// is the binary's, for the traces' resource.
+	Telemetry bool
+	Version   string
 }
 
 // Open loads the project of settingsFile. A missing settings file is an
@@ -149,12 +159,20 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 			a.Calendars = cals
 		}
 	}
-	if st == nil {
-		var err error
-		if st, err = a.openStore(ctx); err != nil {
+	if opt.Telemetry {
+		if err := a.setupTelemetry(ctx, opt); err != nil {
 			return nil, err
 		}
 	}
+	if st == nil {
+		var err error
+		if st, err = a.openStore(ctx); err != nil {
+			a.flushTelemetry()
+			return nil, err
+		}
+	}
+	raw := st // the backend itself, for what only it offers (below)
+	st = telemetry.Wrap(st, a.Settings.Store.Driver)
 	a.Store = st
 	clk := opt.Clock
 	if clk == nil {
@@ -173,7 +191,7 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 		jobs, passive = noJobs{}, true
 	}
 	var windowsFrom func(context.Context) ([]silence.Window, error)
-	if ds, ok := st.(*ddbstore.Store); ok && control {
+	if ds, ok := raw.(*ddbstore.Store); ok && control {
 		// The deployment's windows are its stored alert config
 		// (deploy-config), as its functions read them.
 		a.AlertConfig = &StoredAlertConfig{Store: ds}
@@ -190,6 +208,7 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 		Passive:         passive,
 		Maintenance:     settings.Maintenance,
 		MaintenanceFrom: windowsFrom,
+		Tracer:          telemetry.Tracer("github.com/interlockhq/interlock/internal/engine"),
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()
@@ -302,4 +321,43 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 }
 
 // Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+func (a *App) Close() error {
+	err := a.Store.Close()
+	a.flushTelemetry()
+	return err
+}
+
+// telemetryFlush bounds the flush of buffered spans at Close.
+const telemetryFlush = 5 * time.Second
+
+// setupTelemetry starts the trace exporter when the settings' telemetry:
+// or the environment turn it on, and says so; the log's lines then carry
+// their trace's ids.
+func (a *App) setupTelemetry(ctx context.Context, opt Options) error {
+	t := a.Settings.Telemetry
+	cfg := telemetry.Config{Endpoint: t.Endpoint, ServiceName: t.ServiceName, SampleRatio: t.SampleRatio, Version: opt.Version, LookupEnv: os.LookupEnv}
+	stop, err := telemetry.Setup(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	a.stopTelemetry = stop
+	if on, why := telemetry.On(cfg); on {
+		a.Log = slog.New(telemetry.LogHandler(a.Log.Handler()))
+		a.Log.Info("tracing on: spans exported over OTLP/HTTP", "to", why)
+	}
+	return nil
+}
+
+// flushTelemetry sends the spans still buffered and stops the exporter,
+// within a bound: a collector that is down does not hold the exit.
+func (a *App) flushTelemetry() {
+	if a.stopTelemetry == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), telemetryFlush)
+	defer cancel()
+	if err := a.stopTelemetry(ctx); err != nil {
+		a.Log.Warn("telemetry: spans not sent at exit", "err", err)
+	}
+	a.stopTelemetry = nil
+}

@@ -37,7 +37,7 @@ var layers = []layer{
 	// The adapters implement a port; their test kits drive them. Neither
 	// knows the engine.
 	{"adapters", []string{"internal/store/sqlite", "internal/store/postgres", "internal/store/dynamodb",
-		"internal/store/storetest", "internal/store/sqlstore", "internal/trigger/...", "internal/alert/..."}, []string{"base", "core", "ports"}},
+		"internal/store/storetest", "internal/store/sqlstore", "internal/trigger/...", "internal/alert/...", "internal/telemetry"}, []string{"base", "core", "ports"}},
 	// The kits that drive a real engine on a real store.
 	{"engine kits", []string{"internal/engine/enginetest", "internal/engine/enginebench"},
 		[]string{"base", "core", "ports", "engine", "adapters"}},

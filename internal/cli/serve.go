@@ -60,7 +60,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 
 	// On a dynamodb:// store serve is the deployment's control plane
 	// (app.ModeControlPlane): the store chooses the mode.
-	opts := app.Options{Logger: log, ControlPlane: true}
+	opts := app.Options{Logger: log, ControlPlane: true, Telemetry: true, Version: versionString(env.Version)}
 	if *storeFlag != "" {
 		st, err := pipeline.ParseStore(*storeFlag)
 		if err != nil {

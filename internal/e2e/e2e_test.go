@@ -51,6 +51,8 @@ type fakeAirflow struct {
 	state   string
 	runs    map[string]bool
 	auth    []string
+	// requests are "METHOD PATH TRACEPARENT" of each request.
+	requests []string
 }
 
 func newFakeAirflow(t *testing.T) *fakeAirflow {
@@ -59,6 +61,7 @@ func newFakeAirflow(t *testing.T) *fakeAirflow {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
+		f.requests = append(f.requests, r.Method+" "+r.URL.Path+" "+r.Header.Get("Traceparent"))
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/dags/gold/dagRuns":
@@ -87,6 +90,11 @@ func newFakeAirflow(t *testing.T) *fakeAirflow {
 
 func (f *fakeAirflow) set(state string) { f.mu.Lock(); f.state = state; f.mu.Unlock() }
 func (f *fakeAirflow) count() int       { f.mu.Lock(); defer f.mu.Unlock(); return f.created }
+func (f *fakeAirflow) requested() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requests...)
+}
 
 // receiver is a webhook endpoint recording event ids.
 type receiver struct {

@@ -60,9 +60,11 @@ type BackfillPlan struct {
 // refused with ErrInvalidRequest naming the field (run.BackfillRange),
 // and with ErrBackfillRunning while another backfill of the pipeline
 // runs.
-func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run.BackfillRequest, dryRun bool, by string) (BackfillPlan, error) {
+func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run.BackfillRequest, dryRun bool, by string) (_ BackfillPlan, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"backfill", attrPipeline.String(pipelineID))
+	defer func() { endSpan(span, err) }()
 	var plan BackfillPlan
-	err := e.retry(ctx, "backfill "+pipelineID, func() error {
+	err = e.retry(ctx, "backfill "+pipelineID, func(ctx context.Context) error {
 		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
@@ -193,9 +195,11 @@ func (e *Engine) Backfill(ctx context.Context, pipelineID, id string) (store.Bac
 // one): no new period starts, the active ones finish
 // (BACKFILL_CANCELLED). Cancelling one that already ended changes
 // nothing and returns it as it is.
-func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) (store.Backfill, error) {
+func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) (_ store.Backfill, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"backfill.cancel", attrPipeline.String(pipelineID))
+	defer func() { endSpan(span, err) }()
 	var out store.Backfill
-	err := e.retry(ctx, "cancel backfill "+pipelineID+"/"+id, func() error {
+	err = e.retry(ctx, "cancel backfill "+pipelineID+"/"+id, func(ctx context.Context) error {
 		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err

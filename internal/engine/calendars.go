@@ -72,7 +72,7 @@ func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Cale
 // the store already says so; it reports whether it wrote.
 func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bool) (bool, error) {
 	wrote := false
-	err := e.retry(ctx, "calendar "+c.Name, func() error {
+	err := e.retry(ctx, "calendar "+c.Name, func(ctx context.Context) error {
 		wrote = false
 		now := e.clk.Now()
 		cur, err := e.st.CalendarGet(ctx, c.Name)
@@ -99,7 +99,7 @@ func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bo
 			return err
 		}
 		wrote = true
-		e.log.Info("calendar stored", "calendar", c.Name, "removed", remove, "version", cur.Version+1)
+		e.log.InfoContext(ctx, "calendar stored", "calendar", c.Name, "removed", remove, "version", cur.Version+1)
 		return nil
 	})
 	return wrote, err
@@ -117,7 +117,7 @@ func storedCalendar(c store.Calendar) *run.StoredCalendar {
 // whether the pipeline was running.
 func (e *Engine) Forget(ctx context.Context, id string) (bool, error) {
 	forgot := false
-	err := e.retry(ctx, "forget "+id, func() error {
+	err := e.retry(ctx, "forget "+id, func(ctx context.Context) error {
 		forgot = false
 		row, err := e.st.PipelineGet(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {

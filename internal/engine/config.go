@@ -20,7 +20,9 @@ import (
 // invalid one is refused with a CONFIG_INVALID event and the last valid
 // version keeps running (product spec §3 item 1). The returned error is the
 // document's confdec.Errors when it is invalid.
-func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (*pipeline.Pipeline, error) {
+func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (_ *pipeline.Pipeline, err error) {
+	ctx, span := e.startSpan(ctx, spanConfig, attrConfigFile.String(file))
+	defer func() { endSpan(span, err) }()
 	all, err := e.calendars(ctx)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,7 @@ func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte
 	b := e.newBatch(nil, e.clk.Now())
 	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
 	if err := b.commit(ctx); err != nil {
-		e.log.Warn("cannot clear the CONFIG_INVALID marker", "file", file, "err", err)
+		e.log.WarnContext(ctx, "cannot clear the CONFIG_INVALID marker", "file", file, "err", err)
 	}
 }
 
@@ -100,7 +102,7 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 	now := e.clk.Now()
 	key, kind, sum := configInvalidMarker(file, doc)
 	if m, err := e.st.MarkerGet(ctx, key, kind); err == nil && run.ConfigRefusalReported(&m.Detail, sum) {
-		e.log.Debug("pipeline config still refused; already reported", "file", file)
+		e.log.DebugContext(ctx, "pipeline config still refused; already reported", "file", file)
 		return
 	}
 	id := key.PipelineID
@@ -120,9 +122,9 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 	b.notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
 	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
 	if err := b.commit(ctx); err != nil {
-		e.log.Error("cannot record CONFIG_INVALID", "file", file, "err", err)
+		e.log.ErrorContext(ctx, "cannot record CONFIG_INVALID", "file", file, "err", err)
 	}
-	e.log.Warn("pipeline config refused", "file", file, "errors", len(msgs), "first", msgs[0])
+	e.log.WarnContext(ctx, "pipeline config refused", "file", file, "errors", len(msgs), "first", msgs[0])
 }
 
 // PipelineIDOf reads pipeline.id from a pipeline document, also from one
@@ -155,7 +157,7 @@ func PipelineIDOf(file string, doc []byte) string {
 // loaded. Every process sees the new version at its next decision: they
 // read the row, not a copy of it.
 func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
-	return e.retry(ctx, "activate "+p.ID, func() error {
+	return e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()
 		row, err := e.st.PipelineGet(ctx, p.ID)
 		exists := err == nil
@@ -204,7 +206,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
-		e.log.Info("pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
+		e.log.InfoContext(ctx, "pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
 		return nil
 	})
 }
@@ -222,7 +224,7 @@ func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	}
 	b.putTimer(periodTimer(p.ID, periodAt), nil)
 	if err := e.armLoadSLA(ctx, b, p, now); err != nil {
-		e.log.Warn("cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
+		e.log.WarnContext(ctx, "cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
 	}
 }
 

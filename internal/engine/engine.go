@@ -36,6 +36,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/rule"
@@ -81,12 +83,16 @@ type Options struct {
 	// decision's error: nothing is decided on windows that could not be
 	// read.
 	MaintenanceFrom func(context.Context) ([]silence.Window, error)
+	// Tracer makes the engine's spans (trace.go; the app's, when tracing
+	// is on); nil: none, at no cost.
+	Tracer trace.Tracer
 }
 
 // Engine is the lifecycle controller. Its methods are safe for concurrent
 // use; concurrent decisions on the same run are serialised by the store's
 // compare-and-swap, and the loser retries with fresh state.
 type Engine struct {
+	tracer      trace.Tracer // nil: tracing off (trace.go)
 	st          store.Store
 	clk         clock.Clock
 	jobs        trigger.Runner
@@ -126,6 +132,7 @@ func New(o Options) *Engine {
 		passive:     o.Passive,
 		windows:     slices.Clone(o.Maintenance),
 		windowsFrom: o.MaintenanceFrom,
+		tracer:      o.Tracer,
 		parses:      parseCache{m: map[string]*parsed{}, refused: map[string]int64{}},
 	}
 }
@@ -173,10 +180,18 @@ const maxAttempts = 64
 // retry runs op until it commits or fails with something other than a
 // conflict. Between attempts it waits a short random time that grows with
 // the attempt, so racing writers stop colliding in lockstep.
-func (e *Engine) retry(ctx context.Context, what string, op func() error) error {
+func (e *Engine) retry(ctx context.Context, what string, op func(context.Context) error) error {
 	var err error
 	for i := 0; i < maxAttempts; i++ {
-		if err = op(); !errors.Is(err, store.ErrConflict) {
+		// Each attempt is a span (its reads and its commit are children):
+		// a conflict shows as one attempt ended conflicting and the next.
+		actx, span := e.startSpan(ctx, spanDecide, attrAttempt.Int(i+1))
+		err = op(actx)
+		if span.IsRecording() {
+			span.SetAttributes(attrDecision.String(what), attrConflict.Bool(errors.Is(err, store.ErrConflict)))
+		}
+		endSpan(span, ignoreConflict(err))
+		if !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 		if ctx.Err() != nil {

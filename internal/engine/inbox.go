@@ -45,7 +45,9 @@ type JobLogResult struct {
 // attempt's) changes nothing. An unknown pipeline is ErrUnknownPipeline, a
 // bad period or schedule ErrInvalidRequest: the caller reports the item
 // (Reject), it is never retried.
-func (e *Engine) ReportJob(ctx context.Context, j JobLog) (JobLogResult, error) {
+func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"job.report")
+	defer func() { endSpan(span, err) }()
 	report, ok := run.JobLogReport(j.Event, j.Category, j.Message)
 	if !ok {
 		return JobLogResult{Ignored: fmt.Sprintf("%q is not a job outcome", j.Event)}, nil
@@ -58,7 +60,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (JobLogResult, error) 
 		return JobLogResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
 	}
 	var res JobLogResult
-	err = e.retry(ctx, "job report "+j.PipelineID+"/"+j.Period, func() error {
+	err = e.retry(ctx, "job report "+j.PipelineID+"/"+j.Period, func(ctx context.Context) error {
 		res = JobLogResult{}
 		lp, err := e.pipelineOf(ctx, j.PipelineID)
 		if err != nil {
@@ -124,7 +126,7 @@ func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 		return false, fmt.Errorf("%w: a rejection needs a fingerprint", ErrInvalidRequest)
 	}
 	var reported bool
-	err := e.retry(ctx, "reject "+rj.Item, func() error {
+	err := e.retry(ctx, "reject "+rj.Item, func(ctx context.Context) error {
 		reported = false
 		now := e.clk.Now()
 		key := run.Key{PipelineID: rj.PipelineID, Period: now.UTC().Format("2006-01-02")}

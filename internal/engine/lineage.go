@@ -26,7 +26,9 @@ type LineageWrite struct {
 // it. An event lineage.Stale judges against the stored sensor, in the
 // same attempt, writes nothing. No match is no write and no error: the
 // caller counts it.
-func (e *Engine) PutLineage(ctx context.Context, ev lineage.Event) ([]LineageWrite, error) {
+func (e *Engine) PutLineage(ctx context.Context, ev lineage.Event) (_ []LineageWrite, err error) {
+	ctx, span := e.startSpan(ctx, spanLineage)
+	defer func() { endSpan(span, err) }()
 	lps, err := e.activePipelines(ctx)
 	if err != nil {
 		return nil, err

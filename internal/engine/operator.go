@@ -16,8 +16,10 @@ import (
 // trigger sensors are still recorded but start nothing; running jobs
 // finish; SLA and watchdog alerts continue. A zero until pauses until
 // Resume.
-func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, by string) error {
-	return e.retry(ctx, "pause "+pipelineID, func() error {
+func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, by string) (err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"pause", attrPipeline.String(pipelineID))
+	defer func() { endSpan(span, err) }()
+	return e.retry(ctx, "pause "+pipelineID, func(ctx context.Context) error {
 		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
@@ -50,8 +52,10 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 // Resume allows new runs again and treats each period that received
 // trigger data during the pause as if that data had just arrived, so it
 // starts now.
-func (e *Engine) Resume(ctx context.Context, pipelineID, by string) error {
-	return e.retry(ctx, "resume "+pipelineID, func() error {
+func (e *Engine) Resume(ctx context.Context, pipelineID, by string) (err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"resume", attrPipeline.String(pipelineID))
+	defer func() { endSpan(span, err) }()
+	return e.retry(ctx, "resume "+pipelineID, func(ctx context.Context) error {
 		b, err := e.resume(ctx, pipelineID, by, nil)
 		if err != nil || b == nil {
 			return err

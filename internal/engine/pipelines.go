@@ -132,7 +132,7 @@ func (e *Engine) withConfig(ctx context.Context, row store.Pipeline, all map[str
 	p, err := pipeline.ParsePipeline(row.File, row.Doc, e.parseOptions(all, false))
 	if err != nil {
 		if e.parses.firstRefusal(row.ID, row.ConfigVersion) {
-			e.log.Error("stored pipeline config no longer loads; it does not run", "pipeline", row.ID, "version", row.ConfigVersion, "err", err)
+			e.log.ErrorContext(ctx, "stored pipeline config no longer loads; it does not run", "pipeline", row.ID, "version", row.ConfigVersion, "err", err)
 		}
 		return nil, nil
 	}

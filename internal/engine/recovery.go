@@ -31,7 +31,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) error {
 			continue
 		}
 		key := r.Key
-		err := e.retry(ctx, "interrupted trigger call of "+key.PipelineID+" "+key.Period, func() error {
+		err := e.retry(ctx, "interrupted trigger call of "+key.PipelineID+" "+key.Period, func(ctx context.Context) error {
 			return e.foundInterrupted(ctx, key)
 		})
 		if err != nil {
@@ -86,7 +86,7 @@ func (e *Engine) callFacts(ctx context.Context, lp *loadedPipeline, r run.Run) (
 	case err == nil:
 		c, ok := run.ParseCallRecovery(m.At, m.Detail)
 		if !ok {
-			e.log.Warn("unreadable trigger recovery marker; it is replaced", "pipeline", r.PipelineID, "period", r.Period)
+			e.log.WarnContext(ctx, "unreadable trigger recovery marker; it is replaced", "pipeline", r.PipelineID, "period", r.Period)
 		}
 		stored = &c // present: its replacement must not be conditioned on absence
 		if ok {
@@ -125,7 +125,7 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, 
 		look = &run.Lookup{Found: found, JobRunID: st.JobRunID, Meta: st.Meta}
 		if ferr != nil {
 			look.Err = ferr.Error()
-			e.log.Warn("looking up the job of an interrupted trigger call failed; will ask again", "pipeline", r.PipelineID, "period", r.Period, "err", ferr)
+			e.log.WarnContext(ctx, "looking up the job of an interrupted trigger call failed; will ask again", "pipeline", r.PipelineID, "period", r.Period, "err", ferr)
 		}
 		b.now = e.clk.Now()
 	}
@@ -140,7 +140,7 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, 
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: r.Key, Kind: run.MarkerTriggerOutcome})
 	}
 	if d.Action != run.RecoveryLookAgain && d.Action != run.RecoveryWait {
-		e.log.Info("interrupted trigger call settled", "pipeline", r.PipelineID, "period", r.Period, "action", string(d.Action), "jobRunId", d.Run.JobRunID)
+		e.log.InfoContext(ctx, "interrupted trigger call settled", "pipeline", r.PipelineID, "period", r.Period, "action", string(d.Action), "jobRunId", d.Run.JobRunID)
 	}
 	return nil
 }

@@ -26,7 +26,9 @@ type RerunResult struct {
 // the circuit breaker decide; the outcome is RERUN_ACCEPTED or
 // RERUN_REJECTED with the reason, in the event log and in the result. A
 // rerun also reopens a period closed by its trigger deadline.
-func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason string) (RerunResult, error) {
+func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason string) (_ RerunResult, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"rerun", attrPipeline.String(pipelineID), attrPeriod.String(period))
+	defer func() { endSpan(span, err) }()
 	return e.requestRerun(ctx, pipelineID, period, reason, "")
 }
 
@@ -34,7 +36,9 @@ func (e *Engine) RequestRerun(ctx context.Context, pipelineID, period, reason st
 // more than once (the AWS runtime's rerun-request items, read from a
 // stream): requestID names the request, and a request already decided
 // decides nothing again (the result says Duplicate).
-func (e *Engine) RequestRerunOnce(ctx context.Context, pipelineID, period, reason, requestID string) (RerunResult, error) {
+func (e *Engine) RequestRerunOnce(ctx context.Context, pipelineID, period, reason, requestID string) (_ RerunResult, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"rerun", attrPipeline.String(pipelineID), attrPeriod.String(period))
+	defer func() { endSpan(span, err) }()
 	if requestID == "" {
 		return RerunResult{}, fmt.Errorf("%w: a rerun request needs an id", ErrInvalidRequest)
 	}
@@ -74,7 +78,7 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for backfills (interlock backfill)", ErrInvalidRequest, reason)
 	}
 	var res RerunResult
-	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func() error {
+	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
 		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err

@@ -57,7 +57,7 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 	case run.StartDryRun:
 		return e.dryRunTrigger(ctx, b, p, key, per, overlay)
 	case run.StartHeld:
-		e.log.Info("pipeline paused: period not started", "pipeline", p.ID, "period", key.Period, "cause", cause)
+		e.log.InfoContext(ctx, "pipeline paused: period not started", "pipeline", p.ID, "period", key.Period, "cause", cause)
 		return nil
 	case run.StartExists:
 		return nil

@@ -51,11 +51,19 @@ func CheckSensorKey(key string) error {
 // post-run drift — in the same atomic commit. It returns once the write is
 // durable. A write identical to the stored content is acknowledged but is
 // not new data: it starts nothing.
-func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sensor.Object) (PutResult, error) {
+func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sensor.Object) (_ PutResult, err error) {
+	ctx, span := e.startSpan(ctx, spanSensorWrite, attrPipeline.String(pipelineID), attrSensor.String(key))
+	defer func() { endSpan(span, err) }()
 	if err := CheckSensorKey(key); err != nil {
 		return PutResult{}, err
 	}
 	_, res, err := e.putSensor(ctx, pipelineID, key, &data, nil)
+	if err == nil {
+		if span.IsRecording() {
+			span.SetAttributes(attrPeriod.String(res.Period), attrChanged.Bool(res.Changed))
+		}
+		e.log.DebugContext(ctx, "sensor written", "pipeline", pipelineID, "key", key, "period", res.Period, "changed", res.Changed)
+	}
 	return res, err
 }
 
@@ -66,7 +74,9 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 // It returns the content it decided. No inbox item is ErrNoSensorItem
 // (and store.ErrNotFound), an item of a bad shape the store's error, before anything is
 // decided; a store without SensorFactsReader is an error.
-func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (sensor.Object, PutResult, error) {
+func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (_ sensor.Object, _ PutResult, err error) {
+	ctx, span := e.startSpan(ctx, spanSensorWrite, attrPipeline.String(pipelineID), attrSensor.String(key))
+	defer func() { endSpan(span, err) }()
 	return e.putSensor(ctx, pipelineID, key, nil, nil)
 }
 
@@ -77,7 +87,7 @@ func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string)
 func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object, stale func(stored *sensor.Object) bool) (sensor.Object, PutResult, error) {
 	var res PutResult
 	var got sensor.Object
-	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func() error {
+	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.sensorFacts(ctx, pipelineID, key, data, now)
 		if err != nil {
@@ -218,8 +228,10 @@ func (e *Engine) sensorRunsAhead(pipelineID, key string, data *sensor.Object, no
 
 // DeleteSensor removes a stored sensor. It decides nothing: a sensor that
 // disappears only makes rules that need it fail at their next evaluation.
-func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) error {
-	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func() error {
+func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) (err error) {
+	ctx, span := e.startSpan(ctx, spanSensorDelete, attrPipeline.String(pipelineID), attrSensor.String(key))
+	defer func() { endSpan(span, err) }()
+	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
 		lp, err := e.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err

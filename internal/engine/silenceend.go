@@ -178,7 +178,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 	kind := run.AfterSilenceMarker(markerID, ev.Type)
 	// A conflict (another process sent it, or the pipeline moved) judges
 	// again on fresh facts; the marker ends it once sent.
-	err := e.retry(ctx, "alert after "+silenceID, func() error {
+	err := e.retry(ctx, "alert after "+silenceID, func(ctx context.Context) error {
 		if done, err := e.hasMarker(ctx, key, kind); err != nil || done {
 			return err
 		}
@@ -194,11 +194,11 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 		held, verdict := run.LetGo(lp.p, ev, facts, now)
 		switch verdict {
 		case run.LetGoCleared:
-			e.log.Info("silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
+			e.log.InfoContext(ctx, "silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
 		case run.LetGoTold:
-			e.log.Info("silenced condition was reported by a later alert; nothing to send", "silence", silenceID,
+			e.log.InfoContext(ctx, "silenced condition was reported by a later alert; nothing to send", "silence", silenceID,
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
 		}

@@ -49,7 +49,9 @@ const MaxSilenceSpan = 366 * 24 * time.Hour
 // at its end. A request with no matcher, no end, an end not in the
 // future or beyond MaxSilenceSpan is refused with ErrInvalidRequest and
 // the field.
-func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (store.Silence, error) {
+func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (_ store.Silence, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"silence")
+	defer func() { endSpan(span, err) }()
 	now := e.clk.Now()
 	if !req.Until.IsZero() && req.Duration != 0 {
 		return store.Silence{}, fmt.Errorf("%w: until and duration: give one of them", ErrInvalidRequest)
@@ -95,9 +97,11 @@ func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (store.S
 // end timer to now, so the conditions it silenced that still hold are
 // alerted at once. Expiring one that has ended already changes nothing
 // and returns it as it is.
-func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (store.Silence, error) {
+func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Silence, err error) {
+	ctx, span := e.startSpan(ctx, spanOperator+"silence.expire")
+	defer func() { endSpan(span, err) }()
 	var out store.Silence
-	err := e.retry(ctx, "expire silence "+id, func() error {
+	err = e.retry(ctx, "expire silence "+id, func(ctx context.Context) error {
 		cur, err := e.st.SilenceGet(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%w %q", ErrUnknownSilence, id)

@@ -70,6 +70,10 @@ type StepResult struct {
 type Call struct {
 	Run run.Key    `json:"run"`
 	ID  run.CallID `json:"call"`
+	// Trace is the W3C traceparent of the step that began the call, when
+	// it was traced: the call, made later and perhaps elsewhere (an AWS
+	// execution's next Task), continues that trace.
+	Trace string `json:"traceparent,omitempty"`
 }
 
 // CallResult is what a trigger call returned.
@@ -112,7 +116,7 @@ type stepDecision func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) 
 // timer dropped. A conflicting commit decides again on fresh facts.
 func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decide stepDecision) (StepResult, error) {
 	var res StepResult
-	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func() error {
+	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func(ctx context.Context) error {
 		t, due, err := e.dueStep(ctx, ref, step)
 		if err == nil && t != nil && run.Superseded(ref.Since, run.StampOf(t.Detail)) {
 			res = StepResult{Run: ref.Run, Superseded: true}
@@ -234,7 +238,7 @@ func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Ca
 		if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
 			return err
 		}
-		call = &Call{Run: r.Key, ID: inflight.Call()}
+		call = &Call{Run: r.Key, ID: inflight.Call(), Trace: traceparent(ctx)}
 		return nil
 	})
 	if err != nil || !res.Acted {
@@ -268,7 +272,9 @@ func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
 	if lp == nil {
 		return CallResult{}, fmt.Errorf("engine: trigger call of %s: no stored config of the pipeline loads", keyString(c.Run))
 	}
-	started, serr := e.jobs.Start(ctx, e.request(lp.p, r))
+	jctx, span := e.startSpan(ctx, spanJobStart, attrJobType.String(string(lp.p.Job.Type)))
+	started, serr := e.jobs.Start(jctx, e.request(lp.p, r))
+	endSpan(span, serr)
 	if serr != nil {
 		return CallResult{Err: serr.Error()}, nil
 	}
@@ -292,10 +298,10 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		return StepResult{Run: c.Run}, err
 	}
 	var out StepResult
-	err := e.retry(ctx, "trigger answer of "+keyString(c.Run), func() error {
+	err := e.retry(ctx, "trigger answer of "+keyString(c.Run), func(ctx context.Context) error {
 		cur, err := e.st.RunGet(ctx, c.Run)
 		if errors.Is(err, store.ErrNotFound) {
-			e.log.Error("the run of a trigger call is gone; its answer is not recorded", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "jobRunId", res.Started.JobRunID)
+			e.log.ErrorContext(ctx, "the run of a trigger call is gone; its answer is not recorded", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "jobRunId", res.Started.JobRunID)
 			out = StepResult{Run: c.Run}
 			return nil
 		}
@@ -397,7 +403,7 @@ func (e *Engine) reportLate(ctx context.Context, cur run.Run, c run.CallID, res 
 	if !ok {
 		return nil // reported already: a repeated record
 	}
-	e.log.Error("run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
+	e.log.ErrorContext(ctx, "run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
 	late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
 	late.notes(cur.Key, []run.Note{note})
 	late.marker(store.Marker{Key: cur.Key, Kind: run.MarkerLateCall, At: late.now, Detail: c.Detail()}, !stored)
@@ -415,10 +421,12 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
 			return nil
 		}
-		jr, perr := e.jobs.Poll(ctx, e.request(lp.p, *r))
+		jctx, span := e.startSpan(ctx, spanJobPoll, attrJobType.String(string(lp.p.Job.Type)))
+		jr, perr := e.jobs.Poll(jctx, e.request(lp.p, *r))
+		endSpan(span, perr)
 		polled = &Polled{Run: r.Key, Due: due, Generation: r.Generation, Attempt: r.Attempt, JobRunID: r.JobRunID, Result: jr}
 		if perr != nil {
-			e.log.Warn("job status poll failed; will poll again", "pipeline", r.PipelineID, "period", r.Period, "err", perr)
+			e.log.WarnContext(ctx, "job status poll failed; will poll again", "pipeline", r.PipelineID, "period", r.Period, "err", perr)
 			polled.Err = perr.Error()
 		}
 		return errNoCommit

@@ -76,6 +76,8 @@ func (e *Engine) processTimer(ctx context.Context, t store.Timer) error {
 // makes it (MakeCall) where a slow synchronous job holds nothing that
 // other timers need.
 func (e *Engine) ProcessTimerUntilCall(ctx context.Context, t store.Timer) (call *Call, err error) {
+	ctx, span := e.startSpan(ctx, spanTimer, attrTimer.String(t.Kind), attrPipeline.String(t.Run.PipelineID), attrPeriod.String(t.Run.Period))
+	defer func() { endSpan(span, err) }()
 	// A bug in a handler must not take the process down with every timer
 	// still due: report it, keep the timer for a later try.
 	defer e.survive("processing a timer", t.Key, &err)
@@ -111,6 +113,8 @@ func (e *Engine) MakeCall(ctx context.Context, c Call) (res StepResult, err erro
 // the end of its lease (the lookup, or TRIGGER_OUTCOME_UNKNOWN), as if the
 // caller had stopped; the run's current step (the lease's end) is returned.
 func (e *Engine) MakeCallBy(ctx context.Context, c Call, callDeadline time.Time) (res StepResult, err error) {
+	ctx, span := e.startSpan(callTrace(ctx, c), spanJobCall, attrPipeline.String(c.Run.PipelineID), attrPeriod.String(c.Run.Period))
+	defer func() { endSpan(span, err) }()
 	defer e.survive("making a trigger call", keyString(c.Run), &err)
 	callCtx := ctx
 	if !callDeadline.IsZero() {
@@ -123,7 +127,7 @@ func (e *Engine) MakeCallBy(ctx context.Context, c Call, callDeadline time.Time)
 		return StepResult{Run: c.Run}, err
 	}
 	if cr.Err != "" && callCtx.Err() != nil && ctx.Err() == nil {
-		e.log.Warn("trigger call cut at its deadline; its outcome is established at the end of its lease", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "err", cr.Err)
+		e.log.WarnContext(ctx, "trigger call cut at its deadline; its outcome is established at the end of its lease", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "err", cr.Err)
 		return e.Current(ctx, c.Run)
 	}
 	return e.TriggerRecord(ctx, c, cr)
@@ -143,7 +147,7 @@ func (e *Engine) survive(what, key string, err *error) {
 // commit, so a timer is processed once even when several processes race
 // for it: the loser's commit fails its due-time condition and it re-reads.
 func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
-	return e.retry(ctx, "timer "+t.Key, func() error {
+	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		cur, err := e.st.TimerGet(ctx, t.Key)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // someone else processed it
@@ -178,7 +182,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		case kindMaintenanceEnd:
 			b, err = e.maintenanceEndTimerFired(ctx, t, now)
 		default:
-			e.log.Error("unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
+			e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 			b = e.newBatch(nil, now)
 		}
 		if err != nil || b == nil {
@@ -207,7 +211,7 @@ func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipe
 		return nil, nil, err
 	}
 	if lp == nil {
-		e.log.Warn("run of an unknown pipeline; its timer is dropped", "pipeline", key.PipelineID, "period", key.Period)
+		e.log.WarnContext(ctx, "run of an unknown pipeline; its timer is dropped", "pipeline", key.PipelineID, "period", key.Period)
 		return nil, nil, nil
 	}
 	return &r, lp, nil

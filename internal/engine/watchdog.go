@@ -30,7 +30,9 @@ func (r WatchdogReport) Degraded() bool { return r.Result.Degraded() }
 // applies what they found: each finding is committed with its dedup
 // marker, so it is raised once, whichever process or pass notices it
 // first. stuckThreshold is watchdog.stuckRunThreshold.
-func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration) (WatchdogReport, error) {
+func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration) (_ WatchdogReport, err error) {
+	ctx, span := e.startSpan(ctx, spanWatchdog)
+	defer func() { endSpan(span, err) }()
 	// One pass at a time: the snapshot shares the cache's maps, which the
 	// next pass's snapshot updates.
 	e.wd.mu.Lock()
@@ -306,7 +308,7 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlock, now time.Time) ([]event.Event, bool, error) {
 	var out []event.Event
 	repaired := false
-	err := e.retry(ctx, "watchdog "+f.Check, func() error {
+	err := e.retry(ctx, "watchdog "+f.Check, func(ctx context.Context) error {
 		out, repaired = nil, false
 		lp, err := e.pipelineOf(ctx, f.Key.PipelineID)
 		if err != nil || lp == nil {
@@ -382,7 +384,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 // distinct set of failing checks, not on every pass.
 func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Result, unavailable []string) ([]event.Event, error) {
 	var out []event.Event
-	err := e.retry(ctx, "watchdog pass", func() error {
+	err := e.retry(ctx, "watchdog pass", func(ctx context.Context) error {
 		out = nil
 		b := e.newBatch(nil, now)
 		prev, err := e.st.MarkerGet(ctx, run.Key{}, run.MarkerWatchdogDegraded)

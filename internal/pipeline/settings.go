@@ -39,6 +39,8 @@ type Settings struct {
 	Retention time.Duration
 	// Maintenance are the recurring maintenance windows (maintenance.go).
 	Maintenance []silence.Window
+	// Telemetry is where traces go (telemetry.go).
+	Telemetry Telemetry
 }
 
 // Store says which storage backend to use.
@@ -124,6 +126,7 @@ type rawSettings struct {
 	Alerts      []rawAlert       `yaml:"alerts"`
 	Retention   *time.Duration   `yaml:"retention"`
 	Maintenance []rawMaintenance `yaml:"maintenance"`
+	Telemetry   *rawTelemetry    `yaml:"telemetry"`
 }
 
 type rawWatchdog struct {
@@ -201,6 +204,9 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 		s.Alerts = append(s.Alerts, b.alert(confdec.Index("alerts", i), a))
 	}
 	s.Maintenance = b.maintenance(raw.Maintenance)
+	if raw.Telemetry != nil {
+		s.Telemetry = b.telemetry(raw.Telemetry)
+	}
 	if d.ErrorCount() > before {
 		return nil
 	}

@@ -95,6 +95,10 @@ func TestParseSettingsValid(t *testing.T) {
 			}
 		})
 	}
+	tel, err := ParseSettings("i.yaml", []byte("telemetry: {endpoint: \"https://otel.internal:4318/\", serviceName: etl-guard, sampleRatio: 0.25}\n"))
+	if err != nil || tel.Telemetry != (Telemetry{Endpoint: "https://otel.internal:4318/", ServiceName: "etl-guard", SampleRatio: 0.25}) {
+		t.Errorf("telemetry: %+v, %v", tel, err)
+	}
 	s, _ := ParseSettings("i.yaml", []byte("server: {envAllow: []}\n"))
 	if s.Server.EnvAllow == nil || len(s.Server.EnvAllow) != 0 || s.PipelineOptions(nil).EnvAllow == nil {
 		t.Errorf("explicit empty envAllow must stay empty (allow nothing), got %#v", s.Server.EnvAllow)
@@ -137,6 +141,13 @@ func TestParseSettingsInvalid(t *testing.T) {
 		{"retention negative", "retention: -1h\n", `i.yaml:1: retention: `},
 		{"retention not a duration", "retention: 90\n", `i.yaml:1: retention: want a duration like "5m", got the number 90`},
 		{"bad duration", "watchdog: {interval: 5}\n", `i.yaml:1: watchdog.interval: want a duration like "5m", got the number 5`},
+		{"telemetry endpoint not a URL", "telemetry: {endpoint: collector:4318}\n", `i.yaml:1: telemetry.endpoint: "collector:4318" is not an http(s) URL`},
+		{"telemetry endpoint grpc", "telemetry: {endpoint: \"grpc://c:4317\"}\n", `i.yaml:1: telemetry.endpoint: "grpc://c:4317" is not an http(s) URL: want the OTLP/HTTP endpoint's URL`},
+		{"telemetry endpoint credentials", "telemetry: {endpoint: \"https://k:s@c:4318\"}\n", `i.yaml:1: telemetry.endpoint: the URL carries credentials: put them in OTEL_EXPORTER_OTLP_HEADERS`},
+		{"telemetry empty service", "telemetry: {serviceName: \" \"}\n", `i.yaml:1: telemetry.serviceName: empty`},
+		{"telemetry ratio", "telemetry: {sampleRatio: 1.5}\n", `i.yaml:1: telemetry.sampleRatio: 1.5 is out of range (want more than 0, at most 1)`},
+		{"telemetry ratio zero", "telemetry: {sampleRatio: 0}\n", `i.yaml:1: telemetry.sampleRatio: 0 is out of range`},
+		{"telemetry typo", "telemetry: {endpont: \"http://c:4318\"}\n", `i.yaml:1: telemetry.endpont: unknown field, did you mean "endpoint"?`},
 		{"bad cidr", "triggers:\n  allowAddresses: [10.0.0.0/33]\n", `i.yaml:2: triggers.allowAddresses[0]: "10.0.0.0/33": not an IP address or CIDR: want IP, IP:PORT, CIDR or CIDR:PORT`},
 		{"bad glob", "pipelines: \"[\"\n", `i.yaml:1: pipelines: malformed glob "["`},
 		{"empty pipelines", "pipelines: \"\"\n", `i.yaml:1: pipelines: must not be empty`},

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/telemetry"
 )
 
 // DefaultTimeout bounds a call (connect, send, read the response) when the
@@ -62,7 +63,9 @@ func newClient(allow []pipeline.AllowAddress, resolver *net.Resolver) *Client {
 	g := NewGuard(allow)
 	rt := &guardedTransport{guard: g, resolver: resolver, redirects: map[string]*http.Transport{}}
 	rt.first = rt.transport(g.control)
-	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: checkRedirect}}
+	// Traced when tracing is on: each request a client span whose
+	// traceparent header carries the trace to the job's API.
+	return &Client{hc: &http.Client{Transport: telemetry.Transport(rt), CheckRedirect: checkRedirect}}
 }
 
 // guardedTransport sends each request of a call through a transport whose
