@@ -37,7 +37,7 @@ var layers = []layer{
 	// The adapters implement a port; their test kits drive them. Neither
 	// knows the engine.
 	{"adapters", []string{"internal/store/sqlite", "internal/store/postgres", "internal/store/dynamodb",
-		"internal/store/storetest", "internal/store/sqlstore", "internal/trigger/...", "internal/alert/...", "internal/telemetry"}, []string{"base", "core", "ports"}},
+		"internal/store/storetest", "internal/store/sqlstore", "internal/trigger/...", "internal/alert/...", "internal/telemetry/..."}, []string{"base", "core", "ports"}},
 	// The kits that drive a real engine on a real store.
 	{"engine kits", []string{"internal/engine/enginetest", "internal/engine/enginebench"},
 		[]string{"base", "core", "ports", "engine", "adapters"}},
@@ -64,7 +64,8 @@ var drivers = []string{"github.com/jackc/pgx", "modernc.org/sqlite", "github.com
 // type, a sink), which only the app builds.
 var adapterHelpers = []string{"internal/store/storetest", "internal/store/sqlstore",
 	"internal/trigger/httpx", "internal/trigger/httpx/httpxtest", "internal/trigger/triggertest", "internal/trigger/awsjob/awstest",
-	"internal/alert/alerthttp", "internal/alert/alerttest", "internal/alert/slack/slacktest"}
+	"internal/alert/alerthttp", "internal/alert/alerttest", "internal/alert/slack/slacktest",
+	"internal/telemetry/tracehttp"}
 
 func isAdapter(path string) bool {
 	l, ok := layerOf(path)

@@ -23,11 +23,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync/atomic"
 
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
@@ -35,6 +32,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
 )
 
 // Config is interlock.yaml's `telemetry:` section (pipeline.Telemetry),
@@ -58,12 +57,10 @@ type Config struct {
 // DefaultServiceName is the service name when nothing sets one.
 const DefaultServiceName = "interlock"
 
-// enabled is whether Setup installed an exporting provider: the store
-// wrapper and the HTTP transports ask it.
-var enabled atomic.Bool
-
-// Enabled reports whether traces are exported by this process.
-func Enabled() bool { return enabled.Load() }
+// Enabled reports whether traces are exported by this process (Setup
+// installed an exporting provider): the store wrapper and the HTTP
+// transports (tracehttp) ask it.
+func Enabled() bool { return tracehttp.Enabled() }
 
 // On reports whether cfg and the environment turn tracing on, and why
 // (for serve's start-up line).
@@ -140,9 +137,9 @@ func Setup(ctx context.Context, cfg Config) (shutdown func(context.Context) erro
 	tp := sdktrace.NewTracerProvider(popts...)
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	enabled.Store(true)
+	tracehttp.Enable(true)
 	return func(ctx context.Context) error {
-		enabled.Store(false)
+		tracehttp.Enable(false)
 		return tp.Shutdown(ctx)
 	}, nil
 }
@@ -152,43 +149,6 @@ func lookup(cfg Config, k string) (string, bool) {
 		return "", false
 	}
 	return cfg.LookupEnv(k)
-}
-
-// Transport returns base (nil: http.DefaultTransport) instrumented when
-// tracing is on: each request is a client span, and its traceparent
-// header carries the trace to the job's API or the alert's receiver. Off,
-// requests go to base untouched.
-func Transport(base http.RoundTripper) http.RoundTripper {
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return &transport{base: base, traced: otelhttp.NewTransport(base)}
-}
-
-type transport struct {
-	base, traced http.RoundTripper
-}
-
-func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if enabled.Load() {
-		return t.traced.RoundTrip(r)
-	}
-	return t.base.RoundTrip(r)
-}
-
-// Handler instruments an HTTP server's handler when tracing is on: each
-// request is a server span, continuing the caller's trace when its
-// request carries a traceparent header, and the handler's spans (a
-// sensor write's) are its children.
-func Handler(h http.Handler, operation string) http.Handler {
-	traced := otelhttp.NewHandler(h, operation)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if enabled.Load() {
-			traced.ServeHTTP(w, r)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // Tracer is the named tracer when tracing is on, else nil: the engine

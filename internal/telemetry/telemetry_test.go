@@ -11,6 +11,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
+	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
 )
 
 func envOf(kv ...string) func(string) (string, bool) {
@@ -85,8 +86,8 @@ func TestWrapKeepsSensorFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	enabled.Store(true)
-	defer enabled.Store(false)
+	tracehttp.Enable(true)
+	defer tracehttp.Enable(false)
 	w := Wrap(st, "sqlite")
 	if _, ok := w.(*Store); !ok {
 		if _, ok := w.(*factsStore); !ok {

@@ -21,7 +21,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/secret"
-	"github.com/interlockhq/interlock/internal/telemetry"
+	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
 )
 
 // Timeout bounds one request of the default client.
@@ -35,7 +35,7 @@ const maxBody = 64 << 10
 // token to another address; a sink reports it as an error instead.
 func NewClient() *http.Client {
 	return &http.Client{
-		Transport:     telemetry.Transport(nil),
+		Transport:     tracehttp.Transport(nil),
 		Timeout:       Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/interlockhq/interlock/internal/app/routing"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
-	"github.com/interlockhq/interlock/internal/telemetry"
+	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
 )
 
 // Options steer Serve.
@@ -201,7 +201,7 @@ func Serve(ctx context.Context, a *app.App, o Options) error {
 	// write may start a job, whose own calls time out sooner).
 	// Traced when tracing is on: each request a server span that
 	// continues a caller's traceparent; a sensor write's span is its child.
-	srv := &http.Server{Handler: telemetry.Handler(handler, "interlock.api"), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	srv := &http.Server{Handler: tracehttp.Handler(handler, "interlock.api"), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
 	// Event streams (GET /v1/events/stream) are the exception: they push
 	// each write's deadline on, and end when the server shuts down

@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/telemetry"
+	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
 )
 
 // DefaultTimeout bounds a call (connect, send, read the response) when the
@@ -65,7 +65,7 @@ func newClient(allow []pipeline.AllowAddress, resolver *net.Resolver) *Client {
 	rt.first = rt.transport(g.control)
 	// Traced when tracing is on: each request a client span whose
 	// traceparent header carries the trace to the job's API.
-	return &Client{hc: &http.Client{Transport: telemetry.Transport(rt), CheckRedirect: checkRedirect}}
+	return &Client{hc: &http.Client{Transport: tracehttp.Transport(rt), CheckRedirect: checkRedirect}}
 }
 
 // guardedTransport sends each request of a call through a transport whose
