@@ -56,3 +56,21 @@ func ReadPIDs(t testing.TB, file string, n int, d time.Duration) []int {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// WaitGone waits up to d for every pid to end, and fails the test naming
+// the first that does not (killing it, to leave nothing behind). A
+// process signalled a moment ago may still be dying: its end is waited
+// for, not assumed.
+func WaitGone(t testing.TB, d time.Duration, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for _, pid := range pids {
+		for Alive(pid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d still runs %s later", pid, d)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -5,7 +5,6 @@ package command
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,16 +15,7 @@ import (
 // waitGone waits up to d for every pid to end.
 func waitGone(t *testing.T, d time.Duration, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for testproc.Alive(pid) {
-			if time.Now().After(deadline) {
-				_ = syscall.Kill(pid, syscall.SIGKILL) // leave nothing behind
-				t.Fatalf("process %d still runs", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	testproc.WaitGone(t, d, pids...)
 }
 
 // TestCancelKillsWhatTheCommandStarted: a program that starts a program of
