@@ -89,10 +89,12 @@ type Options struct {
 // cursor is advanced in the same commit as the facts that delivery
 // established (what was sent, that the period alerted, the dead letter).
 //
-// Delivery semantics. The only window for a duplicate is a crash (or a
-// failed commit) after a sink accepted an alert and before the cursor
-// commit; the alert is then sent again after the restart — once, since
-// the next success moves the cursor. Sinks close that window where they
+// Delivery semantics. The only window for a duplicate is a crash after a
+// sink accepted an alert and before the cursor commit; the alert is then
+// sent again after the restart — once, since the next success moves the
+// cursor. A process whose cursor commit failed while it lives (a
+// connection cut, the database restarting) keeps the outcome and records
+// it at its next sweep instead of sending again. Sinks close that window where they
 // can: the file sink recognises the event id of its last line and skips
 // it (exactly once); webhook receivers deduplicate on the
 // X-Interlock-Event-Id header; a Slack re-post can happen (Slack has no

@@ -183,10 +183,10 @@ func TestDeadLetters(t *testing.T) {
 	}
 }
 
-// The crash window: the sink accepted an alert, then the cursor commit
-// failed. The next sweep sends the alert again — once — to a sink that
-// cannot tell (at least once), and not at all to the file sink, which
-// recognises its last line (exactly once).
+// The crash window: the sink accepted an alert, then the process died
+// before its cursor commit. The process started again sends the alert
+// again — once — to a sink that cannot tell (at least once), and not at
+// all to the file sink, which recognises its last line (exactly once).
 func TestCrashBetweenSendAndCursor(t *testing.T) {
 	st := &failingCommits{Store: openStore(t, dbPath(t))}
 	r := newRecorder("r")
@@ -202,19 +202,43 @@ func TestCrashBetweenSendAndCursor(t *testing.T) {
 	deliver(t, fd)
 	appendEvents(t, st, ev("1", event.JobFailed, "2026-03-07", t0))
 
-	for _, d := range []*alert.Deliverer{rd, fd} {
+	for _, sink := range []alert.Sink{r, f} {
+		d := map[alert.Sink]*alert.Deliverer{r: rd, f: fd}[sink]
 		st.armed = 1
 		if err := d.DeliverPending(t.Context()); err == nil || !strings.Contains(err.Error(), "simulated crash") {
 			t.Fatalf("DeliverPending = %v, want the failed cursor commit", err)
 		}
-		deliver(t, d)
-		deliver(t, d)
+		restarted := newDeliverer(t, st, alert.Options{}, route(sink, all)) // the process again, its memory gone
+		deliver(t, restarted)
+		deliver(t, restarted)
 	}
 	wantIDs(t, "recorder (at least once)", r.ids(), "1", "1")
 	b, _ := os.ReadFile(path)
 	if n := strings.Count(string(b), "\n"); n != 1 {
 		t.Errorf("the file has %d lines, want 1 (exactly once):\n%s", n, b)
 	}
+}
+
+// A process whose cursor commit failed after the sink accepted an alert
+// (its database connection cut mid-commit) and that still holds the sink's
+// lease records the alert at the next sweep instead of sending it again: a
+// Slack post is not repeated because PostgreSQL restarted.
+func TestFailedRecordIsRecordedNotResent(t *testing.T) {
+	st := &failingCommits{Store: openStore(t, dbPath(t))}
+	r := newRecorder("r")
+	d := newDeliverer(t, st, alert.Options{}, route(r, all))
+	deliver(t, d) // takes the sink's lease: the failure below is the record's
+	appendEvents(t, st, ev("1", event.JobFailed, "2026-03-07", t0), ev("2", event.JobFailed, "2026-03-08", t0))
+	st.armed = 1
+	if err := d.DeliverPending(t.Context()); err == nil || !strings.Contains(err.Error(), "simulated crash") {
+		t.Fatalf("DeliverPending = %v, want the failed cursor commit", err)
+	}
+	deliver(t, d)
+	deliver(t, d)
+	wantIDs(t, "delivered (once each)", r.ids(), "1", "2")
+	// Recorded: a process started now finds nothing left to send.
+	deliver(t, newDeliverer(t, st, alert.Options{}, route(r, all)))
+	wantIDs(t, "delivered after a restart", r.ids(), "1", "2")
 }
 
 // Ending the context during a backoff leaves the event pending: not dead-

@@ -47,6 +47,20 @@ type worker struct {
 	// and its current run of failed attempts.
 	delivered time.Time
 	failing   store.SinkFailing
+	// unrecorded is the alert whose outcome the sink gave but whose
+	// record did not commit (a connection cut mid-commit, a database
+	// restarting): a sweep that reaches it again records it instead of
+	// sending it again. Memory only: a process that dies with it sends
+	// the alert again after its restart (at least once).
+	unrecorded *unrecorded
+}
+
+// unrecorded is an alert sent (or given up) and not yet recorded.
+type unrecorded struct {
+	id       string
+	dec      Decision
+	attempts int
+	failure  error
 }
 
 func (w *worker) setSaved(c store.Cursor, at time.Time) {
@@ -172,6 +186,10 @@ func (w *worker) silences(ctx context.Context, evs []event.Event) (func(event.Ev
 // and record the outcome with the cursor. An event a silence or a window
 // covers (silenced) is skipped, and the log says which silenced it.
 func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.Event) (string, bool)) error {
+	if u := w.unrecorded; u != nil && u.id == e.ID {
+		// Sent before, its record failed: record it, do not send again.
+		return w.record(ctx, e, u.dec, u.attempts, u.failure)
+	}
 	dec, err := Decide(ctx, w.d.st, w.name, w.route.Match, e, silenced, w.d.o.SuppressFor)
 	switch {
 	case err != nil:
@@ -193,6 +211,13 @@ func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.
 	if err != nil {
 		return err
 	}
+	return w.record(ctx, e, dec, attempts, failure)
+}
+
+// record commits the outcome of e's delivery (failure nil: the sink
+// accepted it) with the cursor past it. When the commit fails, the outcome
+// is kept for the next sweep to record (unrecorded).
+func (w *worker) record(ctx context.Context, e event.Event, dec Decision, attempts int, failure error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
 	now := w.d.clk.Now()
@@ -212,14 +237,18 @@ func (w *worker) handle(ctx context.Context, e event.Event, silenced func(event.
 	} else {
 		c.DeadLetters = []store.DeadLetter{NewDeadLetter(w.name, e, attempts, failure, now).record()}
 	}
-	err = w.d.st.Commit(ctx, c)
+	err := w.d.st.Commit(ctx, c)
 	w.committed(r, err)
 	if err != nil {
 		// The alert went out (or was given up) but the cursor did not
-		// move: the next sweep tries the event again.
+		// move: this process's next sweep that reaches the event records
+		// it; a process that took the lease meanwhile, or this one
+		// restarted, sends it again (at least once).
 		w.delivered, w.failing = prevDelivered, prevFailing
+		w.unrecorded = &unrecorded{id: e.ID, dec: dec, attempts: attempts, failure: failure}
 		return fmt.Errorf("alert: sink %s: record event %s: %w", w.name, e.ID, err)
 	}
+	w.unrecorded = nil
 	w.setSaved(pos, now)
 	if failure != nil {
 		w.d.log.Error("alert dead-lettered", "sink", w.name, "event", e.ID, "type", e.Type,

@@ -98,7 +98,7 @@ func (l *stampLog) all() []stamped {
 }
 
 // fault is a moment the test broke something: a duplicate delivery is
-// allowed only across a crash (at least once: a process killed between a
+// allowed only across a SIGKILL (at least once: a process killed between a
 // send and its record sends again).
 type fault struct {
 	what string
@@ -112,7 +112,7 @@ type fault struct {
 // crashes once (as pg_ctl restart -m immediate) and one replica's
 // connections are cut while it commits. Then: every acknowledged write is
 // stored, every period with a stored write ran its job once, every event
-// reached the webhook (a second copy only across a crash), Slack got each
+// reached the webhook (a second copy only across a replica SIGKILLed), Slack got each
 // post once, the watchdog ran in one replica at a time and raised no
 // WATCHDOG_DEGRADED twice, and /readyz was false on every replica while the
 // database was down.
@@ -290,10 +290,30 @@ job:
 			cut = true
 			cutConnections(t, conn(), reps, note)
 		case !now.Before(nextKill):
-			r := reps[rng.IntN(len(reps))]
+			// The first kill takes the watchdog's holder and keeps it down
+			// until another replica took the watchdog over (a replica
+			// restarted at once keeps its leases); the second takes an
+			// alert sink's holder, restarted at once.
+			victim := rng.IntN(len(reps))
+			c := conn()
+			if kills < 2 {
+				if h := leaseHolder(t, c, reps, []string{"watchdog", "alert-sink/%"}[kills]); h >= 0 {
+					victim = h
+				}
+			}
+			r := reps[victim]
 			down(r)
 			kills++
 			note(fmt.Sprintf("replica %d killed (SIGKILL)", r.i))
+			if kills == 1 {
+				h := -1
+				eventuallyWithin(t, time.Minute, "another replica to take the watchdog over", func() bool {
+					h = leaseHolder(t, c, reps, "watchdog")
+					return h >= 0 && h != r.i
+				})
+				note(fmt.Sprintf("replica %d took the watchdog over", h))
+			}
+			c.Close(context.Background())
 			up(r)
 			restarts++
 			note(fmt.Sprintf("replica %d restarted", r.i))
@@ -421,8 +441,10 @@ job:
 		}
 	}
 
-	// Deliveries: a second copy only across a crash.
-	crashes := slices.DeleteFunc(slices.Clone(faults), func(f fault) bool { return strings.HasSuffix(f.what, "restarted") })
+	// Deliveries: a second copy only across a replica's death (a process
+	// that lives through PostgreSQL's crash or a cut connection records
+	// what it sent instead of sending it again).
+	crashes := slices.DeleteFunc(slices.Clone(faults), func(f fault) bool { return !strings.HasSuffix(f.what, "(SIGKILL)") })
 	hookDups := duplicates(t, "webhook", hookLog.all(), crashes)
 	slackDups := duplicates(t, "Slack", slackLog.all(), crashes)
 
@@ -498,38 +520,48 @@ func readyz(s *server) int {
 	return resp.StatusCode
 }
 
+// leaseHolder is the replica holding the first lease whose name is LIKE
+// pattern; -1 when none is held or its holder is none of reps.
+func leaseHolder(t *testing.T, c *pgx.Conn, reps []*replica, pattern string) int {
+	t.Helper()
+	var holder string
+	if err := c.QueryRow(context.Background(), `SELECT holder FROM leases WHERE name LIKE $1 ORDER BY name LIMIT 1`, pattern).Scan(&holder); err != nil {
+		return -1
+	}
+	for _, r := range reps {
+		if strings.HasSuffix(holder, filepath.Join(r.dir, "interlock.yaml")) {
+			return r.i
+		}
+	}
+	return -1
+}
+
 // cutConnections terminates the backends of the replica holding an alert
 // sink's lease (its commits are deliveries' records) while writes flow,
-// until one was cut in the middle of a statement or transaction.
+// until one was cut mid-commit.
 func cutConnections(t *testing.T, c *pgx.Conn, reps []*replica, note func(string)) {
 	t.Helper()
 	ctx := context.Background()
 	defer c.Close(ctx)
-	victim := 0
-	var holder string
-	if err := c.QueryRow(ctx, `SELECT holder FROM leases WHERE name LIKE 'alert-sink/%' ORDER BY name LIMIT 1`).Scan(&holder); err == nil {
-		for _, r := range reps {
-			if strings.HasSuffix(holder, filepath.Join(r.dir, "interlock.yaml")) {
-				victim = r.i
-			}
-		}
-	}
+	victim := max(0, leaseHolder(t, c, reps, "alert-sink/%"))
 	app := fmt.Sprintf("replica-%d", victim)
 	total, busy := 0, 0
-	eventuallyWithin(t, time.Minute, "a connection of "+app+" cut mid-statement", func() bool {
-		rows, err := c.Query(ctx, `SELECT state, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app)
+	eventuallyWithin(t, time.Minute, "a connection of "+app+" cut mid-commit", func() bool {
+		// Mid-commit: its transaction has written (it has an id) and
+		// not yet committed.
+		rows, err := c.Query(ctx, `SELECT backend_xid IS NOT NULL, pg_terminate_backend(pid)
+			FROM pg_stat_activity WHERE application_name = $1`, app)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for rows.Next() {
-			var state *string
-			var ok bool
-			if err := rows.Scan(&state, &ok); err != nil {
+			var writing, ok bool
+			if err := rows.Scan(&writing, &ok); err != nil {
 				t.Fatal(err)
 			}
 			if ok {
 				total++
-				if state != nil && (*state == "active" || strings.HasPrefix(*state, "idle in transaction")) {
+				if writing {
 					busy++
 				}
 			}
@@ -539,7 +571,7 @@ func cutConnections(t *testing.T, c *pgx.Conn, reps []*replica, note func(string
 		}
 		return busy > 0
 	})
-	note(fmt.Sprintf("replica %d: %d connections cut (%d mid-statement or transaction)", victim, total, busy))
+	note(fmt.Sprintf("replica %d: %d connections cut (%d mid-commit)", victim, total, busy))
 }
 
 // duplicates fails for a delivery repeated with no crash between its
