@@ -138,35 +138,56 @@ func (s Step) Sustained(bound time.Duration) bool {
 }
 
 // Saturate searches the highest rate the load sustains with p99 under
-// bound: it doubles the rate from start while the steps hold, then
-// bisects between the last rate held and the first that failed, bisect
-// times. Each step lasts d. It returns the highest rate held (0 if even
-// start failed) and every step, in order.
+// bound: it doubles the rate from start while the steps hold (halves it
+// while start does not, down to start/8), then bisects between the last
+// rate held and the first that failed, bisect times. Each step lasts d; a
+// step that fails is run once more before the rate counts as failed, so
+// that one stall of a machine shared with other work (a few hundred ms
+// without CPU fail a 2 s step at any rate) does not decide the figure
+// alone. It returns the highest rate held (0 if none) and every step, in
+// order.
 func Saturate(start float64, d, bound time.Duration, bisect int, next *int, write func(i int) error) (float64, []Step) {
 	var steps []Step
-	good, bad := 0.0, 0.0
-	for rate := start; ; rate *= 2 {
-		s := runLoad(rate, d, next, write, true)
-		steps = append(steps, s)
-		if !s.Sustained(bound) {
-			bad = rate
-			break
+	holds := func(rate float64) bool {
+		for range 2 {
+			s := runLoad(rate, d, next, write, true)
+			steps = append(steps, s)
+			if s.Sustained(bound) {
+				return true
+			}
 		}
-		good = rate
-		if rate >= 64*start { // far past what two cores commit: stop doubling
-			return good, steps
-		}
+		return false
 	}
-	lo := good
-	if lo == 0 {
-		lo = bad / 2
+	good, bad := 0.0, 0.0
+	if holds(start) {
+		good = start
+		for bad == 0 {
+			if good >= 64*start { // far past what two cores commit: stop doubling
+				return good, steps
+			}
+			if holds(2 * good) {
+				good *= 2
+			} else {
+				bad = 2 * good
+			}
+		}
+	} else {
+		bad = start
+		for good == 0 && bad > start/8 {
+			if holds(bad / 2) {
+				good = bad / 2
+			} else {
+				bad /= 2
+			}
+		}
+		if good == 0 {
+			return 0, steps
+		}
 	}
 	for range bisect {
-		mid := (lo + bad) / 2
-		s := runLoad(mid, d, next, write, true)
-		steps = append(steps, s)
-		if s.Sustained(bound) {
-			good, lo = mid, mid
+		mid := (good + bad) / 2
+		if holds(mid) {
+			good = mid
 		} else {
 			bad = mid
 		}
