@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
@@ -98,8 +100,9 @@ func TestUpstreamOnAWS(t *testing.T) {
 // and not posted to Slack; at a silence's end the condition that still
 // holds is alerted once (its end timer is a Scheduler schedule into the
 // sla-monitor), and a silence expired early ends at once; a maintenance
-// window (ALERTS_CONFIG's) likewise, its end timer armed at the
-// sla-monitor's cold start and re-armed by each end; a silence on the root
+// window likewise — stored as the deployment's alert config once the
+// functions run (storedSettings), its end timer armed by the sla-monitor
+// from the record's stream record and re-armed by each end; a silence on the root
 // of a chain pages nothing, then the root's failure once — the same
 // events as locally, and the dispatcher's posts those of a local default
 // route (world.checkAlerts).
@@ -158,7 +161,7 @@ func agreeOnAWS(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onAWS, silenced, _ := playOnAWS(t, sc, "")
+	onAWS, silenced, _ := playOnAWS(t, sc, storedSettings(t, path, sc))
 	for _, c := range simulate.VerifySilenced(sc.Expect, onAWS, silenced) {
 		if !c.OK {
 			t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
@@ -266,4 +269,31 @@ func playOnAWS(t *testing.T, sc *scenario.File, alerts string) ([]event.Event, m
 		}
 	}
 	return evs, silenced, w
+}
+
+// storedSettings is, for a scenario with maintenance windows, its
+// settings: section as an interlock.yaml, which the world stores as the
+// deployment's alert config (as deploy-config does): the functions and
+// the dispatcher read the windows from the tables, and the sla-monitor
+// arms their ends from the record's stream record. "" without windows.
+func storedSettings(t *testing.T, path string, sc *scenario.File) string {
+	t.Helper()
+	if len(sc.Settings.Maintenance) == 0 {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Settings yaml.Node `yaml:"settings"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.Marshal(&doc.Settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

@@ -127,6 +127,9 @@ type world struct {
 	errs       []string      // what went wrong on the way (failed firings, records)
 	faults     faults
 	windows    []silence.Window // the maintenance windows (scenarioSettings)
+	// alertConfig, with scenarioSettings.alerts, is how every function
+	// reads the stored alert config's windows (nil: windows).
+	alertConfig *app.StoredAlertConfig
 }
 
 // faults are the failures a test injects; each is counted when it
@@ -250,6 +253,9 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	t.Cleanup(func() { _ = ddbstore.DeleteTables(context.Background(), w.ddb, w.tables) })
 	w.writer = w.openStore()
 	w.windows = opt.settings.maintenance
+	if opt.settings.alerts != "" {
+		w.alertConfig = &app.StoredAlertConfig{Store: w.openStore()}
+	}
 
 	rules := rule.Options{MaxClockSkew: opt.settings.maxClockSkew}
 	passive := func() *engine.Engine {
@@ -305,7 +311,10 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 	w.eb.Route(isAlert, func(be awsfake.BusEvent) { w.sqs.Send(alertQueue, string(be.JSON)) })
 	w.slack = slacktest.New(t, slackToken)
 	// As DispatcherFromEnv builds it: the stored alert config, else
-	// ALERTS_CONFIG's windows with the SLACK_CHANNEL_ID route.
+	// ALERTS_CONFIG's windows with the SLACK_CHANNEL_ID route. The config
+	// is stored after the functions' cold starts, as deploy-config stores
+	// it into a running deployment: its windows' end timers are armed by
+	// the sla-monitor from the record's stream record.
 	dispatcherStore := w.openStore()
 	if opt.settings.alerts != "" {
 		y, _, err := app.AlertConfigOf("interlock.yaml", []byte(opt.settings.alerts))
@@ -531,6 +540,9 @@ func (w *world) openStore() *ddbstore.Store {
 // with the world's maintenance windows.
 func (w *world) engine(o engine.Options) *engine.Engine {
 	o.Store, o.Clock, o.Logger, o.Passive, o.Maintenance = w.openStore(), w.clk, discard(), true, w.windows
+	if w.alertConfig != nil {
+		o.Maintenance, o.MaintenanceFrom = nil, w.alertConfig.Maintenance
+	}
 	eng := engine.New(o)
 	if err := eng.Open(w.ctx); err != nil {
 		w.t.Fatal(err)
