@@ -183,6 +183,7 @@ func TestDecodeOtherRecords(t *testing.T) {
 		{"TimerRemoved", RoleControl, keys("TIMER#step/orders/daily/2026-03-10", "TIMER"), nil,
 			TimerItem{Timer: store.Timer{Key: "step/orders/daily/2026-03-10"}, Removed: true}},
 		{"Calendar", RoleControl, keys("CALENDARS", "CALENDAR#holidays"), withKeys("CALENDARS", "CALENDAR#holidays", nil), Ignored{PK: "CALENDARS", SK: "CALENDAR#holidays"}},
+		{"AlertConfig", RoleControl, keys("PROJECT", "ALERTS"), alertConfigItem(AlertConfig{Version: 2, YAML: "alerts: []\n"}).it, AlertConfigItem{}},
 		{"Event", RoleEvents, keys("EV#3", eventSK(12)), evImage, EventItem{Event: ev, External: true}},
 		{"Counter", RoleEvents, keys("EVSHARD#3", "COUNTER"), withKeys("EVSHARD#3", "COUNTER", map[string]types.AttributeValue{"seq": n("12")}), Ignored{PK: "EVSHARD#3", SK: "COUNTER"}},
 	}
