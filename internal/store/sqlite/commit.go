@@ -32,6 +32,10 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return err
 	}
+	if len(c.Pipelines) > 0 && s.pipelines != nil {
+		s.pipelines.drop()
+		defer s.pipelines.drop()
+	}
 	return s.commitOps(ctx, ops)
 }
 

@@ -80,14 +80,38 @@ func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/
 
 // PipelineGet returns the pipeline with the given id.
 func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
-	return get(ctx, s.read, sqlstore.ScanPipeline, "pipeline "+id,
+	var gen uint64
+	if s.pipelines != nil {
+		p, ok, g := s.pipelines.get(id)
+		if ok {
+			return p, nil
+		}
+		gen = g
+	}
+	p, err := get(ctx, s.read, sqlstore.ScanPipeline, "pipeline "+id,
 		`SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = ?`, id)
+	if err == nil && s.pipelines != nil {
+		s.pipelines.put(gen, p)
+	}
+	return p, err
 }
 
 // PipelineList returns every pipeline, sorted by id.
 func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
-	return list(ctx, s.read, sqlstore.ScanPipeline, "pipelines",
+	var gen uint64
+	if s.pipelines != nil {
+		rows, ok, g := s.pipelines.list()
+		if ok {
+			return rows, nil
+		}
+		gen = g
+	}
+	rows, err := list(ctx, s.read, sqlstore.ScanPipeline, "pipelines",
 		`SELECT `+sqlstore.PipelineCols+` FROM pipelines ORDER BY id`)
+	if err == nil && s.pipelines != nil {
+		s.pipelines.putList(gen, rows)
+	}
+	return rows, err
 }
 
 // SensorGet returns one sensor.

@@ -73,6 +73,10 @@ type Store struct {
 	// (checkpoint.go); nil for an in-memory database, which has no WAL.
 	ckpt *checkpointer
 
+	// pipelines caches the pipeline rows when the store has its database
+	// to itself (rowcache.go); nil otherwise.
+	pipelines *pipelineCache
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -158,6 +162,7 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		db.SetConnMaxIdleTime(0)
 		s.write = newPool(db)
 		s.read = s.write
+		s.pipelines = newPipelineCache()
 	} else {
 		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
 		if err != nil {

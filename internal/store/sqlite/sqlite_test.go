@@ -24,9 +24,16 @@ func openFile(t *testing.T) *Store {
 
 func openPath(t *testing.T, path string) *Store {
 	t.Helper()
-	s, err := Open(t.Context(), path)
+	return openWith(t, "Open", Open, path)
+}
+
+// openWith opens path with open (named name in the failure), closed when
+// the test ends.
+func openWith(t *testing.T, name string, open func(context.Context, string) (*Store, error), path string) *Store {
+	t.Helper()
+	s, err := open(t.Context(), path)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", path, err)
+		t.Fatalf("%s(%s): %v", name, path, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -54,15 +61,21 @@ func databaseAt(t *testing.T, version int) (db *sql.DB, path string) {
 
 func TestConformance(t *testing.T) {
 	storetest.RunWithOptions(t, storetest.Options{
-		New: func(t *testing.T) store.Store { return openFile(t) },
-		Reopen: func(t *testing.T, s store.Store) store.Store {
-			path := s.(*Store).Path()
-			if err := s.Close(); err != nil {
-				t.Fatalf("Close: %v", err)
-			}
-			return openPath(t, path)
-		},
+		New:    func(t *testing.T) store.Store { return openFile(t) },
+		Reopen: reopenWith(openPath),
 	})
+}
+
+// reopenWith is a conformance run's Reopen: close the store, open its
+// file again with open.
+func reopenWith(open func(*testing.T, string) *Store) func(*testing.T, store.Store) store.Store {
+	return func(t *testing.T, s store.Store) store.Store {
+		path := s.(*Store).Path()
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		return open(t, path)
+	}
 }
 
 // The in-memory mode shares one connection between reads and writes; it
