@@ -1,14 +1,16 @@
 package sqlstore
 
 import (
+	"unicode/utf8"
+
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
 // flatObject decodes the form most stored objects take — sensor data and
-// event and marker details of one level: plain ASCII keys holding numbers,
-// plain ASCII strings, booleans and nulls — without a JSON token stream,
+// event and marker details of one level: plain keys holding numbers,
+// plain strings, booleans and nulls — without a JSON token stream,
 // which cost a simulation more than its rule evaluations. It reports false
-// for anything else (an escape, a byte outside printable ASCII, a nested
+// for anything else (an escape, a control character, invalid UTF-8, a nested
 // value, anything malformed), and the caller reads that with sensor's own
 // decoder, which also words the errors. What it accepts, it decodes as
 // that decoder does (FuzzFlatObject).
@@ -83,21 +85,29 @@ func (d *flatDecoder) byte(c byte) bool {
 	return false
 }
 
-// plainString reads a string of printable ASCII without escapes.
+// plainString reads a string without escapes or control characters:
+// printable ASCII, and valid UTF-8 beyond it (the watchdog's hints hold
+// a dash), which the decoder keeps byte for byte too.
 func (d *flatDecoder) plainString() (string, bool) {
 	if !d.byte('"') {
 		return "", false
 	}
 	start := d.i
+	high := false
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
+			if high && !utf8.Valid(d.b[start:d.i]) {
+				return "", false
+			}
 			s := string(d.b[start:d.i])
 			d.i++
 			return s, true
-		case c == '\\' || c < 0x20 || c >= 0x7f:
+		case c == '\\' || c < 0x20 || c == 0x7f:
 			return "", false
+		case c >= 0x80:
+			high = true
 		}
 		d.i++
 	}

@@ -14,7 +14,7 @@ func FuzzFlatObject(f *testing.F) {
 		`{"n":-0.5e+3}`, `{"n":1E2}`, `{"n":01}`, `{"n":1.}`, `{"n":.5}`, `{"n":-}`, `{"n":1e}`, `{"n":9007199254740993}`,
 		`{"n":1.0}`, `{"n":123456789012345678901234567890}`, `{"a":1,"a":2}`, `{"a":"\u00e9"}`, `{"a":"é"}`, `{"a\n":1}`,
 		`{"a":{"b":1}}`, `{"a":[1]}`, `{"a":1,}`, `{,}`, `{"a" 1}`, `{"a":1}x`, `{"a":tru}`, `{"a":truex}`, `[]`, `""`, `{"a":"b\"c"}`,
-		"{\"a\":\"\x7f\"}", `{"":1}`, `{"a":1 , "b" : "x" }`,
+		"{\"a\":\"\x7f\"}", "{\"a\":\"\xe2\x80\"}", "{\"a\":\"\xed\xa0\x80\"}", `{"é":"—"}`, `{"":1}`, `{"a":1 , "b" : "x" }`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -40,7 +40,8 @@ func FuzzFlatObject(f *testing.F) {
 
 // The forms the store writes take the fast path.
 func TestFlatObjectTakesStoredForms(t *testing.T) {
-	for _, s := range []string{`{"files":3}`, `{"count":100,"date":"2026-03-01"}`, `{"delta":-1.5,"ok":true,"why":null}`} {
+	for _, s := range []string{`{"files":3}`, `{"count":100,"date":"2026-03-01"}`, `{"delta":-1.5,"ok":true,"why":null}`,
+		`{"actionHint":"the job succeeded but its post-run checks never reported — check the process that writes audit","source":"watchdog"}`} {
 		if _, ok := flatObject([]byte(s)); !ok {
 			t.Errorf("%s: not decoded", s)
 		}
