@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -68,17 +69,46 @@ func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
 	return ok
 }
 
+// passIndex is what several checks of one pass derive from the same
+// snapshot, derived once per pass (runChecks gives each pass its own);
+// nil when a check runs on its own. Checks only read what it holds.
+type passIndex struct {
+	markersOnce sync.Once
+	markers     map[string]map[string][]record.Marker // by kind, then pipeline id
+	sensorsOnce sync.Once
+	sensors     map[string][]record.Sensor
+}
+
 // markersOf returns the markers of one kind, by pipeline id, sorted by
-// key (so findings come out in period order).
+// key (so findings come out in period order). In a pass, every kind is
+// grouped at once, in one walk of the markers.
 func (s *Snapshot) markersOf(kind string) map[string][]record.Marker {
-	out := map[string][]record.Marker{}
-	for mk, m := range s.Markers {
-		if mk.Kind == kind {
-			out[mk.Key.PipelineID] = append(out[mk.Key.PipelineID], m)
-		}
+	if s.idx == nil {
+		return groupMarkers(s.Markers, func(k string) bool { return k == kind })[kind]
 	}
-	for _, ms := range out {
-		slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
+	s.idx.markersOnce.Do(func() { s.idx.markers = groupMarkers(s.Markers, func(string) bool { return true }) })
+	return s.idx.markers[kind]
+}
+
+// groupMarkers groups the markers of the kinds keep accepts by kind, then
+// by pipeline id, each list sorted by key.
+func groupMarkers(markers map[MarkerKey]record.Marker, keep func(kind string) bool) map[string]map[string][]record.Marker {
+	out := map[string]map[string][]record.Marker{}
+	for mk, m := range markers {
+		if !keep(mk.Kind) {
+			continue
+		}
+		byID := out[mk.Kind]
+		if byID == nil {
+			byID = map[string][]record.Marker{}
+			out[mk.Kind] = byID
+		}
+		byID[mk.Key.PipelineID] = append(byID[mk.Key.PipelineID], m)
+	}
+	for _, byID := range out {
+		for _, ms := range byID {
+			slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
+		}
 	}
 	return out
 }
@@ -93,10 +123,19 @@ func compareKeys(a, b run.Key) int {
 	return strings.Compare(a.Period, b.Period)
 }
 
-// sensorsByPipeline groups the snapshot's sensors by pipeline id.
+// sensorsByPipeline groups the snapshot's sensors by pipeline id (once
+// per pass).
 func (s *Snapshot) sensorsByPipeline() map[string][]record.Sensor {
+	if s.idx == nil {
+		return groupSensors(s.Sensors)
+	}
+	s.idx.sensorsOnce.Do(func() { s.idx.sensors = groupSensors(s.Sensors) })
+	return s.idx.sensors
+}
+
+func groupSensors(sensors []record.Sensor) map[string][]record.Sensor {
 	out := map[string][]record.Sensor{}
-	for _, x := range s.Sensors {
+	for _, x := range sensors {
 		out[x.PipelineID] = append(out[x.PipelineID], x)
 	}
 	return out

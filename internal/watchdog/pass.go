@@ -86,6 +86,14 @@ func Pass(s *Snapshot) Result {
 func runChecks(s *Snapshot, checks []Check) Result {
 	var res Result
 	var errs []error
+	if s != nil {
+		// The checks read a copy that carries the pass's index: the
+		// caller's snapshot is not written to, and the next pass derives
+		// its own.
+		cp := *s
+		cp.idx = &passIndex{}
+		s = &cp
+	}
 	for _, c := range checks {
 		fs, err := runOne(c, s)
 		if err != nil {

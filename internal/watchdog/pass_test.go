@@ -185,3 +185,30 @@ func TestPassNilSnapshot(t *testing.T) {
 		t.Errorf("Failed = %v, want every check", res.Failed)
 	}
 }
+
+// A pass groups the snapshot's markers and sensors once for all its
+// checks, on a copy: the caller's snapshot keeps no index, and the next
+// pass (which may see other markers) derives its own.
+func TestPassDerivesItsIndexOnce(t *testing.T) {
+	now := at(t, "2026-03-02T12:00:00Z")
+	s := snap(now).addMarker(key("a", "daily", "2026-03-01"), run.MarkerScheduleMissed, now).
+		addMarker(key("a", "daily", "2026-03-02"), run.MarkerFirstArrival, now)
+	var seen []*Snapshot
+	probe := newCheck("probe", func(s *Snapshot) ([]Finding, error) {
+		seen = append(seen, s)
+		first, again := s.markersOf(run.MarkerScheduleMissed), s.markersOf(run.MarkerScheduleMissed)
+		if len(first["a"]) != len(seen) || len(s.markersOf(run.MarkerFirstArrival)["a"]) != 1 {
+			t.Errorf("pass %d: markers by kind: %v", len(seen), s.idx.markers)
+		}
+		if &first["a"][0] != &again["a"][0] {
+			t.Error("a pass grouped the markers again for a second check")
+		}
+		return nil, nil
+	}, DataMarkers)
+	runChecks(s, []Check{probe})
+	s.addMarker(key("a", "daily", "2026-03-02"), run.MarkerScheduleMissed, now)
+	runChecks(s, []Check{probe})
+	if s.idx != nil || len(seen) != 2 || seen[0].idx == seen[1].idx {
+		t.Fatalf("the caller's snapshot holds an index (%v), or two passes shared one", s.idx)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 )
 
@@ -23,9 +24,12 @@ const defaultSensorTimeout = 2 * time.Hour
 // included: alerts continue during a pause.
 func postRunSensors(s *Snapshot) ([]Finding, error) {
 	idx := s.watched()
+	// The runs to report, found before they are sorted: most succeeded
+	// runs had their post-run sensor, and sorting every key of the
+	// snapshot each pass cost more than the check.
 	var keys []run.Key
 	for k, r := range s.Runs {
-		if wp := idx[k.PipelineID]; wp != nil && wp.P.PostRun != nil && r.State == run.Completed {
+		if postRunMissing(s, idx[k.PipelineID], k, r) {
 			keys = append(keys, k)
 		}
 	}
@@ -33,27 +37,9 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 	var out []Finding
 	for _, k := range keys {
 		r := s.Runs[k]
-		wp := idx[k.PipelineID]
-		if wp == nil || wp.P.PostRun == nil || len(wp.P.PostRun.Rules) == 0 ||
-			r.State != run.Completed || r.Outcome != run.OutcomeSucceeded || r.EndedAt.IsZero() {
-			continue
-		}
-		p := wp.P
-		timeout := p.PostRun.SensorTimeout
-		if timeout <= 0 {
-			timeout = defaultSensorTimeout
-		}
+		p := idx[k.PipelineID].P
+		timeout := postRunTimeout(p)
 		due := r.EndedAt.Add(timeout)
-		if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) || s.hasMarker(k, run.MarkerPostRunMissing) {
-			continue
-		}
-		// The engine records, when it judges a post-run sensor of a
-		// completed period, that one arrived. The record outlives the
-		// sensor (which may be rewritten for the next period or age out
-		// of the snapshot), so arrival is judged once, durably.
-		if m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]; ok && m.At.After(r.EndedAt) {
-			continue
-		}
 		ruleKeys := make([]string, 0, len(p.PostRun.Rules))
 		for _, rl := range p.PostRun.Rules {
 			if !slices.Contains(ruleKeys, rl.Key) {
@@ -76,4 +62,33 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 		})
 	}
 	return out, nil
+}
+
+// postRunMissing reports whether the run r of key k, of the watched
+// pipeline wp (nil: not watched), is a succeeded run whose post-run
+// sensor is overdue and not reported yet.
+func postRunMissing(s *Snapshot, wp *Pipeline, k run.Key, r run.Run) bool {
+	if wp == nil || wp.P.PostRun == nil || len(wp.P.PostRun.Rules) == 0 ||
+		r.State != run.Completed || r.Outcome != run.OutcomeSucceeded || r.EndedAt.IsZero() {
+		return false
+	}
+	due := r.EndedAt.Add(postRunTimeout(wp.P))
+	if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) || s.hasMarker(k, run.MarkerPostRunMissing) {
+		return false
+	}
+	// The engine records, when it judges a post-run sensor of a
+	// completed period, that one arrived. The record outlives the
+	// sensor (which may be rewritten for the next period or age out
+	// of the snapshot), so arrival is judged once, durably.
+	m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]
+	return !ok || !m.At.After(r.EndedAt)
+}
+
+// postRunTimeout is how long after a success p's post-run sensor may
+// take.
+func postRunTimeout(p *pipeline.Pipeline) time.Duration {
+	if t := p.PostRun.SensorTimeout; t > 0 {
+		return t
+	}
+	return defaultSensorTimeout
 }

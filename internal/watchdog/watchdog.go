@@ -82,6 +82,9 @@ type Snapshot struct {
 	// picture. An entry is one of the Data* names, optionally followed by
 	// ": " and the cause ("runs: connection refused").
 	Unavailable []string
+
+	// idx is what a pass derives once for its checks (runChecks).
+	idx *passIndex
 }
 
 // Action is what the runtime must do besides recording a finding.
