@@ -73,42 +73,54 @@ func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
 // snapshot, derived once per pass (runChecks gives each pass its own);
 // nil when a check runs on its own. Checks only read what it holds.
 type passIndex struct {
-	markersOnce sync.Once
-	markers     map[string]map[string][]record.Marker // by kind, then pipeline id
-	sensorsOnce sync.Once
-	sensors     map[string][]record.Sensor
+	mu sync.Mutex
+	// byKind is the snapshot's markers by kind, from one walk of them;
+	// grouped is a kind's markers by pipeline, sorted, once asked for.
+	byKind  map[string][]record.Marker
+	grouped map[string]map[string][]record.Marker
+	sensors map[string][]record.Sensor
 }
 
 // markersOf returns the markers of one kind, by pipeline id, sorted by
-// key (so findings come out in period order). In a pass, every kind is
-// grouped at once, in one walk of the markers.
+// key (so findings come out in period order). In a pass, the markers are
+// walked once for all kinds, and a kind asked for again is not grouped
+// again.
 func (s *Snapshot) markersOf(kind string) map[string][]record.Marker {
 	if s.idx == nil {
-		return groupMarkers(s.Markers, func(k string) bool { return k == kind })[kind]
+		var ms []record.Marker
+		for mk, m := range s.Markers {
+			if mk.Kind == kind {
+				ms = append(ms, m)
+			}
+		}
+		return groupMarkers(ms)
 	}
-	s.idx.markersOnce.Do(func() { s.idx.markers = groupMarkers(s.Markers, func(string) bool { return true }) })
-	return s.idx.markers[kind]
+	x := s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.byKind == nil {
+		x.byKind = map[string][]record.Marker{}
+		for mk, m := range s.Markers {
+			x.byKind[mk.Kind] = append(x.byKind[mk.Kind], m)
+		}
+		x.grouped = map[string]map[string][]record.Marker{}
+	}
+	g, ok := x.grouped[kind]
+	if !ok {
+		g = groupMarkers(x.byKind[kind])
+		x.grouped[kind] = g
+	}
+	return g
 }
 
-// groupMarkers groups the markers of the kinds keep accepts by kind, then
-// by pipeline id, each list sorted by key.
-func groupMarkers(markers map[MarkerKey]record.Marker, keep func(kind string) bool) map[string]map[string][]record.Marker {
-	out := map[string]map[string][]record.Marker{}
-	for mk, m := range markers {
-		if !keep(mk.Kind) {
-			continue
-		}
-		byID := out[mk.Kind]
-		if byID == nil {
-			byID = map[string][]record.Marker{}
-			out[mk.Kind] = byID
-		}
-		byID[mk.Key.PipelineID] = append(byID[mk.Key.PipelineID], m)
+// groupMarkers groups markers by pipeline id, each list sorted by key.
+func groupMarkers(markers []record.Marker) map[string][]record.Marker {
+	out := map[string][]record.Marker{}
+	for _, m := range markers {
+		out[m.Key.PipelineID] = append(out[m.Key.PipelineID], m)
 	}
-	for _, byID := range out {
-		for _, ms := range byID {
-			slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
-		}
+	for _, ms := range out {
+		slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
 	}
 	return out
 }
@@ -129,7 +141,11 @@ func (s *Snapshot) sensorsByPipeline() map[string][]record.Sensor {
 	if s.idx == nil {
 		return groupSensors(s.Sensors)
 	}
-	s.idx.sensorsOnce.Do(func() { s.idx.sensors = groupSensors(s.Sensors) })
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if s.idx.sensors == nil {
+		s.idx.sensors = groupSensors(s.Sensors)
+	}
 	return s.idx.sensors
 }
 

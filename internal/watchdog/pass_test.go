@@ -198,7 +198,7 @@ func TestPassDerivesItsIndexOnce(t *testing.T) {
 		seen = append(seen, s)
 		first, again := s.markersOf(run.MarkerScheduleMissed), s.markersOf(run.MarkerScheduleMissed)
 		if len(first["a"]) != len(seen) || len(s.markersOf(run.MarkerFirstArrival)["a"]) != 1 {
-			t.Errorf("pass %d: markers by kind: %v", len(seen), s.idx.markers)
+			t.Errorf("pass %d: markers by kind: %v", len(seen), s.idx.grouped)
 		}
 		if &first["a"][0] != &again["a"][0] {
 			t.Error("a pass grouped the markers again for a second check")
