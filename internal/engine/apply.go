@@ -13,7 +13,6 @@ import (
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
-	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // applyRun adds a decided run and everything its effect asks for to the
@@ -185,26 +184,24 @@ func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline,
 // replaces it.
 func (b *batch) slaTimers(key run.Key, timers []run.SLATimer) {
 	for _, t := range timers {
-		kind := kindSLAWarning
-		if t.Breach {
-			kind = kindSLABreach
-		}
-		tk := slaTimerKey(kind, key)
+		kind, fam := kindSLAWarning, run.TimerSLAWarning
 		switch {
+		case t.Relative && t.Breach:
+			kind, fam = kindSLABreach, run.TimerRelSLABreach
 		case t.Relative:
-			tk = slaTimerKey("relative-"+kind, key)
+			fam = run.TimerRelSLAWarning
 		case t.Breach:
-			tk = watchdog.SLABreachTimerKey(key) // the watchdog checks this timer exists
+			kind, fam = kindSLABreach, run.TimerSLABreach // the watchdog checks this timer exists
 		}
-		b.putTimer(store.Timer{Key: tk, Kind: kind, Run: key, DueAt: t.At, Detail: t.Detail}, nil)
+		b.putTimer(store.Timer{Key: run.PeriodTimer(fam, key).String(), Kind: kind, Run: key, DueAt: t.At, Detail: t.Detail}, nil)
 	}
 }
 
 // dropSLATimers removes the period's SLA timers: the period is done, or
 // its failure event carries the news.
 func (e *Engine) dropSLATimers(b *batch, key run.Key) {
-	for _, kind := range []string{kindSLAWarning, kindSLABreach, "relative-" + kindSLAWarning, "relative-" + kindSLABreach} {
-		b.deleteTimer(slaTimerKey(kind, key), nil)
+	for _, fam := range []run.TimerFamily{run.TimerSLAWarning, run.TimerSLABreach, run.TimerRelSLAWarning, run.TimerRelSLABreach} {
+		b.deleteTimer(run.PeriodTimer(fam, key).String(), nil)
 	}
 }
 

@@ -29,14 +29,16 @@ import (
 // runs: cancel it first.
 var ErrBackfillRunning = errors.New("a backfill is running")
 
-const kindBackfill = "backfill"
+const kindBackfill = string(run.TimerBackfill)
 
 // backfillPoll is how long a waiting backfill sleeps before looking
 // again when nothing wakes it (a pause that ends, a run reopened by
 // someone else).
 const backfillPoll = 5 * time.Minute
 
-func backfillTimerKey(pipelineID string) string { return "backfill/" + pipelineID }
+func backfillTimerKey(pipelineID string) string {
+	return run.PipelineTimer(run.TimerBackfill, pipelineID).String()
+}
 
 func backfillTimer(pipelineID string, at time.Time) store.Timer {
 	return store.Timer{Key: backfillTimerKey(pipelineID), Kind: kindBackfill, Run: run.Key{PipelineID: pipelineID}, DueAt: at}

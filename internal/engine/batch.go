@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -269,34 +268,39 @@ func (b *batch) commit(ctx context.Context) error {
 	return nil
 }
 
-// Timer kinds and keys. A run has at most one step timer; its kind says
-// which step is due.
+// Timer kinds (store.Timer.Kind: which handler a timer goes to). Keys
+// are run.TimerKey records (run/timerkey.go builds and reads them); a run
+// has at most one step timer, whose kind says which step is due. The
+// other kinds are their family's name; the relative SLA timers share the
+// absolute ones' kinds.
 const (
-	kindCron       = "cron"
-	kindSLAWarning = "sla-warning"
-	kindSLABreach  = "sla-breach"
-	kindPeriod     = "period" // a new period starts: arm its SLA timers
-	kindResume     = "resume" // a timed pause ends
+	kindCron       = string(run.TimerCron)
+	kindSLAWarning = string(run.TimerSLAWarning)
+	kindSLABreach  = string(run.TimerSLABreach)
+	kindPeriod     = string(run.TimerPeriod) // a new period starts: arm its SLA timers
+	kindResume     = string(run.TimerResume) // a timed pause ends
 	// A silence or a maintenance window's occurrence ends (silenceend.go).
-	kindSilenceEnd     = "silence-end"
-	kindMaintenanceEnd = "maintenance-end"
+	kindSilenceEnd     = string(run.TimerSilenceEnd)
+	kindMaintenanceEnd = string(run.TimerMaintenanceEnd)
 )
 
-func stepTimerKey(k run.Key) string {
-	return stepTimerPrefix + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
-}
-
-const stepTimerPrefix = "step/"
+func stepTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerStep, k).String() }
 
 // IsStepTimerKey reports whether a timer key is a run's step timer — for a
 // runtime that learns of a removed timer by its key alone.
-func IsStepTimerKey(key string) bool { return strings.HasPrefix(key, stepTimerPrefix) }
-func slaTimerKey(kind string, k run.Key) string {
-	return kind + "/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
+func IsStepTimerKey(key string) bool {
+	k, err := run.ParseTimerKey(key)
+	return err == nil && k.Family == run.TimerStep
 }
-func cronTimerKey(pipelineID string) string   { return "cron/" + pipelineID }
-func periodTimerKey(pipelineID string) string { return "period/" + pipelineID }
-func resumeTimerKey(pipelineID string) string { return "resume/" + pipelineID }
+func cronTimerKey(pipelineID string) string {
+	return run.PipelineTimer(run.TimerCron, pipelineID).String()
+}
+func periodTimerKey(pipelineID string) string {
+	return run.PipelineTimer(run.TimerPeriod, pipelineID).String()
+}
+func resumeTimerKey(pipelineID string) string {
+	return run.PipelineTimer(run.TimerResume, pipelineID).String()
+}
 
 // stepTimer turns an effect's next step into the run's step timer (or its
 // removal when there is no next step). expect set: the write is the

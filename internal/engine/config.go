@@ -81,7 +81,7 @@ func (e *Engine) RefuseConfig(ctx context.Context, file string, doc []byte, caus
 func configInvalidMarker(file string, doc []byte) (run.Key, string, string) {
 	name := sha256.Sum256([]byte(file))
 	content := sha256.Sum256(doc)
-	return run.Key{PipelineID: PipelineIDOf(file, doc)}, run.MarkerConfigInvalidPfx + hex.EncodeToString(name[:8]), hex.EncodeToString(content[:])
+	return run.Key{PipelineID: PipelineIDOf(file, doc)}, run.ConfigInvalidMarker(hex.EncodeToString(name[:8])).String(), hex.EncodeToString(content[:])
 }
 
 func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte) {

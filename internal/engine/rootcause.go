@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -19,11 +18,9 @@ import (
 // from the store — the upstreams' configs and their periods' facts —
 // never remembered.
 
-const kindRelease = "root-release" // a root's period succeeded: release the conditions it blocked
+const kindRelease = string(run.TimerRelease) // a root's period succeeded: release the conditions it blocked
 
-func releaseTimerKey(k run.Key) string {
-	return kindRelease + "/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
-}
+func releaseTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerRelease, k).String() }
 
 // upstreamReader answers run.RootCause from the store, each pipeline and
 // period read once per decision.
@@ -106,7 +103,7 @@ func (b *batch) rootCauses(ctx context.Context) error {
 		}
 		e.Detail = run.BlockedDetail(e.Detail, root)
 		c := run.BlockedOf(p, *e)
-		b.putMarker(store.Marker{Key: root.Key(), Kind: run.BlockedMarkerKind(c.Down, c.Type), At: b.now, Detail: c.MarkerDetail()})
+		b.putMarker(store.Marker{Key: root.Key(), Kind: run.BlockedMarker(c.Down, c.Type).String(), At: b.now, Detail: c.MarkerDetail()})
 	}
 	return nil
 }
@@ -150,9 +147,6 @@ func (e *Engine) armRelease(ctx context.Context, b *batch, key run.Key) error {
 func blockedConditions(ms []store.Marker) []run.BlockedCondition {
 	var out []run.BlockedCondition
 	for _, m := range ms {
-		if !strings.HasPrefix(m.Kind, run.MarkerBlockedPfx) {
-			continue
-		}
 		if c, ok := run.BlockedFromMarker(m.Kind, m.Detail); ok {
 			out = append(out, c)
 		}

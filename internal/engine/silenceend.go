@@ -26,8 +26,8 @@ import (
 // (run.AfterSilenceMarker, written IfAbsent) in one commit, so a restart
 // or a second replica that fires the timer again sends nothing more.
 
-func silenceEndTimerKey(id string) string       { return "silence-end/" + id }
-func maintenanceEndTimerKey(name string) string { return "maintenance-end/" + name }
+func silenceEndTimerKey(id string) string       { return run.SilenceEndTimer(id).String() }
+func maintenanceEndTimerKey(name string) string { return run.MaintenanceEndTimer(name).String() }
 
 func silenceEndTimer(s silence.Silence) store.Timer {
 	return store.Timer{Key: silenceEndTimerKey(s.ID), Kind: kindSilenceEnd, DueAt: s.End(),
@@ -70,7 +70,11 @@ func maintenanceEndTimer(w silence.Window, due time.Time) store.Timer {
 
 // silenceEndTimerFired handles a silence's end timer.
 func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	id := strings.TrimPrefix(t.Key, "silence-end/")
+	k, ok := e.timerKey(ctx, t, run.TimerSilenceEnd)
+	if !ok {
+		return e.newBatch(nil, now), nil
+	}
+	id := k.Name
 	s, err := e.st.SilenceGet(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return e.newBatch(nil, now), nil // gone by retention: nothing to judge
@@ -95,7 +99,11 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now ti
 // that ended at the timer's due time, then the timer moves to the next
 // occurrence's end. A window no longer configured drops its timer.
 func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	name := strings.TrimPrefix(t.Key, "maintenance-end/")
+	k, ok := e.timerKey(ctx, t, run.TimerMaintenanceEnd)
+	if !ok {
+		return e.newBatch(nil, now), nil
+	}
+	name := k.Name
 	windows, err := e.Maintenance(ctx)
 	if err != nil {
 		return nil, err
@@ -175,7 +183,7 @@ func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, marke
 // when it holds, commits its alert with the marker that makes it once.
 func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, markerID string) error {
 	key := run.Key{PipelineID: ev.PipelineID, ScheduleID: ev.ScheduleID, Period: ev.Date}
-	kind := run.AfterSilenceMarker(markerID, ev.Type)
+	kind := run.AfterSilenceMarker(markerID, ev.Type).String()
 	// A conflict (another process sent it, or the pipeline moved) judges
 	// again on fresh facts; the marker ends it once sent.
 	err := e.retry(ctx, "alert after "+silenceID, func(ctx context.Context) error {

@@ -196,6 +196,22 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	})
 }
 
+// timerKey reads t's key as one of family f. A key that is not (a store
+// edited by hand) is logged and its timer dropped, as a timer of an
+// unknown kind is: no handler can act on it, and kept it would fire for
+// ever.
+func (e *Engine) timerKey(ctx context.Context, t store.Timer, f run.TimerFamily) (run.TimerKey, bool) {
+	k, err := run.ParseTimerKey(t.Key)
+	if err == nil && k.Family != f {
+		err = fmt.Errorf("%w: %q is not a %s timer's key", run.ErrTimerKey, t.Key, f)
+	}
+	if err != nil {
+		e.log.ErrorContext(ctx, "unreadable timer key; removing the timer", "key", t.Key, "kind", t.Kind, "err", err)
+		return run.TimerKey{}, false
+	}
+	return k, true
+}
+
 // runFor loads a run and its pipeline for a step. A missing run or
 // pipeline leaves nothing to do (the step's timer is removed).
 func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipeline, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -25,7 +24,7 @@ import (
 //  1. the commit that records the success arms one kindDownstreams timer,
 //     due now (so the success commit stays small whatever the fan-out);
 //  2. that timer reads the upstream's downstream index (the
-//     run.MarkerDownstreamPfx markers each downstream's activation
+//     run.DownstreamMarker markers each downstream's activation
 //     writes), loads each downstream's config, maps the period
 //     (run.DownstreamPeriods) and arms one kindUpstream timer per
 //     downstream period, due now;
@@ -38,20 +37,16 @@ import (
 // timers (no router change).
 
 const (
-	kindDownstreams = "downstreams" // an upstream period succeeded: find the downstream periods it feeds
-	kindUpstream    = "upstream"    // re-evaluate (or open) one downstream period
+	kindDownstreams = string(run.TimerDownstreams) // an upstream period succeeded: find the downstream periods it feeds
+	kindUpstream    = string(run.TimerUpstream)    // re-evaluate (or open) one downstream period
 	// maxFanOut is how many upstream timers one commit of a downstreams
 	// timer arms (store.MaxChangeRecords bounds a commit).
 	maxFanOut = 48
 )
 
-func downstreamsTimerKey(k run.Key) string {
-	return "downstreams/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
-}
+func downstreamsTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerDownstreams, k).String() }
 
-func upstreamTimerKey(k run.Key) string {
-	return "upstream/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
-}
+func upstreamTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerUpstream, k).String() }
 
 // armDownstreams is step 1, in the commit of r's success.
 func (b *batch) armDownstreams(r run.Run) {
@@ -134,8 +129,8 @@ func (e *Engine) downstreamIDs(ctx context.Context, upstream string) ([]string, 
 	}
 	var ids []string
 	for _, m := range ms {
-		if id, ok := strings.CutPrefix(m.Kind, run.MarkerDownstreamPfx); ok {
-			ids = append(ids, id)
+		if k, err := run.ParseMarkerKind(m.Kind); err == nil && k.Name == run.MarkerDownstream {
+			ids = append(ids, k.ID)
 		}
 	}
 	slices.Sort(ids)
@@ -233,14 +228,14 @@ func (e *Engine) validation(ctx context.Context, p *pipeline.Pipeline, per sched
 func (b *batch) downstreamIndex(p, prev *pipeline.Pipeline) {
 	ids := p.UpstreamIDs()
 	for _, u := range ids {
-		b.marker(store.Marker{Key: run.Key{PipelineID: u}, Kind: run.MarkerDownstreamPfx + p.ID, At: b.now}, false)
+		b.marker(store.Marker{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String(), At: b.now}, false)
 	}
 	if prev == nil {
 		return
 	}
 	for _, u := range prev.UpstreamIDs() {
 		if !slices.Contains(ids, u) {
-			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.MarkerDownstreamPfx + p.ID})
+			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String()})
 		}
 	}
 }

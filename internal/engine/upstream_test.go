@@ -68,13 +68,13 @@ func TestUpstreamCycleRefusedAndIndexFollowsConfig(t *testing.T) {
 		}
 		var out []string
 		for _, m := range ms {
-			if strings.HasPrefix(m.Kind, run.MarkerDownstreamPfx) {
+			if k, err := run.ParseMarkerKind(m.Kind); err == nil && k.Name == run.MarkerDownstream {
 				out = append(out, m.Kind)
 			}
 		}
 		return out
 	}
-	if got := downstreams(); len(got) != 1 || got[0] != run.MarkerDownstreamPfx+"revenue" {
+	if got := downstreams(); len(got) != 1 || got[0] != "downstream:revenue" {
 		t.Fatalf("orders' downstream index: %v", got)
 	}
 	// orders waiting for revenue closes orders -> revenue -> orders.

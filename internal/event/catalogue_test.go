@@ -3,6 +3,7 @@ package event
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,42 @@ func TestEnvelope(t *testing.T) {
 	}
 	if (Event{Type: "UNKNOWN"}).Level() != LevelError {
 		t.Fatal("unknown types must not be quietly low-level")
+	}
+}
+
+// TestEveryTypeHasAGroup: filters name groups (InGroup), so a type
+// without one would be missed by every filter.
+func TestEveryTypeHasAGroup(t *testing.T) {
+	count := map[Group]int{}
+	for _, typ := range Types() {
+		s, _ := Lookup(typ)
+		if !slices.Contains(Groups(), s.Group) {
+			t.Errorf("%s: group %q is not listed", typ, s.Group)
+		}
+		count[s.Group]++
+		if !InGroup(typ, s.Group) || InGroup(typ) {
+			t.Errorf("InGroup(%s) disagrees with its spec", typ)
+		}
+	}
+	for _, g := range Groups() {
+		if count[g] == 0 {
+			t.Errorf("group %s has no type", g)
+		}
+	}
+	if InGroup("DRY_RUN_NOT_A_TYPE", GroupDryRun) {
+		t.Error("InGroup accepted a type not in the catalogue")
+	}
+}
+
+// TestGroupsFollowNames pins the groups whose names share a prefix to
+// that prefix, both ways: the catalogue, not the name, decides, and this
+// says the two agree.
+func TestGroupsFollowNames(t *testing.T) {
+	for _, typ := range Types() {
+		for g, pfx := range map[Group]string{GroupDryRun: "DRY_RUN_", GroupBackfill: "BACKFILL_", GroupSilence: "SILENCE_"} {
+			if InGroup(typ, g) != strings.HasPrefix(string(typ), pfx) {
+				t.Errorf("%s: in %s = %v", typ, g, InGroup(typ, g))
+			}
+		}
 	}
 }

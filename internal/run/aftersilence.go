@@ -52,17 +52,6 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 	return out
 }
 
-// MarkerAfterSilencePfx starts the kind of the marker that says a
-// period's condition of one type was alerted after the silence (or window
-// occurrence) that names it ended: "after-silence/<id>/<type>". It is
-// written IfAbsent with the alert, so restarts and replicas send it once.
-const MarkerAfterSilencePfx = "after-silence/"
-
-// AfterSilenceMarker is that marker's kind.
-func AfterSilenceMarker(silenceID string, t event.Type) string {
-	return MarkerAfterSilencePfx + silenceID + "/" + string(t)
-}
-
 // AfterSilence is the alert of a condition e reported while silence id
 // covered it, which still holds now that the silence ended: the same
 // type, its detail with silence = id, afterSilence = true and silences,

@@ -53,7 +53,7 @@ func TestAfterSilence(t *testing.T) {
 			t.Errorf("detail %s = %s, want %s", k, b, want)
 		}
 	}
-	if AfterSilenceMarker("maintenance:nightly@1", event.JobFailed) != "after-silence/maintenance:nightly@1/JOB_FAILED" {
+	if AfterSilenceMarker("maintenance:nightly@1", event.JobFailed).String() != "after-silence/maintenance:nightly@1/JOB_FAILED" {
 		t.Fatal(AfterSilenceMarker("maintenance:nightly@1", event.JobFailed))
 	}
 }

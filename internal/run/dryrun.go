@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -18,11 +17,12 @@ import (
 // DryRunEmits is the filter every event of a dry-run pipeline passes.
 
 // DryRunEmits reports whether a dry-run pipeline may emit an event of type
-// t: its own DRY_RUN_* projections and facts that are not alerts about a
-// job (a backfill's BACKFILL_* progress among them). The engine applies it to every event of a dry-run pipeline,
-// whatever code path produced it.
+// t: its own projections (event.GroupDryRun) and facts that are not alerts
+// about a job (a backfill's progress, event.GroupBackfill, among them).
+// The engine applies it to every event of a dry-run pipeline, whatever
+// code path produced it.
 func DryRunEmits(t event.Type) bool {
-	if strings.HasPrefix(string(t), "DRY_RUN_") || strings.HasPrefix(string(t), "BACKFILL_") {
+	if event.InGroup(t, event.GroupDryRun, event.GroupBackfill) {
 		return true
 	}
 	switch t {

@@ -13,7 +13,12 @@ func TestDryRunEmits(t *testing.T) {
 	for typ, want := range map[event.Type]bool{
 		event.DryRunWouldTrigger: true, event.DryRunLateData: true, event.PostRunBaselineCaptured: true,
 		event.ConfigInvalid: true, event.PipelinePaused: true, event.PipelineResumed: true,
+		event.DryRunWouldRetry: true, event.DryRunRetryExhausted: true, event.DryRunRerunRejected: true,
+		event.BackfillRequested: true, event.BackfillPeriodStarted: true, event.BackfillCompleted: true,
 		event.JobTriggered: false, event.SLABreach: false, event.ValidationPassed: false, event.ScheduleMissed: false,
+		event.JobFailed: false, event.RetryExhausted: false, event.RerunRejected: false, event.RunStuck: false,
+		event.SilenceCreated: false, event.RootCauseResolved: false,
+		"DRY_RUN_NOT_IN_THE_CATALOGUE": false, "BACKFILL_NOT_IN_THE_CATALOGUE": false, // a name is not a type
 	} {
 		if got := DryRunEmits(typ); got != want {
 			t.Errorf("DryRunEmits(%s) = %v, want %v", typ, got, want)

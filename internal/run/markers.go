@@ -25,12 +25,6 @@ const (
 	MarkerWatchdogPass     = "watchdog-pass"        // the last watchdog pass (Key{}): when it ran
 	MarkerWatchdogDegraded = "watchdog-degraded"    // the failing checks of the last degraded pass
 	MarkerBackfill         = "backfill"             // a backfill started the period (At: when that backfill was requested; Detail.backfill: its id)
-	MarkerConfigInvalidPfx = "config-invalid:"      // + hash of the file name: CONFIG_INVALID sent for the content hashed in Detail.sha256
-	// MarkerDownstreamPfx + a downstream's id, on its upstream's
-	// pipeline-level key (Key{PipelineID: upstream}): an index of who to
-	// re-evaluate when the upstream succeeds, written when the downstream's
-	// config is activated. The downstream's config decides; the marker
-	// only saves listing every pipeline on each success.
-	MarkerDownstreamPfx = "downstream:"
-	MarkerBlockedPfx    = "blocked:" // on a root's period, + the downstream period and type: a condition blocked by it, to release on its success (BlockedMarkerKind)
+	// The qualified kinds (downstream:, blocked:, after-silence/,
+	// config-invalid:, run-stuck:) are MarkerKind records (markerkind.go).
 )

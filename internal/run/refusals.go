@@ -14,7 +14,7 @@ import (
 // the engine reads the marker (or the stored calendar) and asks here
 // whether there is anything to say (or write).
 
-// ConfigRefusal is the detail of a file's MarkerConfigInvalidPfx marker:
+// ConfigRefusal is the detail of a file's MarkerConfigInvalid marker:
 // the content (sum: its SHA-256, hex) whose CONFIG_INVALID was sent.
 func ConfigRefusal(sum string) sensor.Object { return Detail("sha256", sum) }
 

@@ -228,13 +228,6 @@ func ReleaseAgainAt(c BlockedCondition, now time.Time) time.Time {
 	return now.Add(max(c.Grace, DefaultReleaseGrace))
 }
 
-// BlockedMarkerKind is the marker kind, on the root's period, of the
-// condition t of downstream period down: one per condition, so a second
-// blocked event of the same condition replaces the first.
-func BlockedMarkerKind(down Key, t event.Type) string {
-	return MarkerBlockedPfx + down.PipelineID + "/" + down.ScheduleID + "/" + down.Period + "/" + string(t)
-}
-
 // BlockedOf is the blocked condition of event e of pipeline p (nil: no
 // longer configured).
 func BlockedOf(p *pipeline.Pipeline, e event.Event) BlockedCondition {
@@ -261,7 +254,7 @@ func (c BlockedCondition) MarkerDetail() sensor.Object {
 // and detail); ok is false for a marker of another kind or a detail that
 // names no downstream.
 func BlockedFromMarker(kind string, d sensor.Object) (BlockedCondition, bool) {
-	if len(kind) <= len(MarkerBlockedPfx) || kind[:len(MarkerBlockedPfx)] != MarkerBlockedPfx {
+	if k, err := ParseMarkerKind(kind); err != nil || k.Name != MarkerBlocked {
 		return BlockedCondition{}, false
 	}
 	str := func(k string) string {

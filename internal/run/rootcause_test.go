@@ -157,7 +157,7 @@ func TestBlockedRoundTrips(t *testing.T) {
 	}
 	p := mustPipeline(t, boardSLA) // expectedDuration 1h
 	c := BlockedOf(p, e)
-	kind := BlockedMarkerKind(c.Down, c.Type)
+	kind := BlockedMarker(c.Down, c.Type).String()
 	back, ok := BlockedFromMarker(kind, c.MarkerDetail())
 	if !ok || back.Down != c.Down || back.Type != c.Type || back.EventID != "e1" || back.Message != "late" || back.Grace != time.Hour || !back.Detail.Equal(e.Detail) {
 		t.Errorf("round trip: %+v, want %+v", back, c)

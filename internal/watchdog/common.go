@@ -3,7 +3,6 @@ package watchdog
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,18 +23,13 @@ const Grace = time.Minute
 // SLABreachTimerKey is the key of a period's absolute SLA breach timer
 // ("sla-breach/<pipeline>/<schedule>/<period>"), the timer sla-scheduling
 // looks for in Snapshot.Timers.
-func SLABreachTimerKey(k run.Key) string {
-	return "sla-breach/" + k.PipelineID + "/" + k.ScheduleID + "/" + k.Period
-}
+func SLABreachTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerSLABreach, k).String() }
 
-// StuckMarker is the dedup marker kind of a RUN_STUCK finding:
-// run.MarkerRunStuck qualified by the run's generation and state
-// ("run-stuck:0:RUNNING"), so a run is reported once per state it gets
-// stuck in, and a rerun (a new generation) that gets stuck is reported
-// again.
-func StuckMarker(r run.Run) string {
-	return run.MarkerRunStuck + ":" + strconv.Itoa(r.Generation) + ":" + string(r.State)
-}
+// StuckMarker is the dedup marker kind of a RUN_STUCK finding
+// (run.StuckMarker: "run-stuck:0:RUNNING"), so a run is reported once per
+// state it gets stuck in, and a rerun (a new generation) that gets stuck
+// is reported again.
+func StuckMarker(r run.Run) string { return run.StuckMarker(r).String() }
 
 // watched returns the pipelines the watchdog looks at: every pipeline
 // with a config that is not in dry-run (dry-run pipelines are invisible

@@ -21,7 +21,7 @@ func TestBlockedEventsUnderTheirRoot(t *testing.T) {
 		Message: "SLA deadline passed", Detail: run.BlockedDetail(run.Detail("deadline", "10:00"), root)}
 	c := run.BlockedOf(nil, e)
 	f.commit(t, store.Change{Events: []event.Event{e},
-		Markers: []store.MarkerWrite{{Marker: store.Marker{Key: root.Key(), Kind: run.BlockedMarkerKind(c.Down, c.Type), At: now, Detail: c.MarkerDetail()}}}})
+		Markers: []store.MarkerWrite{{Marker: store.Marker{Key: root.Key(), Kind: run.BlockedMarker(c.Down, c.Type).String(), At: now, Detail: c.MarkerDetail()}}}})
 	link := `data-blocked-by="broken">blocked by <a href="/ui/pipelines/broken/periods/2026-03-10">broken 2026-03-10</a> (failed)`
 	if body := f.page(t, "/ui/events?pipeline=orders", http.StatusOK); !strings.Contains(body, link) {
 		t.Error("the events page does not mark the blocked event with its root")
