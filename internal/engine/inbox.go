@@ -73,7 +73,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.p.ScheduleID())
 		}
 		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
-		kind := run.MarkerJobReport + j.ID
+		kind := run.ItemMarker(run.MarkerJobReport, j.ID).String()
 		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
 			res.Ignored = "decided before"
 			return err
@@ -130,7 +130,7 @@ func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 		reported = false
 		now := e.clk.Now()
 		key := run.Key{PipelineID: rj.PipelineID, Period: now.UTC().Format("2006-01-02")}
-		kind := run.MarkerRejected + rj.Fingerprint
+		kind := run.ItemMarker(run.MarkerRejected, rj.Fingerprint).String()
 		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
 			return err
 		}

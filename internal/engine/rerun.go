@@ -90,12 +90,12 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		key := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
 		b := e.newBatch(lp, now)
 		if requestID != "" {
-			seen, err := e.markerExists(ctx, key, run.MarkerRerunRequest+requestID)
+			seen, err := e.markerExists(ctx, key, run.ItemMarker(run.MarkerRerunRequest, requestID).String())
 			if err != nil || seen {
 				res = RerunResult{Period: key.Period, Duplicate: seen}
 				return err
 			}
-			b.marker(store.Marker{Key: key, Kind: run.MarkerRerunRequest + requestID, At: now, Detail: run.Detail("reason", reason)}, true)
+			b.marker(store.Marker{Key: key, Kind: run.ItemMarker(run.MarkerRerunRequest, requestID).String(), At: now, Detail: run.Detail("reason", reason)}, true)
 		}
 		var existing *run.Run
 		r, err := e.st.RunGet(ctx, key)

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -53,6 +55,60 @@ func TestUnreadableEndTimersAreDropped(t *testing.T) {
 	for _, tm := range bad {
 		if _, err := f.st.TimerGet(t.Context(), tm.Key); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("timer %q kept (%v)", tm.Key, err)
+		}
+	}
+}
+
+// TestSLATimerKeys pins the stored keys of a period's four SLA timers: the
+// watchdog looks for the absolute breach timer by key, and on AWS each
+// key names a Scheduler schedule, so a relative timer stored under an
+// absolute one's key would replace it.
+func TestSLATimerKeys(t *testing.T) {
+	f := newFixture(t)
+	doc := "pipeline: {id: gold}\nschedule: {trigger: {key: gold-landed, check: exists}}\n" +
+		"validation: {rules: [{key: gold-landed, check: exists}, {key: gold-rows, check: exists}]}\n" +
+		"sla: {deadline: \"23:00\", expectedDuration: 1h, maxDuration: 4h}\njob: {type: glue, config: {jobName: gold}}\n"
+	if _, err := f.eng.ApplyConfig(t.Context(), "gold.yaml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.PutSensor(t.Context(), "gold", "gold-landed", obj("date", "2026-03-10")); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := f.st.TimerList(t.Context(), store.TimerListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tm := range ts {
+		got[tm.Key] = tm.Kind
+	}
+	want := map[string]string{
+		"sla-warning/gold/stream/2026-03-10":          "sla-warning",
+		"sla-breach/gold/stream/2026-03-10":           "sla-breach",
+		"relative-sla-warning/gold/stream/2026-03-10": "sla-warning",
+		"relative-sla-breach/gold/stream/2026-03-10":  "sla-breach",
+	}
+	for key, kind := range want {
+		if got[key] != kind {
+			t.Errorf("timer %s: kind %q, want %q (timers: %v)", key, got[key], kind, got)
+		}
+	}
+	// The period succeeds: its SLA timers go, each by its key.
+	if _, err := f.eng.PutSensor(t.Context(), "gold", "gold-rows", obj("date", "2026-03-10")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // trigger, then poll
+		if _, err := f.eng.RunDue(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Advance(time.Minute)
+	}
+	if r, err := f.st.RunGet(t.Context(), run.Key{PipelineID: "gold", ScheduleID: "stream", Period: "2026-03-10"}); err != nil || r.State != run.Completed {
+		t.Fatalf("run: %+v, %v", r, err)
+	}
+	for key := range want {
+		if _, err := f.st.TimerGet(t.Context(), key); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("timer %s kept after success (%v)", key, err)
 		}
 	}
 }

@@ -49,15 +49,8 @@ func ReportApplies(r Run, jobRunID string) bool {
 	return r.State == Running && (jobRunID == "" || jobRunID == r.JobRunID)
 }
 
-// Once-per-item markers: an item written to the store by someone else (a
-// job report, a rerun request, a sensor that could not be one) is decided
-// once, however often it is delivered; the marker, written if absent in the
-// decision's commit, is the proof it was.
-const (
-	MarkerJobReport    = "job-report/"    // + the report's id
-	MarkerRerunRequest = "rerun-request/" // + the request's id
-	MarkerRejected     = "rejected/"      // + the refused item's fingerprint
-)
+// The once-per-item markers (MarkerJobReport, MarkerRerunRequest,
+// MarkerRejected) are MarkerKind records (markerkind.go: ItemMarker).
 
 // ItemRejected is the note that an item someone else wrote into the store
 // (t: SENSOR_REJECTED or JOB_REPORT_REJECTED) cannot be accepted: it names

@@ -41,14 +41,30 @@ const (
 	// MarkerRunStuck qualified ("run-stuck:<generation>:<STATE>"): RUN_STUCK
 	// was sent for the run's Generation stuck in State (the watchdog's
 	// dedup); unqualified, the plain kind.
+
+	// Once-per-item markers: an item written to the store by someone else
+	// (a job report, a rerun request, a sensor that could not be one) is
+	// decided once, however often it is delivered; the marker, written if
+	// absent in the decision's commit, is the proof it was. ID: the
+	// item's id, or a refused item's fingerprint.
+	MarkerJobReport    = "job-report"    // "job-report/<id>"
+	MarkerRerunRequest = "rerun-request" // "rerun-request/<id>"
+	MarkerRejected     = "rejected"      // "rejected/<fingerprint>"
 )
+
+// idSeparators are the kinds qualified by an ID alone, and what joins it.
+var idSeparators = map[string]string{
+	MarkerDownstream: ":", MarkerConfigInvalid: ":",
+	MarkerJobReport: "/", MarkerRerunRequest: "/", MarkerRejected: "/",
+}
 
 // MarkerKind is a marker's kind as a record: its name and, for a
 // qualified kind, the fields its name carries. A plain kind has Name only.
 type MarkerKind struct {
 	Name string
 	// ID: MarkerDownstream's downstream pipeline, MarkerAfterSilence's
-	// silence or window occurrence, MarkerConfigInvalid's file-name hash.
+	// silence or window occurrence, MarkerConfigInvalid's file-name hash,
+	// the once-per-item markers' item.
 	ID string
 	// Down and Type: MarkerBlocked's downstream period and condition;
 	// MarkerAfterSilence's condition is Type too.
@@ -81,6 +97,10 @@ func ConfigInvalidMarker(nameHash string) MarkerKind {
 	return MarkerKind{Name: MarkerConfigInvalid, ID: nameHash}
 }
 
+// ItemMarker is the kind of once-per-item marker name (MarkerJobReport,
+// MarkerRerunRequest, MarkerRejected) of item id.
+func ItemMarker(name, id string) MarkerKind { return MarkerKind{Name: name, ID: id} }
+
 // StuckMarker is the kind of the RUN_STUCK marker of r: once per run
 // generation and state, so a run is reported once per state it gets stuck
 // in, and a rerun (a new generation) that gets stuck is reported again.
@@ -90,9 +110,10 @@ func StuckMarker(r Run) MarkerKind {
 
 // String is the kind as stored.
 func (k MarkerKind) String() string {
+	if sep, ok := idSeparators[k.Name]; ok {
+		return k.Name + sep + k.ID
+	}
 	switch k.Name {
-	case MarkerDownstream, MarkerConfigInvalid:
-		return k.Name + ":" + k.ID
 	case MarkerBlocked:
 		return k.Name + ":" + k.Down.PipelineID + "/" + k.Down.ScheduleID + "/" + k.Down.Period + "/" + string(k.Type)
 	case MarkerAfterSilence:
@@ -127,20 +148,24 @@ func ParseMarkerKind(s string) (MarkerKind, error) {
 		}
 		return AfterSilenceMarker(rest[:i], event.Type(rest[i+1:])), nil
 	}
-	name, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		switch s {
-		case MarkerDownstream, MarkerConfigInvalid, MarkerBlocked, MarkerAfterSilence:
+	i := strings.IndexAny(s, ":/")
+	if i < 0 {
+		if _, ok := idSeparators[s]; ok || s == MarkerBlocked || s == MarkerAfterSilence {
 			return bad("it qualified")
 		}
 		return MarkerKind{Name: s}, nil
 	}
-	switch name {
-	case MarkerDownstream, MarkerConfigInvalid:
+	name, sep, rest := s[:i], s[i:i+1], s[i+1:]
+	if want, ok := idSeparators[name]; ok && sep == want {
 		if rest == "" {
-			return bad(name + ":<id>")
+			return bad(name + sep + "<id>")
 		}
 		return MarkerKind{Name: name, ID: rest}, nil
+	}
+	if sep != ":" {
+		return MarkerKind{Name: s}, nil
+	}
+	switch name {
 	case MarkerBlocked:
 		pid, tail, ok := strings.Cut(rest, "/")
 		t := strings.LastIndexByte(tail, '/')

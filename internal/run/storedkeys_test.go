@@ -141,6 +141,9 @@ func TestMarkerKindFormat(t *testing.T) {
 		{AfterSilenceMarker("maintenance:nightly@1", event.JobFailed), "after-silence/maintenance:nightly@1/JOB_FAILED"},
 		{AfterSilenceMarker("a/b", event.SLAWarning), "after-silence/a/b/SLA_WARNING"},
 		{ConfigInvalidMarker("00ff12ab"), "config-invalid:00ff12ab"},
+		{ItemMarker(MarkerJobReport, "jr-1"), "job-report/jr-1"},
+		{ItemMarker(MarkerRerunRequest, "a/b:c"), "rerun-request/a/b:c"},
+		{ItemMarker(MarkerRejected, "sensor:gold/x\x00ff"), "rejected/sensor:gold/x\x00ff"},
 		{StuckMarker(Run{Generation: 2, State: Triggering}), "run-stuck:2:TRIGGERING"},
 		{MarkerKind{Name: MarkerRunStuck}, "run-stuck"},
 		{MarkerKind{Name: MarkerSLABreach}, "sla-breach"},
@@ -166,7 +169,14 @@ func TestParseMarkerKind(t *testing.T) {
 		{"blocked:a/s/x/2026-03-10/JOB_FAILED", BlockedMarker(Key{PipelineID: "a", ScheduleID: "s/x", Period: "2026-03-10"}, event.JobFailed)},
 		{"later-feature:x", MarkerKind{Name: "later-feature:x"}}, // a kind this version does not know
 		{"after-silence:x", MarkerKind{Name: "after-silence:x"}},
+		{"downstream/x", MarkerKind{Name: "downstream/x"}}, // not its separator: a plain kind
+		{"job-report:x", MarkerKind{Name: "job-report:x"}},
+		{"blocked/a/s/2026-03-10/JOB_FAILED", MarkerKind{Name: "blocked/a/s/2026-03-10/JOB_FAILED"}},
+		{"run-stuck/1:RUNNING", MarkerKind{Name: "run-stuck/1:RUNNING"}},
 		{"downstream", MarkerKind{}},
+		{"job-report", MarkerKind{}},
+		{"job-report/", MarkerKind{}},
+		{"rejected/", MarkerKind{}},
 		{"downstream:", MarkerKind{}},
 		{"config-invalid:", MarkerKind{}},
 		{"blocked", MarkerKind{}},
@@ -205,7 +215,7 @@ func TestParseMarkerKind(t *testing.T) {
 // FuzzParseMarkerKind: as FuzzParseTimerKey, for marker kinds.
 func FuzzParseMarkerKind(f *testing.F) {
 	for _, s := range []string{"downstream:a", "blocked:a/s/p/T", "blocked:a//p/T", "after-silence/a/b/T", "config-invalid:ff",
-		"run-stuck:0:RUNNING", "run-stuck", "sla-breach", "x:y", ":", "/", ""} {
+		"run-stuck:0:RUNNING", "run-stuck", "sla-breach", "x:y", ":", "/", "", "job-report/a", "rejected/x:y/z", "rerun-request/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
