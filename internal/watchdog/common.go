@@ -68,12 +68,18 @@ func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
 // nil when a check runs on its own. Checks only read what it holds.
 type passIndex struct {
 	mu sync.Mutex
-	// byKind is the snapshot's markers by kind, from one walk of them;
-	// grouped is a kind's markers by pipeline, sorted, once asked for.
+	// byKind is the snapshot's markers of groupedKinds (and of any kind
+	// asked for since) by kind, from one walk of them; grouped is a kind's
+	// markers by pipeline, sorted, once asked for.
 	byKind  map[string][]record.Marker
 	grouped map[string]map[string][]record.Marker
 	sensors map[string][]record.Sensor
 }
+
+// groupedKinds are the marker kinds the checks ask markersOf for: a pass
+// collects them in one walk of the markers (most markers are of other
+// kinds).
+var groupedKinds = []string{run.MarkerScheduleMissed, run.MarkerIrregularMissed, run.MarkerFirstArrival}
 
 // markersOf returns the markers of one kind, by pipeline id, sorted by
 // key (so findings come out in period order). In a pass, the markers are
@@ -94,10 +100,24 @@ func (s *Snapshot) markersOf(kind string) map[string][]record.Marker {
 	defer x.mu.Unlock()
 	if x.byKind == nil {
 		x.byKind = map[string][]record.Marker{}
+		for _, k := range groupedKinds {
+			x.byKind[k] = nil
+		}
 		for mk, m := range s.Markers {
-			x.byKind[mk.Kind] = append(x.byKind[mk.Kind], m)
+			if ms, ok := x.byKind[mk.Kind]; ok {
+				x.byKind[mk.Kind] = append(ms, m)
+			}
 		}
 		x.grouped = map[string]map[string][]record.Marker{}
+	}
+	if _, ok := x.byKind[kind]; !ok {
+		// A kind no check asked for when this was written: walked for.
+		x.byKind[kind] = nil
+		for mk, m := range s.Markers {
+			if mk.Kind == kind {
+				x.byKind[kind] = append(x.byKind[kind], m)
+			}
+		}
 	}
 	g, ok := x.grouped[kind]
 	if !ok {

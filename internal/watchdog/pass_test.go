@@ -192,12 +192,13 @@ func TestPassNilSnapshot(t *testing.T) {
 func TestPassDerivesItsIndexOnce(t *testing.T) {
 	now := at(t, "2026-03-02T12:00:00Z")
 	s := snap(now).addMarker(key("a", "daily", "2026-03-01"), run.MarkerScheduleMissed, now).
-		addMarker(key("a", "daily", "2026-03-02"), run.MarkerFirstArrival, now)
+		addMarker(key("a", "daily", "2026-03-02"), run.MarkerFirstArrival, now).
+		addMarker(key("a", "daily", "2026-03-02"), "some-other-kind", now)
 	var seen []*Snapshot
 	probe := newCheck("probe", func(s *Snapshot) ([]Finding, error) {
 		seen = append(seen, s)
 		first, again := s.markersOf(run.MarkerScheduleMissed), s.markersOf(run.MarkerScheduleMissed)
-		if len(first["a"]) != len(seen) || len(s.markersOf(run.MarkerFirstArrival)["a"]) != 1 {
+		if len(first["a"]) != len(seen) || len(s.markersOf(run.MarkerFirstArrival)["a"]) != 1 || len(s.markersOf("some-other-kind")["a"]) != 1 {
 			t.Errorf("pass %d: markers by kind: %v", len(seen), s.idx.grouped)
 		}
 		if &first["a"][0] != &again["a"][0] {
