@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
@@ -35,6 +36,14 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if len(c.Pipelines) > 0 && s.pipelines != nil {
 		s.pipelines.drop()
 		defer s.pipelines.drop()
+	}
+	if len(c.Runs) > 0 && s.runs != nil {
+		keys := make([]run.Key, len(c.Runs))
+		for i, w := range c.Runs {
+			keys[i] = w.Run.Key
+		}
+		s.runs.drop(keys)
+		defer s.runs.drop(keys)
 	}
 	return s.commitOps(ctx, ops)
 }

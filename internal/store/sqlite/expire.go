@@ -96,6 +96,10 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	}
 	// Like a Commit, a batch that started runs to its end: it is short.
 	ctx = context.WithoutCancel(ctx)
+	if s.runs != nil { // it may delete runs (rowcache.go)
+		s.runs.drop(nil)
+		defer s.runs.drop(nil)
+	}
 	res := store.ExpireResult{Deleted: map[string]int{}}
 	var args [][]any // each kind's arguments, the limit left out; nil skips it
 	for _, x := range expiries {

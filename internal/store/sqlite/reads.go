@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -184,9 +185,25 @@ func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 
 // RunGet returns the run with the given key.
 func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
-	return get(ctx, s.read, sqlstore.ScanRun, "run "+keyString(key),
+	what := "run " + keyString(key)
+	var gen uint64
+	if s.runs != nil {
+		x, ok, g := s.runs.get(key)
+		switch {
+		case ok && x.found:
+			return x.r, nil
+		case ok:
+			return run.Run{}, fmt.Errorf("%w: %s", store.ErrNotFound, what)
+		}
+		gen = g
+	}
+	r, err := get(ctx, s.read, sqlstore.ScanRun, what,
 		`SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
 		key.PipelineID, key.ScheduleID, key.Period)
+	if s.runs != nil && (err == nil || errors.Is(err, store.ErrNotFound)) {
+		s.runs.put(gen, key, cachedRun{r: r, found: err == nil})
+	}
+	return r, err
 }
 
 // recentPeriods is the PeriodFrom condition. unlikely() returns its

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -94,4 +96,72 @@ func clipPipeline(p store.Pipeline) store.Pipeline {
 	p.Doc = slices.Clip(p.Doc)
 	p.PauseWindows = slices.Clip(p.PauseWindows)
 	return p
+}
+
+// runCache keeps the runs a store that has its database to itself has
+// read, by key, and the keys it found no run for: a decision reads its
+// run, and the decisions about one period (a sensor write, its trigger
+// call and record, each step) read it again between two of its writes.
+// A Commit that writes runs drops their keys before and after its
+// transaction and bumps gen both times; Expire, which deletes runs, drops
+// them all. A read that missed keeps what it read only if gen did not
+// move meanwhile (as for pipelineCache).
+type runCache struct {
+	mu   sync.Mutex
+	gen  uint64
+	runs map[run.Key]cachedRun
+}
+
+type cachedRun struct {
+	r     run.Run
+	found bool
+}
+
+func newRunCache() *runCache { return &runCache{runs: map[run.Key]cachedRun{}} }
+
+// get returns the cached read of k (a copy the caller may change); when
+// there is none, the generation a read must still find to store its
+// result.
+func (c *runCache) get(k run.Key) (cachedRun, bool, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x, ok := c.runs[k]
+	if ok && x.found {
+		x.r = copyRun(x.r)
+	}
+	return x, ok, c.gen
+}
+
+func (c *runCache) put(gen uint64, k run.Key, x cachedRun) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen == c.gen {
+		if x.found {
+			x.r = copyRun(x.r)
+		}
+		c.runs[k] = x
+	}
+}
+
+// drop forgets the runs of keys, or every run when keys is nil.
+func (c *runCache) drop(keys []run.Key) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if keys == nil {
+		clear(c.runs)
+	}
+	for _, k := range keys {
+		delete(c.runs, k)
+	}
+}
+
+// copyRun is r with its map and pointer fields of its own.
+func copyRun(r run.Run) run.Run {
+	r.JobMeta = maps.Clone(r.JobMeta)
+	if r.LastFailure != nil {
+		f := *r.LastFailure
+		r.LastFailure = &f
+	}
+	return r
 }

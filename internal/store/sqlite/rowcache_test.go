@@ -102,3 +102,68 @@ func TestPipelineCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 		t.Fatalf("a read after the commit was not kept: %+v %v", got, ok)
 	}
 }
+
+// A scratch store answers a run read from memory between the run's
+// writes (and a read of a run it found absent): a change made behind the
+// store's back is not seen until a commit or Expire touches the run.
+func TestScratchRunReadsCached(t *testing.T) {
+	ctx := t.Context()
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	at := time.Date(2026, 3, 1, 6, 0, 0, 0, time.UTC)
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	if _, err := s.RunGet(ctx, k); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no run yet: %v", err)
+	}
+	r := run.Run{Key: k, State: run.Evaluating, CreatedAt: at, UpdatedAt: at, StateSince: at, JobMeta: map[string]string{"a": "1"}}
+	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: r}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.RunGet(ctx, k)
+	if err != nil || got.Version != 1 || got.State != run.Evaluating {
+		t.Fatalf("after the run's first write (a cached absence before it): %+v, %v", got, err)
+	}
+	got.JobMeta["a"] = "changed by a caller"
+	hit, err := s.RunGet(ctx, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit.JobMeta["a"] = "changed by a caller"
+	// Behind the store's back: a cached read does not see it.
+	if _, err := s.write.ExecContext(ctx, `UPDATE runs SET state = ? WHERE pipeline_id = ?`, string(run.Running), "a"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.RunGet(ctx, k)
+	if err != nil || again.State != run.Evaluating {
+		t.Fatalf("the second read was not served from memory: %+v, %v", again, err)
+	}
+	if again.JobMeta["a"] != "1" {
+		t.Fatalf("a caller's change to a read run reached the cache: %v", again.JobMeta)
+	}
+	// A commit of the run drops it: the next read is the store's.
+	r.State, r.UpdatedAt = run.Completed, at.Add(time.Hour)
+	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: r, ExpectVersion: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.RunGet(ctx, k); err != nil || got.Version != 2 || got.State != run.Completed {
+		t.Fatalf("after the commit: %+v, %v", got, err)
+	}
+	// Expire deletes runs: it drops every one.
+	if _, err := s.Expire(ctx, store.ExpireParams{PeriodBefore: "2026-04-01", Before: at.AddDate(0, 1, 0), Limit: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RunGet(ctx, k); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after Expire deleted it: %v", err)
+	}
+}
+
+// A run read that raced a commit of the run does not keep what it read.
+func TestRunCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
+	c := newRunCache()
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	_, _, gen := c.get(k)
+	c.drop([]run.Key{k})
+	c.put(gen, k, cachedRun{r: run.Run{Key: k, Version: 1}, found: true})
+	if _, ok, _ := c.get(k); ok {
+		t.Fatal("a run read before a commit was kept after it")
+	}
+}

@@ -76,6 +76,8 @@ type Store struct {
 	// pipelines caches the pipeline rows when the store has its database
 	// to itself (rowcache.go); nil otherwise.
 	pipelines *pipelineCache
+	// runs caches the runs it read, likewise (rowcache.go); nil otherwise.
+	runs *runCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -163,6 +165,7 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		s.write = newPool(db)
 		s.read = s.write
 		s.pipelines = newPipelineCache()
+		s.runs = newRunCache()
 	} else {
 		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
 		if err != nil {
