@@ -64,16 +64,7 @@ func TestUnreadableEndTimersAreDropped(t *testing.T) {
 // key names a Scheduler schedule, so a relative timer stored under an
 // absolute one's key would replace it.
 func TestSLATimerKeys(t *testing.T) {
-	f := newFixture(t)
-	doc := "pipeline: {id: gold}\nschedule: {trigger: {key: gold-landed, check: exists}}\n" +
-		"validation: {rules: [{key: gold-landed, check: exists}, {key: gold-rows, check: exists}]}\n" +
-		"sla: {deadline: \"23:00\", expectedDuration: 1h, maxDuration: 4h}\njob: {type: glue, config: {jobName: gold}}\n"
-	if _, err := f.eng.ApplyConfig(t.Context(), "gold.yaml", []byte(doc)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.eng.PutSensor(t.Context(), "gold", "gold-landed", obj("date", "2026-03-10")); err != nil {
-		t.Fatal(err)
-	}
+	f := goldLanded(t, "expectedDuration: 1h, maxDuration: 4h")
 	ts, err := f.st.TimerList(t.Context(), store.TimerListParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +102,44 @@ func TestSLATimerKeys(t *testing.T) {
 			t.Errorf("timer %s kept after success (%v)", key, err)
 		}
 	}
+}
+
+// TestWatchdogTellsAbsoluteFromRelativeBreachTimers: the relative breach
+// timer shares the absolute one's kind; a period that has only the
+// relative one lacks its absolute SLA timers, and the watchdog arms them.
+func TestWatchdogTellsAbsoluteFromRelativeBreachTimers(t *testing.T) {
+	f := goldLanded(t, "maxDuration: 4h")
+	const breach, relative = "sla-breach/gold/stream/2026-03-10", "relative-sla-breach/gold/stream/2026-03-10"
+	for _, key := range []string{breach, relative} {
+		if _, err := f.st.TimerGet(t.Context(), key); err != nil {
+			t.Fatalf("timer %s: %v", key, err)
+		}
+	}
+	if err := f.st.Commit(t.Context(), store.Change{TimerDeletes: []store.TimerDelete{{Key: breach}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.WatchdogPass(t.Context(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.TimerGet(t.Context(), breach); err != nil {
+		t.Fatalf("the watchdog did not re-arm %s: %v", breach, err)
+	}
+}
+
+// goldLanded is a fixture with pipeline gold, whose SLA is deadline 23:00
+// and sla, and whose trigger sensor landed for 2026-03-10 (its rules wait
+// for gold-rows).
+func goldLanded(t *testing.T, sla string) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	doc := "pipeline: {id: gold}\nschedule: {trigger: {key: gold-landed, check: exists}}\n" +
+		"validation: {rules: [{key: gold-landed, check: exists}, {key: gold-rows, check: exists}]}\n" +
+		"sla: {deadline: \"23:00\", " + sla + "}\njob: {type: glue, config: {jobName: gold}}\n"
+	if _, err := f.eng.ApplyConfig(t.Context(), "gold.yaml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.PutSensor(t.Context(), "gold", "gold-landed", obj("date", "2026-03-10")); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

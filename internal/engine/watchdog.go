@@ -74,7 +74,7 @@ type watchdogCache struct {
 // The caller holds e.wd.mu.
 func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time.Duration) *watchdog.Snapshot {
 	c := &e.wd
-	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, Timers: map[string]bool{}}
+	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, BreachTimers: map[run.Key]bool{}}
 	failed := false
 	unavailable := func(what string, err error) {
 		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
@@ -153,8 +153,10 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	if errTs != nil {
 		unavailable(watchdog.DataTimers, errTs)
 	} else {
-		for _, t := range ts {
-			s.Timers[t.Key] = true
+		for _, t := range ts { // the relative breach timers share the kind
+			if k, err := run.ParseTimerKey(t.Key); err == nil && k.Family == run.TimerSLABreach {
+				s.BreachTimers[k.Run] = true
+			}
 		}
 	}
 	switch {

@@ -39,7 +39,7 @@ func BenchmarkPass10k(b *testing.B) {
 			k := key(id, sched, per)
 			s.addRun(run.Run{Key: k, State: run.Completed, Outcome: run.OutcomeSucceeded, EndedAt: now.Add(-time.Hour)})
 			s.addMarker(k, run.MarkerFirstArrival, now.Add(-3*time.Hour))
-			s.Timers[SLABreachTimerKey(k)] = true
+			s.BreachTimers[k] = true
 		}
 		s.addSensor(id, "up", now.Add(-3*time.Hour), map[string]sensor.Value{"status": str("ready")})
 		s.addSensor(id, "audit", now.Add(-30*time.Minute), map[string]sensor.Value{"count": sensor.IntValue(1)})

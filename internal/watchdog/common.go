@@ -22,7 +22,7 @@ const Grace = time.Minute
 
 // SLABreachTimerKey is the key of a period's absolute SLA breach timer
 // ("sla-breach/<pipeline>/<schedule>/<period>"), the timer sla-scheduling
-// looks for in Snapshot.Timers.
+// looks for (Snapshot.BreachTimers) and names in its finding.
 func SLABreachTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerSLABreach, k).String() }
 
 // StuckMarker is the dedup marker kind of a RUN_STUCK finding

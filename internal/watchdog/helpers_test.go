@@ -45,11 +45,11 @@ func loaded(p *pipeline.Pipeline) Pipeline {
 
 func snap(now time.Time, ps ...Pipeline) *Snapshot {
 	return &Snapshot{
-		Now:       now,
-		Pipelines: ps,
-		Runs:      map[run.Key]run.Run{},
-		Markers:   map[MarkerKey]store.Marker{},
-		Timers:    map[string]bool{},
+		Now:          now,
+		Pipelines:    ps,
+		Runs:         map[run.Key]run.Run{},
+		Markers:      map[MarkerKey]store.Marker{},
+		BreachTimers: map[run.Key]bool{},
 	}
 }
 
@@ -172,7 +172,7 @@ func applyFindings(s *Snapshot, fs []Finding) {
 		case ActionClosePeriod:
 			s.addRun(run.Close(f.Key, 1, s.Now))
 		case ActionArmSLA:
-			s.Timers[SLABreachTimerKey(f.Key)] = true
+			s.BreachTimers[f.Key] = true
 		}
 	}
 }

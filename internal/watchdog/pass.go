@@ -25,7 +25,7 @@ const (
 	DataActiveRuns = "active runs" // Snapshot.ActiveRuns
 	DataRuns       = "runs"        // Snapshot.Runs
 	DataMarkers    = "markers"     // Snapshot.Markers
-	DataTimers     = "timers"      // Snapshot.Timers
+	DataTimers     = "timers"      // Snapshot.BreachTimers
 	DataSensors    = "sensors"     // Snapshot.Sensors
 	// DataPipelines (Snapshot.Pipelines) is needed by every check: a
 	// check over no pipelines would find nothing and look healthy.

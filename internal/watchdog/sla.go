@@ -59,7 +59,7 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 			if !hasRun && !run.CouldStartAfter(p, per, wp.FirstLoadedAt) {
 				continue
 			}
-			if s.hasMarker(key, run.MarkerSLAVerdict) || s.hasMarker(key, run.MarkerSLABreach) || s.Timers[SLABreachTimerKey(key)] {
+			if s.hasMarker(key, run.MarkerSLAVerdict) || s.hasMarker(key, run.MarkerSLABreach) || s.BreachTimers[key] {
 				continue
 			}
 			out = append(out, Finding{

@@ -81,7 +81,7 @@ func TestSLAScheduling(t *testing.T) {
 				s.addMarker(key("p", "stream", per), kind, now.Add(-time.Minute))
 			}
 			for _, per := range c.timers {
-				s.Timers[SLABreachTimerKey(key("p", "stream", per))] = true
+				s.BreachTimers[key("p", "stream", per)] = true
 			}
 			fs := runCheck(t, CheckSLAScheduling, s)
 			expect(t, fs, c.want...)

@@ -72,8 +72,9 @@ type Snapshot struct {
 	// Markers are the markers of periods within Lookback, by key and kind
 	// (dedup markers, first trigger-sensor arrivals, SLA verdicts).
 	Markers map[MarkerKey]record.Marker
-	// Timers are the keys of the SLA timers that are set.
-	Timers map[string]bool
+	// BreachTimers are the periods whose absolute SLA breach timer
+	// (run.TimerSLABreach) is set.
+	BreachTimers map[run.Key]bool
 	// Sensors are the sensors whose content changed within Lookback.
 	Sensors []record.Sensor
 
