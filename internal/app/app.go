@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -208,7 +210,7 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 		Passive:         passive,
 		Maintenance:     settings.Maintenance,
 		MaintenanceFrom: windowsFrom,
-		Tracer:          telemetry.Tracer("github.com/interlockhq/interlock/internal/engine"),
+		Tracer:          telemetry.Tracer(engineTracer),
 	})
 	if err := a.Engine.Open(ctx); err != nil {
 		_ = st.Close()
@@ -347,6 +349,31 @@ func (a *App) setupTelemetry(ctx context.Context, opt Options) error {
 	}
 	return nil
 }
+
+// SetupTracing starts the trace exporter of a process with no
+// interlock.yaml (a Lambda function): the OTEL_* environment alone says
+// whether and where (docs/telemetry.md). It returns the stop function
+// (flush and stop; a no-op when off).
+func SetupTracing(ctx context.Context, version string) (func(context.Context) error, error) {
+	return telemetry.Setup(ctx, telemetry.Config{Version: version, LookupEnv: os.LookupEnv})
+}
+
+// Tracing reports whether this process exports traces.
+func Tracing() bool { return telemetry.Enabled() }
+
+// FlushTraces sends the spans ended so far (a Lambda invocation's, before
+// it returns); a no-op when tracing is off.
+func FlushTraces(ctx context.Context) error { return telemetry.Flush(ctx) }
+
+// Traced is st with its reads and commits traced when tracing is on, and
+// the tracer an engine on it takes (nil when off): for the runtimes that
+// build their engine themselves (the Lambda functions).
+func Traced(st store.Store, driver string) (store.Store, trace.Tracer) {
+	return telemetry.Wrap(st, driver), telemetry.Tracer(engineTracer)
+}
+
+// engineTracer names the engine's tracer.
+const engineTracer = "github.com/interlockhq/interlock/internal/engine"
 
 // flushTelemetry sends the spans still buffered and stops the exporter,
 // within a bound: a collector that is down does not hold the exit.

@@ -2,146 +2,18 @@ package e2e_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
-	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+
+	"github.com/interlockhq/interlock/internal/testenv/otlptest"
 )
-
-// otlpReceiver stands in for an OpenTelemetry collector: it decodes the
-// OTLP/HTTP protobuf export requests serve posts to /v1/traces.
-type otlpReceiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	spans    []*tracepb.Span
-	services []string
-	bad      []string
-}
-
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	rc := &otlpReceiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fail := func(why string) {
-			rc.mu.Lock()
-			rc.bad = append(rc.bad, why)
-			rc.mu.Unlock()
-			http.Error(w, why, http.StatusBadRequest)
-		}
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
-			fail(fmt.Sprintf("%s %s (%s)", r.Method, r.URL.Path, r.Header.Get("Content-Type")))
-			return
-		}
-		var body io.Reader = r.Body
-		if r.Header.Get("Content-Encoding") == "gzip" {
-			zr, err := gzip.NewReader(r.Body)
-			if err != nil {
-				fail(err.Error())
-				return
-			}
-			body = zr
-		}
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			fail(err.Error())
-			return
-		}
-		var req collectortrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(raw, &req); err != nil {
-			fail("not an ExportTraceServiceRequest: " + err.Error())
-			return
-		}
-		rc.mu.Lock()
-		for _, rs := range req.GetResourceSpans() {
-			for _, a := range rs.GetResource().GetAttributes() {
-				if a.GetKey() == "service.name" {
-					rc.services = append(rc.services, a.GetValue().GetStringValue())
-				}
-			}
-			for _, ss := range rs.GetScopeSpans() {
-				rc.spans = append(rc.spans, ss.GetSpans()...)
-			}
-		}
-		rc.mu.Unlock()
-		out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		_, _ = w.Write(out)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *otlpReceiver) all() []*tracepb.Span {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]*tracepb.Span(nil), rc.spans...)
-}
-
-// find returns the spans named name whose attributes include want.
-func find(spans []*tracepb.Span, name string, want map[string]string) []*tracepb.Span {
-	var out []*tracepb.Span
-	for _, s := range spans {
-		if s.GetName() != name {
-			continue
-		}
-		ok := true
-		for k, v := range want {
-			if attr(s, k) != v {
-				ok = false
-			}
-		}
-		if ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// attr is a span attribute's value as text ("" when absent).
-func attr(s *tracepb.Span, key string) string {
-	for _, a := range s.GetAttributes() {
-		if a.GetKey() != key {
-			continue
-		}
-		v := a.GetValue()
-		switch {
-		case v.GetStringValue() != "":
-			return v.GetStringValue()
-		case v.GetIntValue() != 0:
-			return fmt.Sprint(v.GetIntValue())
-		default:
-			return fmt.Sprint(v.GetBoolValue())
-		}
-	}
-	return ""
-}
-
-// children are the spans whose parent is p.
-func children(spans []*tracepb.Span, p *tracepb.Span) []*tracepb.Span {
-	var out []*tracepb.Span
-	for _, s := range spans {
-		if bytes.Equal(s.GetParentSpanId(), p.GetSpanId()) && bytes.Equal(s.GetTraceId(), p.GetTraceId()) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func names(spans []*tracepb.Span) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.GetName())
-	}
-	return out
-}
 
 // traceparentHeaders records the traceparent header of every request.
 type traceparentHeaders struct {
@@ -173,7 +45,7 @@ func (h *traceparentHeaders) all() []string {
 // a span too; the log's lines under a span carry its trace id. Without an
 // endpoint nothing is exported and no traceparent leaves the process.
 func TestTracesOverOTLP(t *testing.T) {
-	otlp := newOTLPReceiver(t)
+	otlp := otlptest.New(t)
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
 	hookHeaders := &traceparentHeaders{}
@@ -211,24 +83,24 @@ alerts:
 			t.Fatalf("sensor write: %d", resp.StatusCode)
 		}
 		eventually(t, "the job's trigger and its alert to be exported", func() bool {
-			s := otlp.all()
-			return len(find(s, "interlock.job.start", nil)) > 0 && len(find(s, "interlock.alert.deliver", nil)) > 0 &&
-				len(find(s, "interlock.sensor.write", nil)) > 0
+			s := otlp.Spans()
+			return len(otlptest.Find(s, "interlock.job.start", nil)) > 0 && len(otlptest.Find(s, "interlock.alert.deliver", nil)) > 0 &&
+				len(otlptest.Find(s, "interlock.sensor.write", nil)) > 0
 		})
 		srv.stop(t)
-		spans := otlp.all()
-		if otlp.bad != nil {
-			t.Errorf("malformed exports: %v", otlp.bad)
+		spans := otlp.Spans()
+		if otlp.Bad() != nil {
+			t.Errorf("malformed exports: %v", otlp.Bad())
 		}
-		if len(otlp.services) == 0 || otlp.services[0] != "interlock-e2e" {
-			t.Errorf("service names %v, want interlock-e2e (telemetry.serviceName)", otlp.services)
+		if len(otlp.Services()) == 0 || otlp.Services()[0] != "interlock-e2e" {
+			t.Errorf("service names %v, want interlock-e2e (telemetry.serviceName)", otlp.Services())
 		}
 
 		// The sensor write: API server span (child of the writer's) →
 		// interlock.sensor.write → interlock.decide → store reads + commit.
-		writes := find(spans, "interlock.sensor.write", map[string]string{"interlock.pipeline": "gold", "interlock.sensor.key": "upstream"})
+		writes := otlptest.Find(spans, "interlock.sensor.write", map[string]string{"interlock.pipeline": "gold", "interlock.sensor.key": "upstream"})
 		if len(writes) != 1 {
-			t.Fatalf("%d sensor write spans, want 1; spans: %v", len(writes), names(spans))
+			t.Fatalf("%d sensor write spans, want 1; spans: %v", len(writes), otlptest.Names(spans))
 		}
 		w := writes[0]
 		if hex.EncodeToString(w.GetTraceId()) != writerTrace {
@@ -243,37 +115,37 @@ alerts:
 		if server == nil || server.GetKind() != tracepb.Span_SPAN_KIND_SERVER || hex.EncodeToString(server.GetParentSpanId()) != writerSpan {
 			t.Fatalf("the write's parent %v: want the API's server span, child of the writer's span %s", server, writerSpan)
 		}
-		if attr(w, "interlock.period") == "" || attr(w, "interlock.sensor.changed") != "true" {
-			t.Errorf("write attributes: period %q, changed %q", attr(w, "interlock.period"), attr(w, "interlock.sensor.changed"))
+		if otlptest.Attr(w, "interlock.period") == "" || otlptest.Attr(w, "interlock.sensor.changed") != "true" {
+			t.Errorf("write attributes: period %q, changed %q", otlptest.Attr(w, "interlock.period"), otlptest.Attr(w, "interlock.sensor.changed"))
 		}
-		decides := children(spans, w)
-		if len(decides) == 0 || decides[0].GetName() != "interlock.decide" || attr(decides[0], "interlock.attempt") != "1" {
-			t.Fatalf("the write's children %v, want its decision's attempt", names(decides))
+		decides := otlptest.Children(spans, w)
+		if len(decides) == 0 || decides[0].GetName() != "interlock.decide" || otlptest.Attr(decides[0], "interlock.attempt") != "1" {
+			t.Fatalf("the write's children %v, want its decision's attempt", otlptest.Names(decides))
 		}
-		under := names(children(spans, decides[0]))
+		under := otlptest.Names(otlptest.Children(spans, decides[0]))
 		if !contains(under, "store.Commit") || !containsPrefix(under, "store.Pipeline") || !containsPrefix(under, "store.Sensor") {
 			t.Errorf("under the decision: %v; want the store's reads of the pipeline and sensors and its commit", under)
 		}
-		for _, s := range children(spans, decides[0]) {
-			if s.GetKind() != tracepb.Span_SPAN_KIND_CLIENT || attr(s, "db.system.name") != "sqlite" {
-				t.Errorf("store span %s: kind %v, db.system.name %q", s.GetName(), s.GetKind(), attr(s, "db.system.name"))
+		for _, s := range otlptest.Children(spans, decides[0]) {
+			if s.GetKind() != tracepb.Span_SPAN_KIND_CLIENT || otlptest.Attr(s, "db.system.name") != "sqlite" {
+				t.Errorf("store span %s: kind %v, db.system.name %q", s.GetName(), s.GetKind(), otlptest.Attr(s, "db.system.name"))
 			}
 		}
 
 		// The trigger: its step's timer span; the call continues its
 		// trace; the HTTP request carries it to Airflow.
-		timers := find(spans, "interlock.timer", map[string]string{"interlock.timer.kind": "trigger", "interlock.pipeline": "gold"})
-		starts := find(spans, "interlock.job.start", map[string]string{"interlock.job.type": "airflow"})
-		calls := find(spans, "interlock.job.call", map[string]string{"interlock.pipeline": "gold"})
+		timers := otlptest.Find(spans, "interlock.timer", map[string]string{"interlock.timer.kind": "trigger", "interlock.pipeline": "gold"})
+		starts := otlptest.Find(spans, "interlock.job.start", map[string]string{"interlock.job.type": "airflow"})
+		calls := otlptest.Find(spans, "interlock.job.call", map[string]string{"interlock.pipeline": "gold"})
 		if len(timers) != 1 || len(starts) != 1 || len(calls) != 1 {
-			t.Fatalf("trigger timer %d, job call %d, job start %d spans; want one each: %v", len(timers), len(calls), len(starts), names(spans))
+			t.Fatalf("trigger timer %d, job call %d, job start %d spans; want one each: %v", len(timers), len(calls), len(starts), otlptest.Names(spans))
 		}
 		if !bytes.Equal(calls[0].GetTraceId(), timers[0].GetTraceId()) || !bytes.Equal(starts[0].GetParentSpanId(), calls[0].GetSpanId()) {
 			t.Errorf("the job call is not in its step's trace, or the start is not the call's child")
 		}
-		clients := children(spans, starts[0])
+		clients := otlptest.Children(spans, starts[0])
 		if len(clients) != 1 || clients[0].GetKind() != tracepb.Span_SPAN_KIND_CLIENT {
-			t.Fatalf("under the job start: %v; want the HTTP request's client span", names(clients))
+			t.Fatalf("under the job start: %v; want the HTTP request's client span", otlptest.Names(clients))
 		}
 		want := fmt.Sprintf("POST /api/v1/dags/gold/dagRuns 00-%x-%x-01", clients[0].GetTraceId(), clients[0].GetSpanId())
 		if !contains(airflow.requested(), want) {
@@ -281,9 +153,9 @@ alerts:
 		}
 
 		// The alert's delivery: a span, and its request carries it.
-		delivers := find(spans, "interlock.alert.deliver", map[string]string{"interlock.event.type": "JOB_TRIGGERED", "interlock.pipeline": "gold"})
-		if len(delivers) != 1 || !strings.HasPrefix(attr(delivers[0], "interlock.sink"), "webhook") {
-			t.Fatalf("alert delivery spans %d (sink %q), want 1 of the webhook", len(delivers), attr(delivers[0], "interlock.sink"))
+		delivers := otlptest.Find(spans, "interlock.alert.deliver", map[string]string{"interlock.event.type": "JOB_TRIGGERED", "interlock.pipeline": "gold"})
+		if len(delivers) != 1 || !strings.HasPrefix(otlptest.Attr(delivers[0], "interlock.sink"), "webhook") {
+			t.Fatalf("alert delivery spans %d (sink %q), want 1 of the webhook", len(delivers), otlptest.Attr(delivers[0], "interlock.sink"))
 		}
 		if got := hookHeaders.all(); len(got) == 0 || !strings.Contains(got[0], fmt.Sprintf("-%x-", delivers[0].GetTraceId())) {
 			t.Errorf("the webhook got %v; want the delivery's trace %x", got, delivers[0].GetTraceId())
@@ -297,7 +169,7 @@ alerts:
 	})
 
 	t.Run("off", func(t *testing.T) {
-		before := len(otlp.all())
+		before := len(otlp.Spans())
 		jobsBefore := len(airflow.requested())
 		dir := project(t, "")
 		srv := start(t, dir, []string{"TOKEN=tok", "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="})
@@ -311,7 +183,7 @@ alerts:
 				t.Errorf("with tracing off a job call carried a traceparent: %q", h)
 			}
 		}
-		if got := len(otlp.all()); got != before {
+		if got := len(otlp.Spans()); got != before {
 			t.Errorf("with tracing off %d spans were exported", got-before)
 		}
 		if strings.Contains(srv.out.String(), "tracing on") {

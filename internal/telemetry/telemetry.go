@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -135,13 +136,29 @@ func Setup(ctx context.Context, cfg Config) (shutdown func(context.Context) erro
 		popts = append(popts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.SampleRatio))))
 	}
 	tp := sdktrace.NewTracerProvider(popts...)
+	provider.Store(tp)
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	tracehttp.Enable(true)
 	return func(ctx context.Context) error {
 		tracehttp.Enable(false)
+		provider.CompareAndSwap(tp, nil)
 		return tp.Shutdown(ctx)
 	}, nil
+}
+
+// provider is the exporting provider Setup installed (nil: none).
+var provider atomic.Pointer[sdktrace.TracerProvider]
+
+// Flush sends the spans ended so far and waits for the collector's
+// answer (a no-op when tracing is off): a Lambda function calls it at the
+// end of each invocation, since the runtime may freeze the process before
+// the batch's timer fires.
+func Flush(ctx context.Context) error {
+	if tp := provider.Load(); tp != nil {
+		return tp.ForceFlush(ctx)
+	}
+	return nil
 }
 
 func lookup(cfg Config, k string) (string, bool) {

@@ -342,8 +342,9 @@ func NewOrchestrator(ctx context.Context, st store.Store, clk clock.Clock, env E
 		allow = append(allow, a)
 	}
 	lookup := app.Secrets(env.lookupFunc())
-	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: app.Jobs(lookup, allow), Logger: log, LookupEnv: lookup,
-		EnvAllow: listVar(env.Get(EnvEnvAllow)), Passive: true})
+	traced, tracer := app.Traced(st, pipeline.StoreDynamoDB)
+	eng := engine.New(engine.Options{Store: traced, Clock: clk, Jobs: app.Jobs(lookup, allow), Logger: log, LookupEnv: lookup,
+		EnvAllow: listVar(env.Get(EnvEnvAllow)), Passive: true, Tracer: tracer})
 	if err := eng.Open(ctx); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}

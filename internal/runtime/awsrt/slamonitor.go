@@ -19,6 +19,7 @@ import (
 	"github.com/interlockhq/interlock/internal/app"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
@@ -436,7 +437,9 @@ func passiveEngine(ctx context.Context, cfg aws.Config, env Env, fn string) (*en
 		return nil, nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	stored := &app.StoredAlertConfig{Store: st, Fallback: fallback}
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true, MaintenanceFrom: stored.Maintenance})
+	traced, tracer := app.Traced(st, pipeline.StoreDynamoDB)
+	eng := engine.New(engine.Options{Store: traced, Clock: clock.Real{}, Jobs: noJobs{}, Logger: Logger(), Passive: true,
+		MaintenanceFrom: stored.Maintenance, Tracer: tracer})
 	if err := eng.Open(ctx); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", fn, err)
 	}

@@ -1,0 +1,164 @@
+// Package otlptest is an OpenTelemetry collector for tests: an httptest
+// server that decodes the OTLP/HTTP protobuf export requests posted to
+// /v1/traces (with the OTLP proto module, not a parser of ours), and
+// helpers to find spans and read their links and attributes.
+package otlptest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// Receiver records the spans exported to it.
+type Receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	spans    []*tracepb.Span
+	services []string
+	bad      []string
+}
+
+// New starts a receiver, closed when the test ends.
+func New(t testing.TB) *Receiver {
+	rc := &Receiver{}
+	rc.Server = httptest.NewServer(http.HandlerFunc(rc.serve))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
+	fail := func(why string) {
+		rc.mu.Lock()
+		rc.bad = append(rc.bad, why)
+		rc.mu.Unlock()
+		http.Error(w, why, http.StatusBadRequest)
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
+		fail(fmt.Sprintf("%s %s (%s)", r.Method, r.URL.Path, r.Header.Get("Content-Type")))
+		return
+	}
+	var body io.Reader = r.Body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			fail(err.Error())
+			return
+		}
+		body = zr
+	}
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	var req collectortrace.ExportTraceServiceRequest
+	if err := proto.Unmarshal(raw, &req); err != nil {
+		fail("not an ExportTraceServiceRequest: " + err.Error())
+		return
+	}
+	rc.mu.Lock()
+	for _, rs := range req.GetResourceSpans() {
+		for _, a := range rs.GetResource().GetAttributes() {
+			if a.GetKey() == "service.name" {
+				rc.services = append(rc.services, a.GetValue().GetStringValue())
+			}
+		}
+		for _, ss := range rs.GetScopeSpans() {
+			rc.spans = append(rc.spans, ss.GetSpans()...)
+		}
+	}
+	rc.mu.Unlock()
+	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// Spans are the spans received so far.
+func (rc *Receiver) Spans() []*tracepb.Span {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]*tracepb.Span(nil), rc.spans...)
+}
+
+// Services are the service.name of each resource received.
+func (rc *Receiver) Services() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.services...)
+}
+
+// Bad are the requests it refused (not OTLP protobuf on /v1/traces).
+func (rc *Receiver) Bad() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.bad...)
+}
+
+// Find returns the spans named name whose attributes include want.
+func Find(spans []*tracepb.Span, name string, want map[string]string) []*tracepb.Span {
+	var out []*tracepb.Span
+	for _, s := range spans {
+		if s.GetName() != name {
+			continue
+		}
+		ok := true
+		for k, v := range want {
+			if Attr(s, k) != v {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Attr is a span attribute's value as text ("" when absent).
+func Attr(s *tracepb.Span, key string) string {
+	for _, a := range s.GetAttributes() {
+		if a.GetKey() != key {
+			continue
+		}
+		v := a.GetValue()
+		switch {
+		case v.GetStringValue() != "":
+			return v.GetStringValue()
+		case v.GetIntValue() != 0:
+			return fmt.Sprint(v.GetIntValue())
+		default:
+			return fmt.Sprint(v.GetBoolValue())
+		}
+	}
+	return ""
+}
+
+// Children are the spans whose parent is p.
+func Children(spans []*tracepb.Span, p *tracepb.Span) []*tracepb.Span {
+	var out []*tracepb.Span
+	for _, s := range spans {
+		if bytes.Equal(s.GetParentSpanId(), p.GetSpanId()) && bytes.Equal(s.GetTraceId(), p.GetTraceId()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Names are the spans' names.
+func Names(spans []*tracepb.Span) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.GetName())
+	}
+	return out
+}
