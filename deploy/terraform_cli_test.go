@@ -230,6 +230,8 @@ var planInstances = map[string]map[string]string{
 		"enable_api_function":                `true`,
 		"api_tokens_secret_arn":              `"arn:aws:secretsmanager:us-east-1:123456789012:secret:api-tokens-AbCdEf"`,
 		"create_dashboard":                   `true`,
+		"telemetry_environment":              `{OTEL_EXPORTER_OTLP_ENDPOINT = "http://localhost:4318", OTEL_SERVICE_NAME = "interlock-prod"}`,
+		"telemetry_layers":                   `["arn:aws:lambda:us-east-1:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1"]`,
 	},
 	// A key brought, the Slack token as plain text.
 	"brought": {

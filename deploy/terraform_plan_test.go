@@ -132,8 +132,9 @@ func (st tfStatement) condition(variable string) []string {
 }
 
 type lambdaFn struct {
-	Timeout     int `json:"timeout"`
-	Reserved    int `json:"reserved_concurrent_executions"`
+	Timeout     int      `json:"timeout"`
+	Layers      []string `json:"layers"`
+	Reserved    int      `json:"reserved_concurrent_executions"`
 	Environment []struct {
 		Variables map[string]string `json:"variables"`
 	} `json:"environment"`
@@ -208,6 +209,16 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 				}
 				if fn != "orchestrator" && len(f.VPC) > 0 {
 					t.Errorf("%s runs in a VPC; only the orchestrator does", fn)
+				}
+				// Traces (docs/telemetry.md): telemetry_environment and
+				// telemetry_layers reach every function, and nothing of
+				// them without.
+				_, traced := vars["telemetry_environment"]
+				if got := f.env()["OTEL_EXPORTER_OTLP_ENDPOINT"]; traced != (got == "http://localhost:4318") {
+					t.Errorf("%s: OTEL_EXPORTER_OTLP_ENDPOINT %q; telemetry_environment set: %v", fn, got, traced)
+				}
+				if _, layered := vars["telemetry_layers"]; layered != (len(f.Layers) == 1) {
+					t.Errorf("%s: layers %v; telemetry_layers set: %v", fn, f.Layers, layered)
 				}
 			}
 			for _, fn := range []string{"orchestrator", "watchdog", "stream-router"} {

@@ -111,8 +111,13 @@ resource "aws_lambda_function" "fn" {
   reserved_concurrent_executions = lookup(var.lambda_concurrency, each.key, -1)
   kms_key_arn                    = local.kms_key_arn
 
+  # telemetry_environment (OTEL_*) reaches every function: traces
+  # (docs/telemetry.md), exported through the collector of
+  # telemetry_layers when one is given.
+  layers = var.telemetry_layers
+
   environment {
-    variables = local.function_env[each.key]
+    variables = merge(local.function_env[each.key], var.telemetry_environment)
   }
 
   # The orchestrator alone runs in the VPC when one is given: it is the

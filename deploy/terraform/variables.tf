@@ -362,3 +362,19 @@ variable "api_tokens_secret_arn" {
     error_message = "enable_api_function needs api_tokens_secret_arn: the function refuses to start without tokens."
   }
 }
+
+variable "telemetry_environment" {
+  description = "OpenTelemetry settings of every function (docs/telemetry.md), e.g. { OTEL_EXPORTER_OTLP_ENDPOINT = \"http://localhost:4318\", OTEL_SERVICE_NAME = \"interlock-prod\" } with the ADOT collector layer in telemetry_layers. Empty (the default): no function traces. Only OTEL_* variables: the module sets the others."
+  type        = map(string)
+  default     = {}
+  validation {
+    condition     = alltrue([for k in keys(var.telemetry_environment) : can(regex("^OTEL_[A-Z0-9_]+$", k))])
+    error_message = "telemetry_environment takes OTEL_* variables only (e.g. OTEL_EXPORTER_OTLP_ENDPOINT)."
+  }
+}
+
+variable "telemetry_layers" {
+  description = "Lambda layer ARNs added to every function, for a trace collector running beside it (e.g. the AWS Distro for OpenTelemetry collector layer for arm64). Empty by default."
+  type        = list(string)
+  default     = []
+}
