@@ -234,9 +234,11 @@ func plan(c store.Change) ([]op, error) {
 	for _, w := range c.Timers {
 		add(timerPut(&e, w))
 	}
+	if o, ok := timerDeletes(c.TimerDeletes); ok {
+		add(o, nil)
+	}
 	for _, d := range c.TimerDeletes {
 		if d.ExpectDueAt == nil {
-			add(op{what: "timer " + d.Key, query: sqlTimerDelete, args: []any{d.Key}}, nil)
 			continue
 		}
 		add(op{what: "timer " + d.Key + " due at " + d.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerClaim,
@@ -253,6 +255,28 @@ func plan(c store.Change) ([]op, error) {
 		return nil, e.Err
 	}
 	return ops, nil
+}
+
+// timerDeletes is one statement for the timer deletes with no condition
+// (a decision that closes a period drops its SLA timers, set or not): a
+// DELETE of each key, or of all of them by IN. ok is false when there is
+// none.
+func timerDeletes(ds []store.TimerDelete) (op, bool) {
+	var keys []string
+	for _, d := range ds {
+		if d.ExpectDueAt == nil {
+			keys = append(keys, d.Key)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return op{}, false
+	case 1:
+		return op{what: "timer " + keys[0], query: sqlTimerDelete, args: []any{keys[0]}}, true
+	}
+	var w where
+	addIn(&w, "key", keys)
+	return op{what: fmt.Sprintf("%d timers", len(keys)), query: `DELETE FROM timers` + w.String(), args: w.args}, true
 }
 
 // timerPut writes a timer: an upsert, or with ExpectDueAt an update whose

@@ -418,3 +418,44 @@ func TestSecondProcessSeesCommits(t *testing.T) {
 		t.Fatalf("second store does not see the run: %v", err)
 	}
 }
+
+// A Change's timer deletes with no condition (a closed period's SLA
+// timers, set or not) are one statement; a conditional one keeps its own.
+func TestUnconditionalTimerDeletesAreOneStatement(t *testing.T) {
+	due := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	c := store.Change{TimerDeletes: []store.TimerDelete{{Key: "a"}, {Key: "b", ExpectDueAt: &due}, {Key: "c"}, {Key: "d"}}}
+	ops, err := plan(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deletes []string
+	for _, o := range ops {
+		if strings.HasPrefix(o.query, "DELETE FROM timers") {
+			deletes = append(deletes, o.query)
+		}
+	}
+	if len(deletes) != 2 || deletes[0] != `DELETE FROM timers WHERE key IN (?,?,?)` || deletes[1] != sqlTimerClaim {
+		t.Fatalf("timer delete statements: %q", deletes)
+	}
+
+	ctx := t.Context()
+	s := openPath(t, filepath.Join(t.TempDir(), "t.db"))
+	k := run.Key{PipelineID: "p", ScheduleID: "daily", Period: "2026-03-01"}
+	var put store.Change
+	for _, key := range []string{"a", "b", "c", "keep"} {
+		put.Timers = append(put.Timers, store.TimerWrite{Timer: store.Timer{Key: key, Kind: "k", Run: k, DueAt: due}})
+	}
+	if err := s.Commit(ctx, put); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, c); err != nil { // "d" was never set: no error
+		t.Fatal(err)
+	}
+	left, err := s.TimerList(ctx, store.TimerListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Key != "keep" {
+		t.Fatalf("timers left: %+v", left)
+	}
+}
