@@ -53,6 +53,7 @@ func runSilence(ctx context.Context, env Env, args []string) int {
 	dur := fs.String("duration", "", "add: how long from now (30m, 2h, 1d)")
 	until := fs.String("until", "", "add: when it ends (RFC3339)")
 	comment := fs.String("comment", "", "add: why, for whoever sees the silenced alerts")
+	id := fs.String("id", "", "add: name the silence (letters, digits, '-', '_', '.'); a second silence of that name is refused (default: one is made)")
 	all := fs.Bool("all", false, "list: every stored silence, not only the active and those ended in the last day")
 	if code, ok := parseFlags(env, c, fs, args); !ok {
 		return code
@@ -90,7 +91,7 @@ func runSilence(ctx context.Context, env Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "interlock silence add: give one of --duration and --until\n")
 			return ExitUsage
 		}
-		req := api.SilenceRequest{Pipelines: pipelines, Types: types, Levels: levels, Owners: owners, Duration: *dur, Until: *until, Comment: *comment}
+		req := api.SilenceRequest{ID: *id, Pipelines: pipelines, Types: types, Levels: levels, Owners: owners, Duration: *dur, Until: *until, Comment: *comment}
 		var s api.Silence
 		raw, err := cl.call(ctx, "POST", "/v1/silences", req, &s)
 		if err != nil {

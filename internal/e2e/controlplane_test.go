@@ -392,9 +392,14 @@ func TestCLIOnAWSTables(t *testing.T) {
 	if out := cmd(0, "backfill", "status", "gold", "1"); !strings.Contains(out, "backfill 1 of gold") {
 		t.Fatalf("backfill status on the tables:\n%s", out)
 	}
-	cmd(0, "silence", "add", "--pipeline", "gold", "--duration", "1h", "--comment", "on call")
-	if out := cmd(0, "silence", "list"); !strings.Contains(out, "on call") {
+	cmd(0, "silence", "add", "--id", "on-call-1", "--pipeline", "gold", "--duration", "1h", "--comment", "on call")
+	if out := cmd(0, "silence", "list"); !strings.Contains(out, "on call") || !strings.Contains(out, "on-call-1") {
 		t.Fatalf("silence list on the tables:\n%s", out)
+	}
+	// A second silence of that name (a retried command) is refused (exit
+	// 1, the reason on stderr), printing no silence.
+	if out := cmd(1, "silence", "add", "--id", "on-call-1", "--pipeline", "gold", "--duration", "1h"); strings.Contains(out, "on-call-1") {
+		t.Fatalf("a second silence on-call-1:\n%s", out)
 	}
 	if out := cmd(0, "events", "--pipeline", "gold"); !strings.Contains(out, "PIPELINE_PAUSED") || !strings.Contains(out, "PIPELINE_RESUMED") || !strings.Contains(out, "RERUN_ACCEPTED") {
 		t.Fatalf("events on the tables:\n%s", out)

@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/scenario"
 	"github.com/interlockhq/interlock/internal/simulate"
 	"github.com/interlockhq/interlock/internal/store"
@@ -161,10 +161,20 @@ func agreeOnAWS(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onAWS, silenced, _ := playOnAWS(t, sc, storedSettings(t, path, sc))
+	onAWS, silenced, w := playOnAWS(t, sc, storedSettings(t, path, sc))
 	for _, c := range simulate.VerifySilenced(sc.Expect, onAWS, silenced) {
 		if !c.OK {
 			t.Errorf("on AWS: line %d: %s %s: %s", c.Matcher.Line, c.Kind(), c.What(), c.Why)
+		}
+	}
+	// A backfill's progress, as `interlock backfill list` shows it through
+	// the control plane: what the deployment ran.
+	for _, a := range sc.Timeline {
+		if b := a.Backfill; b != nil && !b.DryRun && !a.Refused {
+			code, out := w.cli("backfill", "list", b.Pipeline)
+			if code != 0 || !strings.Contains(out, "completed") || strings.Contains(out, " 0 succeeded") || !strings.Contains(out, "0 running, 0 pending") {
+				t.Errorf("interlock backfill list %s: exit %d, want it completed with its periods run:\n%s", b.Pipeline, code, out)
+			}
 		}
 	}
 	got, want := eventLines(onAWS), eventLines(local.Events)
@@ -205,44 +215,61 @@ func playOnAWS(t *testing.T, sc *scenario.File, alerts string) ([]event.Event, m
 					t.Fatal(err)
 				}
 			}})
+		// Operator actions go through the deployment's control plane
+		// (serve --store dynamodb://…: its /v1 API on the deployment's
+		// tables; a backfill by the CLI against it): what they arm is the
+		// deployment's to realise — a resume's step timers become
+		// executions, a timed pause's end, a silence's end and a
+		// backfill's steps Scheduler schedules into the sla-monitor.
 		case a.Silence != nil:
-			// As a control plane makes it (serve --store dynamodb://…).
 			acts = append(acts, action{at: a.At, do: func() {
-				if _, err := w.engine(engine.Options{}).CreateSilence(w.ctx, engine.SilenceRequest{ID: a.Silence.ID, Matchers: a.Silence.Matchers,
-					Until: a.Silence.Until, Duration: a.Silence.Duration, Comment: a.Silence.Comment, By: "scenario"}); (err != nil) != a.Refused {
-					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				m := a.Silence.Matchers
+				body := map[string]any{"id": a.Silence.ID, "pipelines": m.Pipelines, "types": m.Types, "levels": m.Levels, "owners": m.Owners,
+					"until": rfc3339(a.Silence.Until), "comment": a.Silence.Comment}
+				if a.Silence.Duration > 0 {
+					body["duration"] = a.Silence.Duration.String()
+				}
+				if code, out := w.api("POST", "/v1/silences", body); refusedAs(code) != a.Refused || (!a.Refused && code != 201) {
+					t.Fatal(apiFailed(a.Line, "silence", code, out))
 				}
 			}})
 		case a.ExpireSilence != nil:
 			acts = append(acts, action{at: a.At, do: func() {
-				if _, err := w.engine(engine.Options{}).ExpireSilence(w.ctx, a.ExpireSilence.ID, "scenario"); (err != nil) != a.Refused {
-					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				if code, out := w.api("DELETE", "/v1/silences/"+a.ExpireSilence.ID, nil); refusedAs(code) != a.Refused || (!a.Refused && code != 200) {
+					t.Fatal(apiFailed(a.Line, "expire silence", code, out))
 				}
 			}})
-		// Operator actions, as a control plane commits them (serve --store
-		// dynamodb://…: a passive engine on the deployment's tables): what
-		// they arm is the deployment's to realise — a resume's step timers
-		// become executions, a timed pause's end and a backfill's steps
-		// Scheduler schedules into the sla-monitor.
 		case a.Pause != nil:
 			acts = append(acts, action{at: a.At, do: func() {
-				if err := w.engine(engine.Options{}).Pause(w.ctx, a.Pause.Pipeline, a.Pause.Until, "scenario"); (err != nil) != a.Refused {
-					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				body := map[string]any{}
+				if !a.Pause.Until.IsZero() {
+					body["until"] = rfc3339(a.Pause.Until)
+				}
+				if code, out := w.api("POST", "/v1/pipelines/"+a.Pause.Pipeline+"/pause", body); refusedAs(code) != a.Refused || (!a.Refused && code != 200) {
+					t.Fatal(apiFailed(a.Line, "pause", code, out))
 				}
 			}})
 		case a.Resume != nil:
 			acts = append(acts, action{at: a.At, do: func() {
-				if err := w.engine(engine.Options{}).Resume(w.ctx, a.Resume.Pipeline, "scenario"); (err != nil) != a.Refused {
-					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				if code, out := w.api("POST", "/v1/pipelines/"+a.Resume.Pipeline+"/resume", nil); refusedAs(code) != a.Refused || (!a.Refused && code != 200) {
+					t.Fatal(apiFailed(a.Line, "resume", code, out))
 				}
 			}})
 		case a.Backfill != nil:
 			acts = append(acts, action{at: a.At, do: func() {
 				b := a.Backfill
-				_, err := w.engine(engine.Options{}).RequestBackfill(w.ctx, b.Pipeline,
-					run.BackfillRequest{From: b.From, To: b.To, Only: run.BackfillOnly(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse}, b.DryRun, "scenario")
-				if (err != nil) != a.Refused {
-					t.Fatalf("timeline line %d: refused %v: %v", a.Line, a.Refused, err)
+				args := []string{"backfill", b.Pipeline, "--from", b.From, "--to", b.To, "--max-active", fmt.Sprint(max(b.MaxActive, 1)), "--detach"}
+				if b.Only != "" {
+					args = append(args, "--only", string(b.Only))
+				}
+				if b.Reverse {
+					args = append(args, "--reverse")
+				}
+				if b.DryRun {
+					args = append(args, "--dry-run")
+				}
+				if code, out := w.cli(args...); (code != 0) != a.Refused {
+					t.Fatalf("timeline line %d: interlock %s: exit %d, refused %v:\n%s", a.Line, strings.Join(args, " "), code, a.Refused, out)
 				}
 			}})
 		case a.CancelBackfill != nil:

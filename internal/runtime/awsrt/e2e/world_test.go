@@ -130,6 +130,7 @@ type world struct {
 	// alertConfig, with scenarioSettings.alerts, is how every function
 	// reads the stored alert config's windows (nil: windows).
 	alertConfig *app.StoredAlertConfig
+	cpURL       string // the control plane's address (controlplane_test.go), once opened
 }
 
 // faults are the failures a test injects; each is counted when it

@@ -22,8 +22,11 @@ import (
 // window covers with silencedBy, matched when they are read.
 
 // SilenceRequest is the body of POST /v1/silences: at least one matcher,
-// and until (RFC 3339) or duration (30m, 2h, 1d).
+// and until (RFC 3339) or duration (30m, 2h, 1d); an id names the silence
+// (else one is made): a second silence of that id is refused, so a
+// retried request makes one.
 type SilenceRequest struct {
+	ID        string   `json:"id,omitempty"`
 	Pipelines []string `json:"pipelines"`
 	Types     []string `json:"types"`
 	Levels    []string `json:"levels"`
@@ -108,7 +111,7 @@ func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
 	if err := checkComment(req.Comment); err != nil {
 		return err
 	}
-	sr := engine.SilenceRequest{Matchers: m, Comment: req.Comment, By: by(r)}
+	sr := engine.SilenceRequest{ID: req.ID, Matchers: m, Comment: req.Comment, By: by(r)}
 	switch {
 	case req.Until != "" && req.Duration != "":
 		return errorf(http.StatusBadRequest, codeBadRequest, "give one of \"until\" and \"duration\", not both")

@@ -94,6 +94,14 @@ func TestSilences(t *testing.T) {
 	wantError(t, f.do(t, "DELETE", "/v1/silences/"+s.ID, readerSecret, ""), 403, "forbidden")
 	wantError(t, f.do(t, "POST", "/v1/silences", writerSecret, `{"pipelines": ["x"], "duration": "1h"}`), 403, "forbidden")
 
+	// A named silence: the name is its id, and a second of that name (a
+	// retried request) is refused rather than made twice.
+	named := want[silenceAnswer](t, f.do(t, "POST", "/v1/silences", adminSecret,
+		`{"id": "warehouse-migration", "pipelines": ["ord*"], "duration": "1h"}`), http.StatusCreated)
+	if named.ID != "warehouse-migration" {
+		t.Fatalf("named silence: %+v", named)
+	}
+
 	for _, tc := range []struct{ name, body, code, mentions string }{
 		{"no matcher", `{"duration": "1h"}`, "bad_request", "matchers"},
 		{"empty matchers", `{"pipelines": [], "duration": "1h"}`, "bad_request", "matchers"},
@@ -108,6 +116,8 @@ func TestSilences(t *testing.T) {
 		{"bad glob", `{"pipelines": ["a["], "duration": "1h"}`, "bad_request", "pipelines[0]"},
 		{"control characters in comment", `{"pipelines": ["x"], "duration": "1h", "comment": "a\u0007b"}`, "bad_request", "comment"},
 		{"unknown field", `{"pipelines": ["x"], "duration": "1h", "force": true}`, "invalid_json", "force"},
+		{"bad id", `{"id": "a b", "pipelines": ["x"], "duration": "1h"}`, "bad_request", "id"},
+		{"id taken", `{"id": "warehouse-migration", "pipelines": ["y"], "duration": "1h"}`, "bad_request", "exists"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := wantError(t, f.do(t, "POST", "/v1/silences", adminSecret, tc.body), 400, tc.code)
