@@ -73,18 +73,22 @@ locals {
   # (embedded metric format, namespace Interlock; metrics.tf).
   metrics_env = { INTERLOCK_ENVIRONMENT = var.environment }
 
+  # telemetry_environment (OTEL_*) reaches every function: traces
+  # (docs/telemetry.md), none when it is empty.
+  otel_env = var.telemetry_environment
+
   function_env = {
-    "stream-router"    = merge(local.store_env, local.execution_env, local.alerts_env, local.metrics_env)
-    "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env, local.metrics_env)
-    "sla-monitor"      = merge(local.store_env, local.scheduler_env, local.alerts_env, local.metrics_env)
-    "watchdog"         = merge(local.store_env, local.execution_env, local.alerts_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold }, local.metrics_env)
-    "event-sink"       = local.store_env
-    "alert-dispatcher" = merge(local.store_env, local.slack_env, local.metrics_env)
-    "event-publisher" = {
+    "stream-router"    = merge(local.store_env, local.execution_env, local.alerts_env, local.metrics_env, local.otel_env)
+    "orchestrator"     = merge(local.store_env, local.jobs_env, local.execution_env, local.metrics_env, local.otel_env)
+    "sla-monitor"      = merge(local.store_env, local.scheduler_env, local.alerts_env, local.metrics_env, local.otel_env)
+    "watchdog"         = merge(local.store_env, local.execution_env, local.alerts_env, { STUCK_RUN_THRESHOLD = var.watchdog_stuck_run_threshold }, local.metrics_env, local.otel_env)
+    "event-sink"       = merge(local.store_env, local.otel_env)
+    "alert-dispatcher" = merge(local.store_env, local.slack_env, local.metrics_env, local.otel_env)
+    "event-publisher" = merge({
       EVENT_BUS_NAME = local.bus_name
       EVENTS_TABLE   = local.tables.events
-    }
-    "api" = merge(local.store_env, { API_TOKENS_SECRET_ARN = var.api_tokens_secret_arn })
+    }, local.otel_env)
+    "api" = merge(local.store_env, { API_TOKENS_SECRET_ARN = var.api_tokens_secret_arn }, local.otel_env)
   }
 }
 
@@ -111,13 +115,12 @@ resource "aws_lambda_function" "fn" {
   reserved_concurrent_executions = lookup(var.lambda_concurrency, each.key, -1)
   kms_key_arn                    = local.kms_key_arn
 
-  # telemetry_environment (OTEL_*) reaches every function: traces
-  # (docs/telemetry.md), exported through the collector of
-  # telemetry_layers when one is given.
+  # A trace collector beside each function (telemetry_layers; the
+  # OTEL_* variables are in function_env).
   layers = var.telemetry_layers
 
   environment {
-    variables = merge(local.function_env[each.key], var.telemetry_environment)
+    variables = local.function_env[each.key]
   }
 
   # The orchestrator alone runs in the VPC when one is given: it is the
