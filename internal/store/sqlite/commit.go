@@ -45,6 +45,16 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 		s.runs.drop(keys)
 		defer s.runs.drop(keys)
 	}
+	if (len(c.Timers) > 0 || len(c.TimerDeletes) > 0) && s.timers != nil {
+		keys, xs, ok := timersWritten(c)
+		gen := s.timers.drop(keys)
+		err := s.commitOps(ctx, ops)
+		if err != nil || !ok {
+			xs = nil
+		}
+		s.timers.finish(gen, keys, xs)
+		return err
+	}
 	return s.commitOps(ctx, ops)
 }
 

@@ -100,6 +100,10 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 		s.runs.drop(nil)
 		defer s.runs.drop(nil)
 	}
+	if s.timers != nil { // it deletes no timer today; if it ever does
+		gen := s.timers.drop(nil)
+		defer s.timers.finish(gen, nil, nil)
+	}
 	res := store.ExpireResult{Deleted: map[string]int{}}
 	var args [][]any // each kind's arguments, the limit left out; nil skips it
 	for _, x := range expiries {

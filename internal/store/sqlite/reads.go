@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -185,25 +184,15 @@ func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 
 // RunGet returns the run with the given key.
 func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
-	what := "run " + keyString(key)
-	var gen uint64
-	if s.runs != nil {
-		x, ok, g := s.runs.get(key)
-		switch {
-		case ok && x.found:
-			return x.r, nil
-		case ok:
-			return run.Run{}, fmt.Errorf("%w: %s", store.ErrNotFound, what)
-		}
-		gen = g
+	read := func() (run.Run, error) {
+		return get(ctx, s.read, sqlstore.ScanRun, "run "+keyString(key),
+			`SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+			key.PipelineID, key.ScheduleID, key.Period)
 	}
-	r, err := get(ctx, s.read, sqlstore.ScanRun, what,
-		`SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
-		key.PipelineID, key.ScheduleID, key.Period)
-	if s.runs != nil && (err == nil || errors.Is(err, store.ErrNotFound)) {
-		s.runs.put(gen, key, cachedRun{r: r, found: err == nil})
+	if s.runs == nil {
+		return read()
 	}
-	return r, err
+	return readThrough(s.runs, key, "run "+keyString(key), read)
 }
 
 // recentPeriods is the PeriodFrom condition. unlikely() returns its
@@ -351,6 +340,11 @@ func timerListQuery(p store.TimerListParams) (string, []any) {
 
 // TimerGet returns the timer with the given key.
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
-	return get(ctx, s.read, sqlstore.ScanTimer, "timer "+key,
-		`SELECT `+sqlstore.TimerCols+` FROM timers WHERE key = ?`, key)
+	read := func() (store.Timer, error) {
+		return get(ctx, s.read, sqlstore.ScanTimer, "timer "+key, `SELECT `+sqlstore.TimerCols+` FROM timers WHERE key = ?`, key)
+	}
+	if s.timers == nil {
+		return read()
+	}
+	return readThrough(s.timers, key, "timer "+key, read)
 }

@@ -1,12 +1,16 @@
 package sqlite
 
 import (
+	"database/sql"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // pipelineCache keeps the pipeline rows of a store that has its database
@@ -109,35 +113,60 @@ func clipPipeline(p store.Pipeline) store.Pipeline {
 type runCache struct {
 	mu   sync.Mutex
 	gen  uint64
-	runs map[run.Key]cachedRun
+	runs map[run.Key]cached[run.Run]
 }
 
-type cachedRun struct {
-	r     run.Run
+// cached is a read kept: the record, or that there was none.
+type cached[V any] struct {
+	v     V
 	found bool
 }
 
-func newRunCache() *runCache { return &runCache{runs: map[run.Key]cachedRun{}} }
+// keyCache is a cache of one table's point reads (runCache, timerCache).
+type keyCache[K comparable, V any] interface {
+	get(K) (cached[V], bool, uint64)
+	put(uint64, K, cached[V])
+}
+
+// readThrough returns key's record as c holds it (or that there is none:
+// store.ErrNotFound, worded as get words it), else read's answer, which c
+// keeps unless a commit moved its generation meanwhile.
+func readThrough[K comparable, V any](c keyCache[K, V], key K, what string, read func() (V, error)) (V, error) {
+	x, ok, gen := c.get(key)
+	if ok {
+		if !x.found {
+			return x.v, fmt.Errorf("%w: %s", store.ErrNotFound, what)
+		}
+		return x.v, nil
+	}
+	v, err := read()
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		c.put(gen, key, cached[V]{v: v, found: err == nil})
+	}
+	return v, err
+}
+
+func newRunCache() *runCache { return &runCache{runs: map[run.Key]cached[run.Run]{}} }
 
 // get returns the cached read of k (a copy the caller may change); when
 // there is none, the generation a read must still find to store its
 // result.
-func (c *runCache) get(k run.Key) (cachedRun, bool, uint64) {
+func (c *runCache) get(k run.Key) (cached[run.Run], bool, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	x, ok := c.runs[k]
 	if ok && x.found {
-		x.r = copyRun(x.r)
+		x.v = copyRun(x.v)
 	}
 	return x, ok, c.gen
 }
 
-func (c *runCache) put(gen uint64, k run.Key, x cachedRun) {
+func (c *runCache) put(gen uint64, k run.Key, x cached[run.Run]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen == c.gen {
 		if x.found {
-			x.r = copyRun(x.r)
+			x.v = copyRun(x.v)
 		}
 		c.runs[k] = x
 	}
@@ -164,4 +193,122 @@ func copyRun(r run.Run) run.Run {
 		r.LastFailure = &f
 	}
 	return r
+}
+
+// timerCache keeps the timers a store that has its database to itself
+// read or wrote, by key (absent ones too): a run's step timer is read by
+// the decision that follows the one that set it. A Commit that touches
+// timers drops them before its transaction; once it committed, it stores
+// what it wrote, decoded from the values it wrote as a read would decode
+// them (ScanTimer), unless another commit of timers ran meanwhile (gen).
+// A read that missed keeps what it read only if gen did not move.
+type timerCache struct {
+	mu  sync.Mutex
+	gen uint64
+	// inflight counts the commits of timers between drop and finish.
+	inflight int
+	timers   map[string]cached[store.Timer]
+}
+
+func newTimerCache() *timerCache { return &timerCache{timers: map[string]cached[store.Timer]{}} }
+
+func (c *timerCache) get(key string) (cached[store.Timer], bool, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x, ok := c.timers[key]
+	return x, ok, c.gen
+}
+
+func (c *timerCache) put(gen uint64, key string, x cached[store.Timer]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen == c.gen {
+		c.timers[key] = x
+	}
+}
+
+// drop forgets the timers of keys (every timer when keys is nil). A
+// Commit calls it before its transaction, and finish after it.
+func (c *timerCache) drop(keys []string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.inflight++
+	if keys == nil {
+		clear(c.timers)
+	}
+	for _, k := range keys {
+		delete(c.timers, k)
+	}
+	return c.gen
+}
+
+// finish ends a commit of timers that called drop (which returned gen):
+// when it committed (xs: what it left of them) and no other commit of
+// timers ran since or runs still, what it wrote is kept; otherwise its
+// keys are forgotten again (a read during the commit may have kept what
+// was there before). Either way a read that started before is not kept.
+func (c *timerCache) finish(gen uint64, keys []string, xs map[string]cached[store.Timer]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight--
+	alone := gen == c.gen && c.inflight == 0
+	c.gen++
+	if xs != nil && alone {
+		maps.Copy(c.timers, xs)
+		return
+	}
+	for _, k := range keys {
+		delete(c.timers, k)
+	}
+}
+
+// timersWritten is what c leaves of the timers it writes or deletes, each
+// decoded from the values the commit writes (as ScanTimer reads a row);
+// ok is false when one does not decode, and nothing is then stored.
+func timersWritten(c store.Change) (keys []string, xs map[string]cached[store.Timer], ok bool) {
+	xs = make(map[string]cached[store.Timer], len(c.Timers)+len(c.TimerDeletes))
+	e := sqlstore.Encoder{D: &dialect}
+	ok = true
+	for _, w := range c.Timers {
+		t := w.Timer
+		keys = append(keys, t.Key)
+		got, err := sqlstore.ScanTimer(values{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period,
+			e.Time("timer due at", t.DueAt), e.Object("timer detail", t.Detail)})
+		ok = ok && err == nil && e.Err == nil
+		xs[t.Key] = cached[store.Timer]{v: got, found: true}
+	}
+	for _, d := range c.TimerDeletes {
+		keys = append(keys, d.Key)
+		xs[d.Key] = cached[store.Timer]{}
+	}
+	return keys, xs, ok
+}
+
+// values is one row's column values as the driver returns them (TEXT a
+// string, INTEGER an int64, NULL nil), scanned as database/sql would into
+// the destinations the scan functions use for them.
+type values []any
+
+func (v values) Scan(dest ...any) error {
+	if len(dest) != len(v) {
+		return fmt.Errorf("sqlite: %d values scanned into %d destinations", len(v), len(dest))
+	}
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *string:
+			s, ok := v[i].(string)
+			if !ok {
+				return fmt.Errorf("sqlite: value %d is a %T, not text", i, v[i])
+			}
+			*d = s
+		case sql.Scanner:
+			if err := d.Scan(v[i]); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("sqlite: cannot scan into %T", d)
+		}
+	}
+	return nil
 }

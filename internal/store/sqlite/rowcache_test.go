@@ -3,10 +3,12 @@ package sqlite
 import (
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/storetest"
 )
@@ -162,8 +164,92 @@ func TestRunCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
 	_, _, gen := c.get(k)
 	c.drop([]run.Key{k})
-	c.put(gen, k, cachedRun{r: run.Run{Key: k, Version: 1}, found: true})
+	c.put(gen, k, cached[run.Run]{v: run.Run{Key: k, Version: 1}, found: true})
 	if _, ok, _ := c.get(k); ok {
 		t.Fatal("a run read before a commit was kept after it")
+	}
+}
+
+// A scratch store answers a timer read with what its commit wrote,
+// decoded as a read of the row would be (the same timer committed to a
+// durable store reads back equal), and a commit that failed leaves
+// nothing of its writes.
+func TestScratchTimerWritesRead(t *testing.T) {
+	ctx := t.Context()
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	d := openPath(t, filepath.Join(t.TempDir(), "durable.db"))
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 3, 1, 9, 0, 0, 123, ny) // not UTC, with nanoseconds
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	detail := sensor.NewObject(map[string]sensor.Value{"n": sensor.IntValue(3), "why": sensor.StringValue("late — again"), "ok": sensor.BoolValue(true)})
+	c := store.Change{Timers: []store.TimerWrite{{Timer: store.Timer{Key: "step/a", Kind: "poll", Run: k, DueAt: due, Detail: detail}},
+		{Timer: store.Timer{Key: "sla/a", Kind: "sla-breach", Run: k, DueAt: due}}}}
+	for _, st := range []*Store{s, d} {
+		if err := st.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, key := range []string{"step/a", "sla/a"} {
+		got, err := s.TimerGet(ctx, key)
+		want, werr := d.TimerGet(ctx, key)
+		if err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: scratch read %+v (%v), durable read %+v (%v)", key, got, err, want, werr)
+		}
+	}
+	// Behind the store's back: the written timer is served from memory.
+	if _, err := s.write.ExecContext(ctx, `UPDATE timers SET kind = 'x'`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.TimerGet(ctx, "step/a"); err != nil || got.Kind != "poll" {
+		t.Fatalf("the written timer was read again from the database: %+v, %v", got, err)
+	}
+	// A claim that fails (the due time moved) rolls back, with the
+	// delete beside it: neither is remembered as done.
+	moved := due.Add(time.Minute)
+	err = s.Commit(ctx, store.Change{TimerDeletes: []store.TimerDelete{{Key: "sla/a"}, {Key: "step/a", ExpectDueAt: &moved}}})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("claim at a moved due time: %v, want a conflict", err)
+	}
+	if got, err := s.TimerGet(ctx, "sla/a"); err != nil || got.Key != "sla/a" {
+		t.Fatalf("after the failed commit: %+v, %v", got, err)
+	}
+	if err := s.Commit(ctx, store.Change{TimerDeletes: []store.TimerDelete{{Key: "sla/a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TimerGet(ctx, "sla/a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after its delete: %v", err)
+	}
+}
+
+// A commit of timers that ran beside another keeps nothing of what it
+// wrote (the other may have written the same timers after it), and a
+// read that raced a commit is not kept.
+func TestTimerCacheKeepsOnlyACommitThatRanAlone(t *testing.T) {
+	c := newTimerCache()
+	x := map[string]cached[store.Timer]{"a": {v: store.Timer{Key: "a", Kind: "first"}, found: true}}
+	ga := c.drop([]string{"a"})
+	gb := c.drop([]string{"a"})
+	c.finish(gb, []string{"a"}, map[string]cached[store.Timer]{"a": {v: store.Timer{Key: "a", Kind: "second"}, found: true}})
+	c.finish(ga, []string{"a"}, x)
+	if got, ok, _ := c.get("a"); ok {
+		t.Fatalf("two commits of one timer at once: kept %+v", got)
+	}
+	_, _, gen := c.get("a")
+	g := c.drop([]string{"a"})
+	c.put(gen, "a", cached[store.Timer]{v: store.Timer{Key: "a", Kind: "read before"}, found: true})
+	c.finish(g, []string{"a"}, x)
+	if got, _, _ := c.get("a"); got.v.Kind != "first" {
+		t.Fatalf("after a commit that ran alone: %+v", got)
+	}
+	// A read that started during a commit and ends after it.
+	g = c.drop([]string{"a"})
+	_, _, during := c.get("a")
+	c.finish(g, []string{"a"}, map[string]cached[store.Timer]{"a": {v: store.Timer{Key: "a", Kind: "third"}, found: true}})
+	c.put(during, "a", cached[store.Timer]{v: store.Timer{Key: "a", Kind: "read during"}, found: true})
+	if got, _, _ := c.get("a"); got.v.Kind != "third" {
+		t.Fatalf("a read from during a commit replaced what it wrote: %+v", got)
 	}
 }

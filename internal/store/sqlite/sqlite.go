@@ -78,6 +78,9 @@ type Store struct {
 	pipelines *pipelineCache
 	// runs caches the runs it read, likewise (rowcache.go); nil otherwise.
 	runs *runCache
+	// timers caches the timers it read or wrote (rowcache.go); nil
+	// otherwise.
+	timers *timerCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -166,6 +169,7 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 		s.read = s.write
 		s.pipelines = newPipelineCache()
 		s.runs = newRunCache()
+		s.timers = newTimerCache()
 	} else {
 		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
 		if err != nil {
