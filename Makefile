@@ -128,7 +128,7 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x ./internal/engine/
 	@echo "== the same on PostgreSQL (a throwaway server on this machine, fsync off), with one engine and with three sharing the database"
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
-	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1 min)"
+	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1-2 min)"
 	GO=$(GO) scripts/bench-saturation.sh
 	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s; 2026-11-28 on 2 shared cores at load ~9: 71 s wall, 54 s CPU)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
