@@ -79,6 +79,14 @@ func newFakeAirflow(t *testing.T) *fakeAirflow {
 			fmt.Fprintf(w, `{"dag_id":"gold","dag_run_id":%q,"state":"queued"}`, body.DagRunID)
 		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/dags/gold/dagRuns/"):
 			id := strings.TrimPrefix(r.URL.Path, "/api/v1/dags/gold/dagRuns/")
+			if !f.runs[id] {
+				// As Airflow answers a DAG run it never created: the
+				// engine's lookup after a crash must not adopt a run that
+				// does not exist.
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, `{"detail":"DAGRun not found","status":404,"title":"DAGRun not found","type":"about:blank"}`)
+				return
+			}
 			fmt.Fprintf(w, `{"dag_id":"gold","dag_run_id":%q,"state":%q}`, id, f.state)
 		default:
 			http.NotFound(w, r)
