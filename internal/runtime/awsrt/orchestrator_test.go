@@ -110,11 +110,15 @@ const (
 
 // sfnSide is one scenario's deployment behind the state machine.
 type sfnSide struct {
-	mu       sync.Mutex
-	clk      *clock.Virtual
-	st       store.Store
-	jobs     *scriptedJobs
-	h        lambda.Handler
+	mu   sync.Mutex
+	clk  *clock.Virtual
+	st   store.Store
+	jobs *scriptedJobs
+	// fn is the orchestrator's handler; each invocation gets a Lambda
+	// handler of its own (lambda.NewHandler's reuses one answer buffer,
+	// as one instance runs one invocation at a time — concurrent
+	// executions here are concurrent instances there).
+	fn       any
 	faults   []fault // by trigger invocation
 	triggers int
 	steps    []string // the run's step timer after each step
@@ -151,7 +155,7 @@ func (s *sfnSide) invoke(ctx context.Context, in StepInput, body []byte) ([]byte
 	if f == faultBefore {
 		return nil, &StepError{Mode: in.Mode, Err: errors.New("injected: throttled before the step")}
 	}
-	out, err := s.h.Invoke(ctx, body)
+	out, err := lambda.NewHandler(s.fn).Invoke(ctx, body)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +366,7 @@ func TestStateMachineAgreesWithLocalRuntime(t *testing.T) {
 		}
 		o := &Orchestrator{Engine: eng}
 		in := OutputOf(cur)
-		srv.sides[sc.name] = &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler(o.Handle), faults: sc.faults,
+		srv.sides[sc.name] = &sfnSide{clk: clk, st: st, jobs: jobs, fn: o.Handle, faults: sc.faults,
 			steps: appendStep(nil, in.Next, in.NextAt)}
 		execs = append(execs, sfnlocal.Execution{Name: sc.name, Input: in})
 	}
@@ -429,7 +433,7 @@ func TestWaitsTruncatedToTheSecond(t *testing.T) {
 		t.Fatalf("the first step is due at %s: the scenario needs fractional seconds", cur.NextAt)
 	}
 	in := OutputOf(cur)
-	side := &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler((&Orchestrator{Engine: eng}).Handle)}
+	side := &sfnSide{clk: clk, st: st, jobs: jobs, fn: (&Orchestrator{Engine: eng}).Handle}
 	srv.sides[sc.name] = side
 	res := sfnlocal.Run(t, hs.URL, renderedASL(t), []sfnlocal.Execution{{Name: sc.name, Input: in}})
 	if len(res.Executions) != 1 {
@@ -511,7 +515,7 @@ func TestExecutionContinuesAsNew(t *testing.T) {
 	arn := fake.AddStateMachine("interlock-runs")
 	o := &Orchestrator{Engine: eng, Executions: &ExecutionStarter{Client: sfn.NewFromConfig(awsfake.Config(fake.URL)), StateMachineARN: arn, Store: st}}
 	in := OutputOf(cur)
-	side := &sfnSide{clk: clk, st: st, jobs: jobs, h: lambda.NewHandler(o.Handle), steps: appendStep(nil, in.Next, in.NextAt)}
+	side := &sfnSide{clk: clk, st: st, jobs: jobs, fn: o.Handle, steps: appendStep(nil, in.Next, in.NextAt)}
 	srv.sides[sc.name] = side
 
 	ended := make(chan sfnlocal.Result, 100)

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
@@ -25,10 +23,10 @@ func TestInvokeEndpointWaitsAsStepFunctions(t *testing.T) {
 	start := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
 	clk := clock.NewVirtual(start)
 	calls := 0
-	e := &invokeEndpoint{clk: clk, handler: lambda.NewHandler(func(context.Context, json.RawMessage) (string, error) {
+	e := &invokeEndpoint{clk: clk, handler: func(context.Context, json.RawMessage) (string, error) {
 		calls++
 		return "not due", nil
-	})}
+	}}
 	defer e.stop()
 	due := start.Add(2*time.Minute + 250*time.Millisecond)
 	body, err := json.Marshal(awsrt.StepInput{Mode: awsrt.ModePoll, Run: run.Key{PipelineID: "p", ScheduleID: "s", Period: "2026-06-01"}, Due: due})

@@ -357,7 +357,7 @@ func newWorld(t *testing.T, opt worldOptions) *world {
 		}
 	}
 	orch.Executions = w.starter(machineARN)
-	w.invoke = &invokeEndpoint{clk: w.clk, handler: lambda.NewHandler(orch.Handle)}
+	w.invoke = &invokeEndpoint{clk: w.clk, handler: orch.Handle}
 	hs := httptest.NewServer(w.invoke)
 	t.Cleanup(hs.Close)
 	t.Cleanup(w.invoke.stop)
@@ -1032,8 +1032,11 @@ func (w *world) checkAlerts() {
 // its reserved concurrency: 429 TooManyRequestsException, the handler not
 // run.
 type invokeEndpoint struct {
-	clk     *clock.Virtual
-	handler lambda.Handler
+	clk *clock.Virtual
+	// handler is the orchestrator's handler; each invocation gets a Lambda
+	// handler of its own (lambda.NewHandler's reuses one answer buffer: one
+	// instance, one invocation at a time; concurrent ones are instances).
+	handler any
 
 	mu        sync.Mutex
 	holds     []*hold
@@ -1083,7 +1086,7 @@ func (e *invokeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"Type":"User","message":"Rate Exceeded.","Reason":"ReservedFunctionConcurrentInvocationLimitExceeded"}`)
 		return
 	}
-	out, err := e.handler.Invoke(r.Context(), body)
+	out, err := lambda.NewHandler(e.handler).Invoke(r.Context(), body)
 	if err != nil {
 		w.Header().Set("X-Amz-Function-Error", "Unhandled")
 		w.Header().Set("Content-Type", "application/json")
