@@ -22,6 +22,9 @@ func openScratch(t *testing.T, path string) *Store {
 // memory (rowcache.go): it must keep the port's semantics, across a
 // reopen too.
 func TestConformanceScratch(t *testing.T) {
+	// The three backends' suites are independent (each store its own
+	// file or memory): run at once, they keep the race run short.
+	t.Parallel()
 	storetest.RunWithOptions(t, storetest.Options{
 		New:    func(t *testing.T) store.Store { return openScratch(t, filepath.Join(t.TempDir(), "scratch.db")) },
 		Reopen: reopenWith(openScratch),

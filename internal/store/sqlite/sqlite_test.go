@@ -60,6 +60,9 @@ func databaseAt(t *testing.T, version int) (db *sql.DB, path string) {
 }
 
 func TestConformance(t *testing.T) {
+	// The three backends' suites are independent (each store its own
+	// file or memory): run at once, they keep the race run short.
+	t.Parallel()
 	storetest.RunWithOptions(t, storetest.Options{
 		New:    func(t *testing.T) store.Store { return openFile(t) },
 		Reopen: reopenWith(openPath),
@@ -81,6 +84,9 @@ func reopenWith(open func(*testing.T, string) *Store) func(*testing.T, store.Sto
 // The in-memory mode shares one connection between reads and writes; it
 // must keep the same semantics (`interlock simulate` runs on it).
 func TestConformanceInMemory(t *testing.T) {
+	// The three backends' suites are independent (each store its own
+	// file or memory): run at once, they keep the race run short.
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return openPath(t, Memory) })
 }
 
