@@ -40,16 +40,7 @@ type apiFn struct {
 
 func newAPIFn(t *testing.T) apiFn {
 	t.Helper()
-	env := newDDBEnv(t, 0)
-	eng := engine.New(engine.Options{Store: env.store, Clock: clock.Real{}, Jobs: noJobs{}, Passive: true})
-	if err := eng.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.ApplyConfig(t.Context(), "orders.yaml", []byte(routerPipeline)); err != nil {
-		t.Fatal(err)
-	}
-	sm := awsfake.NewSecretsManager(t)
-	arn := sm.Put("prod/interlock-api-tokens", apiTokensJSON)
+	env, eng, sm, arn := apiDeployment(t)
 	awsEnv(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": ddblocal.Endpoint(t), "AWS_ENDPOINT_URL_SECRETS_MANAGER": sm.URL})
 	h, err := APIFromEnv(t.Context(), EnvOf(map[string]string{
 		EnvControlTable: env.tables.Control, EnvJobLogTable: env.tables.JobLog, EnvRerunTable: env.tables.Rerun, EnvEventsTable: env.tables.Events,
@@ -62,6 +53,24 @@ func newAPIFn(t *testing.T) apiFn {
 		t.Fatalf("the token secret was read %d times at start, want 1", sm.Reads())
 	}
 	return apiFn{env: env, h: lambda.NewHandler(h), reader: eng}
+}
+
+// apiDeployment is what the api function serves: a deployment's tables
+// on DynamoDB Local holding the pipeline orders (loaded as deploy-config
+// loads it, by eng, which reads the tables back as another process), and
+// its tokens in a Secrets Manager secret (sm; arn).
+func apiDeployment(t *testing.T) (ddbEnv, *engine.Engine, *awsfake.SecretsManager, string) {
+	t.Helper()
+	env := newDDBEnv(t, 0)
+	eng := engine.New(engine.Options{Store: env.store, Clock: clock.Real{}, Jobs: noJobs{}, Passive: true})
+	if err := eng.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ApplyConfig(t.Context(), "orders.yaml", []byte(routerPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	sm := awsfake.NewSecretsManager(t)
+	return env, eng, sm, sm.Put("prod/interlock-api-tokens", apiTokensJSON)
 }
 
 // signed is a function-URL payload as Lambda delivers it for a request an

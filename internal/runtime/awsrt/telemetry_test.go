@@ -10,8 +10,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/interlockhq/interlock/internal/clock"
-	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
 	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 	"github.com/interlockhq/interlock/internal/testenv/otlptest"
@@ -26,16 +24,7 @@ import (
 // the process once it has answered). Without the environment it sends
 // nothing.
 func TestFunctionSendsItsSpansWithEachInvocation(t *testing.T) {
-	env := newDDBEnv(t, 0)
-	eng := engine.New(engine.Options{Store: env.store, Clock: clock.Real{}, Jobs: noJobs{}, Passive: true})
-	if err := eng.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.ApplyConfig(t.Context(), "orders.yaml", []byte(routerPipeline)); err != nil {
-		t.Fatal(err)
-	}
-	sm := awsfake.NewSecretsManager(t)
-	arn := sm.Put("prod/interlock-api-tokens", apiTokensJSON)
+	env, _, sm, arn := apiDeployment(t)
 	otlp := otlptest.New(t)
 	function := func(tracing bool) *awsfake.Function {
 		return awsfake.NewFunction(t, 30*time.Second, func() *exec.Cmd {
