@@ -678,6 +678,11 @@ func (w *world) events() []event.Event {
 // machine, no orchestrator invocation running and every execution either
 // ended or held at a Wait — twice in a row, so that what the last
 // invocation wrote has been read. Bounded to a minute.
+// settleQuiet is how long each of settle's quiet rounds waits before the
+// next look: enough for a stream record written at the end of the last
+// invocation to be readable.
+const settleQuiet = 5 * time.Millisecond
+
 func (w *world) settle() {
 	w.t.Helper()
 	deadline := time.Now().Add(time.Minute)
@@ -737,7 +742,12 @@ func (w *world) settle() {
 			moved++
 		}
 		if moved == 0 && w.invoke.activeCount() == 0 && w.machine.Running() == w.invoke.held() {
+			// Quiet for a moment, not for two back-to-back polls: a record
+			// a function just wrote reaches the stream's reader a little
+			// later (more so on a loaded machine), and the world must not
+			// move its clock past the timer that record arms.
 			quiet++
+			time.Sleep(settleQuiet)
 			continue
 		}
 		quiet = 0
