@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -125,8 +126,11 @@ func Setup(ctx context.Context, cfg Config) (shutdown func(context.Context) erro
 	}
 	// The environment's OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
 	// come last, so they win.
-	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName(name), semconv.ServiceVersion(cfg.Version)),
+	attrs := []attribute.KeyValue{semconv.ServiceName(name)}
+	if cfg.Version != "" {
+		attrs = append(attrs, semconv.ServiceVersion(cfg.Version))
+	}
+	res, err := resource.New(ctx, resource.WithAttributes(attrs...),
 		resource.WithTelemetrySDK(), resource.WithHost(), resource.WithFromEnv())
 	if err != nil && res == nil {
 		return noop, fmt.Errorf("telemetry: resource: %w", err)

@@ -23,7 +23,7 @@ import (
 // sent before it returns: Lambda may freeze the process as soon as it has.
 func Main(build func(ctx context.Context, env Env) (any, error)) {
 	ctx := context.Background()
-	if _, err := app.SetupTracing(ctx, "lambda"); err != nil {
+	if _, err := app.SetupTracing(ctx, ""); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
