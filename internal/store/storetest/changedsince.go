@@ -2,7 +2,7 @@ package storetest
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,29 +31,13 @@ func testChangedSince(t *testing.T, o Options) {
 		commit(t, s, c)
 		return s
 	}
+	// Each list names its records pipeline/period, sorted: the order is
+	// not what these checks are about.
 	runs := func(t *testing.T, s store.Store, p store.RunListParams) []string {
-		rs, err := s.RunList(t.Context(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.PipelineID+"/"+r.Period)
-		}
-		sort.Strings(out)
-		return out
+		return slices.Sorted(slices.Values(idsOf(must(s.RunList(t.Context(), p)).get(t), func(r run.Run) string { return r.PipelineID + "/" + r.Period })))
 	}
 	markers := func(t *testing.T, s store.Store, p store.MarkerListParams) []string {
-		ms, err := s.MarkerList(t.Context(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.Key.PipelineID+"/"+m.Key.Period)
-		}
-		sort.Strings(out)
-		return out
+		return slices.Sorted(slices.Values(idsOf(must(s.MarkerList(t.Context(), p)).get(t), func(m store.Marker) string { return m.Key.PipelineID + "/" + m.Key.Period })))
 	}
 	t.Run("RunsUpdatedSinceIsInclusive", func(t *testing.T) {
 		s := load(t)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,55 +28,33 @@ func testMarkerList(t *testing.T, o Options) {
 		{key("orders", "daily", "2026-03-13"), []string{"sla-breach", "first-trigger"}},
 		{key("orders", "hourly", "2026-03-13T23"), []string{"first-trigger"}},
 	}
-	load := func(t *testing.T) store.Store {
-		s := o.New(t)
-		var c store.Change
-		for _, m := range seed {
-			for _, kind := range m.kinds {
-				c.Markers = append(c.Markers, store.MarkerWrite{Marker: fullMarker(m.key, kind), IfAbsent: true})
-			}
+	var all store.Change
+	for _, m := range seed {
+		for _, kind := range m.kinds {
+			all.Markers = append(all.Markers, store.MarkerWrite{Marker: fullMarker(m.key, kind), IfAbsent: true})
 		}
-		commit(t, s, c)
-		return s
 	}
-	ids := func(ms []store.Marker) []string {
-		out := []string{}
-		for _, m := range ms {
-			out = append(out, keyString(m.Key)+" "+m.Kind)
-		}
-		return out
+	load := func(t *testing.T) store.Store { return seeded(t, o, all) }
+	// Every marker of a dated period, in the listed order.
+	dated := []string{
+		"billing/daily/2026-03-13 sla-breach",
+		"billing/daily/2026-03-14 first-trigger",
+		"orders/daily/2026-03-12 first-trigger",
+		"orders/daily/2026-03-13 first-trigger",
+		"orders/daily/2026-03-13 sla-breach",
+		"orders/daily/2026-03-14 first-trigger",
+		"orders/daily/2026-03-14 sla-warning",
+		"orders/hourly/2026-03-13T23 first-trigger",
+		"orders/hourly/2026-03-14T05 first-trigger",
 	}
 
-	tests := []struct {
-		name   string
-		params store.MarkerListParams
-		want   []string
-	}{
-		{"NoFilterListsEveryScope", store.MarkerListParams{}, []string{
-			"// watchdog:pass",
-			"billing/daily/2026-03-13 sla-breach",
-			"billing/daily/2026-03-14 first-trigger",
-			"orders// paused",
-			"orders/daily/2026-03-12 first-trigger",
-			"orders/daily/2026-03-13 first-trigger",
-			"orders/daily/2026-03-13 sla-breach",
-			"orders/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-14 sla-warning",
-			"orders/hourly/2026-03-13T23 first-trigger",
-			"orders/hourly/2026-03-14T05 first-trigger",
-		}},
+	checkLists(t, load, "MarkerList", store.Store.MarkerList, markerID, []listCase[store.MarkerListParams]{
+		// The global marker sorts first (pipeline ""), the pipeline-level one
+		// first of its pipeline (schedule "").
+		{"NoFilterListsEveryScope", store.MarkerListParams{}, slices.Concat([]string{"// watchdog:pass"}, dated[:2], []string{"orders// paused"}, dated[2:])},
 
 		// PeriodFrom: period >= PeriodFrom as plain strings.
-		{"PeriodFromIncludesTheBoundary", store.MarkerListParams{PeriodFrom: "2026-03-13"}, []string{
-			"billing/daily/2026-03-13 sla-breach",
-			"billing/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-13 first-trigger",
-			"orders/daily/2026-03-13 sla-breach",
-			"orders/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-14 sla-warning",
-			"orders/hourly/2026-03-13T23 first-trigger",
-			"orders/hourly/2026-03-14T05 first-trigger",
-		}},
+		{"PeriodFromIncludesTheBoundary", store.MarkerListParams{PeriodFrom: "2026-03-13"}, without(dated, "orders/daily/2026-03-12 first-trigger")},
 		{"PeriodFromADayIncludesItsHours", store.MarkerListParams{PeriodFrom: "2026-03-14"}, []string{
 			"billing/daily/2026-03-14 first-trigger",
 			"orders/daily/2026-03-14 first-trigger",
@@ -86,26 +65,10 @@ func testMarkerList(t *testing.T, o Options) {
 			"orders/hourly/2026-03-14T05 first-trigger",
 		}},
 		{"PeriodFromAfterTheLastIsEmpty", store.MarkerListParams{PeriodFrom: "2026-03-14T06"}, []string{}},
-		{"PeriodFromBeforeEveryDateExcludesEmptyPeriods", store.MarkerListParams{PeriodFrom: "0000-01-01"}, []string{
-			// The global and pipeline-level markers have period "", which
-			// is less than any date.
-			"billing/daily/2026-03-13 sla-breach",
-			"billing/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-12 first-trigger",
-			"orders/daily/2026-03-13 first-trigger",
-			"orders/daily/2026-03-13 sla-breach",
-			"orders/daily/2026-03-14 first-trigger",
-			"orders/daily/2026-03-14 sla-warning",
-			"orders/hourly/2026-03-13T23 first-trigger",
-			"orders/hourly/2026-03-14T05 first-trigger",
-		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := load(t)
-			mustMatch(t, "MarkerList", ids(must(s.MarkerList(t.Context(), tc.params)).get(t)), tc.want)
-		})
-	}
+		// The global and pipeline-level markers have period "", which is
+		// less than any date.
+		{"PeriodFromBeforeEveryDateExcludesEmptyPeriods", store.MarkerListParams{PeriodFrom: "0000-01-01"}, dated},
+	})
 
 	t.Run("PeriodFromReadsThePeriodNotAt", func(t *testing.T) {
 		// At says when a marker was written, not which period it is about.
@@ -115,7 +78,7 @@ func testMarkerList(t *testing.T, o Options) {
 		recent := fullMarker(key("orders", "daily", "2026-03-14"), "sla-breach")
 		recent.At = at(-30 * 24 * time.Hour)
 		commit(t, s, store.Change{Markers: []store.MarkerWrite{{Marker: old}, {Marker: recent}}})
-		mustMatch(t, "MarkerList", ids(must(s.MarkerList(t.Context(), store.MarkerListParams{PeriodFrom: "2026-03-10"})).get(t)),
+		mustMatch(t, "MarkerList", idsOf(must(s.MarkerList(t.Context(), store.MarkerListParams{PeriodFrom: "2026-03-10"})).get(t), markerID),
 			[]string{"orders/daily/2026-03-14 sla-breach"})
 	})
 

@@ -103,18 +103,16 @@ func testMarkers(t *testing.T, o Options) {
 		seed[2]: {"alert:SLA_BREACH"},
 		seed[3]: {"first-trigger"},
 	}
-	ids := func(ms []store.Marker) []string {
-		out := []string{}
-		for _, m := range ms {
-			out = append(out, keyString(m.Key)+" "+m.Kind)
+	load := func(t *testing.T) store.Store {
+		var c store.Change
+		for _, k := range seed {
+			for _, kind := range kinds[k] {
+				c.Markers = append(c.Markers, store.MarkerWrite{Marker: fullMarker(k, kind), IfAbsent: true})
+			}
 		}
-		return out
+		return seeded(t, o, c)
 	}
-	tests := []struct {
-		name   string
-		params store.MarkerListParams
-		want   []string
-	}{
+	checkLists(t, load, "MarkerList", store.Store.MarkerList, markerID, []listCase[store.MarkerListParams]{
 		{"ListAllSortedByPipelineSchedulePeriodKind", store.MarkerListParams{}, []string{
 			"billing/daily/2026-03-14 first-trigger",
 			"orders/daily/2026-03-13 alert:SLA_BREACH",
@@ -123,18 +121,5 @@ func testMarkers(t *testing.T, o Options) {
 			"orders/hourly/2026-03-14T05 first-trigger",
 		}},
 		{"ListSinceAfterEveryMarkerIsEmpty", store.MarkerListParams{Since: farFuture}, []string{}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := o.New(t)
-			var c store.Change
-			for _, k := range seed {
-				for _, kind := range kinds[k] {
-					c.Markers = append(c.Markers, store.MarkerWrite{Marker: fullMarker(k, kind), IfAbsent: true})
-				}
-			}
-			commit(t, s, c)
-			mustMatch(t, "MarkerList", ids(must(s.MarkerList(t.Context(), tc.params)).get(t)), tc.want)
-		})
-	}
+	})
 }

@@ -33,28 +33,19 @@ func testRunList(t *testing.T, o Options) {
 		commit(t, s, b)
 		return s
 	}
-	keys := func(rs []run.Run) []string {
-		out := []string{}
-		for _, r := range rs {
-			out = append(out, keyString(r.Key))
-		}
-		return out
+	// Every run, newest period first, then by pipeline, then schedule.
+	newestFirst := []string{
+		"orders/hourly/2026-03-14T06",
+		"orders/hourly/2026-03-14T05",
+		"billing/daily/2026-03-14",
+		"orders/daily/2026-03-14",
+		"billing/daily/2026-03-13",
+		"orders/daily/2026-03-13",
+		"orders/daily/2026-03-12",
 	}
 
-	tests := []struct {
-		name   string
-		params store.RunListParams
-		want   []string
-	}{
-		{"AllNewestPeriodFirstThenPipelineThenSchedule", store.RunListParams{}, []string{
-			"orders/hourly/2026-03-14T06",
-			"orders/hourly/2026-03-14T05",
-			"billing/daily/2026-03-14",
-			"orders/daily/2026-03-14",
-			"billing/daily/2026-03-13",
-			"orders/daily/2026-03-13",
-			"orders/daily/2026-03-12",
-		}},
+	checkLists(t, load, "RunList", store.Store.RunList, runID, []listCase[store.RunListParams]{
+		{"AllNewestPeriodFirstThenPipelineThenSchedule", store.RunListParams{}, newestFirst},
 		{"ByPipeline", store.RunListParams{PipelineID: "billing"}, []string{
 			"billing/daily/2026-03-14",
 			"billing/daily/2026-03-13",
@@ -103,35 +94,15 @@ func testRunList(t *testing.T, o Options) {
 		{"NoMatchIsEmpty", store.RunListParams{PipelineID: "unknown"}, []string{}},
 
 		// PeriodFrom: Period >= PeriodFrom as plain strings.
-		{"PeriodFromIncludesTheBoundary", store.RunListParams{PeriodFrom: "2026-03-13"}, []string{
-			"orders/hourly/2026-03-14T06",
-			"orders/hourly/2026-03-14T05",
-			"billing/daily/2026-03-14",
-			"orders/daily/2026-03-14",
-			"billing/daily/2026-03-13",
-			"orders/daily/2026-03-13",
-		}},
-		{"PeriodFromADayIncludesItsHours", store.RunListParams{PeriodFrom: "2026-03-14"}, []string{
-			"orders/hourly/2026-03-14T06",
-			"orders/hourly/2026-03-14T05",
-			"billing/daily/2026-03-14",
-			"orders/daily/2026-03-14",
-		}},
+		{"PeriodFromIncludesTheBoundary", store.RunListParams{PeriodFrom: "2026-03-13"}, newestFirst[:6]},
+		{"PeriodFromADayIncludesItsHours", store.RunListParams{PeriodFrom: "2026-03-14"}, newestFirst[:4]},
 		{"PeriodFromAnHourExcludesItsDay", store.RunListParams{PeriodFrom: "2026-03-14T05"}, []string{
 			// "2026-03-14" < "2026-03-14T05" as text.
 			"orders/hourly/2026-03-14T06",
 			"orders/hourly/2026-03-14T05",
 		}},
 		{"PeriodFromAfterTheLastIsEmpty", store.RunListParams{PeriodFrom: "2026-03-14T07"}, []string{}},
-		{"PeriodFromBeforeTheFirstKeepsAll", store.RunListParams{PeriodFrom: "2026-01-01"}, []string{
-			"orders/hourly/2026-03-14T06",
-			"orders/hourly/2026-03-14T05",
-			"billing/daily/2026-03-14",
-			"orders/daily/2026-03-14",
-			"billing/daily/2026-03-13",
-			"orders/daily/2026-03-13",
-			"orders/daily/2026-03-12",
-		}},
+		{"PeriodFromBeforeTheFirstKeepsAll", store.RunListParams{PeriodFrom: "2026-01-01"}, newestFirst},
 		{"PeriodFromOfPipeline", store.RunListParams{PipelineID: "billing", PeriodFrom: "2026-03-14"}, []string{
 			"billing/daily/2026-03-14",
 		}},
@@ -144,18 +115,8 @@ func testRunList(t *testing.T, o Options) {
 			"orders/hourly/2026-03-14T05",
 			"orders/daily/2026-03-14",
 		}},
-		{"PeriodFromLimitKeepsTheNewest", store.RunListParams{PeriodFrom: "2026-03-13", Limit: 3}, []string{
-			"orders/hourly/2026-03-14T06",
-			"orders/hourly/2026-03-14T05",
-			"billing/daily/2026-03-14",
-		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := load(t)
-			mustMatch(t, "RunList", keys(must(s.RunList(t.Context(), tc.params)).get(t)), tc.want)
-		})
-	}
+		{"PeriodFromLimitKeepsTheNewest", store.RunListParams{PeriodFrom: "2026-03-13", Limit: 3}, newestFirst[:3]},
+	})
 
 	t.Run("ReturnsWholeRecords", func(t *testing.T) {
 		s := o.New(t)
@@ -175,7 +136,7 @@ func testRunList(t *testing.T, o Options) {
 		recent := newRun(key("orders", "daily", "2026-03-14"))
 		recent.CreatedAt, recent.UpdatedAt, recent.StateSince = at(-30*24*time.Hour), at(-30*24*time.Hour), at(-30*24*time.Hour)
 		commit(t, s, store.Change{Runs: []store.RunWrite{{Run: old}, {Run: recent}}})
-		mustMatch(t, "RunList", keys(must(s.RunList(t.Context(), store.RunListParams{PeriodFrom: "2026-03-10"})).get(t)),
+		mustMatch(t, "RunList", idsOf(must(s.RunList(t.Context(), store.RunListParams{PeriodFrom: "2026-03-10"})).get(t), runID),
 			[]string{"orders/daily/2026-03-14"})
 	})
 
@@ -215,5 +176,3 @@ func testRunList(t *testing.T, o Options) {
 		}
 	})
 }
-
-func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }

@@ -39,32 +39,18 @@ func testSensorListChanged(t *testing.T, o Options) {
 		sensorAt("billing", "unchanged", time.Time{}, at(0)),
 		sensorAt("orders", "a-first", at(0).In(elsewhere), at(0)),
 	}
-	load := func(t *testing.T) store.Store {
-		s := o.New(t)
-		var c store.Change
-		for _, x := range seed {
-			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: x})
-		}
-		commit(t, s, c)
-		return s
+	var all store.Change
+	for _, x := range seed {
+		all.Sensors = append(all.Sensors, store.SensorWrite{Sensor: x})
 	}
-	ids := func(ss []store.Sensor) []string {
-		out := []string{}
-		for _, x := range ss {
-			out = append(out, x.PipelineID+"/"+x.Key)
-		}
-		return out
-	}
+	load := func(t *testing.T) store.Store { return seeded(t, o, all) }
+	ids := func(ss []store.Sensor) []string { return idsOf(ss, sensorID) }
 	fromT0 := []string{
 		"billing/orders-count", "orders/a-first", "orders/orders-count",
 		"orders/late-by-a-nanosecond", "orders/orders-ready",
 	}
 
-	tests := []struct {
-		name   string
-		params store.SensorListChangedParams
-		want   []string
-	}{
+	checkLists(t, load, "SensorListChanged", store.Store.SensorListChanged, sensorID, []listCase[store.SensorListChangedParams]{
 		{"ZeroSinceListsAllEarliestFirst", store.SensorListChangedParams{Watched: true}, []string{
 			// The zero time is the earliest of all.
 			"billing/unchanged", "orders/stale",
@@ -106,13 +92,7 @@ func testSensorListChanged(t *testing.T, o Options) {
 		{"LimitLargerThanMatches", store.SensorListChangedParams{Since: at(time.Nanosecond), Limit: 10, Watched: true}, []string{
 			"orders/late-by-a-nanosecond", "orders/orders-ready",
 		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := load(t)
-			mustMatch(t, "SensorListChanged", ids(must(s.SensorListChanged(t.Context(), tc.params)).get(t)), tc.want)
-		})
-	}
+	})
 
 	t.Run("RefusesWhatNoIndexServes", func(t *testing.T) {
 		// Across pipelines the index holds watched sensors only; a

@@ -11,13 +11,6 @@ import (
 // testSensorReads checks the scoped sensor reads decisions and operator
 // actions use instead of a pipeline's whole sensor list.
 func testSensorReads(t *testing.T, o Options) {
-	keysOf := func(xs []store.Sensor) []string {
-		keys := []string{}
-		for _, x := range xs {
-			keys = append(keys, x.PipelineID+"/"+x.Key)
-		}
-		return keys
-	}
 	seed := func(t *testing.T, s store.Store) {
 		var c store.Change
 		for _, k := range []string{"orders", "orders#2026-03-10", "orders#20260310", "orders#2026-03-09",
@@ -34,7 +27,7 @@ func testSensorReads(t *testing.T, o Options) {
 		seed(t, s)
 		got := must(s.SensorGetMany(t.Context(), store.SensorGetManyParams{PipelineID: "pl",
 			Keys: []string{"orders#2026-03-10", "orders", "missing", "orders#20260310", "orders"}})).get(t)
-		mustMatch(t, "SensorGetMany keys", keysOf(got), []string{"pl/orders", "pl/orders#2026-03-10", "pl/orders#20260310"})
+		mustMatch(t, "SensorGetMany keys", idsOf(got, sensorID), []string{"pl/orders", "pl/orders#2026-03-10", "pl/orders#20260310"})
 		want := minimalSensor("pl", "orders", 1)
 		want.Version = 1
 		mustMatch(t, "SensorGetMany first sensor", got[0], want)
@@ -47,7 +40,7 @@ func testSensorReads(t *testing.T, o Options) {
 			t.Errorf("SensorGetMany with no keys: got %v, want an empty list", got)
 		}
 		if got := must(s.SensorGetMany(t.Context(), store.SensorGetManyParams{PipelineID: "none", Keys: []string{"orders"}})).get(t); len(got) != 0 {
-			t.Errorf("SensorGetMany of an unknown pipeline: got %v, want none", keysOf(got))
+			t.Errorf("SensorGetMany of an unknown pipeline: got %v, want none", idsOf(got, sensorID))
 		}
 	})
 
@@ -70,7 +63,7 @@ func testSensorReads(t *testing.T, o Options) {
 		}
 		for _, c := range cases {
 			got := must(s.SensorListPrefix(t.Context(), store.SensorListPrefixParams{PipelineID: "pl", Prefix: c.prefix})).get(t)
-			mustMatch(t, "SensorListPrefix("+c.prefix+") keys", keysOf(got), c.want)
+			mustMatch(t, "SensorListPrefix("+c.prefix+") keys", idsOf(got, sensorID), c.want)
 		}
 	})
 }

@@ -26,40 +26,15 @@ func testTimerList(t *testing.T, o Options) {
 		timer("sla-breach:billing", "sla-breach", billingDay, at(-time.Hour)),
 		timer("cron:billing", "cron", run.Key{PipelineID: "billing"}, at(time.Minute)),
 	}
-	load := func(t *testing.T) store.Store {
-		s := o.New(t)
-		var c store.Change
-		for _, tm := range seed {
-			c.Timers = append(c.Timers, store.TimerWrite{Timer: tm})
-		}
-		commit(t, s, c)
-		return s
-	}
-	keys := func(ts []store.Timer) []string {
-		out := []string{}
-		for _, tm := range ts {
-			out = append(out, tm.Key)
-		}
-		return out
-	}
+	load := func(t *testing.T) store.Store { return seeded(t, o, timerWrites(seed)) }
 
-	tests := []struct {
-		name   string
-		params store.TimerListParams
-		want   []string
-	}{
+	checkLists(t, load, "TimerList", store.Store.TimerList, timerKey, []listCase[store.TimerListParams]{
 		{"AllEarliestFirstThenByKey", store.TimerListParams{}, []string{
 			"sla-breach:billing", "cron:billing", "cron:orders", "sla-warning:orders", "sla-breach:orders", "orders:moved",
 		}},
 		{"ByKind", store.TimerListParams{Kind: "sla-breach"}, []string{"sla-breach:billing", "sla-breach:orders"}},
 		{"UnknownKindIsEmpty", store.TimerListParams{Kind: "unknown"}, []string{}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := load(t)
-			mustMatch(t, "TimerList", keys(must(s.TimerList(t.Context(), tc.params)).get(t)), tc.want)
-		})
-	}
+	})
 
 	t.Run("EmptyStoreIsEmpty", func(t *testing.T) {
 		s := o.New(t)
@@ -83,7 +58,7 @@ func testTimerList(t *testing.T, o Options) {
 			Timers:       []store.TimerWrite{{Timer: moved}},
 			TimerDeletes: []store.TimerDelete{{Key: "cron:orders"}},
 		})
-		mustMatch(t, "TimerList", keys(must(s.TimerList(t.Context(), store.TimerListParams{})).get(t)),
+		mustMatch(t, "TimerList", idsOf(must(s.TimerList(t.Context(), store.TimerListParams{})).get(t), timerKey),
 			[]string{"sla-breach:orders", "sla-breach:billing", "cron:billing", "sla-warning:orders", "orders:moved"})
 	})
 

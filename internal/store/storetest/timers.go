@@ -43,22 +43,7 @@ func testTimers(t *testing.T, o Options) {
 		fullTimer("d", at(2*time.Minute)),
 		fullTimer("c", at(0)),
 	}
-	load := func(t *testing.T) store.Store {
-		s := o.New(t)
-		var c store.Change
-		for _, tm := range seed {
-			c.Timers = append(c.Timers, store.TimerWrite{Timer: tm})
-		}
-		commit(t, s, c)
-		return s
-	}
-	keys := func(ts []store.Timer) []string {
-		out := []string{}
-		for _, tm := range ts {
-			out = append(out, tm.Key)
-		}
-		return out
-	}
+	load := func(t *testing.T) store.Store { return seeded(t, o, timerWrites(seed)) }
 	due := []struct {
 		name  string
 		now   time.Time
@@ -77,7 +62,7 @@ func testTimers(t *testing.T, o Options) {
 	for _, tc := range due {
 		t.Run("ListDue/"+tc.name, func(t *testing.T) {
 			s := load(t)
-			mustMatch(t, "TimerListDue", keys(must(s.TimerListDue(t.Context(), tc.now, tc.limit)).get(t)), tc.want)
+			mustMatch(t, "TimerListDue", idsOf(must(s.TimerListDue(t.Context(), tc.now, tc.limit)).get(t), timerKey), tc.want)
 		})
 	}
 
