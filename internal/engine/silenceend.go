@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -19,7 +16,9 @@ import (
 // The end of a silence or of a maintenance window's occurrence. A
 // durable timer is armed at it — a silence's when it is created (moved
 // to the expiry when it is expired early), a window's at its next
-// occurrence's end (ArmMaintenance, then re-armed by each firing) — and
+// occurrence's end (ArmMaintenance, then re-armed by each firing; when,
+// and which occurrence a firing ended, silence.ArmWindowEnd and
+// silence.EndedOccurrence decide) — and
 // its handler alerts, once, each condition the silence covered that
 // still holds (run.SilencedConditions, run.ConditionHolds on
 // store.ConditionFactsOf): the alert and a marker
@@ -46,26 +45,24 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 	now := e.clk.Now()
 	b := e.newBatch(nil, now)
 	for _, w := range windows {
-		due := w.NextEnd(now)
-		if due.IsZero() {
-			continue
-		}
-		cur, err := e.st.TimerGet(ctx, maintenanceEndTimerKey(w.Name))
+		var cur time.Time
+		t, err := e.st.TimerGet(ctx, maintenanceEndTimerKey(w.Name))
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
+		case err == nil:
+			cur = t.DueAt
+		case !errors.Is(err, store.ErrNotFound):
 			return err
-		case !cur.DueAt.After(now) || cur.DueAt.Equal(due):
-			continue
 		}
-		b.putTimer(maintenanceEndTimer(w, due), nil)
+		if due, put := silence.ArmWindowEnd(w, now, cur, err == nil); put {
+			b.putTimer(maintenanceEndTimer(w.Name, due), nil)
+		}
 	}
 	return b.commit(ctx)
 }
 
-func maintenanceEndTimer(w silence.Window, due time.Time) store.Timer {
-	return store.Timer{Key: maintenanceEndTimerKey(w.Name), Kind: kindMaintenanceEnd, DueAt: due,
-		Detail: sensor.NewObject(map[string]sensor.Value{"window": sensor.StringValue(w.Name)})}
+func maintenanceEndTimer(name string, due time.Time) store.Timer {
+	return store.Timer{Key: maintenanceEndTimerKey(name), Kind: kindMaintenanceEnd, DueAt: due,
+		Detail: sensor.NewObject(map[string]sensor.Value{"window": sensor.StringValue(name)})}
 }
 
 // silenceEndTimerFired handles a silence's end timer.
@@ -82,7 +79,7 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now ti
 	if err != nil {
 		return nil, err
 	}
-	if s.End().After(now) {
+	if !s.Over(now) {
 		// Not over (a timer left from an older end): wait for the end.
 		b := e.newBatch(nil, now)
 		due := t.DueAt
@@ -103,32 +100,21 @@ func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, no
 	if !ok {
 		return e.newBatch(nil, now), nil
 	}
-	name := k.Name
 	windows, err := e.Maintenance(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var w *silence.Window
-	for i := range windows {
-		if windows[i].Name == name {
-			w = &windows[i]
-		}
-	}
 	b := e.newBatch(nil, now)
-	if w == nil {
+	occ, ok := silence.EndedOccurrence(windows, k.Name, t.DueAt, now)
+	if !ok {
 		return b, nil
 	}
-	// The occurrence that ended at the timer's due time; the marker names
-	// it, so each occurrence alerts its own.
-	end := t.DueAt
-	start := end.Add(-w.Duration)
-	occ := silence.Silence{ID: w.ID(), Matchers: w.Matchers, StartsAt: start, EndsAt: end, Comment: w.Comment}
-	if err := e.alertAfterSilence(ctx, occ, w.ID()+"@"+strconv.FormatInt(start.Unix(), 10), now); err != nil {
+	if err := e.alertAfterSilence(ctx, occ.Silence, occ.MarkerID, now); err != nil {
 		return nil, err
 	}
-	if next := w.NextEnd(now); !next.IsZero() {
+	if !occ.Next.IsZero() {
 		due := t.DueAt
-		b.putTimer(maintenanceEndTimer(*w, next), &due)
+		b.putTimer(maintenanceEndTimer(k.Name, occ.Next), &due)
 	}
 	return b, nil
 }
@@ -140,19 +126,11 @@ const maxAfterSilenceEvents = 100_000
 // alertAfterSilence alerts each condition s covered that still holds,
 // once per marker id: one commit per condition.
 func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, markerID string, now time.Time) error {
-	var types []event.Type
-	for _, t := range event.Types() {
-		if run.OpensCondition(t) && (len(s.Types) == 0 || slices.Contains(s.Types, t)) {
-			types = append(types, t)
-		}
-	}
-	if len(types) == 0 {
+	q := silence.EndQueryOf(s, event.Types(), run.OpensCondition)
+	if q.None() {
 		return nil
 	}
-	p := store.EventListParams{Since: s.StartsAt, Types: types, Limit: 500}
-	if len(s.Pipelines) == 1 && !strings.ContainsAny(s.Pipelines[0], `*?[\`) {
-		p.PipelineID = s.Pipelines[0]
-	}
+	p := store.EventListParams{Since: q.Since, Types: q.Types, PipelineID: q.PipelineID, Limit: 500}
 	m := &SilenceMatcher{e: e, ctx: ctx, silences: []silence.Silence{s}, owners: map[string]string{}, byOwner: len(s.Owners) > 0}
 	var covered []event.Event
 	for read := 0; read < maxAfterSilenceEvents; {

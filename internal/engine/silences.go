@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
@@ -27,57 +26,25 @@ import (
 // ErrUnknownSilence: no silence has that id.
 var ErrUnknownSilence = errors.New("unknown silence")
 
-// SilenceRequest is an operator's new silence. Either Until or Duration
-// says when it ends; it starts now.
-type SilenceRequest struct {
-	ID       string // optional (scenarios name theirs); a new random id otherwise
-	Matchers silence.Matchers
-	Until    time.Time
-	Duration time.Duration
-	Comment  string
-	By       string
-}
+// SilenceRequest is an operator's new silence (silence.New decides it).
+type SilenceRequest = silence.Request
 
-// maxSilenceID bounds an id given with a request.
-const maxSilenceID = 64
-
-// MaxSilenceSpan bounds how far ahead a silence may end: a year, as a
-// timed pause (a forgotten silence must end by itself).
-const MaxSilenceSpan = 366 * 24 * time.Hour
+// MaxSilenceSpan bounds how far ahead a silence may end (silence.MaxSpan).
+const MaxSilenceSpan = silence.MaxSpan
 
 // CreateSilence stores a new silence, with SILENCE_CREATED and the timer
-// at its end. A request with no matcher, no end, an end not in the
-// future or beyond MaxSilenceSpan is refused with ErrInvalidRequest and
-// the field.
+// at its end. A request silence.New refuses (no matcher, no end, an end
+// not in the future or beyond MaxSilenceSpan, …) is refused with
+// ErrInvalidRequest and the field.
 func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (_ store.Silence, err error) {
 	ctx, span := e.startSpan(ctx, spanOperator+"silence")
 	defer func() { endSpan(span, err) }()
 	now := e.clk.Now()
-	if !req.Until.IsZero() && req.Duration != 0 {
-		return store.Silence{}, fmt.Errorf("%w: until and duration: give one of them", ErrInvalidRequest)
-	}
-	if req.Duration < 0 {
-		return store.Silence{}, fmt.Errorf("%w: duration: %s is negative", ErrInvalidRequest, req.Duration)
-	}
-	ends := req.Until
-	if req.Duration > 0 {
-		ends = now.Add(req.Duration)
-	}
-	id := req.ID
-	if id == "" {
-		id = newSilenceID(now)
-	} else if len(id) > maxSilenceID || strings.ContainsFunc(id, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) {
-		return store.Silence{}, fmt.Errorf("%w: id: %q: want at most %d letters, digits, '-', '_' or '.'", ErrInvalidRequest, id, maxSilenceID)
-	}
-	s := silence.Silence{ID: id, Matchers: req.Matchers, StartsAt: now, EndsAt: ends, Comment: req.Comment, CreatedBy: req.By, CreatedAt: now}
-	if err := s.Check(now); err != nil {
+	s, err := silence.New(req, now, newSilenceID(now))
+	if err != nil {
 		return store.Silence{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	if ends.Sub(now) > MaxSilenceSpan {
-		return store.Silence{}, fmt.Errorf("%w: until: %s is more than %s ahead", ErrInvalidRequest, ends.UTC().Format(time.RFC3339), MaxSilenceSpan)
-	}
+	id, ends := s.ID, s.EndsAt
 	rec := store.Silence{Silence: s}
 	b := e.newBatch(nil, now)
 	b.c.Silences = []store.SilenceWrite{{Silence: rec}}
@@ -111,11 +78,11 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 		}
 		now := e.clk.Now()
 		out = cur
-		if !cur.End().After(now) {
+		next := cur
+		var changed bool
+		if next.Silence, changed = cur.Expire(now); !changed {
 			return nil
 		}
-		next := cur
-		next.ExpiredAt = now
 		b := e.newBatch(nil, now)
 		b.c.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
 		b.putTimer(silenceEndTimer(next.Silence), nil)

@@ -5,7 +5,11 @@
 // happens where an event is delivered (the alert worker) and where it is
 // shown (the API, the dashboard), so a stored event stays as it was
 // committed, and a silence created or expired later changes what is
-// shown, never what was stored.
+// shown, never what was stored. It also decides a silence's and a
+// window's life (decide.go): whether a new silence is valid, whether an
+// expiry changes anything, when a window's end timer is due and which
+// occurrence it ended, and which stored events an end judges; the
+// engine loads the facts, asks, and obeys.
 package silence
 
 import (
