@@ -2,10 +2,192 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
+
+// FactsReader is the read of a decision's facts in one batch: every record
+// an input's decision needs (issue #27: load the facts, make one pure
+// decision, commit once), named by key, read in as few requests as the
+// backend allows and from one consistent view where it has one. Every
+// backend implements it (SQLite: one read transaction; PostgreSQL: one
+// round trip; DynamoDB: one BatchGetItem with the period Queries beside
+// it, strongly consistent). ReadFacts is how callers use it.
+//
+// It answers exactly what the port's single reads answer (PipelineGet,
+// SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList);
+// storetest checks that on every backend.
+type FactsReader interface {
+	Facts(ctx context.Context, q FactsQuery) (Facts, error)
+}
+
+// SensorRef names a sensor of a pipeline: its stored state (Sensors), or
+// its inbox item (Inboxes).
+type SensorRef struct{ PipelineID, Key string }
+
+// FactsQuery names the records a decision reads. A key named twice, in
+// one list, is read once; a key named in two lists (a period's run, its
+// markers and its ledger) is read for each. An empty query reads nothing.
+type FactsQuery struct {
+	Pipelines []string // pipeline rows (PipelineGet)
+	// Sensors are stored sensor states (SensorGet): the rule keys and
+	// their per-period forms a decision reads (schedule.PeriodKeys).
+	Sensors []SensorRef
+	// Inboxes are sensor inbox items: the item anyone writes, on a store
+	// others write sensors into (DynamoDB's SENSOR#<key>), distinct from
+	// the stored state Commit keeps. A store without an inbox answers
+	// ErrNotFound for each.
+	Inboxes   []SensorRef
+	Runs      []run.Key
+	Timers    []string  // timer keys (TimerGet)
+	MarkersOf []run.Key // every marker of each period (MarkerListOf)
+	Baselines []run.Key
+	Ledgers   []run.Key // each period's rerun ledger (LedgerList)
+}
+
+// Empty reports whether q names nothing.
+func (q FactsQuery) Empty() bool {
+	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers) == 0
+}
+
+// Facts is what a FactsQuery read. A record that does not exist is absent
+// from its map (no ErrNotFound), and so is a period with no markers or no
+// ledger entries; every map is non-nil (NewFacts). Inboxes is the
+// exception: each inbox asked for is present, with Err saying why it has
+// no content.
+type Facts struct {
+	Pipelines map[string]Pipeline
+	Sensors   map[SensorRef]Sensor
+	Inboxes   map[SensorRef]InboxItem
+	Runs      map[run.Key]run.Run
+	Timers    map[string]Timer
+	Markers   map[run.Key][]Marker // sorted by kind, as MarkerListOf
+	Baselines map[run.Key]Baseline
+	Ledgers   map[run.Key][]LedgerEntry // oldest (lowest Seq) first, as LedgerList
+}
+
+// InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
+// or Err — ErrNotFound when there is none, the store's error for an item
+// of a bad shape (DynamoDB: *ItemError).
+type InboxItem struct {
+	Data sensor.Object
+	Err  error
+}
+
+// NewFacts returns Facts with every map made and empty: what an empty
+// query reads, and what a backend fills.
+func NewFacts() Facts {
+	return Facts{
+		Pipelines: map[string]Pipeline{},
+		Sensors:   map[SensorRef]Sensor{},
+		Inboxes:   map[SensorRef]InboxItem{},
+		Runs:      map[run.Key]run.Run{},
+		Timers:    map[string]Timer{},
+		Markers:   map[run.Key][]Marker{},
+		Baselines: map[run.Key]Baseline{},
+		Ledgers:   map[run.Key][]LedgerEntry{},
+	}
+}
+
+// ReadFacts answers q with st's Facts when it offers FactsReader, with the
+// port's single reads otherwise (ReadFactsSingly).
+func ReadFacts(ctx context.Context, st Store, q FactsQuery) (Facts, error) {
+	if fr, ok := st.(FactsReader); ok {
+		return fr.Facts(ctx, q)
+	}
+	return ReadFactsSingly(ctx, st, q)
+}
+
+// inboxReader is what a store with a sensor inbox offers (DynamoDB's
+// SensorItemGet): ReadFactsSingly reads Inboxes with it.
+type inboxReader interface {
+	SensorItemGet(ctx context.Context, pipelineID, key string) (sensor.Object, error)
+}
+
+// ReadFactsSingly answers q one record at a time with the port's single
+// reads: the meaning every FactsReader must keep (storetest compares them),
+// and the answer of a store that offers no batch. Its reads are not one
+// snapshot.
+func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error) {
+	f := NewFacts()
+	for _, id := range q.Pipelines {
+		if err := readOne(f.Pipelines, id, func() (Pipeline, error) { return st.PipelineGet(ctx, id) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: pipeline %s: %w", id, err)
+		}
+	}
+	for _, r := range q.Sensors {
+		if err := readOne(f.Sensors, r, func() (Sensor, error) { return st.SensorGet(ctx, r.PipelineID, r.Key) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: sensor %s/%s: %w", r.PipelineID, r.Key, err)
+		}
+	}
+	ir, hasInbox := st.(inboxReader)
+	for _, r := range q.Inboxes {
+		it := InboxItem{Err: ErrNotFound}
+		if hasInbox {
+			it.Data, it.Err = ir.SensorItemGet(ctx, r.PipelineID, r.Key)
+		}
+		f.Inboxes[r] = it
+	}
+	for _, k := range q.Runs {
+		if err := readOne(f.Runs, k, func() (run.Run, error) { return st.RunGet(ctx, k) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: run %s/%s/%s: %w", k.PipelineID, k.ScheduleID, k.Period, err)
+		}
+	}
+	for _, key := range q.Timers {
+		if err := readOne(f.Timers, key, func() (Timer, error) { return st.TimerGet(ctx, key) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: timer %s: %w", key, err)
+		}
+	}
+	for _, k := range q.MarkersOf {
+		if err := readList(f.Markers, k, func() ([]Marker, error) { return st.MarkerListOf(ctx, k) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: markers of %s/%s/%s: %w", k.PipelineID, k.ScheduleID, k.Period, err)
+		}
+	}
+	for _, k := range q.Baselines {
+		if err := readOne(f.Baselines, k, func() (Baseline, error) { return st.BaselineGet(ctx, k) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: baseline %s/%s/%s: %w", k.PipelineID, k.ScheduleID, k.Period, err)
+		}
+	}
+	for _, k := range q.Ledgers {
+		if err := readList(f.Ledgers, k, func() ([]LedgerEntry, error) { return st.LedgerList(ctx, k) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: ledger of %s/%s/%s: %w", k.PipelineID, k.ScheduleID, k.Period, err)
+		}
+	}
+	return f, nil
+}
+
+// readOne reads one record into m under k (a key already read is not read
+// again); a record that does not exist is left out.
+func readOne[K comparable, V any](m map[K]V, k K, get func() (V, error)) error {
+	if _, done := m[k]; done {
+		return nil
+	}
+	v, err := get()
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	m[k] = v
+	return nil
+}
+
+// readList reads a period's list into m under k, left out when empty.
+func readList[V any](m map[run.Key][]V, k run.Key, list func() ([]V, error)) error {
+	if _, done := m[k]; done {
+		return nil
+	}
+	vs, err := list()
+	if err == nil && len(vs) > 0 {
+		m[k] = vs
+	}
+	return err
+}
 
 // SensorFactsReader is what a store may offer beside the port: the first
 // facts of a sensor decision — the pipeline's row, the sensor's stored
@@ -17,6 +199,9 @@ import (
 //
 // It answers exactly what the port's single reads would (PipelineGet,
 // SensorGet, RunGet), read strongly consistent; storetest checks that.
+//
+// FactsReader generalises it; it stays until the engine reads its sensor
+// facts through ReadFacts.
 type SensorFactsReader interface {
 	SensorFacts(ctx context.Context, p SensorFactsParams) (SensorFacts, error)
 }

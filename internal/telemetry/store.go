@@ -45,6 +45,15 @@ func Wrap(st store.Store, system string) store.Store {
 	return s
 }
 
+var _ store.FactsReader = (*Store)(nil)
+
+// Facts reads a decision's facts in one span: the backend's batch
+// (store.ReadFacts), or its single reads when it offers none, so the
+// traced store is a FactsReader whatever it wraps.
+func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	return call(ctx, s.system, "Facts", func(ctx context.Context) (store.Facts, error) { return store.ReadFacts(ctx, s.Store, q) })
+}
+
 // SensorFacts reads a sensor write's facts in one span.
 func (s *factsStore) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
 	return call(ctx, s.system, "SensorFacts", func(ctx context.Context) (store.SensorFacts, error) { return s.facts.SensorFacts(ctx, p) })

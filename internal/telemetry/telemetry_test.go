@@ -6,9 +6,14 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 	"github.com/interlockhq/interlock/internal/telemetry/tracehttp"
@@ -81,13 +86,7 @@ func TestSetupOffIsFree(t *testing.T) {
 // interface the engine asks for, and only when the backend has it.
 func TestWrapKeepsSensorFacts(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Memory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tracehttp.Enable(true)
-	defer tracehttp.Enable(false)
+	st := openTraced(t)
 	w := Wrap(st, "sqlite")
 	if _, ok := w.(*Store); !ok {
 		if _, ok := w.(*factsStore); !ok {
@@ -120,4 +119,49 @@ func TestLogHandler(t *testing.T) {
 	if !strings.Contains(lines[1], "trace_id=4bf92f3577b34da6a3ce929d0e0e4736") || !strings.Contains(lines[1], "span_id=00f067aa0ba902b7") || !strings.Contains(lines[1], "component=test") {
 		t.Errorf("traced line: %q", lines[1])
 	}
+}
+
+// TestWrapTracesFacts: the traced store reads a decision's facts in one
+// span, and answers what the backend answers.
+func TestWrapTracesFacts(t *testing.T) {
+	ctx := context.Background()
+	st := openTraced(t)
+	rec := tracetest.NewSpanRecorder()
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
+	defer otel.SetTracerProvider(prev)
+	if err := st.Commit(ctx, store.Change{Timers: []store.TimerWrite{{Timer: store.Timer{Key: "t", Kind: "evaluate", Run: run.Key{PipelineID: "p"}, DueAt: time.Unix(1e9, 0)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	w, ok := Wrap(st, "sqlite").(store.FactsReader)
+	if !ok {
+		t.Fatal("the traced store is no FactsReader")
+	}
+	q := store.FactsQuery{Pipelines: []string{"p"}, Timers: []string{"t", "u"}, Runs: []run.Key{{PipelineID: "p", ScheduleID: "s", Period: "2026-03-10"}},
+		MarkersOf: []run.Key{{PipelineID: "p"}}, Sensors: []store.SensorRef{{PipelineID: "p", Key: "k"}}}
+	f, err := w.Facts(ctx, q)
+	if err != nil || len(f.Timers) != 1 || f.Timers["t"].Key != "t" || len(f.Pipelines)+len(f.Runs)+len(f.Markers)+len(f.Sensors) != 0 {
+		t.Fatalf("Facts through the wrapper: %+v, %v; want timer t alone", f, err)
+	}
+	var names []string
+	for _, s := range rec.Ended() {
+		names = append(names, s.Name())
+	}
+	if len(names) != 1 || names[0] != "store.Facts" {
+		t.Errorf("spans %q; want one store.Facts", names)
+	}
+}
+
+// openTraced opens an in-memory SQLite store with tracing on, both undone
+// when the test ends.
+func openTraced(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), sqlite.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tracehttp.Enable(true)
+	t.Cleanup(func() { tracehttp.Enable(false) })
+	return st
 }

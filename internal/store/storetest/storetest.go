@@ -57,6 +57,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"SensorListChanged", testSensorListChanged},
 		{"SensorReads", testSensorReads},
 		{"SensorFacts", testSensorFacts},
+		{"Facts", testFacts},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
 		{"Commit", testCommit},
