@@ -94,14 +94,7 @@ func (d *decoder) edges(p int) []edge {
 	}
 	if _, ok := backslash(t, p); ok {
 		if p < d.runStart || p >= d.runEnd {
-			e := p
-			for {
-				end, ok := backslash(t, e)
-				if !ok {
-					break
-				}
-				e = end
-			}
+			e := backslashes(t, p)
 			d.runStart, d.runEnd = p, e
 			d.runEdges = escape(t, e, d.runEdges[:0])
 		}
@@ -125,6 +118,18 @@ func backslash(t string, i int) (end int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// backslashes reads a run of backslashes from i, each as it is or
+// percent-encoded, and returns where the run ends (i when there is none).
+func backslashes(t string, i int) int {
+	for {
+		end, ok := backslash(t, i)
+		if !ok {
+			return i
+		}
+		i = end
+	}
 }
 
 // pctByte reads a percent-encoded byte at i, as many times encoded as
@@ -198,15 +203,7 @@ func escape(t string, e int, out []edge) []edge {
 		end := e + 5
 		switch {
 		case v >= 0xD800 && v < 0xDC00: // a high surrogate: its pair follows
-			j := end
-			for {
-				k, ok := backslash(t, j)
-				if !ok {
-					break
-				}
-				j = k
-			}
-			if j > end && j < len(t) && t[j] == 'u' {
+			if j := backslashes(t, end); j > end && j < len(t) && t[j] == 'u' {
 				if lo, ok := hexValue(t, j+1, 4); ok && lo >= 0xDC00 && lo < 0xE000 {
 					out = append(out, edge{r: rune(0x10000 + (v-0xD800)<<10 + (lo - 0xDC00)), end: j + 5})
 				}
@@ -232,14 +229,7 @@ func escape(t string, e int, out []edge) []edge {
 		if n := utf8Len(byte(v)); n > 1 { // \xc3\xa9: UTF-8 bytes
 			buf := []byte{byte(v)}
 			for range n - 1 {
-				j := end
-				for {
-					k, ok := backslash(t, j)
-					if !ok {
-						break
-					}
-					j = k
-				}
+				j := backslashes(t, end)
 				if j == end || j >= len(t) || t[j] != 'x' {
 					return out
 				}
@@ -428,15 +418,7 @@ func continuation(t string, i int) (end int, ok bool) {
 	if b, end, ok := pctByte(t, i); ok && b >= 0x80 && b < 0xC0 {
 		return end, true
 	}
-	j := i
-	for {
-		k, ok := backslash(t, j)
-		if !ok {
-			break
-		}
-		j = k
-	}
-	if j > i && j < len(t) && t[j] == 'x' {
+	if j := backslashes(t, i); j > i && j < len(t) && t[j] == 'x' {
 		if v, ok := hexValue(t, j+1, 2); ok && v >= 0x80 && v < 0xC0 {
 			return j + 3, true
 		}

@@ -257,6 +257,20 @@ type jsonStyle struct {
 	htmlSafe bool // & < > as \u0026 \u003c \u003e
 }
 
+// shortEscapes are the control characters JSON and Python both write as
+// a backslash and a letter.
+var shortEscapes = map[rune]string{'\n': `\n`, '\r': `\r`, '\t': `\t`}
+
+// eachRune builds a string from s, writing each rune with write: every
+// escaper below is one rule for a rune.
+func eachRune(s string, write func(b *strings.Builder, r rune)) string {
+	var b strings.Builder
+	for _, r := range s {
+		write(&b, r)
+	}
+	return b.String()
+}
+
 // jsonEscape is s as the inside of a JSON string.
 func jsonEscape(s string, st jsonStyle) string {
 	u := func(b *strings.Builder, r rune) {
@@ -266,12 +280,11 @@ func jsonEscape(s string, st jsonStyle) string {
 		}
 		fmt.Fprintf(b, f, r)
 	}
-	var b strings.Builder
-	for _, r := range s {
+	return eachRune(s, func(b *strings.Builder, r rune) {
 		switch {
 		case r == '"':
 			if st.punct {
-				u(&b, r)
+				u(b, r)
 			} else {
 				b.WriteString(`\"`)
 			}
@@ -279,35 +292,29 @@ func jsonEscape(s string, st jsonStyle) string {
 			b.WriteString(`\\`)
 		case r == '/' && st.slash:
 			b.WriteString(`\/`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case shortEscapes[r] != "":
+			b.WriteString(shortEscapes[r])
 		case r < 0x20 || r == 0x7f:
-			u(&b, r)
+			u(b, r)
 		case st.htmlSafe && (r == '&' || r == '<' || r == '>'):
-			u(&b, r)
+			u(b, r)
 		case st.punct && r < utf8.RuneSelf && strings.IndexRune(alnum, r) < 0:
-			u(&b, r)
+			u(b, r)
 		case st.ascii && r > 0xFFFF:
 			r -= 0x10000
-			u(&b, 0xD800+(r>>10))
-			u(&b, 0xDC00+(r&0x3FF))
+			u(b, 0xD800+(r>>10))
+			u(b, 0xDC00+(r&0x3FF))
 		case st.ascii && r >= utf8.RuneSelf:
-			u(&b, r)
+			u(b, r)
 		default:
 			b.WriteRune(r)
 		}
-	}
-	return b.String()
+	})
 }
 
 // htmlEscape is s as HTML templates escape text.
 func htmlEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return eachRune(s, func(b *strings.Builder, r rune) {
 		switch r {
 		case '&':
 			b.WriteString("&amp;")
@@ -322,26 +329,23 @@ func htmlEscape(s string) string {
 		default:
 			b.WriteRune(r)
 		}
-	}
-	return b.String()
+	})
 }
 
 // htmlNumeric writes every character but letters and digits as a numeric
 // character reference: decimal with a leading zero below 128, as PHP
 // writes &#039;, and hex past ASCII.
 func htmlNumeric(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return eachRune(s, func(b *strings.Builder, r rune) {
 		switch {
 		case r < utf8.RuneSelf && strings.IndexRune(alnum, r) >= 0:
 			b.WriteRune(r)
 		case r < utf8.RuneSelf:
-			fmt.Fprintf(&b, "&#%03d;", r)
+			fmt.Fprintf(b, "&#%03d;", r)
 		default:
-			fmt.Fprintf(&b, "&#x%X;", r)
+			fmt.Fprintf(b, "&#x%X;", r)
 		}
-	}
-	return b.String()
+	})
 }
 
 // pythonRepr is the inside of Python's repr() of s (ascii: of ascii()):
@@ -353,44 +357,36 @@ func pythonRepr(s string, ascii bool) string {
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
 		quote = '"'
 	}
-	var b strings.Builder
-	for _, r := range s {
+	return eachRune(s, func(b *strings.Builder, r rune) {
 		switch {
 		case r == '\\' || r == quote:
 			b.WriteRune('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case shortEscapes[r] != "":
+			b.WriteString(shortEscapes[r])
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case ascii && r > 0xFFFF:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			fmt.Fprintf(b, `\U%08x`, r)
 		case ascii && r > 0xFF:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		case ascii && r >= utf8.RuneSelf:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		default:
 			b.WriteRune(r)
 		}
-	}
-	return b.String()
+	})
 }
 
 // shellEscape puts a backslash before every ASCII character but letters,
 // digits and "-_./", as bash's printf %q does.
 func shellEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return eachRune(s, func(b *strings.Builder, r rune) {
 		if r < utf8.RuneSelf && strings.IndexRune(alnum+"-_./", r) < 0 {
 			b.WriteRune('\\')
 		}
 		b.WriteRune(r)
-	}
-	return b.String()
+	})
 }
 
 // mixture spells each character of s a different way in turn: as it is,
