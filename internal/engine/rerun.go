@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -57,9 +56,6 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	if err != nil {
 		return RerunResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
 	}
-	if reason == "" {
-		reason = run.ReasonManual
-	}
 	stored, err := e.triggerSensors(ctx, lp.p) // a trigger-only pipeline's sensors say which kinds of period it runs
 	if err != nil {
 		return RerunResult{}, err
@@ -71,11 +67,8 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	if err := run.CheckRerunPeriod(lp.p, per, e.clk.Now(), recs); err != nil {
 		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	if reason == run.LedgerJobRetry {
-		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for automatic retries", ErrInvalidRequest, reason)
-	}
-	if reason == run.ReasonBackfill { // its budget is a backfill's own (run.DecideRerun)
-		return RerunResult{}, fmt.Errorf("%w: reason %q is reserved for backfills (interlock backfill)", ErrInvalidRequest, reason)
+	if reason, err = run.CheckRerunReason(reason); err != nil {
+		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
@@ -105,53 +98,53 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
-		if err := e.rerun(ctx, b, lp, key, existing, reason, "request", nil); err != nil {
+		v, err := e.decideRerun(ctx, b, lp, key, existing, reason, "request", nil)
+		if err != nil {
 			return err
 		}
-		res = RerunResult{Period: key.Period}
-		for _, ev := range b.c.Events {
-			switch ev.Type {
-			case event.RerunAccepted, event.DryRunWouldRerun:
-				res.Accepted = true
-			case event.RerunRejected, event.DryRunRerunRejected:
-				res.Reason = ev.Message
-			}
-		}
+		res = RerunResult{Period: key.Period, Accepted: v.Accepted, Reason: v.Refusal}
 		return b.commit(ctx)
 	})
 	return res, err
 }
 
-// rerun decides a rerun request inside a batch (an operator's request, or
-// the engine's own for late data and drift).
+// rerun decides a rerun inside a batch (the engine's own, for late data,
+// drift and backfills), whose verdict no one is told.
 func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, existing *run.Run, reason, source string, overlay *store.Sensor) error {
+	_, err := e.decideRerun(ctx, b, lp, key, existing, reason, source, overlay)
+	return err
+}
+
+// decideRerun decides a rerun inside a batch and returns the verdict the
+// core gave (run.RerunNotes), for the requester.
+func (e *Engine) decideRerun(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, existing *run.Run, reason, source string, overlay *store.Sensor) (run.RerunVerdict, error) {
 	p := lp.p
 	per, err := parsePeriod(key.Period)
 	if err != nil {
-		return err
+		return run.RerunVerdict{}, err
 	}
 	ledger, err := e.st.LedgerList(ctx, key)
 	if err != nil {
-		return err
+		return run.RerunVerdict{}, err
 	}
 	in := run.RerunInput{Reason: reason, Existing: existing, Ledger: ledgerReasons(ledger), Exclusion: run.ExclusionReason(p, per)}
 	if in.NeedsFreshData() {
 		in.FreshData, err = e.freshSince(ctx, p.ID, existing, overlay)
 		if err != nil {
-			return err
+			return run.RerunVerdict{}, err
 		}
 	}
 	d := run.DecideRerun(in, p)
-	notes, reopen := run.RerunNotes(p, reason, d)
+	notes, reopen, v := run.RerunNotes(p, reason, d)
 	b.notes(key, notes)
 	if !reopen {
-		return nil
+		return v, nil
 	}
 	r, eff := run.Reopen(existing, key, reason, source, d, lp.row.ConfigVersion, p, b.now)
 	if err := e.applyRun(ctx, b, lp, existing, r, eff, nil); err != nil {
-		return err
+		return v, err
 	}
-	return e.armSLA(ctx, b, p, key, per)
+	return v, e.armSLA(ctx, b, p, key, per)
 }
 
 // ledgerReasons lists the reasons of a period's ledger entries, which

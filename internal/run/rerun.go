@@ -166,16 +166,48 @@ func Reopen(existing *Run, key Key, reason, source string, d RerunDecision, conf
 	return r, eff
 }
 
-// RerunNotes is what a rerun decided d says without reopening the period:
-// a dry-run pipeline only says what it would do (DryRunRerun), a refused
-// rerun says why (Rejected). reopen is true for an accepted rerun of a
-// live pipeline: Reopen starts the next generation (and says so).
-func RerunNotes(p *pipeline.Pipeline, reason string, d RerunDecision) (notes []Note, reopen bool) {
+// RerunVerdict is what the requester of a rerun is told, typed: whether
+// it was accepted (on a dry-run pipeline: would be), and if not why, in
+// the words of the event that says so (RERUN_REJECTED,
+// DRY_RUN_RERUN_REJECTED).
+type RerunVerdict struct {
+	Accepted bool
+	Refusal  string
+}
+
+// RerunNotes is what a rerun decided d says without reopening the period,
+// and the verdict its requester is told: a dry-run pipeline only says
+// what it would do (DryRunRerun), a refused rerun says why (Rejected).
+// reopen is true for an accepted rerun of a live pipeline: Reopen starts
+// the next generation (and says so).
+func RerunNotes(p *pipeline.Pipeline, reason string, d RerunDecision) (notes []Note, reopen bool, v RerunVerdict) {
+	v.Accepted = d.Accepted
 	switch {
 	case p.DryRun:
-		return []Note{DryRunRerun(reason, d)}, false
+		notes = []Note{DryRunRerun(reason, d)}
 	case !d.Accepted:
-		return Rejected(reason, d).Notes, false
+		notes = Rejected(reason, d).Notes
+	default:
+		return nil, true, v
 	}
-	return nil, true
+	if !d.Accepted {
+		v.Refusal = notes[0].Message
+	}
+	return notes, false, v
+}
+
+// CheckRerunReason is the reason an operator's rerun request is decided
+// with: ReasonManual when it gives none. The reasons Interlock keeps for
+// itself are refused: automatic retries' (LedgerJobRetry) and backfills'
+// (ReasonBackfill, whose budget is a backfill's own: DecideRerun).
+func CheckRerunReason(reason string) (string, error) {
+	switch reason {
+	case "":
+		return ReasonManual, nil
+	case LedgerJobRetry:
+		return "", fmt.Errorf("reason %q is reserved for automatic retries", reason)
+	case ReasonBackfill:
+		return "", fmt.Errorf("reason %q is reserved for backfills (interlock backfill)", reason)
+	}
+	return reason, nil
 }

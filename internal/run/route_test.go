@@ -242,17 +242,22 @@ func TestRerunNotesAndSensorChangedAt(t *testing.T) {
 		dry      bool
 		accepted bool
 		want     string
+		verdict  RerunVerdict
 	}{
-		{"accepted: reopen", false, true, "reopen"},
-		{"refused", false, false, "RERUN_REJECTED"},
-		{"dry-run, accepted", true, true, "DRY_RUN_WOULD_RERUN"},
-		{"dry-run, refused", true, false, "DRY_RUN_RERUN_REJECTED"},
+		{"accepted: reopen", false, true, "reopen", RerunVerdict{Accepted: true}},
+		{"refused", false, false, "RERUN_REJECTED", RerunVerdict{Refusal: "rerun rejected (reason: manual): budget"}},
+		{"dry-run, accepted", true, true, "DRY_RUN_WOULD_RERUN", RerunVerdict{Accepted: true}},
+		{"dry-run, refused", true, false, "DRY_RUN_RERUN_REJECTED", RerunVerdict{Refusal: "dry-run: rerun would be rejected: budget"}},
 	} {
 		p := live
 		if c.dry {
 			p = dry
 		}
-		notes, reopen := RerunNotes(p, "manual", RerunDecision{Accepted: c.accepted})
+		d := RerunDecision{Accepted: c.accepted}
+		if !c.accepted {
+			d.Label = "budget"
+		}
+		notes, reopen, v := RerunNotes(p, "manual", d)
 		got := ""
 		for _, n := range notes {
 			got += string(n.Type)
@@ -263,11 +268,34 @@ func TestRerunNotesAndSensorChangedAt(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+		// The requester is told what the event says, typed.
+		if v != c.verdict {
+			t.Errorf("%s: verdict %+v, want %+v", c.name, v, c.verdict)
+		}
 	}
 	if got := SensorChangedAt(true, hm(7, 0), hm(8, 0)); !got.Equal(hm(8, 0)) {
 		t.Errorf("new data changed at %v", got)
 	}
 	if got := SensorChangedAt(false, hm(7, 0), hm(8, 0)); !got.Equal(hm(7, 0)) {
 		t.Errorf("a re-write changed at %v", got)
+	}
+}
+
+func TestCheckRerunReason(t *testing.T) {
+	for _, c := range []struct {
+		reason, want string
+		refused      bool
+	}{
+		{"", ReasonManual, false},
+		{"manual", "manual", false},
+		{"hotfix", "hotfix", false},
+		{ReasonDrift, ReasonDrift, false},
+		{LedgerJobRetry, "", true},
+		{ReasonBackfill, "", true},
+	} {
+		got, err := CheckRerunReason(c.reason)
+		if (err != nil) != c.refused || got != c.want {
+			t.Errorf("CheckRerunReason(%q) = %q, %v; want %q, refused %v", c.reason, got, err, c.want, c.refused)
+		}
 	}
 }
