@@ -93,17 +93,6 @@ func viewBackfill(b store.Backfill) BackfillView {
 	return v
 }
 
-// runningPipeline is the {id} of a backfill route, once the query (none
-// taken) is checked and the pipeline is known to run.
-func (s *server) runningPipeline(r *http.Request) (string, error) {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return "", err
-	}
-	_, _, err := s.loaded(r.Context(), id)
-	return id, err
-}
-
 // backfillError maps the engine's backfill refusals to their answers.
 func backfillError(err error) error {
 	switch {
@@ -122,12 +111,8 @@ func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.readJSONBody(w, r)
+	req, err := readRequest[BackfillRequest](s, w, r, false)
 	if err != nil {
-		return err
-	}
-	var req BackfillRequest
-	if err := decodeJSON(body, &req, false); err != nil {
 		return err
 	}
 	if req.Only == "" {

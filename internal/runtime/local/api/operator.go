@@ -28,19 +28,12 @@ type RerunAnswer struct {
 // circuit breaker) is a verdict, not an error: 200 with accepted false and
 // the reason.
 func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
-		return err
-	}
-	body, err := s.readJSONBody(w, r)
+	id, err := s.runningPipeline(r)
 	if err != nil {
 		return err
 	}
-	var req RerunRequest
-	if err := decodeJSON(body, &req, false); err != nil {
+	req, err := readRequest[RerunRequest](s, w, r, false)
+	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Period) == "" {
@@ -79,19 +72,12 @@ type PauseRequest struct {
 // instant, and answers with the pipeline's view. Pausing again replaces
 // the end of the pause.
 func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
-		return err
-	}
-	body, err := s.readJSONBody(w, r)
+	id, err := s.runningPipeline(r)
 	if err != nil {
 		return err
 	}
-	var req PauseRequest
-	if err := decodeJSON(body, &req, true); err != nil {
+	req, err := readRequest[PauseRequest](s, w, r, true)
+	if err != nil {
 		return err
 	}
 	var until time.Time
@@ -114,19 +100,11 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 // resume allows new runs again; resuming a pipeline that is not paused
 // changes nothing. It answers with the pipeline's view.
 func (s *server) resume(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
-		return err
-	}
-	body, err := s.readJSONBody(w, r)
+	id, err := s.runningPipeline(r)
 	if err != nil {
 		return err
 	}
-	var req struct{}
-	if err := decodeJSON(body, &req, true); err != nil {
+	if _, err := readRequest[struct{}](s, w, r, true); err != nil {
 		return err
 	}
 	if err := s.eng.Resume(r.Context(), id, by(r)); err != nil {

@@ -21,6 +21,17 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
+// readRequest reads the body (readJSONBody) and decodes it into a T
+// (decodeJSON; optional: an empty body is the zero T).
+func readRequest[T any](s *server, w http.ResponseWriter, r *http.Request, optional bool) (T, error) {
+	var req T
+	body, err := s.readJSONBody(w, r)
+	if err == nil {
+		err = decodeJSON(body, &req, optional)
+	}
+	return req, err
+}
+
 // readJSONBody reads the body of a route that takes JSON: first its
 // declared encoding (checkContentEncoding) and type (checkContentType),
 // then at most server.maxBodyBytes of it; a larger body is a
@@ -265,6 +276,17 @@ func limitParam(q url.Values) (int, error) {
 		return 0, errorf(http.StatusBadRequest, codeBadRequest, "limit %q: want a whole number from 1 to %d", s, maxLimit)
 	}
 	return min(n, maxLimit), nil
+}
+
+// runningPipeline is the {id} of a route on one pipeline that takes no
+// query, once the query is checked and the pipeline is known to run.
+func (s *server) runningPipeline(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if _, err := readQuery(r); err != nil {
+		return "", err
+	}
+	_, _, err := s.loaded(r.Context(), id)
+	return id, err
 }
 
 // loaded returns a pipeline the engine runs: its config and stored row,

@@ -23,13 +23,11 @@ type SensorWritten struct {
 // putSensor stores a sensor (flat or wrapped body) and answers only once
 // the engine has committed it and its consequences durably.
 func (s *server) putSensor(w http.ResponseWriter, r *http.Request) error {
-	id, key := r.PathValue("id"), r.PathValue("key")
-	if _, err := readQuery(r); err != nil {
+	id, err := s.runningPipeline(r)
+	if err != nil {
 		return err
 	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
-		return err
-	}
+	key := r.PathValue("key")
 	if err := engine.CheckSensorKey(key); err != nil {
 		return err
 	}
@@ -73,11 +71,8 @@ type SensorList struct {
 
 // listSensors returns a pipeline's stored sensors, by key.
 func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	if _, _, err := s.loaded(r.Context(), id); err != nil {
+	id, err := s.runningPipeline(r)
+	if err != nil {
 		return err
 	}
 	stored, err := s.eng.Store().SensorList(r.Context(), id)

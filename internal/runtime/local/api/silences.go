@@ -90,12 +90,8 @@ func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {
 		return err
 	}
-	body, err := s.readJSONBody(w, r)
+	req, err := readRequest[SilenceRequest](s, w, r, false)
 	if err != nil {
-		return err
-	}
-	var req SilenceRequest
-	if err := decodeJSON(body, &req, false); err != nil {
 		return err
 	}
 	m, err := silence.ParseMatchers(req.Pipelines, req.Types, req.Levels, req.Owners)
