@@ -44,7 +44,11 @@ func versionCheck(what, table, keyCol, key string, version int64) (op, error) {
 // checkOps are the statements of a Change's pipeline and calendar checks.
 func checkOps(c store.Change, add func(op, error)) {
 	for _, k := range c.PipelineChecks {
-		add(versionCheck("pipeline "+k.ID, "pipelines", "id", k.ID, k.Version))
+		o, err := versionCheck("pipeline "+k.ID, "pipelines", "id", k.ID, k.Version)
+		if k.Version > 0 {
+			o.pipeline = k.ID
+		}
+		add(o, err)
 	}
 	for _, k := range c.CalendarChecks {
 		add(versionCheck("calendar "+k.Name, "calendars", "name", k.Name, k.Version))

@@ -33,9 +33,16 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return err
 	}
-	if len(c.Pipelines) > 0 && s.pipelines != nil {
-		s.pipelines.drop()
-		defer s.pipelines.drop()
+	if s.pipelines != nil {
+		if len(c.Pipelines) > 0 {
+			s.pipelines.begin()
+			defer s.pipelines.end()
+		}
+		for i := range ops {
+			if id := ops[i].pipeline; id != "" {
+				ops[i].answer = s.pipelines.checker(id, ops[i].args[1].(int64))
+			}
+		}
 	}
 	if len(c.Runs) > 0 && s.runs != nil {
 		keys := make([]run.Key, len(c.Runs))
@@ -70,9 +77,22 @@ type op struct {
 	// condition holds when it counts want rows (calendars.go).
 	check bool
 	want  int64
+	// pipeline names the pipeline row a check reads (at a version, not
+	// absent); answer, when set, counts it without SQL where it can
+	// (pipelineCache.checker), ok false where it cannot.
+	pipeline string
+	answer   func() (n int64, ok bool)
 }
 
 func (o op) apply(ctx context.Context, tx *sql.Tx, stmts *pool) error {
+	if o.check && o.answer != nil {
+		if n, ok := o.answer(); ok {
+			if n != o.want {
+				return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
+			}
+			return nil
+		}
+	}
 	st := stmts.inTx(ctx, tx, o.query)
 	if o.check {
 		var n int64

@@ -14,8 +14,8 @@ import (
 )
 
 // pipelineCache keeps the pipeline rows of a store that has its database
-// to itself (an in-memory database, a scratch store: one connection, no
-// other process can open the file), so no writer other than this Store's
+// to itself (an in-memory database, a scratch store: one connection to a
+// database in memory), so no writer other than this Store's
 // Commit can change a row after open (the migrations run before any
 // read). Every decision reads its pipeline's row, and the watchdog lists
 // all of them each pass: in a simulation those reads of rows that almost
@@ -25,17 +25,21 @@ import (
 // transaction, and bumps gen both times; a read that missed stores what
 // it read only if gen did not move meanwhile, so a row read before a
 // commit is never kept after it. What the cache answers is what the
-// database holds, as a read that started at the same instant would; the
-// commit's conditions are still checked in SQL (the cache never answers
-// one).
+// database holds, as a read that started at the same instant would. Of
+// the commit's conditions, only a check of a pipeline's version is
+// answered from a cached row, when no commit of pipelines is under way
+// (checker); every other condition is checked in SQL.
 //
 // The rows handed out share their Doc and PauseWindows with the cache:
 // callers treat a stored row as read-only (none writes into them; a slice
 // is clipped, so an append copies).
 type pipelineCache struct {
-	mu   sync.Mutex
-	gen  uint64
-	byID map[string]store.Pipeline
+	mu  sync.Mutex
+	gen uint64
+	// writing counts the Commits that write pipelines between begin and
+	// end: while one is, the cache answers no commit's check (checker).
+	writing int
+	byID    map[string]store.Pipeline
 	// all is every row sorted by id (PipelineList), when allOK.
 	all   []store.Pipeline
 	allOK bool
@@ -86,14 +90,50 @@ func (c *pipelineCache) putList(gen uint64, rows []store.Pipeline) {
 	c.allOK = true
 }
 
-// drop forgets every row: a commit that writes pipelines is about to
-// change, or changed, the table.
-func (c *pipelineCache) drop() {
+// begin forgets every row: a Commit that writes pipelines is about to
+// change the table. It calls end once its transaction is over.
+func (c *pipelineCache) begin() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.writing++
+	c.forget()
+}
+
+// end forgets every row again: a read between begin and the transaction
+// may have kept what the commit then changed (and gen stops a read that
+// began before from keeping anything).
+func (c *pipelineCache) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing--
+	c.forget()
+}
+
+func (c *pipelineCache) forget() {
 	c.gen++
 	clear(c.byID)
 	c.all, c.allOK = nil, false
+}
+
+// checker answers a commit's check that pipeline id is at version, when
+// the row is cached and no Commit writing pipelines is under way: every
+// write of the table goes through Commit (the migrations run before any
+// read), so a row kept then is the row the database holds, inside the
+// checking transaction too. Every decision's commit checks the pipeline
+// it read; counting it in SQL was a statement per decision.
+func (c *pipelineCache) checker(id string, version int64) func() (int64, bool) {
+	return func() (int64, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		p, ok := c.byID[id]
+		if !ok || c.writing > 0 {
+			return 0, false
+		}
+		if p.Version == version {
+			return 1, true
+		}
+		return 0, true
+	}
 }
 
 func clipPipeline(p store.Pipeline) store.Pipeline {

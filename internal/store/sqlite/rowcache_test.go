@@ -31,17 +31,25 @@ func TestConformanceScratch(t *testing.T) {
 	})
 }
 
+// createPipeline commits a new pipeline row, created at the time it
+// returns.
+func createPipeline(t *testing.T, s *Store, id string) (store.Pipeline, time.Time) {
+	t.Helper()
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	p := store.Pipeline{ID: id, ConfigVersion: 1, Doc: []byte("pipeline: {id: " + id + "}\n"), Hash: "h1", File: id + ".yaml", FirstLoadedAt: at, UpdatedAt: at}
+	if err := s.Commit(t.Context(), store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p}}}); err != nil {
+		t.Fatal(err)
+	}
+	return p, at
+}
+
 // A scratch store answers a pipeline read from memory once it has read
 // the row, and a commit that writes the row is seen by the next read, by
 // id and in the list.
 func TestScratchPipelineRowsCached(t *testing.T) {
 	ctx := t.Context()
 	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
-	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	p := store.Pipeline{ID: "a", ConfigVersion: 1, Doc: []byte("pipeline: {id: a}\n"), Hash: "h1", File: "a.yaml", FirstLoadedAt: at, UpdatedAt: at}
-	if err := s.Commit(ctx, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p}}}); err != nil {
-		t.Fatal(err)
-	}
+	p, at := createPipeline(t, s, "a")
 	first, err := s.PipelineGet(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +84,62 @@ func TestScratchPipelineRowsCached(t *testing.T) {
 		t.Fatalf("after the commit, listed %+v", all)
 	}
 	// The cached row is the one stored: a commit conditioned on an older
-	// version still conflicts (the condition is checked in SQL).
+	// version still conflicts.
 	err = s.Commit(ctx, store.Change{PipelineChecks: []store.PipelineCheck{{ID: "a", Version: first.Version}}, Markers: []store.MarkerWrite{{Marker: store.Marker{Key: run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}, Kind: "k", At: at}}}})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("a commit conditioned on the pipeline's old version: %v, want a conflict", err)
+	}
+}
+
+// A commit's check of a pipeline's version is answered by the cached row,
+// without SQL: a row changed behind the store's back (no Commit can do
+// that; here the test does) is not seen by the check while the row is
+// cached, and is once a read that missed has brought it back.
+func TestScratchPipelineCheckAnsweredFromCache(t *testing.T) {
+	ctx := t.Context()
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	_, at := createPipeline(t, s, "a")
+	read, err := s.PipelineGet(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.write.ExecContext(ctx, `UPDATE pipelines SET version = 99 WHERE id = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	marker := func(kind string) []store.MarkerWrite {
+		return []store.MarkerWrite{{Marker: store.Marker{Key: run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}, Kind: kind, At: at}}}
+	}
+	check := []store.PipelineCheck{{ID: "a", Version: read.Version}}
+	if err := s.Commit(ctx, store.Change{PipelineChecks: check, Markers: marker("cached")}); err != nil {
+		t.Fatalf("a check of the cached row's version: %v; want it answered from the cache", err)
+	}
+	// A commit of another pipeline empties the cache: the check is SQL's
+	// again, and sees the row as the database holds it.
+	createPipeline(t, s, "b")
+	if err := s.Commit(ctx, store.Change{PipelineChecks: check, Markers: marker("sql")}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a check with no cached row: %v; want the database's conflict", err)
+	}
+}
+
+// While a commit that writes pipelines is under way, no check is
+// answered from the cache, not even from a row read in the meantime (it
+// may be the row that commit is about to change).
+func TestPipelineCacheAnswersNoCheckDuringAPipelineCommit(t *testing.T) {
+	c := newPipelineCache()
+	c.begin()
+	_, _, gen := c.get("a")
+	c.put(gen, store.Pipeline{ID: "a", Version: 1})
+	if _, ok := c.checker("a", 1)(); ok {
+		t.Fatal("a check was answered from the cache during a commit of pipelines")
+	}
+	c.end()
+	_, _, gen = c.get("a")
+	c.put(gen, store.Pipeline{ID: "a", Version: 1})
+	if n, ok := c.checker("a", 1)(); !ok || n != 1 {
+		t.Fatalf("check of the cached version: %d, %v; want 1, true", n, ok)
+	}
+	if n, ok := c.checker("a", 2)(); !ok || n != 0 {
+		t.Fatalf("check of another version: %d, %v; want 0, true", n, ok)
 	}
 }
 
@@ -92,7 +152,8 @@ func TestPipelineCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 		t.Fatal("empty cache answered")
 	}
 	_, _, listGen := c.list()
-	c.drop() // a commit of pipelines, between the read's start and its result
+	c.begin() // a commit of pipelines, between the read's start and its result
+	c.end()
 	c.put(gen, store.Pipeline{ID: "a", Version: 1})
 	c.putList(listGen, []store.Pipeline{{ID: "a", Version: 1}})
 	if _, ok, _ := c.get("a"); ok {

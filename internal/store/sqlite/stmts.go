@@ -20,6 +20,10 @@ type pool struct {
 	mu     sync.Mutex
 	stmts  map[string]*sql.Stmt
 	closed bool
+
+	// detached: reads run without watching their context once it was
+	// checked (readContext).
+	detached bool
 }
 
 // maxStmts bounds the cache: the list filters make a few shapes of each
@@ -77,6 +81,21 @@ func (p *pool) full() bool {
 	return p.closed || len(p.stmts) >= maxStmts
 }
 
+// readContext is the context a query runs under. A query under a context
+// that can end has the driver start a goroutine to interrupt it and
+// database/sql another to close its rows: two goroutines, and wake-ups of
+// the other core, for a list that takes microseconds (point reads run
+// detached already: get). A detached pool (the one connection of an
+// in-memory or scratch database, whose reads are all short) checks the
+// context before the query and then runs it to its end; a context that
+// has ended still fails the query.
+func (p *pool) readContext(ctx context.Context) context.Context {
+	if !p.detached || ctx.Err() != nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
 // queryRow runs a single-row query.
 func (p *pool) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := p.prepared(query); st != nil {
@@ -87,6 +106,7 @@ func (p *pool) queryRow(ctx context.Context, query string, args ...any) *sql.Row
 
 // query runs a query.
 func (p *pool) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = p.readContext(ctx)
 	if st := p.prepared(query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}

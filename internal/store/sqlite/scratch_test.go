@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A scratch store's database is in memory while it is open: its commits
+// write nothing to the file, and Close writes the whole of it there, an
+// ordinary database file that Open reads.
+func TestScratchWritesItsFileAtClose(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "scratch.db")
+	s, err := OpenScratch(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createPipeline(t, s, "a")
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the open scratch store wrote its file (stat: %v)", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	durable := openWith(t, "Open", Open, path)
+	got, err := durable.PipelineGet(ctx, "a")
+	if err != nil || got.Hash != "h1" {
+		t.Fatalf("the file Close wrote holds %+v, %v", got, err)
+	}
+}
+
+// A file that is not a database fails OpenScratch, naming it, and is left
+// as it was: the Close after the failed open writes no empty database
+// over it.
+func TestScratchKeepsAnUnreadableFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scratch.db")
+	junk := bytes.Repeat([]byte("not a database "), 1000)
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenScratch(t.Context(), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenScratch read a file that is not a database")
+	}
+	if !strings.Contains(err.Error(), path) {
+		t.Errorf("the error does not name the file: %v", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, junk) {
+		t.Fatalf("the unreadable file was changed (%d bytes now)", len(got))
+	}
+}
+
+// A list on the scratch store's one connection runs detached from its
+// context once the context was checked: it starts no goroutines to watch
+// a context that can end (the driver's interrupt, database/sql's closer),
+// so it allocates as a list under a context that cannot end, plus the
+// detached context itself. A context that has ended still fails it.
+func TestScratchListsRunDetached(t *testing.T) {
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	list := func(ctx context.Context) error {
+		_, err := s.SensorList(ctx, "a")
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	plain := testing.AllocsPerRun(50, func() { _ = list(context.Background()) })
+	cancellable := testing.AllocsPerRun(50, func() { _ = list(ctx) })
+	if cancellable > plain+1 {
+		t.Fatalf("a list under a context that can end allocates %.0f, under one that cannot %.0f: it watches its context", cancellable, plain)
+	}
+	cancel()
+	if err := list(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a list under an ended context: %v", err)
+	}
+}
