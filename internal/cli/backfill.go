@@ -29,16 +29,14 @@ func init() {
 			"interlock backfill list gold-revenue",
 			"interlock backfill cancel gold-revenue 3",
 		},
-		run: runBackfill,
+		flags: runBackfill,
 	})
 }
 
 // backfillPoll is how often a follower reads the backfill's progress.
 const backfillPoll = time.Second
 
-func runBackfill(ctx context.Context, env Env, args []string) int {
-	c := commands["backfill"]
-	fs := flag.NewFlagSet("backfill", flag.ContinueOnError)
+func runBackfill(fs *flag.FlagSet) action {
 	cf := addClientFlags(fs)
 	from := fs.String("from", "", "the first period: YYYY-MM-DD or YYYY-MM-DDTHH (required)")
 	to := fs.String("to", "", "the last period, inclusive (required; it must have started)")
@@ -47,68 +45,57 @@ func runBackfill(ctx context.Context, env Env, args []string) int {
 	reverse := fs.Bool("reverse", false, "newest period first")
 	dryRun := fs.Bool("dry-run", false, "list what would run and why; start nothing")
 	detach := fs.Bool("detach", false, "start the backfill and return, without following it")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	sub := fs.Arg(0)
-	switch {
-	case sub == "list" && fs.NArg() == 2, (sub == "status" || sub == "cancel") && fs.NArg() == 3:
-	case fs.NArg() == 1 && sub != "list" && *from != "" && *to != "":
-		sub = ""
-	default:
-		fmt.Fprintf(env.Stderr, "interlock backfill: want PIPELINE --from P --to P, list PIPELINE, status PIPELINE ID or cancel PIPELINE ID\n\n")
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	cl, err := cf.client()
-	if err != nil {
-		return fail(env, "backfill", err)
-	}
-	asJSON := *cf.output == "json"
-	if sub == "" {
-		return startBackfill(ctx, env, cl, fs.Arg(0), api.BackfillRequest{From: *from, To: *to, Only: *only, MaxActive: *maxActive, Reverse: *reverse, DryRun: *dryRun}, *detach, asJSON)
-	}
-	base := "/v1/pipelines/" + url.PathEscape(fs.Arg(1)) + "/backfills"
-	switch sub {
-	case "list":
-		var l api.BackfillList
-		raw, err := cl.call(ctx, "GET", base, nil, &l)
+	return func(ctx context.Context, env Env) int {
+		sub := fs.Arg(0)
+		switch {
+		case sub == "list" && fs.NArg() == 2, (sub == "status" || sub == "cancel") && fs.NArg() == 3:
+		case fs.NArg() == 1 && sub != "list" && *from != "" && *to != "":
+			sub = ""
+		default:
+			return usageError(env, fs, "want PIPELINE --from P --to P, list PIPELINE, status PIPELINE ID or cancel PIPELINE ID")
+		}
+		cl, err := cf.client()
 		if err != nil {
-			return fail(env, "backfill list", err)
+			return fail(env, "backfill", err)
 		}
-		if asJSON {
-			printJSON(env.Stdout, raw)
-			return ExitOK
+		asJSON := *cf.output == "json"
+		if sub == "" {
+			return startBackfill(ctx, env, cl, fs.Arg(0), api.BackfillRequest{From: *from, To: *to, Only: *only, MaxActive: *maxActive, Reverse: *reverse, DryRun: *dryRun}, *detach, asJSON)
 		}
-		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATE\tFROM\tTO\tONLY\tPROGRESS\tREQUESTED\tBY")
-		for _, b := range l.Backfills {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.State, b.From, b.To, b.Only, progressWords(b), b.RequestedAt.Format(time.RFC3339), b.RequestedBy)
+		base := "/v1/pipelines/" + url.PathEscape(fs.Arg(1)) + "/backfills"
+		one := base + "/" + url.PathEscape(fs.Arg(2)) // status and cancel: PIPELINE ID
+		switch sub {
+		case "list":
+			return show(ctx, env, cl, "backfill list", "GET", base, asJSON, func(l api.BackfillList) {
+				tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSTATE\tFROM\tTO\tONLY\tPROGRESS\tREQUESTED\tBY")
+				for _, b := range l.Backfills {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.State, b.From, b.To, b.Only, progressWords(b), b.RequestedAt.Format(time.RFC3339), b.RequestedBy)
+				}
+				tw.Flush()
+			})
+		case "status":
+			return show(ctx, env, cl, "backfill status", "GET", one, asJSON, func(b api.BackfillView) { printBackfill(env.Stdout, b) })
 		}
-		tw.Flush()
-		return ExitOK
-	case "status":
-		var b api.BackfillView
-		raw, err := cl.call(ctx, "GET", base+"/"+url.PathEscape(fs.Arg(2)), nil, &b)
-		if err != nil {
-			return fail(env, "backfill status", err)
-		}
-		if asJSON {
-			printJSON(env.Stdout, raw)
-			return ExitOK
-		}
-		printBackfill(env.Stdout, b)
-		return ExitOK
+		return show(ctx, env, cl, "backfill cancel", "DELETE", one, asJSON, func(b api.BackfillView) {
+			fmt.Fprintf(env.Stdout, "backfill %s of %s %s: %s\n", b.ID, b.PipelineID, b.State, progressWords(b))
+		})
 	}
-	var b api.BackfillView
-	raw, err := cl.call(ctx, "DELETE", base+"/"+url.PathEscape(fs.Arg(2)), nil, &b)
+}
+
+// show asks the API (a request without a body) and prints the answer: as
+// it came with --output json, else with print. A failed call is what
+// fails the command.
+func show[T any](ctx context.Context, env Env, cl *client, what, method, path string, asJSON bool, print func(T)) int {
+	var v T
+	raw, err := cl.call(ctx, method, path, nil, &v)
 	if err != nil {
-		return fail(env, "backfill cancel", err)
+		return fail(env, what, err)
 	}
 	if asJSON {
 		printJSON(env.Stdout, raw)
 	} else {
-		fmt.Fprintf(env.Stdout, "backfill %s of %s %s: %s\n", b.ID, b.PipelineID, b.State, progressWords(b))
+		print(v)
 	}
 	return ExitOK
 }

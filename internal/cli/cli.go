@@ -9,8 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -29,12 +30,6 @@ type Env struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Version string
-
-	// describe, when set, receives the command's flag set instead of the
-	// command running: parseFlags hands it over and stops the command.
-	// Help and completion read every command's flags this way, from the
-	// very definitions the command parses, so they cannot drift from it.
-	describe func(*flag.FlagSet)
 }
 
 type command struct {
@@ -45,7 +40,24 @@ type command struct {
 	// args lists the words the first argument may be (sensor: put), for
 	// shell completion; nil: anything (a file, a pipeline id).
 	args func() []string
-	run  func(ctx context.Context, env Env, args []string) int
+	// flags defines the command's flags on fs, named for the command, and
+	// returns what runs once they are parsed (the arguments left are
+	// fs.Args()). Help and completion read a command's flags from the
+	// very definitions it parses, so they cannot drift from it.
+	flags func(fs *flag.FlagSet) action
+}
+
+// action is a command run on its parsed flags.
+type action func(ctx context.Context, env Env) int
+
+// exec parses args with the command's flags, then runs it.
+func (c *command) exec(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	act := c.flags(fs)
+	if code, ok := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	return act(ctx, env)
 }
 
 var commands = map[string]*command{}
@@ -74,7 +86,7 @@ func Main(ctx context.Context, env Env) int {
 		printHelp(env.Stderr)
 		return ExitUsage
 	}
-	return c.run(ctx, env, args)
+	return c.exec(ctx, env, args)
 }
 
 func init() {
@@ -86,47 +98,35 @@ func init() {
 			"interlock help",
 			"interlock help status      # the same as interlock status --help",
 		},
-		args: commandNames,
-		run:  runHelp,
+		args:  commandNames,
+		flags: runHelp,
 	})
 }
 
 // runHelp prints the overview, or exactly what `COMMAND --help` prints:
 // it runs the command with --help, so the two cannot differ.
-func runHelp(ctx context.Context, env Env, args []string) int {
-	c := commands["help"]
-	fs := flag.NewFlagSet("help", flag.ContinueOnError)
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
+func runHelp(fs *flag.FlagSet) action {
+	return func(ctx context.Context, env Env) int {
+		switch fs.NArg() {
+		case 0:
+			printHelp(env.Stdout)
+			return ExitOK
+		case 1:
+		default:
+			return usageError(env, fs, "at most one COMMAND")
+		}
+		target, ok := commands[fs.Arg(0)]
+		if !ok {
+			fmt.Fprintf(env.Stderr, "interlock help: unknown command %q\n\n", fs.Arg(0))
+			printHelp(env.Stderr)
+			return ExitUsage
+		}
+		return target.exec(ctx, env, []string{"--help"})
 	}
-	switch fs.NArg() {
-	case 0:
-		printHelp(env.Stdout)
-		return ExitOK
-	case 1:
-	default:
-		fmt.Fprintf(env.Stderr, "interlock help: at most one COMMAND\n\n")
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	target, ok := commands[fs.Arg(0)]
-	if !ok {
-		fmt.Fprintf(env.Stderr, "interlock help: unknown command %q\n\n", fs.Arg(0))
-		printHelp(env.Stderr)
-		return ExitUsage
-	}
-	return target.run(ctx, env, []string{"--help"})
 }
 
 // commandNames lists the registered commands in order.
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Interlock is a safety controller for data pipelines: sensors are pushed,
@@ -182,15 +182,10 @@ func flagDefaults(fs *flag.FlagSet) string {
 	return strings.Join(lines, "")
 }
 
-// flagsOf returns the flags c parses, taken from c itself through
-// Env.describe (every command parses its flags before doing anything).
-// nil: the command never reached parseFlags.
+// flagsOf returns the flags c parses.
 func flagsOf(c *command) *flag.FlagSet {
-	var fs *flag.FlagSet
-	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, describe: func(f *flag.FlagSet) { fs = f }}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // a command that ran anyway should stop at its first wait
-	c.run(ctx, env, []string{"--help"})
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs)
 	return fs
 }
 
@@ -200,10 +195,6 @@ func flagsOf(c *command) *flag.FlagSet {
 func parseFlags(env Env, c *command, fs *flag.FlagSet, args []string) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	if env.describe != nil {
-		env.describe(fs)
-		return ExitOK, false
-	}
 	if err := fs.Parse(interleave(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(env.Stdout, c, fs)
@@ -214,6 +205,14 @@ func parseFlags(env Env, c *command, fs *flag.FlagSet, args []string) (code int,
 		return ExitUsage, false
 	}
 	return 0, true
+}
+
+// usageError says what is wrong with the command line of the command fs
+// is named for, then shows its help: the usage exit code.
+func usageError(env Env, fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(env.Stderr, "interlock %s: %s\n\n", fs.Name(), fmt.Sprintf(format, a...))
+	printCommandHelp(env.Stderr, commands[fs.Name()], fs)
+	return ExitUsage
 }
 
 // flagInMessage finds a flag name as the flag package writes it in its

@@ -389,3 +389,21 @@ func TestFishCompletionCompletes(t *testing.T) {
 		}
 	}
 }
+
+// A command line a command cannot use says what is wrong and shows that
+// command's help, whichever command it is.
+func TestUsageErrorsShowTheCommandsHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain"}, "interlock explain: want one PIPELINE\n\n"},
+		{[]string{"rerun", "orders"}, "interlock rerun: want PIPELINE and --period\n\n"},
+		{[]string{"help", "a", "b"}, "interlock help: at most one COMMAND\n\n"},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if code != ExitUsage || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "\nUsage:\n  interlock "+tc.args[0]+" ") {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d, %q then the command's help", tc.args, code, errOut, ExitUsage, tc.want)
+		}
+	}
+}

@@ -5,7 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -24,8 +25,8 @@ func init() {
 			`interlock completion zsh > "${fpath[1]}/_interlock"                     # zsh (compinit loads it)`,
 			"interlock completion fish > ~/.config/fish/completions/interlock.fish  # fish",
 		},
-		args: shellNames,
-		run:  runCompletion,
+		args:  shellNames,
+		flags: runCompletion,
 	})
 }
 
@@ -36,33 +37,21 @@ var shells = map[string]func(io.Writer, []compCommand){
 	"fish": fishCompletion,
 }
 
-func shellNames() []string {
-	names := make([]string, 0, len(shells))
-	for n := range shells {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func shellNames() []string { return slices.Sorted(maps.Keys(shells)) }
 
-func runCompletion(_ context.Context, env Env, args []string) int {
-	c := commands["completion"]
-	fs := flag.NewFlagSet("completion", flag.ContinueOnError)
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
+func runCompletion(fs *flag.FlagSet) action {
+	return func(_ context.Context, env Env) int {
+		if fs.NArg() != 1 {
+			return usageError(env, fs, "want one shell: %s", strings.Join(shellNames(), ", "))
+		}
+		gen, ok := shells[fs.Arg(0)]
+		if !ok {
+			fmt.Fprintf(env.Stderr, "interlock completion: unknown shell %q: want %s\n", fs.Arg(0), strings.Join(shellNames(), ", "))
+			return ExitUsage
+		}
+		gen(env.Stdout, completionModel())
+		return ExitOK
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(env.Stderr, "interlock completion: want one shell: %s\n\n", strings.Join(shellNames(), ", "))
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	gen, ok := shells[fs.Arg(0)]
-	if !ok {
-		fmt.Fprintf(env.Stderr, "interlock completion: unknown shell %q: want %s\n", fs.Arg(0), strings.Join(shellNames(), ", "))
-		return ExitUsage
-	}
-	gen(env.Stdout, completionModel())
-	return ExitOK
 }
 
 // compCommand is what a completion script knows of a command.

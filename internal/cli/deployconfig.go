@@ -30,7 +30,7 @@ func init() {
 			"interlock deploy-config pipelines/ calendars/ --server 'dynamodb://prod-interlock?region=eu-west-1'",
 			"interlock deploy-config pipelines/ --server dynamodb://prod-interlock --prune   # and stop pipelines no file defines",
 		},
-		run: runDeployConfig,
+		flags: runDeployConfig,
 	})
 }
 
@@ -39,102 +39,99 @@ func init() {
 // the DynamoDB store of an AWS deployment through the engine — calendars
 // (SetCalendars) first, then each pipeline (ApplyConfig) — printing what
 // changed. Fail closed: one invalid file and nothing is written.
-func runDeployConfig(ctx context.Context, env Env, args []string) int {
+func runDeployConfig(fs *flag.FlagSet) action {
 	const name = "deploy-config"
-	c := commands[name]
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	config := fs.String("config", "interlock.yaml", "project settings; its calendars resolve calendar names and its envAllow applies, as for validate")
 	server := fs.String("server", "", "the deployment's store: dynamodb://<table prefix>[?region=R][&endpoint=URL] (required)")
 	prune := fs.Bool("prune", false, "stop the stored pipelines no given file defines (their history stays)")
 	orchestratorTimeout := fs.Duration("orchestrator-timeout", awsrt.DefaultOrchestratorTimeout, "the orchestrator Lambda's timeout (the module's orchestrator_timeout_seconds): a pipeline whose job call cannot finish inside it, with "+awsrt.RecordMargin.String()+" left to record the answer, is refused")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	if *server == "" || !awsTarget(*server) {
-		return fail(env, name, badFlag("--server must name an AWS deployment: dynamodb://<table prefix>[?region=R]"))
-	}
-	if fs.NArg() == 0 {
-		return fail(env, name, badFlag("name the pipeline and calendar files or directories to load"))
-	}
-	if *orchestratorTimeout <= awsrt.RecordMargin || *orchestratorTimeout > 15*time.Minute {
-		return fail(env, name, badFlag("--orchestrator-timeout %s: the orchestrator Lambda's timeout, more than %s and at most 15m", *orchestratorTimeout, awsrt.RecordMargin))
-	}
-	if err := app.CheckDynamoDBURL(*server); err != nil {
-		return fail(env, name, badFlag("--server %q: %v", *server, err))
-	}
-	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config, Invocation: *orchestratorTimeout, InvocationMargin: awsrt.RecordMargin})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "interlock %s: %v\n", name, err)
-		return ExitUsage
-	}
-	printValidation(env, rep)
-	if !rep.Valid() {
-		fmt.Fprintf(env.Stderr, "interlock %s: invalid files: nothing was written\n", name)
-		return ExitFailed
-	}
-	var pipelines []string
-	cals := map[string]schedule.Calendar{}
-	for _, f := range rep.Files {
-		switch f.Kind {
-		case project.KindPipeline:
-			pipelines = append(pipelines, f.File)
-		case project.KindCalendar:
-			data, err := os.ReadFile(f.File)
-			if err != nil {
-				return fail(env, name, err)
-			}
-			cal, err := pipeline.ParseCalendar(f.File, data)
-			if err != nil { // validated a moment ago: the file changed since
-				return fail(env, name, err)
-			}
-			cals[cal.Name] = *cal
-		default:
-			fmt.Fprintf(env.Stdout, "skipped  %s (%s: not loaded into a deployment)\n", f.File, f.Kind)
+	return func(ctx context.Context, env Env) int {
+		if *server == "" || !awsTarget(*server) {
+			return fail(env, name, badFlag("--server must name an AWS deployment: dynamodb://<table prefix>[?region=R]"))
 		}
-	}
-	// interlock.yaml, when there is one, checked as serve checks it: its
-	// envAllow applies, and its alerts: and maintenance: become the
-	// deployment's stored alert config. Invalid: nothing is written.
-	settings := pipeline.DefaultSettings()
-	var alerts *alertConfig
-	if data, err := os.ReadFile(*config); err == nil {
-		y, s, err := app.AlertConfigOf(*config, data)
+		if fs.NArg() == 0 {
+			return fail(env, name, badFlag("name the pipeline and calendar files or directories to load"))
+		}
+		if *orchestratorTimeout <= awsrt.RecordMargin || *orchestratorTimeout > 15*time.Minute {
+			return fail(env, name, badFlag("--orchestrator-timeout %s: the orchestrator Lambda's timeout, more than %s and at most 15m", *orchestratorTimeout, awsrt.RecordMargin))
+		}
+		if err := app.CheckDynamoDBURL(*server); err != nil {
+			return fail(env, name, badFlag("--server %q: %v", *server, err))
+		}
+		rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config, Invocation: *orchestratorTimeout, InvocationMargin: awsrt.RecordMargin})
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "%v\ninterlock %s: invalid %s: nothing was written\n", err, name, *config)
+			fmt.Fprintf(env.Stderr, "interlock %s: %v\n", name, err)
+			return ExitUsage
+		}
+		printValidation(env, rep)
+		if !rep.Valid() {
+			fmt.Fprintf(env.Stderr, "interlock %s: invalid files: nothing was written\n", name)
 			return ExitFailed
 		}
-		settings, alerts = s, &alertConfig{file: *config, yaml: y, settings: s}
-	} else if !errors.Is(err, iofs.ErrNotExist) {
-		return fail(env, name, err)
-	}
+		var pipelines []string
+		cals := map[string]schedule.Calendar{}
+		for _, f := range rep.Files {
+			switch f.Kind {
+			case project.KindPipeline:
+				pipelines = append(pipelines, f.File)
+			case project.KindCalendar:
+				data, err := os.ReadFile(f.File)
+				if err != nil {
+					return fail(env, name, err)
+				}
+				cal, err := pipeline.ParseCalendar(f.File, data)
+				if err != nil { // validated a moment ago: the file changed since
+					return fail(env, name, err)
+				}
+				cals[cal.Name] = *cal
+			default:
+				fmt.Fprintf(env.Stdout, "skipped  %s (%s: not loaded into a deployment)\n", f.File, f.Kind)
+			}
+		}
+		// interlock.yaml, when there is one, checked as serve checks it: its
+		// envAllow applies, and its alerts: and maintenance: become the
+		// deployment's stored alert config. Invalid: nothing is written.
+		settings := pipeline.DefaultSettings()
+		var alerts *alertConfig
+		if data, err := os.ReadFile(*config); err == nil {
+			y, s, err := app.AlertConfigOf(*config, data)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "%v\ninterlock %s: invalid %s: nothing was written\n", err, name, *config)
+				return ExitFailed
+			}
+			settings, alerts = s, &alertConfig{file: *config, yaml: y, settings: s}
+		} else if !errors.Is(err, iofs.ErrNotExist) {
+			return fail(env, name, err)
+		}
 
-	st, err := app.OpenDynamoDB(ctx, *server, 0)
-	if err != nil {
-		return fail(env, name, err)
-	}
-	defer st.Close()
-	// A passive engine: it runs no timers and takes no call in flight for
-	// interrupted (the deployment's functions make them).
-	eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Passive: true,
-		EnvAllow: settings.Server.EnvAllow, Logger: slog.New(slog.DiscardHandler)})
-	if err := eng.Open(ctx); err != nil {
-		return fail(env, name, err)
-	}
-	changed, err := applyDeployConfig(ctx, env, eng, st, cals, pipelines, *prune)
-	if err != nil {
-		return fail(env, name, err)
-	}
-	if alerts == nil {
-		fmt.Fprintf(env.Stdout, "alert config: no %s: the stored one is left as it is\n", *config)
-	} else {
-		n, err := storeAlertConfig(ctx, env, st, *alerts, eng.Now())
+		st, err := app.OpenDynamoDB(ctx, *server, 0)
 		if err != nil {
 			return fail(env, name, err)
 		}
-		changed += n
+		defer st.Close()
+		// A passive engine: it runs no timers and takes no call in flight for
+		// interrupted (the deployment's functions make them).
+		eng := engine.New(engine.Options{Store: st, Clock: clock.Real{}, Passive: true,
+			EnvAllow: settings.Server.EnvAllow, Logger: slog.New(slog.DiscardHandler)})
+		if err := eng.Open(ctx); err != nil {
+			return fail(env, name, err)
+		}
+		changed, err := applyDeployConfig(ctx, env, eng, st, cals, pipelines, *prune)
+		if err != nil {
+			return fail(env, name, err)
+		}
+		if alerts == nil {
+			fmt.Fprintf(env.Stdout, "alert config: no %s: the stored one is left as it is\n", *config)
+		} else {
+			n, err := storeAlertConfig(ctx, env, st, *alerts, eng.Now())
+			if err != nil {
+				return fail(env, name, err)
+			}
+			changed += n
+		}
+		fmt.Fprintf(env.Stdout, "\n%s: %d change(s)\n", *server, changed)
+		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "\n%s: %d change(s)\n", *server, changed)
-	return ExitOK
 }
 
 // applyDeployConfig stores the calendars (when any file defines one: the

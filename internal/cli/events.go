@@ -24,7 +24,7 @@ func init() {
 			"interlock events --follow                       # like tail -f",
 			"interlock events --output json --since 1h | jq .",
 		},
-		run: runEvents,
+		flags: runEvents,
 	})
 }
 
@@ -44,9 +44,7 @@ func (m *typeFlag) choices() []string {
 	return out
 }
 
-func runEvents(ctx context.Context, env Env, args []string) int {
-	c := commands["events"]
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
+func runEvents(fs *flag.FlagSet) action {
 	cf := addClientFlags(fs)
 	pipelineID := fs.String("pipeline", "", "only this pipeline")
 	var types typeFlag
@@ -54,82 +52,81 @@ func runEvents(ctx context.Context, env Env, args []string) int {
 	since := fs.String("since", "", "only events since then: RFC3339 or a duration back from now (2h, 7d)")
 	limit := fs.Int("limit", 100, "at most this many events (without --follow)")
 	follow := fs.Bool("follow", false, "keep printing new events until interrupted")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	for _, t := range types {
-		if _, ok := event.Lookup(event.Type(t)); !ok {
-			fmt.Fprintf(env.Stderr, "interlock events: unknown event type %q (see docs/lifecycle.md)\n", t)
-			return ExitUsage
-		}
-	}
-	// A filter given empty ("$UNSET") would otherwise mean no filter and
-	// print every pipeline's events; the server refuses it too.
-	for _, name := range []string{"pipeline", "since"} {
-		if fs.Lookup(name).Value.String() == "" && flagGiven(fs, name) {
-			fmt.Fprintf(env.Stderr, "interlock events: --%s is empty: give a value or leave the flag out\n", name)
-			return ExitUsage
-		}
-	}
-	if *since != "" && !sinceParses(*since) {
-		fmt.Fprintf(env.Stderr, "interlock events: --since %q: want an RFC 3339 time (2026-03-10T06:00:00Z) or a duration back from now (2h, 7d)\n", *since)
-		return ExitUsage
-	}
-	cl, err := cf.client()
-	if err != nil {
-		return fail(env, "events", err)
-	}
-	q := url.Values{}
-	if *pipelineID != "" {
-		q.Set("pipeline", *pipelineID)
-	}
-	for _, t := range types {
-		q.Add("type", t)
-	}
-	if *since != "" {
-		q.Set("since", *since)
-	}
-	pageSize := *limit
-	if *follow || pageSize <= 0 || pageSize > 1000 {
-		pageSize = 1000
-	}
-	q.Set("limit", strconv.Itoa(pageSize))
-	printed := 0
-	for {
-		var page struct {
-			Events []json.RawMessage `json:"events"`
-			Next   string            `json:"next"`
-		}
-		if _, err := cl.call(ctx, "GET", "/v1/events?"+q.Encode(), nil, &page); err != nil {
-			if ctx.Err() != nil {
-				return ExitOK
+	return func(ctx context.Context, env Env) int {
+		for _, t := range types {
+			if _, ok := event.Lookup(event.Type(t)); !ok {
+				fmt.Fprintf(env.Stderr, "interlock events: unknown event type %q (see docs/lifecycle.md)\n", t)
+				return ExitUsage
 			}
+		}
+		// A filter given empty ("$UNSET") would otherwise mean no filter and
+		// print every pipeline's events; the server refuses it too.
+		for _, name := range []string{"pipeline", "since"} {
+			if fs.Lookup(name).Value.String() == "" && flagGiven(fs, name) {
+				fmt.Fprintf(env.Stderr, "interlock events: --%s is empty: give a value or leave the flag out\n", name)
+				return ExitUsage
+			}
+		}
+		if *since != "" && !sinceParses(*since) {
+			fmt.Fprintf(env.Stderr, "interlock events: --since %q: want an RFC 3339 time (2026-03-10T06:00:00Z) or a duration back from now (2h, 7d)\n", *since)
+			return ExitUsage
+		}
+		cl, err := cf.client()
+		if err != nil {
 			return fail(env, "events", err)
 		}
-		for _, raw := range page.Events {
-			if !*follow && printed >= *limit {
-				return ExitOK
+		q := url.Values{}
+		if *pipelineID != "" {
+			q.Set("pipeline", *pipelineID)
+		}
+		for _, t := range types {
+			q.Add("type", t)
+		}
+		if *since != "" {
+			q.Set("since", *since)
+		}
+		pageSize := *limit
+		if *follow || pageSize <= 0 || pageSize > 1000 {
+			pageSize = 1000
+		}
+		q.Set("limit", strconv.Itoa(pageSize))
+		printed := 0
+		for {
+			var page struct {
+				Events []json.RawMessage `json:"events"`
+				Next   string            `json:"next"`
 			}
-			printEvent(env, *cf.output == "json", raw)
-			printed++
-		}
-		if page.Next != "" {
-			q.Set("after", page.Next)
-		}
-		// The cursor takes over from --since once a page has events. An
-		// empty page returns the cursor it was given (the start at first), which
-		// alone would mean "from the beginning": --since stays until then.
-		if len(page.Events) > 0 {
-			q.Del("since")
-		}
-		if len(page.Events) < pageSize {
-			if !*follow {
-				return ExitOK
+			if _, err := cl.call(ctx, "GET", "/v1/events?"+q.Encode(), nil, &page); err != nil {
+				if ctx.Err() != nil {
+					return ExitOK
+				}
+				return fail(env, "events", err)
 			}
-			select {
-			case <-ctx.Done():
-				return ExitOK
-			case <-time.After(2 * time.Second):
+			for _, raw := range page.Events {
+				if !*follow && printed >= *limit {
+					return ExitOK
+				}
+				printEvent(env, *cf.output == "json", raw)
+				printed++
+			}
+			if page.Next != "" {
+				q.Set("after", page.Next)
+			}
+			// The cursor takes over from --since once a page has events. An
+			// empty page returns the cursor it was given (the start at first), which
+			// alone would mean "from the beginning": --since stays until then.
+			if len(page.Events) > 0 {
+				q.Del("since")
+			}
+			if len(page.Events) < pageSize {
+				if !*follow {
+					return ExitOK
+				}
+				select {
+				case <-ctx.Done():
+					return ExitOK
+				case <-time.After(2 * time.Second):
+				}
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func init() {
 			"interlock graph --output dot | dot -Tsvg > graph.svg",
 			"interlock graph pipelines/ --output json",
 		},
-		run: runGraph,
+		flags: runGraph,
 	})
 }
 
@@ -44,42 +44,39 @@ func (o *graphOutput) choices() []string { return []string{"text", "dot", "json"
 // runGraph reads the project's pipelines as validate does and prints
 // their graph. Files that do not load are left out, and said so on
 // stderr; a cycle is drawn, and named there too (exit 1, as validate).
-func runGraph(_ context.Context, env Env, args []string) int {
-	c := commands["graph"]
-	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
+func runGraph(fs *flag.FlagSet) action {
 	config := fs.String("config", "interlock.yaml", "project settings: its pipelines directory is read when no PATH is given")
 	out := graphOutput("text")
 	fs.Var(&out, "output", "`format`: text, dot (Graphviz) or json")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
+	return func(_ context.Context, env Env) int {
+		rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "interlock graph: %v\n", err)
+			return ExitUsage
+		}
+		g := irun.BuildGraph(rep.Pipelines())
+		switch out {
+		case "dot":
+			writeDOT(env.Stdout, g)
+		case "json":
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(api.GraphViewOf(g))
+		default:
+			writeGraphText(env.Stdout, g)
+		}
+		code := ExitOK
+		for _, f := range rep.Files {
+			for _, e := range f.Errors {
+				fmt.Fprintf(env.Stderr, "interlock graph: %s\n", e.Error())
+				code = ExitFailed
+			}
+		}
+		if code != ExitOK {
+			fmt.Fprintln(env.Stderr, "interlock graph: the graph leaves out what does not load; `interlock validate` lists it")
+		}
 		return code
 	}
-	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "interlock graph: %v\n", err)
-		return ExitUsage
-	}
-	g := irun.BuildGraph(rep.Pipelines())
-	switch out {
-	case "dot":
-		writeDOT(env.Stdout, g)
-	case "json":
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(api.GraphViewOf(g))
-	default:
-		writeGraphText(env.Stdout, g)
-	}
-	code := ExitOK
-	for _, f := range rep.Files {
-		for _, e := range f.Errors {
-			fmt.Fprintf(env.Stderr, "interlock graph: %s\n", e.Error())
-			code = ExitFailed
-		}
-	}
-	if code != ExitOK {
-		fmt.Fprintln(env.Stderr, "interlock graph: the graph leaves out what does not load; `interlock validate` lists it")
-	}
-	return code
 }
 
 // writeGraphText prints each layer's pipelines and then the edges.

@@ -25,70 +25,67 @@ func init() {
 			"interlock validate && interlock simulate scenarios/example.yaml",
 			"interlock serve",
 		},
-		run: runInit,
+		flags: runInit,
 	})
 }
 
-func runInit(_ context.Context, env Env, args []string) int {
-	c := commands["init"]
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+func runInit(fs *flag.FlagSet) action {
 	force := fs.Bool("force", false, "overwrite files that already exist")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	dir := "."
-	if fs.NArg() > 1 {
-		fmt.Fprintf(env.Stderr, "interlock init: at most one directory\n")
-		return ExitUsage
-	}
-	if fs.NArg() == 1 {
-		dir = fs.Arg(0)
-	}
-	files, err := scaffoldFiles()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "interlock init: %v\n", err)
-		return ExitRuntime
-	}
-	if !*force {
-		var exist []string
-		for _, f := range files {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-				exist = append(exist, filepath.Join(dir, f))
-			}
+	return func(_ context.Context, env Env) int {
+		dir := "."
+		if fs.NArg() > 1 {
+			fmt.Fprintf(env.Stderr, "interlock init: at most one directory\n")
+			return ExitUsage
 		}
-		if len(exist) > 0 {
-			fmt.Fprintf(env.Stderr, "interlock init: these files exist and would be overwritten (use --force):\n")
-			for _, f := range exist {
-				fmt.Fprintf(env.Stderr, "  %s\n", f)
-			}
-			return ExitFailed
+		if fs.NArg() == 1 {
+			dir = fs.Arg(0)
 		}
-	}
-	for _, f := range files {
-		data, err := scaffold.ReadFile("scaffold/" + f)
-		if err == nil {
-			target := filepath.Join(dir, f)
-			if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
-				err = os.WriteFile(target, data, 0o644)
-			}
-		}
+		files, err := scaffoldFiles()
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "interlock init: %v\n", err)
 			return ExitRuntime
 		}
-		fmt.Fprintf(env.Stdout, "created %s\n", filepath.Join(dir, f))
+		if !*force {
+			var exist []string
+			for _, f := range files {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					exist = append(exist, filepath.Join(dir, f))
+				}
+			}
+			if len(exist) > 0 {
+				fmt.Fprintf(env.Stderr, "interlock init: these files exist and would be overwritten (use --force):\n")
+				for _, f := range exist {
+					fmt.Fprintf(env.Stderr, "  %s\n", f)
+				}
+				return ExitFailed
+			}
+		}
+		for _, f := range files {
+			data, err := scaffold.ReadFile("scaffold/" + f)
+			if err == nil {
+				target := filepath.Join(dir, f)
+				if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+					err = os.WriteFile(target, data, 0o644)
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "interlock init: %v\n", err)
+				return ExitRuntime
+			}
+			fmt.Fprintf(env.Stdout, "created %s\n", filepath.Join(dir, f))
+		}
+		fmt.Fprintf(env.Stdout, `
+	Next:
+	  cd %s
+	  interlock validate                          # check the project
+	  interlock simulate scenarios/example.yaml   # try the pipeline on a virtual clock
+	  interlock serve                             # run it; then push sensors:
+	  interlock sensor put example row-count '{"count": 15432}'
+	  interlock sensor put example upstream-ready '{"status": "ready"}'
+	  interlock status example
+	`, dir)
+		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, `
-Next:
-  cd %s
-  interlock validate                          # check the project
-  interlock simulate scenarios/example.yaml   # try the pipeline on a virtual clock
-  interlock serve                             # run it; then push sensors:
-  interlock sensor put example row-count '{"count": 15432}'
-  interlock sensor put example upstream-ready '{"status": "ready"}'
-  interlock status example
-`, dir)
-	return ExitOK
 }
 
 func scaffoldFiles() ([]string, error) {

@@ -21,57 +21,52 @@ func init() {
 			`interlock sensor put gold-revenue row-count '{"count": 15432}' --server 'dynamodb://prod-interlock?region=eu-west-1'`,
 			`curl -X PUT -H 'Content-Type: application/json' -d '{"count": 15432}' http://127.0.0.1:7070/v1/pipelines/gold-revenue/sensors/row-count`,
 		},
-		args: func() []string { return []string{"put"} },
-		run:  runSensor,
+		args:  func() []string { return []string{"put"} },
+		flags: runSensor,
 	})
 }
 
-func runSensor(ctx context.Context, env Env, args []string) int {
-	c := commands["sensor"]
-	fs := flag.NewFlagSet("sensor", flag.ContinueOnError)
+func runSensor(fs *flag.FlagSet) action {
 	cf := addClientFlags(fs)
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	rest := fs.Args()
-	if len(rest) < 3 || len(rest) > 4 || rest[0] != "put" {
-		fmt.Fprintf(env.Stderr, "interlock sensor: want `put PIPELINE KEY [JSON|-]`\n\n")
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	pipelineID, key := rest[1], rest[2]
-	body := []byte("{}")
-	if len(rest) == 4 {
-		if rest[3] == "-" {
-			b, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
-			if err != nil {
-				return fail(env, "sensor", err)
-			}
-			body = b
-		} else {
-			body = []byte(rest[3])
+	return func(ctx context.Context, env Env) int {
+		rest := fs.Args()
+		if len(rest) < 3 || len(rest) > 4 || rest[0] != "put" {
+			return usageError(env, fs, "want `put PIPELINE KEY [JSON|-]`")
 		}
-	}
-	if awsTarget(*cf.server) {
-		return sensorPutAWS(ctx, env, *cf.server, cf.output.String(), pipelineID, key, body)
-	}
-	cl, err := cf.client()
-	if err != nil {
-		return fail(env, "sensor", err)
-	}
-	var res api.SensorWritten
-	raw, err := cl.call(ctx, "PUT", "/v1/pipelines/"+url.PathEscape(pipelineID)+"/sensors/"+url.PathEscape(key), body, &res)
-	if err != nil {
-		return fail(env, "sensor", err)
-	}
-	if *cf.output == "json" {
-		printJSON(env.Stdout, raw)
+		pipelineID, key := rest[1], rest[2]
+		body := []byte("{}")
+		if len(rest) == 4 {
+			if rest[3] == "-" {
+				b, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
+				if err != nil {
+					return fail(env, "sensor", err)
+				}
+				body = b
+			} else {
+				body = []byte(rest[3])
+			}
+		}
+		if awsTarget(*cf.server) {
+			return sensorPutAWS(ctx, env, *cf.server, cf.output.String(), pipelineID, key, body)
+		}
+		cl, err := cf.client()
+		if err != nil {
+			return fail(env, "sensor", err)
+		}
+		var res api.SensorWritten
+		raw, err := cl.call(ctx, "PUT", "/v1/pipelines/"+url.PathEscape(pipelineID)+"/sensors/"+url.PathEscape(key), body, &res)
+		if err != nil {
+			return fail(env, "sensor", err)
+		}
+		if *cf.output == "json" {
+			printJSON(env.Stdout, raw)
+			return ExitOK
+		}
+		what := "new data"
+		if !res.Changed {
+			what = "identical to what was stored: not new data, starts nothing"
+		}
+		fmt.Fprintf(env.Stdout, "stored %s/%s for period %s (%s)\n", res.PipelineID, res.Key, res.Period, what)
 		return ExitOK
 	}
-	what := "new data"
-	if !res.Changed {
-		what = "identical to what was stored: not new data, starts nothing"
-	}
-	fmt.Fprintf(env.Stdout, "stored %s/%s for period %s (%s)\n", res.PipelineID, res.Key, res.Period, what)
-	return ExitOK
 }

@@ -25,8 +25,8 @@ func init() {
 			"interlock silence list --all",
 			"interlock silence expire s-20260310-4f1c2a9b7e3d",
 		},
-		args: func() []string { return []string{"add", "list", "expire"} },
-		run:  runSilence,
+		args:  func() []string { return []string{"add", "list", "expire"} },
+		flags: runSilence,
 	})
 }
 
@@ -41,9 +41,7 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
-func runSilence(ctx context.Context, env Env, args []string) int {
-	c := commands["silence"]
-	fs := flag.NewFlagSet("silence", flag.ContinueOnError)
+func runSilence(fs *flag.FlagSet) action {
 	cf := addClientFlags(fs)
 	var pipelines, types, levels, owners listFlag
 	fs.Var(&pipelines, "pipeline", "add: pipeline id or glob (gold-*); repeatable")
@@ -55,94 +53,91 @@ func runSilence(ctx context.Context, env Env, args []string) int {
 	comment := fs.String("comment", "", "add: why, for whoever sees the silenced alerts")
 	id := fs.String("id", "", "add: name the silence (letters, digits, '-', '_', '.'); a second silence of that name is refused (default: one is made)")
 	all := fs.Bool("all", false, "list: every stored silence, not only the active and those ended in the last day")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	verb := fs.Arg(0)
-	if verb != "add" && verb != "list" && verb != "expire" {
-		fmt.Fprintf(env.Stderr, "interlock silence: want add, list or expire\n\n")
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	for _, f := range []string{"pipeline", "type", "level", "owner", "duration", "until", "comment", "all"} {
-		ofVerb := (verb == "add" && f != "all") || (verb == "list" && f == "all")
-		if flagGiven(fs, f) && !ofVerb {
-			fmt.Fprintf(env.Stderr, "interlock silence %s: --%s is not a flag of %s\n", verb, f, verb)
-			return ExitUsage
+	return func(ctx context.Context, env Env) int {
+		verb := fs.Arg(0)
+		if verb != "add" && verb != "list" && verb != "expire" {
+			return usageError(env, fs, "want add, list or expire")
 		}
-	}
-	rest := fs.Args()[1:]
-	name := "silence " + verb
-	cl, err := cf.client()
-	if err != nil {
-		return fail(env, name, err)
-	}
-	switch verb {
-	case "add":
-		if len(rest) != 0 {
-			fmt.Fprintf(env.Stderr, "interlock silence add: unexpected argument %q (matchers are flags: --pipeline, --type, --level, --owner)\n", rest[0])
-			return ExitUsage
+		for _, f := range []string{"pipeline", "type", "level", "owner", "duration", "until", "comment", "all"} {
+			ofVerb := (verb == "add" && f != "all") || (verb == "list" && f == "all")
+			if flagGiven(fs, f) && !ofVerb {
+				fmt.Fprintf(env.Stderr, "interlock silence %s: --%s is not a flag of %s\n", verb, f, verb)
+				return ExitUsage
+			}
 		}
-		if len(pipelines)+len(types)+len(levels)+len(owners) == 0 {
-			fmt.Fprintf(env.Stderr, "interlock silence add: give at least one matcher (--pipeline, --type, --level, --owner)\n")
-			return ExitUsage
-		}
-		if (*dur == "") == (*until == "") {
-			fmt.Fprintf(env.Stderr, "interlock silence add: give one of --duration and --until\n")
-			return ExitUsage
-		}
-		req := api.SilenceRequest{ID: *id, Pipelines: pipelines, Types: types, Levels: levels, Owners: owners, Duration: *dur, Until: *until, Comment: *comment}
-		var s api.Silence
-		raw, err := cl.call(ctx, "POST", "/v1/silences", req, &s)
+		rest := fs.Args()[1:]
+		name := "silence " + verb
+		cl, err := cf.client()
 		if err != nil {
 			return fail(env, name, err)
 		}
-		if *cf.output == "json" {
-			printJSON(env.Stdout, raw)
-		} else {
-			fmt.Fprintf(env.Stdout, "silence %s until %s\n", s.ID, s.EndsAt)
-		}
-		return ExitOK
-	case "list":
-		if len(rest) != 0 {
-			fmt.Fprintf(env.Stderr, "interlock silence list: takes no argument\n")
-			return ExitUsage
-		}
-		path := "/v1/silences"
-		if *all {
-			path += "?all=true"
-		}
-		var ans api.Silences
-		raw, err := cl.call(ctx, "GET", path, nil, &ans)
-		if err != nil {
-			return fail(env, name, err)
-		}
-		if *cf.output == "json" {
-			printJSON(env.Stdout, raw)
+		switch verb {
+		case "add":
+			if len(rest) != 0 {
+				fmt.Fprintf(env.Stderr, "interlock silence add: unexpected argument %q (matchers are flags: --pipeline, --type, --level, --owner)\n", rest[0])
+				return ExitUsage
+			}
+			if len(pipelines)+len(types)+len(levels)+len(owners) == 0 {
+				fmt.Fprintf(env.Stderr, "interlock silence add: give at least one matcher (--pipeline, --type, --level, --owner)\n")
+				return ExitUsage
+			}
+			if (*dur == "") == (*until == "") {
+				fmt.Fprintf(env.Stderr, "interlock silence add: give one of --duration and --until\n")
+				return ExitUsage
+			}
+			req := api.SilenceRequest{ID: *id, Pipelines: pipelines, Types: types, Levels: levels, Owners: owners, Duration: *dur, Until: *until, Comment: *comment}
+			var s api.Silence
+			raw, err := cl.call(ctx, "POST", "/v1/silences", req, &s)
+			if err != nil {
+				return fail(env, name, err)
+			}
+			if *cf.output == "json" {
+				printJSON(env.Stdout, raw)
+			} else {
+				fmt.Fprintf(env.Stdout, "silence %s until %s\n", s.ID, s.EndsAt)
+			}
+			return ExitOK
+		case "list":
+			if len(rest) != 0 {
+				fmt.Fprintf(env.Stderr, "interlock silence list: takes no argument\n")
+				return ExitUsage
+			}
+			path := "/v1/silences"
+			if *all {
+				path += "?all=true"
+			}
+			var ans api.Silences
+			raw, err := cl.call(ctx, "GET", path, nil, &ans)
+			if err != nil {
+				return fail(env, name, err)
+			}
+			if *cf.output == "json" {
+				printJSON(env.Stdout, raw)
+				return ExitOK
+			}
+			printSilences(env, ans.Silences)
+			return ExitOK
+		default: // expire
+			if len(rest) != 1 {
+				fmt.Fprintf(env.Stderr, "interlock silence expire: want one silence ID\n")
+				return ExitUsage
+			}
+			var s api.Silence
+			raw, err := cl.call(ctx, "DELETE", "/v1/silences/"+url.PathEscape(rest[0]), nil, &s)
+			if err != nil {
+				return fail(env, name, err)
+			}
+			if *cf.output == "json" {
+				printJSON(env.Stdout, raw)
+			} else {
+				end := s.ExpiredAt
+				if end == "" {
+					end = s.EndsAt
+				}
+				fmt.Fprintf(env.Stdout, "silence %s ended at %s\n", s.ID, end)
+			}
 			return ExitOK
 		}
-		printSilences(env, ans.Silences)
-		return ExitOK
-	default: // expire
-		if len(rest) != 1 {
-			fmt.Fprintf(env.Stderr, "interlock silence expire: want one silence ID\n")
-			return ExitUsage
-		}
-		var s api.Silence
-		raw, err := cl.call(ctx, "DELETE", "/v1/silences/"+url.PathEscape(rest[0]), nil, &s)
-		if err != nil {
-			return fail(env, name, err)
-		}
-		if *cf.output == "json" {
-			printJSON(env.Stdout, raw)
-		} else {
-			end := s.ExpiredAt
-			if end == "" {
-				end = s.EndsAt
-			}
-			fmt.Fprintf(env.Stdout, "silence %s ended at %s\n", s.ID, end)
-		}
-		return ExitOK
 	}
 }
 

@@ -28,7 +28,7 @@ func init() {
 			"interlock simulate --quiet scenarios/*.yaml      # only the expectations and the summary",
 			"interlock simulate --output json scenario.yaml  # one JSON object per event, then per expectation",
 		},
-		run: runSimulate,
+		flags: runSimulate,
 	})
 }
 
@@ -37,60 +37,55 @@ func openSQLite(ctx context.Context, path string) (store.Store, error) {
 	return app.OpenScratch(ctx, path)
 }
 
-func runSimulate(ctx context.Context, env Env, args []string) int {
-	c := commands["simulate"]
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+func runSimulate(fs *flag.FlagSet) action {
 	output := addOutputFlag(fs)
 	quiet := fs.Bool("quiet", false, "do not print the event timeline")
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintf(env.Stderr, "interlock simulate: no scenario file given\n\n")
-		printCommandHelp(env.Stderr, c, fs)
-		return ExitUsage
-	}
-	passed, failed, invalid := 0, 0, 0
-	for _, file := range fs.Args() {
-		// A pipeline, calendar or interlock.yaml given by mistake is named
-		// as such, not listed as a scenario's missing fields.
-		if data, err := os.ReadFile(file); err == nil {
-			if err := project.NotAScenario(file, data); err != nil {
+	return func(ctx context.Context, env Env) int {
+		if fs.NArg() == 0 {
+			return usageError(env, fs, "no scenario file given")
+		}
+		passed, failed, invalid := 0, 0, 0
+		for _, file := range fs.Args() {
+			// A pipeline, calendar or interlock.yaml given by mistake is named
+			// as such, not listed as a scenario's missing fields.
+			if data, err := os.ReadFile(file); err == nil {
+				if err := project.NotAScenario(file, data); err != nil {
+					invalid++
+					fmt.Fprintln(env.Stderr, err)
+					continue
+				}
+			}
+			sc, err := scenario.Load(file)
+			if err != nil {
 				invalid++
-				fmt.Fprintln(env.Stderr, err)
+				printLoadError(env.Stderr, file, err)
 				continue
 			}
+			res, err := simulate.Run(ctx, sc, simulate.Options{OpenStore: openSQLite})
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "%s: simulation failed: %v\n", file, err)
+				return ExitRuntime
+			}
+			if *output == "json" {
+				printSimJSON(env.Stdout, res)
+			} else {
+				printSimTable(env.Stdout, res, *quiet)
+			}
+			if res.Passed() {
+				passed++
+			} else {
+				failed++
+			}
 		}
-		sc, err := scenario.Load(file)
-		if err != nil {
-			invalid++
-			printLoadError(env.Stderr, file, err)
-			continue
+		fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", passed, failed)
+		switch {
+		case invalid > 0:
+			return ExitUsage
+		case failed > 0:
+			return ExitFailed
 		}
-		res, err := simulate.Run(ctx, sc, simulate.Options{OpenStore: openSQLite})
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s: simulation failed: %v\n", file, err)
-			return ExitRuntime
-		}
-		if *output == "json" {
-			printSimJSON(env.Stdout, res)
-		} else {
-			printSimTable(env.Stdout, res, *quiet)
-		}
-		if res.Passed() {
-			passed++
-		} else {
-			failed++
-		}
+		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", passed, failed)
-	switch {
-	case invalid > 0:
-		return ExitUsage
-	case failed > 0:
-		return ExitFailed
-	}
-	return ExitOK
 }
 
 func printLoadError(w io.Writer, file string, err error) {

@@ -19,40 +19,37 @@ func init() {
 			"interlock validate pipelines/ calendars/",
 			"interlock validate pipelines/gold.yaml --output json",
 		},
-		run: runValidate,
+		flags: runValidate,
 	})
 }
 
-func runValidate(_ context.Context, env Env, args []string) int {
-	c := commands["validate"]
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+func runValidate(fs *flag.FlagSet) action {
 	config := fs.String("config", "interlock.yaml", "project settings; its calendars resolve calendar names and its envAllow applies")
 	output := addOutputFlag(fs)
-	if code, ok := parseFlags(env, c, fs, args); !ok {
-		return code
+	return func(_ context.Context, env Env) int {
+		rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "interlock validate: %v\n", err)
+			// Nothing to validate, or a path that does not exist: a usage
+			// problem, not an invalid file.
+			return ExitUsage
+		}
+		if *output == "json" {
+			// Warnings are in each file's "warnings", with a severity.
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(struct {
+				Valid bool `json:"valid"`
+				project.Report
+			}{rep.Valid(), rep})
+		} else {
+			printValidation(env, rep)
+		}
+		if !rep.Valid() {
+			return ExitFailed
+		}
+		return ExitOK
 	}
-	rep, err := project.Validate(fs.Args(), project.Options{SettingsFile: *config})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "interlock validate: %v\n", err)
-		// Nothing to validate, or a path that does not exist: a usage
-		// problem, not an invalid file.
-		return ExitUsage
-	}
-	if *output == "json" {
-		// Warnings are in each file's "warnings", with a severity.
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
-			Valid bool `json:"valid"`
-			project.Report
-		}{rep.Valid(), rep})
-	} else {
-		printValidation(env, rep)
-	}
-	if !rep.Valid() {
-		return ExitFailed
-	}
-	return ExitOK
 }
 
 func printValidation(env Env, rep project.Report) {

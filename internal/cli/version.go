@@ -12,13 +12,11 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "Print the Interlock version",
-		run: func(_ context.Context, env Env, args []string) int {
-			fs := flag.NewFlagSet("version", flag.ContinueOnError)
-			if code, ok := parseFlags(env, commands["version"], fs, args); !ok {
-				return code
+		flags: func(*flag.FlagSet) action {
+			return func(_ context.Context, env Env) int {
+				fmt.Fprintf(env.Stdout, "interlock %s (%s, %s/%s)\n", versionString(env.Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				return ExitOK
 			}
-			fmt.Fprintf(env.Stdout, "interlock %s (%s, %s/%s)\n", versionString(env.Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return ExitOK
 		},
 	})
 }
