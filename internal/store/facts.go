@@ -54,6 +54,28 @@ func (q FactsQuery) Empty() bool {
 		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers) == 0
 }
 
+// Unique is q with each list's repeats left out (the first of each kept,
+// in order): what a backend reads, each key once.
+func (q FactsQuery) Unique() FactsQuery {
+	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
+		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers)}
+}
+
+func uniq[K comparable](xs []K) []K {
+	if len(xs) < 2 {
+		return xs
+	}
+	seen := make(map[K]bool, len(xs))
+	out := make([]K, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Facts is what a FactsQuery read. A record that does not exist is absent
 // from its map (no ErrNotFound), and so is a period with no markers or no
 // ledger entries; every map is non-nil (NewFacts). Inboxes is the

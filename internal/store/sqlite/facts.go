@@ -29,6 +29,7 @@ const factsChunk = 250
 // the store's one connection, so no commit lands between them and the
 // statements. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	q = q.Unique()
 	f := store.NewFacts()
 	for _, r := range q.Inboxes {
 		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
@@ -66,14 +67,14 @@ type factsTx struct {
 }
 
 func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) error {
-	pipes, keepPipes := cachedFirst(pipelineKeys(r.s.pipelines), uniq(q.Pipelines), f.Pipelines)
+	pipes, keepPipes := cachedFirst(pipelineKeys(r.s.pipelines), q.Pipelines, f.Pipelines)
 	if err := byKey(ctx, r, pipes, sqlstore.ScanPipeline, sqlstore.PipelineCols, "pipelines", "id",
 		func(p store.Pipeline) { f.Pipelines[p.ID] = p }); err != nil {
 		return err
 	}
 	keepPipes()
 
-	for _, refs := range byPipeline(uniq(q.Sensors)) {
+	for _, refs := range byPipeline(q.Sensors) {
 		if err := eachChunk(refs, func(refs []store.SensorRef) error {
 			args := []any{refs[0].PipelineID}
 			for _, x := range refs {
@@ -86,7 +87,7 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 		}
 	}
 
-	runs, keepRuns := cachedFirst(runKeys(r.s.runs), uniq(q.Runs), f.Runs)
+	runs, keepRuns := cachedFirst(runKeys(r.s.runs), q.Runs, f.Runs)
 	if err := eachPeriods(runs, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanRun, "runs", periodsQuery(sqlstore.RunCols, "runs", "", len(args)/3), args,
 			func(x run.Run) { f.Runs[x.Key] = x })
@@ -95,26 +96,26 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 	}
 	keepRuns()
 
-	timers, keepTimers := cachedFirst(timerKeys(r.s.timers), uniq(q.Timers), f.Timers)
+	timers, keepTimers := cachedFirst(timerKeys(r.s.timers), q.Timers, f.Timers)
 	if err := byKey(ctx, r, timers, sqlstore.ScanTimer, sqlstore.TimerCols, "timers", "key",
 		func(x store.Timer) { f.Timers[x.Key] = x }); err != nil {
 		return err
 	}
 	keepTimers()
 
-	if err := eachPeriods(uniq(q.MarkersOf), func(args []any) error {
+	if err := eachPeriods(q.MarkersOf, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanMarker, "markers", periodsQuery(sqlstore.MarkerCols, "markers", "kind", len(args)/3), args,
 			func(x store.Marker) { f.Markers[x.Key] = append(f.Markers[x.Key], x) })
 	}); err != nil {
 		return err
 	}
-	if err := eachPeriods(uniq(q.Baselines), func(args []any) error {
+	if err := eachPeriods(q.Baselines, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanBaseline, "baselines", periodsQuery(sqlstore.BaselineCols, "baselines", "", len(args)/3), args,
 			func(x store.Baseline) { f.Baselines[x.Key] = x })
 	}); err != nil {
 		return err
 	}
-	return eachPeriods(uniq(q.Ledgers), func(args []any) error {
+	return eachPeriods(q.Ledgers, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanLedger, "ledgers", periodsQuery(sqlstore.LedgerCols, "ledger", "seq", len(args)/3), args,
 			func(x store.LedgerEntry) { f.Ledgers[x.Key] = append(f.Ledgers[x.Key], x) })
 	})
@@ -305,19 +306,6 @@ func anys(xs []string) []any {
 	out := make([]any, len(xs))
 	for i, x := range xs {
 		out[i] = x
-	}
-	return out
-}
-
-// uniq is xs without repeats, in first-seen order.
-func uniq[K comparable](xs []K) []K {
-	seen := make(map[K]bool, len(xs))
-	out := make([]K, 0, len(xs))
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
 	}
 	return out
 }
