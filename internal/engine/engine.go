@@ -18,10 +18,13 @@
 // is skipped, as the core says: run.SLAMarksNeeded, DryRunFacts.NeedsRules),
 // how records are keyed, and the commit. It keeps no state that the store
 // does not have, so any number of processes sharing a store decide as one
-// would, and a restarted engine (Open) has nothing to rebuild. Its one
-// cache is of parsed pipeline configs, keyed by config and calendar
-// versions read from the store: it saves a parse, never answers a
-// question (pipelines.go).
+// would, and a restarted engine (Open) has nothing to rebuild. It keeps
+// two caches, and neither answers a question: parsed pipeline configs,
+// keyed by config and calendar versions read from the store (it saves a
+// parse, pipelines.go), and the watchdog's last snapshot, refreshed
+// from what changed since the previous pass as watchdog.Kept decides (it
+// saves reads; each finding is committed on its dedup marker's absence
+// and its run's version, watchdog.go).
 package engine
 
 import (

@@ -49,21 +49,13 @@ func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration)
 	return rep, err
 }
 
-// watchdogCache is the watchdog's snapshot kept between passes: each pass
-// reads only the runs, markers and sensors written since the previous
-// one (plus the small sets it always reads whole: non-terminal runs and
-// SLA timers), and a full reload every fullReloadEvery passes bounds any
-// drift (a deleted sensor, a write with a skewed clock).
+// watchdogCache is the watchdog's snapshot kept between passes
+// (watchdog.Kept, which decides how it is refreshed and aged): it saves
+// reads, never answers a question — each finding is committed on its
+// dedup marker's absence and its run's version.
 type watchdogCache struct {
-	mu       sync.Mutex
-	loadedAt time.Time
-	passes   int
-	runs     map[run.Key]run.Run
-	markers  map[watchdog.MarkerKey]store.Marker
-	sensors  map[[2]string]store.Sensor
-	// sensorsKept: sensors holds the window's (a pass skips them when no
-	// check reads them: watchdog.ReadsSensors).
-	sensorsKept bool
+	mu   sync.Mutex
+	kept watchdog.Kept
 }
 
 // watchdogSnapshot builds what the checks read, bounded by the lookback
@@ -73,41 +65,33 @@ type watchdogCache struct {
 //
 // The caller holds e.wd.mu.
 func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time.Duration) *watchdog.Snapshot {
-	c := &e.wd
+	k := &e.wd.kept
 	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, BreachTimers: map[run.Key]bool{}}
-	failed := false
 	unavailable := func(what string, err error) {
 		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
-		failed = true
 	}
-	plan := watchdog.PlanRefresh(c.runs != nil, c.loadedAt, c.passes, now)
-	from, sensorsFrom, since := plan.PeriodFrom, plan.SensorsFrom, plan.Since
-	if plan.Full {
-		c.runs, c.markers, c.sensors, c.passes = map[run.Key]run.Run{}, map[watchdog.MarkerKey]store.Marker{}, map[[2]string]store.Sensor{}, 0
-		c.sensorsKept = false
-	} else {
-		c.passes++
-	}
+	plan := k.Plan(now)
 	// One range per read, so one index serves it on every backend: a
 	// full load reads the recent periods, an incremental one what was
-	// written since; what has aged out of the window goes below.
-	recentRuns, recentMarkers := store.RunListParams{PeriodFrom: from}, store.MarkerListParams{PeriodFrom: from}
+	// written since; what has aged out of the window goes in Refresh.
+	recentRuns, recentMarkers := store.RunListParams{PeriodFrom: plan.PeriodFrom}, store.MarkerListParams{PeriodFrom: plan.PeriodFrom}
 	if !plan.Full {
-		recentRuns, recentMarkers = store.RunListParams{UpdatedSince: since}, store.MarkerListParams{Since: since}
+		recentRuns, recentMarkers = store.RunListParams{UpdatedSince: plan.Since}, store.MarkerListParams{Since: plan.Since}
 	}
 	// The reads are independent: they run at once (a pass takes as long
 	// as its longest read, not their sum), the sensors' after the
 	// pipelines', which say whether a check reads sensors.
 	var (
-		active, recent                    []run.Run
-		ms                                []store.Marker
-		ts                                []store.Timer
-		errActive, errRecent, errM, errTs error
-		wg                                sync.WaitGroup
+		active    []run.Run
+		ts        []store.Timer
+		read      watchdog.Read
+		errActive error
+		errTs     error
+		wg        sync.WaitGroup
 	)
 	wg.Go(func() { active, errActive = e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}) })
-	wg.Go(func() { recent, errRecent = e.st.RunList(ctx, recentRuns) })
-	wg.Go(func() { ms, errM = e.st.MarkerList(ctx, recentMarkers) })
+	wg.Go(func() { read.Runs, read.RunsErr = e.st.RunList(ctx, recentRuns) })
+	wg.Go(func() { read.Markers, read.MarkersErr = e.st.MarkerList(ctx, recentMarkers) })
 	wg.Go(func() { ts, errTs = e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}) })
 	// The pipelines as the store has them now: a pause, a reload or a
 	// removal by any process is in this pass.
@@ -119,12 +103,9 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	// Sensors only when a check reads them (trigger data), and only those
 	// (watched): kept between passes only while read, so the first pass
 	// that needs them again reads the whole window.
-	sensorReads := watchdog.PlanSensorReads(plan, c.sensorsKept, s.Pipelines)
-	readSensors := sensorReads.Read
-	var ss []store.Sensor
-	var errS error
-	if readSensors {
-		ss, errS = e.readWatchedSensors(ctx, sensorReads, plan.SensorsFrom)
+	sensorReads := watchdog.PlanSensorReads(plan, k.SensorsKept(), s.Pipelines)
+	if read.SensorsRead = sensorReads.Read; read.SensorsRead {
+		read.Sensors, read.SensorsErr = e.readWatchedSensors(ctx, sensorReads, plan.SensorsFrom)
 	}
 	wg.Wait()
 
@@ -136,19 +117,11 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	} else {
 		s.ActiveRuns = active
 	}
-	if errRecent != nil {
-		unavailable(watchdog.DataRuns, errRecent)
-	} else {
-		for _, r := range recent {
-			c.runs[r.Key] = r
-		}
+	if read.RunsErr != nil {
+		unavailable(watchdog.DataRuns, read.RunsErr)
 	}
-	if errM != nil {
-		unavailable(watchdog.DataMarkers, errM)
-	} else {
-		for _, m := range ms {
-			c.markers[watchdog.MarkerKey{Key: m.Key, Kind: m.Kind}] = m
-		}
+	if read.MarkersErr != nil {
+		unavailable(watchdog.DataMarkers, read.MarkersErr)
 	}
 	if errTs != nil {
 		unavailable(watchdog.DataTimers, errTs)
@@ -159,58 +132,10 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 			}
 		}
 	}
-	switch {
-	case !readSensors:
-		c.sensors, c.sensorsKept = map[[2]string]store.Sensor{}, false
-	case errS != nil:
-		unavailable(watchdog.DataSensors, errS)
-	default:
-		for _, x := range ss {
-			c.sensors[[2]string{x.PipelineID, x.Key}] = x
-		}
-		c.sensorsKept = true
+	if read.SensorsRead && read.SensorsErr != nil {
+		unavailable(watchdog.DataSensors, read.SensorsErr)
 	}
-	if failed {
-		c.runs = nil // reload everything next time
-	} else {
-		c.loadedAt = now
-	}
-
-	// Leave out what has aged out of the window. The snapshot reads the
-	// cache's own maps, not copies: the checks only read them, and the
-	// next pass, which updates them, waits for this one (WatchdogPass).
-	for k := range c.runs {
-		if k.Period < from {
-			delete(c.runs, k)
-		}
-	}
-	s.Runs = c.runs
-	if s.Runs == nil { // failed above: nothing, until the next full load
-		s.Runs = map[run.Key]run.Run{}
-	}
-	for k := range c.markers {
-		if k.Key.Period < from {
-			delete(c.markers, k)
-		}
-	}
-	s.Markers = c.markers
-	s.Sensors = make([]store.Sensor, 0, len(c.sensors))
-	for k, x := range c.sensors {
-		if x.ChangedAt.Before(sensorsFrom) {
-			delete(c.sensors, k)
-			continue
-		}
-		s.Sensors = append(s.Sensors, x)
-	}
-	slices.SortFunc(s.Sensors, func(a, b store.Sensor) int {
-		if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.PipelineID, b.PipelineID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
+	k.Refresh(plan, read, now, s)
 	return s
 }
 

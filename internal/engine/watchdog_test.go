@@ -98,11 +98,9 @@ func TestWatchdogDegradedOnceForTwoPassesAtOnce(t *testing.T) {
 	}
 }
 
-// TestIncrementalSnapshotSeesOtherWriters: the watchdog keeps its snapshot
-// between passes and reads only what changed; a run written by another
-// process (a replica) between two passes must be seen by the next one.
-func TestIncrementalSnapshotSeesOtherWriters(t *testing.T) {
-	f := newFixture(t)
+// applyNightly loads a daily pipeline whose cron ticks at 09:00.
+func applyNightly(t *testing.T, f *fixture) {
+	t.Helper()
 	const cron = `
 pipeline: {id: nightly}
 schedule: {cron: "0 9 * * *"}
@@ -112,6 +110,24 @@ job: {type: glue, config: {jobName: j}}
 	if _, err := f.eng.ApplyConfig(t.Context(), "nightly.yaml", []byte(cron)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// nightlyRunWritten writes the run of nightly's 2026-03-10, as another
+// process would, now.
+func nightlyRunWritten(t *testing.T, f *fixture) {
+	t.Helper()
+	r := run.Run{Key: run.Key{PipelineID: "nightly", ScheduleID: "cron", Period: "2026-03-10"}, State: run.Evaluating, CreatedAt: f.clk.Now(), UpdatedAt: f.clk.Now(), StateSince: f.clk.Now()}
+	if err := f.st.Commit(t.Context(), store.Change{Runs: []store.RunWrite{{Run: r}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIncrementalSnapshotSeesOtherWriters: the watchdog keeps its snapshot
+// between passes and reads only what changed; a run written by another
+// process (a replica) between two passes must be seen by the next one.
+func TestIncrementalSnapshotSeesOtherWriters(t *testing.T) {
+	f := newFixture(t)
+	applyNightly(t, f)
 	// Another process owns the timers: drop the cron tick so this engine
 	// never starts the 09:00 run itself.
 	if err := f.st.Commit(t.Context(), store.Change{TimerDeletes: []store.TimerDelete{{Key: "cron/nightly"}}}); err != nil {
@@ -126,10 +142,7 @@ job: {type: glue, config: {jobName: j}}
 	}
 	// A replica creates the run.
 	f.clk.Advance(time.Minute)
-	r := run.Run{Key: run.Key{PipelineID: "nightly", ScheduleID: "cron", Period: "2026-03-10"}, State: run.Evaluating, CreatedAt: f.clk.Now(), UpdatedAt: f.clk.Now(), StateSince: f.clk.Now()}
-	if err := f.st.Commit(t.Context(), store.Change{Runs: []store.RunWrite{{Run: r}}}); err != nil {
-		t.Fatal(err)
-	}
+	nightlyRunWritten(t, f)
 	f.clk.Advance(5 * time.Minute)
 	if _, err := f.eng.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 		t.Fatal(err)
@@ -295,5 +308,32 @@ func TestSensorsWatchedByTheirTrigger(t *testing.T) {
 	}
 	if _, row, err = f.eng.Pipeline(ctx, "orders"); err != nil || row.ConfigVersion != 3 || !row.WatchChangedAt.Equal(stamp) {
 		t.Fatalf("same trigger: config version %d, WatchChangedAt %v (%v), want 3 and %v", row.ConfigVersion, row.WatchChangedAt, err, stamp)
+	}
+}
+
+// TestWatchdogFailedReadKeepsTheRunsRead: a pass whose SLA-timer read
+// fails still judges on the runs it did read. The checks that do not need
+// the timers run (missed-schedules): on no runs they would report the
+// period that has one as missed. The kept snapshot is dropped all the
+// same (watchdog.Kept.Refresh), so the next pass reads the window whole.
+func TestWatchdogFailedReadKeepsTheRunsRead(t *testing.T) {
+	f := newFixture(t)
+	applyNightly(t, f)
+	f.clk.Set(t0.Add(75 * time.Minute)) // 09:15: the 09:00 tick's run exists
+	nightlyRunWritten(t, f)
+	broken := &failingTimers{Store: f.st, broken: true}
+	eng := newEngineOn(t, f, broken)
+	for pass := range 2 { // the first pass reads whole, the second too (the first failed)
+		rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rep.Result.Failed, []string{watchdog.CheckSLAScheduling}) {
+			t.Fatalf("pass %d: failed checks %v, want sla-scheduling alone", pass, rep.Result.Failed)
+		}
+		if n := len(f.events(t, event.ScheduleMissed)); n != 0 {
+			t.Fatalf("pass %d: SCHEDULE_MISSED = %d for a period that has its run", pass, n)
+		}
+		f.clk.Advance(5 * time.Minute)
 	}
 }

@@ -9,7 +9,8 @@ import (
 
 // What a runtime keeps between passes, and what it records after one, is
 // decided here too: how a pass refreshes the snapshot it keeps
-// (PlanRefresh), and when WATCHDOG_DEGRADED is raised (Degraded).
+// (PlanRefresh, applied by Kept), and when WATCHDOG_DEGRADED is raised
+// (Degraded).
 
 const (
 	// FullReloadEvery bounds the incremental refreshes between two full
