@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 
@@ -72,14 +74,7 @@ func MetricNames() []string {
 }
 
 // MeteredFunctions lists the functions that write metrics, sorted.
-func MeteredFunctions() []string {
-	out := make([]string, 0, len(ownMetrics))
-	for fn := range ownMetrics {
-		out = append(out, fn)
-	}
-	sort.Strings(out)
-	return out
-}
+func MeteredFunctions() []string { return slices.Sorted(maps.Keys(ownMetrics)) }
 
 // Meter counts what one invocation of a function did and writes it, at
 // the invocation's end, as one EMF log line (Flush): the events the
@@ -278,14 +273,7 @@ func Metered[I, O any](m *Meter, h func(context.Context, I) (O, error)) func(con
 	}
 }
 
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
 
 // chunks splits names into runs of at most emf.MaxMetrics.
 func chunks(names []string) [][]string {

@@ -3,8 +3,9 @@ package awsjob
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,14 +213,7 @@ func ARNRegion(s string) string {
 	return parts[3]
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // KeyValues renders m as "k=v" arguments sorted by key, so the same
 // config always produces the same argument list; nil when m is empty.

@@ -114,25 +114,19 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if out.Step == nil || out.Step.Status == nil {
 		return trigger.Result{}, errors.New("emr DescribeStep: the answer has no step status")
 	}
-	return result(j, out.Step.Status)
+	return stateTable.Result(j, "DescribeStep", out.Step.Status.State, detail(out.Step.Status))
 }
 
-func result(j *awsjob.Job, st *types.StepStatus) (trigger.Result, error) {
-	failed := func(c run.Category) (trigger.Result, error) {
-		return j.Failed(c, "EMR step "+string(st.State), detail(st)), nil
-	}
-	switch st.State {
-	case types.StepStateCompleted:
-		return trigger.Result{Status: trigger.StatusSucceeded}, nil
-	case types.StepStateFailed:
-		return failed(run.Transient)
-	case types.StepStateCancelled, types.StepStateInterrupted:
-		return failed(run.Permanent)
-	case types.StepStatePending, types.StepStateRunning, types.StepStateCancelPending:
-		return trigger.Result{Status: trigger.StatusRunning, Message: string(st.State)}, nil
-	}
-	return trigger.Result{}, fmt.Errorf("emr DescribeStep: unknown step state %q", j.Line(string(st.State), 40))
-}
+// stateTable is Poll's table.
+var stateTable = awsjob.States[types.StepState]{Noun: "step state", Prefix: "EMR step", Meanings: map[types.StepState]awsjob.Meaning{
+	types.StepStateCompleted:     awsjob.Succeeded,
+	types.StepStateFailed:        awsjob.FailedAs(run.Transient),
+	types.StepStateCancelled:     awsjob.FailedAs(run.Permanent),
+	types.StepStateInterrupted:   awsjob.FailedAs(run.Permanent),
+	types.StepStatePending:       awsjob.Running,
+	types.StepStateRunning:       awsjob.Running,
+	types.StepStateCancelPending: awsjob.Running,
+}}
 
 // detail is what EMR says about a step that ended badly: the failure's
 // reason and message and its log file, or the state change's reason.
@@ -155,18 +149,5 @@ func detail(st *types.StepStatus) string {
 }
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsemr.Client, aws.Config, error) {
-	cfg, err := j.Config(ctx, "")
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	endpoint, err := j.Endpoint()
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return awsemr.NewFromConfig(cfg, func(o *awsemr.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), cfg, nil
+	return awsjob.NewClient(ctx, j, "", awsemr.NewFromConfig, func(o *awsemr.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

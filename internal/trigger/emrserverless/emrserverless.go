@@ -6,7 +6,6 @@ package emrserverless
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsemrs "github.com/aws/aws-sdk-go-v2/service/emrserverless"
@@ -126,40 +125,22 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if out.JobRun == nil {
 		return trigger.Result{}, errors.New("emr-serverless GetJobRun: the answer has no jobRun")
 	}
-	return result(j, out.JobRun)
+	return stateTable.Result(j, "GetJobRun", out.JobRun.State, aws.ToString(out.JobRun.StateDetails))
 }
 
-func result(j *awsjob.Job, jr *types.JobRun) (trigger.Result, error) {
-	failed := func(c run.Category) (trigger.Result, error) {
-		return j.Failed(c, "EMR Serverless job run "+string(jr.State), aws.ToString(jr.StateDetails)), nil
-	}
-	switch jr.State {
-	case types.JobRunStateSuccess:
-		return trigger.Result{Status: trigger.StatusSucceeded}, nil
-	case types.JobRunStateFailed:
-		return failed(run.Transient)
-	case types.JobRunStateCancelled:
-		return failed(run.Permanent)
-	case types.JobRunStateSubmitted, types.JobRunStatePending, types.JobRunStateScheduled,
-		types.JobRunStateRunning, types.JobRunStateQueued, types.JobRunStateCancelling:
-		return trigger.Result{Status: trigger.StatusRunning, Message: string(jr.State)}, nil
-	}
-	return trigger.Result{}, fmt.Errorf("emr-serverless GetJobRun: unknown job run state %q", j.Line(string(jr.State), 40))
-}
+// stateTable is Poll's table.
+var stateTable = awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "EMR Serverless job run", Meanings: map[types.JobRunState]awsjob.Meaning{
+	types.JobRunStateSuccess:    awsjob.Succeeded,
+	types.JobRunStateFailed:     awsjob.FailedAs(run.Transient),
+	types.JobRunStateCancelled:  awsjob.FailedAs(run.Permanent),
+	types.JobRunStateSubmitted:  awsjob.Running,
+	types.JobRunStatePending:    awsjob.Running,
+	types.JobRunStateScheduled:  awsjob.Running,
+	types.JobRunStateRunning:    awsjob.Running,
+	types.JobRunStateQueued:     awsjob.Running,
+	types.JobRunStateCancelling: awsjob.Running,
+}}
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsemrs.Client, aws.Config, error) {
-	cfg, err := j.Config(ctx, "")
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	endpoint, err := j.Endpoint()
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return awsemrs.NewFromConfig(cfg, func(o *awsemrs.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), cfg, nil
+	return awsjob.NewClient(ctx, j, "", awsemrs.NewFromConfig, func(o *awsemrs.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

@@ -7,7 +7,6 @@ package glue
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -113,42 +112,23 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if out.JobRun == nil {
 		return trigger.Result{}, errors.New("glue GetJobRun: the answer has no JobRun")
 	}
-	return result(j, out.JobRun)
+	return stateTable.Result(j, "GetJobRun", out.JobRun.JobRunState, aws.ToString(out.JobRun.ErrorMessage))
 }
 
-func result(j *awsjob.Job, jr *types.JobRun) (trigger.Result, error) {
-	state := jr.JobRunState
-	failed := func(c run.Category) (trigger.Result, error) {
-		return j.Failed(c, "Glue job run "+string(state), aws.ToString(jr.ErrorMessage)), nil
-	}
-	switch state {
-	case types.JobRunStateSucceeded:
-		return trigger.Result{Status: trigger.StatusSucceeded}, nil
-	case types.JobRunStateTimeout:
-		return failed(run.Timeout)
-	case types.JobRunStateFailed, types.JobRunStateError, types.JobRunStateExpired:
-		return failed(run.Transient)
-	case types.JobRunStateStopped:
-		return failed(run.Permanent)
-	case types.JobRunStateStarting, types.JobRunStateRunning, types.JobRunStateStopping, types.JobRunStateWaiting:
-		return trigger.Result{Status: trigger.StatusRunning, Message: string(state)}, nil
-	}
-	return trigger.Result{}, fmt.Errorf("glue GetJobRun: unknown job run state %q", j.Line(string(state), 40))
-}
+// stateTable is Poll's table.
+var stateTable = awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "Glue job run", Meanings: map[types.JobRunState]awsjob.Meaning{
+	types.JobRunStateSucceeded: awsjob.Succeeded,
+	types.JobRunStateTimeout:   awsjob.FailedAs(run.Timeout),
+	types.JobRunStateFailed:    awsjob.FailedAs(run.Transient),
+	types.JobRunStateError:     awsjob.FailedAs(run.Transient),
+	types.JobRunStateExpired:   awsjob.FailedAs(run.Transient),
+	types.JobRunStateStopped:   awsjob.FailedAs(run.Permanent),
+	types.JobRunStateStarting:  awsjob.Running,
+	types.JobRunStateRunning:   awsjob.Running,
+	types.JobRunStateStopping:  awsjob.Running,
+	types.JobRunStateWaiting:   awsjob.Running,
+}}
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsglue.Client, aws.Config, error) {
-	cfg, err := j.Config(ctx, "")
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	endpoint, err := j.Endpoint()
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return awsglue.NewFromConfig(cfg, func(o *awsglue.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), cfg, nil
+	return awsjob.NewClient(ctx, j, "", awsglue.NewFromConfig, func(o *awsglue.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

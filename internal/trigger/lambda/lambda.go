@@ -143,18 +143,5 @@ func (Runner) Poll(context.Context, trigger.Request) (trigger.Result, error) {
 }
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job, fn string) (*awslambda.Client, aws.Config, error) {
-	cfg, err := j.Config(ctx, awsjob.ARNRegion(fn))
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	endpoint, err := j.Endpoint()
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return awslambda.NewFromConfig(cfg, func(o *awslambda.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), cfg, nil
+	return awsjob.NewClient(ctx, j, awsjob.ARNRegion(fn), awslambda.NewFromConfig, func(o *awslambda.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

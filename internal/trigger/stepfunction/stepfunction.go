@@ -155,32 +155,29 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	if err != nil {
 		return trigger.Result{}, j.Fail("DescribeExecution", err)
 	}
-	return result(j, out)
+	return stateTable.Result(j, "DescribeExecution", out.Status, failure(out))
 }
 
-func result(j *awsjob.Job, out *sfn.DescribeExecutionOutput) (trigger.Result, error) {
-	failed := func(c run.Category) (trigger.Result, error) {
-		var parts []string
-		for _, s := range []string{aws.ToString(out.Error), aws.ToString(out.Cause)} {
-			if s != "" {
-				parts = append(parts, s)
-			}
+// stateTable is Poll's table.
+var stateTable = awsjob.States[types.ExecutionStatus]{Noun: "execution status", Prefix: "Step Functions execution", Meanings: map[types.ExecutionStatus]awsjob.Meaning{
+	types.ExecutionStatusSucceeded:      awsjob.Succeeded,
+	types.ExecutionStatusTimedOut:       awsjob.FailedAs(run.Timeout),
+	types.ExecutionStatusFailed:         awsjob.FailedAs(run.Transient),
+	types.ExecutionStatusAborted:        awsjob.FailedAs(run.Permanent),
+	types.ExecutionStatusRunning:        awsjob.Running,
+	types.ExecutionStatusPendingRedrive: awsjob.Running,
+}}
+
+// failure is what Step Functions says about an execution that ended
+// badly: its error and cause.
+func failure(out *sfn.DescribeExecutionOutput) string {
+	var parts []string
+	for _, s := range []string{aws.ToString(out.Error), aws.ToString(out.Cause)} {
+		if s != "" {
+			parts = append(parts, s)
 		}
-		return j.Failed(c, "Step Functions execution "+string(out.Status), strings.Join(parts, ": ")), nil
 	}
-	switch out.Status {
-	case types.ExecutionStatusSucceeded:
-		return trigger.Result{Status: trigger.StatusSucceeded}, nil
-	case types.ExecutionStatusTimedOut:
-		return failed(run.Timeout)
-	case types.ExecutionStatusFailed:
-		return failed(run.Transient)
-	case types.ExecutionStatusAborted:
-		return failed(run.Permanent)
-	case types.ExecutionStatusRunning, types.ExecutionStatusPendingRedrive:
-		return trigger.Result{Status: trigger.StatusRunning, Message: string(out.Status)}, nil
-	}
-	return trigger.Result{}, fmt.Errorf("step-function DescribeExecution: unknown execution status %q", j.Line(string(out.Status), 40))
+	return strings.Join(parts, ": ")
 }
 
 // executionARN is the ARN of execution name of the state machine machine
@@ -209,18 +206,5 @@ func sameJSON(a string, b []byte) bool {
 }
 
 func (r Runner) client(ctx context.Context, j *awsjob.Job, arn string) (*sfn.Client, aws.Config, error) {
-	cfg, err := j.Config(ctx, awsjob.ARNRegion(arn))
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	endpoint, err := j.Endpoint()
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return sfn.NewFromConfig(cfg, func(o *sfn.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	}), cfg, nil
+	return awsjob.NewClient(ctx, j, awsjob.ARNRegion(arn), sfn.NewFromConfig, func(o *sfn.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }
