@@ -228,6 +228,27 @@ type SensorFactsReader interface {
 	SensorFacts(ctx context.Context, p SensorFactsParams) (SensorFacts, error)
 }
 
+// SensorFactsOf answers a SensorFacts request with fr's Facts: how a
+// backend that offers both answers the narrower one.
+func SensorFactsOf(ctx context.Context, fr FactsReader, p SensorFactsParams) (SensorFacts, error) {
+	ref := SensorRef{PipelineID: p.PipelineID, Key: p.Key}
+	q := FactsQuery{Pipelines: []string{p.PipelineID}, Sensors: []SensorRef{ref}, Runs: p.Runs}
+	if p.Inbox {
+		q.Inboxes = q.Sensors
+	}
+	f, err := fr.Facts(ctx, q)
+	if err != nil {
+		return SensorFacts{}, err
+	}
+	sf := SensorFacts{Runs: f.Runs, InboxErr: ErrNotFound}
+	sf.Pipeline, sf.PipelineFound = f.Pipelines[p.PipelineID]
+	sf.Sensor, sf.SensorFound = f.Sensors[ref]
+	if it, ok := f.Inboxes[ref]; ok {
+		sf.Inbox, sf.InboxErr = it.Data, it.Err
+	}
+	return sf, nil
+}
+
 // SensorFactsParams names what SensorFacts reads.
 type SensorFactsParams struct {
 	PipelineID, Key string

@@ -2,65 +2,134 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
+	"sync"
 
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-var _ store.SensorFactsReader = (*Store)(nil)
+var (
+	_ store.FactsReader       = (*Store)(nil)
+	_ store.SensorFactsReader = (*Store)(nil)
+)
 
-// SensorFacts reads a sensor decision's first facts — the pipeline row,
-// the sensor's stored state (SENSORSTATE#), the runs asked for and, with
-// p.Inbox, the inbox item (SENSOR#) — in one BatchGetItem, strongly
-// consistent: the items the single reads would get, each decoded as they
-// decode it.
-func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
-	pk := pipelinePK(p.PipelineID)
-	skState, skInbox := sensorStateSK(p.Key), skSensorPrefix+p.Key
-	keys := []item{keyOf(pk, skConfig), keyOf(pk, skState)}
-	if p.Inbox {
-		keys = append(keys, keyOf(pk, skInbox))
+// factsQueries bounds the period Queries (markers, ledgers) one Facts call
+// runs at once: a decision names a few periods; a caller that names many
+// does not open a connection per period.
+const factsQueries = 8
+
+// Facts reads q's records with point keys — pipeline rows, sensor states,
+// inbox items, runs, timers, baselines: all in the control table — in one
+// BatchGetItem (batchGet: at most 100 keys a call, unprocessed keys
+// retried), and each period's markers and ledger with a Query of its
+// sort-key range (MarkerListOf, LedgerList), issued concurrently with it.
+// Every read is strongly consistent: each answers what the single read
+// would; DynamoDB has no snapshot across items, and the commit's
+// conditions hold the decision to what it read.
+func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	q = q.Unique()
+	f := store.NewFacts()
+	var b pointReads
+	for _, id := range q.Pipelines {
+		b.add(pipelinePK(id), skConfig, func(it item) (err error) { f.Pipelines[id], err = decodePipeline(it); return err })
 	}
-	runs := map[[2]string]run.Key{}
-	for _, k := range p.Runs {
-		rk := [2]string{pipelinePK(k.PipelineID), runSK(k.ScheduleID, k.Period)}
-		if _, dup := runs[rk]; !dup && rk != [2]string{pk, skConfig} && rk != [2]string{pk, skState} && rk != [2]string{pk, skInbox} {
-			runs[rk] = k
-			keys = append(keys, keyOf(rk[0], rk[1]))
+	for _, r := range q.Sensors {
+		b.add(pipelinePK(r.PipelineID), sensorStateSK(r.Key), func(it item) (err error) { f.Sensors[r], err = decodeSensor(it); return err })
+	}
+	for _, r := range q.Inboxes {
+		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
+		// An item of a bad shape is the inbox's answer, not the read's.
+		b.add(pipelinePK(r.PipelineID), skSensorPrefix+r.Key, func(it item) error {
+			data, err := decodeInbox(r.PipelineID, r.Key, it)
+			f.Inboxes[r] = store.InboxItem{Data: data, Err: err}
+			return nil
+		})
+	}
+	for _, k := range q.Runs {
+		b.add(pipelinePK(k.PipelineID), runSK(k.ScheduleID, k.Period), func(it item) (err error) { f.Runs[k], err = decodeRun(it); return err })
+	}
+	for _, key := range q.Timers {
+		b.add(timerPK(key), skTimer, func(it item) (err error) { f.Timers[key], err = decodeTimer(it); return err })
+	}
+	for _, k := range q.Baselines {
+		b.add(pipelinePK(k.PipelineID), baselineSK(k), func(it item) (err error) { f.Baselines[k], err = decodeBaseline(it); return err })
+	}
+
+	markers := make([][]store.Marker, len(q.MarkersOf))
+	ledgers := make([][]store.LedgerEntry, len(q.Ledgers))
+	var items []item
+	errs := make([]error, 1+len(markers)+len(ledgers))
+	var wg sync.WaitGroup
+	if len(b.keys) > 0 {
+		wg.Go(func() { items, errs[0] = s.batchGet(ctx, s.t.Control, b.keys) })
+	}
+	slots := make(chan struct{}, factsQueries)
+	period := func(i int, read func() error) {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			errs[i] = read()
+		})
+	}
+	for i, k := range q.MarkersOf {
+		period(1+i, func() (err error) { markers[i], err = s.MarkerListOf(ctx, k); return err })
+	}
+	for i, k := range q.Ledgers {
+		period(1+len(markers)+i, func() (err error) { ledgers[i], err = s.LedgerList(ctx, k); return err })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return store.Facts{}, err
+	}
+	if err := b.decode(items); err != nil {
+		return store.Facts{}, err
+	}
+	for i, k := range q.MarkersOf {
+		if len(markers[i]) > 0 {
+			f.Markers[k] = markers[i]
 		}
 	}
-	items, err := s.batchGet(ctx, s.t.Control, keys)
-	if err != nil {
-		return store.SensorFacts{}, err
-	}
-	f := store.SensorFacts{Runs: map[run.Key]run.Run{}, InboxErr: store.ErrNotFound}
-	for _, it := range items {
-		r := readItem(it)
-		ipk, isk := r.text(attrPK), r.text(attrSK)
-		switch {
-		case ipk == pk && isk == skConfig:
-			if f.Pipeline, err = decodePipeline(it); err != nil {
-				return store.SensorFacts{}, err
-			}
-			f.PipelineFound = true
-		case ipk == pk && isk == skState:
-			if f.Sensor, err = decodeSensor(it); err != nil {
-				return store.SensorFacts{}, err
-			}
-			f.SensorFound = true
-		case p.Inbox && ipk == pk && isk == skInbox:
-			f.Inbox, f.InboxErr = decodeInbox(p.PipelineID, p.Key, it)
-		default:
-			k, ok := runs[[2]string{ipk, isk}]
-			if !ok {
-				continue
-			}
-			rn, err := decodeRun(it)
-			if err != nil {
-				return store.SensorFacts{}, err
-			}
-			f.Runs[k] = rn
+	for i, k := range q.Ledgers {
+		if len(ledgers[i]) > 0 {
+			f.Ledgers[k] = ledgers[i]
 		}
 	}
 	return f, nil
+}
+
+// pointReads are the keys of one BatchGetItem, each with what decodes the
+// item read under it.
+type pointReads struct {
+	keys []item
+	put  map[[2]string][]func(item) error
+}
+
+func (b *pointReads) add(pk, sk string, put func(item) error) {
+	if b.put == nil {
+		b.put = map[[2]string][]func(item) error{}
+	}
+	k := [2]string{pk, sk}
+	if _, dup := b.put[k]; !dup {
+		b.keys = append(b.keys, keyOf(pk, sk))
+	}
+	b.put[k] = append(b.put[k], put)
+}
+
+// decode hands each item read to what its key was added with.
+func (b *pointReads) decode(items []item) error {
+	for _, it := range items {
+		r := readItem(it)
+		for _, put := range b.put[[2]string{r.text(attrPK), r.text(attrSK)}] {
+			if err := put(it); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SensorFacts reads a sensor decision's first facts with Facts: one
+// BatchGetItem.
+func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
+	return store.SensorFactsOf(ctx, s, p)
 }

@@ -59,6 +59,25 @@ func TestSensorInboxWrittenByAnyone(t *testing.T) {
 	if f, err := st.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "orders", Key: "missing", Inbox: true}); err != nil || !errors.Is(f.InboxErr, store.ErrNotFound) {
 		t.Fatalf("SensorFacts of no inbox item: %v, %v", f.InboxErr, err)
 	}
+	// Facts reads each inbox item as SensorItemGet does, beside the
+	// sensor states of the same keys (none: the inbox is not the state).
+	refs := []store.SensorRef{{PipelineID: "orders", Key: "flat"}, {PipelineID: "orders", Key: "wrapped"},
+		{PipelineID: "orders", Key: "bad"}, {PipelineID: "orders", Key: "missing"}}
+	f, err := st.Facts(ctx, store.FactsQuery{Inboxes: refs, Sensors: refs})
+	if err != nil || len(f.Inboxes) != 4 || len(f.Sensors) != 0 {
+		t.Fatalf("Facts of inbox items: %+v, %v", f, err)
+	}
+	for _, r := range refs[:2] {
+		if it := f.Inboxes[r]; it.Err != nil || !it.Data.Equal(want) {
+			t.Fatalf("Facts inbox %s = %s, %v; want %s", r.Key, jsonOf(it.Data), it.Err, jsonOf(want))
+		}
+	}
+	if err := f.Inboxes[refs[2]].Err; !errors.As(err, &ie) || ie.SK != "SENSOR#bad" {
+		t.Fatalf("Facts of a bad inbox item: %v; want an *ItemError naming it", err)
+	}
+	if err := f.Inboxes[refs[3]].Err; !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Facts of no inbox item: %v", err)
+	}
 	// The inbox is not the store's sensor state: nothing was committed.
 	if _, err := st.SensorGet(ctx, "orders", "flat"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("SensorGet after an inbox write: %v, want ErrNotFound", err)

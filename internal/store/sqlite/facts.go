@@ -38,7 +38,10 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	if q.Empty() {
 		return f, nil
 	}
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// On the one connection of an in-memory or scratch store the
+	// transaction does not watch the context once it was checked
+	// (pool.readContext): a goroutine per call for microseconds of reads.
+	tx, err := s.read.BeginTx(s.read.readContext(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
 	}

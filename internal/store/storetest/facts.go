@@ -139,15 +139,22 @@ func testFacts(t *testing.T, o Options) {
 	t.Run("ManyKeys", func(t *testing.T) {
 		s := o.New(t)
 		var q store.FactsQuery
+		var c store.Change
 		for i := range 150 {
 			k := key("many", "cron", fmt.Sprintf("2026-01-%03d", i))
 			q.Runs = append(q.Runs, k)
 			if i%2 == 0 {
-				commit(t, s, putRun(newRun(k), 0))
+				c.Runs = append(c.Runs, store.RunWrite{Run: newRun(k)})
 			}
 			q.Sensors = append(q.Sensors, ref("many", fmt.Sprintf("s%03d", i)))
 			if i%3 == 0 {
-				commit(t, s, putSensor(minimalSensor("many", fmt.Sprintf("s%03d", i), int64(i)), 0))
+				c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: minimalSensor("many", fmt.Sprintf("s%03d", i), int64(i))})
+			}
+			// A commit of a few dozen records: DynamoDB's transactions
+			// take at most 100.
+			if i%30 == 29 {
+				commit(t, s, c)
+				c = store.Change{}
 			}
 		}
 		want := singleReads(t, s, q)
