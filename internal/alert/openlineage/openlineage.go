@@ -29,8 +29,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -115,27 +113,11 @@ func (s *Sink) Name() string { return s.name }
 
 // Deliver implements alert.Sink.
 func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
-	body, err := json.Marshal(RunEventOf(a.Event, s.namespace))
-	if err != nil {
-		return false, fmt.Errorf("openlineage %s: encode event %s: %v", s.host, a.Event.ID, err)
-	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "interlock")
-	var secrets []string
-	if s.key != nil {
-		key, err := s.key()
-		if err != nil {
-			return true, fmt.Errorf("openlineage %s: api key: %w", s.host, err)
-		}
-		h.Set("Authorization", "Bearer "+key)
-		secrets = append(secrets, key)
-	}
-	resp, err := alerthttp.Post(ctx, s.client, s.endpoint, body, h, secrets...)
-	if err != nil {
-		return true, fmt.Errorf("openlineage: %w", err)
-	}
-	return alerthttp.Outcome("openlineage "+s.host, resp)
+	return alerthttp.Delivery{
+		Kind: "openlineage", Host: s.host, URL: s.endpoint, EventID: a.Event.ID, Body: RunEventOf(a.Event, s.namespace),
+		Credential: s.key, CredentialName: "api key",
+		Authorize: func(h http.Header, key string, _ []byte) { h.Set("Authorization", "Bearer "+key) },
+	}.Post(ctx, s.client)
 }
 
 // RunEvent is the RunEvent Interlock posts.

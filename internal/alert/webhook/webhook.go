@@ -19,8 +19,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -80,29 +78,14 @@ func (s *Sink) Name() string { return s.name }
 
 // Deliver implements alert.Sink.
 func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
-	body, err := json.Marshal(a.Envelope())
-	if err != nil {
-		return false, fmt.Errorf("webhook %s: encode event %s: %v", s.host, a.Event.ID, err)
-	}
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "interlock")
 	h.Set(HeaderEventID, a.Event.ID)
 	h.Set(HeaderEventType, string(a.Event.Type))
-	var secrets []string
-	if s.secret != nil {
-		key, err := s.secret()
-		if err != nil {
-			return true, fmt.Errorf("webhook %s: signing secret: %w", s.host, err)
-		}
-		h.Set(HeaderSignature, Sign([]byte(key), body))
-		secrets = append(secrets, key)
-	}
-	resp, err := alerthttp.Post(ctx, s.client, s.url, body, h, secrets...)
-	if err != nil {
-		return true, fmt.Errorf("webhook: %w", err)
-	}
-	return alerthttp.Outcome("webhook "+s.host, resp)
+	return alerthttp.Delivery{
+		Kind: "webhook", Host: s.host, URL: s.url, EventID: a.Event.ID, Body: a.Envelope(), Header: h,
+		Credential: s.secret, CredentialName: "signing secret",
+		Authorize: func(h http.Header, key string, body []byte) { h.Set(HeaderSignature, Sign([]byte(key), body)) },
+	}.Post(ctx, s.client)
 }
 
 // Sign returns the signature header value of body: "sha256=" and the hex
