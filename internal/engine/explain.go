@@ -239,50 +239,66 @@ func summarize(r run.Run) *RunSummary {
 }
 
 func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeline.Pipeline, loadedAt time.Time, key run.Key, per schedule.Period, now time.Time) error {
-	ptr := func(t time.Time) *time.Time { return &t }
-	if p.SLA != nil {
-		x.Deadlines.SLATimezone = p.SLA.Location.String()
-	}
-	if abs, ok, err := run.ResolveAbsoluteSLA(p, per); err == nil && ok {
-		x.Deadlines.SLABreach = ptr(abs.Breach)
-		if !abs.Warning.IsZero() {
-			x.Deadlines.SLAWarning = ptr(abs.Warning)
-		}
-		x.Deadlines.SLAWarningBeforeLoad, x.Deadlines.SLABreachBeforeLoad = run.SLABeforeLoad(abs, loadedAt)
-		if x.Deadlines.SLAWarningBeforeLoad || x.Deadlines.SLABreachBeforeLoad {
-			x.Deadlines.LoadedAt = ptr(loadedAt)
-		}
-	}
+	var arrival time.Time
 	m, err := e.st.MarkerGet(ctx, key, run.MarkerFirstArrival)
 	switch {
 	case err == nil:
-		x.Deadlines.FirstTriggerSensor = ptr(m.At)
-		if rel, ok := run.ResolveRelativeSLA(p, m.At); ok {
-			x.Deadlines.RelativeSLABreach = ptr(rel.Breach)
-		}
+		arrival = m.At
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	if t := p.Schedule.Trigger; t != nil && !t.Deadline.IsZero() {
-		if dl, err := t.Deadline.Resolve(per, p.Schedule.Location); err == nil {
-			x.Deadlines.TriggerDeadline = ptr(dl)
-		}
-	}
-	if !p.Schedule.Cron.IsZero() {
-		x.Deadlines.NextCronTick = ptr(p.Schedule.Cron.Next(now, p.Schedule.Location))
-	}
+	x.Deadlines = deadlines(p, per, loadedAt, arrival, now)
 	return nil
 }
 
-func budgets(p *pipeline.Pipeline, ledger []store.LedgerEntry) []BudgetUsed {
-	reasons := ledgerReasons(ledger)
-	retries := run.RetriesUsed(reasons)
-	drift, driftUsed := run.RerunBudget(run.ReasonDrift, reasons, p)
-	manual, manualUsed := run.RerunBudget(run.ReasonManual, reasons, p)
-	return []BudgetUsed{
-		{Name: "maxRetries (job failures)", Used: retries, Max: p.Job.MaxRetries},
-		{Name: "maxCodeRetries (PERMANENT failures)", Used: retries, Max: p.Job.MaxCodeRetries},
-		{Name: "maxDriftReruns (drift and late data)", Used: driftUsed, Max: drift},
-		{Name: "maxManualReruns (reason manual)", Used: manualUsed, Max: manual},
+// deadlines are a period's instants as the decisions resolve them: its
+// SLAs as SLA timers are armed from them (run.SLATracks, forward-only by
+// run.SLABeforeLoad), the trigger deadline as the watchdog's
+// trigger-deadlines check resolves it, and the next cron tick as the
+// config's cron timer is set (run.ConfigTimers). arrival is the first
+// trigger sensor's (zero: none yet).
+func deadlines(p *pipeline.Pipeline, per schedule.Period, loadedAt, arrival, now time.Time) Deadlines {
+	ptr := func(t time.Time) *time.Time { return &t }
+	var d Deadlines
+	if p.SLA != nil {
+		d.SLATimezone = p.SLA.Location.String()
 	}
+	tracks, _ := run.SLATracks(p, per, arrival) // an absolute deadline that does not resolve is shown as none
+	for _, t := range tracks {
+		if t.Times.Relative {
+			d.RelativeSLABreach = ptr(t.Times.Breach)
+			continue
+		}
+		d.SLABreach = ptr(t.Times.Breach)
+		if !t.Times.Warning.IsZero() {
+			d.SLAWarning = ptr(t.Times.Warning)
+		}
+		d.SLAWarningBeforeLoad, d.SLABreachBeforeLoad = run.SLABeforeLoad(t.Times, loadedAt)
+		if d.SLAWarningBeforeLoad || d.SLABreachBeforeLoad {
+			d.LoadedAt = ptr(loadedAt)
+		}
+	}
+	if !arrival.IsZero() {
+		d.FirstTriggerSensor = ptr(arrival)
+	}
+	if t := p.Schedule.Trigger; t != nil && !t.Deadline.IsZero() {
+		if dl, err := t.Deadline.Resolve(per, p.Schedule.Location); err == nil {
+			d.TriggerDeadline = ptr(dl)
+		}
+	}
+	if cronAt, _ := run.ConfigTimers(p, now); !cronAt.IsZero() {
+		d.NextCronTick = ptr(cronAt)
+	}
+	return d
+}
+
+// budgets are run.Budgets of the period's ledger: the counts and bounds
+// the decisions judge on.
+func budgets(p *pipeline.Pipeline, ledger []store.LedgerEntry) []BudgetUsed {
+	bs := run.Budgets(p, ledgerReasons(ledger))
+	out := make([]BudgetUsed, len(bs))
+	for i, b := range bs {
+		out[i] = BudgetUsed(b)
+	}
+	return out
 }

@@ -62,3 +62,38 @@ job: {type: glue, config: {jobName: gold}, maxRetries: 2}
 		t.Fatal("unknown pipeline accepted")
 	}
 }
+
+// TestExplainAgreesWithTheTimersArmed: the SLA instants explain shows
+// are those the decision armed timers at (absolute and relative), as the
+// same core functions resolve them.
+func TestExplainAgreesWithTheTimersArmed(t *testing.T) {
+	f := goldLanded(t, "expectedDuration: 1h, maxDuration: 4h")
+	x, err := f.eng.Explain(t.Context(), "gold", "2026-03-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := func(key string) time.Time {
+		t.Helper()
+		tm, err := f.st.TimerGet(t.Context(), key)
+		if err != nil {
+			t.Fatalf("timer %s: %v", key, err)
+		}
+		return tm.DueAt
+	}
+	for _, c := range []struct {
+		name  string
+		shown *time.Time
+		timer string
+	}{
+		{"SLA warning", x.Deadlines.SLAWarning, "sla-warning/gold/stream/2026-03-10"},
+		{"SLA breach", x.Deadlines.SLABreach, "sla-breach/gold/stream/2026-03-10"},
+		{"relative SLA breach", x.Deadlines.RelativeSLABreach, "relative-sla-breach/gold/stream/2026-03-10"},
+	} {
+		if want := due(c.timer); c.shown == nil || !c.shown.Equal(want) {
+			t.Errorf("%s shown %v, armed at %s", c.name, c.shown, want)
+		}
+	}
+	if x.Deadlines.FirstTriggerSensor == nil || !x.Deadlines.FirstTriggerSensor.Equal(t0) || x.Deadlines.NextCronTick != nil || x.Deadlines.LoadedAt != nil {
+		t.Errorf("deadlines %+v", x.Deadlines)
+	}
+}
