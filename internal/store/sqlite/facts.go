@@ -38,10 +38,14 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	if q.Empty() {
 		return f, nil
 	}
-	// On the one connection of an in-memory or scratch store the
-	// transaction does not watch the context once it was checked
-	// (pool.readContext): a goroutine per call for microseconds of reads.
-	tx, err := s.read.BeginTx(s.read.readContext(ctx), &sql.TxOptions{ReadOnly: true})
+	// Point lookups, tens of microseconds: as get does, the context is
+	// checked before they start and not watched while they run (watching
+	// it costs the driver and database/sql a goroutine per statement).
+	if err := ctx.Err(); err != nil {
+		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
+	}
+	ctx = context.WithoutCancel(ctx)
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
 	}
