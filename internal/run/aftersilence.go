@@ -83,7 +83,7 @@ const (
 // names listed under key in e's detail (what held it back before).
 func heldBefore(e event.Event, key string) (string, []string) {
 	base := e.Message
-	if s, ok := strField(e.Detail, DetailHeldMessage); ok {
+	if s, ok := e.Detail.Str(DetailHeldMessage); ok {
 		base = s
 	}
 	var out []string

@@ -36,10 +36,6 @@ const (
 	MaxBackfillActive  = 20
 )
 
-// ReasonBackfill is the ledger reason and source of a backfill's rerun:
-// a budget of its own, not maxManualReruns (DecideRerun).
-const ReasonBackfill = "backfill"
-
 // BackfillState is where a backfill is.
 type BackfillState string
 
@@ -321,13 +317,4 @@ func ActivePeriodEnded(r *Run) (state PeriodState, reason string, ended bool) {
 		return PeriodSucceeded, "", true
 	}
 	return PeriodFailed, describeEnd(r), true
-}
-
-// BackfillSLAExempt reports whether a backfilled period is spared an SLA
-// whose breach time is breachAt: a backfill requested at requestedAt
-// (zero: the period was not backfilled) raises no SLA alert — no
-// warning, no breach, no verdict — for a deadline already past when it
-// was requested; a deadline still ahead then is the period's to meet.
-func BackfillSLAExempt(breachAt, requestedAt time.Time) bool {
-	return !requestedAt.IsZero() && !breachAt.After(requestedAt)
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -203,79 +202,5 @@ func TestActivePeriodEnded(t *testing.T) {
 				t.Fatalf("ActivePeriodEnded = %v %v, want %v %v", st, ended, c.state, c.ended)
 			}
 		})
-	}
-}
-
-// TestBackfillSLAExempt: a backfilled period raises no SLA alert for a
-// deadline already past when the backfill was requested, at any of the
-// SLA decisions (timers, a timer that fires, the verdict at success), and
-// keeps a deadline still ahead.
-func TestBackfillSLAExempt(t *testing.T) {
-	requested := hm(11, 0) // after the 10:00 breach of `day`
-	if !BackfillSLAExempt(hm(10, 0), requested) || !BackfillSLAExempt(hm(11, 0), requested) {
-		t.Fatal("a breach at or before the request is not exempt")
-	}
-	if BackfillSLAExempt(hm(11, 1), requested) || BackfillSLAExempt(hm(10, 0), time.Time{}) {
-		t.Fatal("a later breach, or a period no backfill started, is exempt")
-	}
-	p := mustPipeline(t, slaDoc("", true))
-	past := SLAMarks{BackfilledAt: requested, FirstArrival: hm(7, 0)} // relative breach 09:00, absolute 10:00: both past
-	if ts, _ := SLATimersFor(p, day, past, hm(0, 0), hm(11, 5)); len(ts) != 0 {
-		t.Fatalf("SLATimersFor set %s for past deadlines", timersString(ts))
-	}
-	ahead := SLAMarks{BackfilledAt: hm(8, 0)}
-	if ts, _ := SLATimersFor(p, day, ahead, hm(0, 0), hm(8, 5)); timersString(ts) != "SLA_WARNING@09:00 SLA_BREACH@10:00!" {
-		t.Fatalf("SLATimersFor for a deadline ahead of the request = %s", timersString(ts))
-	}
-	f := SLAAlertFacts{Alert: event.SLABreach, BreachAt: hm(10, 0), Deadline: "10:00", Breach: true}
-	if _, _, ok := SLAAlert(p, day, f, past, &Run{State: Running}, hm(11, 5)); ok {
-		t.Fatal("SLAAlert alerted a backfilled period's past deadline")
-	}
-	if _, _, ok := SLAAlert(p, day, f, SLAMarks{}, &Run{State: Running}, hm(11, 5)); !ok {
-		t.Fatal("SLAAlert stays silent for a period no backfill started")
-	}
-	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{BackfilledAt: requested}, hm(0, 0), hm(12, 0)); ok {
-		t.Fatal("SLAVerdictAtSuccess gave a verdict on a backfilled period's past deadline")
-	}
-	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{}, hm(0, 0), hm(12, 0)); !ok {
-		t.Fatal("SLAVerdictAtSuccess gave no verdict without a backfill")
-	}
-	arm := SLAArm{Period: day, Times: SLATimes{Breach: hm(10, 0), Warning: hm(9, 0)}, Breach: true}
-	if ts := LoadSLATimers(arm, true, false, past); len(ts) != 0 {
-		t.Fatalf("LoadSLATimers set %s", timersString(ts))
-	}
-	var m SLAMarks
-	m.Set(MarkerBackfill, requested)
-	if !m.BackfilledAt.Equal(requested) {
-		t.Fatal("SLAMarks.Set ignores the backfill marker")
-	}
-}
-
-// TestBackfillRerunHasItsOwnBudget: a backfill's rerun neither draws on
-// maxManualReruns nor meets the circuit breaker, and reopens the period
-// with Cause backfill.
-func TestBackfillRerunHasItsOwnBudget(t *testing.T) {
-	p := mustPipeline(t, bfDaily(""))
-	ok := &Run{State: Completed, Outcome: OutcomeSucceeded}
-	used := make([]string, p.Job.MaxManualReruns+3)
-	for i := range used {
-		used[i] = ReasonManual
-	}
-	d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: ok, Ledger: append(used, ReasonBackfill)}, p)
-	if !d.Accepted || d.CircuitBreaker != BreakerBackfill {
-		t.Fatalf("DecideRerun(backfill) = %+v", d)
-	}
-	if in := (RerunInput{Reason: ReasonBackfill, Existing: ok}); in.NeedsFreshData() {
-		t.Fatal("a backfill's rerun reads fresh data for a breaker it skips")
-	}
-	if d := DecideRerun(RerunInput{Reason: ReasonManual, Existing: ok, Ledger: used, FreshData: true}, p); d.Accepted {
-		t.Fatal("a manual rerun past its budget was accepted")
-	}
-	if d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: &Run{State: Running}}, p); d.Accepted {
-		t.Fatal("a backfill reopened a run in progress")
-	}
-	r, eff := Reopen(ok, Key{PipelineID: "bf", ScheduleID: "cron", Period: "2026-03-04"}, ReasonBackfill, ReasonBackfill, d, 1, p, hm(12, 0))
-	if r.Cause != CauseBackfill || eff.LedgerSource != ReasonBackfill || eff.LedgerReason != ReasonBackfill {
-		t.Fatalf("Reopen(backfill): cause %s, ledger %s/%s", r.Cause, eff.LedgerReason, eff.LedgerSource)
 	}
 }

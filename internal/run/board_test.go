@@ -3,22 +3,14 @@ package run
 import (
 	"slices"
 
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"testing"
 	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 )
 
-// boardSLA is a trigger pipeline with an SLA at 10:00 UTC, warned 1h
-// before (09:00), whose periods are days; 2026-03-14 (a Saturday) is
-// excluded.
-const boardSLA = `
-pipeline: {id: p1}
-schedule:
-  trigger: {key: ready, check: exists}
-  exclude: {weekends: true}
-sla: {deadline: "10:00", expectedDuration: 1h}
-job: {type: glue, config: {jobName: j}}
-`
+const boardSLA = runtest.DailySLA
 
 const boardRelative = `
 pipeline: {id: p1}

@@ -116,13 +116,3 @@ func DryRunDrift(p *pipeline.Pipeline, sensorKey string, data sensor.Object, bas
 	return Note{Type: event.DryRunDrift, Message: fmt.Sprintf("dry-run: %s drifted: %v → %v", sensorKey, d.Previous, d.Current),
 		Detail: Detail("previousCount", d.Previous, "currentCount", d.Current, "delta", d.Delta, "driftThreshold", p.PostRun.DriftThreshold, "driftField", p.PostRun.DriftField, "sensorKey", sensorKey)}, true
 }
-
-// DryRunRerun is what a dry-run pipeline says about a rerun request
-// decided d: that it would be accepted, or why it would be rejected. It
-// starts nothing.
-func DryRunRerun(reason string, d RerunDecision) Note {
-	if d.Accepted {
-		return Note{Type: event.DryRunWouldRerun, Message: fmt.Sprintf("dry-run: rerun would be accepted (reason: %s)", reason), Detail: Detail("reason", reason, "circuitBreaker", d.CircuitBreaker, "rerunCount", d.Used, "budget", d.Budget)}
-	}
-	return Note{Type: event.DryRunRerunRejected, Message: "dry-run: rerun would be rejected: " + d.Label, Detail: Detail("reason", reason, "rejection", d.Label, "rerunCount", d.Used, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker)}
-}

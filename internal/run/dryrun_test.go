@@ -82,7 +82,7 @@ func TestDryRunTrigger(t *testing.T) {
 	}
 }
 
-func TestDryRunDriftAndRerun(t *testing.T) {
+func TestDryRunDrift(t *testing.T) {
 	p := mustPipeline(t, "dryRun: true\n"+postRunPipeline)
 	base := Detail("count", 100)
 	if _, ok := DryRunDrift(p, "counts", Detail("count", 500), nil); ok {
@@ -94,11 +94,4 @@ func TestDryRunDriftAndRerun(t *testing.T) {
 	if n, ok := DryRunDrift(p, "counts", Detail("count", 500), &base); !ok || n.Type != event.DryRunDrift {
 		t.Errorf("drift: %v %v", ok, n.Type)
 	}
-	if n := DryRunRerun("manual", RerunDecision{Accepted: true}); n.Type != event.DryRunWouldRerun {
-		t.Errorf("accepted: %v", n.Type)
-	}
-	if n := DryRunRerun("manual", RerunDecision{Label: "budget"}); n.Type != event.DryRunRerunRejected || !strings.HasSuffix(n.Message, ": budget") {
-		t.Errorf("rejected: %v %q", n.Type, n.Message)
-	}
-
 }

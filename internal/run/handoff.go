@@ -38,7 +38,7 @@ const (
 // one is the zero stamp.
 func StampOf(d sensor.Object) StepStamp {
 	var s StepStamp
-	if v, ok := strField(d, stampSince); ok {
+	if v, ok := d.Str(stampSince); ok {
 		s.Since, _ = time.Parse(time.RFC3339Nano, v)
 	}
 	if v, ok := d.Get(stampHandoff); ok {

@@ -45,12 +45,12 @@ func LetGo(p *pipeline.Pipeline, e event.Event, f ConditionFacts, now time.Time)
 	if f.Marks.Sent(breach) {
 		return e, LetGoTold
 	}
-	s, _ := strField(e.Detail, "breachAt")
+	s, _ := e.Detail.Str("breachAt")
 	breachAt, err := time.Parse(time.RFC3339, s)
 	if err != nil || now.Before(breachAt) {
 		return e, LetGoSend
 	}
-	deadline, _ := strField(e.Detail, "deadline")
+	deadline, _ := e.Detail.Str("deadline")
 	loc := time.UTC
 	if p.SLA != nil && p.SLA.Location != nil {
 		loc = p.SLA.Location

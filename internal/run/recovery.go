@@ -63,13 +63,13 @@ func ParseCallRecovery(at time.Time, d sensor.Object) (CallRecovery, bool) {
 	gen, ok1 := intField(d, "generation")
 	att, ok2 := intField(d, "attempt")
 	lookups, ok3 := intField(d, "lookups")
-	giveUp, ok4 := strField(d, "giveUpAt")
+	giveUp, ok4 := d.Str("giveUpAt")
 	t, err := time.Parse(time.RFC3339, giveUp)
 	if !ok1 || !ok2 || !ok3 || !ok4 || err != nil {
 		return CallRecovery{}, false
 	}
 	c.Generation, c.Attempt, c.Lookups, c.GiveUpAt = gen, att, lookups, t
-	c.LastError, _ = strField(d, "lastError")
+	c.LastError, _ = d.Str("lastError")
 	return c, true
 }
 
@@ -80,14 +80,6 @@ func intField(d sensor.Object, k string) (int, bool) {
 	}
 	i, ok := v.Int()
 	return int(i), ok
-}
-
-func strField(d sensor.Object, k string) (string, bool) {
-	v, ok := d.Get(k)
-	if !ok {
-		return "", false
-	}
-	return v.Str()
 }
 
 // CallFacts is what the engine knows about a run's trigger call in flight.

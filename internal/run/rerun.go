@@ -211,3 +211,17 @@ func CheckRerunReason(reason string) (string, error) {
 	}
 	return reason, nil
 }
+
+// ReasonBackfill is the ledger reason and source of a backfill's rerun:
+// a budget of its own, not maxManualReruns (DecideRerun).
+const ReasonBackfill = "backfill"
+
+// DryRunRerun is what a dry-run pipeline says about a rerun request
+// decided d: that it would be accepted, or why it would be rejected. It
+// starts nothing.
+func DryRunRerun(reason string, d RerunDecision) Note {
+	if d.Accepted {
+		return Note{Type: event.DryRunWouldRerun, Message: fmt.Sprintf("dry-run: rerun would be accepted (reason: %s)", reason), Detail: Detail("reason", reason, "circuitBreaker", d.CircuitBreaker, "rerunCount", d.Used, "budget", d.Budget)}
+	}
+	return Note{Type: event.DryRunRerunRejected, Message: "dry-run: rerun would be rejected: " + d.Label, Detail: Detail("reason", reason, "rejection", d.Label, "rerunCount", d.Used, "budget", d.Budget, "circuitBreaker", d.CircuitBreaker)}
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -84,5 +85,43 @@ func TestInclusionCalendarPeriodsAreDays(t *testing.T) {
 	per, err := SensorPeriod(p, "go#2026-11-24T05", sensor.Object{}, time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 	if err != nil || per.String() != "2026-11-24" {
 		t.Fatalf("period %v %v, want the day", per, err)
+	}
+}
+
+// TestBackfillRerunHasItsOwnBudget: a backfill's rerun neither draws on
+// maxManualReruns nor meets the circuit breaker, and reopens the period
+// with Cause backfill.
+func TestBackfillRerunHasItsOwnBudget(t *testing.T) {
+	p := mustPipeline(t, "pipeline: {id: bf}\nschedule:\n  cron: \"0 6 * * *\"\n  timezone: America/New_York\njob: {type: glue, config: {jobName: j}}\n")
+	ok := &Run{State: Completed, Outcome: OutcomeSucceeded}
+	used := make([]string, p.Job.MaxManualReruns+3)
+	for i := range used {
+		used[i] = ReasonManual
+	}
+	d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: ok, Ledger: append(used, ReasonBackfill)}, p)
+	if !d.Accepted || d.CircuitBreaker != BreakerBackfill {
+		t.Fatalf("DecideRerun(backfill) = %+v", d)
+	}
+	if in := (RerunInput{Reason: ReasonBackfill, Existing: ok}); in.NeedsFreshData() {
+		t.Fatal("a backfill's rerun reads fresh data for a breaker it skips")
+	}
+	if d := DecideRerun(RerunInput{Reason: ReasonManual, Existing: ok, Ledger: used, FreshData: true}, p); d.Accepted {
+		t.Fatal("a manual rerun past its budget was accepted")
+	}
+	if d := DecideRerun(RerunInput{Reason: ReasonBackfill, Existing: &Run{State: Running}}, p); d.Accepted {
+		t.Fatal("a backfill reopened a run in progress")
+	}
+	r, eff := Reopen(ok, Key{PipelineID: "bf", ScheduleID: "cron", Period: "2026-03-04"}, ReasonBackfill, ReasonBackfill, d, 1, p, hm(12, 0))
+	if r.Cause != CauseBackfill || eff.LedgerSource != ReasonBackfill || eff.LedgerReason != ReasonBackfill {
+		t.Fatalf("Reopen(backfill): cause %s, ledger %s/%s", r.Cause, eff.LedgerReason, eff.LedgerSource)
+	}
+}
+
+func TestDryRunRerun(t *testing.T) {
+	if n := DryRunRerun("manual", RerunDecision{Accepted: true}); n.Type != event.DryRunWouldRerun {
+		t.Errorf("accepted: %v", n.Type)
+	}
+	if n := DryRunRerun("manual", RerunDecision{Label: "budget"}); n.Type != event.DryRunRerunRejected || !strings.HasSuffix(n.Message, ": budget") {
+		t.Errorf("rejected: %v %q", n.Type, n.Message)
 	}
 }

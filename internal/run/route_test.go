@@ -9,14 +9,11 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
-const postRunPipeline = basePipeline + `postRun:
-  rules: [{key: counts, check: exists}]
-  driftField: count
-  driftThreshold: 10
-`
+const postRunPipeline = runtest.PostRun
 
 func TestPeriodStart(t *testing.T) {
 	live := mustPipeline(t, basePipeline)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
@@ -155,5 +156,94 @@ func TestCouldStartAfter(t *testing.T) {
 		if got := CouldStartAfter(c.p, c.per, c.loaded); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestResolveSLA(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	p := mustPipeline(t, basePipeline+`sla: {deadline: "10:00", expectedDuration: 30m, timezone: America/New_York}`)
+	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
+	tm, ok, err := ResolveSLA(p, per, time.Time{})
+	if err != nil || !ok {
+		t.Fatalf("ResolveSLA: %v %v", ok, err)
+	}
+	if want := time.Date(2026, 3, 10, 10, 0, 0, 0, ny); !tm.Breach.Equal(want) || !tm.Warning.Equal(want.Add(-30*time.Minute)) || tm.Relative {
+		t.Fatalf("absolute: %+v", tm)
+	}
+	rel := mustPipeline(t, basePipeline+`sla: {maxDuration: 2h}`)
+	if _, ok, _ := ResolveSLA(rel, per, time.Time{}); ok {
+		t.Fatal("relative SLA resolved without a first arrival")
+	}
+	tm, ok, _ = ResolveSLA(rel, per, t0)
+	if !ok || !tm.Relative || !tm.Breach.Equal(t0.Add(2*time.Hour)) || !tm.Warning.Equal(t0.Add(90*time.Minute)) {
+		t.Fatalf("relative: %+v", tm)
+	}
+	none := mustPipeline(t, basePipeline)
+	if _, ok, _ := ResolveSLA(none, per, t0); ok {
+		t.Fatal("no SLA resolved")
+	}
+}
+
+func TestSLAVerdictAndAlerts(t *testing.T) {
+	tm := SLATimes{Breach: t0}
+	if v, ok := SLAVerdict(tm, false, t0.Add(-time.Second)); !ok || v != event.SLAMet {
+		t.Fatalf("before breach: %v %v", v, ok)
+	}
+	if v, ok := SLAVerdict(tm, false, t0); !ok || v != event.SLABreach {
+		t.Fatalf("at breach: %v %v", v, ok)
+	}
+	if _, ok := SLAVerdict(tm, true, t0); ok {
+		t.Fatal("verdict after a reported breach")
+	}
+	running := &Run{State: Running}
+	done := &Run{State: Completed}
+	failed := &Run{State: FailedFinal}
+	cases := []struct {
+		name     string
+		kind     event.Type
+		run      *Run
+		sent     bool
+		breached bool
+		at       time.Time
+		want     bool
+	}{
+		{"warning, no run yet", event.SLAWarning, nil, false, false, t0.Add(-time.Minute), true},
+		{"warning while running", event.SLAWarning, running, false, false, t0.Add(-time.Minute), true},
+		{"warning at breach time", event.SLAWarning, running, false, false, t0, false},
+		{"warning after breach reported", event.SLAWarning, nil, false, true, t0.Add(-time.Minute), false},
+		{"breach, no run", event.SLABreach, nil, false, false, t0, true},
+		{"breach, completed period", event.SLABreach, done, false, false, t0, false},
+		{"breach, failed period", event.SLABreach, failed, false, false, t0, false},
+		{"already sent", event.SLABreach, nil, true, false, t0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := SLAAlertDue(c.kind, c.run, t0, c.sent, c.breached, c.at); got != c.want {
+				t.Fatalf("SLAAlertDue = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestProjectSLA(t *testing.T) {
+	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
+	p := mustPipeline(t, basePipeline+`sla: {deadline: "09:00", expectedDuration: 30m}`)
+	cases := []struct {
+		at     time.Time
+		status string
+		margin time.Duration
+	}{
+		{t0, "met", 30 * time.Minute},        // 08:00 + 30m = 08:30, before 09:00
+		{t0.Add(30 * time.Minute), "met", 0}, // finishes exactly at the deadline
+		{t0.Add(40 * time.Minute), "breach", -10 * time.Minute},
+	}
+	for _, c := range cases {
+		pr, ok, err := ProjectSLA(p, per, c.at)
+		if err != nil || !ok || pr.Status != c.status || pr.Margin != c.margin {
+			t.Errorf("at %v: %+v %v %v", c.at, pr, ok, err)
+		}
+	}
+	if _, ok, _ := ProjectSLA(mustPipeline(t, basePipeline+`sla: {deadline: "09:00"}`), per, t0); ok {
+		t.Error("projected without expectedDuration")
 	}
 }

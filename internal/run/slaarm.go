@@ -226,9 +226,9 @@ type SLAAlertFacts struct {
 // ParseSLATimer reads an SLA timer's detail; a timer without a readable
 // breach time is taken to be due at it.
 func ParseSLATimer(d sensor.Object, breachTimer bool, dueAt time.Time) SLAAlertFacts {
-	typ, _ := strField(d, "event")
-	deadline, _ := strField(d, "deadline")
-	s, _ := strField(d, "breachAt")
+	typ, _ := d.Str("event")
+	deadline, _ := d.Str("deadline")
+	s, _ := d.Str("breachAt")
 	breachAt, _ := time.Parse(time.RFC3339, s)
 	if breachAt.IsZero() {
 		breachAt = dueAt
@@ -370,4 +370,13 @@ func SLATimersOnArrival(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, f
 		return nil, nil
 	}
 	return SLATimersFor(p, per, m, firstLoaded, now)
+}
+
+// BackfillSLAExempt reports whether a backfilled period is spared an SLA
+// whose breach time is breachAt: a backfill requested at requestedAt
+// (zero: the period was not backfilled) raises no SLA alert — no
+// warning, no breach, no verdict — for a deadline already past when it
+// was requested; a deadline still ahead then is the period's to meet.
+func BackfillSLAExempt(breachAt, requestedAt time.Time) bool {
+	return !requestedAt.IsZero() && !breachAt.After(requestedAt)
 }

@@ -37,10 +37,6 @@ func timersString(ts []SLATimer) string {
 	return strings.Join(out, " ")
 }
 
-var day = schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 10})
-
-func hm(h, m int) time.Time { return time.Date(2026, 3, 10, h, m, 0, 0, time.UTC) }
-
 func TestSLATimersFor(t *testing.T) {
 	cases := []struct {
 		name        string
@@ -337,5 +333,50 @@ func TestSLATimersOnArrival(t *testing.T) {
 	got, _ := SLATimersOnArrival(mustPipeline(t, slaDoc("", true)), day, m, hm(0, 0), hm(7, 0))
 	if s := timersString(got); s != "SLA_WARNING@09:00 SLA_BREACH@10:00! RELATIVE_SLA_WARNING@08:00r RELATIVE_SLA_BREACH@09:00!r" {
 		t.Errorf("with a relative SLA: %s", s)
+	}
+}
+
+// TestBackfillSLAExempt: a backfilled period raises no SLA alert for a
+// deadline already past when the backfill was requested, at any of the
+// SLA decisions (timers, a timer that fires, the verdict at success), and
+// keeps a deadline still ahead.
+func TestBackfillSLAExempt(t *testing.T) {
+	requested := hm(11, 0) // after the 10:00 breach of `day`
+	if !BackfillSLAExempt(hm(10, 0), requested) || !BackfillSLAExempt(hm(11, 0), requested) {
+		t.Fatal("a breach at or before the request is not exempt")
+	}
+	if BackfillSLAExempt(hm(11, 1), requested) || BackfillSLAExempt(hm(10, 0), time.Time{}) {
+		t.Fatal("a later breach, or a period no backfill started, is exempt")
+	}
+	p := mustPipeline(t, slaDoc("", true))
+	past := SLAMarks{BackfilledAt: requested, FirstArrival: hm(7, 0)} // relative breach 09:00, absolute 10:00: both past
+	if ts, _ := SLATimersFor(p, day, past, hm(0, 0), hm(11, 5)); len(ts) != 0 {
+		t.Fatalf("SLATimersFor set %s for past deadlines", timersString(ts))
+	}
+	ahead := SLAMarks{BackfilledAt: hm(8, 0)}
+	if ts, _ := SLATimersFor(p, day, ahead, hm(0, 0), hm(8, 5)); timersString(ts) != "SLA_WARNING@09:00 SLA_BREACH@10:00!" {
+		t.Fatalf("SLATimersFor for a deadline ahead of the request = %s", timersString(ts))
+	}
+	f := SLAAlertFacts{Alert: event.SLABreach, BreachAt: hm(10, 0), Deadline: "10:00", Breach: true}
+	if _, _, ok := SLAAlert(p, day, f, past, &Run{State: Running}, hm(11, 5)); ok {
+		t.Fatal("SLAAlert alerted a backfilled period's past deadline")
+	}
+	if _, _, ok := SLAAlert(p, day, f, SLAMarks{}, &Run{State: Running}, hm(11, 5)); !ok {
+		t.Fatal("SLAAlert stays silent for a period no backfill started")
+	}
+	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{BackfilledAt: requested}, hm(0, 0), hm(12, 0)); ok {
+		t.Fatal("SLAVerdictAtSuccess gave a verdict on a backfilled period's past deadline")
+	}
+	if _, _, ok, _ := SLAVerdictAtSuccess(p, day, SLAMarks{}, hm(0, 0), hm(12, 0)); !ok {
+		t.Fatal("SLAVerdictAtSuccess gave no verdict without a backfill")
+	}
+	arm := SLAArm{Period: day, Times: SLATimes{Breach: hm(10, 0), Warning: hm(9, 0)}, Breach: true}
+	if ts := LoadSLATimers(arm, true, false, past); len(ts) != 0 {
+		t.Fatalf("LoadSLATimers set %s", timersString(ts))
+	}
+	var m SLAMarks
+	m.Set(MarkerBackfill, requested)
+	if !m.BackfilledAt.Equal(requested) {
+		t.Fatal("SLAMarks.Set ignores the backfill marker")
 	}
 }

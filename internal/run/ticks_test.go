@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
 )
 
 func TestCronTick(t *testing.T) {

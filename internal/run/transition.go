@@ -362,3 +362,17 @@ func Close(key Key, configVersion int64, now time.Time) Run {
 	r.end(FailedFinal, OutcomeDeadlineExpired, now)
 	return r
 }
+
+// UpstreamsWaiting joins the reasons of the upstream rules that did not
+// pass ("upstream orders for period 2026-03-10: not yet (failed:
+// retries-exhausted)"), "" when none: what VALIDATION_EXHAUSTED says a
+// downstream waited for.
+func UpstreamsWaiting(out rule.Outcome) string {
+	var rs []string
+	for _, r := range out.Results {
+		if r.Rule.Op == rule.Op(pipeline.CheckUpstream) && !r.Passed {
+			rs = append(rs, r.Reason)
+		}
+	}
+	return strings.Join(rs, "; ")
+}

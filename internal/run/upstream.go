@@ -208,20 +208,6 @@ func WithUpstreams(out rule.Outcome, sensorRules int, ups []rule.Result) rule.Ou
 	return out
 }
 
-// UpstreamsWaiting joins the reasons of the upstream rules that did not
-// pass ("upstream orders for period 2026-03-10: not yet (failed:
-// retries-exhausted)"), "" when none: what VALIDATION_EXHAUSTED says a
-// downstream waited for.
-func UpstreamsWaiting(out rule.Outcome) string {
-	var rs []string
-	for _, r := range out.Results {
-		if r.Rule.Op == rule.Op(pipeline.CheckUpstream) && !r.Passed {
-			rs = append(rs, r.Reason)
-		}
-	}
-	return strings.Join(rs, "; ")
-}
-
 // OpensOnUpstream reports whether an upstream's success opens the
 // pipeline's periods: it has upstream rules and neither a cron nor a
 // trigger, so its upstreams are what start it (docs/dependencies.md). A

@@ -282,6 +282,16 @@ func (o Object) Get(field string) (Value, bool) {
 	return v, ok
 }
 
+// Str returns the field as a string, and false when it is missing or not
+// a string.
+func (o Object) Str(field string) (string, bool) {
+	v, ok := o.fields[field]
+	if !ok {
+		return "", false
+	}
+	return v.Str()
+}
+
 // Len is the number of fields.
 func (o Object) Len() int { return len(o.fields) }
 

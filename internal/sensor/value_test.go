@@ -121,3 +121,17 @@ func TestNumeric(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectStr: a string field reads back; a missing field or one of
+// another kind is not a string.
+func TestObjectStr(t *testing.T) {
+	o := NewObject(map[string]Value{"s": StringValue("x"), "n": IntValue(1)})
+	if s, ok := o.Str("s"); !ok || s != "x" {
+		t.Errorf(`Str("s") = %q, %v`, s, ok)
+	}
+	for _, k := range []string{"n", "missing"} {
+		if _, ok := o.Str(k); ok {
+			t.Errorf("Str(%q) reads a string", k)
+		}
+	}
+}
