@@ -21,6 +21,7 @@ package alert
 import (
 	"context"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 )
@@ -71,7 +72,7 @@ func NewAlert(e event.Event, sink string) Alert {
 // started, or that it starts when the root's alert did not reach the sink
 // (a silenced root).
 func ThreadOf(e event.Event) run.Key {
-	if b, ok := run.BlockedByOf(e); ok && b.Date != "" {
+	if b, ok := deps.BlockedByOf(e); ok && b.Date != "" {
 		return b.Key()
 	}
 	if e.Date == "" {
@@ -87,7 +88,7 @@ func (a Alert) Envelope() event.Envelope { return a.Event.Envelope() }
 // Blocked reports whether the event is blocked by an upstream root, and
 // which: such an event is listed under the root's alert, not paged on its
 // own.
-func (a Alert) Blocked() (run.BlockedBy, bool) { return run.BlockedByOf(a.Event) }
+func (a Alert) Blocked() (deps.BlockedBy, bool) { return deps.BlockedByOf(a.Event) }
 
 // Level is the event's fixed level.
 func (a Alert) Level() event.Level { return a.Event.Level() }

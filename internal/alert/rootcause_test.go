@@ -16,6 +16,7 @@ import (
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
 	"github.com/interlockhq/interlock/internal/alert/webhook"
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -25,11 +26,11 @@ import (
 // rootCauseEvents: the root raw's failure, a downstream breach blocked by
 // it, and the downstream's resolve when the root recovered.
 func rootCauseEvents(withRoot bool) []event.Event {
-	root := run.BlockedBy{PipelineID: "raw", ScheduleID: "cron", Date: "2026-03-07", Reason: run.BlockFailed}
+	root := deps.BlockedBy{PipelineID: "raw", ScheduleID: "cron", Date: "2026-03-07", Reason: deps.BlockFailed}
 	blocked := event.Event{ID: "down-breach", Time: t0.Add(time.Hour), Type: event.SLABreach, PipelineID: "report", ScheduleID: "stream", Date: "2026-03-07",
-		Message: "SLA deadline passed", Detail: sensor.NewObject(map[string]sensor.Value{run.DetailBlockedBy: root.Value()})}
+		Message: "SLA deadline passed", Detail: sensor.NewObject(map[string]sensor.Value{deps.DetailBlockedBy: root.Value()})}
 	resolved := event.Event{ID: "down-resolved", Time: t0.Add(2 * time.Hour), Type: event.RootCauseResolved, PipelineID: "report", ScheduleID: "stream", Date: "2026-03-07",
-		Message: "SLA_BREACH cleared", Detail: run.WithDetail(run.Detail("type", "SLA_BREACH"), run.DetailBlockedBy, root.Value())}
+		Message: "SLA_BREACH cleared", Detail: deps.WithDetail(run.Detail("type", "SLA_BREACH"), deps.DetailBlockedBy, root.Value())}
 	out := []event.Event{}
 	if withRoot {
 		out = append(out, event.Event{ID: "root-failed", Time: t0, Type: event.RetryExhausted, PipelineID: "raw", ScheduleID: "cron", Date: "2026-03-07", Message: "retry limit reached"})

@@ -28,7 +28,8 @@ var layers = []layer{
 	{"base", []string{"internal/sensor", "internal/duration", "internal/textsafe", "internal/clock", "internal/confdec",
 		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest"}, nil},
 	{"core", []string{"internal/event", "internal/rule", "internal/schedule", "internal/silence", "internal/pipeline",
-		"internal/run", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",
+		"internal/run", "internal/sla", "internal/backfill", "internal/deps", "internal/board", "internal/pause",
+		"internal/dryrun", "internal/run/runtest", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",
 		"internal/watchdog", "internal/store/record"}, []string{"base"}},
 	// The ports: the store, the job trigger, alert delivery, leases.
 	{"ports", []string{"internal/store", "internal/trigger", "internal/alert", "internal/lease"},

@@ -8,8 +8,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/project"
-	irun "github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
@@ -54,7 +54,7 @@ func runGraph(fs *flag.FlagSet) action {
 			fmt.Fprintf(env.Stderr, "interlock graph: %v\n", err)
 			return ExitUsage
 		}
-		g := irun.BuildGraph(rep.Pipelines())
+		g := deps.BuildGraph(rep.Pipelines())
 		switch out {
 		case "dot":
 			writeDOT(env.Stdout, g)
@@ -80,7 +80,7 @@ func runGraph(fs *flag.FlagSet) action {
 }
 
 // writeGraphText prints each layer's pipelines and then the edges.
-func writeGraphText(w io.Writer, g irun.Graph) {
+func writeGraphText(w io.Writer, g deps.Graph) {
 	if len(g.Nodes) == 0 {
 		fmt.Fprintln(w, "no pipelines")
 		return
@@ -114,7 +114,7 @@ func writeGraphText(w io.Writer, g irun.Graph) {
 // writeDOT prints g as a Graphviz digraph, upstreams on the left, each
 // layer a rank. Ids are quoted (ids hold letters, digits, '.', '_', '-'
 // only, but quoting keeps "1a" and "a.b" valid identifiers).
-func writeDOT(w io.Writer, g irun.Graph) {
+func writeDOT(w io.Writer, g deps.Graph) {
 	fmt.Fprintln(w, "digraph interlock {")
 	fmt.Fprintln(w, "  rankdir=LR;")
 	fmt.Fprintln(w, "  node [shape=box];")

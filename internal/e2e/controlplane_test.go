@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
@@ -141,7 +142,7 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 	if out := cmd(0, "backfill", "status", "silver", "1"); !strings.Contains(out, "backfill 1 of silver") {
 		t.Fatalf("backfill status silver 1 printed %q", out)
 	}
-	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.MaxActive != 1 || bf.From != day(5) || bf.To != day(3) || bf.State != run.BackfillRunning {
+	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.MaxActive != 1 || bf.From != day(5) || bf.To != day(3) || bf.State != backfill.Running {
 		t.Fatalf("the stored backfill: %+v (%v)", bf, err)
 	}
 	if _, err := st.TimerGet(ctx, "backfill/silver"); err != nil {
@@ -150,7 +151,7 @@ func TestControlPlaneOnDynamoDB(t *testing.T) {
 	if out := cmd(0, "backfill", "cancel", "silver", "1"); !strings.HasPrefix(out, "backfill 1 of silver cancelled") {
 		t.Fatalf("backfill cancel printed %q", out)
 	}
-	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.State != run.BackfillCancelled {
+	if bf, err := st.BackfillGet(ctx, "silver", "1"); err != nil || bf.State != backfill.Cancelled {
 		t.Fatalf("the stored backfill after cancel: %+v (%v)", bf, err)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -56,7 +57,7 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 }
 
 // onSuccess captures the post-run baseline and gives the SLA verdict
-// (run.SLAVerdictAtSuccess).
+// (sla.VerdictAtSuccess).
 func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, r run.Run) error {
 	per, err := parsePeriod(r.Period)
 	if err != nil {
@@ -69,7 +70,7 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err != nil {
 		return err
 	}
-	note, marks, ok, err := run.SLAVerdictAtSuccess(p, per, m, b.firstLoaded(), b.now)
+	note, marks, ok, err := sla.VerdictAtSuccess(p, per, m, b.firstLoaded(), b.now)
 	if err != nil || !ok {
 		return err
 	}
@@ -114,10 +115,10 @@ func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool,
 }
 
 // slaMarks reads the period's SLA facts from its markers; none are read
-// for a period no SLA decision concerns (run.SLAMarksNeeded).
-func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period) (run.SLAMarks, error) {
-	var m run.SLAMarks
-	if !run.SLAMarksNeeded(p, per) {
+// for a period no SLA decision concerns (sla.MarksNeeded).
+func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period) (sla.Marks, error) {
+	var m sla.Marks
+	if !sla.MarksNeeded(p, per) {
 		return m, nil
 	}
 	// One read of the period's markers, not one per kind: Set keeps the
@@ -132,7 +133,7 @@ func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	return m, nil
 }
 
-// armSLA sets the period's SLA timers run.SLATimersFor decides on.
+// armSLA sets the period's SLA timers sla.TimersFor decides on.
 func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
 	m, err := e.slaMarks(ctx, p, key, per)
 	if err != nil {
@@ -143,26 +144,26 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 			m.Set(w.Marker.Kind, w.Marker.At)
 		}
 	}
-	timers, unresolved := run.SLATimersFor(p, per, m, b.firstLoaded(), b.now)
+	timers, unresolved := sla.TimersFor(p, per, m, b.firstLoaded(), b.now)
 	e.setSLATimers(b, key, timers, unresolved)
 	return nil
 }
 
 // setSLATimers puts the SLA timers of a period as decided; unresolved is
 // the decision's complaint about a deadline that does not resolve.
-func (e *Engine) setSLATimers(b *batch, key run.Key, timers []run.SLATimer, unresolved error) {
+func (e *Engine) setSLATimers(b *batch, key run.Key, timers []sla.Timer, unresolved error) {
 	if unresolved != nil {
 		e.log.Warn("SLA deadline does not resolve for this period; no SLA timers", "pipeline", key.PipelineID, "period", key.Period, "err", unresolved)
 	}
 	b.slaTimers(key, timers)
 }
 
-// armLoadSLA sets the absolute SLA timers run.SLATimersToArm selects when
+// armLoadSLA sets the absolute SLA timers sla.TimersToArm selects when
 // a config takes effect — the current period's, and those of earlier
 // periods whose warning or breach is still ahead — less those
-// run.LoadSLATimers drops on the period's facts.
+// sla.LoadTimers drops on the period's facts.
 func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
-	for _, a := range run.SLATimersToArm(p, b.firstLoaded(), now) {
+	for _, a := range sla.TimersToArm(p, b.firstLoaded(), now) {
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}
 		r, err := e.st.RunGet(ctx, key)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -174,7 +175,7 @@ func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline,
 		if err != nil {
 			return err
 		}
-		b.slaTimers(key, run.LoadSLATimers(a, hasRun, ended, m))
+		b.slaTimers(key, sla.LoadTimers(a, hasRun, ended, m))
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline,
 // slaTimers puts the SLA timers of a period as decided. A period has one
 // timer per SLA and instant, keyed by period, so setting one twice
 // replaces it.
-func (b *batch) slaTimers(key run.Key, timers []run.SLATimer) {
+func (b *batch) slaTimers(key run.Key, timers []sla.Timer) {
 	for _, t := range timers {
 		kind, fam := kindSLAWarning, run.TimerSLAWarning
 		switch {

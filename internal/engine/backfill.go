@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -49,7 +50,7 @@ func backfillTimer(pipelineID string, at time.Time) store.Timer {
 // nothing).
 type BackfillPlan struct {
 	PipelineID string
-	Periods    []run.PlannedPeriod
+	Periods    []backfill.PlannedPeriod
 	Backfill   *store.Backfill
 	// Paused and DryRun say how the pipeline stands: a paused pipeline's
 	// backfill waits for the resume; a dry-run pipeline's records
@@ -59,10 +60,10 @@ type BackfillPlan struct {
 
 // RequestBackfill plans a backfill of pipelineID and, unless dryRun,
 // stores it and arms its timer (BACKFILL_REQUESTED). A request is
-// refused with ErrInvalidRequest naming the field (run.BackfillRange),
+// refused with ErrInvalidRequest naming the field (backfill.Range),
 // and with ErrBackfillRunning while another backfill of the pipeline
 // runs.
-func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run.BackfillRequest, dryRun bool, by string) (_ BackfillPlan, err error) {
+func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req backfill.Request, dryRun bool, by string) (_ BackfillPlan, err error) {
 	ctx, span := e.startSpan(ctx, spanOperator+"backfill", attrPipeline.String(pipelineID))
 	defer func() { endSpan(span, err) }()
 	var plan BackfillPlan
@@ -84,7 +85,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run
 			recs[i] = s.Record()
 		}
 		now := e.clk.Now()
-		periods, err := run.BackfillRange(p, req, run.KindsOfPeriod(p, recs), now)
+		periods, err := backfill.Range(p, req, run.KindsOfPeriod(p, recs), now)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 		}
@@ -93,7 +94,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run
 			return err
 		}
 		plan = BackfillPlan{PipelineID: p.ID, Paused: lp.row.Paused, DryRun: p.DryRun,
-			Periods: run.PlanBackfill(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
+			Periods: backfill.Plan(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
 		if dryRun {
 			return nil
 		}
@@ -103,7 +104,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run
 		}
 		next := 1
 		for _, bf := range all {
-			if bf.State == run.BackfillRunning {
+			if bf.State == backfill.Running {
 				return fmt.Errorf("%w: backfill %s of %s (%s..%s) is running; cancel it first (interlock backfill cancel %s %s)", ErrBackfillRunning, bf.ID, p.ID, bf.From, bf.To, p.ID, bf.ID)
 			}
 			if n, err := strconv.Atoi(bf.ID); err == nil && n >= next {
@@ -111,14 +112,14 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req run
 			}
 		}
 		bf := store.Backfill{PipelineID: p.ID, ID: strconv.Itoa(next), From: periods[0].String(), To: periods[len(periods)-1].String(),
-			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: run.BackfillRunning,
-			Periods: make([]run.BackfillPeriod, len(periods))}
+			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: backfill.Running,
+			Periods: make([]backfill.Period, len(periods))}
 		if req.Reverse {
 			bf.From, bf.To = bf.To, bf.From
 		}
 		toRun := 0
 		for i, pp := range plan.Periods {
-			bf.Periods[i] = run.BackfillPeriod{Period: pp.Period.String(), State: run.PeriodPending}
+			bf.Periods[i] = backfill.Period{Period: pp.Period.String(), State: backfill.PeriodPending}
 			if pp.Run {
 				toRun++
 			}
@@ -214,16 +215,16 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 			return err
 		}
 		out = bf
-		if bf.State != run.BackfillRunning {
+		if bf.State != backfill.Running {
 			return nil
 		}
 		now := e.clk.Now()
 		next := bf
-		next.State, next.EndedAt = run.BackfillCancelled, now
+		next.State, next.EndedAt = backfill.Cancelled, now
 		b := e.newBatch(lp, now)
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 		b.deleteTimer(backfillTimerKey(pipelineID), nil)
-		c := run.CountPeriods(next.Periods)
+		c := backfill.CountPeriods(next.Periods)
 		b.emit(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, event.BackfillCancelled,
 			fmt.Sprintf("backfill %s cancelled by %s: %d periods not started; %d running finish", bf.ID, by, c.Pending, c.Active),
 			run.Detail("backfill", bf.ID, "cancelledBy", by, "pending", c.Pending, "active", c.Active, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
@@ -257,7 +258,7 @@ func (e *Engine) runningBackfill(ctx context.Context, pipelineID string) (store.
 		return store.Backfill{}, false, err
 	}
 	for _, bf := range all {
-		if bf.State == run.BackfillRunning {
+		if bf.State == backfill.Running {
 			return bf, true, nil
 		}
 	}
@@ -281,34 +282,34 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 	p := lp.p
 	b := e.newBatch(lp, now)
 	next := bf
-	next.Periods = append([]run.BackfillPeriod(nil), bf.Periods...)
+	next.Periods = append([]backfill.Period(nil), bf.Periods...)
 	changed := false
 	for i, bp := range next.Periods {
-		if bp.State != run.PeriodActive {
+		if bp.State != backfill.PeriodActive {
 			continue
 		}
 		r, err := e.runOf(ctx, b, run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: bp.Period})
 		if err != nil {
 			return nil, err
 		}
-		if st, why, ended := run.ActivePeriodEnded(r); ended {
+		if st, why, ended := backfill.ActivePeriodEnded(r); ended {
 			next.Periods[i].State, next.Periods[i].Reason, changed = st, why, true
 		}
 	}
 	due := t.DueAt
-	step, i := run.NextBackfillStep(next.Periods, next.MaxActive, lp.row.Paused)
+	step, i := backfill.NextStep(next.Periods, next.MaxActive, lp.row.Paused)
 	switch step {
-	case run.StepStart:
+	case backfill.StepStart:
 		if err := e.backfillPeriod(ctx, b, lp, &next, i); err != nil {
 			return nil, err
 		}
 		changed = true
 		b.putTimer(backfillTimer(p.ID, now), &due) // the next period, at once
-	case run.StepWait:
+	case backfill.StepWait:
 		b.putTimer(backfillTimer(p.ID, now.Add(backfillPoll)), &due)
-	case run.StepComplete:
-		next.State, next.EndedAt, changed = run.BackfillCompleted, now, true
-		c := run.CountPeriods(next.Periods)
+	case backfill.StepComplete:
+		next.State, next.EndedAt, changed = backfill.Completed, now, true
+		c := backfill.CountPeriods(next.Periods)
 		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillCompleted,
 			fmt.Sprintf("backfill %s completed: %d succeeded, %d failed, %d skipped", bf.ID, c.Succeeded, c.Failed, c.Skipped),
 			run.Detail("backfill", bf.ID, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
@@ -320,12 +321,12 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 	return b, nil
 }
 
-// backfillPeriod starts, reruns or skips period i of bf, as run.PlanPeriod
+// backfillPeriod starts, reruns or skips period i of bf, as backfill.PlanPeriod
 // decides on the period's run now: a new run (Cause backfill), a rerun of
 // an ended one (ledger reason and source "backfill"), or on a dry-run
 // pipeline the would-trigger it records. A period it starts carries the
 // backfill marker, whose time (the request's) spares it the SLA alerts
-// of deadlines already past then (run.BackfillSLAExempt).
+// of deadlines already past then (sla.BackfillExempt).
 func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipeline, bf *store.Backfill, i int) error {
 	p := lp.p
 	bp := &bf.Periods[i]
@@ -341,7 +342,7 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 	if existing != nil {
 		key = existing.Key
 	}
-	runs, why := run.PlanPeriod(p, per, bf.Only, existing)
+	runs, why := backfill.PlanPeriod(p, per, bf.Only, existing)
 	if !runs {
 		e.skipBackfillPeriod(b, key, bf.ID, bp, why)
 		return nil
@@ -365,14 +366,14 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 		e.skipBackfillPeriod(b, key, bf.ID, bp, "not started: "+why)
 		return nil
 	}
-	bp.State, bp.Reason = run.PeriodActive, why
+	bp.State, bp.Reason = backfill.PeriodActive, why
 	b.emit(key, event.BackfillPeriodStarted, fmt.Sprintf("backfill %s started %s: %s", bf.ID, bp.Period, why),
 		run.Detail("backfill", bf.ID, "reason", why, "rerun", existing != nil))
 	return nil
 }
 
-func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *run.BackfillPeriod, why string) {
-	bp.State, bp.Reason = run.PeriodSkipped, why
+func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfill.Period, why string) {
+	bp.State, bp.Reason = backfill.PeriodSkipped, why
 	b.emit(key, event.BackfillPeriodSkipped, fmt.Sprintf("backfill %s skipped %s: %s", id, bp.Period, why), run.Detail("backfill", id, "reason", why))
 }
 

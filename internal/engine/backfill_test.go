@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
@@ -76,7 +77,7 @@ func driveBackfill(t *testing.T, f *fixture, id string, maxActive, restartAt int
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bf.State != run.BackfillRunning {
+		if bf.State != backfill.Running {
 			return bf
 		}
 		f.clk.Advance(time.Minute)
@@ -92,7 +93,7 @@ func driveBackfill(t *testing.T, f *fixture, id string, maxActive, restartAt int
 func TestBackfillRunsMissingDays(t *testing.T) {
 	for _, restart := range []int{0, 2} {
 		f := newBackfillFixture(t)
-		req := run.BackfillRequest{From: "2026-03-03", To: "2026-03-07", Only: run.OnlyMissing, MaxActive: 2}
+		req := backfill.Request{From: "2026-03-03", To: "2026-03-07", Only: backfill.OnlyMissing, MaxActive: 2}
 		dry, err := f.eng.RequestBackfill(t.Context(), "daily", req, true, "test")
 		if err != nil || dry.Backfill != nil || len(dry.Periods) != 5 || !dry.Periods[0].Run {
 			t.Fatalf("dry run: %+v, %v", dry, err)
@@ -108,7 +109,7 @@ func TestBackfillRunsMissingDays(t *testing.T) {
 			t.Fatalf("a second backfill while one runs: %v", err)
 		}
 		bf := driveBackfill(t, f, plan.Backfill.ID, 2, restart)
-		if c := run.CountPeriods(bf.Periods); bf.State != run.BackfillCompleted || c.Succeeded != 5 {
+		if c := backfill.CountPeriods(bf.Periods); bf.State != backfill.Completed || c.Succeeded != 5 {
 			t.Fatalf("restart %d: backfill %s, %+v", restart, bf.State, c)
 		}
 		if n := f.jobs.starts.Load(); n != 5 {
@@ -140,17 +141,17 @@ func TestBackfillRunsMissingDays(t *testing.T) {
 // new periods while the running ones finish.
 func TestBackfillRerunsWithoutManualBudget(t *testing.T) {
 	f := newBackfillFixture(t)
-	first, err := f.eng.RequestBackfill(t.Context(), "daily", run.BackfillRequest{From: "2026-03-03", To: "2026-03-04", Only: run.OnlyMissing, MaxActive: 2}, false, "t")
+	first, err := f.eng.RequestBackfill(t.Context(), "daily", backfill.Request{From: "2026-03-03", To: "2026-03-04", Only: backfill.OnlyMissing, MaxActive: 2}, false, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
 	driveBackfill(t, f, first.Backfill.ID, 2, 0)
 	for range 2 { // twice: the budget of one manual rerun is not drawn on
-		plan, err := f.eng.RequestBackfill(t.Context(), "daily", run.BackfillRequest{From: "2026-03-03", To: "2026-03-04", Only: run.OnlyAll, MaxActive: 1, Reverse: true}, false, "t")
+		plan, err := f.eng.RequestBackfill(t.Context(), "daily", backfill.Request{From: "2026-03-03", To: "2026-03-04", Only: backfill.OnlyAll, MaxActive: 1, Reverse: true}, false, "t")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bf := driveBackfill(t, f, plan.Backfill.ID, 1, 0); run.CountPeriods(bf.Periods).Succeeded != 2 || bf.Periods[0].Period != "2026-03-04" {
+		if bf := driveBackfill(t, f, plan.Backfill.ID, 1, 0); backfill.CountPeriods(bf.Periods).Succeeded != 2 || bf.Periods[0].Period != "2026-03-04" {
 			t.Fatalf("rerun backfill: %+v", bf)
 		}
 	}
@@ -163,7 +164,7 @@ func TestBackfillRerunsWithoutManualBudget(t *testing.T) {
 	}
 
 	// Cancel midway: the one running period finishes, nothing else starts.
-	plan, err := f.eng.RequestBackfill(t.Context(), "daily", run.BackfillRequest{From: "2026-03-05", To: "2026-03-07", Only: run.OnlyMissing, MaxActive: 1}, false, "t")
+	plan, err := f.eng.RequestBackfill(t.Context(), "daily", backfill.Request{From: "2026-03-05", To: "2026-03-07", Only: backfill.OnlyMissing, MaxActive: 1}, false, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestBackfillRerunsWithoutManualBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	bf, err := f.eng.CancelBackfill(t.Context(), "daily", "", "operator:t")
-	if err != nil || bf.State != run.BackfillCancelled || bf.ID != plan.Backfill.ID {
+	if err != nil || bf.State != backfill.Cancelled || bf.ID != plan.Backfill.ID {
 		t.Fatalf("CancelBackfill: %+v, %v", bf, err)
 	}
 	for range 10 {
@@ -192,10 +193,10 @@ func TestBackfillRerunsWithoutManualBudget(t *testing.T) {
 // TestBackfillRefusesBadRanges names the field at fault.
 func TestBackfillRefusesBadRanges(t *testing.T) {
 	f := newBackfillFixture(t)
-	for _, req := range []run.BackfillRequest{
-		{From: "2026-03-05", To: "2026-03-04", Only: run.OnlyMissing, MaxActive: 1},
-		{From: "2026-03-05", To: "2026-03-12", Only: run.OnlyMissing, MaxActive: 1},
-		{From: "2026-03-05T01", To: "2026-03-05T02", Only: run.OnlyMissing, MaxActive: 1},
+	for _, req := range []backfill.Request{
+		{From: "2026-03-05", To: "2026-03-04", Only: backfill.OnlyMissing, MaxActive: 1},
+		{From: "2026-03-05", To: "2026-03-12", Only: backfill.OnlyMissing, MaxActive: 1},
+		{From: "2026-03-05T01", To: "2026-03-05T02", Only: backfill.OnlyMissing, MaxActive: 1},
 	} {
 		if _, err := f.eng.RequestBackfill(t.Context(), "daily", req, false, "t"); !errors.Is(err, engine.ErrInvalidRequest) {
 			t.Fatalf("%+v: %v", req, err)
@@ -231,11 +232,11 @@ func TestBackfillSparesPastSLA(t *testing.T) {
 	if _, err := f.eng.PutSensor(t.Context(), "daily", "ready#2026-03-09", obj("ok", true)); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := f.eng.RequestBackfill(t.Context(), "daily", run.BackfillRequest{From: "2026-03-09", To: "2026-03-09", Only: run.OnlyFailed, MaxActive: 1}, false, "t")
+	plan, err := f.eng.RequestBackfill(t.Context(), "daily", backfill.Request{From: "2026-03-09", To: "2026-03-09", Only: backfill.OnlyFailed, MaxActive: 1}, false, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bf := driveBackfill(t, f, plan.Backfill.ID, 1, 0); run.CountPeriods(bf.Periods).Succeeded != 1 {
+	if bf := driveBackfill(t, f, plan.Backfill.ID, 1, 0); backfill.CountPeriods(bf.Periods).Succeeded != 1 {
 		t.Fatalf("backfill %+v", bf)
 	}
 	for _, typ := range []event.Type{event.SLAWarning, event.SLABreach, event.SLAMet} {
@@ -253,7 +254,7 @@ func TestBackfillWakesOnResume(t *testing.T) {
 	if err := f.eng.Pause(t.Context(), "daily", time.Time{}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	req := run.BackfillRequest{From: "2026-03-03", To: "2026-03-04", Only: run.OnlyMissing, MaxActive: 1}
+	req := backfill.Request{From: "2026-03-03", To: "2026-03-04", Only: backfill.OnlyMissing, MaxActive: 1}
 	if _, err := f.eng.RequestBackfill(t.Context(), "daily", req, false, "operator:test"); err != nil {
 		t.Fatal(err)
 	}

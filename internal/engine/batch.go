@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/dryrun"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -136,7 +137,7 @@ func (b *batch) conditioned() store.Change {
 
 // emit adds an event for a run key.
 func (b *batch) emit(key run.Key, t event.Type, msg string, detail sensor.Object) {
-	if b.p != nil && b.p.DryRun && !run.DryRunEmits(t) { // the notifier half of dry-run enforcement
+	if b.p != nil && b.p.DryRun && !dryrun.Emits(t) { // the notifier half of dry-run enforcement
 		b.e.log.Debug("dry-run: event suppressed", "pipeline", key.PipelineID, "type", t)
 		return
 	}

@@ -152,7 +152,7 @@ func PipelineIDOf(file string, doc []byte) string {
 // stored version is identical) and sets its timers: the next cron tick,
 // the next period's start, and the SLA timers of the periods open now —
 // the current one, and earlier ones whose warning or breach is still ahead
-// (run.SLATimersToArm). A pipeline seen for the first time starts from
+// (sla.TimersToArm). A pipeline seen for the first time starts from
 // now: no alert is raised for an SLA time that passed before it was
 // loaded. Every process sees the new version at its next decision: they
 // read the row, not a copy of it.

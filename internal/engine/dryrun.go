@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/interlockhq/interlock/internal/dryrun"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -12,14 +13,14 @@ import (
 )
 
 // dryRunTrigger is what a dry-run pipeline does where a live one would
-// start a run (run.DryRunTrigger). overlay is the sensor being written
+// start a run (dryrun.Trigger). overlay is the sensor being written
 // (trigger data); nil for a cron tick.
 func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
 	seen, err := e.hasMarker(ctx, key, run.MarkerDryRunSeen)
 	if err != nil {
 		return err
 	}
-	f := run.DryRunFacts{Seen: seen, Data: overlay != nil}
+	f := dryrun.Facts{Seen: seen, Data: overlay != nil}
 	if m, err := e.st.MarkerGet(ctx, key, run.MarkerDryRun); err == nil {
 		f.TriggeredAt = m.At
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -30,7 +31,7 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 			return err
 		}
 	}
-	d, err := run.DryRunTrigger(p, per, f, b.now)
+	d, err := dryrun.Trigger(p, per, f, b.now)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 }
 
 // dryRunDrift reports drift of a post-run sensor of a dry-run pipeline
-// against the baseline captured at its would-be trigger (run.DryRunDrift).
+// against the baseline captured at its would-be trigger (dryrun.Drift).
 func (e *Engine) dryRunDrift(ctx context.Context, b *batch, p *pipeline.Pipeline, s *store.Sensor, key run.Key, ruleKey string) error {
 	triggered, err := e.hasMarker(ctx, key, run.MarkerDryRun)
 	if err != nil || !triggered {
@@ -64,7 +65,7 @@ func (e *Engine) dryRunDrift(ctx context.Context, b *batch, p *pipeline.Pipeline
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	if note, ok := run.DryRunDrift(p, s.Key, s.Data, prev); ok {
+	if note, ok := dryrun.Drift(p, s.Key, s.Data, prev); ok {
 		b.notes(key, []run.Note{note})
 	}
 	return nil

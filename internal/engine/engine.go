@@ -6,16 +6,16 @@
 //
 // The engine decides nothing itself, not even whether a step is still its
 // to take (run.TimerDue, run.StepFor) or whether an alert was sent
-// already (the core reads the dedup markers: run.SLAAlert,
+// already (the core reads the dedup markers: sla.Alert,
 // ConfigRefusalReported, LateCallNote). For every input it loads the facts
 // the decision needs from the store — the timer and the run, the sensors,
-// the period's markers (run.SLAMarks, run.DryRunFacts), and the pipeline's
+// the period's markers (sla.Marks, dryrun.Facts), and the pipeline's
 // row (pause state and windows, config version) with the calendars its
 // config names — calls the core, and commits what the core answered once, with the
 // versions it read as the commit's conditions; a conflict means another
 // process moved something, and the decision is made again on fresh facts.
 // What is left here is which facts to read (a read no answer can depend on
-// is skipped, as the core says: run.SLAMarksNeeded, DryRunFacts.NeedsRules),
+// is skipped, as the core says: sla.MarksNeeded, DryRunFacts.NeedsRules),
 // how records are keyed, and the commit. It keeps no state that the store
 // does not have, so any number of processes sharing a store decide as one
 // would, and a restarted engine (Open) has nothing to rebuild. It keeps

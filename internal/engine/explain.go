@@ -12,6 +12,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -252,8 +253,8 @@ func (e *Engine) explainDeadlines(ctx context.Context, x *Explanation, p *pipeli
 }
 
 // deadlines are a period's instants as the decisions resolve them: its
-// SLAs as SLA timers are armed from them (run.SLATracks, forward-only by
-// run.SLABeforeLoad), the trigger deadline as the watchdog's
+// SLAs as SLA timers are armed from them (sla.Tracks, forward-only by
+// sla.BeforeLoad), the trigger deadline as the watchdog's
 // trigger-deadlines check resolves it, and the next cron tick as the
 // config's cron timer is set (run.ConfigTimers). arrival is the first
 // trigger sensor's (zero: none yet).
@@ -263,7 +264,7 @@ func deadlines(p *pipeline.Pipeline, per schedule.Period, loadedAt, arrival, now
 	if p.SLA != nil {
 		d.SLATimezone = p.SLA.Location.String()
 	}
-	tracks, _ := run.SLATracks(p, per, arrival) // an absolute deadline that does not resolve is shown as none
+	tracks, _ := sla.Tracks(p, per, arrival) // an absolute deadline that does not resolve is shown as none
 	for _, t := range tracks {
 		if t.Times.Relative {
 			d.RelativeSLABreach = ptr(t.Times.Breach)
@@ -273,7 +274,7 @@ func deadlines(p *pipeline.Pipeline, per schedule.Period, loadedAt, arrival, now
 		if !t.Times.Warning.IsZero() {
 			d.SLAWarning = ptr(t.Times.Warning)
 		}
-		d.SLAWarningBeforeLoad, d.SLABreachBeforeLoad = run.SLABeforeLoad(t.Times, loadedAt)
+		d.SLAWarningBeforeLoad, d.SLABreachBeforeLoad = sla.BeforeLoad(t.Times, loadedAt)
 		if d.SLAWarningBeforeLoad || d.SLABreachBeforeLoad {
 			d.LoadedAt = ptr(loadedAt)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -29,7 +30,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		}
 		now := e.clk.Now()
 		row := lp.row
-		d, ok, err := run.Pause(pauseState(row), until, by, now)
+		d, ok, err := pause.Pause(pauseState(row), until, by, now)
 		if err != nil {
 			return fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
 		}
@@ -97,7 +98,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	}
 	now := e.clk.Now()
 	row := lp.row
-	d, ok := run.ResumePipeline(pauseState(row), by, now)
+	d, ok := pause.Resume(pauseState(row), by, now)
 	if !ok {
 		return nil, nil
 	}
@@ -125,7 +126,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	for i, s := range sensors {
 		recs[i] = s.Record()
 	}
-	plan := run.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
+	plan := pause.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
 	for _, i := range plan.Rearm {
 		r := active[i]
 		next, eff := run.Resume(r, p, now)
@@ -151,12 +152,12 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 }
 
 // pauseState is a row's pause state as run's pause decisions read it.
-func pauseState(row store.Pipeline) run.PauseState {
-	return run.PauseState{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt, Windows: row.PauseWindows}
+func pauseState(row store.Pipeline) pause.State {
+	return pause.State{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt, Windows: row.PauseWindows}
 }
 
 // withPause is row with pause state st, updated at now.
-func withPause(row store.Pipeline, st run.PauseState, now time.Time) store.Pipeline {
+func withPause(row store.Pipeline, st pause.State, now time.Time) store.Pipeline {
 	row.Paused, row.PausedUntil, row.PausedAt, row.ResumedAt, row.PauseWindows, row.UpdatedAt = st.Paused, st.Until, st.PausedAt, st.ResumedAt, st.Windows, now
 	return row
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -12,7 +13,7 @@ import (
 
 // Root causes (docs/root-cause.md): every event the engine commits goes
 // through batch.commit, so that is where a downstream problem is found
-// blocked by its upstream's (run.RootCause); a root's success arms the
+// blocked by its upstream's (deps.RootCause); a root's success arms the
 // release of what it blocked (kindRelease) from the downstreams timer
 // the success arms (upstream.go). The facts are read
 // from the store — the upstreams' configs and their periods' facts —
@@ -22,17 +23,17 @@ const kindRelease = string(run.TimerRelease) // a root's period succeeded: relea
 
 func releaseTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerRelease, k).String() }
 
-// upstreamReader answers run.RootCause from the store, each pipeline and
+// upstreamReader answers deps.RootCause from the store, each pipeline and
 // period read once per decision.
 type upstreamReader struct {
 	ctx   context.Context
 	e     *Engine
 	pipes map[string]*pipeline.Pipeline
-	facts map[run.Key]run.ConditionFacts
+	facts map[run.Key]deps.ConditionFacts
 }
 
 func (e *Engine) upstreamReader(ctx context.Context) *upstreamReader {
-	return &upstreamReader{ctx: ctx, e: e, pipes: map[string]*pipeline.Pipeline{}, facts: map[run.Key]run.ConditionFacts{}}
+	return &upstreamReader{ctx: ctx, e: e, pipes: map[string]*pipeline.Pipeline{}, facts: map[run.Key]deps.ConditionFacts{}}
 }
 
 func (u *upstreamReader) Pipeline(id string) (*pipeline.Pipeline, error) {
@@ -51,7 +52,7 @@ func (u *upstreamReader) Pipeline(id string) (*pipeline.Pipeline, error) {
 	return p, nil
 }
 
-func (u *upstreamReader) Facts(key run.Key) (run.ConditionFacts, error) {
+func (u *upstreamReader) Facts(key run.Key) (deps.ConditionFacts, error) {
 	if f, ok := u.facts[key]; ok {
 		return f, nil
 	}
@@ -71,10 +72,10 @@ func (b *batch) rootCauses(ctx context.Context) error {
 	var ups *upstreamReader
 	for i := range b.c.Events {
 		e := &b.c.Events[i]
-		if !run.OpensCondition(e.Type) || e.Date == "" {
+		if !deps.OpensCondition(e.Type) || e.Date == "" {
 			continue
 		}
-		if _, blocked := run.BlockedByOf(*e); blocked {
+		if _, blocked := deps.BlockedByOf(*e); blocked {
 			continue
 		}
 		if ups == nil {
@@ -94,15 +95,15 @@ func (b *batch) rootCauses(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		root, ok, err := run.RootCause(ups, p, per, b.now)
+		root, ok, err := deps.RootCause(ups, p, per, b.now)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue
 		}
-		e.Detail = run.BlockedDetail(e.Detail, root)
-		c := run.BlockedOf(p, *e)
+		e.Detail = deps.BlockedDetail(e.Detail, root)
+		c := deps.BlockedOf(p, *e)
 		b.putMarker(store.Marker{Key: root.Key(), Kind: run.BlockedMarker(c.Down, c.Type).String(), At: b.now, Detail: c.MarkerDetail()})
 	}
 	return nil
@@ -140,21 +141,21 @@ func (e *Engine) armRelease(ctx context.Context, b *batch, key run.Key) error {
 	if len(cs) == 0 || b.touchesTimer(releaseTimerKey(key)) {
 		return nil
 	}
-	b.putTimer(store.Timer{Key: releaseTimerKey(key), Kind: kindRelease, Run: key, DueAt: run.ReleaseAt(b.now, cs)}, nil)
+	b.putTimer(store.Timer{Key: releaseTimerKey(key), Kind: kindRelease, Run: key, DueAt: deps.ReleaseAt(b.now, cs)}, nil)
 	return nil
 }
 
-func blockedConditions(ms []store.Marker) []run.BlockedCondition {
-	var out []run.BlockedCondition
+func blockedConditions(ms []store.Marker) []deps.BlockedCondition {
+	var out []deps.BlockedCondition
 	for _, m := range ms {
-		if c, ok := run.BlockedFromMarker(m.Kind, m.Detail); ok {
+		if c, ok := deps.BlockedFromMarker(m.Kind, m.Detail); ok {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// releaseTimer releases the conditions a root's period blocked (run.Release):
+// releaseTimer releases the conditions a root's period blocked (deps.Release):
 // each is alerted again or resolved, and its marker removed in the same
 // commit, so each is released once. A root that is no longer succeeded
 // (a rerun reopened it) keeps them blocked: its next success releases them.
@@ -174,7 +175,7 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 	ups := e.upstreamReader(ctx)
 	var later time.Time
 	for _, m := range ms {
-		c, ok := run.BlockedFromMarker(m.Kind, m.Detail)
+		c, ok := deps.BlockedFromMarker(m.Kind, m.Detail)
 		if !ok {
 			continue
 		}
@@ -186,14 +187,14 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		if err != nil {
 			return nil, err
 		}
-		if run.ReleaseWaits(df) {
+		if deps.ReleaseWaits(df) {
 			// Not had its chance yet: judged again after its grace.
-			if at := run.ReleaseAgainAt(c, now); later.IsZero() || at.Before(later) {
+			if at := deps.ReleaseAgainAt(c, now); later.IsZero() || at.Before(later) {
 				later = at
 			}
 			continue
 		}
-		if note, ok := run.Release(p, c, t.Run, df, now); ok {
+		if note, ok := deps.Release(p, c, t.Run, df, now); ok {
 			b.emit(c.Down, note.Type, note.Message, note.Detail)
 		}
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: m.Key, Kind: m.Kind})

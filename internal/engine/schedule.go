@@ -8,6 +8,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 }
 
 // slaTimer fires an SLA warning or breach for a period that is not done,
-// as run.SLAAlert decides on the config in force (it may have changed
+// as sla.Alert decides on the config in force (it may have changed
 // since the timer was set: no SLA any more, an excluded date, dry-run).
 func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
 	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
@@ -93,8 +94,8 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 	if err != nil {
 		return nil, err
 	}
-	f := run.ParseSLATimer(t.Detail, t.Kind == kindSLABreach, t.DueAt)
-	note, marker, ok := run.SLAAlert(lp.p, per, f, m, existing, now)
+	f := sla.ParseTimer(t.Detail, t.Kind == kindSLABreach, t.DueAt)
+	note, marker, ok := sla.Alert(lp.p, per, f, m, existing, now)
 	if !ok {
 		return b, nil
 	}
@@ -134,7 +135,7 @@ func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipelin
 	if err != nil {
 		return err
 	}
-	timers, unresolved := run.PeriodStartSLATimers(p, per, ended, m, b.firstLoaded(), b.now)
+	timers, unresolved := sla.PeriodStartTimers(p, per, ended, m, b.firstLoaded(), b.now)
 	e.setSLATimers(b, key, timers, unresolved)
 	return nil
 }
@@ -144,7 +145,7 @@ func periodTimer(pipelineID string, at time.Time) store.Timer {
 	return store.Timer{Key: periodTimerKey(pipelineID), Kind: kindPeriod, Run: run.Key{PipelineID: pipelineID}, DueAt: at}
 }
 
-// periodRun returns the run that stands for a period (run.DayRun): its
+// periodRun returns the run that stands for a period (sla.DayRun): its
 // own, or for a daily period one of its hours'; nil when none.
 func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period) (*run.Run, error) {
 	var own *run.Run
@@ -162,7 +163,7 @@ func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period
 			return nil, err
 		}
 	}
-	return run.DayRun(per, own, sameDay), nil
+	return sla.DayRun(per, own, sameDay), nil
 }
 
 // runOf returns the run of a period, also when it was created under the

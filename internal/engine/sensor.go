@@ -14,6 +14,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
@@ -315,13 +316,13 @@ func (e *Engine) firstArrival(ctx context.Context, b *batch, p *pipeline.Pipelin
 		return err
 	}
 	m.FirstArrival = b.now // written by this batch
-	timers, unresolved := run.SLATimersOnArrival(p, per, m, b.firstLoaded(), b.now)
+	timers, unresolved := sla.TimersOnArrival(p, per, m, b.firstLoaded(), b.now)
 	e.setSLATimers(b, key, timers, unresolved)
 	return nil
 }
 
 // postRunSensor handles a post-run sensor write as run.PostRunData
-// decides (a dry-run pipeline: run.DryRunDrift).
+// decides (a dry-run pipeline: dryrun.Drift).
 func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period, ruleKey string) error {
 	p := lp.p
 	if p.DryRun {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -20,7 +21,7 @@ import (
 // and which occurrence a firing ended, silence.ArmWindowEnd and
 // silence.EndedOccurrence decide) — and
 // its handler alerts, once, each condition the silence covered that
-// still holds (run.SilencedConditions, run.ConditionHolds on
+// still holds (deps.SilencedConditions, deps.ConditionHolds on
 // store.ConditionFactsOf): the alert and a marker
 // (run.AfterSilenceMarker, written IfAbsent) in one commit, so a restart
 // or a second replica that fires the timer again sends nothing more.
@@ -126,7 +127,7 @@ const maxAfterSilenceEvents = 100_000
 // alertAfterSilence alerts each condition s covered that still holds,
 // once per marker id: one commit per condition.
 func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, markerID string, now time.Time) error {
-	q := silence.EndQueryOf(s, event.Types(), run.OpensCondition)
+	q := silence.EndQueryOf(s, event.Types(), deps.OpensCondition)
 	if q.None() {
 		return nil
 	}
@@ -149,7 +150,7 @@ func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, marke
 		}
 		p.After = page.Next
 	}
-	for _, ev := range run.SilencedConditions(covered) {
+	for _, ev := range deps.SilencedConditions(covered) {
 		if err := e.alertIfHolds(ctx, ev, s.ID, markerID); err != nil {
 			return err
 		}
@@ -177,20 +178,20 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return err
 		}
 		now := e.clk.Now()
-		held, verdict := run.LetGo(lp.p, ev, facts, now)
+		held, verdict := deps.LetGo(lp.p, ev, facts, now)
 		switch verdict {
-		case run.LetGoCleared:
+		case deps.LetGoCleared:
 			e.log.InfoContext(ctx, "silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
-		case run.LetGoTold:
+		case deps.LetGoTold:
 			e.log.InfoContext(ctx, "silenced condition was reported by a later alert; nothing to send", "silence", silenceID,
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
 		}
 		b := e.newBatch(lp, now)
 		b.marker(store.Marker{Key: key, Kind: kind, At: now}, true)
-		b.notes(key, []run.Note{run.AfterSilence(held, silenceID)})
+		b.notes(key, []run.Note{deps.AfterSilence(held, silenceID)})
 		return b.commit(ctx)
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -476,7 +477,7 @@ func (e *Engine) callingPipeline(ctx context.Context, id string) (*loadedPipelin
 
 // withUpstreamParent names, on the JOB_TRIGGERED notes of a run its
 // upstreams opened, the upstream run it counts as started by
-// (run.UpstreamParent), reading the upstreams' configs.
+// (deps.UpstreamParent), reading the upstreams' configs.
 func (e *Engine) withUpstreamParent(ctx context.Context, p *pipeline.Pipeline, r run.Run, notes []run.Note) ([]run.Note, error) {
 	per, err := schedule.ParsePeriod(r.Period)
 	if err != nil {
@@ -492,9 +493,9 @@ func (e *Engine) withUpstreamParent(ctx context.Context, p *pipeline.Pipeline, r
 			ups[u.Pipeline] = lp.p
 		}
 	}
-	id, upPer, ok := run.UpstreamParent(p, ups, per)
+	id, upPer, ok := deps.UpstreamParent(p, ups, per)
 	if !ok {
 		return notes, nil
 	}
-	return run.WithParent(notes, id, upPer), nil
+	return deps.WithParent(notes, id, upPer), nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -17,7 +18,7 @@ import (
 // Pipelines that depend on pipelines (docs/dependencies.md).
 //
 // A downstream's evaluation reads the upstream's runs of the mapped
-// periods (run.UpstreamPeriods): one RunGet for one period, one RunList
+// periods (deps.UpstreamPeriods): one RunGet for one period, one RunList
 // over a period range for the hours of a day. An upstream's success
 // re-evaluates its downstreams at once, durably, in three steps:
 //
@@ -26,10 +27,10 @@ import (
 //  2. that timer reads the upstream's downstream index (the
 //     run.DownstreamMarker markers each downstream's activation
 //     writes), loads each downstream's config, maps the period
-//     (run.DownstreamPeriods) and arms one kindUpstream timer per
+//     (deps.DownstreamPeriods) and arms one kindUpstream timer per
 //     downstream period, due now;
 //  3. each kindUpstream timer decides on its period alone
-//     (run.OnUpstreamSuccess): evaluate the run that waits, or open the
+//     (deps.OnUpstreamSuccess): evaluate the run that waits, or open the
 //     period of a downstream only upstreams start.
 //
 // Every step is a timer, so a process that dies between two steps leaves
@@ -87,7 +88,7 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 			if u.Pipeline != up.p.ID {
 				continue // the index is stale: the config decides
 			}
-			for i, per := range run.DownstreamPeriods(down.p, up.p, u, upPer) {
+			for i, per := range deps.DownstreamPeriods(down.p, up.p, u, upPer) {
 				key := run.Key{PipelineID: id, ScheduleID: down.p.ScheduleID(), Period: per.String()}
 				if _, ok := opens[key]; !ok {
 					keys = append(keys, key)
@@ -155,18 +156,18 @@ func (e *Engine) upstreamTimer(ctx context.Context, t store.Timer, now time.Time
 	}
 	_, opens := t.Detail.Get("opens")
 	pass := false
-	if existing == nil && opens && run.OpensOnUpstream(lp.p) { // only then does it matter
+	if existing == nil && opens && deps.OpensOnUpstream(lp.p) { // only then does it matter
 		ups, err := e.upstreamResults(ctx, lp.p, per)
 		if err != nil {
 			return nil, err
 		}
-		pass = run.WithUpstreams(rule.Outcome{Passed: true}, 0, ups).Passed
+		pass = deps.WithUpstreams(rule.Outcome{Passed: true}, 0, ups).Passed
 	}
-	switch run.OnUpstreamSuccess(lp.p, existing, lp.row.Paused, opens, pass) {
-	case run.UpstreamEvaluate:
+	switch deps.OnUpstreamSuccess(lp.p, existing, lp.row.Paused, opens, pass) {
+	case deps.UpstreamEvaluate:
 		r := *existing
 		return b, e.evaluateRun(ctx, b, lp, &r, &r, run.Effect{}, nil, nil)
-	case run.UpstreamStart:
+	case deps.UpstreamStart:
 		return b, e.startPeriod(ctx, b, lp, key, per, run.CauseUpstream, nil)
 	}
 	return b, nil
@@ -181,15 +182,15 @@ func (e *Engine) upstreamResults(ctx context.Context, p *pipeline.Pipeline, per 
 			return nil, err
 		}
 		if up == nil {
-			out = append(out, run.JudgeUpstream(u, nil, nil, nil))
+			out = append(out, deps.JudgeUpstream(u, nil, nil, nil))
 			continue
 		}
-		pers := run.UpstreamPeriods(p, up.p, u, per)
+		pers := deps.UpstreamPeriods(p, up.p, u, per)
 		runs, err := e.upstreamRuns(ctx, up.p, pers)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, run.JudgeUpstream(u, up.p, pers, runs))
+		out = append(out, deps.JudgeUpstream(u, up.p, pers, runs))
 	}
 	return out, nil
 }
@@ -212,14 +213,14 @@ func (e *Engine) upstreamRuns(ctx context.Context, up *pipeline.Pipeline, pers [
 }
 
 // validation judges a period's validation rules, sensor rules and
-// upstream rules together (run.WithUpstreams).
+// upstream rules together (deps.WithUpstreams).
 func (e *Engine) validation(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, sensors rule.SensorMap, now time.Time) (rule.Outcome, error) {
 	out := rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules)
 	ups, err := e.upstreamResults(ctx, p, per)
 	if err != nil {
 		return out, err
 	}
-	return run.WithUpstreams(out, len(p.Validation.Rules), ups), nil
+	return deps.WithUpstreams(out, len(p.Validation.Rules), ups), nil
 }
 
 // downstreamIndex writes p's entries in its upstreams' downstream indexes

@@ -154,7 +154,7 @@ func TestIncrementalSnapshotSeesOtherWriters(t *testing.T) {
 
 // TestTicksInAnyPauseWindowAreNotMissed: ticks skipped on purpose during
 // a pause are not missed schedules — in the pause that ended last and in
-// earlier ones. A resume starts only the last tick's period (run.PlanResume),
+// earlier ones. A resume starts only the last tick's period (pause.PlanResume),
 // so the other ticks of a long pause leave periods without runs that the
 // watchdog must recognise by the pipeline's pause windows.
 func TestTicksInAnyPauseWindowAreNotMissed(t *testing.T) {

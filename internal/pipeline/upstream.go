@@ -15,11 +15,11 @@ import (
 // CheckUpstream is the check of an upstream rule in validation.rules:
 // `{check: upstream, pipeline: ID}`, with an optional `offset: -1d` or
 // `hours: all`. It reads the upstream's runs, not a sensor, so it is not
-// a rule.Op: the engine judges it (run.UpstreamPeriods says which runs).
+// a rule.Op: the engine judges it (deps.UpstreamPeriods says which runs).
 const CheckUpstream = "upstream"
 
 // Upstream is one upstream rule: the downstream's run for a period waits
-// until the upstream's run for each mapped period (run.UpstreamPeriods)
+// until the upstream's run for each mapped period (deps.UpstreamPeriods)
 // has succeeded.
 type Upstream struct {
 	Pipeline string // the upstream pipeline's id

@@ -27,7 +27,7 @@ const (
 	MarkerDownstream = "downstream"
 	// MarkerBlocked ("blocked:<pipeline>/<schedule>/<period>/<TYPE>"), on a
 	// root's period: condition Type of downstream period Down was blocked
-	// by it, to release on its success (Detail: BlockedCondition).
+	// by it, to release on its success (Detail: deps.BlockedCondition).
 	MarkerBlocked = "blocked"
 	// MarkerAfterSilence ("after-silence/<id>/<TYPE>"): a period's condition
 	// of Type was alerted after the silence (or window occurrence) ID

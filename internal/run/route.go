@@ -24,7 +24,7 @@ type StartAction int
 const (
 	StartRun      StartAction = iota // open the run; its first evaluation is in the same commit
 	StartExcluded                    // the date is excluded: report it once (ExcludedStart), start nothing
-	StartDryRun                      // a dry-run pipeline only observes (DryRunTrigger)
+	StartDryRun                      // a dry-run pipeline only observes (dryrun.Trigger)
 	StartHeld                        // the pipeline is paused: start nothing; Resume starts it
 	StartExists                      // the period has a run: creating it is the per-period lock
 )

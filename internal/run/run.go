@@ -1,7 +1,15 @@
 // Package run defines a run — one pipeline, schedule and period going from
 // evaluation to a terminal state — and its state machine. It owns the run
-// states, the terminal outcomes and the legal transitions; it performs no
-// I/O and never reads the clock.
+// states, the terminal outcomes and every lifecycle transition with its
+// effect (events, the next step and when, the ledger entry), budgets and
+// retries, reruns, the routing of an input (a sensor write, a tick, a due
+// timer) to a run, a trigger call's recovery, and the typed timer keys and
+// marker kinds.
+//
+// The other decisions are packages of their own that import run, never the
+// reverse: sla, backfill, deps (upstreams, root causes, alert
+// conditions), board, pause and dryrun. run performs no I/O and never
+// reads the clock.
 package run
 
 import (
@@ -74,7 +82,7 @@ const (
 	CauseResume    Cause = "resume"
 	CauseDeadline  Cause = "deadline" // closed by its trigger deadline without ever running
 	CauseBackfill  Cause = "backfill" // started or reopened by a backfill (run.ReasonBackfill)
-	CauseUpstream  Cause = "upstream" // an upstream's success opened it (OpensOnUpstream)
+	CauseUpstream  Cause = "upstream" // an upstream's success opened it (deps.OpensOnUpstream)
 )
 
 // Failure is the last failure a job reported.

@@ -155,7 +155,7 @@ type EndQuery struct {
 func (q EndQuery) None() bool { return len(q.Types) == 0 }
 
 // EndQueryOf is the query for the end of s: types are the catalogue's
-// types, opens tells those that open a condition (run.OpensCondition).
+// types, opens tells those that open a condition (deps.OpensCondition).
 func EndQueryOf(s Silence, types []event.Type, opens func(event.Type) bool) EndQuery {
 	q := EndQuery{Since: s.StartsAt}
 	for _, t := range types {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/scenario"
 )
 
@@ -139,7 +139,7 @@ func MatchesSilenced(m scenario.Matcher, e event.Event, silencedBy string) bool 
 		}
 	}
 	if m.BlockedBy != "" {
-		if b, ok := run.BlockedByOf(e); !ok || b.PipelineID != m.BlockedBy {
+		if b, ok := deps.BlockedByOf(e); !ok || b.PipelineID != m.BlockedBy {
 			return false
 		}
 	}
@@ -155,7 +155,7 @@ func MatchesSilenced(m scenario.Matcher, e event.Event, silencedBy string) bool 
 // Mark is what the timeline prints after an event's message: the root
 // it is blocked by (docs/root-cause.md), or nothing.
 func Mark(e event.Event) string {
-	if b, ok := run.BlockedByOf(e); ok {
+	if b, ok := deps.BlockedByOf(e); ok {
 		return fmt.Sprintf("  [blocked by %s %s: %s]", b.PipelineID, b.Date, b.Reason)
 	}
 	return ""
@@ -168,7 +168,7 @@ func Paged(e event.Event) bool {
 	if lv := e.Level(); lv != event.LevelWarning && lv != event.LevelError {
 		return false
 	}
-	_, blocked := run.BlockedByOf(e)
+	_, blocked := deps.BlockedByOf(e)
 	return !alert.IsAllClear(e.Type) && !blocked
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
@@ -291,7 +292,7 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		err = s.eng.Resume(ctx, a.Resume.Pipeline, "scenario")
 	case a.Backfill != nil:
 		b := a.Backfill
-		_, err = s.eng.RequestBackfill(ctx, b.Pipeline, run.BackfillRequest{From: b.From, To: b.To, Only: run.BackfillOnly(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse}, b.DryRun, "scenario")
+		_, err = s.eng.RequestBackfill(ctx, b.Pipeline, backfill.Request{From: b.From, To: b.To, Only: backfill.Only(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse}, b.DryRun, "scenario")
 	case a.CancelBackfill != nil:
 		_, err = s.eng.CancelBackfill(ctx, a.CancelBackfill.Pipeline, "", "scenario")
 	case a.Restart:

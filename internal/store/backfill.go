@@ -6,13 +6,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/backfill"
 )
 
 // Backfill is an operator's request to run a range of a pipeline's past
 // periods, with each period's progress (run/backfill.go decides; the
 // engine's backfill timer moves it). It is one record per backfill, read
-// by key or by pipeline: a backfill holds at most run.MaxBackfillPeriods
+// by key or by pipeline: a backfill holds at most backfill.MaxPeriods
 // periods, so the record stays small (a DynamoDB item holds 400 KB). A
 // backfill is never expired: it is the account of what was asked.
 type Backfill struct {
@@ -20,18 +20,18 @@ type Backfill struct {
 	ID         string // "1", "2", … per pipeline
 	Version    int64  // the store's: moved by every write
 	From, To   string // the range's ends, canonical periods
-	Only       run.BackfillOnly
+	Only       backfill.Only
 	MaxActive  int
 	Reverse    bool
 	// RequestedAt also bounds the SLA exemption of the periods it starts
-	// (run.BackfillSLAExempt).
+	// (sla.BackfillExempt).
 	RequestedAt time.Time
 	RequestedBy string
-	State       run.BackfillState
+	State       backfill.State
 	EndedAt     time.Time // when it completed or was cancelled; zero while running
 	// Periods are the range's periods in run order (oldest first, newest
 	// first when Reverse), each with its state.
-	Periods []run.BackfillPeriod
+	Periods []backfill.Period
 }
 
 // BackfillWrite puts a backfill with the same version rule as
@@ -47,19 +47,19 @@ type BackfillWrite struct {
 type backfillBody struct {
 	From        string               `json:"from"`
 	To          string               `json:"to"`
-	Only        run.BackfillOnly     `json:"only"`
+	Only        backfill.Only        `json:"only"`
 	MaxActive   int                  `json:"maxActive"`
 	Reverse     bool                 `json:"reverse,omitempty"`
 	RequestedBy string               `json:"requestedBy,omitempty"`
-	State       run.BackfillState    `json:"state"`
+	State       backfill.State       `json:"state"`
 	EndedAt     int64                `json:"endedAt,omitempty"` // Unix nanoseconds
 	Periods     []backfillPeriodBody `json:"periods"`
 }
 
 type backfillPeriodBody struct {
-	Period string          `json:"p"`
-	State  run.PeriodState `json:"s"`
-	Reason string          `json:"r,omitempty"`
+	Period string               `json:"p"`
+	State  backfill.PeriodState `json:"s"`
+	Reason string               `json:"r,omitempty"`
 }
 
 // EncodeBackfillBody renders what the backends store of b besides its
@@ -83,7 +83,7 @@ func DecodeBackfillBody(data []byte, b *Backfill) error {
 	if err := json.Unmarshal(data, &body); err != nil {
 		return fmt.Errorf("backfill %s/%s: %w", b.PipelineID, b.ID, err)
 	}
-	if !slices.Contains(run.BackfillStates(), body.State) {
+	if !slices.Contains(backfill.States(), body.State) {
 		return fmt.Errorf("backfill %s/%s: unknown state %q", b.PipelineID, b.ID, body.State)
 	}
 	b.From, b.To, b.Only, b.MaxActive, b.Reverse = body.From, body.To, body.Only, body.MaxActive, body.Reverse
@@ -92,12 +92,12 @@ func DecodeBackfillBody(data []byte, b *Backfill) error {
 	if body.EndedAt != 0 {
 		b.EndedAt = time.Unix(0, body.EndedAt).UTC()
 	}
-	b.Periods = make([]run.BackfillPeriod, len(body.Periods))
+	b.Periods = make([]backfill.Period, len(body.Periods))
 	for i, p := range body.Periods {
-		if !slices.Contains(run.PeriodStates(), p.State) {
+		if !slices.Contains(backfill.PeriodStates(), p.State) {
 			return fmt.Errorf("backfill %s/%s: period %s: unknown state %q", b.PipelineID, b.ID, p.Period, p.State)
 		}
-		b.Periods[i] = run.BackfillPeriod{Period: p.Period, State: p.State, Reason: p.Reason}
+		b.Periods[i] = backfill.Period{Period: p.Period, State: p.State, Reason: p.Reason}
 	}
 	return nil
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/run"
 )
 
 // ConditionFactsOf reads the stored facts of one period that
-// run.ConditionHolds and the root-cause decisions judge: the pipeline's
+// deps.ConditionHolds and the root-cause decisions judge: the pipeline's
 // row (pause, first load), the period's run (also when it was created
 // under the other schedule id, run.OtherSchedule) and its markers. Each is
 // a read on one key or one key range, on every backend. A pipeline or run
@@ -18,8 +19,8 @@ import (
 // It is the one read behind every "does the condition still hold" (the
 // end of a silence, the release of a root cause): no caller gathers these
 // facts its own way.
-func ConditionFactsOf(ctx context.Context, st Store, key run.Key) (run.ConditionFacts, error) {
-	var f run.ConditionFacts
+func ConditionFactsOf(ctx context.Context, st Store, key run.Key) (deps.ConditionFacts, error) {
+	var f deps.ConditionFacts
 	switch p, err := st.PipelineGet(ctx, key.PipelineID); {
 	case err == nil:
 		f.Paused, f.FirstLoaded = p.Paused, p.FirstLoadedAt

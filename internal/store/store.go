@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -174,8 +175,8 @@ type Pipeline struct {
 	ResumedAt time.Time // zero while paused, or when never resumed
 	// PauseWindows are the pipeline's pauses that ended lately, oldest
 	// first, as the resume that ended each kept them
-	// (run.KeepPauseWindow: those of the last run.PauseWindowRetention, at
-	// most run.MaxPauseWindows). A cron tick inside one started nothing on
+	// (pause.KeepWindow: those of the last pause.WindowRetention, at
+	// most pause.MaxWindows). A cron tick inside one started nothing on
 	// purpose, so the watchdog does not report it missed.
 	//
 	// They are a field of the row rather than records of their own: the
@@ -187,7 +188,7 @@ type Pipeline struct {
 	// decision that reads the row reads the pause state whole, under the
 	// row's version. The list is bounded, so the row stays small (a
 	// DynamoDB item holds 400 KB).
-	PauseWindows []run.PauseWindow
+	PauseWindows []pause.Window
 	// RemovedAt is when the last file defining the pipeline went away;
 	// zero while one defines it. A removed pipeline decides nothing (its
 	// timers are dropped as they come due, its sensors are refused) and

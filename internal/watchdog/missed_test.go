@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -18,7 +19,7 @@ func TestMissedSchedules(t *testing.T) {
 		now         string
 		firstLoaded string // default: long ago
 		paused      bool
-		pauses      []run.PauseWindow
+		pauses      []pause.Window
 		runs        []string // periods with a run
 		markers     map[string]string
 		want        []string
@@ -48,9 +49,9 @@ func TestMissedSchedules(t *testing.T) {
 			now: "2026-03-10T07:00:00Z", want: []string{"SCHEDULE_MISSED p/cron/2026-03-09"}},
 		{name: "paused pipeline", doc: daily, now: "2026-03-10T07:00:00Z", paused: true},
 		{name: "tick inside an earlier pause window", doc: daily, now: "2026-03-10T07:00:00Z", runs: []string{"2026-03-10"},
-			pauses: []run.PauseWindow{{From: time.Date(2026, 3, 9, 5, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 9, 8, 0, 0, 0, time.UTC)}}},
+			pauses: []pause.Window{{From: time.Date(2026, 3, 9, 5, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 9, 8, 0, 0, 0, time.UTC)}}},
 		{name: "tick outside the pause window", doc: daily, now: "2026-03-10T07:00:00Z", runs: []string{"2026-03-10"},
-			pauses: []run.PauseWindow{{From: time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 9, 8, 0, 0, 0, time.UTC)}},
+			pauses: []pause.Window{{From: time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 9, 8, 0, 0, 0, time.UTC)}},
 			want:   []string{"SCHEDULE_MISSED p/cron/2026-03-09"}},
 		{name: "dry-run pipeline", doc: "pipeline: {id: p}\nschedule: {cron: \"0 6 * * *\", trigger: {key: up, check: exists}}\n" + job + "dryRun: true\n", now: "2026-03-10T07:00:00Z"},
 		{name: "period projected while in dry-run", doc: daily, now: "2026-03-10T07:00:00Z", runs: []string{"2026-03-09"},

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 )
 
@@ -93,10 +94,10 @@ func TestStillApplies(t *testing.T) {
 	}
 }
 
-// A pipeline keeps its pause windows for run.PauseWindowRetention: every
+// A pipeline keeps its pause windows for pause.WindowRetention: every
 // window a pass can need (ticks within Lookback) must still be kept.
 func TestPauseWindowsOutliveTheLookback(t *testing.T) {
-	if Lookback+24*time.Hour > run.PauseWindowRetention {
-		t.Fatalf("pause windows are kept %s, less than the lookback %s and a day", run.PauseWindowRetention, Lookback)
+	if Lookback+24*time.Hour > pause.WindowRetention {
+		t.Fatalf("pause windows are kept %s, less than the lookback %s and a day", pause.WindowRetention, Lookback)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 )
 
 // maxSLAWalk bounds the walk back over periods in sla-scheduling
@@ -21,9 +22,9 @@ const maxSLAWalk = 64
 // their breach is still ahead (an ":MM" deadline of the previous hour, a
 // "+1d HH:MM" deadline of yesterday), within Lookback — also periods
 // that started before the pipeline was first loaded, whose breach is
-// still ahead: the engine arms those at load too (run.SLATimersToArm),
+// still ahead: the engine arms those at load too (sla.TimersToArm),
 // and a breach time after the load is the pipeline's to report — unless
-// Interlock could not start the period (run.CouldStartAfter) and it has
+// Interlock could not start the period (sla.CouldStartAfter) and it has
 // no run. A period is skipped when the SLA does not apply to it
 // (excluded, off the inclusion calendar), its run is terminal, or it had
 // its verdict or breach already.
@@ -42,11 +43,11 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 			if i > 0 && start.Before(oldest) {
 				break
 			}
-			t, ok, err := run.ResolveAbsoluteSLA(p, per)
+			t, ok, err := sla.ResolveAbsolute(p, per)
 			if err != nil || !ok || !s.Now.Before(t.Breach) {
 				break // earlier periods' breaches are earlier still
 			}
-			if !run.SLAApplies(p, per) {
+			if !sla.Applies(p, per) {
 				continue
 			}
 			key := keyOf(p, per)
@@ -56,7 +57,7 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 			}
 			// A period Interlock could not start itself (a cron tick
 			// before the first load) is held only once it has a run.
-			if !hasRun && !run.CouldStartAfter(p, per, wp.FirstLoadedAt) {
+			if !hasRun && !sla.CouldStartAfter(p, per, wp.FirstLoadedAt) {
 				continue
 			}
 			if s.hasMarker(key, run.MarkerSLAVerdict) || s.hasMarker(key, run.MarkerSLABreach) || s.BreachTimers[key] {
@@ -98,14 +99,14 @@ func relativeSLA(s *Snapshot) ([]Finding, error) {
 		for _, m := range firsts[p.ID] {
 			key := m.Key
 			per, err := schedule.ParsePeriod(key.Period)
-			if err != nil || !run.SLAApplies(p, per) {
+			if err != nil || !sla.Applies(p, per) {
 				continue
 			}
-			t, ok := run.ResolveRelativeSLA(p, m.At)
+			t, ok := sla.ResolveRelative(p, m.At)
 			if !ok || s.Now.Before(t.Breach) || t.Breach.Before(wp.FirstLoadedAt) {
 				continue
 			}
-			if bf, ok := s.Markers[MarkerKey{Key: key, Kind: run.MarkerBackfill}]; ok && run.BackfillSLAExempt(t.Breach, bf.At) {
+			if bf, ok := s.Markers[MarkerKey{Key: key, Kind: run.MarkerBackfill}]; ok && sla.BackfillExempt(t.Breach, bf.At) {
 				continue // a backfill requested after this breach started the period
 			}
 			var existing *run.Run
@@ -118,7 +119,7 @@ func relativeSLA(s *Snapshot) ([]Finding, error) {
 			if s.hasMarker(key, run.MarkerRelBreach) || s.hasMarker(key, run.MarkerSLAVerdict) {
 				continue
 			}
-			status, hint := run.SLAStatus(existing)
+			status, hint := sla.Status(existing)
 			out = append(out, Finding{
 				Check: CheckRelativeSLA,
 				Key:   key,

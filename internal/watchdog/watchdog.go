@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -41,7 +42,7 @@ type Pipeline struct {
 	// nothing on purpose, so missed-schedules does not report it. Left
 	// empty, ticks that fell in an earlier pause (other than the one
 	// Resume starts) are reported as missed.
-	Pauses []run.PauseWindow
+	Pauses []pause.Window
 	// WatchChangedAt is the row's (store.Pipeline.WatchChangedAt): when
 	// a config load last changed which sensors the checks read of it.
 	WatchChangedAt time.Time

@@ -1,12 +1,13 @@
 package slack
 
 import (
-	"github.com/interlockhq/interlock/internal/textsafe"
 	"strings"
+
+	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/textsafe"
 
 	"github.com/interlockhq/interlock/internal/alert"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -72,7 +73,7 @@ func Text(e event.Event) string {
 	if s := field(d, "actionHint"); s != "" {
 		lines = append(lines, "→ "+escape(s))
 	}
-	if b, ok := run.BlockedByOf(e); ok {
+	if b, ok := deps.BlockedByOf(e); ok {
 		lines = append(lines, "⛓ Blocked by *"+escape(b.PipelineID)+"* "+escape(b.Date)+" ("+escape(string(b.Reason))+"): not paged on its own")
 	}
 	return truncate(strings.Join(lines, "\n"), maxText)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -90,7 +91,7 @@ func decodePipeline(it item) (store.Pipeline, error) {
 		return time.Unix(0, *n).UTC()
 	}
 	for _, pair := range pairs {
-		p.PauseWindows = append(p.PauseWindows, run.PauseWindow{From: at(pair[0]), To: at(pair[1])})
+		p.PauseWindows = append(p.PauseWindows, pause.Window{From: at(pair[0]), To: at(pair[1])})
 	}
 	return p, r.err
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/pause"
 
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
@@ -20,11 +20,11 @@ const pauseMarkerPrefix = "paused:"
 // keepPauseWindows is migration 0009's data step: each pipeline's pause
 // windows — those kept as markers, and the last pause its row bounds
 // (paused_at, resumed_at) when it is not paused — go onto its row, oldest
-// first and at most run.MaxPauseWindows; the markers are deleted. A
+// first and at most pause.MaxWindows; the markers are deleted. A
 // window whose start cannot be read was ignored by every reader and is
 // dropped.
 func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
-	windows := map[string][]run.PauseWindow{}
+	windows := map[string][]pause.Window{}
 	rows, err := tx.QueryContext(ctx, `SELECT pipeline_id, kind, at FROM markers WHERE kind LIKE 'paused:%'`)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			continue
 		}
-		windows[id] = append(windows[id], run.PauseWindow{From: from.UTC(), To: end})
+		windows[id] = append(windows[id], pause.Window{From: from.UTC(), To: end})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -52,12 +52,12 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 	}
 	for rows.Next() {
 		var id string
-		var w run.PauseWindow
+		var w pause.Window
 		if err := rows.Scan(&id, sqlstore.TimeCol{T: &w.From}, sqlstore.TimeCol{T: &w.To}); err != nil {
 			rows.Close()
 			return err
 		}
-		if !slices.ContainsFunc(windows[id], func(x run.PauseWindow) bool { return x.From.Equal(w.From) }) {
+		if !slices.ContainsFunc(windows[id], func(x pause.Window) bool { return x.From.Equal(w.From) }) {
 			windows[id] = append(windows[id], w)
 		}
 	}
@@ -66,9 +66,9 @@ func keepPauseWindows(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for id, ws := range windows {
-		slices.SortFunc(ws, func(a, b run.PauseWindow) int { return a.To.Compare(b.To) })
-		if len(ws) > run.MaxPauseWindows {
-			ws = ws[len(ws)-run.MaxPauseWindows:]
+		slices.SortFunc(ws, func(a, b pause.Window) int { return a.To.Compare(b.To) })
+		if len(ws) > pause.MaxWindows {
+			ws = ws[len(ws)-pause.MaxWindows:]
 		}
 		e := sqlstore.Encoder{D: &dialect}
 		v := e.PauseWindows(ws)

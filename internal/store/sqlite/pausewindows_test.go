@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -32,8 +32,8 @@ func TestMigrationKeepsPauseWindows(t *testing.T) {
 	streamMarker := func(id, period, kind string, at time.Time) {
 		exec(`INSERT INTO markers (pipeline_id, schedule_id, period, kind, at, detail) VALUES (?, 'stream', ?, ?, ?, NULL)`, id, period, kind, at.UnixNano())
 	}
-	w := func(from, to time.Duration) run.PauseWindow {
-		return run.PauseWindow{From: t0.Add(from), To: t0.Add(to)}
+	w := func(from, to time.Duration) pause.Window {
+		return pause.Window{From: t0.Add(from), To: t0.Add(to)}
 	}
 	// orders: two windows as markers, the earlier under the schedule id
 	// of a config before its cron was added ("stream" sorts after "cron"),
@@ -52,7 +52,7 @@ func TestMigrationKeepsPauseWindows(t *testing.T) {
 	db.Close()
 
 	s := openPath(t, path)
-	want := map[string][]run.PauseWindow{
+	want := map[string][]pause.Window{
 		"orders":  {w(-20*time.Hour, -19*time.Hour), w(5*time.Hour, 6*time.Hour)},
 		"billing": {w(time.Hour, 2*time.Hour)},
 		"audit":   {w(0, time.Hour)},
@@ -63,7 +63,7 @@ func TestMigrationKeepsPauseWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.EqualFunc(p.PauseWindows, ws, func(a, b run.PauseWindow) bool { return a.From.Equal(b.From) && a.To.Equal(b.To) }) {
+		if !slices.EqualFunc(p.PauseWindows, ws, func(a, b pause.Window) bool { return a.From.Equal(b.From) && a.To.Equal(b.To) }) {
 			t.Errorf("%s: windows %v, want %v", id, p.PauseWindows, ws)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -93,7 +93,7 @@ func (e *Encoder) JSON(field string, v any, n int) any {
 // PauseWindows encodes a pipeline's pause windows as a JSON array of
 // [from, to] pairs of Unix nanoseconds (null for a zero time, as the time
 // columns), NULL when there is none.
-func (e *Encoder) PauseWindows(ws []run.PauseWindow) any {
+func (e *Encoder) PauseWindows(ws []pause.Window) any {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -187,7 +187,7 @@ func (c BytesCol) Scan(v any) error {
 }
 
 // PauseWindowsCol scans the column PauseWindows writes.
-type PauseWindowsCol struct{ WS *[]run.PauseWindow }
+type PauseWindowsCol struct{ WS *[]pause.Window }
 
 func (c PauseWindowsCol) Scan(v any) error {
 	*c.WS = nil
@@ -205,9 +205,9 @@ func (c PauseWindowsCol) Scan(v any) error {
 		}
 		return time.Unix(0, *n).UTC()
 	}
-	out := make([]run.PauseWindow, len(pairs))
+	out := make([]pause.Window, len(pairs))
 	for i, p := range pairs {
-		out[i] = run.PauseWindow{From: at(p[0]), To: at(p[1])}
+		out[i] = pause.Window{From: at(p[0]), To: at(p[1])}
 	}
 	*c.WS = out
 	return nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -14,12 +15,12 @@ import (
 // by pipeline in request order, with its per-period progress whole.
 func testBackfills(t *testing.T, o Options) {
 	bf := func(pipeline, id string, requested time.Time) store.Backfill {
-		return store.Backfill{PipelineID: pipeline, ID: id, From: "2026-03-01", To: "2026-03-03", Only: run.OnlyFailed, MaxActive: 2, Reverse: true,
-			RequestedAt: requested, RequestedBy: "operator:ops", State: run.BackfillRunning, EndedAt: at(time.Hour).In(elsewhere),
-			Periods: []run.BackfillPeriod{
-				{Period: "2026-03-03", State: run.PeriodActive, Reason: "rerun: its run failed"},
-				{Period: "2026-03-02", State: run.PeriodSkipped, Reason: "its run succeeded"},
-				{Period: "2026-03-01", State: run.PeriodPending},
+		return store.Backfill{PipelineID: pipeline, ID: id, From: "2026-03-01", To: "2026-03-03", Only: backfill.OnlyFailed, MaxActive: 2, Reverse: true,
+			RequestedAt: requested, RequestedBy: "operator:ops", State: backfill.Running, EndedAt: at(time.Hour).In(elsewhere),
+			Periods: []backfill.Period{
+				{Period: "2026-03-03", State: backfill.PeriodActive, Reason: "rerun: its run failed"},
+				{Period: "2026-03-02", State: backfill.PeriodSkipped, Reason: "its run succeeded"},
+				{Period: "2026-03-01", State: backfill.PeriodPending},
 			}}
 	}
 	stored := func(b store.Backfill, version int64) store.Backfill {
@@ -38,8 +39,8 @@ func testBackfills(t *testing.T, o Options) {
 		notFound(t, "BackfillGet before any write", err)
 		commit(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: b}}})
 		mustMatch(t, "BackfillGet", must(s.BackfillGet(t.Context(), "orders", "1")).get(t), stored(b, 1))
-		b.State, b.EndedAt = run.BackfillCompleted, time.Time{}
-		b.Periods[0].State = run.PeriodSucceeded
+		b.State, b.EndedAt = backfill.Completed, time.Time{}
+		b.Periods[0].State = backfill.PeriodSucceeded
 		commit(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: b, ExpectVersion: 1}}})
 		mustMatch(t, "BackfillGet after a write", must(s.BackfillGet(t.Context(), "orders", "1")).get(t), stored(b, 2))
 		_, err = s.BackfillGet(t.Context(), "orders", "2")
@@ -53,11 +54,11 @@ func testBackfills(t *testing.T, o Options) {
 		b := bf("orders", "1", at(0))
 		commit(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: b}}})
 		conflict(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: b}}})
-		b.State = run.BackfillCancelled
+		b.State = backfill.Cancelled
 		commit(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: b, ExpectVersion: 1}}})
 		conflict(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: bf("orders", "1", at(0)), ExpectVersion: 1}},
 			Markers: []store.MarkerWrite{{Marker: store.Marker{Key: run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-01"}, Kind: run.MarkerBackfill, At: at(0)}}}})
-		mustMatch(t, "BackfillGet", must(s.BackfillGet(t.Context(), "orders", "1")).get(t).State, run.BackfillCancelled)
+		mustMatch(t, "BackfillGet", must(s.BackfillGet(t.Context(), "orders", "1")).get(t).State, backfill.Cancelled)
 		if _, err := s.MarkerGet(t.Context(), run.Key{PipelineID: "orders", ScheduleID: "cron", Period: "2026-03-01"}, run.MarkerBackfill); err == nil {
 			t.Fatal("a conflicting backfill write let its marker through")
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -21,7 +22,7 @@ func testConditionFacts(t *testing.T, o Options) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustMatch(t, "facts", f, run.ConditionFacts{})
+		mustMatch(t, "facts", f, deps.ConditionFacts{})
 	})
 
 	t.Run("ReadsRowRunAndMarkersOfThePeriod", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -81,7 +82,7 @@ func fullPipeline(id string) store.Pipeline {
 		RemovedAt:     at(7*time.Hour + 5).In(elsewhere),
 		// Out of time order and in another zone: the store keeps the
 		// order it was given and returns UTC.
-		PauseWindows: []run.PauseWindow{
+		PauseWindows: []pause.Window{
 			{From: at(3*time.Hour + 7), To: at(4*time.Hour + 9).In(elsewhere)},
 			{From: at(time.Hour + 1).In(elsewhere), To: at(2*time.Hour + 2)},
 		},

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -60,9 +60,9 @@ func testPipelines(t *testing.T, o Options) {
 		s := o.New(t)
 		p := minimalPipeline("orders")
 		commit(t, s, createPipeline(p))
-		w1 := run.PauseWindow{From: at(time.Hour), To: at(2 * time.Hour)}
-		w2 := run.PauseWindow{From: at(3 * time.Hour), To: at(4 * time.Hour)}
-		for i, ws := range [][]run.PauseWindow{{w1}, {w1, w2}, {w2}, nil} {
+		w1 := pause.Window{From: at(time.Hour), To: at(2 * time.Hour)}
+		w2 := pause.Window{From: at(3 * time.Hour), To: at(4 * time.Hour)}
+		for i, ws := range [][]pause.Window{{w1}, {w1, w2}, {w2}, nil} {
 			p.PauseWindows = ws
 			commit(t, s, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: int64(i + 1)}}})
 			got := must(s.PipelineGet(t.Context(), "orders")).get(t)

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/engine"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -79,7 +79,7 @@ type BackfillList struct {
 }
 
 func viewBackfill(b store.Backfill) BackfillView {
-	c := run.CountPeriods(b.Periods)
+	c := backfill.CountPeriods(b.Periods)
 	v := BackfillView{PipelineID: b.PipelineID, ID: b.ID, From: b.From, To: b.To, Only: string(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse,
 		RequestedAt: b.RequestedAt, RequestedBy: b.RequestedBy, State: string(b.State),
 		Counts:  BackfillCounts{Pending: c.Pending, Active: c.Active, Skipped: c.Skipped, Succeeded: c.Succeeded, Failed: c.Failed},
@@ -116,12 +116,12 @@ func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.Only == "" {
-		req.Only = string(run.OnlyMissing)
+		req.Only = string(backfill.OnlyMissing)
 	}
 	if req.MaxActive == 0 {
 		req.MaxActive = 1
 	}
-	plan, err := s.eng.RequestBackfill(r.Context(), id, run.BackfillRequest{From: req.From, To: req.To, Only: run.BackfillOnly(req.Only), MaxActive: req.MaxActive, Reverse: req.Reverse}, req.DryRun, by(r))
+	plan, err := s.eng.RequestBackfill(r.Context(), id, backfill.Request{From: req.From, To: req.To, Only: backfill.Only(req.Only), MaxActive: req.MaxActive, Reverse: req.Reverse}, req.DryRun, by(r))
 	if err != nil {
 		return backfillError(err)
 	}

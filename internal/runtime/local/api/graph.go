@@ -7,15 +7,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // GraphView is GET /v1/graph: the running pipelines' dependency graph
-// (run.BuildGraph), each node with its current period's board state.
+// (deps.BuildGraph), each node with its current period's board state.
 type GraphView struct {
 	Nodes []GraphNodeView `json:"nodes"`
 	Edges []GraphEdgeView `json:"edges"`
@@ -25,12 +28,12 @@ type GraphView struct {
 // upstream rule but not running (its downstreams' rules do not pass);
 // it has no state nor period.
 type GraphNodeView struct {
-	ID      string         `json:"id"`
-	Layer   int            `json:"layer"`
-	Missing bool           `json:"missing,omitempty"`
-	Owner   string         `json:"owner,omitempty"`
-	Period  string         `json:"currentPeriod,omitempty"`
-	State   run.BoardState `json:"state,omitempty"`
+	ID      string      `json:"id"`
+	Layer   int         `json:"layer"`
+	Missing bool        `json:"missing,omitempty"`
+	Owner   string      `json:"owner,omitempty"`
+	Period  string      `json:"currentPeriod,omitempty"`
+	State   board.State `json:"state,omitempty"`
 }
 
 // GraphEdgeView is an upstream rule, from the upstream to the downstream.
@@ -54,11 +57,11 @@ func Graph(ctx context.Context, eng *engine.Engine, now time.Time) (GraphView, e
 		configs[i] = r.Config
 		byID[r.Config.ID] = r
 	}
-	v := GraphViewOf(run.BuildGraph(configs))
+	v := GraphViewOf(deps.BuildGraph(configs))
 	for i, n := range v.Nodes {
 		if r, ok := byID[n.ID]; ok {
 			v.Nodes[i].Owner, v.Nodes[i].Period = r.Config.Owner, r.Period.String()
-			v.Nodes[i].State = run.BoardStateOf(r.Config, r.Period, r.Facts, now)
+			v.Nodes[i].State = board.StateOf(r.Config, r.Period, r.Facts, now)
 		}
 	}
 	return v, nil
@@ -66,7 +69,7 @@ func Graph(ctx context.Context, eng *engine.Engine, now time.Time) (GraphView, e
 
 // GraphViewOf is g as JSON, without states: what `interlock graph
 // --output json` prints from the project's files.
-func GraphViewOf(g run.Graph) GraphView {
+func GraphViewOf(g deps.Graph) GraphView {
 	v := GraphView{Nodes: make([]GraphNodeView, 0, len(g.Nodes)), Edges: make([]GraphEdgeView, 0, len(g.Edges))}
 	for _, n := range g.Nodes {
 		v.Nodes = append(v.Nodes, GraphNodeView{ID: n.ID, Layer: n.Layer, Missing: n.Missing})
@@ -91,12 +94,12 @@ func (s *server) graph(w http.ResponseWriter, r *http.Request) error {
 }
 
 // BoardRead is a running pipeline's current period and the stored facts
-// the board's decisions take (run.BoardStateOf, run.NextDeadline).
+// the board's decisions take (board.StateOf, board.NextDeadline).
 type BoardRead struct {
 	Config *pipeline.Pipeline
 	Row    store.Pipeline
 	Period schedule.Period
-	Facts  run.BoardFacts
+	Facts  board.Facts
 }
 
 // ReadBoard reads every running pipeline's current period in bounded
@@ -132,17 +135,17 @@ func ReadBoard(ctx context.Context, eng *engine.Engine, now time.Time) ([]BoardR
 	// A relative SLA starts at the period's first trigger-sensor arrival,
 	// a marker: the markers of the current periods are read in one read
 	// across pipelines, as the runs are, when any pipeline needs them.
-	var marks map[run.Key]*run.SLAMarks
+	var marks map[run.Key]*sla.Marks
 	if slices.ContainsFunc(out, func(e BoardRead) bool { return relativeSLA(e.Config) }) {
 		list, err := eng.Store().MarkerList(ctx, store.MarkerListParams{PeriodFrom: from})
 		if err != nil {
 			return nil, fmt.Errorf("markers: %w", err)
 		}
-		marks = map[run.Key]*run.SLAMarks{}
+		marks = map[run.Key]*sla.Marks{}
 		for _, m := range list {
 			x := marks[m.Key]
 			if x == nil {
-				x = &run.SLAMarks{}
+				x = &sla.Marks{}
 				marks[m.Key] = x
 			}
 			x.Set(m.Kind, m.At)
@@ -151,7 +154,7 @@ func ReadBoard(ctx context.Context, eng *engine.Engine, now time.Time) ([]BoardR
 	for i := range out {
 		e := &out[i]
 		key := run.Key{PipelineID: e.Config.ID, ScheduleID: e.Config.ScheduleID(), Period: e.Period.String()}
-		e.Facts = run.BoardFacts{Paused: e.Row.Paused, FirstLoaded: e.Row.FirstLoadedAt, Run: runs[key]}
+		e.Facts = board.Facts{Paused: e.Row.Paused, FirstLoaded: e.Row.FirstLoadedAt, Run: runs[key]}
 		if m := marks[key]; m != nil && relativeSLA(e.Config) {
 			e.Facts.Marks = *m
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -135,12 +136,12 @@ func (s *server) view(ctx context.Context, p *pipeline.Pipeline, row store.Pipel
 	}
 	// A deadline that does not resolve for this period is left out here;
 	// explain shows the period in detail.
-	if sla, ok, err := run.ResolveAbsoluteSLA(p, cur); err == nil && ok {
-		v.SLA = &SLAView{Deadline: sla.Deadline, Timezone: p.SLA.Location.String(), Breach: sla.Breach.UTC()}
-		if !sla.Warning.IsZero() {
-			v.SLA.Warning = utcPtr(sla.Warning)
+	if times, ok, err := sla.ResolveAbsolute(p, cur); err == nil && ok {
+		v.SLA = &SLAView{Deadline: times.Deadline, Timezone: p.SLA.Location.String(), Breach: times.Breach.UTC()}
+		if !times.Warning.IsZero() {
+			v.SLA.Warning = utcPtr(times.Warning)
 		}
-		v.SLA.WarningBeforeLoad, v.SLA.BreachBeforeLoad = run.SLABeforeLoad(sla, row.FirstLoadedAt)
+		v.SLA.WarningBeforeLoad, v.SLA.BreachBeforeLoad = sla.BeforeLoad(times, row.FirstLoadedAt)
 		if v.SLA.WarningBeforeLoad || v.SLA.BreachBeforeLoad {
 			v.SLA.LoadedAt = utcPtr(row.FirstLoadedAt)
 		}

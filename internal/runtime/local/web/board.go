@@ -8,12 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -27,9 +30,9 @@ type entry struct {
 	p        *pipeline.Pipeline
 	row      store.Pipeline
 	per      schedule.Period
-	facts    run.BoardFacts
-	state    run.BoardState
-	deadline run.Deadline
+	facts    board.Facts
+	state    board.State
+	deadline board.Deadline
 	hasDL    bool
 }
 
@@ -53,15 +56,15 @@ func (e *entry) key() run.Key {
 	return run.Key{PipelineID: e.p.ID, ScheduleID: e.p.ScheduleID(), Period: e.per.String()}
 }
 
-// judge classifies the entry from its facts (run.BoardStateOf) and finds
-// the deadline to count down to (run.NextDeadline).
+// judge classifies the entry from its facts (board.StateOf) and finds
+// the deadline to count down to (board.NextDeadline).
 func (e *entry) judge(now time.Time) {
-	e.state = run.BoardStateOf(e.p, e.per, e.facts, now)
-	e.deadline, e.hasDL = run.NextDeadline(e.p, e.per, e.facts, now)
+	e.state = board.StateOf(e.p, e.per, e.facts, now)
+	e.deadline, e.hasDL = board.NextDeadline(e.p, e.per, e.facts, now)
 }
 
 // marks reads a period's SLA markers.
-func (h *handler) marks(ctx context.Context, key run.Key) (run.SLAMarks, error) {
+func (h *handler) marks(ctx context.Context, key run.Key) (sla.Marks, error) {
 	m, _, err := h.periodMarks(ctx, key)
 	return m, err
 }
@@ -69,16 +72,16 @@ func (h *handler) marks(ctx context.Context, key run.Key) (run.SLAMarks, error) 
 // periodMarks reads a period's markers once: its SLA marks, and the
 // downstream conditions it blocks as a root, not yet released
 // (docs/root-cause.md).
-func (h *handler) periodMarks(ctx context.Context, key run.Key) (run.SLAMarks, []run.BlockedCondition, error) {
-	var m run.SLAMarks
+func (h *handler) periodMarks(ctx context.Context, key run.Key) (sla.Marks, []deps.BlockedCondition, error) {
+	var m sla.Marks
 	ms, err := h.eng.Store().MarkerListOf(ctx, key)
 	if err != nil {
 		return m, nil, fmt.Errorf("markers of %s %s: %w", key.PipelineID, key.Period, err)
 	}
-	var blocked []run.BlockedCondition
+	var blocked []deps.BlockedCondition
 	for _, x := range ms {
 		m.Set(x.Kind, x.At)
-		if c, ok := run.BlockedFromMarker(x.Kind, x.Detail); ok {
+		if c, ok := deps.BlockedFromMarker(x.Kind, x.Detail); ok {
 			blocked = append(blocked, c)
 		}
 	}
@@ -93,7 +96,7 @@ func (h *handler) entryOf(ctx context.Context, id string, now time.Time) (entry,
 	}
 	e := entry{p: p, row: row, per: run.CurrentPeriod(p, now)}
 	key := e.key()
-	e.facts = run.BoardFacts{Paused: row.Paused, FirstLoaded: row.FirstLoadedAt}
+	e.facts = board.Facts{Paused: row.Paused, FirstLoaded: row.FirstLoadedAt}
 	r, err := h.eng.Store().RunGet(ctx, key)
 	switch {
 	case err == nil:
@@ -112,18 +115,18 @@ func (h *handler) entryOf(ctx context.Context, id string, now time.Time) (entry,
 // owner, the states to keep (none: all), and the order.
 type boardQuery struct {
 	Search string
-	States []run.BoardState
+	States []board.State
 	Sort   string // sortUrgency or sortOwner
 }
 
 // The overview's orders.
 const (
-	sortUrgency = "urgency" // most urgent first (run.CompareBoard)
+	sortUrgency = "urgency" // most urgent first (board.Compare)
 	sortOwner   = "owner"   // grouped by owner, most urgent first within
 )
 
 // problemStates are the overview's "problems" view: what needs someone.
-var problemStates = []run.BoardState{run.BoardBreached, run.BoardFailed, run.BoardAtRisk}
+var problemStates = []board.State{board.Breached, board.Failed, board.AtRisk}
 
 func (q boardQuery) match(e *entry) bool {
 	if len(q.States) > 0 && !slices.Contains(q.States, e.state) {
@@ -136,7 +139,7 @@ func (q boardQuery) match(e *entry) bool {
 	return strings.Contains(strings.ToLower(e.p.ID), s) || strings.Contains(strings.ToLower(e.p.Owner), s)
 }
 
-// sortBoard orders entries as the overview shows them (run.CompareBoard),
+// sortBoard orders entries as the overview shows them (board.Compare),
 // grouped by owner first for sortOwner.
 func sortBoard(es []*entry, by string) {
 	slices.SortFunc(es, func(a, b *entry) int {
@@ -145,12 +148,12 @@ func sortBoard(es []*entry, by string) {
 				return c
 			}
 		}
-		return run.CompareBoard(a.rank(), b.rank())
+		return board.Compare(a.rank(), b.rank())
 	})
 }
 
-func (e *entry) rank() run.BoardRank {
-	r := run.BoardRank{State: e.state, ID: e.p.ID}
+func (e *entry) rank() board.Rank {
+	r := board.Rank{State: e.state, ID: e.p.ID}
 	if e.hasDL {
 		r.Deadline = e.deadline.At
 	}
@@ -167,7 +170,7 @@ func (h *handler) grid(ctx context.Context, p *pipeline.Pipeline, row store.Pipe
 // gridAndLastSuccess is grid, with the end of the newest successful run
 // among its periods (zero: none in the grid's periods).
 func (h *handler) gridAndLastSuccess(ctx context.Context, p *pipeline.Pipeline, row store.Pipeline, now time.Time) ([]cellView, time.Time, error) {
-	pers := run.GridPeriods(p, now, GridPeriods)
+	pers := board.GridPeriods(p, now, GridPeriods)
 	runs, err := h.eng.Store().RunList(ctx, store.RunListParams{PipelineID: p.ID, ScheduleID: p.ScheduleID(), PeriodFrom: pers[0].String()})
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("runs of %s: %w", p.ID, err)
@@ -182,8 +185,8 @@ func (h *handler) gridAndLastSuccess(ctx context.Context, p *pipeline.Pipeline, 
 	}
 	cells := make([]cellView, len(pers))
 	for i, per := range pers {
-		f := run.BoardFacts{FirstLoaded: row.FirstLoadedAt, Run: byPeriod[per.String()]}
-		c := run.BoardCellOf(p, per, f, now)
+		f := board.Facts{FirstLoaded: row.FirstLoadedAt, Run: byPeriod[per.String()]}
+		c := board.CellOf(p, per, f, now)
 		cells[i] = cellView{PipelineID: p.ID, Period: per.String(), State: c.State, SLA: c.SLA, Reruns: c.Reruns}
 	}
 	return cells, lastSuccess, nil
@@ -246,7 +249,7 @@ func stateSince(e *entry) *time.Time {
 	switch {
 	case e.facts.Run != nil:
 		t = e.facts.Run.StateSince
-	case e.state == run.BoardWaiting || e.state == run.BoardPaused || e.state == run.BoardExcluded:
+	case e.state == board.Waiting || e.state == board.Paused || e.state == board.Excluded:
 		t = e.per.Start(e.p.Schedule.Location)
 		if e.row.FirstLoadedAt.After(t) {
 			t = e.row.FirstLoadedAt
@@ -269,21 +272,21 @@ func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Tim
 	f := summaryFacts{State: e.state, Run: e.facts.Run, PausedUntil: pausedUntil, Zone: e.p.Schedule.Location.String()}
 	x := &f.Explain
 	switch {
-	case e.state == run.BoardSucceeded || e.state == run.BoardDryRun:
+	case e.state == board.Succeeded || e.state == board.DryRun:
 		return "", nil
-	case e.state == run.BoardEvaluating || (e.state == run.BoardWaiting && e.p.Schedule.Trigger != nil):
+	case e.state == board.Evaluating || (e.state == board.Waiting && e.p.Schedule.Trigger != nil):
 		// Rules and the trigger are judged on the sensors: explained.
 		var err error
 		if *x, err = h.eng.Explain(ctx, e.p.ID, e.per.String()); err != nil {
 			return "", fmt.Errorf("explain %s: %w", e.p.ID, err)
 		}
-	case e.state == run.BoardExcluded:
+	case e.state == board.Excluded:
 		x.ExcludedBy = run.ExclusionReason(e.p, e.per)
-	case e.state == run.BoardWaiting && !e.p.Schedule.Cron.IsZero():
+	case e.state == board.Waiting && !e.p.Schedule.Cron.IsZero():
 		next := e.p.Schedule.Cron.Next(now, e.p.Schedule.Location)
 		x.Deadlines.NextCronTick, x.Timezone = &next, f.Zone
-	case e.state == run.BoardBreached || e.state == run.BoardAtRisk:
-		if t, ok, err := run.ResolveSLA(e.p, e.per, e.facts.Marks.FirstArrival); err == nil && ok {
+	case e.state == board.Breached || e.state == board.AtRisk:
+		if t, ok, err := sla.Resolve(e.p, e.per, e.facts.Marks.FirstArrival); err == nil && ok {
 			breach, warning := t.Breach, t.Warning
 			if t.Relative {
 				x.Deadlines.RelativeSLABreach = &breach
@@ -300,7 +303,7 @@ func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Tim
 	}
 	// A row is narrow: what a period waits for comes first, compactly.
 	switch {
-	case e.state == run.BoardEvaluating:
+	case e.state == board.Evaluating:
 		var rules []string
 		for _, c := range x.Validation.Rules {
 			if !c.Passed {
@@ -310,7 +313,7 @@ func (h *handler) rowReason(ctx context.Context, e *entry, pausedUntil *time.Tim
 		if len(rules) > 0 {
 			return strings.Join(rules, "; "), nil
 		}
-	case e.state == run.BoardWaiting && x.Trigger != nil && !x.Trigger.Passed:
+	case e.state == board.Waiting && x.Trigger != nil && !x.Trigger.Passed:
 		return "trigger " + compactRule(*x.Trigger), nil
 	}
 	return summaryOf(f).Reason, nil
@@ -336,5 +339,5 @@ func compactRule(c engine.RuleCheck) string {
 
 // stateOK reports whether s names a board state.
 func stateOK(s string) bool {
-	return slices.Contains(run.BoardStates(), run.BoardState(s))
+	return slices.Contains(board.States(), board.State(s))
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/engine"
@@ -157,10 +158,10 @@ job: {type: glue, config: {jobName: xss}}
 }
 
 // wantStates is the board state of each fixture pipeline at now.
-var wantStates = map[string]run.BoardState{
-	"orders": run.BoardTriggering, "late": run.BoardBreached, "relsla": run.BoardBreached, "broken": run.BoardFailed, "atrisk": run.BoardAtRisk,
-	"gated": run.BoardEvaluating, "busy": run.BoardRunning, "nightly": run.BoardWaiting, "alpha": run.BoardWaiting, "held": run.BoardPaused,
-	"done": run.BoardSucceeded, "shadow": run.BoardDryRun, "holiday": run.BoardExcluded, "xss": run.BoardWaiting,
+var wantStates = map[string]board.State{
+	"orders": board.Triggering, "late": board.Breached, "relsla": board.Breached, "broken": board.Failed, "atrisk": board.AtRisk,
+	"gated": board.Evaluating, "busy": board.Running, "nightly": board.Waiting, "alpha": board.Waiting, "held": board.Paused,
+	"done": board.Succeeded, "shadow": board.DryRun, "holiday": board.Excluded, "xss": board.Waiting,
 }
 
 type fixture struct {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -49,8 +49,8 @@ var funcs = template.FuncMap{
 	"value": valueText,
 	"level": func(e event.Event) string { return string(e.Level()) },
 	// blocked is the root an event is blocked by (docs/root-cause.md), or nil.
-	"blocked": func(e event.Event) *run.BlockedBy {
-		if b, ok := run.BlockedByOf(e); ok {
+	"blocked": func(e event.Event) *deps.BlockedBy {
+		if b, ok := deps.BlockedByOf(e); ok {
 			return &b
 		}
 		return nil

@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/interlockhq/interlock/internal/board"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 )
 
 // The dependency graph page (/ui/graph): a layered drawing, server-side
-// SVG, upstreams on the left. Each layer (run.GraphNode.Layer) is a
+// SVG, upstreams on the left. Each layer (deps.GraphNode.Layer) is a
 // column and every edge runs from a column to a later one, so edges only
 // go right; a node's row is its place in its column, by id. No script
 // draws it and nothing is fetched from elsewhere.
@@ -45,7 +46,7 @@ type graphPage struct {
 	Focus  string
 	Depth  int
 	Total  int // pipelines running, drawn or not
-	States []run.BoardState
+	States []board.State
 }
 
 type graphNodeView struct {
@@ -90,7 +91,7 @@ func (h *handler) graphPage(r *http.Request) (*view, error) {
 		g = neighbourhood(g, focus, depth)
 	}
 	d := layoutGraph(g)
-	d.Focus, d.Depth, d.Total, d.States = focus, depth, total, run.BoardStates()
+	d.Focus, d.Depth, d.Total, d.States = focus, depth, total, board.States()
 	for i := range d.Nodes {
 		d.Nodes[i].Focused = d.Nodes[i].ID == focus
 	}
@@ -200,9 +201,9 @@ type depView struct {
 }
 
 // dependencies lists a pipeline's upstreams (its rules) and its direct
-// downstreams among the running pipelines (run.Downstreams).
+// downstreams among the running pipelines (deps.Downstreams).
 func (h *handler) dependencies(r *http.Request, p *pipeline.Pipeline) (ups, downs []depView, err error) {
-	g := run.BuildGraph([]*pipeline.Pipeline{p})
+	g := deps.BuildGraph([]*pipeline.Pipeline{p})
 	for _, e := range g.Edges {
 		ups = append(ups, depView{ID: e.From, Mapping: e.Mapping})
 	}
@@ -214,8 +215,8 @@ func (h *handler) dependencies(r *http.Request, p *pipeline.Pipeline) (ups, down
 	for i, l := range running {
 		all[i] = l.Config
 	}
-	for _, d := range run.Downstreams(all, p.ID) {
-		for _, e := range run.BuildGraph([]*pipeline.Pipeline{d}).Edges {
+	for _, d := range deps.Downstreams(all, p.ID) {
+		for _, e := range deps.BuildGraph([]*pipeline.Pipeline{d}).Edges {
 			if e.From == p.ID {
 				downs = append(downs, depView{ID: d.ID, Mapping: e.Mapping})
 			}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 )
 
 // rowView is a pipeline's row on the overview.
 type rowView struct {
 	ID, Owner, Description string
-	State                  run.BoardState
+	State                  board.State
 	Period                 string
 	Zone                   string
 	Paused, DryRun         bool
@@ -50,8 +50,8 @@ type rowGroup struct {
 type cellView struct {
 	PipelineID string
 	Period     string
-	State      run.BoardState
-	SLA        run.SLAVerdictKind
+	State      board.State
+	SLA        board.SLAVerdictKind
 	Reruns     int
 }
 
@@ -65,7 +65,7 @@ type deadlineView struct {
 
 // stateCount is one of the overview's counts by state.
 type stateCount struct {
-	State    run.BoardState
+	State    board.State
 	Count    int
 	Selected bool
 	Href     string
@@ -110,8 +110,8 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 			if !stateOK(name) {
 				return nil, badRequest("state %q is not a state (one of %s)", name, statesList())
 			}
-			if !slices.Contains(bq.States, run.BoardState(name)) {
-				bq.States = append(bq.States, run.BoardState(name))
+			if !slices.Contains(bq.States, board.State(name)) {
+				bq.States = append(bq.States, board.State(name))
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts := map[run.BoardState]int{}
+	counts := map[board.State]int{}
 	var kept []*entry
 	for i := range all {
 		e := &all[i]
@@ -158,7 +158,7 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 	if page > out.Pages {
 		return nil, notFound("page %d: there are %d page(s)", page, out.Pages)
 	}
-	link := func(states []run.BoardState, page int) string {
+	link := func(states []board.State, page int) string {
 		v := url.Values{}
 		if bq.Search != "" {
 			v.Set("q", bq.Search)
@@ -177,9 +177,9 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 		}
 		return "/?" + v.Encode()
 	}
-	for _, s := range run.BoardStates() {
+	for _, s := range board.States() {
 		// A count adds its state to the filter, or takes it out again.
-		toggled := slices.DeleteFunc(slices.Clone(bq.States), func(x run.BoardState) bool { return x == s })
+		toggled := slices.DeleteFunc(slices.Clone(bq.States), func(x board.State) bool { return x == s })
 		selected := len(toggled) < len(bq.States)
 		if !selected {
 			toggled = append(toggled, s)
@@ -227,8 +227,8 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 }
 
 // sameStates reports whether a and b hold the same states.
-func sameStates(a, b []run.BoardState) bool {
-	return len(a) == len(b) && !slices.ContainsFunc(a, func(s run.BoardState) bool { return !slices.Contains(b, s) })
+func sameStates(a, b []board.State) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(s board.State) bool { return !slices.Contains(b, s) })
 }
 
 // axisOf labels the grid's first, middle and last columns with their
@@ -255,7 +255,7 @@ func axisOf(cells []cellView) []axisLabel {
 	return out
 }
 
-func statesList() string { return joined(run.BoardStates(), ", ") }
+func statesList() string { return joined(board.States(), ", ") }
 
 // joined joins names with sep.
 func joined[T ~string](names []T, sep string) string {

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
+	"github.com/interlockhq/interlock/internal/board"
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -39,7 +42,7 @@ type pipelinePageData struct {
 	Period     string
 	Current    bool   // the period is the current one
 	CurrentURL string // the pipeline page
-	State      run.BoardState
+	State      board.State
 	Summary    summaryView
 	Deadline   *deadlineView
 	// UTCOnly: the pipeline and its SLA read time in UTC, so the
@@ -52,7 +55,7 @@ type pipelinePageData struct {
 	More     bool // the timeline was cut at maxTimeline
 	// Blocked are the downstream problems this period is the root cause
 	// of, not yet released (docs/root-cause.md).
-	Blocked    []run.BlockedCondition
+	Blocked    []deps.BlockedCondition
 	Cells      []cellView
 	Now        time.Time
 	Path       string // the pipeline's escaped path segment
@@ -72,11 +75,11 @@ type pipelinePageData struct {
 type backfillView struct {
 	ID, State, From, To, Only string
 	MaxActive, Done, Total    int
-	Counts                    run.BackfillCounts
+	Counts                    backfill.Counts
 	Running                   bool
 	// Periods are the range's periods in run order, each with its state
 	// and why it was skipped or how its run ended (as the CLI lists them).
-	Periods []run.BackfillPeriod
+	Periods []backfill.Period
 }
 
 // maxBackfillsShown bounds the backfills the pipeline page lists.
@@ -89,12 +92,12 @@ func backfillsOf(bfs []store.Backfill) []backfillView {
 	ended := false
 	for i := len(bfs) - 1; i >= 0 && len(out) < maxBackfillsShown; i-- {
 		b := bfs[i]
-		running := b.State == run.BackfillRunning
+		running := b.State == backfill.Running
 		if !running && ended {
 			continue
 		}
 		ended = ended || !running
-		c := run.CountPeriods(b.Periods)
+		c := backfill.CountPeriods(b.Periods)
 		out = append(out, backfillView{ID: b.ID, State: string(b.State), From: b.From, To: b.To, Only: string(b.Only), MaxActive: b.MaxActive,
 			Done: c.Succeeded + c.Failed + c.Skipped, Total: len(b.Periods), Counts: c, Running: running, Periods: b.Periods})
 	}
@@ -207,7 +210,7 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 		d.PausedUntil = &u
 	}
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-	facts := run.BoardFacts{Paused: row.Paused, FirstLoaded: row.FirstLoadedAt}
+	facts := board.Facts{Paused: row.Paused, FirstLoaded: row.FirstLoadedAt}
 	if rr, err := h.eng.Store().RunGet(ctx, key); err == nil {
 		facts.Run = &rr
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -216,12 +219,12 @@ func (h *handler) periodView(r *http.Request, id, period string) (*view, error) 
 	if facts.Marks, d.Blocked, err = h.periodMarks(ctx, key); err != nil {
 		return nil, err
 	}
-	d.State = run.BoardStateOf(p, per, facts, now)
+	d.State = board.StateOf(p, per, facts, now)
 	d.UTCOnly = p.Schedule.Location == time.UTC && (x.Deadlines.SLATimezone == "" || x.Deadlines.SLATimezone == "UTC")
 	if d.Budgets, err = h.budgets(ctx, p, key); err != nil {
 		return nil, err
 	}
-	if dl, ok := run.NextDeadline(p, per, facts, now); ok {
+	if dl, ok := board.NextDeadline(p, per, facts, now); ok {
 		d.Deadline = &deadlineView{At: dl.At.UTC(), What: dl.What, Zone: d.Zone, Now: now}
 	}
 	page, err := h.eng.Store().EventList(ctx, store.EventListParams{PipelineID: p.ID, Period: per.String(), Limit: maxTimeline + 1})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -16,10 +17,10 @@ import (
 // timeline (from the root's blocked markers) until it is released.
 func TestBlockedEventsUnderTheirRoot(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	root := run.BlockedBy{PipelineID: "broken", ScheduleID: "stream", Date: today, Reason: run.BlockFailed}
+	root := deps.BlockedBy{PipelineID: "broken", ScheduleID: "stream", Date: today, Reason: deps.BlockFailed}
 	e := event.Event{ID: "ev-down-breach", Time: now, Type: event.SLABreach, PipelineID: "orders", ScheduleID: "stream", Date: today,
-		Message: "SLA deadline passed", Detail: run.BlockedDetail(run.Detail("deadline", "10:00"), root)}
-	c := run.BlockedOf(nil, e)
+		Message: "SLA deadline passed", Detail: deps.BlockedDetail(run.Detail("deadline", "10:00"), root)}
+	c := deps.BlockedOf(nil, e)
 	f.commit(t, store.Change{Events: []event.Event{e},
 		Markers: []store.MarkerWrite{{Marker: store.Marker{Key: root.Key(), Kind: run.BlockedMarker(c.Down, c.Type).String(), At: now, Detail: c.MarkerDetail()}}}})
 	link := `data-blocked-by="broken">blocked by <a href="/ui/pipelines/broken/periods/2026-03-10">broken 2026-03-10</a> (failed)`

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
@@ -183,8 +183,8 @@ func (h *handler) silencesPage(r *http.Request) (*view, error) {
 
 // preview reads what the form's matchers reach: every running pipeline
 // they reach, and for the first maxPreviewPipelines of them the open
-// conditions of the current period they cover (run.OpensCondition,
-// run.ConditionHolds on the period's stored facts).
+// conditions of the current period they cover (deps.OpensCondition,
+// deps.ConditionHolds on the period's stored facts).
 func (h *handler) preview(ctx context.Context, f silenceForm, now time.Time) (*silencePreview, error) {
 	m, err := silence.ParseMatchers(list(f.Pipelines), list(f.Types), list(f.Levels), list(f.Owners))
 	if err != nil {
@@ -210,10 +210,10 @@ func (h *handler) preview(ctx context.Context, f silenceForm, now time.Time) (*s
 		if err != nil {
 			return nil, fmt.Errorf("events of %s: %w", key.PipelineID, err)
 		}
-		var facts *run.ConditionFacts
+		var facts *deps.ConditionFacts
 		seen := map[event.Type]bool{}
 		for _, ev := range page.Events {
-			if seen[ev.Type] || !run.OpensCondition(ev.Type) || !m.Matches(e.p.Owner, ev) {
+			if seen[ev.Type] || !deps.OpensCondition(ev.Type) || !m.Matches(e.p.Owner, ev) {
 				continue
 			}
 			if facts == nil {
@@ -223,7 +223,7 @@ func (h *handler) preview(ctx context.Context, f silenceForm, now time.Time) (*s
 				}
 				facts = &cf
 			}
-			if run.ConditionHolds(e.p, ev, *facts, now) {
+			if deps.ConditionHolds(e.p, ev, *facts, now) {
 				seen[ev.Type] = true
 				out.Conditions = append(out.Conditions, coveredCondition{PipelineID: key.PipelineID, Period: key.Period, Type: ev.Type, Message: ev.Message})
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
@@ -13,7 +14,7 @@ import (
 // summaryView is the one line at the top of a pipeline or period page:
 // its state, since when, why, and the last error.
 type summaryView struct {
-	State run.BoardState
+	State board.State
 	// Since is when the period entered what the state says (the run's
 	// state, the SLA instant passed); nil when unknown.
 	Since     *time.Time
@@ -23,7 +24,7 @@ type summaryView struct {
 
 // summaryFacts is what a page's summary line is read from.
 type summaryFacts struct {
-	State       run.BoardState
+	State       board.State
 	Run         *run.Run
 	Explain     engine.Explanation
 	PausedUntil *time.Time
@@ -60,42 +61,42 @@ func summaryOf(f summaryFacts) summaryView {
 		}
 	}
 	switch f.State {
-	case run.BoardBreached:
+	case board.Breached:
 		s.Reason = "the SLA was breached without a success"
 		sla(x.Deadlines.SLABreach, "the SLA breach time passed at")
 		sla(x.Deadlines.RelativeSLABreach, "the relative SLA breach time passed at")
-	case run.BoardAtRisk:
+	case board.AtRisk:
 		s.Reason = "the SLA warning time passed"
 		sla(x.Deadlines.SLAWarning, "the SLA warning time passed at")
-	case run.BoardFailed:
+	case board.Failed:
 		s.Reason = "the run ended without success"
 		if r != nil {
 			if w, ok := outcomeWords[r.Outcome]; ok {
 				s.Reason = w
 			}
 		}
-	case run.BoardPaused:
+	case board.Paused:
 		s.Reason = "paused until resumed: no new run starts"
 		if f.PausedUntil != nil {
 			s.Reason = "paused until " + zoned(*f.PausedUntil, f.Zone) + ": no new run starts"
 		}
-	case run.BoardExcluded:
+	case board.Excluded:
 		s.Reason = x.ExcludedBy
-	case run.BoardDryRun:
+	case board.DryRun:
 		s.Reason = "dry-run: the rules are evaluated and what would happen is recorded; the job is never triggered"
-	case run.BoardSucceeded:
+	case board.Succeeded:
 		s.Reason = "the job succeeded"
 		if r != nil && r.Generation > 0 {
 			s.Reason += fmt.Sprintf(" (rerun %d)", r.Generation)
 		}
-	case run.BoardEvaluating:
+	case board.Evaluating:
 		s.Reason = "the validation rules do not pass yet" + failingRules(x.Validation.Rules)
-	case run.BoardTriggering:
+	case board.Triggering:
 		s.Reason = "the rules passed; the job's trigger call is due"
 		if r != nil && r.TriggerErrors > 0 {
 			s.Reason = fmt.Sprintf("the trigger call failed %d time(s) and waits to be retried", r.TriggerErrors)
 		}
-	case run.BoardRunning:
+	case board.Running:
 		s.Reason = "the job runs"
 		switch {
 		case r != nil && r.CallInFlight():
@@ -103,7 +104,7 @@ func summaryOf(f summaryFacts) summaryView {
 		case r != nil && r.JobRunID != "":
 			s.Reason = "the job " + r.JobRunID + " runs; it is polled until it reports a result"
 		}
-	case run.BoardWaiting:
+	case board.Waiting:
 		s.Reason = waitingReason(x)
 	}
 	return s

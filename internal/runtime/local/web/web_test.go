@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/alert"
+	"github.com/interlockhq/interlock/internal/backfill"
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
@@ -23,9 +25,9 @@ import (
 func TestOverviewShowsEachPipelineState(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	body := f.page(t, "/", http.StatusOK)
-	got := map[string]run.BoardState{}
+	got := map[string]board.State{}
 	for _, r := range rows(body) {
-		got[r[0]] = run.BoardState(r[1])
+		got[r[0]] = board.State(r[1])
 	}
 	for id, want := range wantStates {
 		if got[id] != want {
@@ -36,7 +38,7 @@ func TestOverviewShowsEachPipelineState(t *testing.T) {
 		t.Errorf("%d rows, want %d: %v", len(got), len(wantStates), got)
 	}
 	// Every state of the fixture is counted.
-	for _, s := range run.BoardStates() {
+	for _, s := range board.States() {
 		n := 0
 		for _, w := range wantStates {
 			if w == s {
@@ -54,8 +56,8 @@ func TestOverviewIsSortedByUrgency(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	got := rows(f.page(t, "/", http.StatusOK))
 	for i := 1; i < len(got); i++ {
-		a, b := run.BoardState(got[i-1][1]), run.BoardState(got[i][1])
-		if run.BoardUrgency(a) > run.BoardUrgency(b) {
+		a, b := board.State(got[i-1][1]), board.State(got[i][1])
+		if board.Urgency(a) > board.Urgency(b) {
 			t.Fatalf("row %d %v comes before row %d %v", i-1, got[i-1], i, got[i])
 		}
 	}
@@ -563,10 +565,10 @@ func TestPeriodPageOfAPeriodNeverRun(t *testing.T) {
 func TestBackfillListsItsPeriods(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	f.commit(t, store.Change{Backfills: []store.BackfillWrite{{Backfill: store.Backfill{PipelineID: "done", ID: "1", From: "2026-03-07", To: "2026-03-09",
-		Only: run.BackfillOnly("missing"), MaxActive: 1, RequestedAt: now.Add(-time.Hour), State: run.BackfillRunning, Periods: []run.BackfillPeriod{
-			{Period: "2026-03-07", State: run.PeriodSkipped, Reason: "already succeeded (only missing)"},
-			{Period: "2026-03-08", State: run.PeriodSucceeded},
-			{Period: "2026-03-09", State: run.PeriodPending},
+		Only: backfill.Only("missing"), MaxActive: 1, RequestedAt: now.Add(-time.Hour), State: backfill.Running, Periods: []backfill.Period{
+			{Period: "2026-03-07", State: backfill.PeriodSkipped, Reason: "already succeeded (only missing)"},
+			{Period: "2026-03-08", State: backfill.PeriodSucceeded},
+			{Period: "2026-03-09", State: backfill.PeriodPending},
 		}}}}})
 	body := f.page(t, "/ui/pipelines/done", http.StatusOK)
 	for _, want := range []string{

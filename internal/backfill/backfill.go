@@ -1,10 +1,11 @@
-package run
+package backfill
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -15,42 +16,42 @@ import (
 // which SLA alerts a backfilled period is spared. The engine stores the
 // backfill (store.Backfill) and sequences it with a durable timer.
 
-// BackfillOnly selects the periods of a range a backfill runs.
-type BackfillOnly string
+// Only selects the periods of a range a backfill runs.
+type Only string
 
 // The selections.
 const (
-	OnlyMissing BackfillOnly = "missing" // periods with no run
-	OnlyFailed  BackfillOnly = "failed"  // periods whose run ended without success
-	OnlyAll     BackfillOnly = "all"     // every period not in progress (reruns the others)
+	OnlyMissing Only = "missing" // periods with no run
+	OnlyFailed  Only = "failed"  // periods whose run ended without success
+	OnlyAll     Only = "all"     // every period not in progress (reruns the others)
 )
 
-// BackfillOnlys lists the selections.
-func BackfillOnlys() []BackfillOnly { return []BackfillOnly{OnlyMissing, OnlyFailed, OnlyAll} }
+// Onlys lists the selections.
+func Onlys() []Only { return []Only{OnlyMissing, OnlyFailed, OnlyAll} }
 
-// Backfill limits: a range holds at most MaxBackfillPeriods periods (41
+// Backfill limits: a range holds at most MaxPeriods periods (41
 // days of hours, 2.7 years of days: a longer backfill is several
-// requests), and runs at most MaxBackfillActive periods at once.
+// requests), and runs at most MaxActive periods at once.
 const (
-	MaxBackfillPeriods = 1000
-	MaxBackfillActive  = 20
+	MaxPeriods = 1000
+	MaxActive  = 20
 )
 
-// BackfillState is where a backfill is.
-type BackfillState string
+// State is where a backfill is.
+type State string
 
 // Backfill states. The request stores Running; the backfill timer moves it
 // to Completed once no period is pending or active; a cancel moves it to
 // Cancelled (its active runs finish on their own).
 const (
-	BackfillRunning   BackfillState = "running"
-	BackfillCompleted BackfillState = "completed"
-	BackfillCancelled BackfillState = "cancelled"
+	Running   State = "running"
+	Completed State = "completed"
+	Cancelled State = "cancelled"
 )
 
-// BackfillStates lists the backfill states.
-func BackfillStates() []BackfillState {
-	return []BackfillState{BackfillRunning, BackfillCompleted, BackfillCancelled}
+// States lists the backfill states.
+func States() []State {
+	return []State{Running, Completed, Cancelled}
 }
 
 // PeriodState is where one period of a backfill is.
@@ -72,55 +73,55 @@ func PeriodStates() []PeriodState {
 	return []PeriodState{PeriodPending, PeriodSkipped, PeriodActive, PeriodSucceeded, PeriodFailed}
 }
 
-// BackfillPeriod is one period of a backfill and its progress.
-type BackfillPeriod struct {
+// Period is one period of a backfill and its progress.
+type Period struct {
 	Period string // schedule.Period.String()
 	State  PeriodState
 	Reason string // why it was skipped, or how its run ended
 }
 
-// BackfillRequest is what an operator asks for.
-type BackfillRequest struct {
+// Request is what an operator asks for.
+type Request struct {
 	From, To  string // periods, as schedule.ParsePeriod reads them
-	Only      BackfillOnly
+	Only      Only
 	MaxActive int
 	Reverse   bool
 }
 
-// BackfillFieldError is a refused request, naming the field at fault.
-type BackfillFieldError struct {
+// FieldError is a refused request, naming the field at fault.
+type FieldError struct {
 	Field, Msg string
 }
 
-func (e *BackfillFieldError) Error() string { return e.Field + ": " + e.Msg }
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 func fieldErr(field, format string, args ...any) error {
-	return &BackfillFieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// BackfillRange checks a request against the pipeline at now and returns
+// Range checks a request against the pipeline at now and returns
 // its periods in the order they run (oldest first, newest first with
 // Reverse). It refuses, naming the field: an unknown `only`, a maxActive
 // outside 1..MaxBackfillActive, a period that does not parse or is of a
 // kind the pipeline does not run (kinds: KindsOfPeriod), from after to, a
 // range reaching into the future (to has not started at now), one before
-// EarliestPeriod, and one of more than MaxBackfillPeriods periods. Hours
+// EarliestPeriod, and one of more than MaxPeriods periods. Hours
 // are hours of the schedule's zone: the hour skipped when clocks spring
 // forward is listed (PlanPeriod skips it), the repeated hour once.
-func BackfillRange(p *pipeline.Pipeline, req BackfillRequest, kinds PeriodKinds, now time.Time) ([]schedule.Period, error) {
+func Range(p *pipeline.Pipeline, req Request, kinds run.PeriodKinds, now time.Time) ([]schedule.Period, error) {
 	switch req.Only {
 	case OnlyMissing, OnlyFailed, OnlyAll:
 	default:
 		return nil, fieldErr("only", "%q is not one of missing, failed, all", req.Only)
 	}
-	if req.MaxActive < 1 || req.MaxActive > MaxBackfillActive {
-		return nil, fieldErr("maxActive", "%d is not between 1 and %d", req.MaxActive, MaxBackfillActive)
+	if req.MaxActive < 1 || req.MaxActive > MaxActive {
+		return nil, fieldErr("maxActive", "%d is not between 1 and %d", req.MaxActive, MaxActive)
 	}
-	from, err := backfillBound("from", req.From, p, kinds)
+	from, err := bound("from", req.From, p, kinds)
 	if err != nil {
 		return nil, err
 	}
-	to, err := backfillBound("to", req.To, p, kinds)
+	to, err := bound("to", req.To, p, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +136,8 @@ func BackfillRange(p *pipeline.Pipeline, req BackfillRequest, kinds PeriodKinds,
 	}
 	var out []schedule.Period
 	for per := from; ; per = per.Next() {
-		if len(out) == MaxBackfillPeriods {
-			return nil, fieldErr("to", "the range %s..%s holds more than %d periods (backfill it in parts)", from, to, MaxBackfillPeriods)
+		if len(out) == MaxPeriods {
+			return nil, fieldErr("to", "the range %s..%s holds more than %d periods (backfill it in parts)", from, to, MaxPeriods)
 		}
 		out = append(out, per)
 		if per == to {
@@ -152,7 +153,7 @@ func BackfillRange(p *pipeline.Pipeline, req BackfillRequest, kinds PeriodKinds,
 }
 
 // backfillBound parses one end of the range.
-func backfillBound(field, s string, p *pipeline.Pipeline, k PeriodKinds) (schedule.Period, error) {
+func bound(field, s string, p *pipeline.Pipeline, k run.PeriodKinds) (schedule.Period, error) {
 	if s == "" {
 		return schedule.Period{}, fieldErr(field, "a period is required (YYYY-MM-DD or YYYY-MM-DDTHH)")
 	}
@@ -161,8 +162,8 @@ func backfillBound(field, s string, p *pipeline.Pipeline, k PeriodKinds) (schedu
 		return schedule.Period{}, fieldErr(field, "%v", err)
 	}
 	switch {
-	case per.Date.Before(EarliestPeriod):
-		return per, fieldErr(field, "period %s is before %s, the earliest period Interlock runs", per, EarliestPeriod)
+	case per.Date.Before(run.EarliestPeriod):
+		return per, fieldErr(field, "period %s is before %s, the earliest period Interlock runs", per, run.EarliestPeriod)
 	case per.Hourly && !k.Hours:
 		return per, fieldErr(field, "%s is an hour, but pipeline %s runs daily periods (YYYY-MM-DD): %s", per, p.ID, k.Why)
 	case !per.Hourly && !k.Days:
@@ -177,11 +178,11 @@ func backfillBound(field, s string, p *pipeline.Pipeline, k PeriodKinds) (schedu
 // the period (on the facts of that moment). Skipped, in order: a date the
 // calendar excludes, an hour the clock skips, a period a cron-only
 // pipeline's cron never fires in, a run in progress; then by selection.
-func PlanPeriod(p *pipeline.Pipeline, per schedule.Period, only BackfillOnly, existing *Run) (runs bool, reason string) {
+func PlanPeriod(p *pipeline.Pipeline, per schedule.Period, only Only, existing *run.Run) (runs bool, reason string) {
 	switch {
-	case Excluded(p, per):
-		return false, ExclusionReason(p, per)
-	case !PeriodExists(p, per):
+	case run.Excluded(p, per):
+		return false, run.ExclusionReason(p, per)
+	case !run.PeriodExists(p, per):
 		return false, fmt.Sprintf("the hour %s does not exist in %s (clocks spring forward)", per, p.Schedule.Location)
 	case !cronFires(p, per):
 		return false, "the cron never fires in this period"
@@ -198,7 +199,7 @@ func PlanPeriod(p *pipeline.Pipeline, per schedule.Period, only BackfillOnly, ex
 		switch {
 		case existing == nil:
 			return false, "it never ran; --only missing or all runs it"
-		case existing.State == Completed:
+		case existing.State == run.Completed:
 			return false, "its run succeeded"
 		}
 		return true, fmt.Sprintf("rerun: its run failed (%s)", describeEnd(existing))
@@ -211,8 +212,8 @@ func PlanPeriod(p *pipeline.Pipeline, per schedule.Period, only BackfillOnly, ex
 
 // describeEnd names how a terminal run ended: "COMPLETED" or
 // "FAILED_FINAL, retries-exhausted".
-func describeEnd(r *Run) string {
-	if r.Outcome == OutcomeNone || r.State == Completed {
+func describeEnd(r *run.Run) string {
+	if r.Outcome == run.OutcomeNone || r.State == run.Completed {
 		return string(r.State)
 	}
 	return string(r.State) + ", " + string(r.Outcome)
@@ -236,9 +237,9 @@ type PlannedPeriod struct {
 	Reason string
 }
 
-// PlanBackfill is the verdict on each period of a range (BackfillRange's
+// Plan is the verdict on each period of a range (Range's
 // order); runOf returns a period's run (nil: none).
-func PlanBackfill(p *pipeline.Pipeline, periods []schedule.Period, only BackfillOnly, runOf func(schedule.Period) *Run) []PlannedPeriod {
+func Plan(p *pipeline.Pipeline, periods []schedule.Period, only Only, runOf func(schedule.Period) *run.Run) []PlannedPeriod {
 	out := make([]PlannedPeriod, len(periods))
 	for i, per := range periods {
 		ok, why := PlanPeriod(p, per, only, runOf(per))
@@ -247,14 +248,14 @@ func PlanBackfill(p *pipeline.Pipeline, periods []schedule.Period, only Backfill
 	return out
 }
 
-// BackfillCounts are a backfill's periods by state.
-type BackfillCounts struct {
+// Counts are a backfill's periods by state.
+type Counts struct {
 	Pending, Active, Skipped, Succeeded, Failed int
 }
 
 // CountPeriods counts periods by state.
-func CountPeriods(ps []BackfillPeriod) BackfillCounts {
-	var c BackfillCounts
+func CountPeriods(ps []Period) Counts {
+	var c Counts
 	for _, p := range ps {
 		switch p.State {
 		case PeriodPending:
@@ -272,22 +273,22 @@ func CountPeriods(ps []BackfillPeriod) BackfillCounts {
 	return c
 }
 
-// BackfillStep is what the backfill timer does next.
-type BackfillStep int
+// Step is what the backfill timer does next.
+type Step int
 
 // Backfill steps.
 const (
-	StepWait     BackfillStep = iota // maxActive periods are active (or the pipeline is paused): wait for one to end
-	StepStart                        // start (or skip) the period at Index
-	StepComplete                     // nothing pending, nothing active: the backfill is done
+	StepWait     Step = iota // maxActive periods are active (or the pipeline is paused): wait for one to end
+	StepStart                // start (or skip) the period at Index
+	StepComplete             // nothing pending, nothing active: the backfill is done
 )
 
-// NextBackfillStep decides what a running backfill does next from its
+// NextStep decides what a running backfill does next from its
 // periods' states: while fewer than maxActive are active, the first
 // pending period in order (the list is in run order); when none is
 // pending and none is active, completion. paused holds every start (a
 // paused pipeline's backfill waits; its active runs go on).
-func NextBackfillStep(ps []BackfillPeriod, maxActive int, paused bool) (step BackfillStep, index int) {
+func NextStep(ps []Period, maxActive int, paused bool) (step Step, index int) {
 	c := CountPeriods(ps)
 	switch {
 	case c.Pending == 0 && c.Active == 0:
@@ -307,13 +308,13 @@ func NextBackfillStep(ps []BackfillPeriod, maxActive int, paused bool) (step Bac
 // gone): ended is false while the run goes on (or was reopened); else the
 // period's state — Succeeded for a completed run, Failed otherwise — and
 // how it ended.
-func ActivePeriodEnded(r *Run) (state PeriodState, reason string, ended bool) {
+func ActivePeriodEnded(r *run.Run) (state PeriodState, reason string, ended bool) {
 	switch {
 	case r == nil:
 		return PeriodFailed, "its run is gone", true
 	case !r.State.Terminal():
 		return "", "", false
-	case r.State == Completed:
+	case r.State == run.Completed:
 		return PeriodSucceeded, "", true
 	}
 	return PeriodFailed, describeEnd(r), true

@@ -1,93 +1,94 @@
-package run
+package sla
 
 import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
-// SLATimes are a period's resolved SLA instants.
-type SLATimes struct {
+// Times are a period's resolved SLA instants.
+type Times struct {
 	Breach   time.Time
 	Warning  time.Time // zero: no warning
 	Relative bool      // from the first trigger-sensor arrival (sla.maxDuration)
 	Deadline string    // the configured deadline, for messages
 }
 
-// ResolveSLA resolves the SLA a period's verdict is judged on: the
+// Resolve resolves the SLA a period's verdict is judged on: the
 // absolute deadline when one is configured, else the relative one. ok is
 // false when the pipeline has no SLA that applies (yet: a relative SLA
 // needs the first trigger-sensor arrival; zero firstArrival means none).
-func ResolveSLA(p *pipeline.Pipeline, period schedule.Period, firstArrival time.Time) (SLATimes, bool, error) {
-	if t, ok, err := ResolveAbsoluteSLA(p, period); ok || err != nil {
+func Resolve(p *pipeline.Pipeline, period schedule.Period, firstArrival time.Time) (Times, bool, error) {
+	if t, ok, err := ResolveAbsolute(p, period); ok || err != nil {
 		return t, ok, err
 	}
-	t, ok := ResolveRelativeSLA(p, firstArrival)
+	t, ok := ResolveRelative(p, firstArrival)
 	return t, ok, nil
 }
 
-// ResolveAbsoluteSLA resolves sla.deadline for a period (product spec §3
+// ResolveAbsolute resolves sla.deadline for a period (product spec §3
 // item 12: resolved once per period, never rolled forward).
-func ResolveAbsoluteSLA(p *pipeline.Pipeline, period schedule.Period) (SLATimes, bool, error) {
+func ResolveAbsolute(p *pipeline.Pipeline, period schedule.Period) (Times, bool, error) {
 	s := p.SLA
 	if s == nil || s.Deadline.IsZero() {
-		return SLATimes{}, false, nil
+		return Times{}, false, nil
 	}
 	breach, err := s.Deadline.Resolve(period, s.Location)
 	if err != nil {
-		return SLATimes{}, false, err
+		return Times{}, false, err
 	}
-	t := SLATimes{Breach: breach, Deadline: s.Deadline.String()}
+	t := Times{Breach: breach, Deadline: s.Deadline.String()}
 	if s.ExpectedDuration > 0 {
 		t.Warning = schedule.WarningAt(breach, s.ExpectedDuration)
 	}
 	return t, true, nil
 }
 
-// ResolveRelativeSLA resolves sla.maxDuration from the period's first
+// ResolveRelative resolves sla.maxDuration from the period's first
 // trigger-sensor arrival. The warning comes expectedDuration before the
 // breach, or at 75 % of maxDuration when expectedDuration is not set (or
 // is not shorter than maxDuration).
-func ResolveRelativeSLA(p *pipeline.Pipeline, firstArrival time.Time) (SLATimes, bool) {
+func ResolveRelative(p *pipeline.Pipeline, firstArrival time.Time) (Times, bool) {
 	s := p.SLA
 	if s == nil || s.MaxDuration <= 0 || firstArrival.IsZero() {
-		return SLATimes{}, false
+		return Times{}, false
 	}
 	breach := schedule.RelativeBreach(firstArrival, s.MaxDuration)
 	lead := s.ExpectedDuration
 	if lead <= 0 || lead >= s.MaxDuration {
 		lead = s.MaxDuration / 4
 	}
-	return SLATimes{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true
+	return Times{Breach: breach, Warning: breach.Add(-lead), Relative: true, Deadline: "+" + s.MaxDuration.String()}, true
 }
 
-// SLABeforeLoad reports which of a period's SLA instants came before the
+// BeforeLoad reports which of a period's SLA instants came before the
 // pipeline was first loaded (loadedAt). SLA alerts are forward-only: such
 // a time is not the pipeline's to report — no late SLA_WARNING for a
 // warning time that passed before Interlock knew the pipeline, and no
 // SLA_BREACH nor verdict (SLA_MET or SLA_BREACH at completion) for a
 // deadline that did.
-func SLABeforeLoad(t SLATimes, loadedAt time.Time) (warning, breach bool) {
+func BeforeLoad(t Times, loadedAt time.Time) (warning, breach bool) {
 	return !t.Warning.IsZero() && t.Warning.Before(loadedAt), t.Breach.Before(loadedAt)
 }
 
-// SLAInstantsToArm decides which of a period's SLA timers to set at now:
-// none for an instant before from (forward-only, see SLABeforeLoad), and
+// InstantsToArm decides which of a period's SLA timers to set at now:
+// none for an instant before from (forward-only, see BeforeLoad), and
 // no warning once the breach time has come (a warning is never sent at or
 // after the breach).
-func SLAInstantsToArm(t SLATimes, from, now time.Time) (warning, breach bool) {
-	warnBefore, breachBefore := SLABeforeLoad(t, from)
+func InstantsToArm(t Times, from, now time.Time) (warning, breach bool) {
+	warnBefore, breachBefore := BeforeLoad(t, from)
 	breach = !breachBefore
 	warning = breach && !t.Warning.IsZero() && !warnBefore && now.Before(t.Breach)
 	return warning, breach
 }
 
-// SLAArm is one period's absolute SLA timers to set.
-type SLAArm struct {
+// Arm is one period's absolute SLA timers to set.
+type Arm struct {
 	Period  schedule.Period
-	Times   SLATimes
+	Times   Times
 	Warning bool // set the warning timer (at Times.Warning)
 	Breach  bool // set the breach timer (at Times.Breach)
 	// NeedsRun: the period is held to its SLA only if it has a run —
@@ -118,9 +119,9 @@ func CouldStartAfter(p *pipeline.Pipeline, per schedule.Period, loadedAt time.Ti
 
 // maxSLAArmWalk bounds the walk back over earlier periods: the hours of
 // the days a "+366d HH:MM" deadline reaches back over.
-const maxSLAArmWalk = 24 * (366 + 2)
+const maxArmWalk = 24 * (366 + 2)
 
-// SLATimersToArm decides which absolute SLA timers (sla.deadline) to set
+// TimersToArm decides which absolute SLA timers (sla.deadline) to set
 // when a pipeline's config takes effect at now — its first load, a reload,
 // a file restored; loadedAt is when it was first loaded. After that, each
 // period gets its timers when it starts.
@@ -134,17 +135,17 @@ const maxSLAArmWalk = 24 * (366 + 2)
 // at the period's start or at an earlier load and has fired or still waits
 // (one dropped while the pipeline's file was removed stays dropped; the
 // watchdog's sla-scheduling check re-arms a missing breach timer).
-// Periods the SLA does not apply to (SLAApplies: excluded, dry-run, off
+// Periods the SLA does not apply to (Applies: excluded, dry-run, off
 // the inclusion calendar or the cron) get nothing. Whether a period already
 // had its verdict or its run ended is for the caller to check in the store.
-func SLATimersToArm(p *pipeline.Pipeline, loadedAt, now time.Time) []SLAArm {
+func TimersToArm(p *pipeline.Pipeline, loadedAt, now time.Time) []Arm {
 	if p.SLA == nil || p.SLA.Deadline.IsZero() || p.DryRun {
 		return nil
 	}
-	var out []SLAArm
-	cur := CurrentPeriod(p, now)
-	for per, i := cur, 0; i < maxSLAArmWalk; per, i = per.Prev(), i+1 {
-		t, ok, err := ResolveAbsoluteSLA(p, per)
+	var out []Arm
+	cur := run.CurrentPeriod(p, now)
+	for per, i := cur, 0; i < maxArmWalk; per, i = per.Prev(), i+1 {
+		t, ok, err := ResolveAbsolute(p, per)
 		if err != nil || !ok {
 			break
 		}
@@ -157,20 +158,20 @@ func SLATimersToArm(p *pipeline.Pipeline, loadedAt, now time.Time) []SLAArm {
 				from = now
 			}
 		}
-		if !SLAApplies(p, per) {
+		if !Applies(p, per) {
 			continue
 		}
-		if warn, breach := SLAInstantsToArm(t, from, now); warn || breach {
-			out = append(out, SLAArm{Period: per, Times: t, Warning: warn, Breach: breach, NeedsRun: !CouldStartAfter(p, per, loadedAt)})
+		if warn, breach := InstantsToArm(t, from, now); warn || breach {
+			out = append(out, Arm{Period: per, Times: t, Warning: warn, Breach: breach, NeedsRun: !CouldStartAfter(p, per, loadedAt)})
 		}
 	}
 	return out
 }
 
-// SLAVerdict is the verdict when the job succeeds: SLA_MET before the
+// Verdict is the verdict when the job succeeds: SLA_MET before the
 // breach time, SLA_BREACH at or after it — unless the breach was already
 // reported, in which case nothing more is said.
-func SLAVerdict(t SLATimes, breachReported bool, now time.Time) (event.Type, bool) {
+func Verdict(t Times, breachReported bool, now time.Time) (event.Type, bool) {
 	if breachReported {
 		return "", false
 	}
@@ -180,12 +181,12 @@ func SLAVerdict(t SLATimes, breachReported bool, now time.Time) (event.Type, boo
 	return event.SLABreach, true
 }
 
-// SLAAlertDue decides whether an SLA timer should alert: only while the
+// AlertDue decides whether an SLA timer should alert: only while the
 // period has no run or its run is still going (a completed period says
 // nothing more; a failed one was reported by its failure event), never a
 // warning at or after the breach time or after the breach was reported,
 // and never the same alert twice.
-func SLAAlertDue(kind event.Type, existing *Run, breachAt time.Time, alreadySent, breachReported bool, now time.Time) bool {
+func AlertDue(kind event.Type, existing *run.Run, breachAt time.Time, alreadySent, breachReported bool, now time.Time) bool {
 	if alreadySent {
 		return false
 	}
@@ -200,30 +201,30 @@ func SLAAlertDue(kind event.Type, existing *Run, breachAt time.Time, alreadySent
 	return true
 }
 
-// SLAStatus describes the period for an SLA alert.
-func SLAStatus(existing *Run) (status, hint string) {
+// Status describes the period for an SLA alert.
+func Status(existing *run.Run) (status, hint string) {
 	if existing == nil {
 		return "not started", "pipeline not started — check that upstream data has arrived"
 	}
 	switch existing.State {
-	case Evaluating:
+	case run.Evaluating:
 		return string(existing.State), "waiting for validation rules to pass — check upstream data"
-	case Triggering, Running:
+	case run.Triggering, run.Running:
 		return string(existing.State), "job running — may still complete before the breach"
 	}
 	return string(existing.State), ""
 }
 
-// SLAApplies reports whether a period is held to the pipeline's SLA: not
+// Applies reports whether a period is held to the pipeline's SLA: not
 // for dry-run pipelines, excluded dates, dates outside an inclusion
 // calendar, periods a cron-only pipeline's cron never ticks in, or an
 // hour that does not exist (the hour skipped when clocks
 // spring forward: no upstream can deliver data for it).
-func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
-	if p.SLA == nil || p.DryRun || Excluded(p, per) {
+func Applies(p *pipeline.Pipeline, per schedule.Period) bool {
+	if p.SLA == nil || p.DryRun || run.Excluded(p, per) {
 		return false
 	}
-	if !PeriodExists(p, per) {
+	if !run.PeriodExists(p, per) {
 		return false
 	}
 	// A pipeline whose runs come only from its cron has no run, and so no
@@ -245,18 +246,18 @@ func SLAApplies(p *pipeline.Pipeline, per schedule.Period) bool {
 type Projection struct {
 	EstimatedCompletion time.Time
 	Status              string // "met", "breach", or "n/a" without a deadline to judge
-	Times               SLATimes
+	Times               Times
 	Margin              time.Duration // breach − estimated completion (negative: late)
 }
 
-// ProjectSLA projects a would-be run started at triggeredAt, taking
+// Project projects a would-be run started at triggeredAt, taking
 // sla.expectedDuration; ok is false without an expected duration.
-func ProjectSLA(p *pipeline.Pipeline, per schedule.Period, triggeredAt time.Time) (Projection, bool, error) {
+func Project(p *pipeline.Pipeline, per schedule.Period, triggeredAt time.Time) (Projection, bool, error) {
 	if p.SLA == nil || p.SLA.ExpectedDuration <= 0 {
 		return Projection{Status: "n/a"}, false, nil
 	}
 	pr := Projection{EstimatedCompletion: triggeredAt.Add(p.SLA.ExpectedDuration), Status: "n/a"}
-	t, ok, err := ResolveSLA(p, per, triggeredAt)
+	t, ok, err := Resolve(p, per, triggeredAt)
 	if err != nil || !ok {
 		return pr, true, err
 	}

@@ -1,10 +1,11 @@
-package run
+package deps
 
 import (
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -53,7 +54,7 @@ func TestAfterSilence(t *testing.T) {
 			t.Errorf("detail %s = %s, want %s", k, b, want)
 		}
 	}
-	if AfterSilenceMarker("maintenance:nightly@1", event.JobFailed).String() != "after-silence/maintenance:nightly@1/JOB_FAILED" {
-		t.Fatal(AfterSilenceMarker("maintenance:nightly@1", event.JobFailed))
+	if run.AfterSilenceMarker("maintenance:nightly@1", event.JobFailed).String() != "after-silence/maintenance:nightly@1/JOB_FAILED" {
+		t.Fatal(run.AfterSilenceMarker("maintenance:nightly@1", event.JobFailed))
 	}
 }

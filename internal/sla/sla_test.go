@@ -1,4 +1,4 @@
-package run
+package sla
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
-// armed renders SLATimersToArm's answer as "PERIOD w=HH:MM b=HH:MM" (UTC;
+// armed renders TimersToArm's answer as "PERIOD w=HH:MM b=HH:MM" (UTC;
 // "-" for an instant not armed), latest period first.
-func armed(arms []SLAArm) string {
+func armed(arms []Arm) string {
 	var out []string
 	for _, a := range arms {
 		w, b := "-", "-"
@@ -92,13 +94,13 @@ schedule:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := mustPipeline(t, c.doc)
+			p := runtest.Pipeline(t, c.doc)
 			loaded := at(c.loadedAt)
 			now := loaded
 			if c.now != "" {
 				now = at(c.now)
 			}
-			if got := armed(SLATimersToArm(p, loaded, now)); got != c.want {
+			if got := armed(TimersToArm(p, loaded, now)); got != c.want {
 				t.Fatalf("armed\n  %s\nwant\n  %s", got, c.want)
 			}
 		})
@@ -106,23 +108,23 @@ schedule:
 }
 
 func TestSLABeforeLoad(t *testing.T) {
-	tm := SLATimes{Warning: t0.Add(-30 * time.Minute), Breach: t0}
+	tm := Times{Warning: runtest.T0.Add(-30 * time.Minute), Breach: runtest.T0}
 	cases := []struct {
 		name            string
-		times           SLATimes
+		times           Times
 		loadedAt        time.Time
 		warning, breach bool
 	}{
-		{"loaded before both", tm, t0.Add(-time.Hour), false, false},
-		{"loaded at the warning time", tm, t0.Add(-30 * time.Minute), false, false},
-		{"loaded between", tm, t0.Add(-10 * time.Minute), true, false},
-		{"loaded at the breach time", tm, t0, true, false},
-		{"loaded after both", tm, t0.Add(time.Minute), true, true},
-		{"no warning configured", SLATimes{Breach: t0}, t0.Add(time.Minute), false, true},
+		{"loaded before both", tm, runtest.T0.Add(-time.Hour), false, false},
+		{"loaded at the warning time", tm, runtest.T0.Add(-30 * time.Minute), false, false},
+		{"loaded between", tm, runtest.T0.Add(-10 * time.Minute), true, false},
+		{"loaded at the breach time", tm, runtest.T0, true, false},
+		{"loaded after both", tm, runtest.T0.Add(time.Minute), true, true},
+		{"no warning configured", Times{Breach: runtest.T0}, runtest.T0.Add(time.Minute), false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w, b := SLABeforeLoad(c.times, c.loadedAt)
+			w, b := BeforeLoad(c.times, c.loadedAt)
 			if w != c.warning || b != c.breach {
 				t.Fatalf("SLABeforeLoad = %v, %v; want %v, %v", w, b, c.warning, c.breach)
 			}
@@ -134,8 +136,8 @@ func TestSLABeforeLoad(t *testing.T) {
 // pipeline only the periods whose tick comes after the first load (a tick
 // at the load instant itself was never fired).
 func TestCouldStartAfter(t *testing.T) {
-	cron := mustPipeline(t, "pipeline: {id: c}\nschedule: {cron: \"0 * * * *\"}\njob: {type: glue, config: {jobName: c}}\n")
-	both := mustPipeline(t, "pipeline: {id: b}\nschedule: {cron: \"0 * * * *\", trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: b}}\n")
+	cron := runtest.Pipeline(t, "pipeline: {id: c}\nschedule: {cron: \"0 * * * *\"}\njob: {type: glue, config: {jobName: c}}\n")
+	both := runtest.Pipeline(t, "pipeline: {id: b}\nschedule: {cron: \"0 * * * *\", trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: b}}\n")
 	hour := func(h int) schedule.Period {
 		return schedule.HourlyPeriod(schedule.DateOf(time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), time.UTC), h)
 	}
@@ -161,64 +163,64 @@ func TestCouldStartAfter(t *testing.T) {
 
 func TestResolveSLA(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
-	p := mustPipeline(t, basePipeline+`sla: {deadline: "10:00", expectedDuration: 30m, timezone: America/New_York}`)
+	p := runtest.Pipeline(t, runtest.Base+`sla: {deadline: "10:00", expectedDuration: 30m, timezone: America/New_York}`)
 	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
-	tm, ok, err := ResolveSLA(p, per, time.Time{})
+	tm, ok, err := Resolve(p, per, time.Time{})
 	if err != nil || !ok {
 		t.Fatalf("ResolveSLA: %v %v", ok, err)
 	}
 	if want := time.Date(2026, 3, 10, 10, 0, 0, 0, ny); !tm.Breach.Equal(want) || !tm.Warning.Equal(want.Add(-30*time.Minute)) || tm.Relative {
 		t.Fatalf("absolute: %+v", tm)
 	}
-	rel := mustPipeline(t, basePipeline+`sla: {maxDuration: 2h}`)
-	if _, ok, _ := ResolveSLA(rel, per, time.Time{}); ok {
+	rel := runtest.Pipeline(t, runtest.Base+`sla: {maxDuration: 2h}`)
+	if _, ok, _ := Resolve(rel, per, time.Time{}); ok {
 		t.Fatal("relative SLA resolved without a first arrival")
 	}
-	tm, ok, _ = ResolveSLA(rel, per, t0)
-	if !ok || !tm.Relative || !tm.Breach.Equal(t0.Add(2*time.Hour)) || !tm.Warning.Equal(t0.Add(90*time.Minute)) {
+	tm, ok, _ = Resolve(rel, per, runtest.T0)
+	if !ok || !tm.Relative || !tm.Breach.Equal(runtest.T0.Add(2*time.Hour)) || !tm.Warning.Equal(runtest.T0.Add(90*time.Minute)) {
 		t.Fatalf("relative: %+v", tm)
 	}
-	none := mustPipeline(t, basePipeline)
-	if _, ok, _ := ResolveSLA(none, per, t0); ok {
+	none := runtest.Pipeline(t, runtest.Base)
+	if _, ok, _ := Resolve(none, per, runtest.T0); ok {
 		t.Fatal("no SLA resolved")
 	}
 }
 
 func TestSLAVerdictAndAlerts(t *testing.T) {
-	tm := SLATimes{Breach: t0}
-	if v, ok := SLAVerdict(tm, false, t0.Add(-time.Second)); !ok || v != event.SLAMet {
+	tm := Times{Breach: runtest.T0}
+	if v, ok := Verdict(tm, false, runtest.T0.Add(-time.Second)); !ok || v != event.SLAMet {
 		t.Fatalf("before breach: %v %v", v, ok)
 	}
-	if v, ok := SLAVerdict(tm, false, t0); !ok || v != event.SLABreach {
+	if v, ok := Verdict(tm, false, runtest.T0); !ok || v != event.SLABreach {
 		t.Fatalf("at breach: %v %v", v, ok)
 	}
-	if _, ok := SLAVerdict(tm, true, t0); ok {
+	if _, ok := Verdict(tm, true, runtest.T0); ok {
 		t.Fatal("verdict after a reported breach")
 	}
-	running := &Run{State: Running}
-	done := &Run{State: Completed}
-	failed := &Run{State: FailedFinal}
+	running := &run.Run{State: run.Running}
+	done := &run.Run{State: run.Completed}
+	failed := &run.Run{State: run.FailedFinal}
 	cases := []struct {
 		name     string
 		kind     event.Type
-		run      *Run
+		run      *run.Run
 		sent     bool
 		breached bool
 		at       time.Time
 		want     bool
 	}{
-		{"warning, no run yet", event.SLAWarning, nil, false, false, t0.Add(-time.Minute), true},
-		{"warning while running", event.SLAWarning, running, false, false, t0.Add(-time.Minute), true},
-		{"warning at breach time", event.SLAWarning, running, false, false, t0, false},
-		{"warning after breach reported", event.SLAWarning, nil, false, true, t0.Add(-time.Minute), false},
-		{"breach, no run", event.SLABreach, nil, false, false, t0, true},
-		{"breach, completed period", event.SLABreach, done, false, false, t0, false},
-		{"breach, failed period", event.SLABreach, failed, false, false, t0, false},
-		{"already sent", event.SLABreach, nil, true, false, t0, false},
+		{"warning, no run yet", event.SLAWarning, nil, false, false, runtest.T0.Add(-time.Minute), true},
+		{"warning while running", event.SLAWarning, running, false, false, runtest.T0.Add(-time.Minute), true},
+		{"warning at breach time", event.SLAWarning, running, false, false, runtest.T0, false},
+		{"warning after breach reported", event.SLAWarning, nil, false, true, runtest.T0.Add(-time.Minute), false},
+		{"breach, no run", event.SLABreach, nil, false, false, runtest.T0, true},
+		{"breach, completed period", event.SLABreach, done, false, false, runtest.T0, false},
+		{"breach, failed period", event.SLABreach, failed, false, false, runtest.T0, false},
+		{"already sent", event.SLABreach, nil, true, false, runtest.T0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := SLAAlertDue(c.kind, c.run, t0, c.sent, c.breached, c.at); got != c.want {
+			if got := AlertDue(c.kind, c.run, runtest.T0, c.sent, c.breached, c.at); got != c.want {
 				t.Fatalf("SLAAlertDue = %v, want %v", got, c.want)
 			}
 		})
@@ -227,23 +229,23 @@ func TestSLAVerdictAndAlerts(t *testing.T) {
 
 func TestProjectSLA(t *testing.T) {
 	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
-	p := mustPipeline(t, basePipeline+`sla: {deadline: "09:00", expectedDuration: 30m}`)
+	p := runtest.Pipeline(t, runtest.Base+`sla: {deadline: "09:00", expectedDuration: 30m}`)
 	cases := []struct {
 		at     time.Time
 		status string
 		margin time.Duration
 	}{
-		{t0, "met", 30 * time.Minute},        // 08:00 + 30m = 08:30, before 09:00
-		{t0.Add(30 * time.Minute), "met", 0}, // finishes exactly at the deadline
-		{t0.Add(40 * time.Minute), "breach", -10 * time.Minute},
+		{runtest.T0, "met", 30 * time.Minute},        // 08:00 + 30m = 08:30, before 09:00
+		{runtest.T0.Add(30 * time.Minute), "met", 0}, // finishes exactly at the deadline
+		{runtest.T0.Add(40 * time.Minute), "breach", -10 * time.Minute},
 	}
 	for _, c := range cases {
-		pr, ok, err := ProjectSLA(p, per, c.at)
+		pr, ok, err := Project(p, per, c.at)
 		if err != nil || !ok || pr.Status != c.status || pr.Margin != c.margin {
 			t.Errorf("at %v: %+v %v %v", c.at, pr, ok, err)
 		}
 	}
-	if _, ok, _ := ProjectSLA(mustPipeline(t, basePipeline+`sla: {deadline: "09:00"}`), per, t0); ok {
+	if _, ok, _ := Project(runtest.Pipeline(t, runtest.Base+`sla: {deadline: "09:00"}`), per, runtest.T0); ok {
 		t.Error("projected without expectedDuration")
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package pause
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -16,21 +17,21 @@ import (
 // started finish, SLA and watchdog alerts continue. Resume starts what the
 // pause held back.
 
-// PauseState is a pipeline's pause state, as its row stores it.
-type PauseState struct {
+// State is a pipeline's pause state, as its row stores it.
+type State struct {
 	Paused bool
 	Until  time.Time // zero: until resumed
 	// PausedAt and ResumedAt bound the current or last pause.
 	PausedAt, ResumedAt time.Time
 	// Windows are the pauses that ended lately, oldest first: each resume
-	// keeps its pause's window (KeepPauseWindow).
-	Windows []PauseWindow
+	// keeps its pause's window (KeepWindow).
+	Windows []Window
 }
 
-// PauseDecision is the answer to a pause request.
-type PauseDecision struct {
-	State PauseState
-	Note  Note // PIPELINE_PAUSED
+// Decision is the answer to a pause request.
+type Decision struct {
+	State State
+	Note  run.Note // PIPELINE_PAUSED
 	// ResumeAt is when the timed pause ends (the resume timer); zero: the
 	// pause lasts until resumed by hand, and no resume timer is set.
 	ResumeAt time.Time
@@ -40,13 +41,13 @@ type PauseDecision struct {
 // resumed): nothing to do (ok false) when the pipeline is already paused
 // until that very time; an error for an end that CheckPauseUntil refuses.
 // A pause that changes the end of a running one keeps its start.
-func Pause(st PauseState, until time.Time, by string, now time.Time) (d PauseDecision, ok bool, err error) {
+func Pause(st State, until time.Time, by string, now time.Time) (d Decision, ok bool, err error) {
 	if st.Paused && st.Until.Equal(until) {
-		return PauseDecision{}, false, nil
+		return Decision{}, false, nil
 	}
 	if !until.IsZero() {
-		if err := CheckPauseUntil(until, now); err != nil {
-			return PauseDecision{}, false, err
+		if err := run.CheckPauseUntil(until, now); err != nil {
+			return Decision{}, false, err
 		}
 	}
 	next := st
@@ -54,49 +55,49 @@ func Pause(st PauseState, until time.Time, by string, now time.Time) (d PauseDec
 	if !st.Paused {
 		next.PausedAt, next.ResumedAt = now, time.Time{}
 	}
-	d = PauseDecision{State: next, Note: Note{Type: event.PipelinePaused, Message: "pipeline paused until resumed", Detail: Detail("by", by)}}
+	d = Decision{State: next, Note: run.Note{Type: event.PipelinePaused, Message: "pipeline paused until resumed", Detail: run.Detail("by", by)}}
 	if !until.IsZero() {
-		d.Note = Note{Type: event.PipelinePaused, Message: "pipeline paused until " + until.UTC().Format(time.RFC3339), Detail: Detail("by", by, "until", until)}
+		d.Note = run.Note{Type: event.PipelinePaused, Message: "pipeline paused until " + until.UTC().Format(time.RFC3339), Detail: run.Detail("by", by, "until", until)}
 		d.ResumeAt = until
 	}
 	return d, true, nil
 }
 
-// PauseWindow is a pause that ended: [From, To). A cron tick inside one
+// Window is a pause that ended: [From, To). A cron tick inside one
 // started nothing on purpose, so the watchdog does not report it missed.
-type PauseWindow struct {
+type Window struct {
 	From, To time.Time
 }
 
 // Contains reports whether t is inside the window; a zero To means the
 // pause has not ended.
-func (w PauseWindow) Contains(t time.Time) bool {
+func (w Window) Contains(t time.Time) bool {
 	return !t.Before(w.From) && (w.To.IsZero() || t.Before(w.To))
 }
 
 // How long and how many ended pause windows a pipeline keeps. The
 // watchdog looks back watchdog.Lookback (48 hours) for missed cron ticks,
-// so a window that ended longer ago than PauseWindowRetention no longer
-// matters; MaxPauseWindows bounds the list (the row that holds it stays
+// so a window that ended longer ago than WindowRetention no longer
+// matters; MaxWindows bounds the list (the row that holds it stays
 // small) far above any real count of pauses in that time.
 const (
-	PauseWindowRetention = 7 * 24 * time.Hour
-	MaxPauseWindows      = 128
+	WindowRetention = 7 * 24 * time.Hour
+	MaxWindows      = 128
 )
 
-// KeepPauseWindow is the pause windows to keep when w ends at now:
+// KeepWindow is the pause windows to keep when w ends at now:
 // windows, oldest first, with w added, less those that ended more than
-// PauseWindowRetention before now, and at most MaxPauseWindows — the
+// WindowRetention before now, and at most MaxWindows — the
 // latest. windows is not modified.
-func KeepPauseWindow(windows []PauseWindow, w PauseWindow, now time.Time) []PauseWindow {
-	out := make([]PauseWindow, 0, len(windows)+1)
+func KeepWindow(windows []Window, w Window, now time.Time) []Window {
+	out := make([]Window, 0, len(windows)+1)
 	for _, x := range append(windows[:len(windows):len(windows)], w) {
-		if !x.To.Before(now.Add(-PauseWindowRetention)) {
+		if !x.To.Before(now.Add(-WindowRetention)) {
 			out = append(out, x)
 		}
 	}
-	if len(out) > MaxPauseWindows {
-		out = out[len(out)-MaxPauseWindows:]
+	if len(out) > MaxWindows {
+		out = out[len(out)-MaxWindows:]
 	}
 	return out
 }
@@ -104,24 +105,24 @@ func KeepPauseWindow(windows []PauseWindow, w PauseWindow, now time.Time) []Paus
 // ResumeDecision is the answer to a resume (by hand or at a timed
 // pause's end).
 type ResumeDecision struct {
-	State PauseState
-	Note  Note // PIPELINE_RESUMED
+	State State
+	Note  run.Note // PIPELINE_RESUMED
 }
 
-// ResumePipeline decides a resume at now: nothing (ok false) when the
+// Resume decides a resume at now: nothing (ok false) when the
 // pipeline is not paused. The pause that ends is kept among the state's
-// windows (KeepPauseWindow) — unless its start is not known (a row paused
+// windows (KeepWindow) — unless its start is not known (a row paused
 // before pauses were dated).
-func ResumePipeline(st PauseState, by string, now time.Time) (d ResumeDecision, ok bool) {
+func Resume(st State, by string, now time.Time) (d ResumeDecision, ok bool) {
 	if !st.Paused {
 		return ResumeDecision{}, false
 	}
 	next := st
 	next.Paused, next.Until, next.ResumedAt = false, time.Time{}, now
 	if !st.PausedAt.IsZero() {
-		next.Windows = KeepPauseWindow(st.Windows, PauseWindow{From: st.PausedAt, To: now}, now)
+		next.Windows = KeepWindow(st.Windows, Window{From: st.PausedAt, To: now}, now)
 	}
-	return ResumeDecision{State: next, Note: Note{Type: event.PipelineResumed, Message: "pipeline resumed", Detail: Detail("by", by)}}, true
+	return ResumeDecision{State: next, Note: run.Note{Type: event.PipelineResumed, Message: "pipeline resumed", Detail: run.Detail("by", by)}}, true
 }
 
 // ResumePlan is what a resume at now starts: the runs the pause held go
@@ -154,10 +155,10 @@ type ResumeData struct {
 // started at pausedAt: from the pipeline's active runs and its stored
 // trigger sensors (any order; keys the trigger does not match are
 // ignored).
-func PlanResume(p *pipeline.Pipeline, pausedAt, now time.Time, active []Run, trigger []sensor.Record, opt rule.Options) ResumePlan {
+func PlanResume(p *pipeline.Pipeline, pausedAt, now time.Time, active []run.Run, trigger []sensor.Record, opt rule.Options) ResumePlan {
 	var plan ResumePlan
 	for i, r := range active {
-		if HeldByPause(r) {
+		if run.HeldByPause(r) {
 			plan.Rearm = append(plan.Rearm, i)
 		}
 	}
@@ -172,13 +173,13 @@ func PlanResume(p *pipeline.Pipeline, pausedAt, now time.Time, active []Run, tri
 	}
 	seen := map[schedule.Period]bool{}
 	for i, rec := range trigger {
-		if !MatchesTrigger(p, rec.Key) || rec.ReceivedAt.Before(pausedAt) {
+		if !run.MatchesTrigger(p, rec.Key) || rec.ReceivedAt.Before(pausedAt) {
 			continue
 		}
-		if !TriggerCheck(p, rec, now, opt).Passed {
+		if !run.TriggerCheck(p, rec, now, opt).Passed {
 			continue // another key of the period may satisfy the condition
 		}
-		per, err := SensorPeriod(p, rec.Key, rec.Data, rec.ReceivedAt)
+		per, err := run.SensorPeriod(p, rec.Key, rec.Data, rec.ReceivedAt)
 		if err != nil || seen[per] {
 			continue
 		}

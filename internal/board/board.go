@@ -1,161 +1,163 @@
-package run
+package board
 
 import (
 	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sla"
 )
 
 // The dashboard's decisions: what state a period is in for a person
-// looking at it (BoardStateOf), which pipelines come first (BoardUrgency,
-// CompareBoard), which instant to count down to (NextDeadline), and what
-// a cell of the history grid says (BoardCellOf). They read the config,
+// looking at it (StateOf), which pipelines come first (Urgency,
+// Compare), which instant to count down to (NextDeadline), and what
+// a cell of the history grid says (CellOf). They read the config,
 // the stored facts and now, like every decision here; the dashboard only
 // renders them.
 
-// BoardState is a period's state as the dashboard shows it.
-type BoardState string
+// State is a period's state as the dashboard shows it.
+type State string
 
-// The board states, most urgent first (BoardStates).
+// The board states, most urgent first (States).
 const (
-	BoardBreached   BoardState = "breached"   // the SLA deadline passed without success
-	BoardFailed     BoardState = "failed"     // the run ended without success
-	BoardAtRisk     BoardState = "at-risk"    // the SLA warning time passed without success
-	BoardTriggering BoardState = "triggering" // the job's trigger call is due, or waits to retry an infrastructure error
-	BoardEvaluating BoardState = "evaluating" // the rules are evaluated until they pass
-	BoardRunning    BoardState = "running"    // the job runs: polled, or inside its trigger call (a synchronous job)
-	BoardWaiting    BoardState = "waiting"    // no run yet: waiting for data or the cron
-	BoardPaused     BoardState = "paused"     // an operator paused the pipeline
-	BoardSucceeded  BoardState = "succeeded"  // the job succeeded
-	BoardDryRun     BoardState = "dry-run"    // observes and projects, never triggers
-	BoardExcluded   BoardState = "excluded"   // schedule.exclude rules the period out
+	Breached   State = "breached"   // the SLA deadline passed without success
+	Failed     State = "failed"     // the run ended without success
+	AtRisk     State = "at-risk"    // the SLA warning time passed without success
+	Triggering State = "triggering" // the job's trigger call is due, or waits to retry an infrastructure error
+	Evaluating State = "evaluating" // the rules are evaluated until they pass
+	Running    State = "running"    // the job runs: polled, or inside its trigger call (a synchronous job)
+	Waiting    State = "waiting"    // no run yet: waiting for data or the cron
+	Paused     State = "paused"     // an operator paused the pipeline
+	Succeeded  State = "succeeded"  // the job succeeded
+	DryRun     State = "dry-run"    // observes and projects, never triggers
+	Excluded   State = "excluded"   // schedule.exclude rules the period out
 )
 
-// BoardStates lists every board state, most urgent first: the order of
+// States lists every board state, most urgent first: the order of
 // the overview's counts and of its rows.
-func BoardStates() []BoardState {
-	return []BoardState{BoardBreached, BoardFailed, BoardAtRisk, BoardTriggering, BoardEvaluating, BoardRunning,
-		BoardWaiting, BoardPaused, BoardSucceeded, BoardDryRun, BoardExcluded}
+func States() []State {
+	return []State{Breached, Failed, AtRisk, Triggering, Evaluating, Running,
+		Waiting, Paused, Succeeded, DryRun, Excluded}
 }
 
-// BoardUrgency ranks s: lower comes first. An unknown state comes last.
-func BoardUrgency(s BoardState) int {
-	for i, x := range BoardStates() {
+// Urgency ranks s: lower comes first. An unknown state comes last.
+func Urgency(s State) int {
+	for i, x := range States() {
 		if x == s {
 			return i
 		}
 	}
-	return len(BoardStates())
+	return len(States())
 }
 
-// BoardFacts are the stored facts about one period of a pipeline that the
+// Facts are the stored facts about one period of a pipeline that the
 // board decisions read.
-type BoardFacts struct {
+type Facts struct {
 	Paused      bool      // the pipeline's row is paused
 	FirstLoaded time.Time // the pipeline's first load (SLA alerts are forward-only)
-	Run         *Run      // the period's run; nil: none
+	Run         *run.Run  // the period's run; nil: none
 	// Marks are the period's SLA markers; only FirstArrival (a relative
 	// SLA's start) and the breach markers are read, and a reader with no
 	// relative SLA to judge may leave them zero.
-	Marks SLAMarks
+	Marks sla.Marks
 }
 
 // slaStanding says whether the period's SLA is breached or at risk now: a
-// period whose job succeeded is neither (its verdict is BoardCellOf's),
+// period whose job succeeded is neither (its verdict is CellOf's),
 // nor is one whose SLA does not apply or resolve, or whose instant came
-// before the pipeline was first loaded (forward-only, SLABeforeLoad) —
+// before the pipeline was first loaded (forward-only, sla.BeforeLoad) —
 // unless the breach was reported (its marker).
-func slaStanding(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) (breached, atRisk bool) {
-	if f.Run != nil && f.Run.State == Completed {
+func slaStanding(p *pipeline.Pipeline, per schedule.Period, f Facts, now time.Time) (breached, atRisk bool) {
+	if f.Run != nil && f.Run.State == run.Completed {
 		return false, false
 	}
-	if !SLAApplies(p, per) {
+	if !sla.Applies(p, per) {
 		return false, false
 	}
-	t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival)
+	t, ok, err := sla.Resolve(p, per, f.Marks.FirstArrival)
 	if err != nil || !ok {
 		return false, false
 	}
 	if (t.Relative && f.Marks.RelBreach) || (!t.Relative && f.Marks.Breach) {
 		return true, false
 	}
-	warnBefore, breachBefore := SLABeforeLoad(t, f.FirstLoaded)
+	warnBefore, breachBefore := sla.BeforeLoad(t, f.FirstLoaded)
 	if !breachBefore && !now.Before(t.Breach) {
 		return true, false
 	}
 	return false, !warnBefore && !t.Warning.IsZero() && !now.Before(t.Warning) && now.Before(t.Breach)
 }
 
-// BoardStateOf classifies a period. A dry-run pipeline is dry-run and an
+// StateOf classifies a period. A dry-run pipeline is dry-run and an
 // excluded period without a run is excluded, whatever else holds (neither
 // has SLA alerts); then a breached SLA, a failed run and an SLA at risk
 // come first, because they need someone; then a pause; then the run's
 // state, or waiting when there is no run.
-func BoardStateOf(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) BoardState {
-	own := runBoardState(p, per, f.Run)
-	if own == BoardDryRun || own == BoardExcluded {
+func StateOf(p *pipeline.Pipeline, per schedule.Period, f Facts, now time.Time) State {
+	own := runState(p, per, f.Run)
+	if own == DryRun || own == Excluded {
 		return own
 	}
 	breached, atRisk := slaStanding(p, per, f, now)
 	switch {
 	case breached:
-		return BoardBreached
-	case f.Run != nil && f.Run.State == FailedFinal:
-		return BoardFailed
+		return Breached
+	case f.Run != nil && f.Run.State == run.FailedFinal:
+		return Failed
 	case atRisk:
-		return BoardAtRisk
+		return AtRisk
 	case f.Paused:
-		return BoardPaused
+		return Paused
 	}
 	return own
 }
 
 // runBoardState is the state a period's run alone says: dry-run, excluded
 // (no run in an excluded period), waiting (no run), or the run's state.
-func runBoardState(p *pipeline.Pipeline, per schedule.Period, r *Run) BoardState {
+func runState(p *pipeline.Pipeline, per schedule.Period, r *run.Run) State {
 	switch {
 	case p.DryRun:
-		return BoardDryRun
-	case r == nil && Excluded(p, per):
-		return BoardExcluded
+		return DryRun
+	case r == nil && run.Excluded(p, per):
+		return Excluded
 	case r == nil:
-		return BoardWaiting
+		return Waiting
 	}
 	switch r.State {
-	case FailedFinal:
-		return BoardFailed
-	case Evaluating:
-		return BoardEvaluating
-	case Triggering:
+	case run.FailedFinal:
+		return Failed
+	case run.Evaluating:
+		return Evaluating
+	case run.Triggering:
 		// A call in flight is the job running: a synchronous job (a
 		// command, a Lambda invocation) runs for its whole length inside
 		// the call, and an asynchronous one is starting. Only a call due,
 		// or waiting to retry, is "triggering".
 		if r.TriggerInFlight {
-			return BoardRunning
+			return Running
 		}
-		return BoardTriggering
-	case Running:
-		return BoardRunning
-	case Completed:
-		return BoardSucceeded
+		return Triggering
+	case run.Running:
+		return Running
+	case run.Completed:
+		return Succeeded
 	}
-	return BoardWaiting
+	return Waiting
 }
 
-// BoardRank is what the overview's order reads of a pipeline.
-type BoardRank struct {
-	State    BoardState
+// Rank is what the overview's order reads of a pipeline.
+type Rank struct {
+	State    State
 	Deadline time.Time // the next deadline (NextDeadline); zero: none
 	ID       string
 }
 
-// CompareBoard orders the overview: by urgency (BoardUrgency), then the
+// Compare orders the overview: by urgency (Urgency), then the
 // nearest deadline first (none last), then by id.
-func CompareBoard(a, b BoardRank) int {
-	if c := BoardUrgency(a.State) - BoardUrgency(b.State); c != 0 {
+func Compare(a, b Rank) int {
+	if c := Urgency(a.State) - Urgency(b.State); c != 0 {
 		return c
 	}
 	switch {
@@ -182,7 +184,7 @@ type Deadline struct {
 // trigger deadline (while it has no run), or the window its run is in,
 // whichever comes first; else, or when none is ahead, the next cron tick.
 // ok is false when no instant is ahead.
-func NextDeadline(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) (Deadline, bool) {
+func NextDeadline(p *pipeline.Pipeline, per schedule.Period, f Facts, now time.Time) (Deadline, bool) {
 	var best Deadline
 	consider := func(at time.Time, what string) {
 		if !at.IsZero() && at.After(now) && (best.At.IsZero() || at.Before(best.At)) {
@@ -191,9 +193,9 @@ func NextDeadline(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now t
 	}
 	open := !p.DryRun && (f.Run == nil || !f.Run.State.Terminal())
 	if open {
-		if SLAApplies(p, per) {
-			if t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival); err == nil && ok {
-				warnBefore, breachBefore := SLABeforeLoad(t, f.FirstLoaded)
+		if sla.Applies(p, per) {
+			if t, ok, err := sla.Resolve(p, per, f.Marks.FirstArrival); err == nil && ok {
+				warnBefore, breachBefore := sla.BeforeLoad(t, f.FirstLoaded)
 				if !warnBefore {
 					consider(t.Warning, "SLA warning")
 				}
@@ -209,9 +211,9 @@ func NextDeadline(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now t
 		}
 		if r := f.Run; r != nil {
 			switch r.State {
-			case Evaluating:
+			case run.Evaluating:
 				consider(r.EvalDeadline, "evaluation window")
-			case Running:
+			case run.Running:
 				consider(r.PollDeadline, "poll window")
 			}
 		}
@@ -236,39 +238,39 @@ const (
 	SLABreached SLAVerdictKind = "breached" // the deadline passed without success (or success came after it)
 )
 
-// BoardCell is a cell of the history grid: one period's outcome, its SLA
+// Cell is a cell of the history grid: one period's outcome, its SLA
 // verdict and how many reruns it had.
-type BoardCell struct {
-	State  BoardState
+type Cell struct {
+	State  State
 	SLA    SLAVerdictKind
 	Reruns int // accepted reruns of the period (the run's generation)
 }
 
-// BoardCellOf judges one period of the grid. Its state is the run's
+// CellOf judges one period of the grid. Its state is the run's
 // outcome alone — the SLA is the cell's own verdict, and a pause is the
 // pipeline's, not a past period's. The SLA verdict is judged against the
 // run's end: a run that succeeded before the deadline met it; the verdict
 // of a period rerun after its deadline is the latest run's (the period
 // page shows the SLA events themselves).
-func BoardCellOf(p *pipeline.Pipeline, per schedule.Period, f BoardFacts, now time.Time) BoardCell {
-	c := BoardCell{State: runBoardState(p, per, f.Run)}
+func CellOf(p *pipeline.Pipeline, per schedule.Period, f Facts, now time.Time) Cell {
+	c := Cell{State: runState(p, per, f.Run)}
 	if f.Run != nil {
 		c.Reruns = f.Run.Generation
 	}
-	if p.DryRun || !SLAApplies(p, per) {
+	if p.DryRun || !sla.Applies(p, per) {
 		return c
 	}
-	t, ok, err := ResolveSLA(p, per, f.Marks.FirstArrival)
+	t, ok, err := sla.Resolve(p, per, f.Marks.FirstArrival)
 	if err != nil || !ok {
 		return c
 	}
-	if _, before := SLABeforeLoad(t, f.FirstLoaded); before {
+	if _, before := sla.BeforeLoad(t, f.FirstLoaded); before {
 		return c
 	}
 	switch {
-	case f.Run != nil && f.Run.State == Completed && f.Run.EndedAt.Before(t.Breach):
+	case f.Run != nil && f.Run.State == run.Completed && f.Run.EndedAt.Before(t.Breach):
 		c.SLA = SLAMet
-	case f.Run != nil && f.Run.State == Completed:
+	case f.Run != nil && f.Run.State == run.Completed:
 		c.SLA = SLABreached
 	case now.Before(t.Breach):
 		c.SLA = SLAPending
@@ -285,7 +287,7 @@ func GridPeriods(p *pipeline.Pipeline, now time.Time, n int) []schedule.Period {
 		return nil
 	}
 	out := make([]schedule.Period, n)
-	per := CurrentPeriod(p, now)
+	per := run.CurrentPeriod(p, now)
 	for i := n - 1; i >= 0; i-- {
 		out[i] = per
 		per = per.Prev()

@@ -1,10 +1,12 @@
-package run
+package deps
 
 import (
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -12,12 +14,12 @@ import (
 // cause and its period's instants in the schedule's zone, for readers
 // that know no config (the openlineage sink's nominalTime).
 func TestTriggeredNamesThePeriodAndCause(t *testing.T) {
-	p := mustPipeline(t, `pipeline: {id: berlin}
+	p := runtest.Pipeline(t, `pipeline: {id: berlin}
 schedule: {cron: "0 6 * * *", timezone: Europe/Berlin}
 job: {type: glue, config: {jobName: x}}
 `)
-	r := Run{Key: Key{PipelineID: "berlin", ScheduleID: "cron", Period: "2026-11-20"}, State: Triggering, Cause: CauseCron}
-	_, eff := Triggered(r, "glue", "jr-1", nil, p, t0)
+	r := run.Run{Key: run.Key{PipelineID: "berlin", ScheduleID: "cron", Period: "2026-11-20"}, State: run.Triggering, Cause: run.CauseCron}
+	_, eff := run.Triggered(r, "glue", "jr-1", nil, p, runtest.T0)
 	d := eff.Notes[0].Detail
 	for field, want := range map[string]string{"cause": "cron", "periodStart": "2026-11-19T23:00:00Z", "periodEnd": "2026-11-20T23:00:00Z"} {
 		if v, _ := d.Get(field); v.String() != want && v.String() != `"`+want+`"` {
@@ -29,15 +31,15 @@ job: {type: glue, config: {jobName: x}}
 // TestUpstreamParent: the upstream run a run its upstreams opened counts
 // as started by: the last period of the last known upstream rule.
 func TestUpstreamParent(t *testing.T) {
-	hourly := mustPipeline(t, `pipeline: {id: hourly}
+	hourly := runtest.Pipeline(t, `pipeline: {id: hourly}
 schedule: {cron: "0 * * * *"}
 job: {type: glue, config: {jobName: x}}
 `)
-	daily := mustPipeline(t, `pipeline: {id: daily}
+	daily := runtest.Pipeline(t, `pipeline: {id: daily}
 schedule: {cron: "0 6 * * *"}
 job: {type: glue, config: {jobName: x}}
 `)
-	down := mustPipeline(t, `pipeline: {id: down}
+	down := runtest.Pipeline(t, `pipeline: {id: down}
 validation:
   rules:
     - {check: upstream, pipeline: daily, offset: -1d}
@@ -57,7 +59,7 @@ job: {type: glue, config: {jobName: x}}
 	if _, _, ok = UpstreamParent(down, nil, per); ok {
 		t.Fatal("a parent named with no upstream config known")
 	}
-	notes := WithParent([]Note{{Type: event.JobTriggered, Detail: Detail("attempt", 1)}, {Type: event.JobCompleted}}, "daily", up)
+	notes := WithParent([]run.Note{{Type: event.JobTriggered, Detail: run.Detail("attempt", 1)}, {Type: event.JobCompleted}}, "daily", up)
 	if v, _ := notes[0].Detail.Get("parentPipeline"); v.String() != `"daily"` && v.String() != "daily" {
 		t.Errorf("parentPipeline %v", v)
 	}

@@ -1,4 +1,4 @@
-package run
+package backfill
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -25,20 +27,20 @@ func periodsString(ps []schedule.Period) string {
 
 func TestBackfillRange(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // 08:00 in New York
-	daily, hourly := mustPipeline(t, bfDaily("")), mustPipeline(t, bfHourly)
-	days, hours := KindsOfPeriod(daily, nil), KindsOfPeriod(hourly, nil)
-	req := func(from, to string) BackfillRequest {
-		return BackfillRequest{From: from, To: to, Only: OnlyMissing, MaxActive: 2}
+	daily, hourly := runtest.Pipeline(t, bfDaily("")), runtest.Pipeline(t, bfHourly)
+	days, hours := run.KindsOfPeriod(daily, nil), run.KindsOfPeriod(hourly, nil)
+	req := func(from, to string) Request {
+		return Request{From: from, To: to, Only: OnlyMissing, MaxActive: 2}
 	}
 	for _, c := range []struct {
 		name   string
 		hourly bool
-		req    BackfillRequest
+		req    Request
 		want   string // the periods, or the field error
 	}{
 		{"days inclusive", false, req("2026-03-03", "2026-03-05"), "2026-03-03 2026-03-04 2026-03-05"},
 		{"one day", false, req("2026-03-05", "2026-03-05"), "2026-03-05"},
-		{"reverse", false, BackfillRequest{From: "2026-03-03", To: "2026-03-05", Only: OnlyAll, MaxActive: 1, Reverse: true}, "2026-03-05 2026-03-04 2026-03-03"},
+		{"reverse", false, Request{From: "2026-03-03", To: "2026-03-05", Only: OnlyAll, MaxActive: 1, Reverse: true}, "2026-03-05 2026-03-04 2026-03-03"},
 		{"today has started", false, req("2026-03-09", "2026-03-10"), "2026-03-09 2026-03-10"},
 		{"compact forms", false, req("20260304", "20260305"), "2026-03-04 2026-03-05"},
 		// 2026-03-08 springs forward in New York: T02 is listed (the
@@ -57,18 +59,18 @@ func TestBackfillRange(t *testing.T) {
 		{"before 1970", false, req("1969-12-31", "2026-03-05"), "from: period 1969-12-31 is before 1970-01-01"},
 		{"exactly the cap", false, req("2023-06-14", "2026-03-09"), "2023-06-14"},
 		{"over the cap", false, req("2023-06-13", "2026-03-09"), "to: the range 2023-06-13..2026-03-09 holds more than 1000 periods"},
-		{"unknown only", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: "some", MaxActive: 1}, `only: "some" is not one of missing, failed, all`},
-		{"maxActive 0", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll}, "maxActive: 0 is not between 1 and 20"},
-		{"maxActive over the cap", false, BackfillRequest{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll, MaxActive: 21}, "maxActive: 21 is not between 1 and 20"},
+		{"unknown only", false, Request{From: "2026-03-04", To: "2026-03-05", Only: "some", MaxActive: 1}, `only: "some" is not one of missing, failed, all`},
+		{"maxActive 0", false, Request{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll}, "maxActive: 0 is not between 1 and 20"},
+		{"maxActive over the cap", false, Request{From: "2026-03-04", To: "2026-03-05", Only: OnlyAll, MaxActive: 21}, "maxActive: 21 is not between 1 and 20"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, k := daily, days
 			if c.hourly {
 				p, k = hourly, hours
 			}
-			got, err := BackfillRange(p, c.req, k, now)
+			got, err := Range(p, c.req, k, now)
 			if err != nil {
-				var fe *BackfillFieldError
+				var fe *FieldError
 				if !errors.As(err, &fe) {
 					t.Fatalf("error %v is not a BackfillFieldError", err)
 				}
@@ -80,27 +82,27 @@ func TestBackfillRange(t *testing.T) {
 			if s := periodsString(got); !strings.HasPrefix(s, c.want) {
 				t.Fatalf("periods %q, want %q", s, c.want)
 			}
-			if c.name == "exactly the cap" && len(got) != MaxBackfillPeriods {
-				t.Fatalf("%d periods, want %d", len(got), MaxBackfillPeriods)
+			if c.name == "exactly the cap" && len(got) != MaxPeriods {
+				t.Fatalf("%d periods, want %d", len(got), MaxPeriods)
 			}
 		})
 	}
 }
 
 func TestPlanPeriod(t *testing.T) {
-	p := mustPipeline(t, bfDaily("  exclude: {weekends: true}\n"))
-	weekdays := mustPipeline(t, "pipeline: {id: bf}\nschedule: {cron: \"0 6 * * 1-5\"}\njob: {type: glue, config: {jobName: j}}\n")
-	hourly := mustPipeline(t, bfHourly)
+	p := runtest.Pipeline(t, bfDaily("  exclude: {weekends: true}\n"))
+	weekdays := runtest.Pipeline(t, "pipeline: {id: bf}\nschedule: {cron: \"0 6 * * 1-5\"}\njob: {type: glue, config: {jobName: j}}\n")
+	hourly := runtest.Pipeline(t, bfHourly)
 	wed := schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 4})
 	sat := schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 7})
 	gap := schedule.HourlyPeriod(schedule.Date{Year: 2026, Month: time.March, Day: 8}, 2)
-	ok := &Run{State: Completed, Outcome: OutcomeSucceeded}
-	failed := &Run{State: FailedFinal, Outcome: OutcomeRetriesExhausted}
-	going := &Run{State: Running}
+	ok := &run.Run{State: run.Completed, Outcome: run.OutcomeSucceeded}
+	failed := &run.Run{State: run.FailedFinal, Outcome: run.OutcomeRetriesExhausted}
+	going := &run.Run{State: run.Running}
 	for _, c := range []struct {
 		name     string
-		only     BackfillOnly
-		existing *Run
+		only     Only
+		existing *run.Run
 		per      schedule.Period
 		runs     bool
 		why      string
@@ -133,7 +135,7 @@ func TestPlanPeriod(t *testing.T) {
 	if runs, why := PlanPeriod(hourly, gap, OnlyMissing, nil); runs || !strings.Contains(why, "does not exist in America/New_York") {
 		t.Fatalf("the skipped hour: %v %q", runs, why)
 	}
-	plan := PlanBackfill(p, []schedule.Period{sat, wed}, OnlyMissing, func(per schedule.Period) *Run {
+	plan := Plan(p, []schedule.Period{sat, wed}, OnlyMissing, func(per schedule.Period) *run.Run {
 		if per == wed {
 			return ok
 		}
@@ -145,19 +147,19 @@ func TestPlanPeriod(t *testing.T) {
 }
 
 func TestNextBackfillStep(t *testing.T) {
-	ps := func(states ...PeriodState) []BackfillPeriod {
-		out := make([]BackfillPeriod, len(states))
+	ps := func(states ...PeriodState) []Period {
+		out := make([]Period, len(states))
 		for i, s := range states {
-			out[i] = BackfillPeriod{Period: "p", State: s}
+			out[i] = Period{Period: "p", State: s}
 		}
 		return out
 	}
 	for _, c := range []struct {
 		name      string
-		ps        []BackfillPeriod
+		ps        []Period
 		maxActive int
 		paused    bool
-		step      BackfillStep
+		step      Step
 		index     int
 	}{
 		{"first pending", ps(PeriodPending, PeriodPending), 2, false, StepStart, 0},
@@ -171,14 +173,14 @@ func TestNextBackfillStep(t *testing.T) {
 		{"empty", nil, 1, false, StepComplete, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			step, i := NextBackfillStep(c.ps, c.maxActive, c.paused)
+			step, i := NextStep(c.ps, c.maxActive, c.paused)
 			if step != c.step || i != c.index {
 				t.Fatalf("NextBackfillStep = %v %d, want %v %d", step, i, c.step, c.index)
 			}
 		})
 	}
 	c := CountPeriods(ps(PeriodPending, PeriodActive, PeriodActive, PeriodSkipped, PeriodSucceeded, PeriodFailed, PeriodFailed))
-	if c != (BackfillCounts{Pending: 1, Active: 2, Skipped: 1, Succeeded: 1, Failed: 2}) {
+	if c != (Counts{Pending: 1, Active: 2, Skipped: 1, Succeeded: 1, Failed: 2}) {
 		t.Fatalf("CountPeriods = %+v", c)
 	}
 }
@@ -186,14 +188,14 @@ func TestNextBackfillStep(t *testing.T) {
 func TestActivePeriodEnded(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		r     *Run
+		r     *run.Run
 		state PeriodState
 		ended bool
 	}{
-		{"running", &Run{State: Running}, "", false},
-		{"evaluating", &Run{State: Evaluating}, "", false},
-		{"succeeded", &Run{State: Completed, Outcome: OutcomeSucceeded}, PeriodSucceeded, true},
-		{"failed", &Run{State: FailedFinal, Outcome: OutcomeValidationExhausted}, PeriodFailed, true},
+		{"running", &run.Run{State: run.Running}, "", false},
+		{"evaluating", &run.Run{State: run.Evaluating}, "", false},
+		{"succeeded", &run.Run{State: run.Completed, Outcome: run.OutcomeSucceeded}, PeriodSucceeded, true},
+		{"failed", &run.Run{State: run.FailedFinal, Outcome: run.OutcomeValidationExhausted}, PeriodFailed, true},
 		{"gone", nil, PeriodFailed, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,11 +1,13 @@
-package run
+package deps
 
 import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -44,13 +46,13 @@ const (
 )
 
 // Key is the root's period.
-func (b BlockedBy) Key() Key {
-	return Key{PipelineID: b.PipelineID, ScheduleID: b.ScheduleID, Period: b.Date}
+func (b BlockedBy) Key() run.Key {
+	return run.Key{PipelineID: b.PipelineID, ScheduleID: b.ScheduleID, Period: b.Date}
 }
 
 // Value is b as the event detail stores it.
 func (b BlockedBy) Value() sensor.Value {
-	return sensor.ObjectValue(Detail("pipelineId", b.PipelineID, "scheduleId", b.ScheduleID, "date", b.Date, "reason", string(b.Reason)))
+	return sensor.ObjectValue(run.Detail("pipelineId", b.PipelineID, "scheduleId", b.ScheduleID, "date", b.Date, "reason", string(b.Reason)))
 }
 
 // BlockedByOf reads e's Detail.blockedBy; ok is false when e is not
@@ -106,17 +108,17 @@ func WithoutDetail(o sensor.Object, k string) sensor.Object {
 
 // UpstreamStanding says whether an upstream period explains its
 // downstreams' problems: failed (its run ended without success) or late
-// (BoardStateOf says breached or at risk, or its schedule was reported
+// (board.StateOf says breached or at risk, or its schedule was reported
 // missed and has not recovered); "" when neither, or when it succeeded.
 func UpstreamStanding(p *pipeline.Pipeline, per schedule.Period, f ConditionFacts, now time.Time) BlockReason {
 	if p == nil || f.Succeeded() {
 		return ""
 	}
-	if f.Run != nil && f.Run.State == FailedFinal {
+	if f.Run != nil && f.Run.State == run.FailedFinal {
 		return BlockFailed
 	}
-	switch BoardStateOf(p, per, f.Board(), now) {
-	case BoardBreached, BoardAtRisk, BoardFailed:
+	switch board.StateOf(p, per, f.Board(), now) {
+	case board.Breached, board.AtRisk, board.Failed:
 		return BlockLate
 	}
 	if f.Missed && !f.Recovered {
@@ -131,7 +133,7 @@ func UpstreamStanding(p *pipeline.Pipeline, per schedule.Period, f ConditionFact
 // answer from maps.
 type Upstreams interface {
 	Pipeline(id string) (*pipeline.Pipeline, error)
-	Facts(key Key) (ConditionFacts, error)
+	Facts(key run.Key) (ConditionFacts, error)
 }
 
 // MaxRootDepth bounds how far up RootCause follows a chain. Dependency
@@ -140,8 +142,8 @@ type Upstreams interface {
 const MaxRootDepth = 16
 
 // UpstreamKey is the key of the upstream's run for period per.
-func UpstreamKey(up *pipeline.Pipeline, per schedule.Period) Key {
-	return Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: per.String()}
+func UpstreamKey(up *pipeline.Pipeline, per schedule.Period) run.Key {
+	return run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: per.String()}
 }
 
 // RootCause finds the root of the problems of p's period per: for each
@@ -192,7 +194,7 @@ func rootCause(ups Upstreams, p *pipeline.Pipeline, per schedule.Period, now tim
 // marker on the root's period records it (BlockedMarker): what its
 // release needs to alert it again or resolve it.
 type BlockedCondition struct {
-	Down    Key        // the downstream period
+	Down    run.Key    // the downstream period
 	Type    event.Type // the blocked event's type
 	EventID string
 	Message string
@@ -231,7 +233,7 @@ func ReleaseAgainAt(c BlockedCondition, now time.Time) time.Time {
 // BlockedOf is the blocked condition of event e of pipeline p (nil: no
 // longer configured).
 func BlockedOf(p *pipeline.Pipeline, e event.Event) BlockedCondition {
-	c := BlockedCondition{Down: Key{PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date},
+	c := BlockedCondition{Down: run.Key{PipelineID: e.PipelineID, ScheduleID: e.ScheduleID, Period: e.Date},
 		Type: e.Type, EventID: e.ID, Message: e.Message, Detail: e.Detail}
 	switch {
 	case p == nil: // no longer configured: nothing to wait for
@@ -245,7 +247,7 @@ func BlockedOf(p *pipeline.Pipeline, e event.Event) BlockedCondition {
 
 // MarkerDetail is c as its marker's detail stores it.
 func (c BlockedCondition) MarkerDetail() sensor.Object {
-	return Detail("pipelineId", c.Down.PipelineID, "scheduleId", c.Down.ScheduleID, "date", c.Down.Period,
+	return run.Detail("pipelineId", c.Down.PipelineID, "scheduleId", c.Down.ScheduleID, "date", c.Down.Period,
 		"type", string(c.Type), "eventId", c.EventID, "message", c.Message,
 		"detail", sensor.ObjectValue(c.Detail), "graceSeconds", int64(c.Grace/time.Second))
 }
@@ -254,7 +256,7 @@ func (c BlockedCondition) MarkerDetail() sensor.Object {
 // and detail); ok is false for a marker of another kind or a detail that
 // names no downstream.
 func BlockedFromMarker(kind string, d sensor.Object) (BlockedCondition, bool) {
-	if k, err := ParseMarkerKind(kind); err != nil || k.Name != MarkerBlocked {
+	if k, err := run.ParseMarkerKind(kind); err != nil || k.Name != run.MarkerBlocked {
 		return BlockedCondition{}, false
 	}
 	str := func(k string) string {
@@ -262,7 +264,7 @@ func BlockedFromMarker(kind string, d sensor.Object) (BlockedCondition, bool) {
 		s, _ := v.Str()
 		return s
 	}
-	c := BlockedCondition{Down: Key{PipelineID: str("pipelineId"), ScheduleID: str("scheduleId"), Period: str("date")},
+	c := BlockedCondition{Down: run.Key{PipelineID: str("pipelineId"), ScheduleID: str("scheduleId"), Period: str("date")},
 		Type: event.Type(str("type")), EventID: str("eventId"), Message: str("message")}
 	if v, ok := d.Get("detail"); ok {
 		c.Detail, _ = v.Object()
@@ -294,13 +296,13 @@ func ReleaseAt(succeeded time.Time, cs []BlockedCondition) time.Time {
 // and its root (blockedBy) so it reaches the sinks that got the blocked
 // event, in the same thread. ok is false when nothing is sent: a warning
 // whose breach was reported (the breach is released on its own).
-func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFacts, now time.Time) (note Note, ok bool) {
+func Release(p *pipeline.Pipeline, c BlockedCondition, root run.Key, f ConditionFacts, now time.Time) (note run.Note, ok bool) {
 	e := event.Event{ID: c.EventID, Type: c.Type, PipelineID: c.Down.PipelineID, ScheduleID: c.Down.ScheduleID, Date: c.Down.Period,
 		Message: c.Message, Detail: c.Detail}
 	held, verdict := LetGo(p, e, f, now)
 	switch verdict {
 	case LetGoTold:
-		return Note{}, false
+		return run.Note{}, false
 	case LetGoSend:
 		// One suffix naming every root it was released from in turn (an
 		// intermediate pipeline may have blocked it again), on the
@@ -312,15 +314,15 @@ func Release(p *pipeline.Pipeline, c BlockedCondition, root Key, f ConditionFact
 		d = WithDetail(d, "releasedFrom", sensor.StringValue(from))
 		d = WithDetail(d, DetailReleasedFrom, names(roots))
 		d = WithDetail(d, DetailHeldMessage, sensor.StringValue(base))
-		return Note{Type: held.Type, Message: base + " (still so after upstream " + strings.Join(roots, ", ") + " recovered)", Detail: d}, true
+		return run.Note{Type: held.Type, Message: base + " (still so after upstream " + strings.Join(roots, ", ") + " recovered)", Detail: d}, true
 	}
 	b, _ := BlockedByOf(event.Event{Detail: c.Detail})
 	if b.PipelineID == "" {
 		b = BlockedBy{PipelineID: root.PipelineID, ScheduleID: root.ScheduleID, Date: root.Period}
 	}
-	d := Detail("type", string(c.Type), "eventId", c.EventID)
+	d := run.Detail("type", string(c.Type), "eventId", c.EventID)
 	d = WithDetail(d, DetailBlockedBy, b.Value())
-	return Note{Type: event.RootCauseResolved,
+	return run.Note{Type: event.RootCauseResolved,
 		Message: string(c.Type) + " of " + c.Down.Period + " cleared once upstream " + root.PipelineID + " " + root.Period + " recovered",
 		Detail:  d}, true
 }

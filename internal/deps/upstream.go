@@ -1,4 +1,4 @@
-package run
+package deps
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -100,7 +101,7 @@ func shiftPeriod(per schedule.Period, n int) schedule.Period {
 func hoursOf(p *pipeline.Pipeline, d schedule.Date) []schedule.Period {
 	out := make([]schedule.Period, 0, 24)
 	for h := range 24 {
-		if per := schedule.HourlyPeriod(d, h); PeriodExists(p, per) {
+		if per := schedule.HourlyPeriod(d, h); run.PeriodExists(p, per) {
 			out = append(out, per)
 		}
 	}
@@ -118,13 +119,13 @@ func UpstreamRule(u pipeline.Upstream) rule.Rule {
 // the mapped periods (UpstreamPeriods), runs the upstream's stored runs of
 // those periods (any order; others are ignored). It passes when every
 // mapped period's run is COMPLETED with outcome succeeded.
-func JudgeUpstream(u pipeline.Upstream, up *pipeline.Pipeline, pers []schedule.Period, runs []Run) rule.Result {
+func JudgeUpstream(u pipeline.Upstream, up *pipeline.Pipeline, pers []schedule.Period, runs []run.Run) rule.Result {
 	res := rule.Result{Rule: UpstreamRule(u)}
 	if up == nil {
 		res.Reason = fmt.Sprintf("upstream %s is not loaded (no pipeline file defines it, or its config does not load)", u.Pipeline)
 		return res
 	}
-	byPeriod := make(map[string]*Run, len(runs))
+	byPeriod := make(map[string]*run.Run, len(runs))
 	for i := range runs {
 		if runs[i].PipelineID == up.ID {
 			byPeriod[runs[i].Period] = &runs[i]
@@ -137,7 +138,7 @@ func JudgeUpstream(u pipeline.Upstream, up *pipeline.Pipeline, pers []schedule.P
 		switch {
 		case r == nil:
 			last = "no run yet"
-		case r.State != Completed || r.Outcome != OutcomeSucceeded:
+		case r.State != run.Completed || r.Outcome != run.OutcomeSucceeded:
 			last = runWords(*r)
 		default:
 			continue
@@ -185,8 +186,8 @@ func periodsWords(pers []schedule.Period) string {
 
 // runWords says where a run that has not succeeded stands: "RUNNING",
 // "failed: retries-exhausted".
-func runWords(r Run) string {
-	if r.State == FailedFinal {
+func runWords(r run.Run) string {
+	if r.State == run.FailedFinal {
 		return "failed: " + string(r.Outcome)
 	}
 	return string(r.State)
@@ -237,9 +238,9 @@ const (
 // upstream rules pass, not at the first one: its evaluation window then
 // waits for its sensor rules only, never for a slow sibling upstream (a
 // daily downstream of 24 hours opens at the last hour's success).
-func OnUpstreamSuccess(down *pipeline.Pipeline, existing *Run, paused, first, upstreamsPass bool) UpstreamAction {
+func OnUpstreamSuccess(down *pipeline.Pipeline, existing *run.Run, paused, first, upstreamsPass bool) UpstreamAction {
 	switch {
-	case existing != nil && EvaluatesOnData(*existing, paused):
+	case existing != nil && run.EvaluatesOnData(*existing, paused):
 		return UpstreamEvaluate
 	case existing == nil && first && upstreamsPass && OpensOnUpstream(down):
 		return UpstreamStart

@@ -1,4 +1,4 @@
-package run
+package sla
 
 import (
 	"fmt"
@@ -7,21 +7,22 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
-// The SLA decisions of a period — which timers to set (SLATimersFor,
-// LoadSLATimers), whether a timer that came due alerts (SLAAlert), and
-// the verdict when the job succeeds (SLAVerdictAtSuccess) — read the
-// period's SLA facts as one value, SLAMarks, which the engine loads from
+// The SLA decisions of a period — which timers to set (TimersFor,
+// LoadTimers), whether a timer that came due alerts (Alert), and
+// the verdict when the job succeeds (VerdictAtSuccess) — read the
+// period's SLA facts as one value, Marks, which the engine loads from
 // the period's markers. The engine keys and stores what they return.
 
-// SLAMarks are what a period's markers say about its SLA: the facts every
+// Marks are what a period's markers say about its SLA: the facts every
 // SLA decision of the period reads besides the config and now. The engine
-// fills them from the store (SLAMarkerKinds, Set), including the markers
+// fills them from the store (MarkerKinds, Set), including the markers
 // its own commit is about to write; tests build them by hand.
-type SLAMarks struct {
+type Marks struct {
 	// DryRunObserved: a dry-run pipeline observed the period
 	// (MarkerDryRunSeen or MarkerDryRun); it stays dry-run's after the
 	// pipeline goes live, so no live SLA alert is raised for it.
@@ -37,45 +38,45 @@ type SLAMarks struct {
 	FirstArrival time.Time
 	// BackfilledAt is when the backfill that started the period was
 	// requested (MarkerBackfill); zero: no backfill did. An SLA whose
-	// breach came before it raises nothing (BackfillSLAExempt).
+	// breach came before it raises nothing (BackfillExempt).
 	BackfilledAt time.Time
 }
 
 // exempt reports whether the SLA breaching at breachAt raises nothing for
 // the period because a backfill requested after it started the period.
-func (m SLAMarks) exempt(breachAt time.Time) bool {
-	return BackfillSLAExempt(breachAt, m.BackfilledAt)
+func (m Marks) exempt(breachAt time.Time) bool {
+	return BackfillExempt(breachAt, m.BackfilledAt)
 }
 
-// SLAMarkerKinds are the marker kinds SLAMarks is read from.
-func SLAMarkerKinds() []string {
-	return []string{MarkerDryRunSeen, MarkerDryRun, MarkerSLAVerdict, MarkerSLAWarning, MarkerSLABreach, MarkerRelWarning, MarkerRelBreach, MarkerFirstArrival, MarkerBackfill}
+// MarkerKinds are the marker kinds Marks is read from.
+func MarkerKinds() []string {
+	return []string{run.MarkerDryRunSeen, run.MarkerDryRun, run.MarkerSLAVerdict, run.MarkerSLAWarning, run.MarkerSLABreach, run.MarkerRelWarning, run.MarkerRelBreach, run.MarkerFirstArrival, run.MarkerBackfill}
 }
 
 // Set records that the period has a marker of kind, stored at at.
-func (m *SLAMarks) Set(kind string, at time.Time) {
+func (m *Marks) Set(kind string, at time.Time) {
 	switch kind {
-	case MarkerDryRunSeen, MarkerDryRun:
+	case run.MarkerDryRunSeen, run.MarkerDryRun:
 		m.DryRunObserved = true
-	case MarkerSLAVerdict:
+	case run.MarkerSLAVerdict:
 		m.Verdict = true
-	case MarkerSLAWarning:
+	case run.MarkerSLAWarning:
 		m.Warning = true
-	case MarkerSLABreach:
+	case run.MarkerSLABreach:
 		m.Breach = true
-	case MarkerRelWarning:
+	case run.MarkerRelWarning:
 		m.RelWarning = true
-	case MarkerRelBreach:
+	case run.MarkerRelBreach:
 		m.RelBreach = true
-	case MarkerFirstArrival:
+	case run.MarkerFirstArrival:
 		m.FirstArrival = at
-	case MarkerBackfill:
+	case run.MarkerBackfill:
 		m.BackfilledAt = at
 	}
 }
 
 // Sent reports whether the SLA alert t was sent for the period.
-func (m SLAMarks) Sent(t event.Type) bool {
+func (m Marks) Sent(t event.Type) bool {
 	switch t {
 	case event.SLAWarning:
 		return m.Warning
@@ -89,21 +90,21 @@ func (m SLAMarks) Sent(t event.Type) bool {
 
 // settled reports whether the period needs no SLA timers whatever its
 // times: a dry-run pipeline observed it, or it had its verdict.
-func (m SLAMarks) settled() bool { return m.DryRunObserved || m.Verdict }
+func (m Marks) settled() bool { return m.DryRunObserved || m.Verdict }
 
-// SLAMarker is the dedup marker kind of an SLA alert type: the alert is
+// Marker is the dedup marker kind of an SLA alert type: the alert is
 // sent once per period, and the breach marker also records a breach
 // verdict at completion.
-func SLAMarker(t event.Type) string {
+func Marker(t event.Type) string {
 	switch t {
 	case event.SLAWarning:
-		return MarkerSLAWarning
+		return run.MarkerSLAWarning
 	case event.RelativeSLAWarning:
-		return MarkerRelWarning
+		return run.MarkerRelWarning
 	case event.RelativeSLABreach:
-		return MarkerRelBreach
+		return run.MarkerRelBreach
 	}
-	return MarkerSLABreach
+	return run.MarkerSLABreach
 }
 
 // BreachOf is the breach alert of the same SLA as t (absolute or
@@ -115,88 +116,88 @@ func BreachOf(t event.Type) event.Type {
 	return event.SLABreach
 }
 
-// SLATrack is one SLA of a period with its alerts: the absolute deadline
+// Track is one SLA of a period with its alerts: the absolute deadline
 // (sla.deadline) and the relative one (sla.maxDuration) are tracked
 // separately — timers, dedup markers — so a pipeline may have both.
-type SLATrack struct {
-	Times        SLATimes
+type Track struct {
+	Times        Times
 	Warn, Breach event.Type
 	maxDuration  time.Duration // sla.maxDuration, for a relative track's detail
 }
 
-// SLATracks resolves the SLAs that apply to a period: the absolute
+// Tracks resolves the SLAs that apply to a period: the absolute
 // deadline, and the relative one once the first trigger-sensor arrival is
 // known (arrival zero: not yet). unresolved is the error of an absolute
 // deadline that does not resolve for the period; the relative track is
 // returned all the same.
-func SLATracks(p *pipeline.Pipeline, per schedule.Period, arrival time.Time) (tracks []SLATrack, unresolved error) {
+func Tracks(p *pipeline.Pipeline, per schedule.Period, arrival time.Time) (tracks []Track, unresolved error) {
 	if p.SLA == nil {
 		return nil, nil
 	}
-	abs, ok, err := ResolveAbsoluteSLA(p, per)
+	abs, ok, err := ResolveAbsolute(p, per)
 	if err != nil {
 		unresolved = err
 	} else if ok {
-		tracks = append(tracks, SLATrack{Times: abs, Warn: event.SLAWarning, Breach: event.SLABreach})
+		tracks = append(tracks, Track{Times: abs, Warn: event.SLAWarning, Breach: event.SLABreach})
 	}
-	if rel, ok := ResolveRelativeSLA(p, arrival); ok {
-		tracks = append(tracks, SLATrack{Times: rel, Warn: event.RelativeSLAWarning, Breach: event.RelativeSLABreach, maxDuration: p.SLA.MaxDuration})
+	if rel, ok := ResolveRelative(p, arrival); ok {
+		tracks = append(tracks, Track{Times: rel, Warn: event.RelativeSLAWarning, Breach: event.RelativeSLABreach, maxDuration: p.SLA.MaxDuration})
 	}
 	return tracks, unresolved
 }
 
-// SLATimer is an SLA timer to set: alert Alert at At.
-type SLATimer struct {
+// Timer is an SLA timer to set: alert Alert at At.
+type Timer struct {
 	Alert    event.Type // SLA_WARNING, SLA_BREACH, RELATIVE_SLA_WARNING or RELATIVE_SLA_BREACH
 	At       time.Time
 	Breach   bool // a breach timer (else a warning timer)
 	Relative bool // of the relative SLA (else of the absolute deadline)
-	// Detail is what the timer carries to its alert (SLAAlertFacts):
+	// Detail is what the timer carries to its alert (AlertFacts):
 	// the alert type, the breach time and the configured deadline.
 	Detail sensor.Object
 }
 
-// SLATimersFor decides the SLA timers to set for a period at now (its run
+// TimersFor decides the SLA timers to set for a period at now (its run
 // starts or reopens, the period starts, its first trigger data arrives,
 // the watchdog repairs a missing timer): none when the SLA does not apply
-// to the period (SLAApplies) or the period is settled (observed by
+// to the period (Applies) or the period is settled (observed by
 // dry-run, or had its verdict); else, per SLA, the instants
-// SLAInstantsToArm allows from firstLoaded on (forward-only), less the
+// InstantsToArm allows from firstLoaded on (forward-only), less the
 // alerts already sent — no timer once the breach was reported, no warning
 // once the warning was. m.FirstArrival starts the relative SLA. Timers are
 // keyed by period, so setting them twice is harmless. unresolved is as in
-// SLATracks.
-func SLATimersFor(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
-	if !SLAApplies(p, per) || m.settled() {
+// Tracks.
+func TimersFor(p *pipeline.Pipeline, per schedule.Period, m Marks, firstLoaded, now time.Time) (timers []Timer, unresolved error) {
+	if !Applies(p, per) || m.settled() {
 		return nil, nil
 	}
-	tracks, unresolved := SLATracks(p, per, m.FirstArrival)
+	tracks, unresolved := Tracks(p, per, m.FirstArrival)
 	for _, t := range tracks {
 		if m.exempt(t.Times.Breach) {
 			continue
 		}
-		warn, breach := SLAInstantsToArm(t.Times, firstLoaded, now)
+		warn, breach := InstantsToArm(t.Times, firstLoaded, now)
 		timers = append(timers, t.timers(warn, breach, m)...)
 	}
 	return timers, unresolved
 }
 
-// LoadSLATimers decides the timers of one absolute SLA that
-// SLATimersToArm selected when a config took effect: none when the
+// LoadTimers decides the timers of one absolute SLA that
+// TimersToArm selected when a config took effect: none when the
 // period's run already ended (runEnded) or the period is settled, none
 // for a period Interlock could not start itself that has no run (hasRun;
-// SLAArm.NeedsRun), and none for an alert already sent.
-func LoadSLATimers(a SLAArm, hasRun, runEnded bool, m SLAMarks) []SLATimer {
+// Arm.NeedsRun), and none for an alert already sent.
+func LoadTimers(a Arm, hasRun, runEnded bool, m Marks) []Timer {
 	if runEnded || m.settled() || m.exempt(a.Times.Breach) || a.NeedsRun && !hasRun {
 		return nil
 	}
-	t := SLATrack{Times: a.Times, Warn: event.SLAWarning, Breach: event.SLABreach}
+	t := Track{Times: a.Times, Warn: event.SLAWarning, Breach: event.SLABreach}
 	return t.timers(a.Warning, a.Breach, m)
 }
 
 // timers are the track's warning and breach timers as decided, less the
 // alerts already sent: nothing once the breach was reported.
-func (t SLATrack) timers(warn, breach bool, m SLAMarks) []SLATimer {
+func (t Track) timers(warn, breach bool, m Marks) []Timer {
 	if (!warn && !breach) || m.Sent(t.Breach) {
 		return nil
 	}
@@ -204,28 +205,28 @@ func (t SLATrack) timers(warn, breach bool, m SLAMarks) []SLATimer {
 	if t.Times.Relative {
 		detail = append(detail, "maxDuration", t.maxDuration, "sensorArrivalAt", t.Times.Breach.Add(-t.maxDuration))
 	}
-	var out []SLATimer
+	var out []Timer
 	if warn && !m.Sent(t.Warn) {
-		out = append(out, SLATimer{Alert: t.Warn, At: t.Times.Warning, Relative: t.Times.Relative, Detail: Detail(append([]any{"event", string(t.Warn)}, detail...)...)})
+		out = append(out, Timer{Alert: t.Warn, At: t.Times.Warning, Relative: t.Times.Relative, Detail: run.Detail(append([]any{"event", string(t.Warn)}, detail...)...)})
 	}
 	if breach {
-		out = append(out, SLATimer{Alert: t.Breach, At: t.Times.Breach, Breach: true, Relative: t.Times.Relative, Detail: Detail(append([]any{"event", string(t.Breach)}, detail...)...)})
+		out = append(out, Timer{Alert: t.Breach, At: t.Times.Breach, Breach: true, Relative: t.Times.Relative, Detail: run.Detail(append([]any{"event", string(t.Breach)}, detail...)...)})
 	}
 	return out
 }
 
-// SLAAlertFacts is what an SLA timer carries to its alert (SLATimer.Detail),
-// read back by ParseSLATimer.
-type SLAAlertFacts struct {
+// AlertFacts is what an SLA timer carries to its alert (Timer.Detail),
+// read back by ParseTimer.
+type AlertFacts struct {
 	Alert    event.Type
 	BreachAt time.Time
 	Deadline string // as configured, for the message
 	Breach   bool   // a breach timer
 }
 
-// ParseSLATimer reads an SLA timer's detail; a timer without a readable
+// ParseTimer reads an SLA timer's detail; a timer without a readable
 // breach time is taken to be due at it.
-func ParseSLATimer(d sensor.Object, breachTimer bool, dueAt time.Time) SLAAlertFacts {
+func ParseTimer(d sensor.Object, breachTimer bool, dueAt time.Time) AlertFacts {
 	typ, _ := d.Str("event")
 	deadline, _ := d.Str("deadline")
 	s, _ := d.Str("breachAt")
@@ -233,40 +234,40 @@ func ParseSLATimer(d sensor.Object, breachTimer bool, dueAt time.Time) SLAAlertF
 	if breachAt.IsZero() {
 		breachAt = dueAt
 	}
-	return SLAAlertFacts{Alert: event.Type(typ), BreachAt: breachAt, Deadline: deadline, Breach: breachTimer}
+	return AlertFacts{Alert: event.Type(typ), BreachAt: breachAt, Deadline: deadline, Breach: breachTimer}
 }
 
-// SLAAlert decides what an SLA timer that came due at now says: nothing
+// Alert decides what an SLA timer that came due at now says: nothing
 // when, under the config in force (which may have changed since the timer
 // was set), the SLA no longer applies to the period or a dry-run pipeline
-// observed it, or when SLAAlertDue says no (the period is done, the alert
+// observed it, or when AlertDue says no (the period is done, the alert
 // was sent, a warning at or after the breach); else the alert and the
 // marker kind that dedups it. existing is the period's run (for a daily
 // period without one, the hourly run that stands for it: DayRun), nil
 // when none.
-func SLAAlert(p *pipeline.Pipeline, per schedule.Period, f SLAAlertFacts, m SLAMarks, existing *Run, now time.Time) (note Note, marker string, ok bool) {
-	if !SLAApplies(p, per) || m.DryRunObserved || m.exempt(f.BreachAt) {
-		return Note{}, "", false
+func Alert(p *pipeline.Pipeline, per schedule.Period, f AlertFacts, m Marks, existing *run.Run, now time.Time) (note run.Note, marker string, ok bool) {
+	if !Applies(p, per) || m.DryRunObserved || m.exempt(f.BreachAt) {
+		return run.Note{}, "", false
 	}
-	if !SLAAlertDue(f.Alert, existing, f.BreachAt, m.Sent(f.Alert), m.Sent(BreachOf(f.Alert)), now) {
-		return Note{}, "", false
+	if !AlertDue(f.Alert, existing, f.BreachAt, m.Sent(f.Alert), m.Sent(BreachOf(f.Alert)), now) {
+		return run.Note{}, "", false
 	}
-	status, hint := SLAStatus(existing)
+	status, hint := Status(existing)
 	verb := "is due"
 	if f.Breach {
 		verb = "passed"
 	}
-	return Note{
+	return run.Note{
 		Type:    f.Alert,
-		Message: slaMessage(f.Deadline, verb, f.BreachAt.In(p.SLA.Location), per.String(), status),
-		Detail:  Detail("status", status, "breachAt", f.BreachAt, "deadline", f.Deadline, "actionHint", hint, "source", "schedule"),
-	}, SLAMarker(f.Alert), true
+		Message: Message(f.Deadline, verb, f.BreachAt.In(p.SLA.Location), per.String(), status),
+		Detail:  run.Detail("status", status, "breachAt", f.BreachAt, "deadline", f.Deadline, "actionHint", hint, "source", "schedule"),
+	}, Marker(f.Alert), true
 }
 
 // slaMessage is an SLA alert's message: the deadline as configured, "is
 // due" or "passed", the breach time in the SLA's zone, the period and its
 // status.
-func slaMessage(deadline, verb string, breachAt time.Time, period, status string) string {
+func Message(deadline, verb string, breachAt time.Time, period, status string) string {
 	return fmt.Sprintf("SLA deadline %s %s (%s); period %s is %s", deadline, verb, breachAt.Format(time.RFC3339), period, status)
 }
 
@@ -276,43 +277,43 @@ type Mark struct {
 	Detail sensor.Object
 }
 
-// SLAVerdictAtSuccess decides the SLA verdict when the period's job
-// succeeds at now: SLA_MET or SLA_BREACH (SLAVerdict) against the
-// absolute deadline, else the relative one (ResolveSLA from
+// VerdictAtSuccess decides the SLA verdict when the period's job
+// succeeds at now: SLA_MET or SLA_BREACH (Verdict) against the
+// absolute deadline, else the relative one (Resolve from
 // m.FirstArrival), with the verdict marker and, for a breach, the breach
 // marker. Nothing when the SLA does not apply to the period, no SLA
 // resolves, its deadline came before the pipeline was first loaded
 // (forward-only), the period already had its verdict (a rerun), or its
 // breach was already reported.
-func SLAVerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (note Note, marks []Mark, ok bool, err error) {
-	if !SLAApplies(p, per) {
-		return Note{}, nil, false, nil
+func VerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m Marks, firstLoaded, now time.Time) (note run.Note, marks []Mark, ok bool, err error) {
+	if !Applies(p, per) {
+		return run.Note{}, nil, false, nil
 	}
-	times, ok, err := ResolveSLA(p, per, m.FirstArrival)
+	times, ok, err := Resolve(p, per, m.FirstArrival)
 	if err != nil || !ok {
-		return Note{}, nil, false, err
+		return run.Note{}, nil, false, err
 	}
-	if _, before := SLABeforeLoad(times, firstLoaded); before || m.Verdict || m.exempt(times.Breach) {
-		return Note{}, nil, false, nil
+	if _, before := BeforeLoad(times, firstLoaded); before || m.Verdict || m.exempt(times.Breach) {
+		return run.Note{}, nil, false, nil
 	}
-	breachMarker, breachReported := MarkerSLABreach, m.Breach
+	breachMarker, breachReported := run.MarkerSLABreach, m.Breach
 	if times.Relative {
-		breachMarker, breachReported = MarkerRelBreach, m.RelBreach
+		breachMarker, breachReported = run.MarkerRelBreach, m.RelBreach
 	}
-	verdict, ok := SLAVerdict(times, breachReported, now)
+	verdict, ok := Verdict(times, breachReported, now)
 	if !ok {
-		return Note{}, nil, false, nil
+		return run.Note{}, nil, false, nil
 	}
 	when := "after"
 	if verdict == event.SLAMet {
 		when = "before"
 	}
-	note = Note{
+	note = run.Note{
 		Type:    verdict,
 		Message: fmt.Sprintf("job completed %s the SLA deadline %s", when, times.Breach.In(p.SLA.Location).Format(time.RFC3339)),
-		Detail:  Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", now, "marginSeconds", int64(times.Breach.Sub(now)/time.Second)),
+		Detail:  run.Detail("breachAt", times.Breach, "deadline", times.Deadline, "completedAt", now, "marginSeconds", int64(times.Breach.Sub(now)/time.Second)),
 	}
-	marks = []Mark{{Kind: MarkerSLAVerdict, Detail: Detail("verdict", string(verdict))}}
+	marks = []Mark{{Kind: run.MarkerSLAVerdict, Detail: run.Detail("verdict", string(verdict))}}
 	if verdict == event.SLABreach {
 		marks = append(marks, Mark{Kind: breachMarker})
 	}
@@ -325,12 +326,12 @@ func SLAVerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, 
 // whose sensors name hours runs hourly periods) — a running one if any,
 // else the latest hour's. sameDay may hold any runs; only those of the
 // period's hours count. nil when no run stands for the period.
-func DayRun(per schedule.Period, own *Run, sameDay []Run) *Run {
+func DayRun(per schedule.Period, own *run.Run, sameDay []run.Run) *run.Run {
 	if own != nil || per.Hourly {
 		return own
 	}
 	prefix := per.Date.String() + "T"
-	var pick *Run
+	var pick *run.Run
 	for i := range sameDay {
 		x := &sameDay[i]
 		if !strings.HasPrefix(x.Period, prefix) {
@@ -343,40 +344,40 @@ func DayRun(per schedule.Period, own *Run, sameDay []Run) *Run {
 	return pick
 }
 
-// SLAMarksNeeded reports whether any SLA decision about the period can
-// come out other than "nothing" (SLAApplies), so the engine skips reading
-// SLAMarks for the periods of pipelines without an SLA, dry-run ones and
-// excluded dates. Every decision above checks SLAApplies itself.
-func SLAMarksNeeded(p *pipeline.Pipeline, per schedule.Period) bool { return SLAApplies(p, per) }
+// MarksNeeded reports whether any SLA decision about the period can
+// come out other than "nothing" (Applies), so the engine skips reading
+// Marks for the periods of pipelines without an SLA, dry-run ones and
+// excluded dates. Every decision above checks Applies itself.
+func MarksNeeded(p *pipeline.Pipeline, per schedule.Period) bool { return Applies(p, per) }
 
-// PeriodStartSLATimers decides the SLA timers of a period when it starts
-// (the period timer): as SLATimersFor, and none when the period's run
+// PeriodStartTimers decides the SLA timers of a period when it starts
+// (the period timer): as TimersFor, and none when the period's run
 // already ended (runEnded: a run may come before its period starts, from
 // data that names a future date).
-func PeriodStartSLATimers(p *pipeline.Pipeline, per schedule.Period, runEnded bool, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
+func PeriodStartTimers(p *pipeline.Pipeline, per schedule.Period, runEnded bool, m Marks, firstLoaded, now time.Time) (timers []Timer, unresolved error) {
 	if runEnded {
 		return nil, nil
 	}
-	return SLATimersFor(p, per, m, firstLoaded, now)
+	return TimersFor(p, per, m, firstLoaded, now)
 }
 
-// SLATimersOnArrival decides the SLA timers to set when the period's first
+// TimersOnArrival decides the SLA timers to set when the period's first
 // trigger-sensor arrival is recorded (m.FirstArrival): those of
-// SLATimersFor, which now include the relative SLA's, for a pipeline with
+// TimersFor, which now include the relative SLA's, for a pipeline with
 // a relative SLA (sla.maxDuration); none for the others, whose timers do
 // not depend on the arrival.
-func SLATimersOnArrival(p *pipeline.Pipeline, per schedule.Period, m SLAMarks, firstLoaded, now time.Time) (timers []SLATimer, unresolved error) {
+func TimersOnArrival(p *pipeline.Pipeline, per schedule.Period, m Marks, firstLoaded, now time.Time) (timers []Timer, unresolved error) {
 	if p.SLA == nil || p.SLA.MaxDuration <= 0 {
 		return nil, nil
 	}
-	return SLATimersFor(p, per, m, firstLoaded, now)
+	return TimersFor(p, per, m, firstLoaded, now)
 }
 
-// BackfillSLAExempt reports whether a backfilled period is spared an SLA
+// BackfillExempt reports whether a backfilled period is spared an SLA
 // whose breach time is breachAt: a backfill requested at requestedAt
 // (zero: the period was not backfilled) raises no SLA alert — no
 // warning, no breach, no verdict — for a deadline already past when it
 // was requested; a deadline still ahead then is the period's to meet.
-func BackfillSLAExempt(breachAt, requestedAt time.Time) bool {
+func BackfillExempt(breachAt, requestedAt time.Time) bool {
 	return !requestedAt.IsZero() && !breachAt.After(requestedAt)
 }

@@ -1,8 +1,9 @@
-package run
+package deps
 
 import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
@@ -35,8 +36,8 @@ func UpstreamParent(down *pipeline.Pipeline, ups map[string]*pipeline.Pipeline, 
 // WithParent adds the parent upstream run (UpstreamParent) to the
 // JOB_TRIGGERED notes of notes, as detail fields parentPipeline and
 // parentPeriod.
-func WithParent(notes []Note, pipelineID string, per schedule.Period) []Note {
-	out := make([]Note, len(notes))
+func WithParent(notes []run.Note, pipelineID string, per schedule.Period) []run.Note {
+	out := make([]run.Note, len(notes))
 	for i, n := range notes {
 		if n.Type == event.JobTriggered {
 			n.Detail = withFields(n.Detail, "parentPipeline", pipelineID, "parentPeriod", per.String())
@@ -47,7 +48,7 @@ func WithParent(notes []Note, pipelineID string, per schedule.Period) []Note {
 }
 
 func withFields(o sensor.Object, kv ...any) sensor.Object {
-	add := Detail(kv...)
+	add := run.Detail(kv...)
 	fields := make(map[string]sensor.Value, o.Len()+add.Len())
 	for _, k := range o.Keys() {
 		fields[k], _ = o.Get(k)

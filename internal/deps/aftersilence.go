@@ -1,4 +1,4 @@
-package run
+package deps
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -60,14 +61,14 @@ func SilencedConditions(silenced []event.Event) []event.Event {
 // silences let the same condition go one after the other, each alert is
 // the condition's first message, not the last alert's with another
 // prefix.
-func AfterSilence(e event.Event, id string) Note {
+func AfterSilence(e event.Event, id string) run.Note {
 	base, ids := heldBefore(e, DetailSilences)
 	ids = appendName(ids, id)
 	d := WithDetail(e.Detail, "silence", sensor.StringValue(id))
 	d = WithDetail(d, "afterSilence", sensor.BoolValue(true))
 	d = WithDetail(d, DetailSilences, names(ids))
 	d = WithDetail(d, DetailHeldMessage, sensor.StringValue(base))
-	return Note{Type: e.Type, Message: "still so after " + strings.Join(ids, ", ") + " ended: " + base, Detail: d}
+	return run.Note{Type: e.Type, Message: "still so after " + strings.Join(ids, ", ") + " ended: " + base, Detail: d}
 }
 
 // The detail keys of an alert let go after it was held (a silence's end,

@@ -1,10 +1,13 @@
-package run
+package deps
 
 import (
 	"time"
 
+	"github.com/interlockhq/interlock/internal/board"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sla"
 )
 
 // A condition is what a problem event reports about a period and what
@@ -32,9 +35,9 @@ func OpensCondition(t event.Type) bool {
 // reads, and that the root-cause decisions read of an upstream period
 // (Board). store.ConditionFactsOf loads them; tests build them by hand.
 type ConditionFacts struct {
-	Run *Run // the period's run; nil: none
-	// Marks are the period's SLA markers (SLAMarkerKinds).
-	Marks SLAMarks
+	Run *run.Run // the period's run; nil: none
+	// Marks are the period's SLA markers (sla.MarkerKinds).
+	Marks sla.Marks
 	// Recovered: SCHEDULE_RECOVERED was reported for the period
 	// (MarkerRecovered): a run appeared after it was reported missed.
 	Recovered bool
@@ -44,7 +47,7 @@ type ConditionFacts struct {
 	// PostRunArrived is when the engine last judged a post-run sensor of
 	// the period after its success (MarkerPostRunArrived); zero: never.
 	PostRunArrived time.Time
-	// Paused and FirstLoaded are the pipeline row's (BoardFacts).
+	// Paused and FirstLoaded are the pipeline row's (board.Facts).
 	Paused      bool
 	FirstLoaded time.Time
 }
@@ -53,25 +56,25 @@ type ConditionFacts struct {
 // kinds ConditionFacts does not hold are ignored.
 func (f *ConditionFacts) SetMarker(kind string, at time.Time) {
 	switch kind {
-	case MarkerRecovered:
+	case run.MarkerRecovered:
 		f.Recovered = true
-	case MarkerScheduleMissed, MarkerIrregularMissed:
+	case run.MarkerScheduleMissed, run.MarkerIrregularMissed:
 		f.Missed = true
-	case MarkerPostRunArrived:
+	case run.MarkerPostRunArrived:
 		f.PostRunArrived = at
 	default:
 		f.Marks.Set(kind, at)
 	}
 }
 
-// Board is the facts as the board decisions (BoardStateOf) read them.
-func (f ConditionFacts) Board() BoardFacts {
-	return BoardFacts{Paused: f.Paused, FirstLoaded: f.FirstLoaded, Run: f.Run, Marks: f.Marks}
+// Board is the facts as the board decisions (board.StateOf) read them.
+func (f ConditionFacts) Board() board.Facts {
+	return board.Facts{Paused: f.Paused, FirstLoaded: f.FirstLoaded, Run: f.Run, Marks: f.Marks}
 }
 
 // Succeeded reports whether the period's job has succeeded: its run is
 // COMPLETED (a rerun that reopened it has not, yet).
-func (f ConditionFacts) Succeeded() bool { return f.Run != nil && f.Run.State == Completed }
+func (f ConditionFacts) Succeeded() bool { return f.Run != nil && f.Run.State == run.Completed }
 
 // ConditionHolds reports whether the condition e reported for its period
 // still holds, judged on the period's stored facts f:
@@ -105,7 +108,7 @@ func ConditionHolds(p *pipeline.Pipeline, e event.Event, f ConditionFacts, now t
 		state, _ := st.Str()
 		gv, _ := e.Detail.Get("generation")
 		gen, ok := gv.Int()
-		return ok && State(state) == f.Run.State && int(gen) == f.Run.Generation
+		return ok && run.State(state) == f.Run.State && int(gen) == f.Run.Generation
 	case event.ScheduleMissed, event.IrregularScheduleMissed:
 		return !f.Succeeded() && !f.Recovered
 	case event.PostRunSensorMissing:

@@ -1,4 +1,4 @@
-package run
+package deps
 
 import (
 	"time"
@@ -6,6 +6,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/sla"
 )
 
 // A condition is held back two ways: a silence (or maintenance window)
@@ -41,7 +42,7 @@ func LetGo(p *pipeline.Pipeline, e event.Event, f ConditionFacts, now time.Time)
 	if e.Type != event.SLAWarning && e.Type != event.RelativeSLAWarning {
 		return e, LetGoSend
 	}
-	breach := BreachOf(e.Type)
+	breach := sla.BreachOf(e.Type)
 	if f.Marks.Sent(breach) {
 		return e, LetGoTold
 	}
@@ -55,10 +56,10 @@ func LetGo(p *pipeline.Pipeline, e event.Event, f ConditionFacts, now time.Time)
 	if p.SLA != nil && p.SLA.Location != nil {
 		loc = p.SLA.Location
 	}
-	status, hint := SLAStatus(f.Run)
+	status, hint := sla.Status(f.Run)
 	b := e
 	b.Type = breach
-	b.Message = slaMessage(deadline, "passed", breachAt.In(loc), e.Date, status)
+	b.Message = sla.Message(deadline, "passed", breachAt.In(loc), e.Date, status)
 	b.Detail = WithDetail(WithDetail(e.Detail, "status", sensor.StringValue(status)), "actionHint", sensor.StringValue(hint))
 	b.Detail = WithoutDetail(b.Detail, DetailHeldMessage) // its own message now
 	return b, LetGoSend

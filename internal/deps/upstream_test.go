@@ -1,4 +1,4 @@
-package run
+package deps
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -19,7 +21,7 @@ func depPipeline(t *testing.T, id, sched string, ups ...string) *pipeline.Pipeli
 	if len(ups) > 0 {
 		doc += "validation:\n  rules: [" + strings.Join(ups, ", ") + "]\n"
 	}
-	return mustPipeline(t, doc)
+	return runtest.Pipeline(t, doc)
 }
 
 func pers(t *testing.T, ss ...string) []schedule.Period {
@@ -150,25 +152,25 @@ func TestDownstreams(t *testing.T) {
 func TestJudgeUpstream(t *testing.T) {
 	up := depPipeline(t, "up", hourlyCron)
 	u := pipeline.Upstream{Pipeline: "up", AllHours: true}
-	ok := func(per string) Run {
-		return Run{Key: Key{PipelineID: "up", ScheduleID: "cron", Period: per}, State: Completed, Outcome: OutcomeSucceeded}
+	ok := func(per string) run.Run {
+		return run.Run{Key: run.Key{PipelineID: "up", ScheduleID: "cron", Period: per}, State: run.Completed, Outcome: run.OutcomeSucceeded}
 	}
 	two := pers(t, "2026-03-10T00", "2026-03-10T01")
 	cases := []struct {
 		name   string
 		up     *pipeline.Pipeline
 		pers   []schedule.Period
-		runs   []Run
+		runs   []run.Run
 		passed bool
 		reason string
 	}{
-		{"all succeeded", up, two, []Run{ok("2026-03-10T01"), ok("2026-03-10T00")}, true, "upstream up for the 2 hours of 2026-03-10: succeeded"},
-		{"one has no run", up, two, []Run{ok("2026-03-10T00")}, false, "upstream up for the 2 hours of 2026-03-10: not yet, 1 of 2 succeeded; waiting for 2026-03-10T01 (no run yet)"},
-		{"one is running", up, two[:1], []Run{{Key: ok("2026-03-10T00").Key, State: Running}}, false, "upstream up for period 2026-03-10T00: not yet (RUNNING)"},
-		{"failed", up, two[:1], []Run{{Key: ok("2026-03-10T00").Key, State: FailedFinal, Outcome: OutcomeRetriesExhausted}}, false, "upstream up for period 2026-03-10T00: not yet (failed: retries-exhausted)"},
-		{"completed is not enough without success", up, two[:1], []Run{{Key: ok("2026-03-10T00").Key, State: Completed}}, false, "upstream up for period 2026-03-10T00: not yet (COMPLETED)"},
-		{"another pipeline's run does not count", up, two[:1], []Run{{Key: Key{PipelineID: "other", Period: "2026-03-10T00"}, State: Completed, Outcome: OutcomeSucceeded}}, false, "upstream up for period 2026-03-10T00: not yet (no run yet)"},
-		{"upstream not loaded", nil, two, []Run{ok("2026-03-10T01"), ok("2026-03-10T00")}, false, "upstream up is not loaded (no pipeline file defines it, or its config does not load)"},
+		{"all succeeded", up, two, []run.Run{ok("2026-03-10T01"), ok("2026-03-10T00")}, true, "upstream up for the 2 hours of 2026-03-10: succeeded"},
+		{"one has no run", up, two, []run.Run{ok("2026-03-10T00")}, false, "upstream up for the 2 hours of 2026-03-10: not yet, 1 of 2 succeeded; waiting for 2026-03-10T01 (no run yet)"},
+		{"one is running", up, two[:1], []run.Run{{Key: ok("2026-03-10T00").Key, State: run.Running}}, false, "upstream up for period 2026-03-10T00: not yet (RUNNING)"},
+		{"failed", up, two[:1], []run.Run{{Key: ok("2026-03-10T00").Key, State: run.FailedFinal, Outcome: run.OutcomeRetriesExhausted}}, false, "upstream up for period 2026-03-10T00: not yet (failed: retries-exhausted)"},
+		{"completed is not enough without success", up, two[:1], []run.Run{{Key: ok("2026-03-10T00").Key, State: run.Completed}}, false, "upstream up for period 2026-03-10T00: not yet (COMPLETED)"},
+		{"another pipeline's run does not count", up, two[:1], []run.Run{{Key: run.Key{PipelineID: "other", Period: "2026-03-10T00"}, State: run.Completed, Outcome: run.OutcomeSucceeded}}, false, "upstream up for period 2026-03-10T00: not yet (no run yet)"},
+		{"upstream not loaded", nil, two, []run.Run{ok("2026-03-10T01"), ok("2026-03-10T00")}, false, "upstream up is not loaded (no pipeline file defines it, or its config does not load)"},
 		{"no period", up, nil, nil, false, "upstream up has no period for this one"},
 	}
 	for _, c := range cases {
@@ -183,7 +185,7 @@ func TestJudgeUpstream(t *testing.T) {
 		})
 	}
 	t.Run("many waiting are counted, three named", func(t *testing.T) {
-		got := JudgeUpstream(u, up, dayHours(t, "2026-03-10"), []Run{ok("2026-03-10T05")})
+		got := JudgeUpstream(u, up, dayHours(t, "2026-03-10"), []run.Run{ok("2026-03-10T05")})
 		want := "upstream up for the 24 hours of 2026-03-10: not yet, 1 of 24 succeeded; waiting for 2026-03-10T00 (no run yet), 2026-03-10T01 (no run yet), 2026-03-10T02 (no run yet) and 20 more"
 		if got.Reason != want {
 			t.Fatalf("reason %q, want %q", got.Reason, want)

@@ -1,4 +1,4 @@
-package run
+package dryrun
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
 )
 
 func TestDryRunEmits(t *testing.T) {
@@ -20,30 +22,30 @@ func TestDryRunEmits(t *testing.T) {
 		event.SilenceCreated: false, event.RootCauseResolved: false,
 		"DRY_RUN_NOT_IN_THE_CATALOGUE": false, "BACKFILL_NOT_IN_THE_CATALOGUE": false, // a name is not a type
 	} {
-		if got := DryRunEmits(typ); got != want {
+		if got := Emits(typ); got != want {
 			t.Errorf("DryRunEmits(%s) = %v, want %v", typ, got, want)
 		}
 	}
 }
 
 func TestDryRunTrigger(t *testing.T) {
-	withSLA := mustPipeline(t, "dryRun: true\n"+basePipeline+`sla: {deadline: "10:00", expectedDuration: 1h}`+"\n")
-	noSLA := mustPipeline(t, "dryRun: true\n"+basePipeline)
+	withSLA := runtest.Pipeline(t, "dryRun: true\n"+runtest.Base+`sla: {deadline: "10:00", expectedDuration: 1h}`+"\n")
+	noSLA := runtest.Pipeline(t, "dryRun: true\n"+runtest.Base)
 	passed := rule.Outcome{Passed: true}
 	cases := []struct {
 		name string
 		p    string
-		f    DryRunFacts
+		f    Facts
 		now  time.Time
 		want string // "seen? triggered? NOTE[status] ..."
 	}{
-		{"first look, rules fail", "sla", DryRunFacts{}, hm(8, 0), "seen"},
-		{"seen before, rules fail", "sla", DryRunFacts{Seen: true}, hm(8, 0), ""},
-		{"rules pass, SLA met", "sla", DryRunFacts{Rules: passed, Data: true}, hm(8, 0), "seen triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[met] DRY_RUN_COMPLETED[met]"},
-		{"rules pass, SLA breached", "sla", DryRunFacts{Seen: true, Rules: passed}, hm(9, 30), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[breach] DRY_RUN_COMPLETED[breach]"},
-		{"rules pass, no SLA", "none", DryRunFacts{Seen: true, Rules: passed}, hm(8, 0), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_COMPLETED[n/a]"},
-		{"data after the would-be trigger: late", "sla", DryRunFacts{Seen: true, TriggeredAt: hm(7, 0), Data: true, Rules: passed}, hm(8, 0), "DRY_RUN_LATE_DATA[1h0m0s]"},
-		{"a cron tick after the would-be trigger: nothing", "sla", DryRunFacts{Seen: true, TriggeredAt: hm(7, 0), Rules: passed}, hm(8, 0), ""},
+		{"first look, rules fail", "sla", Facts{}, runtest.HM(8, 0), "seen"},
+		{"seen before, rules fail", "sla", Facts{Seen: true}, runtest.HM(8, 0), ""},
+		{"rules pass, SLA met", "sla", Facts{Rules: passed, Data: true}, runtest.HM(8, 0), "seen triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[met] DRY_RUN_COMPLETED[met]"},
+		{"rules pass, SLA breached", "sla", Facts{Seen: true, Rules: passed}, runtest.HM(9, 30), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_SLA_PROJECTION[breach] DRY_RUN_COMPLETED[breach]"},
+		{"rules pass, no SLA", "none", Facts{Seen: true, Rules: passed}, runtest.HM(8, 0), "triggered DRY_RUN_WOULD_TRIGGER DRY_RUN_COMPLETED[n/a]"},
+		{"data after the would-be trigger: late", "sla", Facts{Seen: true, TriggeredAt: runtest.HM(7, 0), Data: true, Rules: passed}, runtest.HM(8, 0), "DRY_RUN_LATE_DATA[1h0m0s]"},
+		{"a cron tick after the would-be trigger: nothing", "sla", Facts{Seen: true, TriggeredAt: runtest.HM(7, 0), Rules: passed}, runtest.HM(8, 0), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestDryRunTrigger(t *testing.T) {
 			if got := c.f.NeedsRules(); got != c.f.TriggeredAt.IsZero() {
 				t.Fatalf("NeedsRules = %v", got)
 			}
-			d, err := DryRunTrigger(p, day, c.f, c.now)
+			d, err := Trigger(p, runtest.Day, c.f, c.now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,15 +85,15 @@ func TestDryRunTrigger(t *testing.T) {
 }
 
 func TestDryRunDrift(t *testing.T) {
-	p := mustPipeline(t, "dryRun: true\n"+postRunPipeline)
-	base := Detail("count", 100)
-	if _, ok := DryRunDrift(p, "counts", Detail("count", 500), nil); ok {
+	p := runtest.Pipeline(t, "dryRun: true\n"+runtest.PostRun)
+	base := run.Detail("count", 100)
+	if _, ok := Drift(p, "counts", run.Detail("count", 500), nil); ok {
 		t.Error("drift without a baseline")
 	}
-	if _, ok := DryRunDrift(p, "counts", Detail("count", 105), &base); ok {
+	if _, ok := Drift(p, "counts", run.Detail("count", 105), &base); ok {
 		t.Error("drift within the threshold")
 	}
-	if n, ok := DryRunDrift(p, "counts", Detail("count", 500), &base); !ok || n.Type != event.DryRunDrift {
+	if n, ok := Drift(p, "counts", run.Detail("count", 500), &base); !ok || n.Type != event.DryRunDrift {
 		t.Errorf("drift: %v %v", ok, n.Type)
 	}
 }
