@@ -117,6 +117,14 @@ type Deliverer struct {
 	workers []*worker
 }
 
+// positiveOr is v, or def when v is not above zero (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 // NewDeliverer checks o, loads each sink's cursor and records one, at the
 // end of the log (or its start with FromStart), for a sink that has none.
 // Create it before anything appends events the sinks must see.
@@ -124,28 +132,16 @@ func NewDeliverer(ctx context.Context, o Options) (*Deliverer, error) {
 	if o.Store == nil || o.Clock == nil {
 		return nil, errors.New("alert: a Deliverer needs a store and a clock")
 	}
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = DefaultMaxAttempts
-	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = DefaultMinBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
-	}
+	o.MaxAttempts = positiveOr(o.MaxAttempts, DefaultMaxAttempts)
+	o.MinBackoff = positiveOr(o.MinBackoff, DefaultMinBackoff)
+	o.MaxBackoff = positiveOr(o.MaxBackoff, DefaultMaxBackoff)
 	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
 	if o.SuppressFor == 0 {
 		o.SuppressFor = DefaultSuppressFor
 	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	if o.BatchSize <= 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	if o.LeaseTTL <= 0 {
-		o.LeaseTTL = DefaultLeaseTTL
-	}
+	o.PollInterval = positiveOr(o.PollInterval, DefaultPollInterval)
+	o.BatchSize = positiveOr(o.BatchSize, DefaultBatchSize)
+	o.LeaseTTL = positiveOr(o.LeaseTTL, DefaultLeaseTTL)
 	if o.Holder == "" {
 		o.Holder = randomHolder()
 	}

@@ -55,13 +55,9 @@ type SinkFailing struct {
 // Status reports every configured sink, in route order, then the sinks
 // the store still has a cursor of that are no longer configured, by name.
 func (d *Deliverer) Status(ctx context.Context) ([]SinkStatus, error) {
-	cursors, err := d.st.DeliveryCursorList(ctx)
+	cursors, byName, err := cursorIndex(ctx, d.st)
 	if err != nil {
-		return nil, fmt.Errorf("alert: sink status: %w", err)
-	}
-	byName := map[string]store.DeliveryCursor{}
-	for _, c := range cursors {
-		byName[c.Sink] = c
+		return nil, err
 	}
 	var out []SinkStatus
 	for _, w := range d.workers {
@@ -146,13 +142,9 @@ func recordedStatus(ctx context.Context, st store.Store, name string, configured
 // record of, by name. There is no backlog: a dispatcher keeps no cursor
 // over the log (its queue is the backlog).
 func StoredStatus(ctx context.Context, st store.Store, configured []string) ([]SinkStatus, error) {
-	cursors, err := st.DeliveryCursorList(ctx)
+	cursors, byName, err := cursorIndex(ctx, st)
 	if err != nil {
-		return nil, fmt.Errorf("alert: sink status: %w", err)
-	}
-	byName := map[string]store.DeliveryCursor{}
-	for _, c := range cursors {
-		byName[c.Sink] = c
+		return nil, err
 	}
 	var out []SinkStatus
 	seen := map[string]bool{}
@@ -204,4 +196,18 @@ func DeliveryState(prev store.DeliveryCursor, sink string, at time.Time, derr er
 		c.Failing = store.SinkFailing{}
 	}
 	return c
+}
+
+// cursorIndex is every delivery cursor the store holds, in its order and
+// by sink.
+func cursorIndex(ctx context.Context, st store.Store) ([]store.DeliveryCursor, map[string]store.DeliveryCursor, error) {
+	cursors, err := st.DeliveryCursorList(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("alert: sink status: %w", err)
+	}
+	byName := make(map[string]store.DeliveryCursor, len(cursors))
+	for _, c := range cursors {
+		byName[c.Sink] = c
+	}
+	return cursors, byName, nil
 }
