@@ -27,7 +27,7 @@ const EnvAPITokensSecretARN = "API_TOKENS_SECRET_ARN"
 // watchdog or alert delivery: the deployment's functions run those); each
 // invocation is one function-URL request through it (APIHandler).
 func APIFromEnv(ctx context.Context, env Env) (any, error) {
-	cfg, err := setUp(ctx, env, FnAPI, append(append([]string{}, TableVars...), EnvAPITokensSecretARN)...)
+	cfg, err := setUpTables(ctx, env, FnAPI, EnvAPITokensSecretARN)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package awsrt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -99,6 +100,12 @@ func setUp(ctx context.Context, env Env, function string, required ...string) (a
 	return cfg, nil
 }
 
+// setUpTables is setUp for a function that opens the store: the four
+// tables' variables and extra are required.
+func setUpTables(ctx context.Context, env Env, function string, extra ...string) (aws.Config, error) {
+	return setUp(ctx, env, function, append(slices.Clone(TableVars), extra...)...)
+}
+
 // PublisherFromEnv is the event-publisher function: EVENT_BUS_NAME and
 // EVENTS_TABLE are required.
 func PublisherFromEnv(ctx context.Context, env Env) (any, error) {
@@ -119,7 +126,7 @@ func PublisherFromEnv(ctx context.Context, env Env) (any, error) {
 // SinkFromEnv is the event-sink function: the four tables are required
 // (EVENTS_TABLE is the one it writes), EVENTS_TTL_DAYS is optional.
 func SinkFromEnv(ctx context.Context, env Env) (any, error) {
-	cfg, err := setUp(ctx, env, FnEventSink, TableVars...)
+	cfg, err := setUpTables(ctx, env, FnEventSink)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +158,7 @@ func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 			return nil, err
 		}
 	}
-	cfg, err := setUp(ctx, env, fn, TableVars...)
+	cfg, err := setUpTables(ctx, env, fn)
 	if err != nil {
 		return nil, err
 	}

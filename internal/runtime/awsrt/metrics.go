@@ -125,6 +125,13 @@ func meterFromEnv(env Env, function string, log *slog.Logger) *Meter {
 	return NewMeter(function, env.Get(EnvEnvironment), nil, nil, log)
 }
 
+// watchedMeter is meterFromEnv's meter counting the events eng commits.
+func watchedMeter(env Env, function string, eng *engine.Engine, log *slog.Logger) *Meter {
+	m := meterFromEnv(env, function, log)
+	m.Watch(eng)
+	return m
+}
+
 func (m *Meter) reset() {
 	m.own = map[string]float64{}
 	for _, n := range ownMetrics[m.function] {

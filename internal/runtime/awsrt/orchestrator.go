@@ -305,7 +305,7 @@ const (
 // of its lease, when the run's trigger step comes due again.
 func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	const fn = FnOrchestrator
-	cfg, err := setUp(ctx, env, fn, append(TableVars[:len(TableVars):len(TableVars)], EnvStateMachineARN)...)
+	cfg, err := setUpTables(ctx, env, fn, EnvStateMachineARN)
 	if err != nil {
 		return nil, err
 	}
@@ -324,8 +324,7 @@ func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 		return nil, err
 	}
 	o.Executions = NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)
-	o.Meter = meterFromEnv(env, fn, log)
-	o.Meter.Watch(o.Engine)
+	o.Meter = watchedMeter(env, fn, o.Engine, log)
 	return o, nil
 }
 

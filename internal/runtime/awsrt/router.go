@@ -237,7 +237,7 @@ func fingerprintOf(s string) string {
 // them — and its clock is the system's.
 func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 	const fn = FnStreamRouter
-	cfg, err := setUp(ctx, env, fn, append(TableVars[:len(TableVars):len(TableVars)], EnvStateMachineARN)...)
+	cfg, err := setUpTables(ctx, env, fn, EnvStateMachineARN)
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +246,7 @@ func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 		return nil, err
 	}
 	log := Logger()
-	meter := meterFromEnv(env, fn, log)
-	meter.Watch(eng)
+	meter := watchedMeter(env, fn, eng, log)
 	return &Router{Engine: eng, Store: st, Tables: env.Tables(), Log: log,
 		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log), Meter: meter}, nil
 }

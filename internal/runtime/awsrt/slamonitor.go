@@ -383,7 +383,7 @@ func staleReason(t store.Timer, found bool) string {
 // passive, like the router's.
 func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	const fn = FnSLAMonitor
-	cfg, err := setUp(ctx, env, fn, append(append([]string{}, TableVars...), EnvSchedulerGroup, EnvSchedulerRole, EnvSLAMonitorARN, EnvSLADeadLetterARN)...)
+	cfg, err := setUpTables(ctx, env, fn, EnvSchedulerGroup, EnvSchedulerRole, EnvSLAMonitorARN, EnvSLADeadLetterARN)
 	if err != nil {
 		return nil, err
 	}
@@ -395,9 +395,7 @@ func SLAMonitorFromEnv(ctx context.Context, env Env) (any, error) {
 	m := &SLAMonitor{Engine: eng, Store: st, Tables: env.Tables(), Scheduler: scheduler.NewFromConfig(cfg),
 		Group: env.Get(EnvSchedulerGroup), RoleARN: env.Get(EnvSchedulerRole), TargetARN: env.Get(EnvSLAMonitorARN),
 		DeadLetterARN: env.Get(EnvSLADeadLetterARN), Clock: clock.Real{}, Log: Logger()}
-	meter := meterFromEnv(env, fn, m.Log)
-	meter.Watch(eng)
-	return Metered(meter, m.Handle), nil
+	return Metered(watchedMeter(env, fn, eng, m.Log), m.Handle), nil
 }
 
 // ArmMaintenance puts the end timer of each maintenance window that has

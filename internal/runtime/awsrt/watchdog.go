@@ -158,7 +158,7 @@ const EnvStuckRunThreshold = "STUCK_RUN_THRESHOLD"
 // EVENTS_TTL_DAYS and STUCK_RUN_THRESHOLD are optional.
 func WatchdogFromEnv(ctx context.Context, env Env) (any, error) {
 	const fn = FnWatchdog
-	cfg, err := setUp(ctx, env, fn, append(TableVars[:len(TableVars):len(TableVars)], EnvStateMachineARN)...)
+	cfg, err := setUpTables(ctx, env, fn, EnvStateMachineARN)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +175,6 @@ func WatchdogFromEnv(ctx context.Context, env Env) (any, error) {
 		return nil, err
 	}
 	log := Logger()
-	meter := meterFromEnv(env, fn, log)
-	meter.Watch(eng)
-	return Metered(meter, (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Clock: clock.Real{}, Log: log,
+	return Metered(watchedMeter(env, fn, eng, log), (&Watchdog{Engine: eng, StuckRunThreshold: stuck, Clock: clock.Real{}, Log: log,
 		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log)}).Handle), nil
 }
