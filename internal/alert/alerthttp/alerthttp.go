@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -189,52 +188,4 @@ func CheckSink(kind, rawURL string, credential alert.Secret, what string) error 
 		}
 	}
 	return nil
-}
-
-// Delivery is one alert as the webhook and openlineage sinks post it:
-// their body, encoded as JSON, with their own headers and, when the sink
-// has a credential, what it proves (a signature, a bearer token).
-type Delivery struct {
-	Kind, Host string // name the sink in errors: "webhook", SafeURL(URL)
-	URL        string // where the body is posted
-	EventID    string
-	Body       any         // encoded as JSON
-	Header     http.Header // the sink's own headers (nil: none); Content-Type and User-Agent are set here
-	// Credential, when not nil, is read for each delivery, named in
-	// errors as CredentialName; Authorize adds it to the header, and its
-	// value is kept out of every error.
-	Credential     alert.Secret
-	CredentialName string
-	Authorize      func(h http.Header, key string, body []byte)
-}
-
-// Post makes the delivery with c and reports it as alert.Sink.Deliver
-// does: an encoding failure is not worth retrying; a credential that
-// cannot be read, a transport failure and the answers Outcome classifies
-// so are.
-func (d Delivery) Post(ctx context.Context, c *http.Client) (retry bool, err error) {
-	body, err := json.Marshal(d.Body)
-	if err != nil {
-		return false, fmt.Errorf("%s %s: encode event %s: %v", d.Kind, d.Host, d.EventID, err)
-	}
-	h := d.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "interlock")
-	var secrets []string
-	if d.Credential != nil {
-		key, err := d.Credential()
-		if err != nil {
-			return true, fmt.Errorf("%s %s: %s: %w", d.Kind, d.Host, d.CredentialName, err)
-		}
-		d.Authorize(h, key, body)
-		secrets = append(secrets, key)
-	}
-	resp, err := Post(ctx, c, d.URL, body, h, secrets...)
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", d.Kind, err)
-	}
-	return Outcome(d.Kind+" "+d.Host, resp)
 }
