@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
+	"github.com/interlockhq/interlock/internal/store/storetest"
 )
 
 // TestFactsQueryPlans: every statement of Facts reads its table by the
@@ -108,4 +109,18 @@ func BenchmarkFacts(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestFactsSnapshot: Facts reads one snapshot on a file store, whose
+// readers run beside the writer, and on a scratch store.
+func TestFactsSnapshot(t *testing.T) {
+	t.Run("file", func(t *testing.T) { storetest.FactsSnapshot(t, openFile(t)) })
+	t.Run("scratch", func(t *testing.T) {
+		s, err := OpenScratch(t.Context(), filepath.Join(t.TempDir(), "scratch.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		storetest.FactsSnapshot(t, s)
+	})
 }
