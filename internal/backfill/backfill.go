@@ -102,7 +102,7 @@ func fieldErr(field, format string, args ...any) error {
 // Range checks a request against the pipeline at now and returns
 // its periods in the order they run (oldest first, newest first with
 // Reverse). It refuses, naming the field: an unknown `only`, a maxActive
-// outside 1..MaxBackfillActive, a period that does not parse or is of a
+// outside 1..MaxActive, a period that does not parse or is of a
 // kind the pipeline does not run (kinds: KindsOfPeriod), from after to, a
 // range reaching into the future (to has not started at now), one before
 // EarliestPeriod, and one of more than MaxPeriods periods. Hours
@@ -152,7 +152,7 @@ func Range(p *pipeline.Pipeline, req Request, kinds run.PeriodKinds, now time.Ti
 	return out, nil
 }
 
-// backfillBound parses one end of the range.
+// bound parses one end of the range.
 func bound(field, s string, p *pipeline.Pipeline, k run.PeriodKinds) (schedule.Period, error) {
 	if s == "" {
 		return schedule.Period{}, fieldErr(field, "a period is required (YYYY-MM-DD or YYYY-MM-DDTHH)")

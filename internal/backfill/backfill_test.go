@@ -72,7 +72,7 @@ func TestBackfillRange(t *testing.T) {
 			if err != nil {
 				var fe *FieldError
 				if !errors.As(err, &fe) {
-					t.Fatalf("error %v is not a BackfillFieldError", err)
+					t.Fatalf("error %v is not a FieldError", err)
 				}
 				if !strings.HasPrefix(err.Error(), c.want) {
 					t.Fatalf("error %q, want it to start %q", err, c.want)
@@ -142,7 +142,7 @@ func TestPlanPeriod(t *testing.T) {
 		return nil
 	})
 	if len(plan) != 2 || plan[0].Run || plan[1].Run || plan[1].Period != wed {
-		t.Fatalf("PlanBackfill = %+v", plan)
+		t.Fatalf("Plan = %+v", plan)
 	}
 }
 
@@ -175,7 +175,7 @@ func TestNextBackfillStep(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			step, i := NextStep(c.ps, c.maxActive, c.paused)
 			if step != c.step || i != c.index {
-				t.Fatalf("NextBackfillStep = %v %d, want %v %d", step, i, c.step, c.index)
+				t.Fatalf("NextStep = %v %d, want %v %d", step, i, c.step, c.index)
 			}
 		})
 	}

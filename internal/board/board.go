@@ -114,7 +114,7 @@ func StateOf(p *pipeline.Pipeline, per schedule.Period, f Facts, now time.Time) 
 	return own
 }
 
-// runBoardState is the state a period's run alone says: dry-run, excluded
+// runState is the state a period's run alone says: dry-run, excluded
 // (no run in an excluded period), waiting (no run), or the run's state.
 func runState(p *pipeline.Pipeline, per schedule.Period, r *run.Run) State {
 	switch {

@@ -82,7 +82,7 @@ func TestBoardStateOf(t *testing.T) {
 			}
 			got := StateOf(pp, per, c.f, c.now)
 			if got != c.want {
-				t.Fatalf("BoardStateOf = %s, want %s", got, c.want)
+				t.Fatalf("StateOf = %s, want %s", got, c.want)
 			}
 		})
 	}
@@ -94,7 +94,7 @@ func TestBoardUrgency(t *testing.T) {
 	want := []State{Breached, Failed, AtRisk, Triggering, Evaluating, Running,
 		Waiting, Paused, Succeeded, DryRun, Excluded}
 	if !slices.Equal(States(), want) {
-		t.Fatalf("BoardStates = %v, want %v", States(), want)
+		t.Fatalf("States = %v, want %v", States(), want)
 	}
 	for i := 1; i < len(want); i++ {
 		if Urgency(want[i-1]) >= Urgency(want[i]) {
@@ -194,7 +194,7 @@ func TestBoardCellOf(t *testing.T) {
 				per = saturday
 			}
 			if got := CellOf(c.p, per, c.f, c.now); got != c.want {
-				t.Fatalf("BoardCellOf = %+v, want %+v", got, c.want)
+				t.Fatalf("CellOf = %+v, want %+v", got, c.want)
 			}
 		})
 	}

@@ -23,7 +23,7 @@ func TestDryRunEmits(t *testing.T) {
 		"DRY_RUN_NOT_IN_THE_CATALOGUE": false, "BACKFILL_NOT_IN_THE_CATALOGUE": false, // a name is not a type
 	} {
 		if got := Emits(typ); got != want {
-			t.Errorf("DryRunEmits(%s) = %v, want %v", typ, got, want)
+			t.Errorf("Emits(%s) = %v, want %v", typ, got, want)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key
 		return m, nil
 	}
 	// One read of the period's markers, not one per kind: Set keeps the
-	// kinds SLAMarks holds and ignores the others.
+	// kinds sla.Marks holds and ignores the others.
 	ms, err := e.st.MarkerListOf(ctx, key)
 	if err != nil {
 		return m, err

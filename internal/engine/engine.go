@@ -15,7 +15,7 @@
 // versions it read as the commit's conditions; a conflict means another
 // process moved something, and the decision is made again on fresh facts.
 // What is left here is which facts to read (a read no answer can depend on
-// is skipped, as the core says: sla.MarksNeeded, DryRunFacts.NeedsRules),
+// is skipped, as the core says: sla.MarksNeeded, dryrun.Facts.NeedsRules),
 // how records are keyed, and the commit. It keeps no state that the store
 // does not have, so any number of processes sharing a store decide as one
 // would, and a restarted engine (Open) has nothing to rebuild. It keeps

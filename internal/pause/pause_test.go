@@ -92,7 +92,7 @@ func TestKeepPauseWindow(t *testing.T) {
 		t.Errorf("first window: %+v", got)
 	}
 	if got := KeepWindow([]Window{old, edge}, w, now); !slices.Equal(got, []Window{edge, w}) {
-		t.Errorf("retention: %+v, want the window that ended exactly PauseWindowRetention ago and the new one", got)
+		t.Errorf("retention: %+v, want the window that ended exactly WindowRetention ago and the new one", got)
 	}
 	many := make([]Window, MaxWindows)
 	for i := range many {

@@ -117,7 +117,7 @@ func CouldStartAfter(p *pipeline.Pipeline, per schedule.Period, loadedAt time.Ti
 	return len(p.Schedule.Cron.Ticks(from, per.End(loc).Add(-time.Nanosecond), loc, 1)) > 0
 }
 
-// maxSLAArmWalk bounds the walk back over earlier periods: the hours of
+// maxArmWalk bounds the walk back over earlier periods: the hours of
 // the days a "+366d HH:MM" deadline reaches back over.
 const maxArmWalk = 24 * (366 + 2)
 

@@ -126,7 +126,7 @@ func TestSLABeforeLoad(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w, b := BeforeLoad(c.times, c.loadedAt)
 			if w != c.warning || b != c.breach {
-				t.Fatalf("SLABeforeLoad = %v, %v; want %v, %v", w, b, c.warning, c.breach)
+				t.Fatalf("BeforeLoad = %v, %v; want %v, %v", w, b, c.warning, c.breach)
 			}
 		})
 	}
@@ -167,7 +167,7 @@ func TestResolveSLA(t *testing.T) {
 	per := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
 	tm, ok, err := Resolve(p, per, time.Time{})
 	if err != nil || !ok {
-		t.Fatalf("ResolveSLA: %v %v", ok, err)
+		t.Fatalf("Resolve: %v %v", ok, err)
 	}
 	if want := time.Date(2026, 3, 10, 10, 0, 0, 0, ny); !tm.Breach.Equal(want) || !tm.Warning.Equal(want.Add(-30*time.Minute)) || tm.Relative {
 		t.Fatalf("absolute: %+v", tm)
@@ -221,7 +221,7 @@ func TestSLAVerdictAndAlerts(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := AlertDue(c.kind, c.run, runtest.T0, c.sent, c.breached, c.at); got != c.want {
-				t.Fatalf("SLAAlertDue = %v, want %v", got, c.want)
+				t.Fatalf("AlertDue = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -264,7 +264,7 @@ func Alert(p *pipeline.Pipeline, per schedule.Period, f AlertFacts, m Marks, exi
 	}, Marker(f.Alert), true
 }
 
-// slaMessage is an SLA alert's message: the deadline as configured, "is
+// Message is an SLA alert's message: the deadline as configured, "is
 // due" or "passed", the breach time in the SLA's zone, the period and its
 // status.
 func Message(deadline, verb string, breachAt time.Time, period, status string) string {

@@ -129,14 +129,14 @@ func TestLoadAndPeriodStartSLATimers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if s := timersString(LoadTimers(c.a, true, c.ended, c.marks)); s != c.want {
-				t.Fatalf("LoadSLATimers %q, want %q", s, c.want)
+				t.Fatalf("LoadTimers %q, want %q", s, c.want)
 			}
 			if !c.a.Warning {
 				return // PeriodStartTimers decides the instants itself
 			}
 			got, _ := PeriodStartTimers(p, runtest.Day, c.ended, c.marks, runtest.HM(0, 0), runtest.HM(8, 0))
 			if s := timersString(got); s != c.want {
-				t.Fatalf("PeriodStartSLATimers %q, want %q", s, c.want)
+				t.Fatalf("PeriodStartTimers %q, want %q", s, c.want)
 			}
 		})
 	}
@@ -353,32 +353,32 @@ func TestBackfillSLAExempt(t *testing.T) {
 	p := runtest.Pipeline(t, slaDoc("", true))
 	past := Marks{BackfilledAt: requested, FirstArrival: runtest.HM(7, 0)} // relative breach 09:00, absolute 10:00: both past
 	if ts, _ := TimersFor(p, runtest.Day, past, runtest.HM(0, 0), runtest.HM(11, 5)); len(ts) != 0 {
-		t.Fatalf("SLATimersFor set %s for past deadlines", timersString(ts))
+		t.Fatalf("TimersFor set %s for past deadlines", timersString(ts))
 	}
 	ahead := Marks{BackfilledAt: runtest.HM(8, 0)}
 	if ts, _ := TimersFor(p, runtest.Day, ahead, runtest.HM(0, 0), runtest.HM(8, 5)); timersString(ts) != "SLA_WARNING@09:00 SLA_BREACH@10:00!" {
-		t.Fatalf("SLATimersFor for a deadline ahead of the request = %s", timersString(ts))
+		t.Fatalf("TimersFor for a deadline ahead of the request = %s", timersString(ts))
 	}
 	f := AlertFacts{Alert: event.SLABreach, BreachAt: runtest.HM(10, 0), Deadline: "10:00", Breach: true}
 	if _, _, ok := Alert(p, runtest.Day, f, past, &run.Run{State: run.Running}, runtest.HM(11, 5)); ok {
-		t.Fatal("SLAAlert alerted a backfilled period's past deadline")
+		t.Fatal("Alert alerted a backfilled period's past deadline")
 	}
 	if _, _, ok := Alert(p, runtest.Day, f, Marks{}, &run.Run{State: run.Running}, runtest.HM(11, 5)); !ok {
-		t.Fatal("SLAAlert stays silent for a period no backfill started")
+		t.Fatal("Alert stays silent for a period no backfill started")
 	}
 	if _, _, ok, _ := VerdictAtSuccess(p, runtest.Day, Marks{BackfilledAt: requested}, runtest.HM(0, 0), runtest.HM(12, 0)); ok {
-		t.Fatal("SLAVerdictAtSuccess gave a verdict on a backfilled period's past deadline")
+		t.Fatal("VerdictAtSuccess gave a verdict on a backfilled period's past deadline")
 	}
 	if _, _, ok, _ := VerdictAtSuccess(p, runtest.Day, Marks{}, runtest.HM(0, 0), runtest.HM(12, 0)); !ok {
-		t.Fatal("SLAVerdictAtSuccess gave no verdict without a backfill")
+		t.Fatal("VerdictAtSuccess gave no verdict without a backfill")
 	}
 	arm := Arm{Period: runtest.Day, Times: Times{Breach: runtest.HM(10, 0), Warning: runtest.HM(9, 0)}, Breach: true}
 	if ts := LoadTimers(arm, true, false, past); len(ts) != 0 {
-		t.Fatalf("LoadSLATimers set %s", timersString(ts))
+		t.Fatalf("LoadTimers set %s", timersString(ts))
 	}
 	var m Marks
 	m.Set(run.MarkerBackfill, requested)
 	if !m.BackfilledAt.Equal(requested) {
-		t.Fatal("SLAMarks.Set ignores the backfill marker")
+		t.Fatal("Marks.Set ignores the backfill marker")
 	}
 }
