@@ -1,7 +1,10 @@
 // Package backfill decides a backfill of a range of a pipeline's past
-// periods (docs/backfill.md): the range and its limits, each period's
-// verdict (run it or skip it, and why), the next period to start under
-// maxActive, and how a started period's run ended. The SLA alerts a
+// periods (docs/backfill.md): whether a request may start (one backfill
+// per pipeline at a time) and its id, the range and its limits, each
+// period's verdict (run it or skip it, and why), what a firing of its
+// timer does (the active periods judged from their runs, the next period
+// to start under maxActive, and when it fires again), what a started
+// period becomes, a cancel, and what wakes the timer early. The SLA alerts a
 // backfilled period is spared are package sla's (sla.BackfillExempt); the
 // rerun a backfill asks for is package run's (run.ReasonBackfill).
 //

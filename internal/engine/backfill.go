@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
@@ -15,12 +14,13 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// A backfill (run/backfill.go decides, store.Backfill keeps it) is
+// A backfill (package backfill decides, store.Backfill keeps it) is
 // sequenced by one durable timer per pipeline, "backfill/<pipeline>":
-// each firing reads the running backfill, judges its active periods from
-// their runs, and starts (or skips) at most one pending period while
-// fewer than maxActive are active — re-armed at once while more can
-// start, else after backfillPoll — or completes it. A backfilled run that
+// each firing reads the running backfill and its active periods' runs,
+// and does what backfill.Fire decides: judge the active periods, start
+// (or skip) at most one pending period while fewer than maxActive are
+// active — re-armed at once while more can start, else after
+// backfill.Poll — or complete it. A backfilled run that
 // ends wakes the timer (applyRun), so the next period starts in the
 // commit after. Every step commits the backfill record at the version it
 // read, with the runs it starts: a restart, or two processes, start each
@@ -31,11 +31,6 @@ import (
 var ErrBackfillRunning = errors.New("a backfill is running")
 
 const kindBackfill = string(run.TimerBackfill)
-
-// backfillPoll is how long a waiting backfill sleeps before looking
-// again when nothing wakes it (a pause that ends, a run reopened by
-// someone else).
-const backfillPoll = 5 * time.Minute
 
 func backfillTimerKey(pipelineID string) string {
 	return run.PipelineTimer(run.TimerBackfill, pipelineID).String()
@@ -102,28 +97,16 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		if err != nil {
 			return err
 		}
-		next := 1
-		for _, bf := range all {
-			if bf.State == backfill.Running {
-				return fmt.Errorf("%w: backfill %s of %s (%s..%s) is running; cancel it first (interlock backfill cancel %s %s)", ErrBackfillRunning, bf.ID, p.ID, bf.From, bf.To, p.ID, bf.ID)
-			}
-			if n, err := strconv.Atoi(bf.ID); err == nil && n >= next {
-				next = n + 1
-			}
+		id, running := backfill.Admit(storedBackfills(all))
+		if running >= 0 {
+			bf := all[running]
+			return fmt.Errorf("%w: backfill %s of %s (%s..%s) is running; cancel it first (interlock backfill cancel %s %s)", ErrBackfillRunning, bf.ID, p.ID, bf.From, bf.To, p.ID, bf.ID)
 		}
-		bf := store.Backfill{PipelineID: p.ID, ID: strconv.Itoa(next), From: periods[0].String(), To: periods[len(periods)-1].String(),
+		begun := backfill.Begin(plan.Periods, req.Reverse)
+		bf := store.Backfill{PipelineID: p.ID, ID: id, From: begun.From, To: begun.To,
 			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: backfill.Running,
-			Periods: make([]backfill.Period, len(periods))}
-		if req.Reverse {
-			bf.From, bf.To = bf.To, bf.From
-		}
-		toRun := 0
-		for i, pp := range plan.Periods {
-			bf.Periods[i] = backfill.Period{Period: pp.Period.String(), State: backfill.PeriodPending}
-			if pp.Run {
-				toRun++
-			}
-		}
+			Periods: begun.Periods}
+		toRun := begun.WouldRun
 		b := e.newBatch(lp, now)
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: bf})
 		b.putTimer(backfillTimer(p.ID, now), nil)
@@ -215,12 +198,13 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 			return err
 		}
 		out = bf
-		if bf.State != backfill.Running {
+		state, ok := backfill.Cancel(bf.State)
+		if !ok {
 			return nil
 		}
 		now := e.clk.Now()
 		next := bf
-		next.State, next.EndedAt = backfill.Cancelled, now
+		next.State, next.EndedAt = state, now
 		b := e.newBatch(lp, now)
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 		b.deleteTimer(backfillTimerKey(pipelineID), nil)
@@ -257,12 +241,19 @@ func (e *Engine) runningBackfill(ctx context.Context, pipelineID string) (store.
 	if err != nil {
 		return store.Backfill{}, false, err
 	}
-	for _, bf := range all {
-		if bf.State == backfill.Running {
-			return bf, true, nil
-		}
+	if i := backfill.RunningOf(storedBackfills(all)); i >= 0 {
+		return all[i], true, nil
 	}
 	return store.Backfill{}, false, nil
+}
+
+// storedBackfills is what the backfill decisions read of the stored ones.
+func storedBackfills(all []store.Backfill) []backfill.Stored {
+	out := make([]backfill.Stored, len(all))
+	for i, bf := range all {
+		out[i] = backfill.Stored{ID: bf.ID, State: bf.State}
+	}
+	return out
 }
 
 // backfillTimerFired takes the pipeline's running backfill one step (see
@@ -281,10 +272,8 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 	}
 	p := lp.p
 	b := e.newBatch(lp, now)
-	next := bf
-	next.Periods = append([]backfill.Period(nil), bf.Periods...)
-	changed := false
-	for i, bp := range next.Periods {
+	runs := map[string]*run.Run{}
+	for _, bp := range bf.Periods {
 		if bp.State != backfill.PeriodActive {
 			continue
 		}
@@ -292,30 +281,29 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 		if err != nil {
 			return nil, err
 		}
-		if st, why, ended := backfill.ActivePeriodEnded(r); ended {
-			next.Periods[i].State, next.Periods[i].Reason, changed = st, why, true
-		}
+		runs[bp.Period] = r
 	}
+	f := backfill.Fire(bf.Periods, runs, bf.MaxActive, lp.row.Paused, now)
+	next := bf
+	next.Periods = f.Periods
 	due := t.DueAt
-	step, i := backfill.NextStep(next.Periods, next.MaxActive, lp.row.Paused)
-	switch step {
+	switch f.Step {
 	case backfill.StepStart:
-		if err := e.backfillPeriod(ctx, b, lp, &next, i); err != nil {
+		if err := e.backfillPeriod(ctx, b, lp, &next, f.Index); err != nil {
 			return nil, err
 		}
-		changed = true
-		b.putTimer(backfillTimer(p.ID, now), &due) // the next period, at once
+		b.putTimer(backfillTimer(p.ID, f.WakeAt), &due)
 	case backfill.StepWait:
-		b.putTimer(backfillTimer(p.ID, now.Add(backfillPoll)), &due)
+		b.putTimer(backfillTimer(p.ID, f.WakeAt), &due)
 	case backfill.StepComplete:
-		next.State, next.EndedAt, changed = backfill.Completed, now, true
+		next.State, next.EndedAt = backfill.Completed, now
 		c := backfill.CountPeriods(next.Periods)
 		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillCompleted,
 			fmt.Sprintf("backfill %s completed: %d succeeded, %d failed, %d skipped", bf.ID, c.Succeeded, c.Failed, c.Skipped),
 			run.Detail("backfill", bf.ID, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
 		b.deleteTimer(t.Key, &due)
 	}
-	if changed {
+	if f.Changed {
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 	}
 	return b, nil
@@ -358,15 +346,12 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 	if err != nil {
 		return err
 	}
-	if p.DryRun {
-		e.skipBackfillPeriod(b, key, bf.ID, bp, "the pipeline is in dry-run: it recorded what it would do ("+why+")")
+	st, reason := backfill.Started(p.DryRun, b.hasRun(key), why)
+	if st == backfill.PeriodSkipped {
+		e.skipBackfillPeriod(b, key, bf.ID, bp, reason)
 		return nil
 	}
-	if !b.hasRun(key) { // refused on the facts of this commit (a rerun's decision said why)
-		e.skipBackfillPeriod(b, key, bf.ID, bp, "not started: "+why)
-		return nil
-	}
-	bp.State, bp.Reason = backfill.PeriodActive, why
+	bp.State, bp.Reason = st, reason
 	b.emit(key, event.BackfillPeriodStarted, fmt.Sprintf("backfill %s started %s: %s", bf.ID, bp.Period, why),
 		run.Detail("backfill", bf.ID, "reason", why, "rerun", existing != nil))
 	return nil
@@ -381,7 +366,7 @@ func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfi
 // run ends (prev: its stored version), so the backfill's next period
 // starts without waiting for its poll.
 func wakeBackfill(b *batch, prev *run.Run, r run.Run) {
-	if r.Cause != run.CauseBackfill || !r.State.Terminal() || (prev != nil && prev.State.Terminal()) || b.touchesTimer(backfillTimerKey(r.PipelineID)) {
+	if !backfill.WakesOnEnd(prev, r) || b.touchesTimer(backfillTimerKey(r.PipelineID)) {
 		return
 	}
 	b.putTimer(backfillTimer(r.PipelineID, b.now), nil)
@@ -398,7 +383,7 @@ func (e *Engine) wakeBackfillOnResume(ctx context.Context, b *batch, pipelineID 
 		return nil
 	case err != nil:
 		return err
-	case !t.DueAt.After(b.now):
+	case !backfill.WakesOnResume(t.DueAt, b.now):
 		return nil // due already: it fires on its own
 	}
 	due := t.DueAt

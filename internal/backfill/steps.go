@@ -1,0 +1,162 @@
+package backfill
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/run"
+)
+
+// The decisions of the engine's backfill steps, which engine/backfill.go
+// obeys: whether a request may start, its id and first record; what a
+// firing of the backfill timer does; what a period the timer started
+// becomes; a cancel; and when something else wakes the timer early.
+
+// Poll is how long a waiting backfill sleeps before its timer looks again
+// when nothing wakes it (a pause that ends, a run reopened by someone
+// else).
+const Poll = 5 * time.Minute
+
+// Stored is what a decision reads of one of a pipeline's stored backfills.
+type Stored struct {
+	ID    string
+	State State
+}
+
+// RunningOf is the index of the pipeline's running backfill among stored,
+// -1 when none runs.
+func RunningOf(stored []Stored) int {
+	for i, s := range stored {
+		if s.State == Running {
+			return i
+		}
+	}
+	return -1
+}
+
+// Admit decides whether a new backfill of a pipeline may start beside its
+// stored backfills: not while one runs (running is its index, -1 when
+// none does: one backfill per pipeline at a time), and under which id:
+// one past the greatest numeric id, so a pipeline's backfills are
+// numbered 1, 2, 3 … whatever order they are listed in (an id that is not
+// a number is passed over).
+func Admit(stored []Stored) (id string, running int) {
+	next := 1
+	for _, s := range stored {
+		if n, err := strconv.Atoi(s.ID); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	return strconv.Itoa(next), RunningOf(stored)
+}
+
+// Begun is a new backfill's record as its request planned it.
+type Begun struct {
+	From, To string   // the range's ends, earliest first whatever the run order
+	Periods  []Period // every planned period, in run order, pending
+	WouldRun int      // how many of them the plan would run
+}
+
+// Begin is the record a planned range (Plan's answer, in run order, not
+// empty) starts as: every period pending, and the range named earliest
+// first even when it runs newest first (reverse).
+func Begin(planned []PlannedPeriod, reverse bool) Begun {
+	b := Begun{Periods: make([]Period, len(planned))}
+	if len(planned) == 0 {
+		return b
+	}
+	b.From, b.To = planned[0].Period.String(), planned[len(planned)-1].Period.String()
+	if reverse {
+		b.From, b.To = b.To, b.From
+	}
+	for i, pp := range planned {
+		b.Periods[i] = Period{Period: pp.Period.String(), State: PeriodPending}
+		if pp.Run {
+			b.WouldRun++
+		}
+	}
+	return b
+}
+
+// Firing is what one firing of a running backfill's timer does.
+type Firing struct {
+	// Periods are the backfill's periods with the active ones judged from
+	// their runs (a copy: the stored ones are not modified).
+	Periods []Period
+	// Changed: the record must be written (a period ended, one starts
+	// or is skipped, or the backfill completes).
+	Changed bool
+	Step    Step
+	Index   int // StepStart: the period to start; -1 otherwise
+	// WakeAt is when the timer fires next: now on StepStart (the next
+	// period at once), now+Poll on StepWait; zero on StepComplete (the
+	// timer goes, and the backfill ends Completed).
+	WakeAt time.Time
+}
+
+// Fire decides one firing of a running backfill's timer: each active
+// period is judged from its run (runs, by period; a period without one:
+// its run is gone, ActivePeriodEnded), then the next step on the periods
+// as judged (NextStep under maxActive, nothing starting while paused), and
+// when the timer fires again.
+func Fire(periods []Period, runs map[string]*run.Run, maxActive int, paused bool, now time.Time) Firing {
+	f := Firing{Periods: append([]Period(nil), periods...)}
+	for i, bp := range f.Periods {
+		if bp.State != PeriodActive {
+			continue
+		}
+		if st, why, ended := ActivePeriodEnded(runs[bp.Period]); ended {
+			f.Periods[i].State, f.Periods[i].Reason, f.Changed = st, why, true
+		}
+	}
+	f.Step, f.Index = NextStep(f.Periods, maxActive, paused)
+	switch f.Step {
+	case StepStart:
+		f.WakeAt, f.Changed = now, true
+	case StepWait:
+		f.WakeAt = now.Add(Poll)
+	case StepComplete:
+		f.Changed = true
+	}
+	return f
+}
+
+// Started is the state a period the timer started takes, and why, on the
+// commit that starts it (why: PlanPeriod's reason): on a dry-run pipeline
+// skipped, having recorded what it would do; skipped when the commit did
+// not start its run (a rerun refused on that commit's facts says why);
+// else active.
+func Started(dryRun, started bool, why string) (PeriodState, string) {
+	switch {
+	case dryRun:
+		return PeriodSkipped, "the pipeline is in dry-run: it recorded what it would do (" + why + ")"
+	case !started:
+		return PeriodSkipped, "not started: " + why
+	}
+	return PeriodActive, why
+}
+
+// Cancel decides a cancel request on a backfill in state s: a running one
+// becomes Cancelled (ok: no period starts any more, the active ones
+// finish); one that already ended is left as it is.
+func Cancel(s State) (State, bool) {
+	if s != Running {
+		return s, false
+	}
+	return Cancelled, true
+}
+
+// WakesOnEnd reports whether a run's commit wakes its pipeline's backfill
+// timer at once: a backfilled run (Cause backfill) that ends with this
+// commit (prev: its stored version, nil for a new run; a run that had
+// ended already wakes nothing again).
+func WakesOnEnd(prev *run.Run, r run.Run) bool {
+	return r.Cause == run.CauseBackfill && r.State.Terminal() && (prev == nil || !prev.State.Terminal())
+}
+
+// WakesOnResume reports whether a resume moves the backfill timer, due at
+// due, to now: a backfill that waited while the pipeline was paused goes
+// on at once, unless its timer is due already (it fires on its own).
+func WakesOnResume(due, now time.Time) bool {
+	return due.After(now)
+}
