@@ -93,6 +93,7 @@ type ActionError struct {
 
 // Run plays a scenario to its end and checks its expectations.
 func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
+	defer raiseGC()()
 	dir := opt.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "interlock-simulate-*")

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
@@ -45,24 +44,27 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 		}
 	}
 	if len(c.Runs) > 0 && s.runs != nil {
-		keys := make([]run.Key, len(c.Runs))
-		for i, w := range c.Runs {
-			keys[i] = w.Run.Key
-		}
-		s.runs.drop(keys)
-		defer s.runs.drop(keys)
+		keys, xs, ok := runsWritten(c)
+		gen := s.runs.drop(keys)
+		defer func() { s.runs.finish(gen, keys, written(xs, ok && err == nil)) }()
 	}
 	if (len(c.Timers) > 0 || len(c.TimerDeletes) > 0) && s.timers != nil {
 		keys, xs, ok := timersWritten(c)
 		gen := s.timers.drop(keys)
-		err := s.commitOps(ctx, ops)
-		if err != nil || !ok {
-			xs = nil
-		}
-		s.timers.finish(gen, keys, xs)
-		return err
+		defer func() { s.timers.finish(gen, keys, written(xs, ok && err == nil)) }()
 	}
-	return s.commitOps(ctx, ops)
+	// The caches' finish (deferred above) reads err.
+	err = s.commitOps(ctx, ops)
+	return err
+}
+
+// written is what a commit leaves of its rows for its cache to keep: xs
+// when it committed and every row decoded, else nothing.
+func written[K comparable, V any](xs map[K]cached[V], kept bool) map[K]cached[V] {
+	if !kept {
+		return nil
+	}
+	return xs
 }
 
 // op is one statement of a commit with its condition.

@@ -97,8 +97,8 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	// Like a Commit, a batch that started runs to its end: it is short.
 	ctx = context.WithoutCancel(ctx)
 	if s.runs != nil { // it may delete runs (rowcache.go)
-		s.runs.drop(nil)
-		defer s.runs.drop(nil)
+		gen := s.runs.drop(nil)
+		defer s.runs.finish(gen, nil, nil)
 	}
 	if s.timers != nil { // it deletes no timer today; if it ever does
 		gen := s.timers.drop(nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -142,19 +143,43 @@ func clipPipeline(p store.Pipeline) store.Pipeline {
 	return p
 }
 
-// runCache keeps the runs a store that has its database to itself has
-// read, by key, and the keys it found no run for: a decision reads its
-// run, and the decisions about one period (a sensor write, its trigger
-// call and record, each step) read it again between two of its writes.
-// A Commit that writes runs drops their keys before and after its
-// transaction and bumps gen both times; Expire, which deletes runs, drops
-// them all. A read that missed keeps what it read only if gen did not
-// move meanwhile (as for pipelineCache).
-type runCache struct {
-	mu   sync.Mutex
-	gen  uint64
-	runs map[run.Key]cached[run.Run]
+// rowCache keeps the rows of one table that a store that has its database
+// to itself read or wrote, by key, and the keys it found no row for:
+// runCache (a decision reads its run, and the decisions about one period
+// — a sensor write, its trigger call and record, each step — read it
+// again after each other's writes) and timerCache (a run's step timer is
+// read by the decision that follows the one that set it).
+//
+// A Commit that writes rows drops their keys before its transaction
+// (drop); once it committed, it keeps what it wrote, decoded from the
+// values it wrote as a read would decode them (runsWritten,
+// timersWritten), unless another commit of the table ran meanwhile
+// (finish). A read that missed keeps what it read only if gen did not
+// move meanwhile (as for pipelineCache). Expire, which may delete rows,
+// drops them all.
+type rowCache[K comparable, V any] struct {
+	mu  sync.Mutex
+	gen uint64
+	// inflight counts the commits between drop and finish.
+	inflight int
+	rows     map[K]cached[V]
+	// clone gives a value a map and pointers of its own (nil: the values
+	// are handed out as they are).
+	clone func(V) V
 }
+
+// runCache and timerCache are the scratch store's caches of runs and
+// timers.
+type (
+	runCache   = rowCache[run.Key, run.Run]
+	timerCache = rowCache[string, store.Timer]
+)
+
+func newRunCache() *runCache {
+	return &runCache{rows: map[run.Key]cached[run.Run]{}, clone: copyRun}
+}
+
+func newTimerCache() *timerCache { return &timerCache{rows: map[string]cached[store.Timer]{}} }
 
 // cached is a read kept: the record, or that there was none.
 type cached[V any] struct {
@@ -186,42 +211,71 @@ func readThrough[K comparable, V any](c keyCache[K, V], key K, what string, read
 	return v, err
 }
 
-func newRunCache() *runCache { return &runCache{runs: map[run.Key]cached[run.Run]{}} }
+// own is x with a value of its own (clone).
+func (c *rowCache[K, V]) own(x cached[V]) cached[V] {
+	if x.found && c.clone != nil {
+		x.v = c.clone(x.v)
+	}
+	return x
+}
 
 // get returns the cached read of k (a copy the caller may change); when
 // there is none, the generation a read must still find to store its
 // result.
-func (c *runCache) get(k run.Key) (cached[run.Run], bool, uint64) {
+func (c *rowCache[K, V]) get(k K) (cached[V], bool, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	x, ok := c.runs[k]
-	if ok && x.found {
-		x.v = copyRun(x.v)
-	}
-	return x, ok, c.gen
+	x, ok := c.rows[k]
+	return c.own(x), ok, c.gen
 }
 
-func (c *runCache) put(gen uint64, k run.Key, x cached[run.Run]) {
+func (c *rowCache[K, V]) put(gen uint64, k K, x cached[V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen == c.gen {
-		if x.found {
-			x.v = copyRun(x.v)
-		}
-		c.runs[k] = x
+		c.rows[k] = c.own(x)
 	}
 }
 
-// drop forgets the runs of keys, or every run when keys is nil.
-func (c *runCache) drop(keys []run.Key) {
+// drop forgets the rows of keys (every row when keys is nil). A Commit
+// calls it before its transaction, and finish after it.
+func (c *rowCache[K, V]) drop(keys []K) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	c.inflight++
 	if keys == nil {
-		clear(c.runs)
+		clear(c.rows)
 	}
 	for _, k := range keys {
-		delete(c.runs, k)
+		delete(c.rows, k)
+	}
+	return c.gen
+}
+
+// finish ends a commit that called drop (which returned gen): when it
+// committed (xs: what it left of its rows) and no other commit of the
+// table ran since or runs still, what it wrote is kept; otherwise its
+// keys (every row when keys is nil) are forgotten again (a read during
+// the commit may have kept what was there before). Either way a read that
+// started before is not kept.
+func (c *rowCache[K, V]) finish(gen uint64, keys []K, xs map[K]cached[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight--
+	alone := gen == c.gen && c.inflight == 0
+	c.gen++
+	if xs != nil && alone {
+		for k, x := range xs {
+			c.rows[k] = c.own(x)
+		}
+		return
+	}
+	if keys == nil {
+		clear(c.rows)
+	}
+	for _, k := range keys {
+		delete(c.rows, k)
 	}
 }
 
@@ -235,72 +289,23 @@ func copyRun(r run.Run) run.Run {
 	return r
 }
 
-// timerCache keeps the timers a store that has its database to itself
-// read or wrote, by key (absent ones too): a run's step timer is read by
-// the decision that follows the one that set it. A Commit that touches
-// timers drops them before its transaction; once it committed, it stores
-// what it wrote, decoded from the values it wrote as a read would decode
-// them (ScanTimer), unless another commit of timers ran meanwhile (gen).
-// A read that missed keeps what it read only if gen did not move.
-type timerCache struct {
-	mu  sync.Mutex
-	gen uint64
-	// inflight counts the commits of timers between drop and finish.
-	inflight int
-	timers   map[string]cached[store.Timer]
-}
-
-func newTimerCache() *timerCache { return &timerCache{timers: map[string]cached[store.Timer]{}} }
-
-func (c *timerCache) get(key string) (cached[store.Timer], bool, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	x, ok := c.timers[key]
-	return x, ok, c.gen
-}
-
-func (c *timerCache) put(gen uint64, key string, x cached[store.Timer]) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen == c.gen {
-		c.timers[key] = x
+// runsWritten is what c leaves of the runs it writes, each decoded from
+// the values the commit writes (as ScanRun reads a row, at the version
+// the store gives it); ok is false when one does not decode, and nothing
+// is then stored.
+func runsWritten(c store.Change) (keys []run.Key, xs map[run.Key]cached[run.Run], ok bool) {
+	xs = make(map[run.Key]cached[run.Run], len(c.Runs))
+	e := sqlstore.Encoder{D: &dialect}
+	ok = true
+	for _, w := range c.Runs {
+		k := w.Run.Key
+		keys = append(keys, k)
+		row := append(values{k.PipelineID, k.ScheduleID, k.Period, w.ExpectVersion + 1}, sqlstore.EncodeRun(&e, w.Run)...)
+		got, err := sqlstore.ScanRun(row)
+		ok = ok && err == nil && e.Err == nil
+		xs[k] = cached[run.Run]{v: got, found: true}
 	}
-}
-
-// drop forgets the timers of keys (every timer when keys is nil). A
-// Commit calls it before its transaction, and finish after it.
-func (c *timerCache) drop(keys []string) uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	c.inflight++
-	if keys == nil {
-		clear(c.timers)
-	}
-	for _, k := range keys {
-		delete(c.timers, k)
-	}
-	return c.gen
-}
-
-// finish ends a commit of timers that called drop (which returned gen):
-// when it committed (xs: what it left of them) and no other commit of
-// timers ran since or runs still, what it wrote is kept; otherwise its
-// keys are forgotten again (a read during the commit may have kept what
-// was there before). Either way a read that started before is not kept.
-func (c *timerCache) finish(gen uint64, keys []string, xs map[string]cached[store.Timer]) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.inflight--
-	alone := gen == c.gen && c.inflight == 0
-	c.gen++
-	if xs != nil && alone {
-		maps.Copy(c.timers, xs)
-		return
-	}
-	for _, k := range keys {
-		delete(c.timers, k)
-	}
+	return keys, xs, ok
 }
 
 // timersWritten is what c leaves of the timers it writes or deletes, each
@@ -326,8 +331,9 @@ func timersWritten(c store.Change) (keys []string, xs map[string]cached[store.Ti
 }
 
 // values is one row's column values as the driver returns them (TEXT a
-// string, INTEGER an int64, NULL nil), scanned as database/sql would into
-// the destinations the scan functions use for them.
+// string, INTEGER an int64, NULL nil; an int bound is read back as an
+// int64), scanned as database/sql would into the destinations the scan
+// functions use for them.
 type values []any
 
 func (v values) Scan(dest ...any) error {
@@ -335,20 +341,64 @@ func (v values) Scan(dest ...any) error {
 		return fmt.Errorf("sqlite: %d values scanned into %d destinations", len(v), len(dest))
 	}
 	for i, d := range dest {
-		switch d := d.(type) {
-		case *string:
-			s, ok := v[i].(string)
-			if !ok {
-				return fmt.Errorf("sqlite: value %d is a %T, not text", i, v[i])
-			}
-			*d = s
-		case sql.Scanner:
-			if err := d.Scan(v[i]); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("sqlite: cannot scan into %T", d)
+		if err := scanValue(d, v[i]); err != nil {
+			return fmt.Errorf("sqlite: value %d: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// scanValue converts src into dest as database/sql's Scan does for the
+// kinds of destination and value a row of this store has.
+func scanValue(dest, src any) error {
+	if n, ok := src.(int); ok {
+		src = int64(n)
+	}
+	wrong := fmt.Errorf("cannot scan a %T into %T", src, dest)
+	switch d := dest.(type) {
+	case sql.Scanner:
+		return d.Scan(src)
+	case *string:
+		s, ok := src.(string)
+		if !ok {
+			return wrong
+		}
+		*d = s
+	case *int64:
+		n, ok := src.(int64)
+		if !ok {
+			return wrong
+		}
+		*d = n
+	case *int:
+		n, ok := src.(int64)
+		if !ok {
+			return wrong
+		}
+		*d = int(n)
+	case *bool:
+		n, ok := src.(int64)
+		if !ok || n != 0 && n != 1 {
+			return wrong
+		}
+		*d = n == 1
+	case **string:
+		switch s := src.(type) {
+		case nil:
+			*d = nil
+		case string:
+			*d = &s
+		default:
+			return wrong
+		}
+	default:
+		// A string type of the domain (run.State, run.Outcome, …).
+		s, ok := src.(string)
+		rv := reflect.ValueOf(dest)
+		if !ok || rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.String {
+			return wrong
+		}
+		rv.Elem().SetString(s)
 	}
 	return nil
 }

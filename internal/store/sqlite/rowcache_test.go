@@ -205,7 +205,7 @@ func TestScratchRunReadsCached(t *testing.T) {
 	if again.JobMeta["a"] != "1" {
 		t.Fatalf("a caller's change to a read run reached the cache: %v", again.JobMeta)
 	}
-	// A commit of the run drops it: the next read is the store's.
+	// A commit of the run: the next read is what it wrote.
 	r.State, r.UpdatedAt = run.Completed, at.Add(time.Hour)
 	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: r, ExpectVersion: 1}}}); err != nil {
 		t.Fatal(err)
@@ -222,6 +222,64 @@ func TestScratchRunReadsCached(t *testing.T) {
 	}
 }
 
+// scratchAndDurable opens a scratch store and a durable one, to compare
+// what each reads back of the same writes, and a zone that is not UTC for
+// the times written.
+func scratchAndDurable(t *testing.T) (scratch, durable *Store, ny *time.Location) {
+	t.Helper()
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openScratch(t, filepath.Join(t.TempDir(), "scratch.db")), openPath(t, filepath.Join(t.TempDir(), "durable.db")), ny
+}
+
+// A scratch store answers a run read with what its commit wrote, decoded
+// as a read of the row decodes it: equal to a durable store's read of the
+// same write, at the version the store gave it, without going back to the
+// database; a write that failed is not remembered.
+func TestScratchRunWritesRead(t *testing.T) {
+	ctx := t.Context()
+	s, d, ny := scratchAndDurable(t)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 123, ny) // not UTC, with nanoseconds
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	first := run.Run{Key: k, State: run.Evaluating, Cause: run.Cause("sensor"), CreatedAt: at, UpdatedAt: at, StateSince: at, EvalStartedAt: at}
+	next := first
+	next.State, next.Outcome, next.Generation, next.Attempt, next.TriggerErrors, next.TriggerInFlight = run.Completed, run.Outcome("success"), 1, 2, 3, true
+	next.JobRunID, next.JobMeta, next.JobStartedAt, next.EndedAt = "jr-1", map[string]string{"job": "j", "why": "late — again"}, at.Add(time.Minute), at.Add(time.Hour)
+	next.LastFailure = &run.Failure{Category: run.Category("transient")}
+	next.ConfigVersion = 7
+	for _, st := range []*Store{s, d} {
+		if err := st.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: first}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: next, ExpectVersion: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RunGet(ctx, k)
+	want, werr := d.RunGet(ctx, k)
+	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got.Version != 2 {
+		t.Fatalf("scratch read %+v (%v), durable read %+v (%v)", got, err, want, werr)
+	}
+	// Behind the store's back: the written run is served from memory.
+	if _, err := s.write.ExecContext(ctx, `UPDATE runs SET state = 'x'`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.RunGet(ctx, k); err != nil || got.State != run.Completed {
+		t.Fatalf("the written run was read again from the database: %+v, %v", got, err)
+	}
+	// A write at a stale version fails and is not remembered.
+	stale := next
+	stale.State = run.FailedFinal
+	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: stale, ExpectVersion: 1}}}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a write at a stale version: %v, want a conflict", err)
+	}
+	if got, err := s.RunGet(ctx, k); err != nil || got.State == run.FailedFinal {
+		t.Fatalf("after the failed write: %+v, %v", got, err)
+	}
+}
+
 // A run read that raced a commit of the run does not keep what it read.
 func TestRunCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 	c := newRunCache()
@@ -232,6 +290,15 @@ func TestRunCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 	if _, ok, _ := c.get(k); ok {
 		t.Fatal("a run read before a commit was kept after it")
 	}
+	// Expire drops every run, and after it again: a read while it ran
+	// may have kept a run it deleted.
+	g := c.drop(nil)
+	_, _, during := c.get(k)
+	c.put(during, k, cached[run.Run]{v: run.Run{Key: k, Version: 1}, found: true})
+	c.finish(g, nil, nil)
+	if _, ok, _ := c.get(k); ok {
+		t.Fatal("a run read while Expire ran was kept after it")
+	}
 }
 
 // A scratch store answers a timer read with what its commit wrote,
@@ -240,12 +307,7 @@ func TestRunCacheKeepsNoReadFromBeforeACommit(t *testing.T) {
 // nothing of its writes.
 func TestScratchTimerWritesRead(t *testing.T) {
 	ctx := t.Context()
-	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
-	d := openPath(t, filepath.Join(t.TempDir(), "durable.db"))
-	ny, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, d, ny := scratchAndDurable(t)
 	due := time.Date(2026, 3, 1, 9, 0, 0, 123, ny) // not UTC, with nanoseconds
 	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
 	detail := sensor.NewObject(map[string]sensor.Value{"n": sensor.IntValue(3), "why": sensor.StringValue("late — again"), "ok": sensor.BoolValue(true)})
@@ -273,7 +335,7 @@ func TestScratchTimerWritesRead(t *testing.T) {
 	// A claim that fails (the due time moved) rolls back, with the
 	// delete beside it: neither is remembered as done.
 	moved := due.Add(time.Minute)
-	err = s.Commit(ctx, store.Change{TimerDeletes: []store.TimerDelete{{Key: "sla/a"}, {Key: "step/a", ExpectDueAt: &moved}}})
+	err := s.Commit(ctx, store.Change{TimerDeletes: []store.TimerDelete{{Key: "sla/a"}, {Key: "step/a", ExpectDueAt: &moved}}})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("claim at a moved due time: %v, want a conflict", err)
 	}
