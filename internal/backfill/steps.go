@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 )
 
 // The decisions of the engine's backfill steps, which engine/backfill.go
@@ -159,4 +160,38 @@ func WakesOnEnd(prev *run.Run, r run.Run) bool {
 // on at once, unless its timer is due already (it fires on its own).
 func WakesOnResume(due, now time.Time) bool {
 	return due.After(now)
+}
+
+// RangeStart is the earliest period of a range (periods in run order, not
+// empty): the runs a request plans on are read from it on, in one list.
+func RangeStart(periods []schedule.Period) string {
+	first := periods[0].String()
+	for _, per := range periods {
+		first = min(first, per.String())
+	}
+	return first
+}
+
+// RunsOf picks, from a pipeline's runs, the run that stands for each
+// period of the range, by period: the run of the pipeline's schedule id
+// (scheduleID), else a run under the other schedule id (a trigger
+// pipeline's cron run, or the reverse); runs outside the range are left
+// out. The runs returned point into runs.
+func RunsOf(periods []schedule.Period, runs []run.Run, scheduleID string) map[string]*run.Run {
+	in := make(map[string]bool, len(periods))
+	for _, per := range periods {
+		in[per.String()] = true
+	}
+	out := map[string]*run.Run{}
+	for i := range runs {
+		r := &runs[i]
+		if !in[r.Period] {
+			continue
+		}
+		if cur, ok := out[r.Period]; ok && cur.ScheduleID == scheduleID {
+			continue
+		}
+		out[r.Period] = r
+	}
+	return out
 }

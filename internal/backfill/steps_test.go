@@ -194,3 +194,41 @@ func TestWakes(t *testing.T) {
 		}
 	}
 }
+
+func TestRunsOf(t *testing.T) {
+	day := func(d int) schedule.Period {
+		return schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: d})
+	}
+	r := func(d int, sched string) run.Run {
+		return run.Run{Key: run.Key{PipelineID: "p", ScheduleID: sched, Period: day(d).String()}}
+	}
+	newestFirst := []schedule.Period{day(4), day(3), day(2)}
+	if got := RangeStart(newestFirst); got != "2026-03-02" {
+		t.Fatalf("RangeStart = %s, want the earliest period", got)
+	}
+	cases := []struct {
+		name string
+		runs []run.Run
+		want string // period=schedule, in period order
+	}{
+		{"own schedule", []run.Run{r(2, "cron"), r(3, "cron")}, "2026-03-02=cron 2026-03-03=cron"},
+		{"the other schedule stands in", []run.Run{r(3, "stream")}, "2026-03-03=stream"},
+		{"own schedule first in the list", []run.Run{r(3, "cron"), r(3, "stream")}, "2026-03-03=cron"},
+		{"own schedule later in the list", []run.Run{r(3, "stream"), r(3, "cron")}, "2026-03-03=cron"},
+		{"outside the range", []run.Run{r(1, "cron"), r(5, "cron"), r(4, "cron")}, "2026-03-04=cron"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := RunsOf(newestFirst, c.runs, "cron")
+			var out []string
+			for d := 1; d <= 5; d++ {
+				if x, ok := got[day(d).String()]; ok {
+					out = append(out, x.Period+"="+x.ScheduleID)
+				}
+			}
+			if s := strings.Join(out, " "); s != c.want {
+				t.Fatalf("RunsOf = %s, want %s", s, c.want)
+			}
+		})
+	}
+}

@@ -84,10 +84,11 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 		}
-		runs, err := e.rangeRuns(ctx, p.ID, p.ScheduleID(), periods)
+		rs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: p.ID, PeriodFrom: backfill.RangeStart(periods)})
 		if err != nil {
 			return err
 		}
+		runs := backfill.RunsOf(periods, rs, p.ScheduleID())
 		plan = BackfillPlan{PipelineID: p.ID, Paused: lp.row.Paused, DryRun: p.DryRun,
 			Periods: backfill.Plan(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
 		if dryRun {
@@ -122,35 +123,6 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		return nil
 	})
 	return plan, err
-}
-
-// rangeRuns returns the runs of a range's periods by period: one read of
-// the pipeline's runs from the range's first period on (an operator's
-// request, like explain), a run under the other schedule id standing for
-// a period without its own.
-func (e *Engine) rangeRuns(ctx context.Context, pipelineID, scheduleID string, periods []schedule.Period) (map[string]*run.Run, error) {
-	in := make(map[string]bool, len(periods))
-	first := periods[0].String()
-	for _, per := range periods {
-		in[per.String()] = true
-		first = min(first, per.String())
-	}
-	rs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, PeriodFrom: first})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*run.Run{}
-	for i := range rs {
-		r := &rs[i]
-		if !in[r.Period] {
-			continue
-		}
-		if cur, ok := out[r.Period]; ok && cur.ScheduleID == scheduleID {
-			continue
-		}
-		out[r.Period] = r
-	}
-	return out, nil
 }
 
 // Backfills returns a pipeline's backfills, oldest first.
