@@ -19,15 +19,15 @@ var _ store.FactsReader = (*Store)(nil)
 // kind of record.
 const factsChunk = 250
 
-// Facts reads q in one read transaction: one snapshot, as the single
-// reads would answer at one instant. Each kind of record is one statement
+// Facts reads q in one read transaction (on the one connection of an
+// in-memory or scratch store: while no writer can run): one snapshot, as
+// the single reads would answer at one instant. Each kind of record is one statement
 // of primary-key lookups (pipelines, timers: id IN (…); a pipeline's
 // sensors: key IN (…); runs, baselines and a period's markers and ledger:
 // a list of periods, each a range of the primary key). On a store that has its
 // database to itself the rows it caches (rowcache.go: pipelines, runs,
-// timers) answer without SQL, read under the transaction, which holds
-// the store's one connection, so no commit lands between them and the
-// statements. There is no inbox: each inbox asked for is ErrNotFound.
+// timers) answer without SQL, read while no writer runs, as the
+// statements are. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	q = q.Unique()
 	f := store.NewFacts()
@@ -45,6 +45,20 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
 	}
 	ctx = context.WithoutCancel(ctx)
+	if s.read == s.write {
+		// One connection for reads and writes (an in-memory or scratch
+		// store): every writer — a Commit's group leader, Expire — takes
+		// group.writing before the connection, so while Facts holds it no
+		// write lands between its statements, which run as any read does.
+		// It saves the transaction's BEGIN and ROLLBACK, a fifth of a
+		// step's Facts on the scratch store simulate runs on.
+		s.group.writing.Lock()
+		defer s.group.writing.Unlock()
+		if err := (&factsTx{s: s}).read(ctx, q, f); err != nil {
+			return store.Facts{}, err
+		}
+		return f, nil
+	}
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
@@ -66,7 +80,8 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	return f, nil
 }
 
-// factsTx is one Facts call's transaction.
+// factsTx is one Facts call's reads: in its transaction, or (tx nil) on
+// the pool while no writer can run.
 type factsTx struct {
 	s          *Store
 	tx         *sql.Tx
@@ -211,6 +226,9 @@ func byPipeline(refs []store.SensorRef) [][]store.SensorRef {
 // query runs a statement in the transaction, prepared when the pool has
 // it; one it has not is run as text and prepared after the transaction.
 func (r *factsTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if r.tx == nil {
+		return r.s.read.query(ctx, query, args...)
+	}
 	if st := r.s.read.inTx(ctx, r.tx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}

@@ -44,7 +44,8 @@ func TestFactsQueryPlans(t *testing.T) {
 	}
 }
 
-// BenchmarkFacts compares Facts with the single reads (store.ReadFactsSingly)
+// BenchmarkFacts compares Facts with the single reads (store.ReadFactsSingly,
+// and readsOfAStep: the engine's reads of a step before Facts)
 // for a step's typical query — its timer, run, pipeline row, the period's
 // markers and three sensors — over a month of one pipeline's history, on
 // a file store (WAL, reader pool) and a scratch store (one connection,
@@ -97,7 +98,7 @@ func BenchmarkFacts(b *testing.B) {
 		for _, read := range []struct {
 			name string
 			read func(context.Context, store.Store, store.FactsQuery) (store.Facts, error)
-		}{{"Facts", store.ReadFacts}, {"single", store.ReadFactsSingly}} {
+		}{{"Facts", store.ReadFacts}, {"single", store.ReadFactsSingly}, {"getmany", readsOfAStep}} {
 			b.Run(kind.name+"/"+read.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -123,4 +124,37 @@ func TestFactsSnapshot(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		storetest.FactsSnapshot(t, s)
 	})
+}
+
+// readsOfAStep reads q as the engine read a step's facts before Facts: one
+// read per record, the sensors of the pipeline in one SensorGetMany.
+func readsOfAStep(ctx context.Context, s store.Store, q store.FactsQuery) (store.Facts, error) {
+	f := store.NewFacts()
+	p, err := s.PipelineGet(ctx, q.Pipelines[0])
+	if err != nil {
+		return f, err
+	}
+	f.Pipelines[p.ID] = p
+	t, err := s.TimerGet(ctx, q.Timers[0])
+	if err != nil {
+		return f, err
+	}
+	f.Timers[t.Key] = t
+	r, err := s.RunGet(ctx, q.Runs[0])
+	if err != nil {
+		return f, err
+	}
+	f.Runs[r.Key] = r
+	if f.Markers[r.Key], err = s.MarkerListOf(ctx, q.MarkersOf[0]); err != nil {
+		return f, err
+	}
+	keys := make([]string, len(q.Sensors))
+	for i, x := range q.Sensors {
+		keys[i] = x.Key
+	}
+	xs, err := s.SensorGetMany(ctx, store.SensorGetManyParams{PipelineID: q.Sensors[0].PipelineID, Keys: keys})
+	for _, x := range xs {
+		f.Sensors[store.SensorRef{PipelineID: x.PipelineID, Key: x.Key}] = x
+	}
+	return f, err
 }
