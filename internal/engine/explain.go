@@ -228,13 +228,12 @@ func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per s
 
 func summarize(r run.Run) *RunSummary {
 	s := &RunSummary{State: r.State, Outcome: r.Outcome, Cause: r.Cause, Generation: r.Generation, Attempt: r.Attempt, StateSince: r.StateSince, JobRunID: r.JobRunID, LastFailure: r.LastFailure}
-	if r.State == run.Evaluating && !r.EvalDeadline.IsZero() {
-		t := r.EvalDeadline
-		s.EvalDeadline = &t
+	eval, poll := r.OpenWindows()
+	if !eval.IsZero() {
+		s.EvalDeadline = &eval
 	}
-	if r.State == run.Running && !r.PollDeadline.IsZero() {
-		t := r.PollDeadline
-		s.PollDeadline = &t
+	if !poll.IsZero() {
+		s.PollDeadline = &poll
 	}
 	return s
 }

@@ -132,7 +132,7 @@ func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, marke
 		return nil
 	}
 	p := store.EventListParams{Since: q.Since, Types: q.Types, PipelineID: q.PipelineID, Limit: 500}
-	m := &SilenceMatcher{e: e, ctx: ctx, silences: []silence.Silence{s}, owners: map[string]string{}, byOwner: len(s.Owners) > 0}
+	m := &SilenceMatcher{e: e, ctx: ctx, silences: []silence.Silence{s}, owners: map[string]string{}, byOwner: silence.NeedsOwners([]silence.Silence{s}, nil)}
 	var covered []event.Event
 	for read := 0; read < maxAfterSilenceEvents; {
 		page, err := e.st.EventList(ctx, p)

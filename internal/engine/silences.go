@@ -200,11 +200,8 @@ func (e *Engine) SilenceMatcher(ctx context.Context, since time.Time) (*SilenceM
 	m := &SilenceMatcher{e: e, ctx: ctx, windows: windows, owners: map[string]string{}}
 	for _, s := range ss {
 		m.silences = append(m.silences, s.Silence)
-		m.byOwner = m.byOwner || len(s.Owners) > 0
 	}
-	for _, w := range windows {
-		m.byOwner = m.byOwner || len(w.Owners) > 0
-	}
+	m.byOwner = silence.NeedsOwners(m.silences, windows)
 	return m, nil
 }
 

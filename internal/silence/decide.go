@@ -168,3 +168,11 @@ func EndQueryOf(s Silence, types []event.Type, opens func(event.Type) bool) EndQ
 	}
 	return q
 }
+
+// NeedsOwners reports whether matching events against ss and ws needs
+// each event's pipeline owner: only when one of them names owners (the
+// owner is read from the pipeline's config, so it is read only then).
+func NeedsOwners(ss []Silence, ws []Window) bool {
+	return slices.ContainsFunc(ss, func(s Silence) bool { return len(s.Owners) > 0 }) ||
+		slices.ContainsFunc(ws, func(w Window) bool { return len(w.Owners) > 0 })
+}

@@ -190,3 +190,25 @@ func TestEndQueryOf(t *testing.T) {
 		})
 	}
 }
+
+func TestNeedsOwners(t *testing.T) {
+	byPipeline := Silence{Matchers: Matchers{Pipelines: []string{"gold"}}}
+	byOwner := Silence{Matchers: Matchers{Owners: []string{"finance"}}}
+	w := Window{Name: "w", Matchers: Matchers{Levels: []event.Level{"error"}}}
+	wOwner := Window{Name: "o", Matchers: Matchers{Owners: []string{"finance"}}}
+	for _, c := range []struct {
+		name string
+		ss   []Silence
+		ws   []Window
+		want bool
+	}{
+		{"none", nil, nil, false},
+		{"no owner named", []Silence{byPipeline}, []Window{w}, false},
+		{"a silence names owners", []Silence{byPipeline, byOwner}, []Window{w}, true},
+		{"a window names owners", []Silence{byPipeline}, []Window{w, wOwner}, true},
+	} {
+		if got := NeedsOwners(c.ss, c.ws); got != c.want {
+			t.Errorf("%s: NeedsOwners = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
