@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -128,7 +127,7 @@ func setup() {
 	if url := os.Getenv(EnvEndpoint); url != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		if err := ready(ctx, url); err != nil {
+		if err := testproc.Poll(ctx, listTables(url)); err != nil {
 			startErr = fmt.Errorf("%s=%s does not answer ListTables: %v", EnvEndpoint, url, err)
 			return
 		}
@@ -193,94 +192,42 @@ func repoRoot() (string, error) {
 
 // process is a DynamoDB Local this package started.
 type process struct {
-	url  string
-	cmd  *exec.Cmd
-	out  *testproc.Output
-	done chan struct{} // closed when the JVM exited
+	url string
+	*testproc.Server
 }
 
-// start runs DynamoDB Local on a free port and waits, bounded, until it
-// answers ListTables. The JVM is started from a goroutine locked to an OS
-// thread that never exits, so Pdeathsig (sent when the starting thread
-// dies) kills it exactly when the test process dies, even on a panic or a
-// test timeout that skips Main.
+// start runs DynamoDB Local on a free port (testproc.Start: it dies with
+// the test process) and waits, bounded, until it answers ListTables.
 func start(java, lib string) (*process, error) {
 	port, err := testproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	p := &process{url: fmt.Sprintf("http://127.0.0.1:%d", port), out: &testproc.Output{}, done: make(chan struct{})}
-	p.cmd = exec.Command(java,
+	cmd := exec.Command(java,
 		"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.library.path="+filepath.Join(lib, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(lib, "DynamoDBLocal.jar"),
 		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
-	p.cmd.Dir = lib
-	p.cmd.Stdout = p.out
-	p.cmd.Stderr = p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-		err := p.cmd.Start()
-		started <- err
-		if err != nil {
-			return
-		}
-		_ = p.cmd.Wait()
-		close(p.done)
-		select {} // keep the thread
-	}()
-	if err := <-started; err != nil {
+	cmd.Dir = lib
+	server, err := testproc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %v", err)
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.done:
-			cancel() // it died: stop waiting
-		case <-ctx.Done():
-		}
-	}()
-	if err := ready(ctx, p.url); err != nil {
+	p := &process{url: fmt.Sprintf("http://127.0.0.1:%d", port), Server: server}
+	if err := p.Ready(startTimeout, listTables(p.url)); err != nil {
 		p.stop()
-		return nil, fmt.Errorf("DynamoDB Local on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.out.String())
+		return nil, fmt.Errorf("DynamoDB Local on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.Out.String())
 	}
 	return p, nil
 }
 
-// ready polls ListTables until it answers or ctx ends.
-func ready(ctx context.Context, url string) error {
+// listTables is one try of whether url answers ListTables.
+func listTables(url string) func(context.Context) error {
 	c := NewClient(url)
-	var last error
-	for {
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.ListTables(rctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
-		cancel()
-		if err == nil {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return last
-		case <-time.After(50 * time.Millisecond):
-		}
+	return func(ctx context.Context) error {
+		_, err := c.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+		return err
 	}
 }
 
-func (p *process) stop() {
-	if p.cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(stopTimeout):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	}
-}
+func (p *process) stop() { p.End(syscall.SIGTERM, true, stopTimeout) }

@@ -24,7 +24,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,7 +181,7 @@ func setup() {
 	if u := os.Getenv(EnvURL); u != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		if err := ready(ctx, u); err != nil {
+		if err := testproc.Poll(ctx, connects(u)); err != nil {
 			startErr = fmt.Errorf("%s=%s does not answer: %v", EnvURL, u, err)
 			return
 		}
@@ -275,9 +274,7 @@ type process struct {
 	bin  string
 	cred *syscall.Credential
 	port int
-	cmd  *exec.Cmd
-	out  *testproc.Output
-	done chan struct{} // closed when the postmaster exited
+	*testproc.Server
 }
 
 // start initialises a cluster in a new temporary directory and runs
@@ -316,12 +313,9 @@ func start(bin string, cred *syscall.Credential, durable bool) (*process, error)
 	return p, nil
 }
 
-// run starts postgres on the cluster in dir/data and port, and waits
-// (bounded) until it accepts connections. The postmaster is started from
-// a goroutine locked to an OS thread that never exits, so Pdeathsig (sent
-// when the starting thread dies) kills it exactly when the test process
-// dies, even on a panic or a test timeout that skips Main; its backends
-// exit when they see it gone.
+// run starts postgres on the cluster in dir/data and port (testproc.Start:
+// the postmaster dies with the test process, and its backends exit when
+// they see it gone), and waits (bounded) until it accepts connections.
 //
 // fsync is off (the tests survive no power cut); so is synchronous_commit
 // unless durable: without it a commit acknowledged just before a crash of
@@ -331,69 +325,35 @@ func run(bin string, cred *syscall.Credential, dir string, port int, durable boo
 	if durable {
 		syncCommit = "on"
 	}
-	p := &process{
-		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
-		dir: dir, bin: bin, cred: cred, port: port, out: &testproc.Output{}, done: make(chan struct{}),
-	}
-	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-c", "unix_socket_directories="+dir,
 		"-c", "fsync=off", "-c", "synchronous_commit="+syncCommit, "-c", "full_page_writes=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
-	p.cmd.Stdout = p.out
-	p.cmd.Stderr = p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL, Setpgid: true}
-
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-		err := p.cmd.Start()
-		started <- err
-		if err != nil {
-			return
-		}
-		_ = p.cmd.Wait()
-		close(p.done)
-		select {} // keep the thread
-	}()
-	if err := <-started; err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	server, err := testproc.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("start postgres: %v", err)
 	}
-	ctx, cancel2 := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel2()
-	go func() {
-		select {
-		case <-p.done:
-			cancel2() // it died: stop waiting
-		case <-ctx.Done():
-		}
-	}()
-	if err := ready(ctx, p.url); err != nil {
+	p := &process{
+		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
+		dir: dir, bin: bin, cred: cred, port: port, Server: server,
+	}
+	if err := p.Ready(startTimeout, connects(p.url)); err != nil {
 		p.kill()
-		return nil, fmt.Errorf("postgres on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.out.String())
+		return nil, fmt.Errorf("postgres on port %d is not ready after %s (%v); its output:\n%s", port, startTimeout, err, p.Out.String())
 	}
 	return p, nil
 }
 
-// ready tries to connect until it can or ctx ends.
-func ready(ctx context.Context, u string) error {
-	var last error
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		conn, err := pgx.Connect(cctx, u)
+// connects is one try of whether the server at u accepts a connection.
+func connects(u string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		conn, err := pgx.Connect(ctx, u)
 		if err == nil {
-			err = conn.Ping(cctx)
+			err = conn.Ping(ctx)
 			conn.Close(context.Background())
 		}
-		cancel()
-		if err == nil {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return last
-		case <-time.After(50 * time.Millisecond):
-		}
+		return err
 	}
 }
 
@@ -409,15 +369,4 @@ func (p *process) kill() { p.end(syscall.SIGKILL) }
 
 // end sends sig to the postmaster and waits (bounded, then SIGKILL to its
 // process group) until it exited.
-func (p *process) end(sig syscall.Signal) {
-	if p.cmd.Process == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(stopTimeout):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	}
-}
+func (p *process) end(sig syscall.Signal) { p.End(sig, false, stopTimeout) }

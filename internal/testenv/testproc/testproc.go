@@ -1,14 +1,17 @@
 // Package testproc holds what the test harnesses that start a server
-// process (ddblocal, pglocal, sfnlocal) share: a free loopback port and a
+// process (ddblocal, pglocal, sfnlocal) share: a free loopback port, a
 // bounded, concurrency-safe buffer for the process's output, quoted in
-// failure messages.
+// failure messages, the wait until it answers (Poll), and on Linux the
+// process itself, bound to the test process's life (Server).
 package testproc
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"strings"
 	"sync"
+	"time"
 )
 
 // FreePort returns a TCP port free on 127.0.0.1 at the time of the call
@@ -47,4 +50,22 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return strings.TrimSpace(o.b.String())
+}
+
+// Poll tries try (each attempt bounded by 2 s, 50 ms apart) until it
+// succeeds or ctx ends: nil, or the last attempt's error.
+func Poll(ctx context.Context, try func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := try(actx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
