@@ -106,6 +106,24 @@ func setUpTables(ctx context.Context, env Env, function string, extra ...string)
 	return setUp(ctx, env, function, append(slices.Clone(TableVars), extra...)...)
 }
 
+// openWithSecrets sets up a function that opens the store (setUpTables),
+// opens it, and adds the secrets SECRETS_FROM names to env (WithSecrets).
+func openWithSecrets(ctx context.Context, env Env, function string, extra ...string) (aws.Config, *ddbstore.Store, Env, error) {
+	cfg, err := setUpTables(ctx, env, function, extra...)
+	if err != nil {
+		return aws.Config{}, nil, env, err
+	}
+	st, err := OpenStore(ctx, cfg, env, function)
+	if err != nil {
+		return aws.Config{}, nil, env, err
+	}
+	env, err = WithSecrets(ctx, env, NewSecretReader(cfg))
+	if err != nil {
+		return aws.Config{}, nil, env, fmt.Errorf("%s: %w", function, err)
+	}
+	return cfg, st, env, nil
+}
+
 // PublisherFromEnv is the event-publisher function: EVENT_BUS_NAME and
 // EVENTS_TABLE are required.
 func PublisherFromEnv(ctx context.Context, env Env) (any, error) {
@@ -158,18 +176,10 @@ func DispatcherFromEnv(ctx context.Context, env Env) (any, error) {
 			return nil, err
 		}
 	}
-	cfg, err := setUpTables(ctx, env, fn)
-	if err != nil {
-		return nil, err
-	}
-	st, err := OpenStore(ctx, cfg, env, fn)
-	if err != nil {
-		return nil, err
-	}
 	// The routes' secrets (SECRETS_FROM), read once per cold start.
-	env, err = WithSecrets(ctx, env, NewSecretReader(cfg))
+	cfg, st, env, err := openWithSecrets(ctx, env, fn)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
+		return nil, err
 	}
 	var token Token = StaticToken(env.Get(EnvSlackToken))
 	if arn := env.Get(EnvSlackSecretARN); arn != "" {

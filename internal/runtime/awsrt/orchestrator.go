@@ -305,18 +305,10 @@ const (
 // of its lease, when the run's trigger step comes due again.
 func OrchestratorFromEnv(ctx context.Context, env Env) (*Orchestrator, error) {
 	const fn = FnOrchestrator
-	cfg, err := setUpTables(ctx, env, fn, EnvStateMachineARN)
-	if err != nil {
-		return nil, err
-	}
-	st, err := OpenStore(ctx, cfg, env, fn)
-	if err != nil {
-		return nil, err
-	}
 	// The job secrets (SECRETS_FROM), read once per cold start.
-	env, err = WithSecrets(ctx, env, NewSecretReader(cfg))
+	cfg, st, env, err := openWithSecrets(ctx, env, fn, EnvStateMachineARN)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
+		return nil, err
 	}
 	log := Logger()
 	o, err := NewOrchestrator(ctx, st, clock.Real{}, env, log)
