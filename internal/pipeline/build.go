@@ -19,17 +19,27 @@ import (
 // ParsePipeline parses and validates one pipeline document. The error,
 // if any, is confdec.Errors holding every problem in the file.
 func ParsePipeline(file string, data []byte, opt Options) (*Pipeline, error) {
+	p, err := parseFile(file, data, func(d *confdec.Decoder, root *yaml.Node) *Pipeline { return DecodePipeline(d, root, "", opt) })
+	if err != nil {
+		return nil, err
+	}
+	p.Source.SHA256 = sha256Hex(data)
+	return p, nil
+}
+
+// parseFile parses data, the YAML document of file, and builds its value
+// with decode: every problem of the file as confdec.Errors, or the value.
+func parseFile[T any](file string, data []byte, decode func(d *confdec.Decoder, root *yaml.Node) *T) (*T, error) {
 	root, err := confdec.ParseDocument(file, data)
 	if err != nil {
 		return nil, err
 	}
 	d := confdec.NewDecoder(file)
-	p := DecodePipeline(d, root, "", opt)
+	v := decode(d, root)
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	p.Source.SHA256 = sha256Hex(data)
-	return p, nil
+	return v, nil
 }
 
 // LoadPipelineFile reads and parses the pipeline file at path.
@@ -170,6 +180,15 @@ func syntaxMsg(err error) string {
 func (b *builder) durationIn(field string, v, lo, hi time.Duration) {
 	if v < lo || v > hi {
 		b.errorf(field, "%s is out of range (want %s to %s)", v, lo, hi)
+	}
+}
+
+// optDuration sets *dst to an optional duration that is set, which must
+// lie in [lo, hi]; absent, *dst keeps its default.
+func (b *builder) optDuration(field string, v *time.Duration, dst *time.Duration, lo, hi time.Duration) {
+	if v != nil {
+		*dst = *v
+		b.durationIn(field, *v, lo, hi)
 	}
 }
 

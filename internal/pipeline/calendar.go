@@ -20,16 +20,7 @@ type rawCalendar struct {
 
 // ParseCalendar parses one calendar file ({name, days, dates}).
 func ParseCalendar(file string, data []byte) (*schedule.Calendar, error) {
-	root, err := confdec.ParseDocument(file, data)
-	if err != nil {
-		return nil, err
-	}
-	d := confdec.NewDecoder(file)
-	c := DecodeCalendar(d, root, "")
-	if err := d.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return parseFile(file, data, func(d *confdec.Decoder, root *yaml.Node) *schedule.Calendar { return DecodeCalendar(d, root, "") })
 }
 
 // DecodeCalendar validates the calendar document at n, reporting errors

@@ -99,14 +99,8 @@ func (b *builder) evaluation(raw *rawEvaluation) Evaluation {
 	if raw == nil {
 		return e
 	}
-	if raw.Window != nil {
-		e.Window = *raw.Window
-		b.durationIn("schedule.evaluation.window", e.Window, time.Minute, maxLongDuration)
-	}
-	if raw.Interval != nil {
-		e.Interval = *raw.Interval
-		b.durationIn("schedule.evaluation.interval", e.Interval, time.Second, maxLongDuration)
-	}
+	b.optDuration("schedule.evaluation.window", raw.Window, &e.Window, time.Minute, maxLongDuration)
+	b.optDuration("schedule.evaluation.interval", raw.Interval, &e.Interval, time.Second, maxLongDuration)
 	if e.Interval > e.Window && e.Interval >= time.Second && e.Window >= time.Minute {
 		field := "schedule.evaluation.interval"
 		if raw.Interval == nil {
@@ -198,10 +192,7 @@ func (b *builder) sla(raw *rawSLA, sched *rawSchedule, p *Pipeline) *SLA {
 		s.Location = b.location("sla.timezone", raw.Timezone)
 	}
 	s.Deadline = b.deadline("sla.deadline", raw.Deadline, sched)
-	if raw.ExpectedDuration != nil {
-		s.ExpectedDuration = *raw.ExpectedDuration
-		b.durationIn("sla.expectedDuration", s.ExpectedDuration, time.Second, maxLongDuration)
-	}
+	b.optDuration("sla.expectedDuration", raw.ExpectedDuration, &s.ExpectedDuration, time.Second, maxLongDuration)
 	if raw.MaxDuration != nil {
 		s.MaxDuration = *raw.MaxDuration
 		b.durationIn("sla.maxDuration", s.MaxDuration, time.Minute, maxRelativeSLA)

@@ -136,13 +136,8 @@ type rawWatchdog struct {
 
 // ParseSettings parses and validates interlock.yaml.
 func ParseSettings(file string, data []byte) (*Settings, error) {
-	root, err := confdec.ParseDocument(file, data)
+	s, err := parseFile(file, data, func(d *confdec.Decoder, root *yaml.Node) *Settings { return DecodeSettings(d, root, "") })
 	if err != nil {
-		return nil, err
-	}
-	d := confdec.NewDecoder(file)
-	s := DecodeSettings(d, root, "")
-	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	s.Source.SHA256 = sha256Hex(data)
