@@ -170,6 +170,18 @@ func baseName(a pipeline.Alert) string {
 	return string(a.Type)
 }
 
+// tokenOf is the token an entry names: tokenEnv's, else tokenFile's;
+// nil when it names none.
+func tokenOf(a pipeline.Alert, o Options) alert.Secret {
+	switch {
+	case a.TokenEnv != "":
+		return alert.EnvSecret(a.TokenEnv, o.LookupEnv)
+	case a.TokenFile != "":
+		return alert.FileSecret(o.Path(a.TokenFile))
+	}
+	return nil
+}
+
 func build(a pipeline.Alert, name string, o Options) (alert.Sink, error) {
 	switch a.Type {
 	case pipeline.AlertConsole:
@@ -177,13 +189,8 @@ func build(a pipeline.Alert, name string, o Options) (alert.Sink, error) {
 	case pipeline.AlertFile:
 		return file.Open(file.Config{Name: name, Path: o.Path(a.Path)})
 	case pipeline.AlertSlack:
-		var token alert.Secret
-		switch {
-		case a.TokenEnv != "":
-			token = alert.EnvSecret(a.TokenEnv, o.LookupEnv)
-		case a.TokenFile != "":
-			token = alert.FileSecret(o.Path(a.TokenFile))
-		default:
+		token := tokenOf(a, o)
+		if token == nil {
 			return nil, errors.New("tokenEnv or tokenFile is required")
 		}
 		return slack.New(slack.Config{Name: name, Channel: a.Channel, Token: token, APIURL: o.SlackAPIURL,
@@ -195,14 +202,7 @@ func build(a pipeline.Alert, name string, o Options) (alert.Sink, error) {
 		}
 		return webhook.New(webhook.Config{Name: name, URL: a.URL, Secret: secret, Client: o.Client})
 	case pipeline.AlertOpenLineage:
-		var key alert.Secret
-		switch {
-		case a.TokenEnv != "":
-			key = alert.EnvSecret(a.TokenEnv, o.LookupEnv)
-		case a.TokenFile != "":
-			key = alert.FileSecret(o.Path(a.TokenFile))
-		}
-		return openlineage.New(openlineage.Config{Name: name, URL: a.URL, Namespace: a.Namespace, APIKey: key, Client: o.Client})
+		return openlineage.New(openlineage.Config{Name: name, URL: a.URL, Namespace: a.Namespace, APIKey: tokenOf(a, o), Client: o.Client})
 	}
 	return nil, fmt.Errorf("unknown alert type %q", a.Type)
 }
