@@ -87,33 +87,27 @@ locals {
   # A secret under a customer managed key, decrypted through its service
   # for that secret only (Secrets Manager's encryption context is the
   # secret's ARN, SSM's the parameter's).
+  # (sid and read: the statements of secret_statements, one pair a service.)
   secret_decrypt = {
-    secretsmanager = { context = "kms:EncryptionContext:SecretARN" }
-    ssm            = { context = "kms:EncryptionContext:PARAMETER_ARN" }
+    secretsmanager = { context = "kms:EncryptionContext:SecretARN", sid = "Secrets", read = "secretsmanager:GetSecretValue" }
+    ssm            = { context = "kms:EncryptionContext:PARAMETER_ARN", sid = "Parameters", read = "ssm:GetParameter" }
   }
   # The secrets a function reads at its start (SECRETS_FROM): the
   # orchestrator's job secrets, the dispatcher's alert secrets; each
   # readable, and decryptable through its service, alone.
   secrets_of = { "orchestrator" = { sid = "Job", secrets = var.job_secrets }, "alert-dispatcher" = { sid = "Alert", secrets = var.alert_secrets } }
   secret_arns = { for fn, o in local.secrets_of : fn => {
-    for svc in ["secretsmanager", "ssm"] : svc => sort(distinct([for n, a in o.secrets : a if split(":", a)[2] == svc]))
+    for svc, _ in local.secret_decrypt : svc => sort(distinct([for n, a in o.secrets : a if split(":", a)[2] == svc]))
   } }
-  secret_statements = { for fn, o in local.secrets_of : fn => concat(
-    [for s in [
-      { sid = "${o.sid}Secrets", actions = ["secretsmanager:GetSecretValue"], resources = local.secret_arns[fn].secretsmanager, conditions = [] },
-      { sid = "${o.sid}SecretsKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
-        { test = "StringEquals", variable = "kms:ViaService", values = ["secretsmanager.${local.region}.amazonaws.com"] },
-        { test = "StringEquals", variable = local.secret_decrypt.secretsmanager.context, values = local.secret_arns[fn].secretsmanager },
+  secret_statements = { for fn, o in local.secrets_of : fn => flatten([
+    for svc, d in local.secret_decrypt : [
+      { sid = "${o.sid}${d.sid}", actions = [d.read], resources = local.secret_arns[fn][svc], conditions = [] },
+      { sid = "${o.sid}${d.sid}Key", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
+        { test = "StringEquals", variable = "kms:ViaService", values = ["${svc}.${local.region}.amazonaws.com"] },
+        { test = "StringEquals", variable = d.context, values = local.secret_arns[fn][svc] },
       ] },
-    ] : s if length(local.secret_arns[fn].secretsmanager) > 0],
-    [for s in [
-      { sid = "${o.sid}Parameters", actions = ["ssm:GetParameter"], resources = local.secret_arns[fn].ssm, conditions = [] },
-      { sid = "${o.sid}ParametersKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [
-        { test = "StringEquals", variable = "kms:ViaService", values = ["ssm.${local.region}.amazonaws.com"] },
-        { test = "StringEquals", variable = local.secret_decrypt.ssm.context, values = local.secret_arns[fn].ssm },
-      ] },
-    ] : s if length(local.secret_arns[fn].ssm) > 0],
-  ) }
+    ] if length(local.secret_arns[fn][svc]) > 0
+  ]) }
 
   # What AWSLambdaVPCAccessExecutionRole grants: the orchestrator's network
   # interfaces in the VPC (these actions take no resource scope).
