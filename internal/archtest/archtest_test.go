@@ -29,7 +29,7 @@ var layers = []layer{
 		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest"}, nil},
 	{"core", []string{"internal/event", "internal/rule", "internal/schedule", "internal/silence", "internal/pipeline",
 		"internal/run", "internal/sla", "internal/backfill", "internal/deps", "internal/board", "internal/pause",
-		"internal/dryrun", "internal/run/runtest", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",
+		"internal/dryrun", "internal/needs", "internal/run/runtest", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",
 		"internal/watchdog", "internal/store/record"}, []string{"base"}},
 	// The ports: the store, the job trigger, alert delivery, leases.
 	{"ports", []string{"internal/store", "internal/trigger", "internal/alert", "internal/lease"},

@@ -32,7 +32,7 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 	b.stepTimer(r.Key, eff, timerExpect)
 	wakeBackfill(b, prev, r)
 	if eff.LedgerReason != "" {
-		ledger, err := e.st.LedgerList(ctx, r.Key)
+		ledger, err := b.f.ledger(ctx, r.Key)
 		if err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 		}
 		// Its downstreams are re-evaluated at once (upstream.go); the
 		// index is read here so a pipeline nobody depends on arms nothing.
-		if ids, err := e.downstreamIDs(ctx, r.PipelineID); err != nil {
+		if ids, err := e.downstreamIDs(ctx, b.f, r.PipelineID); err != nil {
 			return err
 		} else if len(ids) > 0 {
 			b.armDownstreams(r)
@@ -66,7 +66,7 @@ func (e *Engine) onSuccess(ctx context.Context, b *batch, p *pipeline.Pipeline, 
 	if err := e.captureBaseline(ctx, b, p, r.Key, per, nil); err != nil {
 		return err
 	}
-	m, err := e.slaMarks(ctx, p, r.Key, per)
+	m, err := e.slaMarks(ctx, b.f, p, r.Key, per)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (e *Engine) captureBaseline(ctx context.Context, b *batch, p *pipeline.Pipe
 	if len(keys) == 0 {
 		return nil // no post-run rules: no sensors to read
 	}
-	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, p.PostRun.Rules, overlay)
+	sensors, err := e.sensorsFor(ctx, b.f, key.PipelineID, per, p.PostRun.Rules, overlay)
 	if err != nil {
 		return err
 	}
@@ -116,14 +116,14 @@ func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool,
 
 // slaMarks reads the period's SLA facts from its markers; none are read
 // for a period no SLA decision concerns (sla.MarksNeeded).
-func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key, per schedule.Period) (sla.Marks, error) {
+func (e *Engine) slaMarks(ctx context.Context, f *facts, p *pipeline.Pipeline, key run.Key, per schedule.Period) (sla.Marks, error) {
 	var m sla.Marks
 	if !sla.MarksNeeded(p, per) {
 		return m, nil
 	}
 	// One read of the period's markers, not one per kind: Set keeps the
 	// kinds sla.Marks holds and ignores the others.
-	ms, err := e.st.MarkerListOf(ctx, key)
+	ms, err := f.markersOf(ctx, key)
 	if err != nil {
 		return m, err
 	}
@@ -135,7 +135,7 @@ func (e *Engine) slaMarks(ctx context.Context, p *pipeline.Pipeline, key run.Key
 
 // armSLA sets the period's SLA timers sla.TimersFor decides on.
 func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	m, err := e.slaMarks(ctx, p, key, per)
+	m, err := e.slaMarks(ctx, b.f, p, key, per)
 	if err != nil {
 		return err
 	}
@@ -165,13 +165,13 @@ func (e *Engine) setSLATimers(b *batch, key run.Key, timers []sla.Timer, unresol
 func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
 	for _, a := range sla.TimersToArm(p, b.firstLoaded(), now) {
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}
-		r, err := e.st.RunGet(ctx, key)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		r, err := b.f.run(ctx, key)
+		if err != nil {
 			return err
 		}
-		hasRun := err == nil
+		hasRun := r != nil
 		ended := hasRun && r.State.Terminal()
-		m, err := e.slaMarks(ctx, p, key, a.Period)
+		m, err := e.slaMarks(ctx, b.f, p, key, a.Period)
 		if err != nil {
 			return err
 		}
@@ -209,16 +209,16 @@ func (e *Engine) dropSLATimers(b *batch, key run.Key) {
 // evaluate evaluates the validation rules of a period for a run of cause
 // whose evaluation started at evalStart (run.PeriodSensors: what counts
 // for a backfill or a rerun started after its period ended).
-func (e *Engine) evaluate(ctx context.Context, p *pipeline.Pipeline, key run.Key, overlay *store.Sensor, cause run.Cause, evalStart, now time.Time) (rule.Outcome, error) {
+func (e *Engine) evaluate(ctx context.Context, f *facts, p *pipeline.Pipeline, key run.Key, overlay *store.Sensor, cause run.Cause, evalStart, now time.Time) (rule.Outcome, error) {
 	per, err := parsePeriod(key.Period)
 	if err != nil {
 		return rule.Outcome{}, err
 	}
-	sensors, err := e.sensorsFor(ctx, key.PipelineID, per, p.Validation.Rules, overlay)
+	sensors, err := e.sensorsFor(ctx, f, key.PipelineID, per, p.Validation.Rules, overlay)
 	if err != nil {
 		return rule.Outcome{}, err
 	}
-	return e.validation(ctx, p, per, run.PeriodSensors(p, per, cause, sensors, evalStart), now)
+	return e.validation(ctx, f, p, per, run.PeriodSensors(p, per, cause, sensors, evalStart), now)
 }
 
 // request describes a run's job to the job port.
@@ -264,14 +264,10 @@ func (e *Engine) readStepTimer(ctx context.Context, b *batch, key run.Key) error
 	if _, ok := b.stepRead(tk); ok {
 		return nil
 	}
-	t, err := e.st.TimerGet(ctx, tk)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		b.readStep(tk, nil)
-	case err != nil:
+	t, err := b.f.timer(ctx, tk)
+	if err != nil {
 		return err
-	default:
-		b.readStep(tk, &t)
 	}
+	b.readStep(tk, t)
 	return nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -23,10 +22,9 @@ type batch struct {
 	p   *pipeline.Pipeline // lp's config; nil when lp is
 	now time.Time
 	c   store.Change
-	// runs are the stored runs the decision has read, by key (nil: none
-	// stored): each is read from the store once per decision, or with the
-	// decision's first facts (Engine.sensorFacts).
-	runs map[run.Key]*run.Run
+	// f are the stored facts the decision reads (facts.go): an input's
+	// loaded facts, or read as asked.
+	f *facts
 	// steps are the runs' step timers the decision has read, by timer key
 	// (nil: none stored): what their writes are stamped from
 	// (run.StampStep).
@@ -35,6 +33,12 @@ type batch struct {
 	// ahead (idBlock), so decisions made at the same time log their
 	// events of one instant in the order the block was reserved.
 	ids *idBlock
+}
+
+// withFacts makes the batch's reads those of an input's loaded facts.
+func (b *batch) withFacts(f *facts) *batch {
+	b.f = f
+	return b
 }
 
 // readStep records the step timer the decision read for key (nil: none).
@@ -57,41 +61,14 @@ func (b *batch) stepRead(key string) (*store.Timer, bool) {
 }
 
 // run returns the stored run of key, nil when there is none, as the
-// store had it when the decision read it: read once per decision (what
-// the batch will write is not in it).
+// store had it when the decision read it (what the batch will write is
+// not in it).
 func (b *batch) run(ctx context.Context, key run.Key) (*run.Run, error) {
-	if _, ok := b.runs[key]; !ok {
-		r, err := b.e.st.RunGet(ctx, key)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			b.knowRun(key, nil)
-		case err != nil:
-			return nil, err
-		default:
-			b.knowRun(key, &r)
-		}
-	}
-	if r := b.runs[key]; r != nil {
-		cp := *r // the caller's to change
-		return &cp, nil
-	}
-	return nil, nil
-}
-
-// knowRun records what the store holds for key (nil: no run).
-func (b *batch) knowRun(key run.Key, r *run.Run) {
-	if b.runs == nil {
-		b.runs = map[run.Key]*run.Run{}
-	}
-	if r != nil {
-		cp := *r
-		r = &cp
-	}
-	b.runs[key] = r
+	return b.f.run(ctx, key)
 }
 
 func (e *Engine) newBatch(lp *loadedPipeline, now time.Time) *batch {
-	b := &batch{e: e, lp: lp, now: now}
+	b := &batch{e: e, lp: lp, now: now, f: e.directFacts()}
 	if lp != nil {
 		b.p = lp.p
 	}

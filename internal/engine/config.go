@@ -206,6 +206,11 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
+		if len(calendarNames(p)) == 0 {
+			// The parse is the stored version's: the next decision names
+			// its needs with it in one round (facts.go).
+			e.parsedConfig(next, p, nil)
+		}
 		e.log.InfoContext(ctx, "pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
 		return nil
 	})

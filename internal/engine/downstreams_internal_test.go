@@ -41,7 +41,7 @@ func TestDownstreamIDsReadOnlyTheIndex(t *testing.T) {
 	if err := st.Commit(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.downstreamIDs(t.Context(), "orders")
+	got, err := e.downstreamIDs(t.Context(), e.directFacts(), "orders")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 
 	"github.com/interlockhq/interlock/internal/dryrun"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -16,18 +15,18 @@ import (
 // start a run (dryrun.Trigger). overlay is the sensor being written
 // (trigger data); nil for a cron tick.
 func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period, overlay *store.Sensor) error {
-	seen, err := e.hasMarker(ctx, key, run.MarkerDryRunSeen)
+	seen, err := b.f.hasMarker(ctx, key, run.MarkerDryRunSeen)
 	if err != nil {
 		return err
 	}
 	f := dryrun.Facts{Seen: seen, Data: overlay != nil}
-	if m, err := e.st.MarkerGet(ctx, key, run.MarkerDryRun); err == nil {
-		f.TriggeredAt = m.At
-	} else if !errors.Is(err, store.ErrNotFound) {
+	if m, err := b.f.marker(ctx, key, run.MarkerDryRun); err != nil {
 		return err
+	} else if m != nil {
+		f.TriggeredAt = m.At
 	}
 	if f.NeedsRules() {
-		if f.Rules, err = e.evaluate(ctx, p, key, overlay, run.CauseSensor, b.now, b.now); err != nil {
+		if f.Rules, err = e.evaluate(ctx, b.f, p, key, overlay, run.CauseSensor, b.now, b.now); err != nil {
 			return err
 		}
 	}
@@ -51,19 +50,19 @@ func (e *Engine) dryRunTrigger(ctx context.Context, b *batch, p *pipeline.Pipeli
 // dryRunDrift reports drift of a post-run sensor of a dry-run pipeline
 // against the baseline captured at its would-be trigger (dryrun.Drift).
 func (e *Engine) dryRunDrift(ctx context.Context, b *batch, p *pipeline.Pipeline, s *store.Sensor, key run.Key, ruleKey string) error {
-	triggered, err := e.hasMarker(ctx, key, run.MarkerDryRun)
+	triggered, err := b.f.hasMarker(ctx, key, run.MarkerDryRun)
 	if err != nil || !triggered {
 		return err // no would-be trigger: no baseline to read
 	}
 	var prev *sensor.Object
-	base, err := e.st.BaselineGet(ctx, key)
-	switch {
-	case err == nil:
+	base, err := b.f.baseline(ctx, key)
+	if err != nil {
+		return err
+	}
+	if base != nil {
 		if data, ok := base.Sensors[ruleKey]; ok {
 			prev = &data
 		}
-	case !errors.Is(err, store.ErrNotFound):
-		return err
 	}
 	if note, ok := dryrun.Drift(p, s.Key, s.Data, prev); ok {
 		b.notes(key, []run.Note{note})

@@ -97,6 +97,7 @@ type Options struct {
 type Engine struct {
 	tracer      trace.Tracer // nil: tracing off (trace.go)
 	st          store.Store
+	fc          factsCounters // how inputs read their facts (facts.go)
 	clk         clock.Clock
 	jobs        trigger.Runner
 	log         *slog.Logger

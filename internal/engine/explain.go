@@ -133,14 +133,14 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	x := Explanation{PipelineID: p.ID, ScheduleID: key.ScheduleID, Period: key.Period, Now: now, Timezone: p.Schedule.Location.String(),
 		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per), ExcludedBy: run.ExclusionReason(p, per)}
 
-	sensors, err := e.sensorsFor(ctx, p.ID, per, p.Validation.Rules, nil)
+	sensors, err := e.sensorsFor(ctx, e.directFacts(), p.ID, per, p.Validation.Rules, nil)
 	if err != nil {
 		return x, err
 	}
 	// As a rerun asked for now would see them (a past period: its own
 	// sensors, not today's plain flags).
 	sensors = run.PeriodSensors(p, per, run.CauseRerun, sensors, now)
-	out, err := e.validation(ctx, p, per, sensors, now)
+	out, err := e.validation(ctx, e.directFacts(), p, per, sensors, now)
 	if err != nil {
 		return x, err
 	}

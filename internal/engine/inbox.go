@@ -91,7 +91,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 			return nil
 		}
 		b := e.newBatch(lp, e.clk.Now())
-		next, eff, err := e.afterReport(ctx, lp.p, r, report, b.now)
+		next, eff, err := e.afterReport(ctx, b.f, lp.p, r, report, b.now)
 		if err != nil {
 			return err
 		}

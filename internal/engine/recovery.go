@@ -56,7 +56,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if lp == nil || !r.CallInFlight() {
 		return nil // an unknown pipeline's timer drops the run's step (runFor)
 	}
-	facts, stored, due, err := e.callFacts(ctx, lp, r)
+	facts, stored, due, err := e.callFacts(ctx, e.directFacts(), lp, r)
 	if err != nil {
 		return err
 	}
@@ -78,12 +78,14 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 // (returned too, nil when absent, so that a first write is conditioned
 // on its absence), and the step timer's due time (nil when the run has
 // no step timer).
-func (e *Engine) callFacts(ctx context.Context, lp *loadedPipeline, r run.Run) (run.CallFacts, *run.CallRecovery, *time.Time, error) {
+func (e *Engine) callFacts(ctx context.Context, fs *facts, lp *loadedPipeline, r run.Run) (run.CallFacts, *run.CallRecovery, *time.Time, error) {
 	f := run.CallFacts{JobType: string(lp.p.Job.Type), RunID: runID(r), Findable: trigger.Findable(e.jobs, string(lp.p.Job.Type))}
 	var stored *run.CallRecovery
-	m, err := e.st.MarkerGet(ctx, r.Key, run.MarkerTriggerOutcome)
+	m, err := fs.marker(ctx, r.Key, run.MarkerTriggerOutcome)
 	switch {
-	case err == nil:
+	case err != nil:
+		return f, nil, nil, err
+	case m != nil:
 		c, ok := run.ParseCallRecovery(m.At, m.Detail)
 		if !ok {
 			e.log.WarnContext(ctx, "unreadable trigger recovery marker; it is replaced", "pipeline", r.PipelineID, "period", r.Period)
@@ -92,19 +94,17 @@ func (e *Engine) callFacts(ctx context.Context, lp *loadedPipeline, r run.Run) (
 		if ok {
 			f.Recovery = &c
 		}
-	case !errors.Is(err, store.ErrNotFound):
-		return f, nil, nil, err
 	}
 	var due *time.Time
-	t, err := e.st.TimerGet(ctx, stepTimerKey(r.Key))
+	t, err := fs.timer(ctx, stepTimerKey(r.Key))
 	switch {
-	case err == nil:
+	case err != nil:
+		return f, nil, nil, err
+	case t != nil:
 		due = &t.DueAt
 		f.StepDue = t.DueAt
-	case errors.Is(err, store.ErrNotFound):
-		f.StepDue = e.clk.Now() // no timer to wait for: the lease is over
 	default:
-		return f, nil, nil, err
+		f.StepDue = e.clk.Now() // no timer to wait for: the lease is over
 	}
 	return f, stored, due, nil
 }
@@ -114,7 +114,7 @@ func (e *Engine) callFacts(ctx context.Context, lp *loadedPipeline, r run.Run) (
 // job up where its type allows, then record run.RecoverTrigger's decision
 // in b.
 func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-	facts, stored, _, err := e.callFacts(ctx, lp, *r) // StepDue: the timer being processed
+	facts, stored, _, err := e.callFacts(ctx, b.f, lp, *r) // StepDue: the timer being processed
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (e *Engine) callStatus(ctx context.Context, lp *loadedPipeline, r run.Run) 
 	if !r.CallInFlight() {
 		return "", nil
 	}
-	f, _, _, err := e.callFacts(ctx, lp, r)
+	f, _, _, err := e.callFacts(ctx, e.directFacts(), lp, r)
 	if err != nil {
 		return "", err
 	}

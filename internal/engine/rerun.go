@@ -123,7 +123,7 @@ func (e *Engine) decideRerun(ctx context.Context, b *batch, lp *loadedPipeline, 
 	if err != nil {
 		return run.RerunVerdict{}, err
 	}
-	ledger, err := e.st.LedgerList(ctx, key)
+	ledger, err := b.f.ledger(ctx, key)
 	if err != nil {
 		return run.RerunVerdict{}, err
 	}

@@ -133,7 +133,7 @@ func (b *batch) putMarker(m store.Marker) {
 // pipeline that has downstreams — only those can be a root — so a
 // success costs no read more on the commit that records it.
 func (e *Engine) armRelease(ctx context.Context, b *batch, key run.Key) error {
-	ms, err := e.st.MarkerListOf(ctx, key)
+	ms, err := b.f.markersOf(ctx, key)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -16,16 +15,16 @@ import (
 // cron schedules start runs) and sets the next tick. Ticks missed while the
 // engine was down are not replayed one by one: the next tick is the first
 // after now, and the watchdog reports periods that got no run.
-func (e *Engine) cronTick(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) cronTick(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := f.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil {
 		return nil, err
 	}
 	if lp == nil || !run.NeedsCronTimer(lp.p) {
-		return e.newBatch(lp, now), nil // the timer goes, on what was read
+		return e.newBatch(lp, now).withFacts(f), nil // the timer goes, on what was read
 	}
 	p := lp.p
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(f)
 	due := t.DueAt
 	per, next := run.CronTick(p, due, now)
 	b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: next}, &due)
@@ -46,7 +45,7 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 	}
 	switch run.PeriodStart(p, per, lp.row.Paused, existing) {
 	case run.StartExcluded:
-		reported, err := e.hasMarker(ctx, key, run.MarkerExcluded)
+		reported, err := b.f.hasMarker(ctx, key, run.MarkerExcluded)
 		if err != nil {
 			return err
 		}
@@ -73,29 +72,29 @@ func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, 
 // slaTimer fires an SLA warning or breach for a period that is not done,
 // as sla.Alert decides on the config in force (it may have changed
 // since the timer was set: no SLA any more, an excluded date, dry-run).
-func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) slaTimer(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := f.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil {
 		return nil, err
 	}
 	if lp == nil {
-		return e.newBatch(nil, now), nil
+		return e.newBatch(nil, now).withFacts(f), nil
 	}
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(f)
 	per, err := parsePeriod(t.Run.Period)
 	if err != nil {
 		return b, nil // not a period: the timer goes
 	}
-	m, err := e.slaMarks(ctx, lp.p, t.Run, per)
+	m, err := e.slaMarks(ctx, b.f, lp.p, t.Run, per)
 	if err != nil {
 		return nil, err
 	}
-	existing, err := e.periodRun(ctx, t.Run, per)
+	existing, err := e.periodRun(ctx, b.f, t.Run, per)
 	if err != nil {
 		return nil, err
 	}
-	f := sla.ParseTimer(t.Detail, t.Kind == kindSLABreach, t.DueAt)
-	note, marker, ok := sla.Alert(lp.p, per, f, m, existing, now)
+	sf := sla.ParseTimer(t.Detail, t.Kind == kindSLABreach, t.DueAt)
+	note, marker, ok := sla.Alert(lp.p, per, sf, m, existing, now)
 	if !ok {
 		return b, nil
 	}
@@ -107,16 +106,16 @@ func (e *Engine) slaTimer(ctx context.Context, t store.Timer, now time.Time) (*b
 // periodTimer arms the SLA timers of the period that starts now and sets
 // the timer for the next period, so SLA alerts fire even when no data and
 // no run ever show up for a period.
-func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) periodTimer(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := f.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil {
 		return nil, err
 	}
 	if lp == nil || !run.NeedsPeriodTimer(lp.p) {
-		return e.newBatch(lp, now), nil
+		return e.newBatch(lp, now).withFacts(f), nil
 	}
 	p := lp.p
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(f)
 	due := t.DueAt
 	per, nextStart := run.PeriodTick(p, due)
 	b.putTimer(periodTimer(p.ID, nextStart), &due)
@@ -126,12 +125,12 @@ func (e *Engine) periodTimer(ctx context.Context, t store.Timer, now time.Time) 
 
 // armPeriodSLA arms a period's SLA timers unless its run already ended.
 func (e *Engine) armPeriodSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	r, err := e.st.RunGet(ctx, key)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	r, err := b.f.run(ctx, key)
+	if err != nil {
 		return err
 	}
-	ended := err == nil && r.State.Terminal()
-	m, err := e.slaMarks(ctx, p, key, per)
+	ended := r != nil && r.State.Terminal()
+	m, err := e.slaMarks(ctx, b.f, p, key, per)
 	if err != nil {
 		return err
 	}
@@ -147,13 +146,9 @@ func periodTimer(pipelineID string, at time.Time) store.Timer {
 
 // periodRun returns the run that stands for a period (sla.DayRun): its
 // own, or for a daily period one of its hours'; nil when none.
-func (e *Engine) periodRun(ctx context.Context, key run.Key, per schedule.Period) (*run.Run, error) {
-	var own *run.Run
-	r, err := e.st.RunGet(ctx, key)
-	switch {
-	case err == nil:
-		own = &r
-	case !errors.Is(err, store.ErrNotFound):
+func (e *Engine) periodRun(ctx context.Context, f *facts, key run.Key, per schedule.Period) (*run.Run, error) {
+	own, err := f.run(ctx, key)
+	if err != nil {
 		return nil, err
 	}
 	var sameDay []run.Run

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -90,29 +90,35 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 	var got sensor.Object
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
 		now := e.clk.Now()
-		f, err := e.sensorFacts(ctx, pipelineID, key, data, now)
+		ref := needs.SensorRef{PipelineID: pipelineID, Key: key}
+		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			d := data
+			if it, ok := f.inboxes[ref]; ok && d == nil && it.err == nil {
+				d = &it.data // the content read: its period's facts
+			}
+			return needs.SensorWrite(cfg(pipelineID), cfg, f.readRuns, pipelineID, key, d, now)
+		})
 		if err != nil {
 			return err
 		}
 		if data != nil {
 			got = *data
 		} else {
-			if errors.Is(f.InboxErr, store.ErrNotFound) {
-				return fmt.Errorf("%w: %s/%s: %w", ErrNoSensorItem, pipelineID, key, f.InboxErr)
+			inbox, err := f.inbox(ctx, ref)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("%w: %s/%s: %w", ErrNoSensorItem, pipelineID, key, err)
 			}
-			if f.InboxErr != nil {
-				return f.InboxErr
+			if err != nil {
+				return err
 			}
-			got = f.Inbox
+			got = inbox
 			if err := CheckSensorKey(key); err != nil {
 				return err
 			}
 		}
-		var lp *loadedPipeline
-		if f.PipelineFound {
-			if lp, err = e.pipelineOfRow(ctx, f.Pipeline); err != nil {
-				return err
-			}
+		lp, err := f.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
 		}
 		if lp == nil {
 			return unknown(pipelineID)
@@ -122,10 +128,13 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidSensor, err)
 		}
-		old := f.Sensor
+		old, found, err := f.sensor(ctx, pipelineID, key)
+		if err != nil {
+			return err
+		}
 		s := store.Sensor{PipelineID: pipelineID, Key: key, Data: got, ChangedAt: now, WrittenAt: now, Watched: watchdog.Watches(p, key)}
 		var stored *sensor.Record
-		if f.SensorFound {
+		if found {
 			rec := old.Record()
 			stored = &rec
 		}
@@ -135,14 +144,7 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		}
 		changed := run.NewData(p, key, stored, got, per)
 		s.ChangedAt = run.SensorChangedAt(changed, old.ChangedAt, now)
-		b := e.newBatch(lp, now)
-		for _, k := range f.asked {
-			if r, ok := f.Runs[k]; ok {
-				b.knowRun(k, &r)
-			} else {
-				b.knowRun(k, nil)
-			}
-		}
+		b := e.newBatch(lp, now).withFacts(f)
 		b.c.Sensors = append(b.c.Sensors, store.SensorWrite{Sensor: s, ExpectVersion: old.Version})
 		if changed {
 			if err := e.onNewData(ctx, b, lp, &s, per); err != nil {
@@ -157,74 +159,6 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		return nil
 	})
 	return got, res, err
-}
-
-// sensorFacts are a sensor decision's first facts, and the runs read
-// with them.
-type sensorFacts struct {
-	store.SensorFacts
-	asked []run.Key // the runs read (those absent are not in Runs)
-}
-
-// sensorFacts reads a sensor decision's first facts: the pipeline row,
-// the sensor's stored state and (data nil) its inbox item — in one request
-// on a store that offers it (store.SensorFactsReader), with the runs the
-// decision will look at when the parse cache can name them
-// (sensorRunsAhead); one read each otherwise.
-func (e *Engine) sensorFacts(ctx context.Context, pipelineID, key string, data *sensor.Object, now time.Time) (sensorFacts, error) {
-	if fr, ok := e.st.(store.SensorFactsReader); ok {
-		asked := e.sensorRunsAhead(pipelineID, key, data, now)
-		f, err := fr.SensorFacts(ctx, store.SensorFactsParams{PipelineID: pipelineID, Key: key, Runs: asked, Inbox: data == nil})
-		return sensorFacts{SensorFacts: f, asked: asked}, err
-	}
-	if data == nil {
-		return sensorFacts{}, fmt.Errorf("engine: sensor %s/%s: the store has no sensor inbox", pipelineID, key)
-	}
-	var f sensorFacts
-	row, err := e.st.PipelineGet(ctx, pipelineID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return f, err
-	default:
-		f.Pipeline, f.PipelineFound = row, true
-	}
-	old, err := e.st.SensorGet(ctx, pipelineID, key)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return f, err
-	default:
-		f.Sensor, f.SensorFound = old, true
-	}
-	return f, nil
-}
-
-// sensorRunsAhead names the runs a sensor decision will read, before the
-// pipeline row is read, from the config the parse cache holds (nil when
-// it holds none): the period's run, and for a trigger key the period's
-// run under the other schedule id too (runOf). Data not known yet (the
-// inbox) names the current period. A guess: the decision still reads what
-// it needs from the row it reads (a run it did not guess is read then),
-// and a guessed run is the stored run of its key whatever the config.
-func (e *Engine) sensorRunsAhead(pipelineID, key string, data *sensor.Object, now time.Time) []run.Key {
-	x := e.parses.get(pipelineID)
-	if x == nil {
-		return nil
-	}
-	var d sensor.Object
-	if data != nil {
-		d = *data
-	}
-	per, err := run.SensorWritePeriod(x.p, key, d, now)
-	if err != nil {
-		return nil
-	}
-	k := run.Key{PipelineID: pipelineID, ScheduleID: x.p.ScheduleID(), Period: per.String()}
-	if route, _ := run.RouteSensor(x.p, key); route == run.SensorForTrigger {
-		return []run.Key{k, run.OtherSchedule(k)}
-	}
-	return []run.Key{k}
 }
 
 // DeleteSensor removes a stored sensor. It decides nothing: a sensor that
@@ -306,12 +240,12 @@ func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline
 // firstArrival records the first trigger-sensor arrival of a period (the
 // start of a relative SLA) and arms the relative SLA timers.
 func (e *Engine) firstArrival(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	seen, err := e.hasMarker(ctx, key, run.MarkerFirstArrival)
+	seen, err := b.f.hasMarker(ctx, key, run.MarkerFirstArrival)
 	if err != nil || seen {
 		return err
 	}
 	b.marker(store.Marker{Key: key, Kind: run.MarkerFirstArrival, At: b.now}, true)
-	m, err := e.slaMarks(ctx, p, key, per)
+	m, err := e.slaMarks(ctx, b.f, p, key, per)
 	if err != nil {
 		return err
 	}
@@ -333,12 +267,12 @@ func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline
 		return err
 	}
 	var prev *sensor.Object
-	if base, err := e.st.BaselineGet(ctx, key); err == nil {
+	if base, err := b.f.baseline(ctx, key); err != nil {
+		return err
+	} else if base != nil {
 		if data, ok := base.Sensors[ruleKey]; ok {
 			prev = &data
 		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
 	}
 	d := run.PostRunData(p, r, prev, s.Key, s.Data)
 	if d.MarkArrived {
@@ -349,7 +283,7 @@ func (e *Engine) postRunSensor(ctx context.Context, b *batch, lp *loadedPipeline
 		return e.rerun(ctx, b, lp, key, r, run.ReasonDrift, "sensor "+s.Key, s)
 	}
 	if d.JudgeRules {
-		sensors, err := e.sensorsFor(ctx, p.ID, per, p.PostRun.Rules, s)
+		sensors, err := e.sensorsFor(ctx, b.f, p.ID, per, p.PostRun.Rules, s)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ import (
 // Point lookups, not a range per rule key: a range of "orders#" would
 // walk every period the key was ever written for, and "orders" is also a
 // prefix of unrelated keys ("orders-v2").
-func (e *Engine) sensorsFor(ctx context.Context, pipelineID string, per schedule.Period, rules []rule.Rule, overlay *store.Sensor) (rule.SensorMap, error) {
+func (e *Engine) sensorsFor(ctx context.Context, f *facts, pipelineID string, per schedule.Period, rules []rule.Rule, overlay *store.Sensor) (rule.SensorMap, error) {
 	keys := make([]string, 0, 3*len(rules))
 	for _, r := range rules {
 		for _, k := range schedule.PeriodKeys(r.Key, per) {
@@ -40,7 +40,7 @@ func (e *Engine) sensorsFor(ctx context.Context, pipelineID string, per schedule
 	if len(keys) == 0 {
 		return rule.SensorMap{}, nil
 	}
-	stored, err := e.st.SensorGetMany(ctx, store.SensorGetManyParams{PipelineID: pipelineID, Keys: keys})
+	stored, err := f.sensors(ctx, pipelineID, keys)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -115,10 +116,17 @@ type stepDecision func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) 
 // has that kind, is due by the clock, and is ref.Due when that is set.
 // A run that is gone, or whose pipeline no longer runs, has its step
 // timer dropped. A conflicting commit decides again on fresh facts.
-func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decide stepDecision) (StepResult, error) {
+//
+// The step's facts are loaded first, in one batch: those need names
+// (needs.Step, needs.Call, needs.Poll).
+func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, need needsFunc, decide stepDecision) (StepResult, error) {
 	var res StepResult
 	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func(ctx context.Context) error {
-		t, due, err := e.dueStep(ctx, ref, step)
+		f, err := e.loadFacts(ctx, need)
+		if err != nil {
+			return err
+		}
+		t, due, err := e.dueStep(ctx, f, ref, step)
 		if err == nil && t != nil && run.Superseded(ref.Since, run.StampOf(t.Detail)) {
 			res = StepResult{Run: ref.Run, Superseded: true}
 			return nil
@@ -127,11 +135,11 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decid
 			res = current(ref.Run, t)
 			return err
 		}
-		r, lp, err := e.runFor(ctx, ref.Run)
+		r, lp, err := e.runFor(ctx, f, ref.Run)
 		if err != nil {
 			return err
 		}
-		b := e.newBatch(lp, e.clk.Now())
+		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
 		b.readStep(t.Key, t)
 		if r != nil {
 			err := decide(b, lp, r, t.DueAt)
@@ -158,15 +166,12 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, decid
 
 // dueStep reads the run's step timer (nil when it has none) and reports
 // whether ref's step of kind step is due.
-func (e *Engine) dueStep(ctx context.Context, ref StepRef, step run.Step) (*store.Timer, bool, error) {
-	t, err := e.st.TimerGet(ctx, stepTimerKey(ref.Run))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+func (e *Engine) dueStep(ctx context.Context, f *facts, ref StepRef, step run.Step) (*store.Timer, bool, error) {
+	t, err := f.timer(ctx, stepTimerKey(ref.Run))
+	if t == nil || err != nil {
 		return nil, false, err
 	}
-	return &t, run.TimerDue(run.TimerAt{Kind: t.Kind, At: t.DueAt}, string(step), ref.Due, e.clk.Now()), nil
+	return t, run.TimerDue(run.TimerAt{Kind: t.Kind, At: t.DueAt}, string(step), ref.Due, e.clk.Now()), nil
 }
 
 // current is the run's next step as its step timer t says (nil: none).
@@ -208,7 +213,7 @@ func keyString(k run.Key) string { return k.PipelineID + " " + k.ScheduleID + " 
 // A paused pipeline's run is held: its step is dropped and Resume re-arms
 // it.
 func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) {
-	return e.takeStep(ctx, ref, run.StepEvaluate, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
+	return e.takeStep(ctx, ref, run.StepEvaluate, e.stepNeeds(run.StepEvaluate, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		if run.StepFor(*r, run.StepEvaluate, b.paused()) != run.StepTake {
 			return nil
 		}
@@ -227,7 +232,7 @@ func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) 
 // returned. A paused pipeline's run is held.
 func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Call, error) {
 	var call *Call
-	res, err := e.takeStep(ctx, ref, run.StepTrigger, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
+	res, err := e.takeStep(ctx, ref, run.StepTrigger, e.stepNeeds(run.StepTrigger, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		call = nil
 		switch run.StepFor(*r, run.StepTrigger, b.paused()) {
 		case run.StepDrop:
@@ -256,17 +261,22 @@ func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Ca
 // retry TriggerCall on its own: a call whose answer never reaches
 // TriggerRecord is left to the crash rules (the lease, the lookup).
 func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
-	r, err := e.st.RunGet(ctx, c.Run)
-	if errors.Is(err, store.ErrNotFound) {
-		return CallResult{NotMade: "the run is gone"}, nil
-	}
+	f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Call(c.Run) })
 	if err != nil {
 		return CallResult{}, err
 	}
+	stored, err := f.run(ctx, c.Run)
+	if err != nil {
+		return CallResult{}, err
+	}
+	if stored == nil {
+		return CallResult{NotMade: "the run is gone"}, nil
+	}
+	r := *stored
 	if !r.Awaits(c.ID) {
 		return CallResult{NotMade: fmt.Sprintf("the run no longer waits for this call (%s, attempt %d)", r.State, r.Attempt)}, nil
 	}
-	lp, err := e.callingPipeline(ctx, c.Run.PipelineID)
+	lp, err := e.callingPipeline(ctx, f, c.Run.PipelineID)
 	if err != nil {
 		return CallResult{}, err
 	}
@@ -300,21 +310,33 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 	}
 	var out StepResult
 	err := e.retry(ctx, "trigger answer of "+keyString(c.Run), func(ctx context.Context) error {
-		cur, err := e.st.RunGet(ctx, c.Run)
-		if errors.Is(err, store.ErrNotFound) {
+		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			var report *run.JobReport
+			if res.Err == "" && res.Started.Result != nil {
+				r := pollReport(*res.Started.Result, true)
+				report = &r
+			}
+			return needs.Answer(cfg(c.Run.PipelineID), f.readRuns, c.Run, c.ID, report)
+		})
+		if err != nil {
+			return err
+		}
+		stored, err := f.run(ctx, c.Run)
+		if err != nil {
+			return err
+		}
+		if stored == nil {
 			e.log.ErrorContext(ctx, "the run of a trigger call is gone; its answer is not recorded", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "jobRunId", res.Started.JobRunID)
 			out = StepResult{Run: c.Run}
 			return nil
 		}
-		if err != nil {
-			return err
-		}
+		cur := *stored
 		switch run.AnswerStanding(cur, c.ID, res.Err == "") {
 		case run.AnswerRecorded:
 			out, err = e.Current(ctx, c.Run)
 			return err
 		case run.AnswerLate:
-			if err := e.reportLate(ctx, cur, c.ID, res); err != nil {
+			if err := e.reportLate(ctx, f, cur, c.ID, res); err != nil {
 				return err
 			}
 			out, err = e.Current(ctx, c.Run)
@@ -322,7 +344,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		}
 		// Recording the call's answer is a decision of its own (the next
 		// poll, a synchronous job's verdict): on fresh pipeline facts.
-		lp, err := e.callingPipeline(ctx, c.Run.PipelineID)
+		lp, err := e.callingPipeline(ctx, f, c.Run.PipelineID)
 		if err != nil {
 			return err
 		}
@@ -330,17 +352,16 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 			return fmt.Errorf("engine: trigger answer of %s: no stored config of the pipeline loads", keyString(c.Run))
 		}
 		var expect *time.Time
-		b := e.newBatch(lp, e.clk.Now())
-		switch t, err := e.st.TimerGet(ctx, stepTimerKey(c.Run)); {
-		case err == nil:
-			expect = &t.DueAt
-			b.readStep(t.Key, &t)
-		case !errors.Is(err, store.ErrNotFound):
+		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
+		t, err := f.timer(ctx, stepTimerKey(c.Run))
+		if err != nil {
 			return err
-		default:
-			b.readStep(stepTimerKey(c.Run), nil)
 		}
-		next, eff, err := e.afterCall(ctx, lp, cur, res, b.now)
+		if t != nil {
+			expect = &t.DueAt
+		}
+		b.readStep(stepTimerKey(c.Run), t)
+		next, eff, err := e.afterCall(ctx, b.f, lp, cur, res, b.now)
 		if err != nil {
 			return err
 		}
@@ -358,14 +379,14 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 
 // afterCall decides what follows a trigger call's answer for the run r
 // that awaits it.
-func (e *Engine) afterCall(ctx context.Context, lp *loadedPipeline, r run.Run, res CallResult, now time.Time) (run.Run, run.Effect, error) {
+func (e *Engine) afterCall(ctx context.Context, f *facts, lp *loadedPipeline, r run.Run, res CallResult, now time.Time) (run.Run, run.Effect, error) {
 	if res.Err != "" {
 		next, eff := run.AfterTriggerError(r, res.Err, lp.p, now)
 		return next, eff, nil
 	}
 	next, eff := run.Triggered(r, string(lp.p.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.p, now)
 	if r.Cause == run.CauseUpstream {
-		notes, err := e.withUpstreamParent(ctx, lp.p, r, eff.Notes)
+		notes, err := e.withUpstreamParent(ctx, f, lp.p, r, eff.Notes)
 		if err != nil {
 			return r, run.Effect{}, err
 		}
@@ -374,7 +395,7 @@ func (e *Engine) afterCall(ctx context.Context, lp *loadedPipeline, r run.Run, r
 	if res.Started.Result == nil {
 		return next, eff, nil
 	}
-	n2, e2, err := e.afterResult(ctx, lp.p, next, *res.Started.Result, true, now)
+	n2, e2, err := e.afterResult(ctx, f, lp.p, next, *res.Started.Result, true, now)
 	if err != nil {
 		return r, run.Effect{}, err
 	}
@@ -386,14 +407,14 @@ func (e *Engine) afterCall(ctx context.Context, lp *loadedPipeline, r run.Run, r
 // its run moved on: the call's outcome is a fact (a job may have started
 // for a run that ended), so it is reported rather than dropped. The
 // period's MarkerLateCall remembers which call was reported.
-func (e *Engine) reportLate(ctx context.Context, cur run.Run, c run.CallID, res CallResult) error {
-	m, err := e.st.MarkerGet(ctx, cur.Key, run.MarkerLateCall)
-	var reported *sensor.Object
-	switch {
-	case err == nil:
-		reported = &m.Detail
-	case !errors.Is(err, store.ErrNotFound):
+func (e *Engine) reportLate(ctx context.Context, f *facts, cur run.Run, c run.CallID, res CallResult) error {
+	m, err := f.marker(ctx, cur.Key, run.MarkerLateCall)
+	if err != nil {
 		return err
+	}
+	var reported *sensor.Object
+	if m != nil {
+		reported = &m.Detail
 	}
 	stored := reported != nil
 	a := run.LateAnswer{Err: res.Err, JobRunID: res.Started.JobRunID}
@@ -417,7 +438,7 @@ func (e *Engine) reportLate(ctx context.Context, cur run.Run, c run.CallID, res 
 // is gone) is dropped, as every step's is.
 func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, error) {
 	var polled *Polled
-	res, err := e.takeStep(ctx, ref, run.StepPoll, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
+	res, err := e.takeStep(ctx, ref, run.StepPoll, func(*facts, needs.Configs) needs.Set { return needs.Call(ref.Run) }, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		polled = nil
 		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
 			return nil
@@ -445,14 +466,16 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 // answers is still due and the run still runs the job polled: a repeated
 // record returns the run's current next step.
 func (e *Engine) PollRecord(ctx context.Context, p Polled) (StepResult, error) {
-	return e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
+	return e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, func(_ *facts, cfg needs.Configs) needs.Set {
+		return needs.Poll(cfg(p.Run.PipelineID), p.Run, pollReport(p.Result, p.Err == ""))
+	}, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
 			return nil
 		}
 		if !r.RunsJob(p.Generation, p.Attempt, p.JobRunID) {
 			return errNoCommit // the answer is about another job
 		}
-		next, eff, err := e.afterResult(ctx, lp.p, *r, p.Result, p.Err == "", b.now)
+		next, eff, err := e.afterResult(ctx, b.f, lp.p, *r, p.Result, p.Err == "", b.now)
 		if err != nil {
 			return err
 		}
@@ -464,12 +487,9 @@ func (e *Engine) PollRecord(ctx context.Context, p Polled) (StepResult, error) {
 // recorded with. A call begun is made, and its answer recorded, even when
 // the pipeline was paused or its file removed meanwhile: on the row as it
 // is now, with the config stored in it.
-func (e *Engine) callingPipeline(ctx context.Context, id string) (*loadedPipeline, error) {
-	row, err := e.st.PipelineGet(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+func (e *Engine) callingPipeline(ctx context.Context, f *facts, id string) (*loadedPipeline, error) {
+	row, ok, err := f.pipelineRow(ctx, id)
+	if !ok || err != nil {
 		return nil, err
 	}
 	return e.withConfig(ctx, row, nil)
@@ -478,14 +498,14 @@ func (e *Engine) callingPipeline(ctx context.Context, id string) (*loadedPipelin
 // withUpstreamParent names, on the JOB_TRIGGERED notes of a run its
 // upstreams opened, the upstream run it counts as started by
 // (deps.UpstreamParent), reading the upstreams' configs.
-func (e *Engine) withUpstreamParent(ctx context.Context, p *pipeline.Pipeline, r run.Run, notes []run.Note) ([]run.Note, error) {
+func (e *Engine) withUpstreamParent(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, notes []run.Note) ([]run.Note, error) {
 	per, err := schedule.ParsePeriod(r.Period)
 	if err != nil {
 		return notes, nil
 	}
 	ups := map[string]*pipeline.Pipeline{}
 	for _, u := range p.Upstreams {
-		lp, err := e.pipelineOf(ctx, u.Pipeline)
+		lp, err := f.pipelineOf(ctx, u.Pipeline)
 		if err != nil {
 			return nil, err
 		}

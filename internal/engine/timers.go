@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -147,34 +148,41 @@ func (e *Engine) survive(what, key string, err *error) {
 // commit, so a timer is processed once even when several processes race
 // for it: the loser's commit fails its due-time condition and it re-reads.
 func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
+	fam := run.TimerFamily(t.Kind)
+	if k, err := run.ParseTimerKey(t.Key); err == nil {
+		fam = k.Family
+	}
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
-		cur, err := e.st.TimerGet(ctx, t.Key)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // someone else processed it
-		}
+		now := e.clk.Now()
+		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			return needs.Timer(cfg(t.Run.PipelineID), cfg, f.readMarkers, t.Key, fam, t.Run, t.DueAt, now)
+		})
 		if err != nil {
 			return err
 		}
-		now := e.clk.Now()
+		cur, err := f.timer(ctx, t.Key)
+		if cur == nil || err != nil {
+			return err // nil: someone else processed it
+		}
 		if !run.TimerDue(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.Kind, t.DueAt, now) {
 			return nil // someone else processed it
 		}
 		var b *batch
 		switch t.Kind {
 		case kindCron:
-			b, err = e.cronTick(ctx, t, now)
+			b, err = e.cronTick(ctx, f, t, now)
 		case kindSLAWarning, kindSLABreach:
-			b, err = e.slaTimer(ctx, t, now)
+			b, err = e.slaTimer(ctx, f, t, now)
 		case kindPeriod:
-			b, err = e.periodTimer(ctx, t, now)
+			b, err = e.periodTimer(ctx, f, t, now)
 		case kindResume:
 			b, err = e.resumeTimer(ctx, t, now)
 		case kindBackfill:
 			b, err = e.backfillTimerFired(ctx, t, now)
 		case kindDownstreams:
-			b, err = e.downstreamsTimer(ctx, t, now)
+			b, err = e.downstreamsTimer(ctx, f, t, now)
 		case kindUpstream:
-			b, err = e.upstreamTimer(ctx, t, now)
+			b, err = e.upstreamTimer(ctx, f, t, now)
 		case kindRelease:
 			b, err = e.releaseTimer(ctx, t, now)
 		case kindSilenceEnd:
@@ -214,15 +222,12 @@ func (e *Engine) timerKey(ctx context.Context, t store.Timer, f run.TimerFamily)
 
 // runFor loads a run and its pipeline for a step. A missing run or
 // pipeline leaves nothing to do (the step's timer is removed).
-func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipeline, error) {
-	r, err := e.st.RunGet(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, nil
-	}
-	if err != nil {
+func (e *Engine) runFor(ctx context.Context, f *facts, key run.Key) (*run.Run, *loadedPipeline, error) {
+	r, err := f.run(ctx, key)
+	if r == nil || err != nil {
 		return nil, nil, err
 	}
-	lp, err := e.pipelineOf(ctx, key.PipelineID)
+	lp, err := f.pipelineOf(ctx, key.PipelineID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,7 +235,7 @@ func (e *Engine) runFor(ctx context.Context, key run.Key) (*run.Run, *loadedPipe
 		e.log.WarnContext(ctx, "run of an unknown pipeline; its timer is dropped", "pipeline", key.PipelineID, "period", key.Period)
 		return nil, nil, nil
 	}
-	return &r, lp, nil
+	return r, lp, nil
 }
 
 // evaluateRun evaluates the validation rules for r (which prev is the
@@ -241,7 +246,7 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 	if start.IsZero() {
 		start = b.now
 	}
-	out, err := e.evaluate(ctx, lp.p, r.Key, overlay, r.Cause, start, b.now)
+	out, err := e.evaluate(ctx, b.f, lp.p, r.Key, overlay, r.Cause, start, b.now)
 	if err != nil {
 		return err
 	}
@@ -251,22 +256,28 @@ func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, 
 }
 
 // afterResult decides what follows a job's reported status.
-func (e *Engine) afterResult(ctx context.Context, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
-	report := run.JobReport{Known: known, Status: string(res.Status), Failure: run.Failure{Category: res.Category, Message: res.Message}}
-	next, eff, err := e.afterReport(ctx, p, r, report, now)
+func (e *Engine) afterResult(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
+	report := pollReport(res, known)
+	next, eff, err := e.afterReport(ctx, f, p, r, report, now)
 	if err == nil && known {
 		eff = withOutput(eff, res.Output)
 	}
 	return next, eff, err
 }
 
+// pollReport is a job's reported status as the core reads it (known:
+// the status could be read).
+func pollReport(res trigger.Result, known bool) run.JobReport {
+	return run.JobReport{Known: known, Status: string(res.Status), Failure: run.Failure{Category: res.Category, Message: res.Message}}
+}
+
 // afterReport decides what follows a job's report, reading the ledger and
 // the exclusion only for a failure.
-func (e *Engine) afterReport(ctx context.Context, p *pipeline.Pipeline, r run.Run, report run.JobReport, now time.Time) (run.Run, run.Effect, error) {
+func (e *Engine) afterReport(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, report run.JobReport, now time.Time) (run.Run, run.Effect, error) {
 	var used int
 	var exclusion string
 	if report.Failed() { // only a failure's decision reads the ledger
-		ledger, err := e.st.LedgerList(ctx, r.Key)
+		ledger, err := f.ledger(ctx, r.Key)
 		if err != nil {
 			return r, run.Effect{}, err
 		}

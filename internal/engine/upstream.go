@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -55,9 +55,9 @@ func (b *batch) armDownstreams(r run.Run) {
 }
 
 // downstreamsTimer is step 2: t.Run is the upstream period that succeeded.
-func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	b := e.newBatch(nil, now)
-	up, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) downstreamsTimer(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	b := e.newBatch(nil, now).withFacts(f)
+	up, err := f.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil || up == nil {
 		return b, err
 	}
@@ -65,7 +65,7 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 	if err != nil {
 		return b, nil // not a period: the timer goes
 	}
-	ids, err := e.downstreamIDs(ctx, up.p.ID)
+	ids, err := e.downstreamIDs(ctx, b.f, up.p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 	opens := map[run.Key]bool{} // downstream period → whether it may open it
 	var keys []run.Key
 	for _, id := range ids {
-		down, err := e.pipelineOf(ctx, id)
+		down, err := f.pipelineOf(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -123,28 +123,25 @@ func (e *Engine) downstreamsTimer(ctx context.Context, t store.Timer, now time.T
 }
 
 // downstreamIDs reads the downstream index of an upstream.
-func (e *Engine) downstreamIDs(ctx context.Context, upstream string) ([]string, error) {
-	ms, err := e.st.MarkerListOf(ctx, run.Key{PipelineID: upstream})
+func (e *Engine) downstreamIDs(ctx context.Context, f *facts, upstream string) ([]string, error) {
+	ms, err := f.markersOf(ctx, run.Key{PipelineID: upstream})
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, m := range ms {
-		if k, err := run.ParseMarkerKind(m.Kind); err == nil && k.Name == run.MarkerDownstream {
-			ids = append(ids, k.ID)
-		}
+	kinds := make([]string, len(ms))
+	for i, m := range ms {
+		kinds[i] = m.Kind
 	}
-	slices.Sort(ids)
-	return ids, nil
+	return needs.DownstreamIDs(kinds), nil
 }
 
 // upstreamTimer is step 3: t.Run is the downstream period to re-evaluate.
-func (e *Engine) upstreamTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) upstreamTimer(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	lp, err := f.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil || lp == nil {
-		return e.newBatch(lp, now), err
+		return e.newBatch(lp, now).withFacts(f), err
 	}
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(f)
 	per, err := parsePeriod(t.Run.Period)
 	if err != nil {
 		return b, nil
@@ -157,7 +154,7 @@ func (e *Engine) upstreamTimer(ctx context.Context, t store.Timer, now time.Time
 	_, opens := t.Detail.Get("opens")
 	pass := false
 	if existing == nil && opens && deps.OpensOnUpstream(lp.p) { // only then does it matter
-		ups, err := e.upstreamResults(ctx, lp.p, per)
+		ups, err := e.upstreamResults(ctx, b.f, lp.p, per)
 		if err != nil {
 			return nil, err
 		}
@@ -174,10 +171,10 @@ func (e *Engine) upstreamTimer(ctx context.Context, t store.Timer, now time.Time
 }
 
 // upstreamResults judges the upstream rules of p for period per.
-func (e *Engine) upstreamResults(ctx context.Context, p *pipeline.Pipeline, per schedule.Period) ([]rule.Result, error) {
+func (e *Engine) upstreamResults(ctx context.Context, f *facts, p *pipeline.Pipeline, per schedule.Period) ([]rule.Result, error) {
 	var out []rule.Result
 	for _, u := range p.Upstreams {
-		up, err := e.pipelineOf(ctx, u.Pipeline)
+		up, err := f.pipelineOf(ctx, u.Pipeline)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +183,7 @@ func (e *Engine) upstreamResults(ctx context.Context, p *pipeline.Pipeline, per 
 			continue
 		}
 		pers := deps.UpstreamPeriods(p, up.p, u, per)
-		runs, err := e.upstreamRuns(ctx, up.p, pers)
+		runs, err := e.upstreamRuns(ctx, f, up.p, pers)
 		if err != nil {
 			return nil, err
 		}
@@ -197,16 +194,16 @@ func (e *Engine) upstreamResults(ctx context.Context, p *pipeline.Pipeline, per 
 
 // upstreamRuns reads the upstream's runs of the mapped periods: one key,
 // or one range (the hours of a day).
-func (e *Engine) upstreamRuns(ctx context.Context, up *pipeline.Pipeline, pers []schedule.Period) ([]run.Run, error) {
+func (e *Engine) upstreamRuns(ctx context.Context, f *facts, up *pipeline.Pipeline, pers []schedule.Period) ([]run.Run, error) {
 	switch len(pers) {
 	case 0:
 		return nil, nil
 	case 1:
-		r, err := e.st.RunGet(ctx, run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil
+		r, err := f.run(ctx, run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()})
+		if r == nil || err != nil {
+			return nil, err
 		}
-		return []run.Run{r}, err
+		return []run.Run{*r}, nil
 	}
 	return e.st.RunList(ctx, store.RunListParams{PipelineID: up.ID, ScheduleID: up.ScheduleID(),
 		PeriodFrom: pers[0].String(), PeriodTo: pers[len(pers)-1].String()})
@@ -214,9 +211,9 @@ func (e *Engine) upstreamRuns(ctx context.Context, up *pipeline.Pipeline, pers [
 
 // validation judges a period's validation rules, sensor rules and
 // upstream rules together (deps.WithUpstreams).
-func (e *Engine) validation(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, sensors rule.SensorMap, now time.Time) (rule.Outcome, error) {
+func (e *Engine) validation(ctx context.Context, f *facts, p *pipeline.Pipeline, per schedule.Period, sensors rule.SensorMap, now time.Time) (rule.Outcome, error) {
 	out := rule.EvaluateAll(p.Validation.Mode, p.Validation.Rules, sensors, now, e.rules)
-	ups, err := e.upstreamResults(ctx, p, per)
+	ups, err := e.upstreamResults(ctx, f, p, per)
 	if err != nil {
 		return out, err
 	}

@@ -44,6 +44,9 @@ func runScenarioDir(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
+			if res.Facts.LateReads > 0 {
+				t.Errorf("%s: %d late reads (facts an input's needs did not name, engine/facts.go); the last: %s", f, res.Facts.LateReads, res.Facts.LastLate)
+			}
 			for _, c := range res.Checks {
 				if !c.OK {
 					t.Errorf("%s:%d: %s %s: %s", f, c.Matcher.Line, c.Kind(), c.What(), c.Why)

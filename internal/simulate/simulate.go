@@ -69,6 +69,9 @@ type Result struct {
 	Silenced map[string]string
 	Checks   []Check
 	Errors   []ActionError // timeline actions the engine refused
+	// Facts is how the engines' inputs read their facts (summed over the
+	// scenario's processes); a late read is a bug in the core's needs.
+	Facts engine.FactsStats
 }
 
 // Passed reports whether every expectation held.
@@ -122,6 +125,8 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 	}
 	evs := page.Events
 	res.Events = evs
+	s.addFacts()
+	res.Facts = s.facts
 	ids, _, err := s.eng.SilencedBy(ctx, evs)
 	if err != nil {
 		return nil, err
@@ -151,6 +156,18 @@ type sim struct {
 	stop context.CancelFunc
 	// silences counts the timeline's silences, naming those without an id.
 	silences int
+	facts    engine.FactsStats // of the processes stopped so far
+}
+
+// addFacts adds the current engine's FactsStats to s.facts.
+func (s *sim) addFacts() {
+	f := s.eng.FactsStats()
+	s.facts.Inputs += f.Inputs
+	s.facts.SecondRounds += f.SecondRounds
+	s.facts.LateReads += f.LateReads
+	if f.LastLate != "" {
+		s.facts.LastLate = f.LastLate
+	}
 }
 
 // start opens the store and an engine on it. The first start loads the
@@ -325,6 +342,7 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 // starts a new one on the same store.
 func (s *sim) restart(ctx context.Context) error {
 	s.stop()
+	s.addFacts()
 	if err := s.st.Close(); err != nil {
 		return err
 	}

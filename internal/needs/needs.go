@@ -1,0 +1,404 @@
+// Package needs names, for each input the engine decides — a sensor
+// write, a run's step, a timer — every stored fact its decision may read,
+// before anything is read: the engine loads them in one batch
+// (store.ReadFacts) and decides on them alone (docs/architecture.md, "The
+// way of a sensor write"). It owns the mapping from an input, the config
+// and the facts an earlier round read to the keys of the records to read.
+//
+// It never reads a store or the clock, and decides nothing about a run:
+// naming a fact the decision turns out not to read costs a key in the
+// batch; naming too little is a bug the engine counts (a late read) and
+// its tests fail on.
+package needs
+
+import (
+	"slices"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/sla"
+)
+
+// The needs follow the config: the rule keys name sensors, the upstream
+// rules name other pipelines' runs. The config comes from the parse
+// cache before the pipeline's row is read; when the row read says the
+// cache held another version, the engine asks again with the config
+// read and loads what is missing (a second round).
+
+// SensorRef names a pipeline's sensor.
+type SensorRef struct{ PipelineID, Key string }
+
+// Set names the stored facts a decision may read, by key. Markers are
+// named by period: every marker of the period is read at once.
+type Set struct {
+	Pipelines []string
+	Sensors   []SensorRef // stored sensor states
+	Inboxes   []SensorRef // inbox items (a store others write sensors into)
+	Runs      []run.Key
+	Timers    []string // timer keys
+	MarkersOf []run.Key
+	Baselines []run.Key
+	Ledgers   []run.Key
+}
+
+// Configs answers a pipeline's config as the caller knows it (nil: not
+// known, or not running).
+type Configs func(id string) *pipeline.Pipeline
+
+// Add adds other's keys to n, each once.
+func (n *Set) Add(o Set) {
+	n.Pipelines = addAll(n.Pipelines, o.Pipelines...)
+	n.Sensors = addAll(n.Sensors, o.Sensors...)
+	n.Inboxes = addAll(n.Inboxes, o.Inboxes...)
+	n.Runs = addAll(n.Runs, o.Runs...)
+	n.Timers = addAll(n.Timers, o.Timers...)
+	n.MarkersOf = addAll(n.MarkersOf, o.MarkersOf...)
+	n.Baselines = addAll(n.Baselines, o.Baselines...)
+	n.Ledgers = addAll(n.Ledgers, o.Ledgers...)
+}
+
+// Minus is what n names that have does not.
+func (n Set) Minus(have Set) Set {
+	return Set{
+		Pipelines: minus(n.Pipelines, have.Pipelines),
+		Sensors:   minus(n.Sensors, have.Sensors),
+		Inboxes:   minus(n.Inboxes, have.Inboxes),
+		Runs:      minus(n.Runs, have.Runs),
+		Timers:    minus(n.Timers, have.Timers),
+		MarkersOf: minus(n.MarkersOf, have.MarkersOf),
+		Baselines: minus(n.Baselines, have.Baselines),
+		Ledgers:   minus(n.Ledgers, have.Ledgers),
+	}
+}
+
+// Empty reports whether n names nothing.
+func (n Set) Empty() bool {
+	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
+		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers) == 0
+}
+
+func addAll[T comparable](s []T, vs ...T) []T {
+	for _, v := range vs {
+		if !slices.Contains(s, v) {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+func minus[T comparable](s, have []T) []T {
+	var out []T
+	for _, v := range s {
+		if !slices.Contains(have, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// RuleSensors names the sensors rules read for a period: each rule key
+// and its per-period forms (schedule.PeriodKeys).
+func RuleSensors(pipelineID string, keys []string, per schedule.Period) []SensorRef {
+	var out []SensorRef
+	for _, k := range keys {
+		for _, pk := range schedule.PeriodKeys(k, per) {
+			out = addAll(out, SensorRef{PipelineID: pipelineID, Key: pk})
+		}
+	}
+	return out
+}
+
+func ruleKeys(rs []rule.Rule) []string {
+	keys := make([]string, 0, len(rs))
+	for _, r := range rs {
+		keys = append(keys, r.Key)
+	}
+	return keys
+}
+
+// Pipeline names a pipeline's row (a decision about it reads its
+// config and pause state).
+func Pipeline(id string) Set { return Set{Pipelines: []string{id}} }
+
+// ReadRuns answers the runs an earlier round read: read false when key
+// was not read (yet); r nil when it was and there is no run.
+type ReadRuns func(key run.Key) (r *run.Run, read bool)
+
+// NoRunsRead is ReadRuns before any round.
+func NoRunsRead(run.Key) (*run.Run, bool) { return nil, false }
+
+// ReadMarkers answers the kinds of a period's markers an earlier round
+// read: read false when they were not read (yet).
+type ReadMarkers func(key run.Key) (kinds []string, read bool)
+
+// NoMarkersRead is ReadMarkers before any round.
+func NoMarkersRead(run.Key) ([]string, bool) { return nil, false }
+
+// Evaluation names what evaluating a period's validation rules
+// reads: the rules' sensors, and each upstream's row and (its config
+// known, one period mapped) the run its rule judges. A rule mapping
+// several periods (the hours of a day) reads them as a range, outside
+// the batch.
+func Evaluation(p *pipeline.Pipeline, per schedule.Period, ups Configs) Set {
+	n := Set{Sensors: RuleSensors(p.ID, ruleKeys(p.Validation.Rules), per)}
+	for _, u := range p.Upstreams {
+		n.Pipelines = addAll(n.Pipelines, u.Pipeline)
+		up := ups(u.Pipeline)
+		if up == nil {
+			continue
+		}
+		if pers := deps.UpstreamPeriods(p, up, u, per); len(pers) == 1 {
+			n.Runs = addAll(n.Runs, run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()})
+		}
+	}
+	return n
+}
+
+// Call names what any decision about a run reads: the pipeline's
+// row, the run and its step timer (a step timer's write is stamped from
+// the stored one). A step that only calls the job (the poll's status
+// call) reads nothing more.
+func Call(key run.Key) Set {
+	return Set{Pipelines: []string{key.PipelineID}, Runs: []run.Key{key}, Timers: []string{run.PeriodTimer(run.TimerStep, key).String()}}
+}
+
+// Success names what a run's success reads: the post-run rules'
+// sensors (the baseline), the period's markers (the SLA verdict) and the
+// pipeline's downstream index (its markers under the pipeline's id
+// alone).
+func Success(p *pipeline.Pipeline, key run.Key, per schedule.Period) Set {
+	n := Set{MarkersOf: []run.Key{key, {PipelineID: key.PipelineID}}}
+	n.Sensors = RuleSensors(p.ID, run.PostRunKeys(p), per)
+	return n
+}
+
+// Report names what deciding on a job's report reads besides
+// Call: the ledger for a failure (its budget), a success's facts.
+func Report(p *pipeline.Pipeline, key run.Key, per schedule.Period, report run.JobReport) Set {
+	switch {
+	case report.Failed():
+		return Set{Ledgers: []run.Key{key}}
+	case report.Known && report.Status == run.JobStatusSucceeded:
+		return Success(p, key, per)
+	}
+	return Set{}
+}
+
+// Rerun names what a rerun of the period key reads (late data,
+// drift): the run, its ledger (budgets), its step timer and markers (the
+// reopened run's SLA timers).
+func Rerun(key run.Key) Set {
+	n := Call(key)
+	n.Ledgers = []run.Key{key}
+	n.MarkersOf = []run.Key{key}
+	return n
+}
+
+// Start names what opening the period key reads (a trigger write, a
+// cron tick, an upstream's success): its run under either schedule id
+// (and the other's step timer: a run found there is evaluated), the
+// period's markers when a decision reads them (first arrival, exclusion,
+// dry-run records, SLA facts), the first evaluation's facts, and for a
+// dry-run pipeline the post-run sensors its would-be trigger captures.
+func Start(p *pipeline.Pipeline, key run.Key, per schedule.Period, ups Configs, trigger bool) Set {
+	other := run.OtherSchedule(key)
+	n := Call(key)
+	n.Add(Set{Runs: []run.Key{other}, Timers: []string{run.PeriodTimer(run.TimerStep, other).String()}})
+	if trigger || run.Excluded(p, per) || p.DryRun || sla.MarksNeeded(p, per) {
+		n.MarkersOf = []run.Key{key}
+	}
+	n.Add(Evaluation(p, per, ups))
+	if p.DryRun {
+		n.Sensors = addAll(n.Sensors, RuleSensors(p.ID, run.PostRunKeys(p), per)...)
+	}
+	return n
+}
+
+// rerunsOf adds Rerun for each of keys whose run was read and
+// succeeded: new data for such a period may rerun it.
+func rerunsOf(n *Set, runs ReadRuns, keys ...run.Key) {
+	for _, k := range keys {
+		if r, read := runs(k); read && r != nil && r.State == run.Completed {
+			n.Add(Rerun(r.Key))
+		}
+	}
+}
+
+// SensorWrite names the facts a sensor write of key may read: the
+// pipeline's row, the sensor's stored state (and, data nil, its inbox
+// item: the content is read with the facts), and with p known what its
+// route decides on (run.RouteSensor) for the period the write belongs to —
+// for data not known yet, the period of a write at now, a guess the
+// engine checks once the content is read. A period whose run succeeded
+// (runs: read by an earlier round) may be rerun: its Rerun too.
+func SensorWrite(p *pipeline.Pipeline, ups Configs, runs ReadRuns, pipelineID, key string, data *sensor.Object, now time.Time) Set {
+	ref := SensorRef{PipelineID: pipelineID, Key: key}
+	n := Set{Pipelines: []string{pipelineID}, Sensors: []SensorRef{ref}}
+	if data == nil {
+		n.Inboxes = []SensorRef{ref}
+	}
+	if p == nil {
+		return n
+	}
+	var d sensor.Object
+	if data != nil {
+		d = *data
+	}
+	per, err := run.SensorWritePeriod(p, key, d, now)
+	if err != nil {
+		return n
+	}
+	k := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	switch route, _ := run.RouteSensor(p, key); route {
+	case run.SensorForTrigger:
+		n.Add(Start(p, k, per, ups, true))
+		rerunsOf(&n, runs, k, run.OtherSchedule(k))
+	case run.SensorForPostRun:
+		n.Add(Set{Runs: []run.Key{k}, Baselines: []run.Key{k}, Sensors: RuleSensors(p.ID, run.PostRunKeys(p), per)})
+		if p.DryRun {
+			n.MarkersOf = addAll(n.MarkersOf, k)
+		}
+		rerunsOf(&n, runs, k)
+	default:
+		n.Add(Call(k))
+		n.Add(Evaluation(p, per, ups))
+	}
+	return n
+}
+
+// Step names the facts a run's step of kind step may read: the
+// run's (Call), and with p known what the step decides on — an
+// evaluation's rules; for a trigger step whose call was interrupted
+// (the run read says so), the period's markers (the call's recovery
+// record) and what settling the call reads (a failure's ledger, a
+// success's facts). A poll's answer is Poll.
+func Step(step run.Step, p *pipeline.Pipeline, ups Configs, runs ReadRuns, key run.Key) Set {
+	n := Call(key)
+	if p == nil {
+		return n
+	}
+	per, err := schedule.ParsePeriod(key.Period)
+	if err != nil {
+		return n
+	}
+	switch step {
+	case run.StepEvaluate:
+		n.Add(Evaluation(p, per, ups))
+	case run.StepTrigger:
+		if r, read := runs(key); read && r != nil && r.TriggerInFlight {
+			n.Add(Set{MarkersOf: []run.Key{key}, Ledgers: []run.Key{key}})
+			n.Add(Success(p, key, per))
+		}
+	}
+	return n
+}
+
+// Poll names what recording a poll's answer reads: the run's facts
+// and what its report decides on (Report).
+func Poll(p *pipeline.Pipeline, key run.Key, report run.JobReport) Set {
+	n := Call(key)
+	if p == nil {
+		return n
+	}
+	if per, err := schedule.ParsePeriod(key.Period); err == nil {
+		n.Add(Report(p, key, per, report))
+	}
+	return n
+}
+
+// Answer names what recording a trigger call's answer reads: the
+// run's facts, the upstreams' rows (a run its upstreams opened names its
+// parent) and, for a synchronous job's verdict (report known), what it
+// decides on; a failed call's retry reads nothing more. An answer that
+// comes after its run moved on (the run read awaits no call c) is
+// reported once: the period's markers say whether it was.
+func Answer(p *pipeline.Pipeline, runs ReadRuns, key run.Key, c run.CallID, report *run.JobReport) Set {
+	n := Call(key)
+	if r, read := runs(key); read && r != nil && !r.Awaits(c) {
+		n.MarkersOf = []run.Key{key}
+	}
+	if p == nil {
+		return n
+	}
+	n.Pipelines = addAll(n.Pipelines, p.UpstreamIDs()...)
+	if report != nil {
+		n.Add(Poll(p, key, *report))
+	}
+	return n
+}
+
+// Timer names the facts a timer that is not a run's step may read:
+// the timer itself, the pipeline's row, and with p known those of the
+// period it concerns — the one a cron tick starts (run.CronTick) or an
+// upstream timer re-evaluates or opens (Start), the run and SLA
+// facts of a period a period timer arms (run.PeriodTick) or an SLA timer
+// names. A downstreams timer (key: the upstream's period that succeeded)
+// reads the upstream's downstream index and the period's markers (what
+// it blocked), then the rows of the downstreams the index names (markers:
+// read by an earlier round). due is the timer's due time.
+func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey string, family run.TimerFamily, key run.Key, due, now time.Time) Set {
+	n := Set{Timers: []string{timerKey}, Pipelines: []string{key.PipelineID}}
+	if p == nil {
+		return n
+	}
+	if family == run.TimerDownstreams {
+		index := run.Key{PipelineID: key.PipelineID}
+		n.MarkersOf = []run.Key{index, key}
+		kinds, _ := markers(index)
+		n.Pipelines = addAll(n.Pipelines, DownstreamIDs(kinds)...)
+		return n
+	}
+	per, err := schedule.ParsePeriod(key.Period)
+	k := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	switch family {
+	case run.TimerCron:
+		if run.NeedsCronTimer(p) {
+			per, _ = run.CronTick(p, due, now)
+			k.Period = per.String()
+			n.Add(Start(p, k, per, ups, false))
+		}
+	case run.TimerUpstream:
+		if err == nil {
+			n.Add(Start(p, k, per, ups, false))
+		}
+	case run.TimerPeriod:
+		if run.NeedsPeriodTimer(p) {
+			per, _ = run.PeriodTick(p, due)
+			k.Period = per.String()
+			n.Add(slaNeeds(p, k, per))
+		}
+	case run.TimerSLAWarning, run.TimerSLABreach, run.TimerRelSLAWarning, run.TimerRelSLABreach:
+		if err == nil {
+			n.Add(slaNeeds(p, key, per)) // its own key: armed under the schedule id of its day
+		}
+	}
+	return n
+}
+
+// DownstreamIDs are the pipelines a pipeline's downstream index names,
+// from its markers' kinds (run.DownstreamMarker), sorted.
+func DownstreamIDs(kinds []string) []string {
+	var ids []string
+	for _, kind := range kinds {
+		if k, err := run.ParseMarkerKind(kind); err == nil && k.Name == run.MarkerDownstream {
+			ids = append(ids, k.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// slaNeeds names a period's run and, when an SLA decision reads them, its
+// markers.
+func slaNeeds(p *pipeline.Pipeline, key run.Key, per schedule.Period) Set {
+	n := Set{Runs: []run.Key{key}}
+	if sla.MarksNeeded(p, per) {
+		n.MarkersOf = []run.Key{key}
+	}
+	return n
+}

@@ -1,0 +1,186 @@
+package needs
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/sensor"
+)
+
+// needsPipeline is a trigger pipeline with a validation rule, an upstream
+// rule on "up" and a post-run rule: every kind of need.
+const needsPipeline = `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: ready, check: exists}
+  evaluation: {window: 1h, interval: 5m}
+validation:
+  rules: [{key: landed, check: exists}, {check: upstream, pipeline: up}]
+postRun:
+  rules: [{key: audit, check: exists}]
+job: {type: command, config: {command: /bin/true}}
+`
+
+// cronDoc is a daily cron pipeline's document.
+func cronDoc(id string) string {
+	return "pipeline: {id: " + id + "}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n"
+}
+
+func TestNeeds(t *testing.T) {
+	p := runtest.Pipeline(t, needsPipeline)
+	up := runtest.Pipeline(t, cronDoc("up"))
+	cron := runtest.Pipeline(t, cronDoc("c1"))
+	known := func(id string) *pipeline.Pipeline {
+		return map[string]*pipeline.Pipeline{"p1": p, "up": up, "c1": cron}[id]
+	}
+	unknown := func(string) *pipeline.Pipeline { return nil }
+	now := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
+	k := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+	other := run.OtherSchedule(k)
+	upRun := run.Key{PipelineID: "up", ScheduleID: up.ScheduleID(), Period: "2026-03-10"}
+	step := run.PeriodTimer(run.TimerStep, k).String()
+	ref := func(key string) SensorRef { return SensorRef{PipelineID: "p1", Key: key} }
+	data := sensor.Object{}
+	dated := run.Detail("date", "2026-03-09")
+
+	stepOther := run.PeriodTimer(run.TimerStep, other).String()
+	completed := func(key run.Key) ReadRuns {
+		return func(k run.Key) (*run.Run, bool) {
+			if k == key {
+				return &run.Run{Key: key, State: run.Completed}, true
+			}
+			return nil, true
+		}
+	}
+	evaluating := func(k run.Key) (*run.Run, bool) { return &run.Run{Key: k, State: run.Evaluating}, true }
+	inFlight := func(k run.Key) (*run.Run, bool) {
+		return &run.Run{Key: k, State: run.Triggering, TriggerInFlight: true}, true
+	}
+	landed := []SensorRef{ref("landed"), ref("landed#2026-03-10"), ref("landed#20260310")}
+	audit := []SensorRef{ref("audit"), ref("audit#2026-03-10"), ref("audit#20260310")}
+	failed := run.JobReport{Known: true, Status: run.JobStatusFailed}
+	succeeded := run.JobReport{Known: true, Status: run.JobStatusSucceeded}
+
+	type want struct {
+		has, hasNot Set
+	}
+	cases := []struct {
+		name string
+		got  Set
+		want want
+	}{
+		{"sensor write, config not known: row and sensor only",
+			SensorWrite(nil, unknown, NoRunsRead, "p1", "landed", &data, now),
+			want{has: Set{Pipelines: []string{"p1"}, Sensors: []SensorRef{ref("landed")}}, hasNot: Set{Runs: []run.Key{k}, Inboxes: []SensorRef{ref("landed")}}}},
+		{"sensor write from the inbox: the inbox item too",
+			SensorWrite(nil, unknown, NoRunsRead, "p1", "landed", nil, now),
+			want{has: Set{Inboxes: []SensorRef{ref("landed")}}}},
+		{"rule data: the run, its step timer, the rules' sensors and upstream run; no queries",
+			SensorWrite(p, known, NoRunsRead, "p1", "landed", &data, now),
+			want{has: Set{Pipelines: []string{"p1", "up"}, Runs: []run.Key{k, upRun}, Timers: []string{step}, Sensors: landed},
+				hasNot: Set{MarkersOf: []run.Key{k}, Ledgers: []run.Key{k}, Baselines: []run.Key{k}, Runs: []run.Key{other}, Sensors: audit}}},
+		{"rule data, upstream's config not known: its row, not its run",
+			SensorWrite(p, unknown, NoRunsRead, "p1", "landed", &data, now),
+			want{has: Set{Pipelines: []string{"up"}}, hasNot: Set{Runs: []run.Key{upRun}}}},
+		{"trigger data: both schedules' runs and step timers, the markers, the evaluation",
+			SensorWrite(p, known, NoRunsRead, "p1", "ready", &data, now),
+			want{has: Set{Runs: []run.Key{k, other, upRun}, Timers: []string{step, stepOther}, MarkersOf: []run.Key{k}, Sensors: landed},
+				hasNot: Set{Ledgers: []run.Key{k}, Baselines: []run.Key{k}}}},
+		{"trigger data for a succeeded period: a rerun's facts",
+			SensorWrite(p, known, completed(other), "p1", "ready", &data, now),
+			want{has: Set{Ledgers: []run.Key{other}, MarkersOf: []run.Key{other}}, hasNot: Set{Ledgers: []run.Key{k}}}},
+		{"trigger data for an evaluating run: no rerun",
+			SensorWrite(p, known, evaluating, "p1", "ready", &data, now),
+			want{hasNot: Set{Ledgers: []run.Key{k}}}},
+		{"post-run data: the run, baseline and post-run sensors",
+			SensorWrite(p, known, NoRunsRead, "p1", "audit", &data, now),
+			want{has: Set{Runs: []run.Key{k}, Baselines: []run.Key{k}, Sensors: audit}, hasNot: Set{Ledgers: []run.Key{k}, Sensors: landed}}},
+		{"post-run data after success: a drift rerun's facts",
+			SensorWrite(p, known, completed(k), "p1", "audit", &data, now),
+			want{has: Set{Ledgers: []run.Key{k}, MarkersOf: []run.Key{k}, Timers: []string{step}}}},
+		{"a write naming its period: that period's facts",
+			SensorWrite(p, known, NoRunsRead, "p1", "ready", &dated, now),
+			want{has: Set{Runs: []run.Key{{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-09"}}}, hasNot: Set{Runs: []run.Key{k}}}},
+		{"evaluate step: the rules' sensors and upstream run, no ledger",
+			Step(run.StepEvaluate, p, known, NoRunsRead, k),
+			want{has: Set{Pipelines: []string{"p1", "up"}, Runs: []run.Key{k, upRun}, Timers: []string{step}, Sensors: landed},
+				hasNot: Set{Ledgers: []run.Key{k}, Sensors: audit}}},
+		{"trigger step: the run's facts only",
+			Step(run.StepTrigger, p, known, NoRunsRead, k),
+			want{has: Call(k), hasNot: Set{MarkersOf: []run.Key{k}, Sensors: landed}}},
+		{"trigger step of an interrupted call: its record, and settling it",
+			Step(run.StepTrigger, p, known, inFlight, k),
+			want{has: Set{MarkersOf: []run.Key{k, {PipelineID: "p1"}}, Ledgers: []run.Key{k}, Sensors: audit}}},
+		{"step, config not known: step timer, run, row",
+			Step(run.StepEvaluate, nil, unknown, NoRunsRead, k),
+			want{has: Call(k), hasNot: Set{Sensors: landed}}},
+		{"poll still running: the run's facts only",
+			Poll(p, k, run.JobReport{Known: true, Status: "running"}),
+			want{has: Set{Pipelines: []string{"p1"}, Runs: []run.Key{k}, Timers: []string{step}}, hasNot: Set{MarkersOf: []run.Key{k}, Ledgers: []run.Key{k}}}},
+		{"poll failed: the ledger",
+			Poll(p, k, failed),
+			want{has: Set{Ledgers: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
+		{"poll succeeded: baseline sensors, SLA markers, downstream index",
+			Poll(p, k, succeeded),
+			want{has: Set{MarkersOf: []run.Key{k, {PipelineID: "p1"}}, Sensors: audit}, hasNot: Set{Ledgers: []run.Key{k}}}},
+		{"trigger answer: the upstreams' rows; a synchronous verdict's facts",
+			Answer(p, NoRunsRead, k, run.CallID{}, &succeeded),
+			want{has: Set{Pipelines: []string{"up"}, MarkersOf: []run.Key{k}}}},
+		{"trigger answer, a job started: no ledger, no markers",
+			Answer(p, NoRunsRead, k, run.CallID{}, nil),
+			want{hasNot: Set{Ledgers: []run.Key{k}, MarkersOf: []run.Key{k}}}},
+		{"a late trigger answer: the markers (reported once)",
+			Answer(p, evaluating, k, run.CallID{}, nil),
+			want{has: Set{MarkersOf: []run.Key{k}}}},
+		{"SLA timer: its period's run (no SLA: no markers)",
+			Timer(p, known, NoMarkersRead, "t", run.TimerSLABreach, k, now, now),
+			want{has: Set{Timers: []string{"t"}, Runs: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
+		{"cron tick: the period it starts",
+			Timer(cron, known, NoMarkersRead, "c", run.TimerCron, run.Key{PipelineID: "c1"}, time.Date(2026, 3, 10, 6, 0, 0, 0, time.UTC), now),
+			want{has: Set{Timers: []string{"c"}, Runs: []run.Key{{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}}}}},
+		{"upstream timer: the period it re-evaluates or opens",
+			Timer(p, known, NoMarkersRead, "u", run.TimerUpstream, k, now, now),
+			want{has: Set{Runs: []run.Key{k, other, upRun}, Sensors: landed}}},
+		{"downstreams timer: the index and the period's markers",
+			Timer(p, known, NoMarkersRead, "d", run.TimerDownstreams, k, now, now),
+			want{has: Set{Timers: []string{"d"}, Pipelines: []string{"p1"}, MarkersOf: []run.Key{{PipelineID: "p1"}, k}}, hasNot: Set{Pipelines: []string{"down"}}}},
+		{"downstreams timer, index read: the downstreams' rows",
+			Timer(p, known, func(run.Key) ([]string, bool) {
+				return []string{run.DownstreamMarker("down").String(), run.MarkerFirstArrival}, true
+			}, "d", run.TimerDownstreams, k, now, now),
+			want{has: Set{Pipelines: []string{"down"}}}},
+		{"a timer of another family: itself and the row",
+			Timer(p, known, NoMarkersRead, "r", run.TimerResume, run.Key{PipelineID: "p1"}, now, now),
+			want{has: Set{Timers: []string{"r"}, Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if missing := c.want.has.Minus(c.got); !missing.Empty() {
+				t.Errorf("does not name %+v", missing)
+			}
+			if extra := c.want.hasNot.Minus(c.want.hasNot.Minus(c.got)); !extra.Empty() {
+				t.Errorf("names %+v", extra)
+			}
+		})
+	}
+}
+
+func TestNeedsAddMinus(t *testing.T) {
+	k := run.Key{PipelineID: "p", Period: "2026-03-10"}
+	var n Set
+	n.Add(Set{Runs: []run.Key{k, k}, Timers: []string{"a"}})
+	n.Add(Set{Runs: []run.Key{k}, Timers: []string{"b"}})
+	if len(n.Runs) != 1 || !slices.Equal(n.Timers, []string{"a", "b"}) {
+		t.Errorf("Add keeps each key once: %+v", n)
+	}
+	if left := n.Minus(Set{Timers: []string{"a"}}); !slices.Equal(left.Timers, []string{"b"}) || len(left.Runs) != 1 {
+		t.Errorf("Minus: %+v", left)
+	}
+	if !(Set{}).Empty() || n.Empty() {
+		t.Error("Empty")
+	}
+}
