@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
@@ -293,11 +292,8 @@ type budgetView struct {
 	Unbudgeted bool // counted, bounded by no budget (backfill reruns)
 }
 
-// budgets reads the period's ledger and counts it as the decisions do:
-// automatic retries on one count, bounded by maxRetries or, after a
-// PERMANENT failure, maxCodeRetries (run.RetryBudget); drift and late-data reruns sharing
-// maxDriftReruns; every other rerun reason counted on its own against
-// maxManualReruns (run.RerunBudget); backfill reruns on no budget.
+// budgets reads the period's ledger and shows it as the decisions count
+// it (run.BudgetsByReason); only the words are the dashboard's.
 func (h *handler) budgets(ctx context.Context, p *pipeline.Pipeline, key run.Key) ([]budgetView, error) {
 	ledger, err := h.eng.Store().LedgerList(ctx, key)
 	if err != nil {
@@ -307,38 +303,25 @@ func (h *handler) budgets(ctx context.Context, p *pipeline.Pipeline, key run.Key
 	for i, l := range ledger {
 		reasons[i] = l.Reason
 	}
-	retries := run.RetriesUsed(reasons)
-	out := []budgetView{
-		{Name: "automatic retries after a TRANSIENT or TIMEOUT failure", Setting: "maxRetries", Used: retries, Max: run.RetryBudget(run.Transient, p)},
-		{Name: "automatic retries after a PERMANENT failure", Setting: "maxCodeRetries", Used: retries, Max: run.RetryBudget(run.Permanent, p),
-			Note: "the same count as the line above: every automatic retry counts on both"},
-	}
-	driftMax, driftUsed := run.RerunBudget(run.ReasonDrift, reasons, p)
-	out = append(out, budgetView{Name: "reruns for drift and late data (shared)", Setting: "maxDriftReruns", Used: driftUsed, Max: driftMax})
-	var manual []string
-	backfills := 0
-	for _, r := range reasons {
+	bs := run.BudgetsByReason(p, reasons)
+	out := make([]budgetView, len(bs))
+	for i, b := range bs {
+		v := budgetView{Setting: b.Setting, Used: b.Used, Max: b.Max, Left: b.Left(), Unbudgeted: b.Unbudgeted}
 		switch {
-		case r == run.LedgerJobRetry || run.IsDriftReason(r):
-		case r == run.ReasonBackfill:
-			backfills++
-		case !slices.Contains(manual, r):
-			manual = append(manual, r)
+		case b.Unbudgeted:
+			v.Name, v.Note = "reruns by a backfill", "a backfill's reruns draw on no budget"
+		case b.Setting == run.SettingMaxRetries:
+			v.Name = "automatic retries after a TRANSIENT or TIMEOUT failure"
+		case b.Setting == run.SettingMaxCodeRetries:
+			v.Name, v.Note = "automatic retries after a PERMANENT failure", "the same count as the line above: every automatic retry counts on both"
+		case b.Setting == run.SettingMaxDriftReruns:
+			v.Name = "reruns for drift and late data (shared)"
+		case b.Reason == "":
+			v.Name = "manual reruns, each reason on its own"
+		default:
+			v.Name, v.Note = fmt.Sprintf("reruns with reason %q", b.Reason), "each reason is counted on its own"
 		}
-	}
-	if len(manual) == 0 {
-		out = append(out, budgetView{Name: "manual reruns, each reason on its own", Setting: "maxManualReruns", Max: p.Job.MaxManualReruns})
-	}
-	for _, reason := range manual {
-		budget, used := run.RerunBudget(reason, reasons, p)
-		out = append(out, budgetView{Name: fmt.Sprintf("reruns with reason %q", reason), Setting: "maxManualReruns", Used: used, Max: budget,
-			Note: "each reason is counted on its own"})
-	}
-	if backfills > 0 {
-		out = append(out, budgetView{Name: "reruns by a backfill", Used: backfills, Unbudgeted: true, Note: "a backfill's reruns draw on no budget"})
-	}
-	for i := range out {
-		out[i].Left = max(0, out[i].Max-out[i].Used)
+		out[i] = v
 	}
 	return out, nil
 }
