@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -107,14 +106,10 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		bf := store.Backfill{PipelineID: p.ID, ID: id, From: begun.From, To: begun.To,
 			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: backfill.Running,
 			Periods: begun.Periods}
-		toRun := begun.WouldRun
 		b := e.newBatch(lp, now)
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: bf})
 		b.putTimer(backfillTimer(p.ID, now), nil)
-		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillRequested,
-			fmt.Sprintf("backfill %s requested by %s: %s..%s, only %s, %d of %d periods would run, at most %d at once", bf.ID, by, bf.From, bf.To, req.Only, toRun, len(periods), req.MaxActive),
-			run.Detail("backfill", bf.ID, "from", bf.From, "to", bf.To, "only", string(req.Only), "maxActive", req.MaxActive, "reverse", req.Reverse,
-				"periods", len(periods), "wouldRun", toRun, "requestedBy", by))
+		b.notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.RequestedNote(id, by, req, begun)})
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
@@ -180,10 +175,7 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 		b := e.newBatch(lp, now)
 		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 		b.deleteTimer(backfillTimerKey(pipelineID), nil)
-		c := backfill.CountPeriods(next.Periods)
-		b.emit(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, event.BackfillCancelled,
-			fmt.Sprintf("backfill %s cancelled by %s: %d periods not started; %d running finish", bf.ID, by, c.Pending, c.Active),
-			run.Detail("backfill", bf.ID, "cancelledBy", by, "pending", c.Pending, "active", c.Active, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
+		b.notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, []run.Note{backfill.CancelledNote(bf.ID, by, backfill.CountPeriods(next.Periods))})
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
@@ -269,10 +261,7 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 		b.putTimer(backfillTimer(p.ID, f.WakeAt), &due)
 	case backfill.StepComplete:
 		next.State, next.EndedAt = backfill.Completed, now
-		c := backfill.CountPeriods(next.Periods)
-		b.emit(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, event.BackfillCompleted,
-			fmt.Sprintf("backfill %s completed: %d succeeded, %d failed, %d skipped", bf.ID, c.Succeeded, c.Failed, c.Skipped),
-			run.Detail("backfill", bf.ID, "succeeded", c.Succeeded, "failed", c.Failed, "skipped", c.Skipped))
+		b.notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.CompletedNote(bf.ID, backfill.CountPeriods(next.Periods))})
 		b.deleteTimer(t.Key, &due)
 	}
 	if f.Changed {
@@ -324,14 +313,13 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 		return nil
 	}
 	bp.State, bp.Reason = st, reason
-	b.emit(key, event.BackfillPeriodStarted, fmt.Sprintf("backfill %s started %s: %s", bf.ID, bp.Period, why),
-		run.Detail("backfill", bf.ID, "reason", why, "rerun", existing != nil))
+	b.notes(key, []run.Note{backfill.StartedNote(bf.ID, bp.Period, why, existing != nil)})
 	return nil
 }
 
 func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfill.Period, why string) {
 	bp.State, bp.Reason = backfill.PeriodSkipped, why
-	b.emit(key, event.BackfillPeriodSkipped, fmt.Sprintf("backfill %s skipped %s: %s", id, bp.Period, why), run.Detail("backfill", id, "reason", why))
+	b.notes(key, []run.Note{backfill.SkippedNote(id, bp.Period, why)})
 }
 
 // wakeBackfill arms the pipeline's backfill timer now when a backfilled
