@@ -167,10 +167,7 @@ func testCommit(t *testing.T, o Options) {
 		}
 	})
 
-	failing := []struct {
-		name string
-		add  func(c *store.Change)
-	}{
+	failing := []changeCase{
 		{"StalePipelineVersion", func(c *store.Change) {
 			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("audit"), ExpectVersion: 3})
 		}},
@@ -235,30 +232,17 @@ func testCommit(t *testing.T, o Options) {
 			c.TimerDeletes = append(c.TimerDeletes, store.TimerDelete{Key: "t-ghost", ExpectDueAt: ptr(at(0))})
 		}},
 	}
-	for _, tc := range failing {
-		t.Run("LastConditionFailsWritesNothing/"+tc.name, func(t *testing.T) {
-			s := o.New(t)
-			seedAtomic(t, s)
-			before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
-			c := atomicChange()
-			tc.add(&c)
-			conflict(t, s, c)
-			after := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
-			mustMatch(t, "store after the failed commit", after, before)
-			// And the store still takes the same Change without the
-			// failing part: the failure left no lock or half-state behind.
-			commit(t, s, atomicChange())
-		})
-	}
+	checkRefusedWhole(t, o, "LastConditionFailsWritesNothing", failing, conflict, func(t *testing.T, s store.Store) {
+		// The store still takes the same Change without the failing
+		// part: the failure left no lock or half-state behind.
+		commit(t, s, atomicChange())
+	})
 
 	// A Change that touches one record twice, or more than
 	// store.MaxChangeRecords records, is refused whole with
 	// store.ErrInvalidChange, whichever backend: DynamoDB cannot apply it,
 	// so no backend may.
-	invalid := []struct {
-		name string
-		add  func(c *store.Change)
-	}{
+	invalid := []changeCase{
 		{"PipelineTwice", func(c *store.Change) {
 			c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("billing")})
 		}},
@@ -298,20 +282,11 @@ func testCommit(t *testing.T, o Options) {
 			}
 		}},
 	}
-	for _, tc := range invalid {
-		t.Run("InvalidChangeWritesNothing/"+tc.name, func(t *testing.T) {
-			s := o.New(t)
-			seedAtomic(t, s)
-			before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
-			c := atomicChange()
-			tc.add(&c)
-			if err := s.Commit(t.Context(), c); !errors.Is(err, store.ErrInvalidChange) {
-				t.Fatalf("Commit: got error %v, want store.ErrInvalidChange", err)
-			}
-			after := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
-			mustMatch(t, "store after the refused commit", after, before)
-		})
-	}
+	checkRefusedWhole(t, o, "InvalidChangeWritesNothing", invalid, func(t *testing.T, s store.Store, c store.Change) {
+		if err := s.Commit(t.Context(), c); !errors.Is(err, store.ErrInvalidChange) {
+			t.Fatalf("Commit: got error %v, want store.ErrInvalidChange", err)
+		}
+	}, nil)
 	t.Run("AHundredRecordsIsAllowed", func(t *testing.T) {
 		// 99 events of one pipeline and the counter of their shard.
 		s := o.New(t)
@@ -350,4 +325,33 @@ func testCommit(t *testing.T, o Options) {
 		commit(t, s, store.Change{})
 		mustMatch(t, "store after an empty commit", takeSnapshot(t, s, atomicPipelines, atomicPeriods), before)
 	})
+}
+
+// changeCase is a part added to the atomic Change (atomicChange) that
+// makes the store refuse it.
+type changeCase struct {
+	name string
+	add  func(c *store.Change)
+}
+
+// checkRefusedWhole commits, to a seeded store, the atomic Change with
+// each case's part added: refuse commits it and checks how the store
+// refused it; the store must then be as it was, and then (when not nil)
+// checks what it still does.
+func checkRefusedWhole(t *testing.T, o Options, name string, cases []changeCase,
+	refuse func(t *testing.T, s store.Store, c store.Change), then func(t *testing.T, s store.Store)) {
+	for _, tc := range cases {
+		t.Run(name+"/"+tc.name, func(t *testing.T) {
+			s := o.New(t)
+			seedAtomic(t, s)
+			before := takeSnapshot(t, s, atomicPipelines, atomicPeriods)
+			c := atomicChange()
+			tc.add(&c)
+			refuse(t, s, c)
+			mustMatch(t, "store after the refused commit", takeSnapshot(t, s, atomicPipelines, atomicPeriods), before)
+			if then != nil {
+				then(t, s)
+			}
+		})
+	}
 }

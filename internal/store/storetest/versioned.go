@@ -31,49 +31,42 @@ func testVersionRule(t *testing.T, o Options, k versionedKind) {
 			t.Fatalf("stored version %d with payload %d, want version %d with payload %d", v, p, version, payload)
 		}
 	}
+	// Each case writes in turn (a write whose want is false must conflict),
+	// then finds the record at version with payload; version 0: absent.
+	type write struct {
+		payload, expect int64
+		want            bool
+	}
 	tests := []struct {
-		name string
-		run  func(t *testing.T, s store.Store)
+		name             string
+		writes           []write
+		version, payload int64
 	}{
-		{"GetMissingIsNotFound", func(t *testing.T, s store.Store) {
-			_, _, err := k.read(t, s)
-			notFound(t, "read before create", err)
-		}},
-		{"CreateStoresVersion1", func(t *testing.T, s store.Store) {
-			commit(t, s, k.write(10, 0))
-			stored(t, s, 1, 10)
-		}},
-		{"SecondCreateConflictsAndKeepsFirst", func(t *testing.T, s store.Store) {
-			commit(t, s, k.write(10, 0))
-			conflict(t, s, k.write(20, 0))
-			stored(t, s, 1, 10)
-		}},
-		{"UpdateWithCurrentVersionBumpsIt", func(t *testing.T, s store.Store) {
-			commit(t, s, k.write(10, 0))
-			commit(t, s, k.write(11, 1))
-			commit(t, s, k.write(12, 2))
-			stored(t, s, 3, 12)
-		}},
-		{"StaleVersionConflictsAndKeepsStored", func(t *testing.T, s store.Store) {
-			commit(t, s, k.write(10, 0))
-			commit(t, s, k.write(11, 1))
-			conflict(t, s, k.write(99, 1))
-			stored(t, s, 2, 11)
-		}},
-		{"FutureVersionConflicts", func(t *testing.T, s store.Store) {
-			commit(t, s, k.write(10, 0))
-			conflict(t, s, k.write(99, 2))
-			stored(t, s, 1, 10)
-		}},
-		{"UpdateOfMissingConflicts", func(t *testing.T, s store.Store) {
-			// An update that expects a record nobody created must not
-			// create it.
-			conflict(t, s, k.write(10, 1))
-			_, _, err := k.read(t, s)
-			notFound(t, "read after failed update", err)
-		}},
+		{"GetMissingIsNotFound", nil, 0, 0},
+		{"CreateStoresVersion1", []write{{10, 0, true}}, 1, 10},
+		{"SecondCreateConflictsAndKeepsFirst", []write{{10, 0, true}, {20, 0, false}}, 1, 10},
+		{"UpdateWithCurrentVersionBumpsIt", []write{{10, 0, true}, {11, 1, true}, {12, 2, true}}, 3, 12},
+		{"StaleVersionConflictsAndKeepsStored", []write{{10, 0, true}, {11, 1, true}, {99, 1, false}}, 2, 11},
+		{"FutureVersionConflicts", []write{{10, 0, true}, {99, 2, false}}, 1, 10},
+		// An update that expects a record nobody created must not create it.
+		{"UpdateOfMissingConflicts", []write{{10, 1, false}}, 0, 0},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, o.New(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			s := o.New(t)
+			for _, w := range tc.writes {
+				if w.want {
+					commit(t, s, k.write(w.payload, w.expect))
+				} else {
+					conflict(t, s, k.write(w.payload, w.expect))
+				}
+			}
+			if tc.version == 0 {
+				_, _, err := k.read(t, s)
+				notFound(t, "read of a record never created", err)
+				return
+			}
+			stored(t, s, tc.version, tc.payload)
+		})
 	}
 }
