@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -72,7 +72,13 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		f, err := e.loadFacts(ctx, func(_ *facts, cfg needs.Configs) needs.Set {
+			return needs.RerunRequest(cfg(pipelineID), pipelineID, per)
+		})
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
@@ -81,21 +87,17 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		}
 		now := e.clk.Now()
 		key := run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(f)
 		if requestID != "" {
-			seen, err := e.markerExists(ctx, key, run.ItemMarker(run.MarkerRerunRequest, requestID).String())
+			seen, err := f.hasMarker(ctx, key, run.ItemMarker(run.MarkerRerunRequest, requestID).String())
 			if err != nil || seen {
 				res = RerunResult{Period: key.Period, Duplicate: seen}
 				return err
 			}
 			b.marker(store.Marker{Key: key, Kind: run.ItemMarker(run.MarkerRerunRequest, requestID).String(), At: now, Detail: run.Detail("reason", reason)}, true)
 		}
-		var existing *run.Run
-		r, err := e.st.RunGet(ctx, key)
-		switch {
-		case err == nil:
-			existing = &r
-		case !errors.Is(err, store.ErrNotFound):
+		existing, err := f.run(ctx, key)
+		if err != nil {
 			return err
 		}
 		v, err := e.decideRerun(ctx, b, lp, key, existing, reason, "request", nil)

@@ -199,6 +199,18 @@ func Rerun(key run.Key) Set {
 	return n
 }
 
+// RerunRequest names what an operator's rerun of period per of
+// pipeline id reads: the row, and with p known the period's run, ledger,
+// markers (the request's dedup record, the reopened run's SLA facts) and
+// step timer (Rerun).
+func RerunRequest(p *pipeline.Pipeline, id string, per schedule.Period) Set {
+	n := Pipeline(id)
+	if p != nil {
+		n.Add(Rerun(run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}))
+	}
+	return n
+}
+
 // Start names what opening the period key reads (a trigger write, a
 // cron tick, an upstream's success): its run under either schedule id
 // (and the other's step timer: a run found there is evaluated), the

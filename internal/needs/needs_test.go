@@ -8,6 +8,7 @@ import (
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
@@ -46,6 +47,7 @@ func TestNeeds(t *testing.T) {
 	ref := func(key string) SensorRef { return SensorRef{PipelineID: "p1", Key: key} }
 	data := sensor.Object{}
 	dated := run.Detail("date", "2026-03-09")
+	per10 := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
 
 	stepOther := run.PeriodTimer(run.TimerStep, other).String()
 	completed := func(key run.Key) ReadRuns {
@@ -136,6 +138,12 @@ func TestNeeds(t *testing.T) {
 		{"a late trigger answer: the markers (reported once)",
 			Answer(p, evaluating, k, run.CallID{}, nil),
 			want{has: Set{MarkersOf: []run.Key{k}}}},
+		{"an operator's rerun: the period's run, ledger, markers and step timer",
+			RerunRequest(p, "p1", per10),
+			want{has: Set{Pipelines: []string{"p1"}, Runs: []run.Key{k}, Ledgers: []run.Key{k}, MarkersOf: []run.Key{k}, Timers: []string{step}}}},
+		{"an operator's rerun, config not known: the row",
+			RerunRequest(nil, "p1", per10),
+			want{has: Set{Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}}}},
 		{"SLA timer: its period's run (no SLA: no markers)",
 			Timer(p, known, NoMarkersRead, "t", run.TimerSLABreach, k, now, now),
 			want{has: Set{Timers: []string{"t"}, Runs: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
