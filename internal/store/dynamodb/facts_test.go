@@ -1,0 +1,98 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"testing"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
+)
+
+// callCounter counts a client's calls by operation.
+type callCounter struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *callCounter) client(base *dynamodb.Client) *dynamodb.Client {
+	return dynamodb.New(base.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("countCalls", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				c.mu.Lock()
+				c.calls[awsmiddleware.GetOperationName(ctx)]++
+				c.mu.Unlock()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+		})
+	})
+}
+
+func (c *callCounter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := maps.Clone(c.calls)
+	clear(c.calls)
+	return got
+}
+
+// TestFactsCalls: Facts reads every point key in one BatchGetItem (one a
+// hundred keys), and each period's markers and ledger with a Query each,
+// whatever else the query names.
+func TestFactsCalls(t *testing.T) {
+	base := ddblocal.Client(t)
+	counter := &callCounter{calls: map[string]int{}}
+	s := openOn(t, counter.client(base), newTables(t, base))
+	ctx := t.Context()
+	k := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: "2026-03-10"}
+	if err := s.Commit(ctx, store.Change{
+		Sensors: []store.SensorWrite{{Sensor: store.Sensor{PipelineID: "orders", Key: "landed", Data: sensor.NewObject(nil)}}},
+		Runs:    []store.RunWrite{{Run: run.Run{Key: k, State: run.Running}}},
+		Markers: []store.MarkerWrite{{Marker: store.Marker{Key: k, Kind: "first-trigger"}}},
+		Ledger:  []store.LedgerEntry{{Key: k, Seq: 1, Reason: "r"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	other := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: "2026-03-09"}
+	step := store.FactsQuery{Pipelines: []string{"orders"}, Timers: []string{"step"}, Runs: []run.Key{k, other},
+		Sensors:   []store.SensorRef{{PipelineID: "orders", Key: "landed"}, {PipelineID: "orders", Key: "rows"}},
+		Inboxes:   []store.SensorRef{{PipelineID: "orders", Key: "landed"}},
+		Baselines: []run.Key{k}, MarkersOf: []run.Key{k, other}, Ledgers: []run.Key{k}}
+	var many store.FactsQuery
+	for i := range 250 {
+		many.Runs = append(many.Runs, run.Key{PipelineID: "orders", ScheduleID: "daily", Period: fmt.Sprintf("p%03d", i)})
+	}
+	for _, tc := range []struct {
+		name string
+		q    store.FactsQuery
+		want map[string]int
+	}{
+		{"Step", step, map[string]int{"BatchGetItem": 1, "Query": 3}},
+		{"PointKeysOnly", store.FactsQuery{Pipelines: step.Pipelines, Runs: step.Runs, Sensors: step.Sensors}, map[string]int{"BatchGetItem": 1}},
+		{"PeriodsOnly", store.FactsQuery{MarkersOf: step.MarkersOf}, map[string]int{"Query": 2}},
+		{"ManyKeys", many, map[string]int{"BatchGetItem": 3}},
+		{"Nothing", store.FactsQuery{}, map[string]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counter.take()
+			f, err := s.Facts(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := counter.take(); !maps.Equal(got, tc.want) {
+				t.Errorf("calls %v, want %v", got, tc.want)
+			}
+			if tc.name == "Step" && (len(f.Runs) != 1 || len(f.Sensors) != 1 || len(f.Markers[k]) != 1 || len(f.Ledgers[k]) != 1) {
+				t.Errorf("Facts %+v: want the run, the sensor, the marker and the ledger entry written", f)
+			}
+		})
+	}
+}
