@@ -10,7 +10,7 @@ import (
 )
 
 // Backfill is an operator's request to run a range of a pipeline's past
-// periods, with each period's progress (run/backfill.go decides; the
+// periods, with each period's progress (package backfill decides; the
 // engine's backfill timer moves it). It is one record per backfill, read
 // by key or by pipeline: a backfill holds at most backfill.MaxPeriods
 // periods, so the record stays small (a DynamoDB item holds 400 KB). A
