@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -62,7 +63,13 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 	var res JobLogResult
 	err = e.retry(ctx, "job report "+j.PipelineID+"/"+j.Period, func(ctx context.Context) error {
 		res = JobLogResult{}
-		lp, err := e.pipelineOf(ctx, j.PipelineID)
+		f, err := e.loadFacts(ctx, func(_ *facts, cfg needs.Configs) needs.Set {
+			return needs.JobLog(cfg(j.PipelineID), j.PipelineID, per, report)
+		})
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, j.PipelineID)
 		if err != nil {
 			return err
 		}
@@ -74,23 +81,24 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		}
 		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
 		kind := run.ItemMarker(run.MarkerJobReport, j.ID).String()
-		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
+		if seen, err := f.hasMarker(ctx, key, kind); err != nil || seen {
 			res.Ignored = "decided before"
 			return err
 		}
-		r, err := e.st.RunGet(ctx, key)
-		if errors.Is(err, store.ErrNotFound) {
-			res.Ignored = "the period has no run"
-			return nil
-		}
+		stored, err := f.run(ctx, key)
 		if err != nil {
 			return err
 		}
+		if stored == nil {
+			res.Ignored = "the period has no run"
+			return nil
+		}
+		r := *stored
 		if !run.ReportApplies(r, j.JobRunID) {
 			res.Ignored = fmt.Sprintf("the run is %s, not running job %q", r.State, j.JobRunID)
 			return nil
 		}
-		b := e.newBatch(lp, e.clk.Now())
+		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
 		next, eff, err := e.afterReport(ctx, b.f, lp.p, r, report, b.now)
 		if err != nil {
 			return err

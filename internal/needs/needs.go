@@ -199,6 +199,21 @@ func Rerun(key run.Key) Set {
 	return n
 }
 
+// JobLog names what a job's own report of its outcome (a job-log record)
+// reads: the row, and with p known the run's facts (Call), the period's
+// markers (the record's dedup marker) and what the report decides on
+// (Report).
+func JobLog(p *pipeline.Pipeline, id string, per schedule.Period, report run.JobReport) Set {
+	n := Pipeline(id)
+	if p != nil {
+		k := run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}
+		n.Add(Call(k))
+		n.Add(Set{MarkersOf: []run.Key{k}})
+		n.Add(Report(p, k, per, report))
+	}
+	return n
+}
+
 // RerunRequest names what an operator's rerun of period per of
 // pipeline id reads: the row, and with p known the period's run, ledger,
 // markers (the request's dedup record, the reopened run's SLA facts) and
