@@ -5,18 +5,6 @@
 // Step Functions", says how.
 package main
 
-import (
-	"context"
+import "github.com/interlockhq/interlock/internal/runtime/awsrt"
 
-	"github.com/interlockhq/interlock/internal/runtime/awsrt"
-)
-
-func main() {
-	awsrt.Main(func(ctx context.Context, env awsrt.Env) (any, error) {
-		o, err := awsrt.OrchestratorFromEnv(ctx, env)
-		if err != nil {
-			return nil, err
-		}
-		return awsrt.Metered(o.Meter, o.Handle), nil
-	})
-}
+func main() { awsrt.Main(awsrt.OrchestratorFunction) }

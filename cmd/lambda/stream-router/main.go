@@ -4,18 +4,6 @@
 // docs/aws.md, "The stream-router", says what it does with each.
 package main
 
-import (
-	"context"
+import "github.com/interlockhq/interlock/internal/runtime/awsrt"
 
-	"github.com/interlockhq/interlock/internal/runtime/awsrt"
-)
-
-func main() {
-	awsrt.Main(func(ctx context.Context, env awsrt.Env) (any, error) {
-		rt, err := awsrt.RouterFromEnv(ctx, env)
-		if err != nil {
-			return nil, err
-		}
-		return awsrt.Metered(rt.Meter, rt.Handle), nil
-	})
-}
+func main() { awsrt.Main(awsrt.RouterFunction) }
