@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
@@ -194,4 +195,31 @@ func RunsOf(periods []schedule.Period, runs []run.Run, scheduleID string) map[st
 		out[r.Period] = r
 	}
 	return out
+}
+
+// Start is how the timer takes the pending period it reached.
+type Start int
+
+// The ways.
+const (
+	StartSkip  Start = iota // PlanPeriod skips it on the facts of now
+	StartNew                // a new run (Cause backfill)
+	StartRerun              // a rerun of its ended run (ledger reason and source run.ReasonBackfill)
+)
+
+// StartOf decides how the timer takes a pending period whose run is
+// existing (nil: none) now: PlanPeriod's verdict and why, then a new run
+// or a rerun of the ended one; marked says whether the period carries the
+// backfill marker (the request's time, which spares it the SLA alerts of
+// deadlines already past then, sla.BackfillExempt): a live pipeline's
+// period that runs, never a dry-run pipeline's (it starts nothing).
+func StartOf(p *pipeline.Pipeline, per schedule.Period, only Only, existing *run.Run) (s Start, marked bool, why string) {
+	runs, why := PlanPeriod(p, per, only, existing)
+	switch {
+	case !runs:
+		return StartSkip, false, why
+	case existing == nil:
+		return StartNew, !p.DryRun, why
+	}
+	return StartRerun, !p.DryRun, why
 }

@@ -232,3 +232,39 @@ func TestRunsOf(t *testing.T) {
 		})
 	}
 }
+
+func TestStartOf(t *testing.T) {
+	live := runtest.Pipeline(t, runtest.Base)
+	dry := runtest.Pipeline(t, "dryRun: true\n"+runtest.Base)
+	wed := schedule.Daily(schedule.Date{Year: 2026, Month: time.March, Day: 4})
+	failed := &run.Run{State: run.FailedFinal, Outcome: run.OutcomeRetriesExhausted}
+	going := &run.Run{State: run.Running}
+	cases := []struct {
+		name     string
+		dry      bool
+		only     Only
+		existing *run.Run
+		start    Start
+		marked   bool
+		why      string
+	}{
+		{"no run: a new one, marked", false, OnlyMissing, nil, StartNew, true, "no run yet"},
+		{"an ended run: a rerun, marked", false, OnlyFailed, failed, StartRerun, true, "rerun: its run failed (FAILED_FINAL, retries-exhausted)"},
+		{"in progress: skipped, not marked", false, OnlyAll, going, StartSkip, false, "a run is in progress (RUNNING)"},
+		{"not selected: skipped", false, OnlyMissing, failed, StartSkip, false, "it has a run (FAILED_FINAL, retries-exhausted); --only failed or all reruns it"},
+		{"dry-run: a would-be run, never marked", true, OnlyMissing, nil, StartNew, false, "no run yet"},
+		{"dry-run rerun, never marked", true, OnlyAll, failed, StartRerun, false, "rerun: its run ended FAILED_FINAL, retries-exhausted"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := live
+			if c.dry {
+				p = dry
+			}
+			s, marked, why := StartOf(p, wed, c.only, c.existing)
+			if s != c.start || marked != c.marked || why != c.why {
+				t.Fatalf("StartOf = %v %v %q, want %v %v %q", s, marked, why, c.start, c.marked, c.why)
+			}
+		})
+	}
+}

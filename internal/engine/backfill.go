@@ -270,7 +270,7 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 	return b, nil
 }
 
-// backfillPeriod starts, reruns or skips period i of bf, as backfill.PlanPeriod
+// backfillPeriod starts, reruns or skips period i of bf, as backfill.StartOf
 // decides on the period's run now: a new run (Cause backfill), a rerun of
 // an ended one (ledger reason and source "backfill"), or on a dry-run
 // pipeline the would-trigger it records. A period it starts carries the
@@ -291,15 +291,15 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 	if existing != nil {
 		key = existing.Key
 	}
-	runs, why := backfill.PlanPeriod(p, per, bf.Only, existing)
-	if !runs {
+	how, marked, why := backfill.StartOf(p, per, bf.Only, existing)
+	if how == backfill.StartSkip {
 		e.skipBackfillPeriod(b, key, bf.ID, bp, why)
 		return nil
 	}
-	if !p.DryRun {
+	if marked {
 		b.marker(store.Marker{Key: key, Kind: run.MarkerBackfill, At: bf.RequestedAt, Detail: run.Detail("backfill", bf.ID)}, false)
 	}
-	if existing == nil {
+	if how == backfill.StartNew {
 		err = e.startPeriod(ctx, b, lp, key, per, run.CauseBackfill, nil)
 	} else {
 		err = e.rerun(ctx, b, lp, key, existing, run.ReasonBackfill, run.ReasonBackfill, nil)
@@ -313,7 +313,7 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 		return nil
 	}
 	bp.State, bp.Reason = st, reason
-	b.notes(key, []run.Note{backfill.StartedNote(bf.ID, bp.Period, why, existing != nil)})
+	b.notes(key, []run.Note{backfill.StartedNote(bf.ID, bp.Period, why, how == backfill.StartRerun)})
 	return nil
 }
 
