@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -159,9 +160,26 @@ func PipelineIDOf(file string, doc []byte) string {
 func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
 	return e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()
-		row, err := e.st.PipelineGet(ctx, p.ID)
-		exists := err == nil
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		f, err := e.loadFacts(ctx, func(f *facts, _ needs.Configs) needs.Set {
+			row, exists := f.pipelines[p.ID]
+			if !slices.Contains(f.asked.Pipelines, p.ID) {
+				return needs.Load(p, time.Time{}, false, now)
+			}
+			first := row.FirstLoadedAt // a restore keeps it
+			if run.LoadConfig(exists, row.Hash, !row.RemovedAt.IsZero(), p.Source.SHA256) != run.ConfigRestore {
+				prevConfig, err := e.previousConfig(ctx, row, exists)
+				if err != nil {
+					return needs.Load(p, time.Time{}, false, now) // the decision meets the error
+				}
+				first = run.FirstLoadedAt(exists, row.FirstLoadedAt, prevConfig, p, now)
+			}
+			return needs.Load(p, first, true, now)
+		})
+		if err != nil {
+			return err
+		}
+		row, exists, err := f.pipelineRow(ctx, p.ID)
+		if err != nil {
 			return err
 		}
 		switch run.LoadConfig(exists, row.Hash, !row.RemovedAt.IsZero(), p.Source.SHA256) {
@@ -172,7 +190,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 			// that came due meanwhile were dropped; set them again.
 			next := row
 			next.RemovedAt, next.UpdatedAt = time.Time{}, now
-			b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
+			b := e.newBatch(&loadedPipeline{p: p, row: next}, now).withFacts(f)
 			b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 			e.setTimers(ctx, b, p, now)
 			b.downstreamIndex(p, nil)
@@ -186,20 +204,14 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, doc, p.Source.SHA256, p.Source.File, now
 		next.ConfigVersion++
 		next.RemovedAt = time.Time{}
-		var prevConfig *pipeline.Pipeline
-		if exists {
-			old, err := e.withConfig(ctx, prev, nil)
-			if err != nil {
-				return err
-			}
-			if old != nil {
-				prevConfig = old.p
-			}
+		prevConfig, err := e.previousConfig(ctx, prev, exists)
+		if err != nil {
+			return err
 		}
 		next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
 		next.WatchChangedAt = watchdog.WatchChangedAt(exists, prevConfig, prev.WatchChangedAt, p, now)
 		// The timers see the new version (and its first-load time).
-		b := e.newBatch(&loadedPipeline{p: p, row: next}, now)
+		b := e.newBatch(&loadedPipeline{p: p, row: next}, now).withFacts(f)
 		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
 		e.setTimers(ctx, b, p, now)
 		b.downstreamIndex(p, prevConfig)
@@ -214,6 +226,19 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		e.log.InfoContext(ctx, "pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
 		return nil
 	})
+}
+
+// previousConfig is the config of the stored row a load replaces (nil:
+// none stored, or it no longer parses).
+func (e *Engine) previousConfig(ctx context.Context, row store.Pipeline, exists bool) (*pipeline.Pipeline, error) {
+	if !exists {
+		return nil, nil
+	}
+	old, err := e.withConfig(ctx, row, nil)
+	if old == nil || err != nil {
+		return nil, err
+	}
+	return old.p, nil
 }
 
 func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) {

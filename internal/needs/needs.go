@@ -199,6 +199,21 @@ func Rerun(key run.Key) Set {
 	return n
 }
 
+// Load names what a config load reads: the pipeline's row and, once
+// the row read gives the first-load time (firstLoaded; known false
+// before), each period whose SLA timers the load arms (sla.TimersToArm):
+// its run and, when an SLA decision reads them, its markers.
+func Load(p *pipeline.Pipeline, firstLoaded time.Time, known bool, now time.Time) Set {
+	n := Pipeline(p.ID)
+	if !known {
+		return n
+	}
+	for _, a := range sla.TimersToArm(p, firstLoaded, now) {
+		n.Add(slaNeeds(p, run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: a.Period.String()}, a.Period))
+	}
+	return n
+}
+
 // JobLog names what a job's own report of its outcome (a job-log record)
 // reads: the row, and with p known the run's facts (Call), the period's
 // markers (the record's dedup marker) and what the report decides on

@@ -47,6 +47,8 @@ func TestNeeds(t *testing.T) {
 	ref := func(key string) SensorRef { return SensorRef{PipelineID: "p1", Key: key} }
 	data := sensor.Object{}
 	dated := run.Detail("date", "2026-03-09")
+	slaP := runtest.Pipeline(t, "pipeline: {id: s1}\nschedule: {cron: '0 6 * * *'}\nsla: {deadline: '23:00'}\njob: {type: command, config: {command: /bin/true}}\n")
+	slaKey := run.Key{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), Period: "2026-03-10"}
 	per10 := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
 
 	stepOther := run.PeriodTimer(run.TimerStep, other).String()
@@ -138,6 +140,15 @@ func TestNeeds(t *testing.T) {
 		{"a late trigger answer: the markers (reported once)",
 			Answer(p, evaluating, k, run.CallID{}, nil),
 			want{has: Set{MarkersOf: []run.Key{k}}}},
+		{"a config load, row not read: the row",
+			Load(slaP, time.Time{}, false, now),
+			want{has: Set{Pipelines: []string{"s1"}}, hasNot: Set{Runs: []run.Key{slaKey}}}},
+		{"a config load: the run and markers of each period it arms SLA timers for",
+			Load(slaP, now.Add(-48*time.Hour), true, now),
+			want{has: Set{Runs: []run.Key{slaKey}, MarkersOf: []run.Key{slaKey}}}},
+		{"a config load of a pipeline without SLA: the row",
+			Load(p, now.Add(-48*time.Hour), true, now),
+			want{hasNot: Set{Runs: []run.Key{k}, MarkersOf: []run.Key{k}}}},
 		{"a job's failure report: the run's facts, its markers and ledger",
 			JobLog(p, "p1", per10, failed),
 			want{has: Set{Runs: []run.Key{k}, Timers: []string{step}, MarkersOf: []run.Key{k}, Ledgers: []run.Key{k}}, hasNot: Set{Sensors: audit}}},
