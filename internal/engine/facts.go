@@ -14,22 +14,26 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// An input's facts: a sensor write, a run's step and a timer are decided
-// as needs → one batch read → decision → one commit. The core names what
-// the decision may read (needs.SensorWrite, needs.Step,
-// needs.Timer), from the input and the config the parse cache holds;
-// loadFacts reads all of it in one batch; the decision then reads only
-// from the facts. A read the needs did not name — a late read — is still
-// answered (from the store, then kept in the facts) but counted
-// (FactsStats.LateReads): the engine's tests fail when one happens.
+// An input's facts: a sensor write, a run's step, a timer, an operator's
+// rerun, a job-log record and a config load are decided as needs → one
+// batch read → decision → one commit. The core names what the decision
+// may read (package needs: needs.SensorWrite, needs.Step, needs.Timer,
+// …) from the input and the configs known; loadFacts reads all of it with
+// one store.ReadFacts; the decision then reads only from the facts. A
+// read the needs did not name — a late read — is still answered (from
+// the store, then kept in the facts) but counted (FactsStats.LateReads):
+// the engine's tests and every simulate scenario fail when one happens.
 //
-// Rounds: the needs are named before the pipeline's row is read, with the
-// config the parse cache holds. When the row read carries another config
-// version (or the cache held none, or an upstream's config was unknown),
-// the needs are named again with the configs read, and what the first
-// round did not read is read in a second (FactsStats.SecondRounds). Range
-// reads (an upstream's hours, a sensor changed since, a day's runs) and
-// the calendars a config is resolved with are not in the batch.
+// Rounds: the needs are first named with the configs the parse cache
+// holds, whatever their version, before any row is read. They are named
+// again with what the round read — the configs of the rows read, the
+// runs and markers read — and what is new is read in a further round
+// (FactsStats.SecondRounds, ExtraRounds; at most maxRounds): a cold or
+// stale cache, an upstream not parsed yet, a succeeded run a write may
+// rerun, a downstream index naming the pipelines to read. Range reads (an
+// upstream's hours, a sensor changed since, a day's runs, a restored
+// file's active runs), the calendars a config resolves with and the root
+// causes a commit looks up are not in the batch.
 
 // facts are the stored facts one attempt of an input's decision reads.
 type facts struct {
