@@ -326,3 +326,61 @@ func Release(p *pipeline.Pipeline, c BlockedCondition, root run.Key, f Condition
 		Message: string(c.Type) + " of " + c.Down.Period + " cleared once upstream " + root.PipelineID + " " + root.Period + " recovered",
 		Detail:  d}, true
 }
+
+// HeldCondition is a condition a root's period blocked, with its
+// downstream's config (nil: no longer configured) and period facts as
+// read at the release.
+type HeldCondition struct {
+	Condition BlockedCondition
+	Pipeline  *pipeline.Pipeline
+	Facts     ConditionFacts
+}
+
+// Released is one held condition a release lets go: its marker goes,
+// and Note, when there is one, is sent on its downstream period.
+type Released struct {
+	Index int // into the held conditions
+	Note  *run.Note
+}
+
+// ReleaseDecision is what the release timer of a succeeded root does
+// (ReleaseHeld): the conditions it lets go, and when it fires again for
+// those whose release waits (zero: none waits).
+type ReleaseDecision struct {
+	Released []Released
+	Again    time.Time
+}
+
+// ReleaseHeld decides the release of the conditions root's period
+// blocked, now that it succeeded: each whose release waits (ReleaseWaits)
+// is judged again at the earliest ReleaseAgainAt of them; every other is
+// let go (Release: alerted again, resolved, or nothing when it was told).
+func ReleaseHeld(root run.Key, held []HeldCondition, now time.Time) ReleaseDecision {
+	var d ReleaseDecision
+	for i, h := range held {
+		if ReleaseWaits(h.Facts) {
+			if at := ReleaseAgainAt(h.Condition, now); d.Again.IsZero() || at.Before(d.Again) {
+				d.Again = at
+			}
+			continue
+		}
+		r := Released{Index: i}
+		if note, ok := Release(h.Pipeline, h.Condition, root, h.Facts, now); ok {
+			r.Note = &note
+		}
+		d.Released = append(d.Released, r)
+	}
+	return d
+}
+
+// SeeksRoot reports whether an event being committed is looked up for a
+// root cause (RootCause): a problem that opens a condition, about a
+// period, and not blocked already (a released alert explained by another
+// root is blocked again: it no longer carries blockedBy).
+func SeeksRoot(e event.Event) bool {
+	if !OpensCondition(e.Type) || e.Date == "" {
+		return false
+	}
+	_, blocked := BlockedByOf(e)
+	return !blocked
+}

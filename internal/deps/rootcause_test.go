@@ -3,6 +3,7 @@ package deps
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +326,80 @@ func TestReleaseWaits(t *testing.T) {
 	}
 	if at := ReleaseAgainAt(BlockedCondition{}, now); !at.Equal(now.Add(DefaultReleaseGrace)) {
 		t.Errorf("judged again at %s, want after the default grace", at)
+	}
+}
+
+// TestReleaseHeld: a release lets go every held condition whose
+// downstream run has ended (or is held by a pause), each with what
+// Release sends, and fires again at the earliest grace of those that wait.
+func TestReleaseHeld(t *testing.T) {
+	p := runtest.Pipeline(t, runtest.DailySLA)
+	root := run.Key{PipelineID: "a", ScheduleID: "cron", Period: runtest.Day.String()}
+	now := runtest.HM(12, 0)
+	down := run.Key{PipelineID: "p1", ScheduleID: "stream", Period: runtest.Day.String()}
+	breach := BlockedCondition{Down: down, Type: event.SLABreach, EventID: "e1", Message: "SLA passed"}
+	breachAt := time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC)
+	warning := BlockedCondition{Down: down, Type: event.SLAWarning, EventID: "w1", Message: "SLA deadline 10:00 is due",
+		Detail: run.Detail("deadline", "10:00", "breachAt", breachAt)}
+	var breached ConditionFacts
+	breached.Marks.Set(run.MarkerSLABreach, breachAt)
+	going := ConditionFacts{Run: &run.Run{State: run.Running}}
+	paused := ConditionFacts{Run: &run.Run{State: run.Running}, Paused: true}
+	long, short := breach, breach
+	long.Grace, short.Grace = time.Hour, 20*time.Minute
+	type rel struct {
+		index int
+		note  event.Type // "-": nothing sent
+	}
+	cases := []struct {
+		name  string
+		held  []HeldCondition
+		want  []rel
+		again time.Time
+	}{
+		{"nothing held", nil, nil, time.Time{}},
+		{"still holds: alerted again", []HeldCondition{{breach, p, ConditionFacts{}}}, []rel{{0, event.SLABreach}}, time.Time{}},
+		{"cleared: resolved", []HeldCondition{{breach, p, ConditionFacts{Run: &run.Run{State: run.Completed}}}}, []rel{{0, event.RootCauseResolved}}, time.Time{}},
+		{"told: let go, nothing sent", []HeldCondition{{warning, p, breached}}, []rel{{0, "-"}}, time.Time{}},
+		{"a run still going waits for the earliest grace, at least the default", []HeldCondition{{long, p, going}, {breach, p, ConditionFacts{}}, {short, p, going}},
+			[]rel{{1, event.SLABreach}}, now.Add(20 * time.Minute)},
+		{"a grace below the default waits the default", []HeldCondition{{breach, p, going}}, nil, now.Add(DefaultReleaseGrace)},
+		{"a run held by a pause does not wait", []HeldCondition{{breach, p, paused}}, []rel{{0, event.SLABreach}}, time.Time{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := ReleaseHeld(root, c.held, now)
+			var got []rel
+			for _, r := range d.Released {
+				x := rel{index: r.Index, note: "-"}
+				if r.Note != nil {
+					x.note = r.Note.Type
+				}
+				got = append(got, x)
+			}
+			if !slices.Equal(got, c.want) || !d.Again.Equal(c.again) {
+				t.Fatalf("ReleaseHeld = %v, again %s; want %v, again %s", got, d.Again, c.want, c.again)
+			}
+		})
+	}
+}
+
+func TestSeeksRoot(t *testing.T) {
+	blocked := WithDetail(sensor.Object{}, DetailBlockedBy, BlockedBy{PipelineID: "a", ScheduleID: "cron", Date: runtest.Day.String(), Reason: BlockFailed}.Value())
+	day := runtest.Day.String()
+	cases := []struct {
+		name string
+		e    event.Event
+		want bool
+	}{
+		{"a problem about a period", event.Event{Type: event.SLABreach, Date: day}, true},
+		{"about no period", event.Event{Type: event.SLABreach}, false},
+		{"not a problem", event.Event{Type: event.JobCompleted, Date: day}, false},
+		{"blocked already", event.Event{Type: event.SLABreach, Date: day, Detail: blocked}, false},
+	}
+	for _, c := range cases {
+		if got := SeeksRoot(c.e); got != c.want {
+			t.Errorf("%s: SeeksRoot = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -72,10 +72,7 @@ func (b *batch) rootCauses(ctx context.Context) error {
 	var ups *upstreamReader
 	for i := range b.c.Events {
 		e := &b.c.Events[i]
-		if !deps.OpensCondition(e.Type) || e.Date == "" {
-			continue
-		}
-		if _, blocked := deps.BlockedByOf(*e); blocked {
+		if !deps.SeeksRoot(*e) {
 			continue
 		}
 		if ups == nil {
@@ -87,9 +84,6 @@ func (b *batch) rootCauses(ctx context.Context) error {
 		p, err := ups.Pipeline(e.PipelineID)
 		if err != nil {
 			return err
-		}
-		if p == nil || len(p.Upstreams) == 0 {
-			continue
 		}
 		per, err := schedule.ParsePeriod(e.Date)
 		if err != nil {
@@ -173,7 +167,8 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		return nil, err
 	}
 	ups := e.upstreamReader(ctx)
-	var later time.Time
+	var held []deps.HeldCondition
+	var kept []store.Marker
 	for _, m := range ms {
 		c, ok := deps.BlockedFromMarker(m.Kind, m.Detail)
 		if !ok {
@@ -187,21 +182,20 @@ func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time)
 		if err != nil {
 			return nil, err
 		}
-		if deps.ReleaseWaits(df) {
-			// Not had its chance yet: judged again after its grace.
-			if at := deps.ReleaseAgainAt(c, now); later.IsZero() || at.Before(later) {
-				later = at
-			}
-			continue
+		held = append(held, deps.HeldCondition{Condition: c, Pipeline: p, Facts: df})
+		kept = append(kept, m)
+	}
+	d := deps.ReleaseHeld(t.Run, held, now)
+	for _, r := range d.Released {
+		if n := r.Note; n != nil {
+			b.emit(held[r.Index].Condition.Down, n.Type, n.Message, n.Detail)
 		}
-		if note, ok := deps.Release(p, c, t.Run, df, now); ok {
-			b.emit(c.Down, note.Type, note.Message, note.Detail)
-		}
+		m := kept[r.Index]
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: m.Key, Kind: m.Kind})
 	}
-	if !later.IsZero() {
+	if !d.Again.IsZero() {
 		due := t.DueAt
-		b.putTimer(store.Timer{Key: t.Key, Kind: kindRelease, Run: t.Run, DueAt: later}, &due)
+		b.putTimer(store.Timer{Key: t.Key, Kind: kindRelease, Run: t.Run, DueAt: d.Again}, &due)
 	}
 	return b, nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
@@ -74,50 +73,34 @@ func (e *Engine) downstreamsTimer(ctx context.Context, f *facts, t store.Timer, 
 			return nil, err
 		}
 	}
-	opens := map[run.Key]bool{} // downstream period → whether it may open it
-	var keys []run.Key
+	var downs []*pipeline.Pipeline
 	for _, id := range ids {
 		down, err := f.pipelineOf(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if down == nil {
-			continue
-		}
-		for _, u := range down.p.Upstreams {
-			if u.Pipeline != up.p.ID {
-				continue // the index is stale: the config decides
-			}
-			for i, per := range deps.DownstreamPeriods(down.p, up.p, u, upPer) {
-				key := run.Key{PipelineID: id, ScheduleID: down.p.ScheduleID(), Period: per.String()}
-				if _, ok := opens[key]; !ok {
-					keys = append(keys, key)
-				}
-				opens[key] = opens[key] || i == 0
-			}
+		if down != nil {
+			downs = append(downs, down.p)
 		}
 	}
-	// A commit holds at most store.MaxChangeRecords records: arm the
-	// timers maxFanOut at a time, the timer itself moving on (Detail
-	// "done": how many it armed before) until all are.
-	done := 0
+	// A commit holds at most store.MaxChangeRecords records: the timer
+	// arms maxFanOut at a time and moves on (Detail "done": how many it
+	// armed before) until all are (deps.FanOut).
+	var done int64
 	if v, ok := t.Detail.Get("done"); ok {
-		if n, ok := v.Int(); ok && n > 0 {
-			done = int(min(n, int64(len(keys))))
-		}
+		done, _ = v.Int()
 	}
-	keys = keys[done:]
-	if len(keys) > maxFanOut {
-		keys = keys[:maxFanOut]
+	arm, next := deps.FanOut(deps.Reached(up.p, upPer, downs), done, maxFanOut)
+	if next > 0 {
 		due := t.DueAt
-		b.putTimer(store.Timer{Key: t.Key, Kind: kindDownstreams, Run: t.Run, DueAt: now, Detail: run.Detail("done", done+maxFanOut)}, &due)
+		b.putTimer(store.Timer{Key: t.Key, Kind: kindDownstreams, Run: t.Run, DueAt: now, Detail: run.Detail("done", next)}, &due)
 	}
-	for _, key := range keys {
+	for _, r := range arm {
 		var detail sensor.Object
-		if opens[key] {
+		if r.Opens {
 			detail = run.Detail("opens", true)
 		}
-		b.putTimer(store.Timer{Key: upstreamTimerKey(key), Kind: kindUpstream, Run: key, DueAt: now, Detail: detail}, nil)
+		b.putTimer(store.Timer{Key: upstreamTimerKey(r.Key), Kind: kindUpstream, Run: r.Key, DueAt: now, Detail: detail}, nil)
 	}
 	return b, nil
 }
@@ -153,7 +136,7 @@ func (e *Engine) upstreamTimer(ctx context.Context, f *facts, t store.Timer, now
 	}
 	_, opens := t.Detail.Get("opens")
 	pass := false
-	if existing == nil && opens && deps.OpensOnUpstream(lp.p) { // only then does it matter
+	if deps.NeedsUpstreamPass(lp.p, existing, opens) {
 		ups, err := e.upstreamResults(ctx, b.f, lp.p, per)
 		if err != nil {
 			return nil, err
@@ -224,16 +207,11 @@ func (e *Engine) validation(ctx context.Context, f *facts, p *pipeline.Pipeline,
 // and drops those of upstreams its previous config had and this one does
 // not (prev may be nil).
 func (b *batch) downstreamIndex(p, prev *pipeline.Pipeline) {
-	ids := p.UpstreamIDs()
-	for _, u := range ids {
+	put, drop := deps.IndexChanges(p, prev)
+	for _, u := range put {
 		b.marker(store.Marker{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String(), At: b.now}, false)
 	}
-	if prev == nil {
-		return
-	}
-	for _, u := range prev.UpstreamIDs() {
-		if !slices.Contains(ids, u) {
-			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String()})
-		}
+	for _, u := range drop {
+		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String()})
 	}
 }
