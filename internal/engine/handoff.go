@@ -31,7 +31,7 @@ func (e *Engine) HandOff(ctx context.Context, t store.Timer, grace time.Duration
 		return StepResult{Run: t.Run}, false, err
 	}
 	now := e.clk.Now()
-	if !cur.DueAt.Equal(t.DueAt) || !run.Orphaned(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, now, grace) {
+	if !run.HandsOff(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.DueAt, now, grace) {
 		return current(t.Run, &cur), false, nil
 	}
 	b := e.newBatch(nil, now)

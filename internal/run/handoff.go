@@ -105,3 +105,11 @@ func Superseded(held time.Time, stored StepStamp) bool {
 func Orphaned(t TimerAt, now time.Time, grace time.Duration) bool {
 	return IsStep(t.Kind) && !t.At.After(now.Add(-grace))
 }
+
+// HandsOff reports whether a handoff of a run's step goes ahead: the
+// step timer as stored is still the one the caller learned of (due at
+// learned: a timer that moved was taken or re-armed meanwhile) and is
+// orphaned at now (Orphaned).
+func HandsOff(stored TimerAt, learned, now time.Time, grace time.Duration) bool {
+	return stored.At.Equal(learned) && Orphaned(stored, now, grace)
+}

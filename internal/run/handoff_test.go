@@ -93,3 +93,23 @@ func TestOrphaned(t *testing.T) {
 		})
 	}
 }
+
+func TestHandsOff(t *testing.T) {
+	now, grace := hm(10, 0), 5*time.Minute
+	cases := []struct {
+		name    string
+		stored  TimerAt
+		learned time.Time
+		want    bool
+	}{
+		{"the timer learned of, orphaned", TimerAt{"poll", hm(9, 0)}, hm(9, 0), true},
+		{"the timer moved since (taken and re-armed)", TimerAt{"poll", hm(9, 1)}, hm(9, 0), false},
+		{"the timer learned of, not orphaned yet", TimerAt{"poll", hm(9, 58)}, hm(9, 58), false},
+		{"not a step", TimerAt{"sla-breach", hm(9, 0)}, hm(9, 0), false},
+	}
+	for _, c := range cases {
+		if got := HandsOff(c.stored, c.learned, now, grace); got != c.want {
+			t.Errorf("%s: HandsOff = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
