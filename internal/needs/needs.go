@@ -276,8 +276,9 @@ func rerunsOf(n *Set, runs ReadRuns, keys ...run.Key) {
 // item: the content is read with the facts), and with p known what its
 // route decides on (run.RouteSensor) for the period the write belongs to —
 // for data not known yet, the period of a write at now, a guess the
-// engine checks once the content is read. A period whose run succeeded
-// (runs: read by an earlier round) may be rerun: its Rerun too.
+// engine checks once the content is read. Trigger data for a period whose
+// run succeeded (runs: read by an earlier round) may rerun it: its Rerun
+// too; post-run data names a drift rerun's at once.
 func SensorWrite(p *pipeline.Pipeline, ups Configs, runs ReadRuns, pipelineID, key string, data *sensor.Object, now time.Time) Set {
 	ref := SensorRef{PipelineID: pipelineID, Key: key}
 	n := Set{Pipelines: []string{pipelineID}, Sensors: []SensorRef{ref}}
@@ -304,8 +305,11 @@ func SensorWrite(p *pipeline.Pipeline, ups Configs, runs ReadRuns, pipelineID, k
 		n.Add(Set{Runs: []run.Key{k}, Baselines: []run.Key{k}, Sensors: RuleSensors(p.ID, run.PostRunKeys(p), per)})
 		if p.DryRun {
 			n.MarkersOf = addAll(n.MarkersOf, k)
+		} else {
+			// Post-run data comes after the success it checks: a drift
+			// rerun's facts are named at once, not in a round of their own.
+			n.Add(Rerun(k))
 		}
-		rerunsOf(&n, runs, k)
 	default:
 		n.Add(Call(k))
 		n.Add(Evaluation(p, per, ups))

@@ -164,6 +164,7 @@ func (s *sim) addFacts() {
 	f := s.eng.FactsStats()
 	s.facts.Inputs += f.Inputs
 	s.facts.SecondRounds += f.SecondRounds
+	s.facts.ExtraRounds += f.ExtraRounds
 	s.facts.LateReads += f.LateReads
 	if f.LastLate != "" {
 		s.facts.LastLate = f.LastLate
