@@ -438,7 +438,7 @@ func buildInterlock(t *testing.T, dir string) string {
 
 // conformanceNotOnTables are the storetest groups the Terraform test
 // leaves to the store's own TestConformance.
-var conformanceNotOnTables = []string{"Commit", "Races", "Leases", "Checks", "SensorFacts", "Facts", "ConditionFacts"}
+var conformanceNotOnTables = []string{"Commit", "Races", "Leases", "Checks", "Facts", "ConditionFacts"}
 
 // conformanceOnTables runs internal/store/dynamodb's conformance suite on
 // the tables of prefix (TestConformanceOnTables: it opens the store on

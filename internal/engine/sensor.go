@@ -71,10 +71,10 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 // PutSensorFromInbox is PutSensor with the sensor's current content read
 // from its inbox item — the item anyone writes, on a store that has one
 // (DynamoDB's SENSOR#<key>; the stream-router decides from it) — in the
-// same request as the decision's first facts (store.SensorFactsReader).
+// same request as the decision's first facts (store.ReadFacts).
 // It returns the content it decided. No inbox item is ErrNoSensorItem
 // (and store.ErrNotFound), an item of a bad shape the store's error, before anything is
-// decided; a store without SensorFactsReader is an error.
+// decided; a store without an inbox answers ErrNoSensorItem.
 func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (_ sensor.Object, _ PutResult, err error) {
 	ctx, span := e.startSpan(ctx, spanSensorWrite, attrPipeline.String(pipelineID), attrSensor.String(key))
 	defer func() { endSpan(span, err) }()

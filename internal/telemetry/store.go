@@ -24,25 +24,13 @@ type Store struct {
 	system attribute.KeyValue
 }
 
-// factsStore is Store for a backend that also reads a sensor write's facts
-// at once (store.SensorFactsReader): the engine asks for that interface,
-// so the wrapper keeps it.
-type factsStore struct {
-	*Store
-	facts store.SensorFactsReader
-}
-
 // Wrap returns st traced when tracing is on, else st itself. system names
 // the backend (db.system.name: sqlite, postgresql, aws.dynamodb).
 func Wrap(st store.Store, system string) store.Store {
 	if !Enabled() {
 		return st
 	}
-	s := &Store{Store: st, system: attribute.String("db.system.name", system)}
-	if fr, ok := st.(store.SensorFactsReader); ok {
-		return &factsStore{Store: s, facts: fr}
-	}
-	return s
+	return &Store{Store: st, system: attribute.String("db.system.name", system)}
 }
 
 var _ store.FactsReader = (*Store)(nil)
@@ -52,11 +40,6 @@ var _ store.FactsReader = (*Store)(nil)
 // traced store is a FactsReader whatever it wraps.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	return call(ctx, s.system, "Facts", func(ctx context.Context) (store.Facts, error) { return store.ReadFacts(ctx, s.Store, q) })
-}
-
-// SensorFacts reads a sensor write's facts in one span.
-func (s *factsStore) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
-	return call(ctx, s.system, "SensorFacts", func(ctx context.Context) (store.SensorFacts, error) { return s.facts.SensorFacts(ctx, p) })
 }
 
 var tracer = otel.Tracer("github.com/interlockhq/interlock/internal/store")

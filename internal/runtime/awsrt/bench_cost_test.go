@@ -374,7 +374,7 @@ func parallel(tb testing.TB, n int, do func(i int) error) {
 // timedStore is the metered store with the wall time of the watchdog
 // snapshot's list reads added up, so a pass's time can be told apart:
 // reading, or the rest (parsing configs, the checks, the findings'
-// commits). The other methods, SensorFacts included, are the store's.
+// commits). The other methods, Facts included, are the store's.
 type timedStore struct {
 	*ddbstore.Store
 	mu sync.Mutex

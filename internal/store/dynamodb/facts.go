@@ -8,10 +8,7 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-var (
-	_ store.FactsReader       = (*Store)(nil)
-	_ store.SensorFactsReader = (*Store)(nil)
-)
+var _ store.FactsReader = (*Store)(nil)
 
 // factsQueries bounds the period Queries (markers, ledgers) one Facts call
 // runs at once: a decision names a few periods; a caller that names many
@@ -126,10 +123,4 @@ func (b *pointReads) decode(items []item) error {
 		}
 	}
 	return nil
-}
-
-// SensorFacts reads a sensor decision's first facts with Facts: one
-// BatchGetItem.
-func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
-	return store.SensorFactsOf(ctx, s, p)
 }

@@ -46,19 +46,6 @@ func TestSensorInboxWrittenByAnyone(t *testing.T) {
 	if _, err := st.SensorItemGet(ctx, "orders", "missing"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("SensorItemGet of nothing: %v", err)
 	}
-	// SensorFacts reads the inbox item as SensorItemGet does.
-	for _, key := range []string{"flat", "wrapped"} {
-		f, err := st.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "orders", Key: key, Inbox: true})
-		if err != nil || f.InboxErr != nil || !f.Inbox.Equal(want) {
-			t.Fatalf("SensorFacts(%s) inbox = %s, %v, %v; want %s", key, jsonOf(f.Inbox), f.InboxErr, err, jsonOf(want))
-		}
-	}
-	if f, err := st.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "orders", Key: "bad", Inbox: true}); err != nil || !errors.As(f.InboxErr, &ie) || ie.SK != "SENSOR#bad" {
-		t.Fatalf("SensorFacts of a bad inbox item: %v, %v; want an *ItemError naming it", f.InboxErr, err)
-	}
-	if f, err := st.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "orders", Key: "missing", Inbox: true}); err != nil || !errors.Is(f.InboxErr, store.ErrNotFound) {
-		t.Fatalf("SensorFacts of no inbox item: %v, %v", f.InboxErr, err)
-	}
 	// Facts reads each inbox item as SensorItemGet does, beside the
 	// sensor states of the same keys (none: the inbox is not the state).
 	refs := []store.SensorRef{{PipelineID: "orders", Key: "flat"}, {PipelineID: "orders", Key: "wrapped"},

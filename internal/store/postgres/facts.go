@@ -11,16 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
-var (
-	_ store.FactsReader       = (*Store)(nil)
-	_ store.SensorFactsReader = (*Store)(nil)
-)
-
-// SensorFacts reads a sensor decision's first facts with Facts: one round
-// trip.
-func (s *Store) SensorFacts(ctx context.Context, p store.SensorFactsParams) (store.SensorFacts, error) {
-	return store.SensorFactsOf(ctx, s, p)
-}
+var _ store.FactsReader = (*Store)(nil)
 
 // Facts reads q in one round trip: a statement per kind of record, each
 // of primary-key lookups over arrays of keys (= ANY, or row values IN

@@ -1,10 +1,8 @@
 package storetest
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -66,44 +64,4 @@ func testSensorReads(t *testing.T, o Options) {
 			mustMatch(t, "SensorListPrefix("+c.prefix+") keys", idsOf(got, sensorID), c.want)
 		}
 	})
-}
-
-// testSensorFacts checks store.SensorFactsReader, on a store that offers
-// it: one request answers what PipelineGet, SensorGet and RunGet answer.
-func testSensorFacts(t *testing.T, o Options) {
-	s := o.New(t)
-	fr, ok := s.(store.SensorFactsReader)
-	if !ok {
-		t.Log("this store does not offer SensorFactsReader: the engine reads one by one")
-		return
-	}
-	ctx := t.Context()
-	k1, k2 := key("pl", "cron", "2026-03-10"), key("pl", "cron", "2026-03-09")
-	other := key("other", "cron", "2026-03-10")
-	var c store.Change
-	c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: fullPipeline("pl")})
-	c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: fullSensor("pl", "orders")}, store.SensorWrite{Sensor: fullSensor("pl", "other")})
-	c.Runs = append(c.Runs, store.RunWrite{Run: fullRun(k1)}, store.RunWrite{Run: withState(newRun(k2), run.Completed)}, store.RunWrite{Run: fullRun(other)})
-	commit(t, s, c)
-
-	f := must(fr.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "pl", Key: "orders",
-		Runs: []run.Key{k1, k2, k1, key("pl", "cron", "2026-03-11"), other}})).get(t)
-	if !f.PipelineFound || !f.SensorFound {
-		t.Fatalf("SensorFacts found pipeline %v, sensor %v; want both", f.PipelineFound, f.SensorFound)
-	}
-	mustMatch(t, "SensorFacts pipeline", f.Pipeline, must(s.PipelineGet(ctx, "pl")).get(t))
-	mustMatch(t, "SensorFacts sensor", f.Sensor, must(s.SensorGet(ctx, "pl", "orders")).get(t))
-	want := map[run.Key]run.Run{}
-	for _, k := range []run.Key{k1, k2, other} {
-		want[k] = must(s.RunGet(ctx, k)).get(t)
-	}
-	mustMatch(t, "SensorFacts runs (the absent one left out)", f.Runs, want)
-	if !errors.Is(f.InboxErr, store.ErrNotFound) {
-		t.Errorf("SensorFacts without Inbox: InboxErr %v, want ErrNotFound", f.InboxErr)
-	}
-
-	none := must(fr.SensorFacts(ctx, store.SensorFactsParams{PipelineID: "none", Key: "orders", Runs: []run.Key{key("none", "cron", "2026-03-10")}, Inbox: true})).get(t)
-	if none.PipelineFound || none.SensorFound || len(none.Runs) != 0 || !errors.Is(none.InboxErr, store.ErrNotFound) {
-		t.Errorf("SensorFacts of an unknown pipeline: %+v, want nothing found", none)
-	}
 }

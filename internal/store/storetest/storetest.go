@@ -56,7 +56,6 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Sensors", testSensors},
 		{"SensorListChanged", testSensorListChanged},
 		{"SensorReads", testSensorReads},
-		{"SensorFacts", testSensorFacts},
 		{"Facts", testFacts},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
