@@ -56,14 +56,12 @@ func (e *Engine) checkCycle(ctx context.Context, p *pipeline.Pipeline) error {
 	if err != nil {
 		return err
 	}
-	all := []*pipeline.Pipeline{p}
-	for _, lp := range running {
-		if lp.p.ID != p.ID {
-			all = append(all, lp.p)
-		}
+	ps := make([]*pipeline.Pipeline, len(running))
+	for i, lp := range running {
+		ps[i] = lp.p
 	}
-	cycle := pipeline.Cycle(all)
-	if cycle == nil || !slices.Contains(cycle, p.ID) {
+	cycle := pipeline.CycleThrough(p, ps)
+	if cycle == nil {
 		return nil
 	}
 	return confdec.Errors{{File: p.Source.File, Path: "validation.rules", Msg: pipeline.CycleError(cycle).Error()}}

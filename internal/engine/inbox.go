@@ -76,7 +76,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		if lp == nil {
 			return unknown(j.PipelineID)
 		}
-		if j.ScheduleID != "" && j.ScheduleID != lp.p.ScheduleID() {
+		if !run.JobLogSchedule(j.ScheduleID, lp.p.ScheduleID()) {
 			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.p.ScheduleID())
 		}
 		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}

@@ -248,3 +248,20 @@ func Cycle(all []*Pipeline) []string {
 func CycleError(cycle []string) error {
 	return fmt.Errorf("%w: %s (a pipeline cannot wait for itself through its upstreams)", ErrCycle, strings.Join(cycle, " -> "))
 }
+
+// CycleThrough is the cycle a config p being loaded closes with the
+// pipelines running now (its own running version replaced by p), as
+// Cycle names it; nil when none goes through p (none does when p has no
+// upstream rule: the engine then reads no running pipeline).
+func CycleThrough(p *Pipeline, running []*Pipeline) []string {
+	all := []*Pipeline{p}
+	for _, q := range running {
+		if q.ID != p.ID {
+			all = append(all, q)
+		}
+	}
+	if cycle := Cycle(all); slices.Contains(cycle, p.ID) {
+		return cycle
+	}
+	return nil
+}

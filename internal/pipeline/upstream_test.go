@@ -78,3 +78,27 @@ func TestUpstreamsParsed(t *testing.T) {
 		t.Errorf("UpstreamIDs = %v", got)
 	}
 }
+
+func TestCycleThrough(t *testing.T) {
+	cases := []struct {
+		name    string
+		p       string
+		running []string
+		want    []string
+	}{
+		{"no upstream rule closes none", "a", []string{"b:a"}, nil},
+		{"closing one", "a:b", []string{"b:a"}, []string{"a", "b", "a"}},
+		{"its own running version is replaced", "a", []string{"a:b", "b:a"}, nil},
+		{"its own running version does not close one for it", "a:c", []string{"a:b", "b:a", "c"}, nil},
+		{"no cycle", "c:a", []string{"a", "b:a"}, nil},
+		{"a cycle among the others is not through it", "d:a", []string{"a", "b:c", "c:b"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ps := chain(t, append([]string{c.p}, c.running...)...)
+			if got := CycleThrough(ps[0], ps[1:]); !slices.Equal(got, c.want) {
+				t.Fatalf("CycleThrough = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

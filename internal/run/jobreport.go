@@ -58,3 +58,8 @@ func ReportApplies(r Run, jobRunID string) bool {
 func ItemRejected(t event.Type, item, reason string) Note {
 	return Note{Type: t, Message: fmt.Sprintf("%s refused: %s", item, reason), Detail: Detail("item", item, "reason", reason)}
 }
+
+// JobLogSchedule reports whether a job-log record that names schedule
+// given is about the pipeline's schedule own: it names it, or none (its
+// writer need not know the schedule id).
+func JobLogSchedule(given, own string) bool { return given == "" || given == own }

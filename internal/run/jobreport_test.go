@@ -49,3 +49,14 @@ func TestReportApplies(t *testing.T) {
 		}
 	}
 }
+
+func TestJobLogSchedule(t *testing.T) {
+	for _, c := range []struct {
+		given string
+		want  bool
+	}{{"", true}, {"cron", true}, {"stream", false}} {
+		if got := JobLogSchedule(c.given, "cron"); got != c.want {
+			t.Errorf("JobLogSchedule(%q, cron) = %v, want %v", c.given, got, c.want)
+		}
+	}
+}
