@@ -105,6 +105,9 @@ func TestBusyScenarioSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.Facts.LateReads > 0 {
+		t.Errorf("%d late reads (facts an input's needs did not name); the last: %s", res.Facts.LateReads, res.Facts.LastLate)
+	}
 	count := map[string]int{}
 	for _, e := range res.Events {
 		count[string(e.Type)]++
