@@ -139,7 +139,7 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, 
 	case stored != nil:
 		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: r.Key, Kind: run.MarkerTriggerOutcome})
 	}
-	if d.Action != run.RecoveryLookAgain && d.Action != run.RecoveryWait {
+	if d.Action.Settles() {
 		e.log.InfoContext(ctx, "interrupted trigger call settled", "pipeline", r.PipelineID, "period", r.Period, "action", string(d.Action), "jobRunId", d.Run.JobRunID)
 	}
 	return nil

@@ -139,6 +139,11 @@ const (
 	RecoveryGiveUp RecoveryAction = "give-up"
 )
 
+// Settles reports whether the action settles the interrupted call (the
+// run adopts a job, calls again or gives up) rather than leaving it in
+// flight (look again, wait).
+func (a RecoveryAction) Settles() bool { return a != RecoveryLookAgain && a != RecoveryWait }
+
 // RecoveryDecision is RecoverTrigger's answer: the run, its effect, and
 // the recovery to store (nil: remove the marker).
 type RecoveryDecision struct {

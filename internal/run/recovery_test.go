@@ -283,3 +283,11 @@ func TestCallStatus(t *testing.T) {
 		t.Fatalf("no call in flight, yet %q", s)
 	}
 }
+
+func TestRecoveryActionSettles(t *testing.T) {
+	for a, want := range map[RecoveryAction]bool{RecoveryAdopt: true, RecoveryRetry: true, RecoveryGiveUp: true, RecoveryLookAgain: false, RecoveryWait: false} {
+		if got := a.Settles(); got != want {
+			t.Errorf("%s.Settles() = %v, want %v", a, got, want)
+		}
+	}
+}
