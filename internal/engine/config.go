@@ -216,7 +216,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
-		if len(calendarNames(p)) == 0 {
+		if len(p.Schedule.CalendarNames()) == 0 {
 			// The parse is the stored version's: the next decision names
 			// its needs with it in one round (facts.go).
 			e.parsedConfig(next, p, nil)

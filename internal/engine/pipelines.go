@@ -121,7 +121,7 @@ func (e *Engine) withConfig(ctx context.Context, row store.Pipeline, all map[str
 	if all == nil {
 		// A config that names no calendar parses the same without them:
 		// they are listed only for one that does (or does not parse).
-		if p, err := pipeline.ParsePipeline(row.File, row.Doc, e.parseOptions(nil, false)); err == nil && len(calendarNames(p)) == 0 {
+		if p, err := pipeline.ParsePipeline(row.File, row.Doc, e.parseOptions(nil, false)); err == nil && len(p.Schedule.CalendarNames()) == 0 {
 			return e.parsedConfig(row, p, nil), nil
 		}
 		var err error
@@ -143,7 +143,7 @@ func (e *Engine) withConfig(ctx context.Context, row store.Pipeline, all map[str
 // returns it loaded.
 func (e *Engine) parsedConfig(row store.Pipeline, p *pipeline.Pipeline, all map[string]store.Calendar) *loadedPipeline {
 	x := &parsed{configVersion: row.ConfigVersion, hash: row.Hash, p: p}
-	for _, name := range calendarNames(p) {
+	for _, name := range p.Schedule.CalendarNames() {
 		x.cals = append(x.cals, store.CalendarCheck{Name: name, Version: all[name].Version})
 	}
 	e.parses.put(row.ID, x)
@@ -201,18 +201,6 @@ func (e *Engine) parseOptions(all map[string]store.Calendar, liveOnly bool) pipe
 		cals[name] = c.Schedule()
 	}
 	return pipeline.Options{Calendars: cals, EnvAllow: e.envAllow}
-}
-
-// calendarNames lists the named calendars p's schedule merges in.
-func calendarNames(p *pipeline.Pipeline) []string {
-	var names []string
-	if p.Schedule.Exclude.Calendar != "" {
-		names = append(names, p.Schedule.Exclude.Calendar)
-	}
-	if in := p.Schedule.Include; in != nil && in.Calendar != "" && in.Calendar != p.Schedule.Exclude.Calendar {
-		names = append(names, in.Calendar)
-	}
-	return names
 }
 
 // activePipelines reads every pipeline a file defines, with its config,

@@ -110,3 +110,17 @@ func yamlFiles(dir string) ([]string, error) {
 	sort.Strings(files)
 	return files, nil
 }
+
+// CalendarNames lists the named calendars the schedule merges in, each
+// once: the exclusion calendar, then the inclusion calendar. A pipeline's
+// resolution depends on these calendars and no other.
+func (s Schedule) CalendarNames() []string {
+	var names []string
+	if s.Exclude.Calendar != "" {
+		names = append(names, s.Exclude.Calendar)
+	}
+	if in := s.Include; in != nil && in.Calendar != "" && in.Calendar != s.Exclude.Calendar {
+		names = append(names, in.Calendar)
+	}
+	return names
+}

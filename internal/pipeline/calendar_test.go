@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,26 @@ func TestLoadCalendarDir(t *testing.T) {
 	}
 	if _, err := LoadCalendarDir(dir + "/nope"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
+	}
+}
+
+func TestCalendarNames(t *testing.T) {
+	cases := []struct {
+		name string
+		s    Schedule
+		want []string
+	}{
+		{"none", Schedule{}, nil},
+		{"an inclusion list without a calendar", Schedule{Include: &Include{}}, nil},
+		{"exclusion", Schedule{Exclude: Exclude{Calendar: "holidays"}}, []string{"holidays"}},
+		{"exclusion, and inclusion dates without a calendar", Schedule{Exclude: Exclude{Calendar: "holidays"}, Include: &Include{}}, []string{"holidays"}},
+		{"inclusion", Schedule{Include: &Include{Calendar: "trading"}}, []string{"trading"}},
+		{"both, exclusion first", Schedule{Exclude: Exclude{Calendar: "holidays"}, Include: &Include{Calendar: "trading"}}, []string{"holidays", "trading"}},
+		{"the same calendar once", Schedule{Exclude: Exclude{Calendar: "x"}, Include: &Include{Calendar: "x"}}, []string{"x"}},
+	}
+	for _, c := range cases {
+		if got := c.s.CalendarNames(); !slices.Equal(got, c.want) {
+			t.Errorf("%s: CalendarNames = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
