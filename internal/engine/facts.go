@@ -33,7 +33,8 @@ import (
 // rerun, a downstream index naming the pipelines to read. Range reads (an
 // upstream's hours, a sensor changed since, a day's runs, a restored
 // file's active runs), the calendars a config resolves with and the root
-// causes a commit looks up are not in the batch.
+// causes a commit looks up (read as found, not counted) are not in the
+// batch.
 
 // facts are the stored facts one attempt of an input's decision reads.
 type facts struct {
@@ -407,6 +408,41 @@ func (f *facts) sensor(ctx context.Context, pipelineID, key string) (store.Senso
 		return store.Sensor{}, false, err
 	}
 	return ss[0], true, nil
+}
+
+// reader is the store with the point reads store.ConditionFactsOf makes
+// answered from the facts (each counted as the facts count it).
+func (f *facts) reader() store.Store { return factsReader{Store: f.e.st, f: f} }
+
+type factsReader struct {
+	store.Store
+	f *facts
+}
+
+func (r factsReader) PipelineGet(ctx context.Context, id string) (store.Pipeline, error) {
+	row, ok, err := r.f.pipelineRow(ctx, id)
+	return row, found(ok, err)
+}
+
+func (r factsReader) RunGet(ctx context.Context, k run.Key) (run.Run, error) {
+	got, err := r.f.run(ctx, k)
+	if got == nil {
+		return run.Run{}, found(false, err)
+	}
+	return *got, nil
+}
+
+func (r factsReader) MarkerListOf(ctx context.Context, k run.Key) ([]store.Marker, error) {
+	return r.f.markersOf(ctx, k)
+}
+
+// found is the error of a single read: err, or store.ErrNotFound when
+// the record is absent.
+func found(ok bool, err error) error {
+	if err == nil && !ok {
+		return store.ErrNotFound
+	}
+	return err
 }
 
 // inbox returns a sensor's inbox item: its content, or store.ErrNotFound

@@ -23,24 +23,24 @@ const kindRelease = string(run.TimerRelease) // a root's period succeeded: relea
 
 func releaseTimerKey(k run.Key) string { return run.PeriodTimer(run.TimerRelease, k).String() }
 
-// upstreamReader answers deps.RootCause from the store, each pipeline and
-// period read once per decision.
+// upstreamReader answers deps.RootCause from a decision's facts, each
+// pipeline and period read once per decision.
 type upstreamReader struct {
 	ctx   context.Context
-	e     *Engine
+	f     *facts
 	pipes map[string]*pipeline.Pipeline
 	facts map[run.Key]deps.ConditionFacts
 }
 
-func (e *Engine) upstreamReader(ctx context.Context) *upstreamReader {
-	return &upstreamReader{ctx: ctx, e: e, pipes: map[string]*pipeline.Pipeline{}, facts: map[run.Key]deps.ConditionFacts{}}
+func (e *Engine) upstreamReader(ctx context.Context, f *facts) *upstreamReader {
+	return &upstreamReader{ctx: ctx, f: f, pipes: map[string]*pipeline.Pipeline{}, facts: map[run.Key]deps.ConditionFacts{}}
 }
 
 func (u *upstreamReader) Pipeline(id string) (*pipeline.Pipeline, error) {
 	if p, ok := u.pipes[id]; ok {
 		return p, nil
 	}
-	lp, err := u.e.pipelineOf(u.ctx, id)
+	lp, err := u.f.pipelineOf(u.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (u *upstreamReader) Facts(key run.Key) (deps.ConditionFacts, error) {
 	if f, ok := u.facts[key]; ok {
 		return f, nil
 	}
-	f, err := store.ConditionFactsOf(u.ctx, u.e.st, key)
+	f, err := store.ConditionFactsOf(u.ctx, u.f.reader(), key)
 	if err != nil {
 		return f, err
 	}
@@ -76,7 +76,7 @@ func (b *batch) rootCauses(ctx context.Context) error {
 			continue
 		}
 		if ups == nil {
-			ups = b.e.upstreamReader(ctx)
+			ups = b.e.upstreamReader(ctx, b.e.directFacts()) // the root causes are looked up as they are found
 			if b.p != nil {
 				ups.pipes[b.p.ID] = b.p // the decision's own config, as it read it
 			}
@@ -153,20 +153,20 @@ func blockedConditions(ms []store.Marker) []deps.BlockedCondition {
 // each is alerted again or resolved, and its marker removed in the same
 // commit, so each is released once. A root that is no longer succeeded
 // (a rerun reopened it) keeps them blocked: its next success releases them.
-func (e *Engine) releaseTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	b := e.newBatch(nil, now)
-	f, err := store.ConditionFactsOf(ctx, e.st, t.Run)
+func (e *Engine) releaseTimer(ctx context.Context, fs *facts, t store.Timer, now time.Time) (*batch, error) {
+	b := e.newBatch(nil, now).withFacts(fs)
+	f, err := store.ConditionFactsOf(ctx, fs.reader(), t.Run)
 	if err != nil {
 		return nil, err
 	}
 	if !f.Succeeded() {
 		return b, nil
 	}
-	ms, err := e.st.MarkerListOf(ctx, t.Run)
+	ms, err := fs.markersOf(ctx, t.Run)
 	if err != nil {
 		return nil, err
 	}
-	ups := e.upstreamReader(ctx)
+	ups := e.upstreamReader(ctx, fs)
 	var held []deps.HeldCondition
 	var kept []store.Marker
 	for _, m := range ms {

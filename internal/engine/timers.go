@@ -184,7 +184,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		case kindUpstream:
 			b, err = e.upstreamTimer(ctx, f, t, now)
 		case kindRelease:
-			b, err = e.releaseTimer(ctx, t, now)
+			b, err = e.releaseTimer(ctx, f, t, now)
 		case kindSilenceEnd:
 			b, err = e.silenceEndTimerFired(ctx, t, now)
 		case kindMaintenanceEnd:

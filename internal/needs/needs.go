@@ -386,9 +386,19 @@ func Answer(p *pipeline.Pipeline, runs ReadRuns, key run.Key, c run.CallID, repo
 // names. A downstreams timer (key: the upstream's period that succeeded)
 // reads the upstream's downstream index and the period's markers (what
 // it blocked), then the rows of the downstreams the index names (markers:
-// read by an earlier round). due is the timer's due time.
+// read by an earlier round). A release timer (key: a root's period) reads
+// the period's condition facts, then those of each downstream period its
+// blocked markers name. due is the timer's due time.
 func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey string, family run.TimerFamily, key run.Key, due, now time.Time) Set {
 	n := Set{Timers: []string{timerKey}, Pipelines: []string{key.PipelineID}}
+	if family == run.TimerRelease {
+		n.Add(condition(key))
+		kinds, _ := markers(key)
+		for _, down := range blockedDowns(kinds) {
+			n.Add(condition(down))
+		}
+		return n
+	}
 	if p == nil {
 		return n
 	}
@@ -424,6 +434,25 @@ func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey stri
 		}
 	}
 	return n
+}
+
+// condition names a period's alert-condition facts (what
+// store.ConditionFactsOf reads): its pipeline's row, its run under either
+// schedule id and its markers.
+func condition(key run.Key) Set {
+	return Set{Pipelines: []string{key.PipelineID}, Runs: []run.Key{key, run.OtherSchedule(key)}, MarkersOf: []run.Key{key}}
+}
+
+// blockedDowns are the downstream periods a root period's blocked
+// markers name (run.BlockedMarker), from their kinds.
+func blockedDowns(kinds []string) []run.Key {
+	var out []run.Key
+	for _, kind := range kinds {
+		if k, err := run.ParseMarkerKind(kind); err == nil && k.Name == run.MarkerBlocked {
+			out = addAll(out, k.Down)
+		}
+	}
+	return out
 }
 
 // DownstreamIDs are the pipelines a pipeline's downstream index names,

@@ -49,6 +49,7 @@ func TestNeeds(t *testing.T) {
 	dated := run.Detail("date", "2026-03-09")
 	slaP := runtest.Pipeline(t, "pipeline: {id: s1}\nschedule: {cron: '0 6 * * *'}\nsla: {deadline: '23:00'}\njob: {type: command, config: {command: /bin/true}}\n")
 	slaKey := run.Key{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), Period: "2026-03-10"}
+	downKey := run.Key{PipelineID: "down", ScheduleID: "cron", Period: "2026-03-10"}
 	per10 := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
 
 	stepOther := run.PeriodTimer(run.TimerStep, other).String()
@@ -178,6 +179,14 @@ func TestNeeds(t *testing.T) {
 				return []string{run.DownstreamMarker("down").String(), run.MarkerFirstArrival}, true
 			}, "d", run.TimerDownstreams, k, now, now),
 			want{has: Set{Pipelines: []string{"down"}}}},
+		{"release timer: the root period's condition facts",
+			Timer(nil, unknown, NoMarkersRead, "r", run.TimerRelease, k, now, now),
+			want{has: Set{Timers: []string{"r"}, Pipelines: []string{"p1"}, Runs: []run.Key{k, other}, MarkersOf: []run.Key{k}}}},
+		{"release timer, markers read: each blocked downstream period's facts",
+			Timer(nil, unknown, func(run.Key) ([]string, bool) {
+				return []string{run.BlockedMarker(downKey, "SLA_BREACH").String()}, true
+			}, "r", run.TimerRelease, k, now, now),
+			want{has: Set{Pipelines: []string{"down"}, Runs: []run.Key{downKey, run.OtherSchedule(downKey)}, MarkersOf: []run.Key{downKey}}}},
 		{"a timer of another family: itself and the row",
 			Timer(p, known, NoMarkersRead, "r", run.TimerResume, run.Key{PipelineID: "p1"}, now, now),
 			want{has: Set{Timers: []string{"r"}, Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}}}},
