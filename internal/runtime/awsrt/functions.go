@@ -214,3 +214,26 @@ func ParseAlertsConfig(v string) (*pipeline.Settings, error) {
 	}
 	return s, nil
 }
+
+// The functions whose FromEnv returns their handler's owner (for its
+// tests) hand Main its Handle, metered.
+
+// OrchestratorFunction is the orchestrator's handler for Main:
+// OrchestratorFromEnv's, metered.
+func OrchestratorFunction(ctx context.Context, env Env) (any, error) {
+	o, err := OrchestratorFromEnv(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return Metered(o.Meter, o.Handle), nil
+}
+
+// RouterFunction is the stream-router's handler for Main:
+// RouterFromEnv's, metered.
+func RouterFunction(ctx context.Context, env Env) (any, error) {
+	rt, err := RouterFromEnv(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return Metered(rt.Meter, rt.Handle), nil
+}

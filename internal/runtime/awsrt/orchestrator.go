@@ -289,16 +289,6 @@ const (
 	EnvEnvAllow = "ENV_ALLOW"
 )
 
-// OrchestratorFunction is the orchestrator's handler for Main:
-// OrchestratorFromEnv's, metered.
-func OrchestratorFunction(ctx context.Context, env Env) (any, error) {
-	o, err := OrchestratorFromEnv(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return Metered(o.Meter, o.Handle), nil
-}
-
 // OrchestratorFromEnv builds the orchestrator from its environment: the
 // four tables (required) and EVENTS_TTL_DAYS, as every function's store;
 // STATE_MACHINE_ARN (required: an execution's successor is started in it);

@@ -229,16 +229,6 @@ func fingerprintOf(s string) string {
 	return hex.EncodeToString(h[:12])
 }
 
-// RouterFunction is the stream-router's handler for Main:
-// RouterFromEnv's, metered.
-func RouterFunction(ctx context.Context, env Env) (any, error) {
-	rt, err := RouterFromEnv(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return Metered(rt.Meter, rt.Handle), nil
-}
-
 // RouterFromEnv builds the stream-router from its environment:
 // CONTROL_TABLE, JOBLOG_TABLE, RERUN_TABLE and EVENTS_TABLE (required; the
 // engine's store spans the four), STATE_MACHINE_ARN (required: the runs'
