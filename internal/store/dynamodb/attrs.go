@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Attribute encodings of the store's own items. Times are numbers of Unix
@@ -73,11 +74,12 @@ func (w *itemWriter) time(name string, t time.Time) {
 	if t.IsZero() {
 		return
 	}
-	if t.Before(minTime) || t.After(maxTime) {
-		w.fail(fmt.Errorf("%s %s is outside the storable range (years 1678 to 2262)", name, t.Format(time.RFC3339Nano)))
+	n, err := store.StoredNanos(name, t)
+	if err != nil {
+		w.fail(err)
 		return
 	}
-	w.num(name, t.UnixNano())
+	w.num(name, n)
 }
 
 func (w *itemWriter) object(name string, o sensor.Object) {

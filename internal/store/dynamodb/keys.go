@@ -2,7 +2,6 @@ package dynamodb
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -160,19 +159,4 @@ func sortTime(t time.Time) string {
 	return fmt.Sprintf("%020d", uint64(clampNanos(t))^(1<<63))
 }
 
-// Bounds of an int64 count of nanoseconds since the epoch: about the years
-// 1678 to 2262, as the SQLite store.
-var (
-	minTime = time.Unix(0, math.MinInt64)
-	maxTime = time.Unix(0, math.MaxInt64)
-)
-
-func clampNanos(t time.Time) int64 {
-	switch {
-	case t.Before(minTime):
-		return math.MinInt64
-	case t.After(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
+func clampNanos(t time.Time) int64 { return store.QueryNanos(t) }

@@ -3,11 +3,11 @@ package sqlstore
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Dialect is what differs between the SQL backends' rows.
@@ -28,14 +28,6 @@ type Dialect struct {
 // zero time: 0 cannot mean "unset" because it is a real instant (the Unix
 // epoch). Objects and maps are canonical JSON, NULL when empty.
 
-// Bounds of an int64 count of nanoseconds since the epoch: about the years
-// 1678 to 2262. Outside them UnixNano is undefined, so writes are refused
-// rather than silently wrapped around.
-var (
-	minTime = time.Unix(0, math.MinInt64)
-	maxTime = time.Unix(0, math.MaxInt64)
-)
-
 // Encoder turns record fields into column values, keeping the first error
 // so a write can encode a whole row and check once.
 type Encoder struct {
@@ -55,11 +47,12 @@ func (e *Encoder) Time(field string, t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	if t.Before(minTime) || t.After(maxTime) {
-		e.Fail("%s %s is outside the storable range (years 1678 to 2262)", field, t.Format(time.RFC3339Nano))
+	n, err := store.StoredNanos(field, t)
+	if err != nil {
+		e.Fail("%w", err)
 		return nil
 	}
-	return t.UnixNano()
+	return n
 }
 
 // Object encodes sensor data and details.
@@ -113,18 +106,9 @@ func (e *Encoder) PauseWindows(ws []pause.Window) any {
 	return string(b)
 }
 
-// QueryNanos is the column value of a time used as a query bound. Unlike
-// a stored time it is clamped, not refused: "due before the year 3000" is a
-// fair question whose answer is every timer.
-func QueryNanos(t time.Time) int64 {
-	switch {
-	case t.Before(minTime):
-		return math.MinInt64
-	case t.After(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
+// QueryNanos is the column value of a time used as a query bound
+// (store.QueryNanos: clamped, not refused).
+func QueryNanos(t time.Time) int64 { return store.QueryNanos(t) }
 
 // Scanners: each decodes one column into a record field.
 
