@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
@@ -44,9 +45,16 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 		}
 	}
 	if len(c.Runs) > 0 && s.runs != nil {
-		keys, xs, ok := runsWritten(c)
+		// The runs written are dropped, not kept: a Facts read takes a
+		// cached row before its transaction, and a run kept by every
+		// commit would let it pair that run with a sensor the same
+		// commit wrote after (storetest.FactsSnapshot).
+		keys := make([]run.Key, len(c.Runs))
+		for i, w := range c.Runs {
+			keys[i] = w.Run.Key
+		}
 		gen := s.runs.drop(keys)
-		defer func() { s.runs.finish(gen, keys, written(xs, ok && err == nil)) }()
+		defer s.runs.finish(gen, keys, nil)
 	}
 	if (len(c.Timers) > 0 || len(c.TimerDeletes) > 0) && s.timers != nil {
 		keys, xs, ok := timersWritten(c)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -151,10 +150,10 @@ func clipPipeline(p store.Pipeline) store.Pipeline {
 // read by the decision that follows the one that set it).
 //
 // A Commit that writes rows drops their keys before its transaction
-// (drop); once it committed, it keeps what it wrote, decoded from the
-// values it wrote as a read would decode them (runsWritten,
-// timersWritten), unless another commit of the table ran meanwhile
-// (finish). A read that missed keeps what it read only if gen did not
+// (drop); once it committed, a commit of timers keeps what it wrote,
+// decoded (on the first read that asks) from the values it wrote as a
+// read would decode them (timersWritten), unless another commit of the
+// table ran meanwhile (finish); a commit of runs drops them again. A read that missed keeps what it read only if gen did not
 // move meanwhile (as for pipelineCache). Expire, which may delete rows,
 // drops them all.
 type rowCache[K comparable, V any] struct {
@@ -181,10 +180,13 @@ func newRunCache() *runCache {
 
 func newTimerCache() *timerCache { return &timerCache{rows: map[string]cached[store.Timer]{}} }
 
-// cached is a read kept: the record, or that there was none.
+// cached is a read kept: the record, or that there was none. A row a
+// commit wrote is kept undecoded (decode) until a read asks for it: most
+// are written again before anything reads them.
 type cached[V any] struct {
-	v     V
-	found bool
+	v      V
+	found  bool
+	decode func() (V, error)
 }
 
 // keyCache is a cache of one table's point reads (runCache, timerCache).
@@ -226,6 +228,15 @@ func (c *rowCache[K, V]) get(k K) (cached[V], bool, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	x, ok := c.rows[k]
+	if ok && x.decode != nil {
+		v, err := x.decode()
+		if err != nil { // not kept: the database answers
+			delete(c.rows, k)
+			return cached[V]{}, false, c.gen
+		}
+		x = cached[V]{v: v, found: true}
+		c.rows[k] = x
+	}
 	return c.own(x), ok, c.gen
 }
 
@@ -289,51 +300,30 @@ func copyRun(r run.Run) run.Run {
 	return r
 }
 
-// runsWritten is what c leaves of the runs it writes, each decoded from
-// the values the commit writes (as ScanRun reads a row, at the version
-// the store gives it); ok is false when one does not decode, and nothing
-// is then stored.
-func runsWritten(c store.Change) (keys []run.Key, xs map[run.Key]cached[run.Run], ok bool) {
-	xs = make(map[run.Key]cached[run.Run], len(c.Runs))
-	e := sqlstore.Encoder{D: &dialect}
-	ok = true
-	for _, w := range c.Runs {
-		k := w.Run.Key
-		keys = append(keys, k)
-		row := append(values{k.PipelineID, k.ScheduleID, k.Period, w.ExpectVersion + 1}, sqlstore.EncodeRun(&e, w.Run)...)
-		got, err := sqlstore.ScanRun(row)
-		ok = ok && err == nil && e.Err == nil
-		xs[k] = cached[run.Run]{v: got, found: true}
-	}
-	return keys, xs, ok
-}
-
 // timersWritten is what c leaves of the timers it writes or deletes, each
-// decoded from the values the commit writes (as ScanTimer reads a row);
-// ok is false when one does not decode, and nothing is then stored.
+// written one to be decoded from the values the commit writes (as
+// ScanTimer reads a row); ok is false when one does not encode, and
+// nothing is then stored.
 func timersWritten(c store.Change) (keys []string, xs map[string]cached[store.Timer], ok bool) {
 	xs = make(map[string]cached[store.Timer], len(c.Timers)+len(c.TimerDeletes))
 	e := sqlstore.Encoder{D: &dialect}
-	ok = true
 	for _, w := range c.Timers {
 		t := w.Timer
 		keys = append(keys, t.Key)
-		got, err := sqlstore.ScanTimer(values{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period,
-			e.Time("timer due at", t.DueAt), e.Object("timer detail", t.Detail)})
-		ok = ok && err == nil && e.Err == nil
-		xs[t.Key] = cached[store.Timer]{v: got, found: true}
+		row := values{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period,
+			e.Time("timer due at", t.DueAt), e.Object("timer detail", t.Detail)}
+		xs[t.Key] = cached[store.Timer]{found: true, decode: func() (store.Timer, error) { return sqlstore.ScanTimer(row) }}
 	}
 	for _, d := range c.TimerDeletes {
 		keys = append(keys, d.Key)
 		xs[d.Key] = cached[store.Timer]{}
 	}
-	return keys, xs, ok
+	return keys, xs, e.Err == nil
 }
 
 // values is one row's column values as the driver returns them (TEXT a
-// string, INTEGER an int64, NULL nil; an int bound is read back as an
-// int64), scanned as database/sql would into the destinations the scan
-// functions use for them.
+// string, INTEGER an int64, NULL nil), scanned as database/sql would into
+// the destinations the scan functions use for them.
 type values []any
 
 func (v values) Scan(dest ...any) error {
@@ -341,64 +331,20 @@ func (v values) Scan(dest ...any) error {
 		return fmt.Errorf("sqlite: %d values scanned into %d destinations", len(v), len(dest))
 	}
 	for i, d := range dest {
-		if err := scanValue(d, v[i]); err != nil {
-			return fmt.Errorf("sqlite: value %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-// scanValue converts src into dest as database/sql's Scan does for the
-// kinds of destination and value a row of this store has.
-func scanValue(dest, src any) error {
-	if n, ok := src.(int); ok {
-		src = int64(n)
-	}
-	wrong := fmt.Errorf("cannot scan a %T into %T", src, dest)
-	switch d := dest.(type) {
-	case sql.Scanner:
-		return d.Scan(src)
-	case *string:
-		s, ok := src.(string)
-		if !ok {
-			return wrong
-		}
-		*d = s
-	case *int64:
-		n, ok := src.(int64)
-		if !ok {
-			return wrong
-		}
-		*d = n
-	case *int:
-		n, ok := src.(int64)
-		if !ok {
-			return wrong
-		}
-		*d = int(n)
-	case *bool:
-		n, ok := src.(int64)
-		if !ok || n != 0 && n != 1 {
-			return wrong
-		}
-		*d = n == 1
-	case **string:
-		switch s := src.(type) {
-		case nil:
-			*d = nil
-		case string:
-			*d = &s
+		switch d := d.(type) {
+		case *string:
+			s, ok := v[i].(string)
+			if !ok {
+				return fmt.Errorf("sqlite: value %d is a %T, not text", i, v[i])
+			}
+			*d = s
+		case sql.Scanner:
+			if err := d.Scan(v[i]); err != nil {
+				return err
+			}
 		default:
-			return wrong
+			return fmt.Errorf("sqlite: cannot scan into %T", d)
 		}
-	default:
-		// A string type of the domain (run.State, run.Outcome, …).
-		s, ok := src.(string)
-		rv := reflect.ValueOf(dest)
-		if !ok || rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.String {
-			return wrong
-		}
-		rv.Elem().SetString(s)
 	}
 	return nil
 }

@@ -205,7 +205,7 @@ func TestScratchRunReadsCached(t *testing.T) {
 	if again.JobMeta["a"] != "1" {
 		t.Fatalf("a caller's change to a read run reached the cache: %v", again.JobMeta)
 	}
-	// A commit of the run: the next read is what it wrote.
+	// A commit of the run drops it: the next read is the store's.
 	r.State, r.UpdatedAt = run.Completed, at.Add(time.Hour)
 	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: r, ExpectVersion: 1}}}); err != nil {
 		t.Fatal(err)
@@ -232,52 +232,6 @@ func scratchAndDurable(t *testing.T) (scratch, durable *Store, ny *time.Location
 		t.Fatal(err)
 	}
 	return openScratch(t, filepath.Join(t.TempDir(), "scratch.db")), openPath(t, filepath.Join(t.TempDir(), "durable.db")), ny
-}
-
-// A scratch store answers a run read with what its commit wrote, decoded
-// as a read of the row decodes it: equal to a durable store's read of the
-// same write, at the version the store gave it, without going back to the
-// database; a write that failed is not remembered.
-func TestScratchRunWritesRead(t *testing.T) {
-	ctx := t.Context()
-	s, d, ny := scratchAndDurable(t)
-	at := time.Date(2026, 3, 1, 9, 0, 0, 123, ny) // not UTC, with nanoseconds
-	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
-	first := run.Run{Key: k, State: run.Evaluating, Cause: run.Cause("sensor"), CreatedAt: at, UpdatedAt: at, StateSince: at, EvalStartedAt: at}
-	next := first
-	next.State, next.Outcome, next.Generation, next.Attempt, next.TriggerErrors, next.TriggerInFlight = run.Completed, run.Outcome("success"), 1, 2, 3, true
-	next.JobRunID, next.JobMeta, next.JobStartedAt, next.EndedAt = "jr-1", map[string]string{"job": "j", "why": "late — again"}, at.Add(time.Minute), at.Add(time.Hour)
-	next.LastFailure = &run.Failure{Category: run.Category("transient")}
-	next.ConfigVersion = 7
-	for _, st := range []*Store{s, d} {
-		if err := st.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: first}}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: next, ExpectVersion: 1}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.RunGet(ctx, k)
-	want, werr := d.RunGet(ctx, k)
-	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got.Version != 2 {
-		t.Fatalf("scratch read %+v (%v), durable read %+v (%v)", got, err, want, werr)
-	}
-	// Behind the store's back: the written run is served from memory.
-	if _, err := s.write.ExecContext(ctx, `UPDATE runs SET state = 'x'`); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.RunGet(ctx, k); err != nil || got.State != run.Completed {
-		t.Fatalf("the written run was read again from the database: %+v, %v", got, err)
-	}
-	// A write at a stale version fails and is not remembered.
-	stale := next
-	stale.State = run.FailedFinal
-	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: stale, ExpectVersion: 1}}}); !errors.Is(err, store.ErrConflict) {
-		t.Fatalf("a write at a stale version: %v, want a conflict", err)
-	}
-	if got, err := s.RunGet(ctx, k); err != nil || got.State == run.FailedFinal {
-		t.Fatalf("after the failed write: %+v, %v", got, err)
-	}
 }
 
 // A run read that raced a commit of the run does not keep what it read.
