@@ -33,10 +33,14 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return err
 	}
+	// The caches are told of the commit under the writer lock, before its
+	// transaction and once it ended (cacheHooks): Facts reads them under
+	// that lock on a store with one connection, and must never find a
+	// row the transaction just replaced.
+	var h cacheHooks
 	if s.pipelines != nil {
 		if len(c.Pipelines) > 0 {
-			s.pipelines.begin()
-			defer s.pipelines.end()
+			h.add(s.pipelines.begin, func(error) { s.pipelines.end() })
 		}
 		for i := range ops {
 			if id := ops[i].pipeline; id != "" {
@@ -45,25 +49,36 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 		}
 	}
 	if len(c.Runs) > 0 && s.runs != nil {
-		// The runs written are dropped, not kept: a Facts read takes a
-		// cached row before its transaction, and a run kept by every
-		// commit would let it pair that run with a sensor the same
-		// commit wrote after (storetest.FactsSnapshot).
+		// The runs written are dropped, not kept: most are written again
+		// before anything reads them.
 		keys := make([]run.Key, len(c.Runs))
 		for i, w := range c.Runs {
 			keys[i] = w.Run.Key
 		}
-		gen := s.runs.drop(keys)
-		defer s.runs.finish(gen, keys, nil)
+		var gen uint64
+		h.add(func() { gen = s.runs.drop(keys) }, func(error) { s.runs.finish(gen, keys, nil) })
 	}
 	if (len(c.Timers) > 0 || len(c.TimerDeletes) > 0) && s.timers != nil {
 		keys, xs, ok := timersWritten(c)
-		gen := s.timers.drop(keys)
-		defer func() { s.timers.finish(gen, keys, written(xs, ok && err == nil)) }()
+		var gen uint64
+		h.add(func() { gen = s.timers.drop(keys) }, func(err error) { s.timers.finish(gen, keys, written(xs, ok && err == nil)) })
 	}
-	// The caches' finish (deferred above) reads err.
-	err = s.commitOps(ctx, ops)
-	return err
+	return s.commitOps(ctx, ops, h)
+}
+
+// cacheHooks tell a store's caches of one Commit: before runs under the
+// writer lock before the transaction that applies the Change, after with
+// its result once that transaction ended, still under the lock. A Change
+// given up before any transaction took it calls neither: it wrote
+// nothing.
+type cacheHooks struct {
+	before []func()
+	after  []func(error)
+}
+
+func (h *cacheHooks) add(before func(), after func(error)) {
+	h.before = append(h.before, before)
+	h.after = append(h.after, after)
 }
 
 // written is what a commit leaves of its rows for its cache to keep: xs

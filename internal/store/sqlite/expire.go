@@ -96,14 +96,6 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	}
 	// Like a Commit, a batch that started runs to its end: it is short.
 	ctx = context.WithoutCancel(ctx)
-	if s.runs != nil { // it may delete runs (rowcache.go)
-		gen := s.runs.drop(nil)
-		defer s.runs.finish(gen, nil, nil)
-	}
-	if s.timers != nil { // it deletes no timer today; if it ever does
-		gen := s.timers.drop(nil)
-		defer s.timers.finish(gen, nil, nil)
-	}
 	res := store.ExpireResult{Deleted: map[string]int{}}
 	var args [][]any // each kind's arguments, the limit left out; nil skips it
 	for _, x := range expiries {
@@ -122,6 +114,16 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 	// Commits queue behind this one short transaction.
 	s.group.writing.Lock()
 	defer s.group.writing.Unlock()
+	// The caches are told under the lock, as a Commit's are (cacheHooks):
+	// their finish runs before the Unlock.
+	if s.runs != nil { // it may delete runs (rowcache.go)
+		gen := s.runs.drop(nil)
+		defer s.runs.finish(gen, nil, nil)
+	}
+	if s.timers != nil { // it deletes no timer today; if it ever does
+		gen := s.timers.drop(nil)
+		defer s.timers.finish(gen, nil, nil)
+	}
 	err := s.onWriter(ctx, func(conn *sql.Conn) error {
 		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {

@@ -51,6 +51,7 @@ const (
 // pending is one Commit waiting for a group.
 type pending struct {
 	ops   []op
+	hooks cacheHooks
 	state atomic.Int32
 	// done receives exactly one outcome: the Commit's result, or the lead.
 	done chan outcome
@@ -72,11 +73,11 @@ type committer struct {
 }
 
 // commitOps commits one planned Change, alone or in a group.
-func (s *Store) commitOps(ctx context.Context, ops []op) error {
+func (s *Store) commitOps(ctx context.Context, ops []op, h cacheHooks) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p := &pending{ops: ops, done: make(chan outcome, 1)}
+	p := &pending{ops: ops, hooks: h, done: make(chan outcome, 1)}
 	g := &s.group
 	g.mu.Lock()
 	if !g.leading {
@@ -115,7 +116,17 @@ func (s *Store) lead(ctx context.Context, first *pending) error {
 	g.mu.Lock()
 	batch := g.take([]*pending{first})
 	g.mu.Unlock()
+	for _, p := range batch {
+		for _, f := range p.hooks.before {
+			f()
+		}
+	}
 	errs := s.runGroup(ctx, batch)
+	for i, p := range batch {
+		for _, f := range p.hooks.after {
+			f(errs[i])
+		}
+	}
 	g.writing.Unlock()
 	if groupHook != nil {
 		groupHook(len(batch))

@@ -147,9 +147,9 @@ func TestGroupCommitOtherFailureFailsAlone(t *testing.T) {
 	}
 	bad := append(planned(groupRun("d9", 0, "bad")), op{what: "nothing", query: "INSERT INTO no_such_table VALUES (1)"})
 	errs, sizes := grouped(t, s, []func() error{
-		func() error { return s.commitOps(ctx, planned(groupRun("d1", 0, "a"))) },
-		func() error { return s.commitOps(ctx, bad) },
-		func() error { return s.commitOps(ctx, planned(groupRun("d2", 0, "c"))) },
+		func() error { return s.commitOps(ctx, planned(groupRun("d1", 0, "a")), cacheHooks{}) },
+		func() error { return s.commitOps(ctx, bad, cacheHooks{}) },
+		func() error { return s.commitOps(ctx, planned(groupRun("d2", 0, "c")), cacheHooks{}) },
 	})
 	if len(sizes) != 1 || sizes[0] != 3 {
 		t.Fatalf("group sizes %v, want one group of 3", sizes)
