@@ -156,6 +156,20 @@ func WakesOnEnd(prev *run.Run, r run.Run) bool {
 	return r.Cause == run.CauseBackfill && r.State.Terminal() && (prev == nil || !prev.State.Terminal())
 }
 
+// WakeAt is the due time a run's end (WakesOnEnd) gives the backfill
+// timer that was read due at *read (nil: none stored): now, or just
+// before what was read when that is not later than now. Always earlier
+// than what was read, so the wake is a change a concurrent firing that
+// read the older due time cannot commit over (its write is conditioned on
+// that due time): it decides again and sees the run ended, instead of
+// sleeping a whole Poll on the run it read still active.
+func WakeAt(read *time.Time, now time.Time) time.Time {
+	if read == nil || read.After(now) {
+		return now
+	}
+	return read.Add(-time.Nanosecond)
+}
+
 // WakesOnResume reports whether a resume moves the backfill timer, due at
 // due, to now: a backfill that waited while the pipeline was paused goes
 // on at once, unless its timer is due already (it fires on its own).

@@ -268,3 +268,26 @@ func TestStartOf(t *testing.T) {
 		})
 	}
 }
+
+func TestWakeAt(t *testing.T) {
+	now := time.Date(2026, 3, 10, 10, 20, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { x := now.Add(d); return &x }
+	for _, c := range []struct {
+		name string
+		read *time.Time
+		want time.Time
+	}{
+		{"no timer stored: now", nil, now},
+		{"due later (a Poll away): now", at(5 * time.Minute), now},
+		{"due now (a firing may be racing): just before", at(0), now.Add(-time.Nanosecond)},
+		{"overdue: just before what was read", at(-time.Minute), now.Add(-time.Minute - time.Nanosecond)},
+	} {
+		got := WakeAt(c.read, now)
+		if !got.Equal(c.want) {
+			t.Errorf("%s: WakeAt = %s, want %s", c.name, got, c.want)
+		}
+		if c.read != nil && !got.Before(*c.read) {
+			t.Errorf("%s: WakeAt %s is not earlier than the due time read %s", c.name, got, *c.read)
+		}
+	}
+}

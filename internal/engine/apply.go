@@ -30,7 +30,9 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 		return err
 	}
 	b.stepTimer(r.Key, eff, timerExpect)
-	wakeBackfill(b, prev, r)
+	if err := wakeBackfill(ctx, b, prev, r); err != nil {
+		return err
+	}
 	if eff.LedgerReason != "" {
 		ledger, err := b.f.ledger(ctx, r.Key)
 		if err != nil {

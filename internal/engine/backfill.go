@@ -324,12 +324,24 @@ func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfi
 
 // wakeBackfill arms the pipeline's backfill timer now when a backfilled
 // run ends (prev: its stored version), so the backfill's next period
-// starts without waiting for its poll.
-func wakeBackfill(b *batch, prev *run.Run, r run.Run) {
-	if !backfill.WakesOnEnd(prev, r) || b.touchesTimer(backfillTimerKey(r.PipelineID)) {
-		return
+// starts without waiting for its poll: at backfill.WakeAt of the timer
+// read, conditioned on it, so that a firing that judged the run still
+// active and this wake cannot both commit.
+func wakeBackfill(ctx context.Context, b *batch, prev *run.Run, r run.Run) error {
+	key := backfillTimerKey(r.PipelineID)
+	if !backfill.WakesOnEnd(prev, r) || b.touchesTimer(key) {
+		return nil
 	}
-	b.putTimer(backfillTimer(r.PipelineID, b.now), nil)
+	t, err := b.f.timer(ctx, key)
+	if err != nil {
+		return err
+	}
+	var read *time.Time
+	if t != nil {
+		read = &t.DueAt
+	}
+	b.putTimer(backfillTimer(r.PipelineID, backfill.WakeAt(read, b.now)), read)
+	return nil
 }
 
 // wakeBackfillOnResume moves the pipeline's backfill timer to now in the

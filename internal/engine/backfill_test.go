@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -275,5 +276,86 @@ func TestBackfillWakesOnResume(t *testing.T) {
 	}
 	if all, _ := backfillRuns(t, f); all != 1 {
 		t.Fatalf("%d backfilled runs in the resume's instant, want 1", all)
+	}
+}
+
+// interleaving is a store that, just before the first commit that only
+// re-arms the backfill timer (a firing that judged its periods), runs
+// between: another decision committing after the firing read its facts.
+type interleaving struct {
+	store.Store
+	between func()
+}
+
+func (s *interleaving) Commit(ctx context.Context, c store.Change) error {
+	if s.between != nil && len(c.Runs) == 0 && len(c.Timers) == 1 && c.Timers[0].Timer.Kind == string(run.TimerBackfill) {
+		between := s.between
+		s.between = nil
+		between()
+	}
+	return s.Store.Commit(ctx, c)
+}
+
+// TestBackfillWakeIsNotLostToAFiringRacingIt: the backfill timer fires
+// and reads its period's run still active; before it commits its next
+// look (a Poll later), the run ends and wakes it. The firing must not
+// commit over the wake: it decides again, sees the run ended and
+// completes the backfill in that instant (serve and the AWS functions
+// process timers concurrently; the AWS end-to-end test saw the backfill
+// complete a Poll late).
+func TestBackfillWakeIsNotLostToAFiringRacingIt(t *testing.T) {
+	f := newBackfillFixture(t)
+	req := backfill.Request{From: "2026-03-03", To: "2026-03-03", Only: backfill.OnlyMissing, MaxActive: 1}
+	bf, err := f.eng.RequestBackfill(t.Context(), "daily", req, false, "operator:test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.RunDue(t.Context()); err != nil { // the period starts; its poll is a minute away
+		t.Fatal(err)
+	}
+	timers := func(kind run.TimerFamily) store.Timer {
+		t.Helper()
+		ts, err := f.st.TimerList(t.Context(), store.TimerListParams{Kind: string(kind)})
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("%s timers: %v, %v", kind, ts, err)
+		}
+		return ts[0]
+	}
+	fire := timers(run.TimerBackfill)
+	var poll store.Timer
+	if ts, err := f.st.TimerList(t.Context(), store.TimerListParams{Kind: string(run.StepPoll)}); err != nil || len(ts) != 1 {
+		t.Fatalf("poll timers: %v, %v", ts, err)
+	} else {
+		poll = ts[0]
+	}
+	if !poll.DueAt.Before(fire.DueAt) {
+		t.Fatalf("the poll (%s) is not due before the backfill's next look (%s)", poll.DueAt, fire.DueAt)
+	}
+	f.clk.Set(fire.DueAt)
+	st := &interleaving{Store: f.st}
+	eng := engine.New(engine.Options{Store: st, Clock: f.clk, Jobs: f.jobs})
+	if err := eng.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st.between = func() {
+		if err := eng.ProcessTimer(t.Context(), poll); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := eng.ProcessTimer(t.Context(), fire); err != nil {
+		t.Fatal(err)
+	}
+	if st.between != nil {
+		t.Fatal("the firing committed nothing: the race was not played")
+	}
+	if _, active := backfillRuns(t, f); active != 0 {
+		t.Fatalf("%d backfilled runs still active after the poll", active)
+	}
+	got, err := eng.Backfill(t.Context(), "daily", bf.Backfill.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != backfill.Completed || !got.EndedAt.Equal(fire.DueAt) {
+		t.Fatalf("backfill %s ended at %s; want completed at %s, when its run ended", got.State, got.EndedAt, fire.DueAt)
 	}
 }

@@ -167,6 +167,8 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		if !run.TimerDue(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.Kind, t.DueAt, now) {
 			return nil // someone else processed it
 		}
+		t := t
+		t.DueAt = cur.DueAt // the commit's condition is the due time read (TimerDue may take one announced at the caller's)
 		var b *batch
 		switch t.Kind {
 		case kindCron:

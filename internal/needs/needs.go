@@ -161,10 +161,13 @@ func Evaluation(p *pipeline.Pipeline, per schedule.Period, ups Configs) Set {
 
 // Call names what any decision about a run reads: the pipeline's
 // row, the run and its step timer (a step timer's write is stamped from
-// the stored one). A step that only calls the job (the poll's status
+// the stored one), and the pipeline's backfill timer (a backfilled run
+// that ends wakes it, conditioned on the due time read:
+// backfill.WakeAt). A step that only calls the job (the poll's status
 // call) reads nothing more.
 func Call(key run.Key) Set {
-	return Set{Pipelines: []string{key.PipelineID}, Runs: []run.Key{key}, Timers: []string{run.PeriodTimer(run.TimerStep, key).String()}}
+	return Set{Pipelines: []string{key.PipelineID}, Runs: []run.Key{key}, Timers: []string{
+		run.PeriodTimer(run.TimerStep, key).String(), run.PipelineTimer(run.TimerBackfill, key.PipelineID).String()}}
 }
 
 // Success names what a run's success reads: the post-run rules'
