@@ -8,6 +8,13 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
+// NamesParent reports whether a triggered run names the upstream run it
+// counts as started by (UpstreamParent): only a run its upstreams opened
+// (CauseUpstream) has one; a run of any other cause names no parent.
+func NamesParent(r run.Run) bool {
+	return r.Cause == run.CauseUpstream
+}
+
 // UpstreamParent names the upstream run a run opened by its upstreams
 // (CauseUpstream) counts as started by, for lineage (the openlineage
 // sink's parent facet): the last period (UpstreamPeriods) of the last

@@ -70,3 +70,25 @@ job: {type: glue, config: {jobName: x}}
 		t.Errorf("WithParent touched a %s note", notes[1].Type)
 	}
 }
+
+// TestNamesParent: only a run its upstreams opened names an upstream
+// parent on its JOB_TRIGGERED; every other cause names none.
+func TestNamesParent(t *testing.T) {
+	for _, c := range []struct {
+		cause run.Cause
+		want  bool
+	}{
+		{run.CauseUpstream, true},
+		{run.CauseCron, false},
+		{run.CauseSensor, false},
+		{run.CauseRerun, false},
+		{run.CauseRecovered, false},
+		{run.CauseResume, false},
+		{run.CauseBackfill, false},
+		{"", false},
+	} {
+		if got := NamesParent(run.Run{Cause: c.cause}); got != c.want {
+			t.Errorf("NamesParent(cause %q) = %v, want %v", c.cause, got, c.want)
+		}
+	}
+}

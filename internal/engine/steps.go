@@ -385,7 +385,7 @@ func (e *Engine) afterCall(ctx context.Context, f *facts, lp *loadedPipeline, r 
 		return next, eff, nil
 	}
 	next, eff := run.Triggered(r, string(lp.p.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.p, now)
-	if r.Cause == run.CauseUpstream {
+	if deps.NamesParent(r) {
 		notes, err := e.withUpstreamParent(ctx, f, lp.p, r, eff.Notes)
 		if err != nil {
 			return r, run.Effect{}, err
