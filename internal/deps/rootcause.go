@@ -278,12 +278,17 @@ func BlockedFromMarker(kind string, d sensor.Object) (BlockedCondition, bool) {
 
 // ReleaseAt is when the conditions a root blocked are judged after its
 // period succeeded at succeeded: once the longest grace among them passed.
-func ReleaseAt(succeeded time.Time, cs []BlockedCondition) time.Time {
+// ok is false when it blocked none: nothing is held, so no release timer
+// is armed.
+func ReleaseAt(succeeded time.Time, cs []BlockedCondition) (at time.Time, ok bool) {
+	if len(cs) == 0 {
+		return time.Time{}, false
+	}
 	var grace time.Duration
 	for _, c := range cs {
 		grace = max(grace, c.Grace)
 	}
-	return succeeded.Add(grace)
+	return succeeded.Add(grace), true
 }
 
 // Release decides what a blocked condition becomes once its root

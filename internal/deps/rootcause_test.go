@@ -192,11 +192,22 @@ func TestBlockedDetail(t *testing.T) {
 
 func TestReleaseAt(t *testing.T) {
 	at := runtest.HM(11, 0)
-	if got := ReleaseAt(at, nil); !got.Equal(at) {
-		t.Errorf("no grace: %s", got)
+	cases := []struct {
+		name   string
+		cs     []BlockedCondition
+		want   time.Time
+		wantOK bool
+	}{
+		{"none blocked: no release", nil, time.Time{}, false},
+		{"no grace", []BlockedCondition{{}}, at, true},
+		{"one grace", []BlockedCondition{{Grace: 30 * time.Minute}}, runtest.HM(11, 30), true},
+		{"the longest grace", []BlockedCondition{{Grace: time.Hour}, {Grace: 30 * time.Minute}}, runtest.HM(12, 0), true},
 	}
-	if got := ReleaseAt(at, []BlockedCondition{{Grace: time.Hour}, {Grace: 30 * time.Minute}}); !got.Equal(runtest.HM(12, 0)) {
-		t.Errorf("longest grace: %s, want 12:00", got)
+	for _, c := range cases {
+		got, ok := ReleaseAt(at, c.cs)
+		if ok != c.wantOK || !got.Equal(c.want) {
+			t.Errorf("%s: ReleaseAt = %s, %v; want %s, %v", c.name, got, ok, c.want, c.wantOK)
+		}
 	}
 }
 

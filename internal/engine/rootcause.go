@@ -131,11 +131,11 @@ func (e *Engine) armRelease(ctx context.Context, b *batch, key run.Key) error {
 	if err != nil {
 		return err
 	}
-	cs := blockedConditions(ms)
-	if len(cs) == 0 || b.touchesTimer(releaseTimerKey(key)) {
+	at, ok := deps.ReleaseAt(b.now, blockedConditions(ms))
+	if !ok || b.touchesTimer(releaseTimerKey(key)) {
 		return nil
 	}
-	b.putTimer(store.Timer{Key: releaseTimerKey(key), Kind: kindRelease, Run: key, DueAt: deps.ReleaseAt(b.now, cs)}, nil)
+	b.putTimer(store.Timer{Key: releaseTimerKey(key), Kind: kindRelease, Run: key, DueAt: at}, nil)
 	return nil
 }
 
