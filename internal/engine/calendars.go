@@ -57,7 +57,7 @@ func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Cale
 	}
 	refused := 0
 	for _, row := range rows {
-		if !row.RemovedAt.IsZero() {
+		if !pipeline.Running(row.RemovedAt) {
 			continue
 		}
 		if _, err := pipeline.ParsePipeline(row.File, row.Doc, e.parseOptions(all, true)); err != nil {
@@ -123,7 +123,7 @@ func (e *Engine) Forget(ctx context.Context, id string) (bool, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
-		if err != nil || !row.RemovedAt.IsZero() {
+		if err != nil || !pipeline.Running(row.RemovedAt) {
 			return err
 		}
 		next := row

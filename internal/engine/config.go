@@ -114,10 +114,8 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 		}
 	}
 	b := e.newBatch(nil, now)
-	var running int64 // the version that keeps running; 0: none
-	if row, err := e.st.PipelineGet(ctx, id); err == nil && row.RemovedAt.IsZero() {
-		running = row.ConfigVersion
-	}
+	row, err := e.st.PipelineGet(ctx, id)
+	running := pipeline.RunningVersion(err == nil, row.RemovedAt, row.ConfigVersion)
 	b.notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
 	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
 	if err := b.commit(ctx); err != nil {
@@ -164,7 +162,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 				return needs.Load(p, time.Time{}, false, now)
 			}
 			first := row.FirstLoadedAt // a restore keeps it
-			if run.LoadConfig(exists, row.Hash, !row.RemovedAt.IsZero(), p.Source.SHA256) != run.ConfigRestore {
+			if run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) != run.ConfigRestore {
 				prevConfig, err := e.previousConfig(ctx, row, exists)
 				if err != nil {
 					return needs.Load(p, time.Time{}, false, now) // the decision meets the error
@@ -180,7 +178,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err != nil {
 			return err
 		}
-		switch run.LoadConfig(exists, row.Hash, !row.RemovedAt.IsZero(), p.Source.SHA256) {
+		switch run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) {
 		case run.ConfigKeep:
 			return nil
 		case run.ConfigRestore:

@@ -97,7 +97,7 @@ func (e *Engine) pipelineOf(ctx context.Context, id string) (*loadedPipeline, er
 
 // pipelineOfRow is pipelineOf for a row already read.
 func (e *Engine) pipelineOfRow(ctx context.Context, row store.Pipeline) (*loadedPipeline, error) {
-	if !row.RemovedAt.IsZero() {
+	if !pipeline.Running(row.RemovedAt) {
 		return nil, nil
 	}
 	return e.withConfig(ctx, row, nil)
@@ -217,7 +217,7 @@ func (e *Engine) activePipelines(ctx context.Context) ([]*loadedPipeline, error)
 	}
 	out := make([]*loadedPipeline, 0, len(rows))
 	for _, row := range rows {
-		if !row.RemovedAt.IsZero() {
+		if !pipeline.Running(row.RemovedAt) {
 			continue
 		}
 		lp, err := e.withConfig(ctx, row, all)
@@ -254,7 +254,7 @@ func (e *Engine) Pipelines(ctx context.Context) ([]string, error) {
 	}
 	ids := make([]string, 0, len(rows))
 	for _, row := range rows {
-		if row.RemovedAt.IsZero() {
+		if pipeline.Running(row.RemovedAt) {
 			ids = append(ids, row.ID)
 		}
 	}

@@ -1,0 +1,29 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRunningAndRunningVersion(t *testing.T) {
+	removed := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name        string
+		exists      bool
+		removedAt   time.Time
+		wantRunning bool
+		wantVersion int64
+	}{
+		{"a live row runs its version", true, time.Time{}, true, 7},
+		{"a removed row runs none", true, removed, false, 0},
+		{"no row: none runs", false, time.Time{}, true, 0},
+	}
+	for _, c := range cases {
+		if got := Running(c.removedAt); got != c.wantRunning {
+			t.Errorf("%s: Running = %v, want %v", c.name, got, c.wantRunning)
+		}
+		if got := RunningVersion(c.exists, c.removedAt, 7); got != c.wantVersion {
+			t.Errorf("%s: RunningVersion = %d, want %d", c.name, got, c.wantVersion)
+		}
+	}
+}
