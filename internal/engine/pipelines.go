@@ -187,15 +187,13 @@ func (e *Engine) calendars(ctx context.Context) (map[string]store.Calendar, erro
 	return all, nil
 }
 
-// parseOptions are the options pipeline configs are checked against. A
-// stored pipeline is resolved with removed calendars too: one that names
-// a calendar whose file went away keeps its resolution (and was refused
-// with CONFIG_INVALID when the calendar went); a document being loaded
-// (liveOnly) may name only calendars that a file defines.
-func (e *Engine) parseOptions(all map[string]store.Calendar, liveOnly bool) pipeline.Options {
+// parseOptions are the options pipeline configs are checked against:
+// the calendars that resolve a stored config, or a document being loaded
+// (pipeline.CalendarResolves).
+func (e *Engine) parseOptions(all map[string]store.Calendar, loading bool) pipeline.Options {
 	cals := make(map[string]schedule.Calendar, len(all))
 	for name, c := range all {
-		if liveOnly && !c.RemovedAt.IsZero() {
+		if !pipeline.CalendarResolves(c.RemovedAt, loading) {
 			continue
 		}
 		cals[name] = c.Schedule()

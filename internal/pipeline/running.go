@@ -19,3 +19,14 @@ func RunningVersion(exists bool, removedAt time.Time, configVersion int64) int64
 	}
 	return configVersion
 }
+
+// CalendarResolves reports whether a stored calendar (removed at
+// removedAt, zero while a file defines it) resolves a config's schedule.
+// A stored pipeline's config resolves with removed calendars too: one that
+// names a calendar whose file went away keeps its resolution (it was
+// refused with CONFIG_INVALID when the calendar went). A document being
+// loaded (loading), or a stored one checked again as if it were, resolves
+// only with the calendars a file defines.
+func CalendarResolves(removedAt time.Time, loading bool) bool {
+	return !loading || removedAt.IsZero()
+}

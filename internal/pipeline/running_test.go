@@ -27,3 +27,23 @@ func TestRunningAndRunningVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestCalendarResolves(t *testing.T) {
+	removed := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name      string
+		removedAt time.Time
+		loading   bool
+		want      bool
+	}{
+		{"a live calendar resolves a stored config", time.Time{}, false, true},
+		{"a live calendar resolves a document being loaded", time.Time{}, true, true},
+		{"a removed calendar still resolves a stored config", removed, false, true},
+		{"a removed calendar does not resolve a document being loaded", removed, true, false},
+	}
+	for _, c := range cases {
+		if got := CalendarResolves(c.removedAt, c.loading); got != c.want {
+			t.Errorf("%s: CalendarResolves = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
