@@ -33,8 +33,34 @@ func StuckMarker(r run.Run) string { return run.StuckMarker(r).String() }
 
 // watched returns the pipelines the watchdog looks at: every pipeline
 // with a config that is not in dry-run (dry-run pipelines are invisible
-// to it), by id.
+// to it), by id (in a pass, built once for its checks).
 func (s *Snapshot) watched() map[string]*Pipeline {
+	if s.idx == nil {
+		return s.watchedByID()
+	}
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if s.idx.watched == nil {
+		s.idx.watched = s.watchedByID()
+	}
+	return s.idx.watched
+}
+
+// watchedList is watched in Snapshot order (in a pass, listed once for
+// its checks).
+func (s *Snapshot) watchedList() []*Pipeline {
+	if s.idx == nil {
+		return s.listWatched()
+	}
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if !s.idx.listed {
+		s.idx.list, s.idx.listed = s.listWatched(), true
+	}
+	return s.idx.list
+}
+
+func (s *Snapshot) watchedByID() map[string]*Pipeline {
 	out := make(map[string]*Pipeline, len(s.Pipelines))
 	for i := range s.Pipelines {
 		wp := &s.Pipelines[i]
@@ -46,8 +72,7 @@ func (s *Snapshot) watched() map[string]*Pipeline {
 	return out
 }
 
-// watchedList is watched in Snapshot order.
-func (s *Snapshot) watchedList() []*Pipeline {
+func (s *Snapshot) listWatched() []*Pipeline {
 	var out []*Pipeline
 	for i := range s.Pipelines {
 		wp := &s.Pipelines[i]
@@ -68,12 +93,17 @@ func (s *Snapshot) hasMarker(k run.Key, kind string) bool {
 // nil when a check runs on its own. Checks only read what it holds.
 type passIndex struct {
 	mu sync.Mutex
-	// byKind is the snapshot's markers of groupedKinds (and of any kind
-	// asked for since) by kind, from one walk of them; grouped is a kind's
-	// markers by pipeline, sorted, once asked for.
-	byKind  map[string][]record.Marker
+	// grouped is a kind's markers by pipeline, sorted: those of
+	// groupedKinds from one walk of the markers, at the first ask, any
+	// other kind's when asked for.
 	grouped map[string]map[string][]record.Marker
 	sensors map[string][]record.Sensor
+	// watched and list are watched and watchedList's answers (listed:
+	// list is derived); pending is pendingTriggers' by pipeline id.
+	watched map[string]*Pipeline
+	list    []*Pipeline
+	listed  bool
+	pending map[string]map[string]pendingTrigger
 }
 
 // groupedKinds are the marker kinds the checks ask markersOf for: a pass
@@ -98,30 +128,38 @@ func (s *Snapshot) markersOf(kind string) map[string][]record.Marker {
 	x := s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.byKind == nil {
-		x.byKind = map[string][]record.Marker{}
-		for _, k := range groupedKinds {
-			x.byKind[k] = nil
+	if x.grouped == nil {
+		// Grouped by pipeline as they are walked (one copy of each), a
+		// kind compared with each grouped kind's name, not hashed: most
+		// markers are of none of them.
+		x.grouped = make(map[string]map[string][]record.Marker, len(groupedKinds))
+		groups := make([]map[string][]record.Marker, len(groupedKinds))
+		for i, k := range groupedKinds {
+			groups[i] = map[string][]record.Marker{}
+			x.grouped[k] = groups[i]
 		}
 		for mk, m := range s.Markers {
-			if ms, ok := x.byKind[mk.Kind]; ok {
-				x.byKind[mk.Kind] = append(ms, m)
+			for i, k := range groupedKinds {
+				if mk.Kind == k {
+					groups[i][m.Key.PipelineID] = append(groups[i][m.Key.PipelineID], m)
+					break
+				}
 			}
 		}
-		x.grouped = map[string]map[string][]record.Marker{}
-	}
-	if _, ok := x.byKind[kind]; !ok {
-		// A kind no check asked for when this was written: walked for.
-		x.byKind[kind] = nil
-		for mk, m := range s.Markers {
-			if mk.Kind == kind {
-				x.byKind[kind] = append(x.byKind[kind], m)
-			}
+		for _, g := range groups {
+			sortGroups(g)
 		}
 	}
 	g, ok := x.grouped[kind]
 	if !ok {
-		g = groupMarkers(x.byKind[kind])
+		// A kind no check asked for when this was written: walked for.
+		var ms []record.Marker
+		for mk, m := range s.Markers {
+			if mk.Kind == kind {
+				ms = append(ms, m)
+			}
+		}
+		g = groupMarkers(ms)
 		x.grouped[kind] = g
 	}
 	return g
@@ -133,10 +171,15 @@ func groupMarkers(markers []record.Marker) map[string][]record.Marker {
 	for _, m := range markers {
 		out[m.Key.PipelineID] = append(out[m.Key.PipelineID], m)
 	}
-	for _, ms := range out {
+	sortGroups(out)
+	return out
+}
+
+// sortGroups sorts each pipeline's markers by key.
+func sortGroups(g map[string][]record.Marker) {
+	for _, ms := range g {
 		slices.SortFunc(ms, func(a, b record.Marker) int { return compareKeys(a.Key, b.Key) })
 	}
-	return out
 }
 
 func compareKeys(a, b run.Key) int {
@@ -264,8 +307,27 @@ type pendingTrigger struct {
 // trigger sensors that satisfy the trigger condition now and arrived
 // after the pipeline was first loaded. trigger-reconciliation starts the
 // runs they should have started; missed-inclusion-dates and
-// trigger-deadlines leave those periods to it.
+// trigger-deadlines leave those periods to it. In a pass, each
+// pipeline's are derived once for the three (sensors is always the
+// pipeline's own: sensorsByPipeline).
 func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []record.Sensor) map[string]pendingTrigger {
+	if s.idx == nil || wp.P.Schedule.Trigger == nil {
+		return s.findPendingTriggers(wp, sensors)
+	}
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	pend, ok := s.idx.pending[wp.P.ID]
+	if !ok {
+		pend = s.findPendingTriggers(wp, sensors)
+		if s.idx.pending == nil {
+			s.idx.pending = map[string]map[string]pendingTrigger{}
+		}
+		s.idx.pending[wp.P.ID] = pend
+	}
+	return pend
+}
+
+func (s *Snapshot) findPendingTriggers(wp *Pipeline, sensors []record.Sensor) map[string]pendingTrigger {
 	p := wp.P
 	if p.Schedule.Trigger == nil {
 		return nil

@@ -32,6 +32,10 @@ type Kept struct {
 	// sensorsKept: sensors holds the window's (a pass skips them when no
 	// check reads them: ReadsSensors).
 	sensorsKept bool
+	// agedFrom is the Refresh.PeriodFrom runs and markers were last aged
+	// to: nothing older is kept, so a pass whose window starts at the same
+	// period (a day's passes) walks neither map to age it.
+	agedFrom string
 }
 
 // Plan decides how the pass at now refreshes k (PlanRefresh): a full
@@ -40,7 +44,7 @@ func (k *Kept) Plan(now time.Time) Refresh {
 	plan := PlanRefresh(k.runs != nil, k.loadedAt, k.passes, now)
 	if plan.Full {
 		k.runs, k.markers, k.sensors, k.passes = map[run.Key]run.Run{}, map[MarkerKey]record.Marker{}, map[[2]string]record.Sensor{}, 0
-		k.sensorsKept = false
+		k.sensorsKept, k.agedFrom = false, ""
 	} else {
 		k.passes++
 	}
@@ -75,14 +79,21 @@ type Read struct {
 // fails on its own, the others judge on what is there — and k is dropped
 // after, so the next pass reads the window whole.
 func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
+	// What was read before the window (an old period's run updated
+	// lately) is not kept; what was kept is aged below when the window
+	// moved.
 	if r.RunsErr == nil {
 		for _, x := range r.Runs {
-			k.runs[x.Key] = x
+			if x.Key.Period >= plan.PeriodFrom {
+				k.runs[x.Key] = x
+			}
 		}
 	}
 	if r.MarkersErr == nil {
 		for _, m := range r.Markers {
-			k.markers[MarkerKey{Key: m.Key, Kind: m.Kind}] = m
+			if m.Key.Period >= plan.PeriodFrom {
+				k.markers[MarkerKey{Key: m.Key, Kind: m.Kind}] = m
+			}
 		}
 	}
 	switch {
@@ -96,16 +107,19 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 		k.sensorsKept = true
 	}
 
-	// Leave out what has aged out of the window.
-	for key := range k.runs {
-		if key.Period < plan.PeriodFrom {
-			delete(k.runs, key)
+	// Leave out what has aged out of the window, once per window start.
+	if plan.PeriodFrom != k.agedFrom {
+		for key := range k.runs {
+			if key.Period < plan.PeriodFrom {
+				delete(k.runs, key)
+			}
 		}
-	}
-	for key := range k.markers {
-		if key.Key.Period < plan.PeriodFrom {
-			delete(k.markers, key)
+		for key := range k.markers {
+			if key.Key.Period < plan.PeriodFrom {
+				delete(k.markers, key)
+			}
 		}
+		k.agedFrom = plan.PeriodFrom
 	}
 	s.Runs, s.Markers = k.runs, k.markers
 	s.Sensors = make([]record.Sensor, 0, len(k.sensors))

@@ -68,6 +68,11 @@ func TestKeptRefresh(t *testing.T) {
 				[]string{"2026-03-07/COMPLETED", "2026-03-08/COMPLETED"}, 2, nil},
 			{24 * time.Hour, Read{}, nil, false, []string{"2026-03-08/COMPLETED"}, 1, nil},
 		}},
+		{"an old period's run or marker read while the window stays is not kept", []pass{
+			{0, Read{Runs: []run.Run{r("2026-03-10", run.Evaluating)}}, nil, true, []string{"2026-03-10/EVALUATING"}, 0, nil},
+			{5 * time.Minute, Read{Runs: []run.Run{r("2026-03-06", run.Completed)}, Markers: []record.Marker{mk("2026-03-06", "m")}}, nil, false,
+				[]string{"2026-03-10/EVALUATING"}, 0, nil},
+		}},
 		{"sensors: sorted by change, aged out, replaced by key", []pass{
 			{0, Read{SensorsRead: true, Sensors: []record.Sensor{sn("b", now.Add(-time.Hour)), sn("a", now.Add(-47*time.Hour)), sn("c", now.Add(-time.Hour))}}, nil, true,
 				nil, 0, []string{"a", "b", "c"}},

@@ -73,15 +73,18 @@ func postRunMissing(s *Snapshot, wp *Pipeline, k run.Key, r run.Run) bool {
 		return false
 	}
 	due := r.EndedAt.Add(postRunTimeout(wp.P))
-	if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) || s.hasMarker(k, run.MarkerPostRunMissing) {
+	if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) {
 		return false
 	}
 	// The engine records, when it judges a post-run sensor of a
 	// completed period, that one arrived. The record outlives the
 	// sensor (which may be rewritten for the next period or age out
-	// of the snapshot), so arrival is judged once, durably.
-	m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]
-	return !ok || !m.At.After(r.EndedAt)
+	// of the snapshot), so arrival is judged once, durably. It is looked
+	// up first: most runs have one, and then one lookup answers.
+	if m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]; ok && m.At.After(r.EndedAt) {
+		return false
+	}
+	return !s.hasMarker(k, run.MarkerPostRunMissing)
 }
 
 // postRunTimeout is how long after a success p's post-run sensor may
