@@ -679,8 +679,11 @@ func (w *world) events() []event.Event {
 // ended or held at a Wait — twice in a row, so that what the last
 // invocation wrote has been read. Bounded to a minute.
 // settleQuiet is how long each of settle's quiet rounds waits before the
-// next look: enough for a stream record written at the end of the last
-// invocation to be readable.
+// next look: a margin for a stream record written at the end of the last
+// invocation to be readable. (The flake it was added for, a backfill
+// period starting a Poll late, was a lost wake in the engine — a firing
+// racing a run's end, fixed by backfill.WakeAt — not stream lag: with
+// 60 ms quiet rounds it still failed.)
 const settleQuiet = 5 * time.Millisecond
 
 func (w *world) settle() {
