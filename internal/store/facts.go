@@ -18,8 +18,9 @@ import (
 // it, strongly consistent). ReadFacts is how callers use it.
 //
 // It answers exactly what the port's single reads answer (PipelineGet,
-// SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList);
-// storetest checks that on every backend.
+// SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList, and
+// the range reads RunList, SensorListPrefix, SensorListChanged); storetest
+// checks that on every backend.
 type FactsReader interface {
 	Facts(ctx context.Context, q FactsQuery) (Facts, error)
 }
@@ -46,19 +47,48 @@ type FactsQuery struct {
 	MarkersOf []run.Key // every marker of each period (MarkerListOf)
 	Baselines []run.Key
 	Ledgers   []run.Key // each period's rerun ledger (LedgerList)
+
+	// Range reads, each answered as its single read answers it (its
+	// order, its bounds, its refusal of a read no index serves): the
+	// runs of a range of periods or the active ones (RunList: an
+	// upstream's hours, a day's runs, a pipeline's active runs), the
+	// sensors whose key starts with a prefix (SensorListPrefix: trigger
+	// sensors of every period) and a pipeline's sensors changed since an
+	// instant (SensorListChanged).
+	RunLists       []RunListParams
+	SensorPrefixes []SensorListPrefixParams
+	SensorsChanged []SensorListChangedParams
 }
 
 // Empty reports whether q names nothing.
 func (q FactsQuery) Empty() bool {
 	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
-		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers) == 0
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged) == 0
 }
 
 // Unique is q with each list's repeats left out (the first of each kept,
 // in order): what a backend reads, each key once.
 func (q FactsQuery) Unique() FactsQuery {
 	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
-		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers)}
+		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers),
+		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged)}
+}
+
+// Check is the error of the first range read q names that its single
+// read refuses (RunListParams.Index, SensorListChangedParams.Index): a
+// backend refuses the whole query, as the single read would.
+func (q FactsQuery) Check() error {
+	for _, p := range q.RunLists {
+		if _, err := p.Index(); err != nil {
+			return fmt.Errorf("facts: %w", err)
+		}
+	}
+	for _, p := range q.SensorsChanged {
+		if _, err := p.Index(); err != nil {
+			return fmt.Errorf("facts: %w", err)
+		}
+	}
+	return nil
 }
 
 func uniq[K comparable](xs []K) []K {
@@ -78,7 +108,8 @@ func uniq[K comparable](xs []K) []K {
 
 // Facts is what a FactsQuery read. A record that does not exist is absent
 // from its map (no ErrNotFound), and so is a period with no markers or no
-// ledger entries; every map is non-nil (NewFacts). Inboxes is the
+// ledger entries and a range read that found nothing; every map is
+// non-nil (NewFacts). A range read is under the params it was asked with. Inboxes is the
 // exception: each inbox asked for is present, with Err saying why it has
 // no content.
 type Facts struct {
@@ -90,6 +121,10 @@ type Facts struct {
 	Markers   map[run.Key][]Marker // sorted by kind, as MarkerListOf
 	Baselines map[run.Key]Baseline
 	Ledgers   map[run.Key][]LedgerEntry // oldest (lowest Seq) first, as LedgerList
+
+	RunLists       map[RunListParams][]run.Run          // in RunList's order
+	SensorPrefixes map[SensorListPrefixParams][]Sensor  // in SensorListPrefix's order
+	SensorsChanged map[SensorListChangedParams][]Sensor // in SensorListChanged's order
 }
 
 // InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
@@ -112,6 +147,10 @@ func NewFacts() Facts {
 		Markers:   map[run.Key][]Marker{},
 		Baselines: map[run.Key]Baseline{},
 		Ledgers:   map[run.Key][]LedgerEntry{},
+
+		RunLists:       map[RunListParams][]run.Run{},
+		SensorPrefixes: map[SensorListPrefixParams][]Sensor{},
+		SensorsChanged: map[SensorListChangedParams][]Sensor{},
 	}
 }
 
@@ -135,6 +174,9 @@ type inboxReader interface {
 // and the answer of a store that offers no batch. Its reads are not one
 // snapshot.
 func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error) {
+	if err := q.Check(); err != nil {
+		return Facts{}, err
+	}
 	f := NewFacts()
 	for _, id := range q.Pipelines {
 		if err := readOne(f.Pipelines, id, func() (Pipeline, error) { return st.PipelineGet(ctx, id) }); err != nil {
@@ -179,6 +221,21 @@ func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error)
 			return Facts{}, fmt.Errorf("facts: ledger of %s/%s/%s: %w", k.PipelineID, k.ScheduleID, k.Period, err)
 		}
 	}
+	for _, p := range q.RunLists {
+		if err := readList(f.RunLists, p, func() ([]run.Run, error) { return st.RunList(ctx, p) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: runs %+v: %w", p, err)
+		}
+	}
+	for _, p := range q.SensorPrefixes {
+		if err := readList(f.SensorPrefixes, p, func() ([]Sensor, error) { return st.SensorListPrefix(ctx, p) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: sensors of %s starting with %q: %w", p.PipelineID, p.Prefix, err)
+		}
+	}
+	for _, p := range q.SensorsChanged {
+		if err := readList(f.SensorsChanged, p, func() ([]Sensor, error) { return st.SensorListChanged(ctx, p) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: sensors changed %+v: %w", p, err)
+		}
+	}
 	return f, nil
 }
 
@@ -199,8 +256,9 @@ func readOne[K comparable, V any](m map[K]V, k K, get func() (V, error)) error {
 	return nil
 }
 
-// readList reads a period's list into m under k, left out when empty.
-func readList[V any](m map[run.Key][]V, k run.Key, list func() ([]V, error)) error {
+// readList reads a period's list, or a range, into m under k, left out
+// when empty.
+func readList[K comparable, V any](m map[K][]V, k K, list func() ([]V, error)) error {
 	if _, done := m[k]; done {
 		return nil
 	}

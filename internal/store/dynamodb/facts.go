@@ -3,27 +3,34 @@ package dynamodb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 var _ store.FactsReader = (*Store)(nil)
 
-// factsQueries bounds the period Queries (markers, ledgers) one Facts call
-// runs at once: a decision names a few periods; a caller that names many
-// does not open a connection per period.
+// factsQueries bounds the Queries (markers, ledgers, range reads) one
+// Facts call runs at once: a decision names a few periods; a caller that
+// names many does not open a connection per period.
 const factsQueries = 8
 
 // Facts reads q's records with point keys — pipeline rows, sensor states,
 // inbox items, runs, timers, baselines: all in the control table — in one
 // BatchGetItem (batchGet: at most 100 keys a call, unprocessed keys
 // retried), and each period's markers and ledger with a Query of its
-// sort-key range (MarkerListOf, LedgerList), issued concurrently with it.
+// sort-key range (MarkerListOf, LedgerList), and each range read with its
+// single read's Queries (RunList, SensorListPrefix, SensorListChanged:
+// every page), issued concurrently with it.
 // Every read is strongly consistent: each answers what the single read
 // would; DynamoDB has no snapshot across items, and the commit's
 // conditions hold the decision to what it read.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	if err := q.Check(); err != nil {
+		return store.Facts{}, fmt.Errorf("dynamodb: read %w", err)
+	}
 	q = q.Unique()
 	f := store.NewFacts()
 	var b pointReads
@@ -54,8 +61,11 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 
 	markers := make([][]store.Marker, len(q.MarkersOf))
 	ledgers := make([][]store.LedgerEntry, len(q.Ledgers))
+	runLists := make([][]run.Run, len(q.RunLists))
+	prefixes := make([][]store.Sensor, len(q.SensorPrefixes))
+	changed := make([][]store.Sensor, len(q.SensorsChanged))
 	var items []item
-	errs := make([]error, 1+len(markers)+len(ledgers))
+	errs := make([]error, 1+len(markers)+len(ledgers)+len(runLists)+len(prefixes)+len(changed))
 	var wg sync.WaitGroup
 	if len(b.keys) > 0 {
 		wg.Go(func() { items, errs[0] = s.batchGet(ctx, s.t.Control, b.keys) })
@@ -71,8 +81,21 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	for i, k := range q.MarkersOf {
 		period(1+i, func() (err error) { markers[i], err = s.MarkerListOf(ctx, k); return err })
 	}
+	next := 1 + len(markers)
 	for i, k := range q.Ledgers {
-		period(1+len(markers)+i, func() (err error) { ledgers[i], err = s.LedgerList(ctx, k); return err })
+		period(next+i, func() (err error) { ledgers[i], err = s.LedgerList(ctx, k); return err })
+	}
+	next += len(ledgers)
+	for i, p := range q.RunLists {
+		period(next+i, func() (err error) { runLists[i], err = s.RunList(ctx, p); return err })
+	}
+	next += len(runLists)
+	for i, p := range q.SensorPrefixes {
+		period(next+i, func() (err error) { prefixes[i], err = s.SensorListPrefix(ctx, p); return err })
+	}
+	next += len(prefixes)
+	for i, p := range q.SensorsChanged {
+		period(next+i, func() (err error) { changed[i], err = s.SensorListChanged(ctx, p); return err })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -81,17 +104,21 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	if err := b.decode(items); err != nil {
 		return store.Facts{}, err
 	}
-	for i, k := range q.MarkersOf {
-		if len(markers[i]) > 0 {
-			f.Markers[k] = markers[i]
-		}
-	}
-	for i, k := range q.Ledgers {
-		if len(ledgers[i]) > 0 {
-			f.Ledgers[k] = ledgers[i]
-		}
-	}
+	putLists(f.Markers, q.MarkersOf, markers)
+	putLists(f.Ledgers, q.Ledgers, ledgers)
+	putLists(f.RunLists, q.RunLists, runLists)
+	putLists(f.SensorPrefixes, q.SensorPrefixes, prefixes)
+	putLists(f.SensorsChanged, q.SensorsChanged, changed)
 	return f, nil
+}
+
+// putLists files each non-empty list read under its key (keys[i]: lists[i]).
+func putLists[K comparable, V any](m map[K][]V, keys []K, lists [][]V) {
+	for i, k := range keys {
+		if len(lists[i]) > 0 {
+			m[k] = lists[i]
+		}
+	}
 }
 
 // pointReads are the keys of one BatchGetItem, each with what decodes the

@@ -18,9 +18,13 @@ var _ store.FactsReader = (*Store)(nil)
 // unnest), sent as one batch inside a REPEATABLE READ READ ONLY
 // transaction that the same batch opens and ends, so every statement
 // reads one snapshot. A query of one kind is its one statement (a
-// snapshot by itself). The store has no inbox: each inbox asked for is
-// store.ErrNotFound.
+// snapshot by itself). A range read (RunList, SensorListPrefix,
+// SensorListChanged) is its single read's statement, in the same batch.
+// The store has no inbox: each inbox asked for is store.ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	if err := q.Check(); err != nil {
+		return store.Facts{}, fmt.Errorf("postgres: read %w", err)
+	}
 	q = q.Unique()
 	f := store.NewFacts()
 	for _, r := range q.Inboxes {
@@ -130,6 +134,21 @@ func factsReads(q store.FactsQuery, f store.Facts) []factsRead {
 	if args := periodArgs(q.Ledgers); args != nil {
 		reads = append(reads, readInto("ledgers", `SELECT `+ledgerCols+` FROM ledger WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, seq`, args,
 			sqlstore.ScanLedger, func(x store.LedgerEntry) { f.Ledgers[x.Key] = append(f.Ledgers[x.Key], x) }))
+	}
+	// Range reads: the single reads' own statements, in the batch.
+	for _, p := range q.RunLists {
+		query, args := runListQuery(p)
+		reads = append(reads, readInto("runs", query, args, sqlstore.ScanRun, func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }))
+	}
+	for _, p := range q.SensorPrefixes {
+		query, args := sensorListPrefixQuery(p)
+		reads = append(reads, readInto("sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args, dialect.ScanSensor,
+			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }))
+	}
+	for _, p := range q.SensorsChanged {
+		query, args := sensorListChangedQuery(p)
+		reads = append(reads, readInto("changed sensors", query, args, dialect.ScanSensor,
+			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }))
 	}
 	return reads
 }

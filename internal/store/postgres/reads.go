@@ -105,14 +105,20 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 // p.Prefix (byte-wise), sorted by key: a range of the primary key,
 // [prefix, the least key after every key that starts with it).
 func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
+	q, args := sensorListPrefixQuery(p)
+	return list(ctx, s, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, q, args...)
+}
+
+// sensorListPrefixQuery is SensorListPrefix's statement (Facts runs it
+// too).
+func sensorListPrefixQuery(p store.SensorListPrefixParams) (string, []any) {
 	w := where{}
 	w.add("pipeline_id = ?", p.PipelineID)
 	w.add("key >= ?", []byte(p.Prefix))
 	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
 		w.add("key < ?", []byte(end))
 	}
-	return list(ctx, s, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
-		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+	return `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY key`, w.args
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first
@@ -122,6 +128,13 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
+	q, args := sensorListChangedQuery(p)
+	return list(ctx, s, dialect.ScanSensor, "changed sensors", q, args...)
+}
+
+// sensorListChangedQuery is SensorListChanged's statement (Facts runs it
+// too).
+func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
 	var w where
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
@@ -133,7 +146,7 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 		w.add("changed_at >= ?", queryNanos(p.Since))
 	}
 	q := `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.limit(p.Limit)
-	return list(ctx, s, dialect.ScanSensor, "changed sensors", q, w.args...)
+	return q, w.args
 }
 
 // RunGet returns the run with the given key.
@@ -149,6 +162,12 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
+	q, args := runListQuery(p)
+	return list(ctx, s, sqlstore.ScanRun, "runs", q, args...)
+}
+
+// runListQuery is RunList's statement (Facts runs it too).
+func runListQuery(p store.RunListParams) (string, []any) {
 	var w where
 	if p.PipelineID != "" {
 		w.add("pipeline_id = ?", p.PipelineID)
@@ -172,7 +191,7 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 		w.add("active")
 	}
 	q := `SELECT ` + sqlstore.RunCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
-	return list(ctx, s, sqlstore.ScanRun, "runs", q, w.args...)
+	return q, w.args
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)

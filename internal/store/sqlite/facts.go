@@ -27,8 +27,13 @@ const factsChunk = 250
 // a list of periods, each a range of the primary key). On a store that has its
 // database to itself the rows it caches (rowcache.go: pipelines, runs,
 // timers) answer without SQL, read while no writer runs, as the
-// statements are. There is no inbox: each inbox asked for is ErrNotFound.
+// statements are. A range read (RunList, SensorListPrefix,
+// SensorListChanged) is its single read's statement, in the same
+// transaction. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
+	if err := q.Check(); err != nil {
+		return store.Facts{}, fmt.Errorf("sqlite: read %w", err)
+	}
 	q = q.Unique()
 	f := store.NewFacts()
 	for _, r := range q.Inboxes {
@@ -137,10 +142,37 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 	}); err != nil {
 		return err
 	}
-	return eachPeriods(q.Ledgers, func(args []any) error {
+	if err := eachPeriods(q.Ledgers, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanLedger, "ledgers", periodsQuery(sqlstore.LedgerCols, "ledger", "seq", len(args)/3), args,
 			func(x store.LedgerEntry) { f.Ledgers[x.Key] = append(f.Ledgers[x.Key], x) })
-	})
+	}); err != nil {
+		return err
+	}
+
+	// Range reads: the single reads' own statements, each in the
+	// transaction.
+	for _, p := range q.RunLists {
+		query, args := runListQuery(p)
+		if err := readRows(ctx, r, sqlstore.ScanRun, "runs", query, args,
+			func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }); err != nil {
+			return err
+		}
+	}
+	for _, p := range q.SensorPrefixes {
+		query, args := sensorListPrefixQuery(p)
+		if err := readRows(ctx, r, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args,
+			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }); err != nil {
+			return err
+		}
+	}
+	for _, p := range q.SensorsChanged {
+		query, args := sensorListChangedQuery(p)
+		if err := readRows(ctx, r, dialect.ScanSensor, "changed sensors", query, args,
+			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The statements of Facts, by the number of keys they name. Each reads

@@ -145,12 +145,18 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 // not use the index on a BINARY column without an exact-case rule, and
 // substr() never does.
 func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
+	q, args := sensorListPrefixQuery(p)
+	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, q, args...)
+}
+
+// sensorListPrefixQuery is SensorListPrefix's statement (Facts runs it
+// too).
+func sensorListPrefixQuery(p store.SensorListPrefixParams) (string, []any) {
 	w := where{conds: []string{"pipeline_id = ?", "key >= ?"}, args: []any{p.PipelineID, p.Prefix}}
 	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
 		w.add("key < ?", end)
 	}
-	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix,
-		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+	return `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY key`, w.args
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first

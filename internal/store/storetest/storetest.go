@@ -57,6 +57,7 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"SensorListChanged", testSensorListChanged},
 		{"SensorReads", testSensorReads},
 		{"Facts", testFacts},
+		{"FactsRanges", testFactsRanges},
 		{"Runs", testRuns},
 		{"RunList", testRunList},
 		{"Commit", testCommit},
