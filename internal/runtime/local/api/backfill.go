@@ -107,11 +107,7 @@ func backfillError(err error) error {
 // requestBackfill plans a backfill and, unless dryRun, starts it: 201
 // with the stored backfill, or 200 with the plan alone.
 func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.runningPipeline(r)
-	if err != nil {
-		return err
-	}
-	req, err := readRequest[BackfillRequest](s, w, r, false)
+	id, req, err := pipelineRequest[BackfillRequest](s, w, r, false)
 	if err != nil {
 		return err
 	}

@@ -24,11 +24,7 @@ type EventPage struct {
 // ?pipeline=ID, ?type=T (repeatable, or comma-separated), ?since=RFC3339
 // or a duration back from now (2h, 1d), ?after=CURSOR, ?limit=N.
 func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
-	q, err := readQuery(r, "pipeline", "type", "since", "after", "limit")
-	if err != nil {
-		return err
-	}
-	p, err := s.eventFilter(q)
+	q, p, err := s.eventQuery(r, "pipeline", "type", "since", "after", "limit")
 	if err != nil {
 		return err
 	}
@@ -50,21 +46,23 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// eventFilter reads the filters GET /v1/events and its stream share:
-// ?pipeline=, ?type=, ?since=.
-func (s *server) eventFilter(q url.Values) (store.EventListParams, error) {
-	var p store.EventListParams
-	var err error
+// eventQuery reads the query of GET /v1/events or its stream (readQuery,
+// with the route's known parameters) and the filters they share
+// (?pipeline=, ?type=, ?since=) into p; the route reads its own from q.
+func (s *server) eventQuery(r *http.Request, known ...string) (q url.Values, p store.EventListParams, err error) {
+	if q, err = readQuery(r, known...); err != nil {
+		return nil, p, err
+	}
 	if p.PipelineID, err = single(q, "pipeline"); err != nil {
-		return p, err
+		return nil, p, err
 	}
 	if p.Types, err = eventTypes(q); err != nil {
-		return p, err
+		return nil, p, err
 	}
 	if p.Since, err = s.sinceParam(q); err != nil {
-		return p, err
+		return nil, p, err
 	}
-	return p, nil
+	return q, p, nil
 }
 
 // eventTypes reads ?type=: each must be in the catalogue, so a typo is an

@@ -21,11 +21,7 @@ func engineExplainer(e *engine.Engine) explainer {
 // deadlines and budgets — what `interlock explain` prints.
 func (s *server) explainPeriod(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	q, err := readQuery(r, "period")
-	if err != nil {
-		return err
-	}
-	period, err := single(q, "period")
+	period, err := onlyParam(r, "period")
 	if err != nil {
 		return err
 	}

@@ -28,11 +28,7 @@ type RerunAnswer struct {
 // circuit breaker) is a verdict, not an error: 200 with accepted false and
 // the reason.
 func (s *server) requestRerun(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.runningPipeline(r)
-	if err != nil {
-		return err
-	}
-	req, err := readRequest[RerunRequest](s, w, r, false)
+	id, req, err := pipelineRequest[RerunRequest](s, w, r, false)
 	if err != nil {
 		return err
 	}
@@ -72,11 +68,7 @@ type PauseRequest struct {
 // instant, and answers with the pipeline's view. Pausing again replaces
 // the end of the pause.
 func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.runningPipeline(r)
-	if err != nil {
-		return err
-	}
-	req, err := readRequest[PauseRequest](s, w, r, true)
+	id, req, err := pipelineRequest[PauseRequest](s, w, r, true)
 	if err != nil {
 		return err
 	}
@@ -100,11 +92,8 @@ func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
 // resume allows new runs again; resuming a pipeline that is not paused
 // changes nothing. It answers with the pipeline's view.
 func (s *server) resume(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.runningPipeline(r)
+	id, _, err := pipelineRequest[struct{}](s, w, r, true)
 	if err != nil {
-		return err
-	}
-	if _, err := readRequest[struct{}](s, w, r, true); err != nil {
 		return err
 	}
 	if err := s.eng.Resume(r.Context(), id, by(r)); err != nil {

@@ -32,6 +32,18 @@ func readRequest[T any](s *server, w http.ResponseWriter, r *http.Request, optio
 	return req, err
 }
 
+// pipelineRequest is an action on one running pipeline (runningPipeline)
+// and its body (readRequest), checked in that order.
+func pipelineRequest[T any](s *server, w http.ResponseWriter, r *http.Request, optional bool) (string, T, error) {
+	id, err := s.runningPipeline(r)
+	if err != nil {
+		var zero T
+		return "", zero, err
+	}
+	req, err := readRequest[T](s, w, r, optional)
+	return id, req, err
+}
+
 // readJSONBody reads the body of a route that takes JSON: first its
 // declared encoding (checkContentEncoding) and type (checkContentType),
 // then at most server.maxBodyBytes of it; a larger body is a
@@ -244,6 +256,16 @@ func readQuery(r *http.Request, known ...string) (url.Values, error) {
 		}
 	}
 	return q, nil
+}
+
+// onlyParam reads the query of a route that takes one parameter
+// (readQuery) and returns it (single): "" when it is left out.
+func onlyParam(r *http.Request, name string) (string, error) {
+	q, err := readQuery(r, name)
+	if err != nil {
+		return "", err
+	}
+	return single(q, name)
 }
 
 // single returns a query parameter that may be given at most once.

@@ -160,11 +160,7 @@ func checkComment(c string) error {
 // listSilences answers the active silences and those ended within
 // RecentlyEnded; ?all=true every stored one (retention deletes them).
 func (s *server) listSilences(w http.ResponseWriter, r *http.Request) error {
-	q, err := readQuery(r, "all")
-	if err != nil {
-		return err
-	}
-	all, err := single(q, "all")
+	all, err := onlyParam(r, "all")
 	if err != nil {
 		return err
 	}

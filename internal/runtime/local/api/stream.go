@@ -181,11 +181,7 @@ func maxCursor(a, b store.Cursor) store.Cursor {
 // says where to resume; without either, the stream starts at the end of
 // the log (only new events), or with ?since= at that time.
 func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
-	q, err := readQuery(r, "pipeline", "type", "level", "since", "after")
-	if err != nil {
-		return err
-	}
-	p, err := s.eventFilter(q)
+	q, p, err := s.eventQuery(r, "pipeline", "type", "level", "since", "after")
 	if err != nil {
 		return err
 	}
