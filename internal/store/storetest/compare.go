@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,12 +106,7 @@ func walk(out *[]string, path string, g, w reflect.Value) {
 		for _, k := range append(g.MapKeys(), w.MapKeys()...) {
 			keys[fmt.Sprint(k)] = k
 		}
-		names := make([]string, 0, len(keys))
-		for n := range keys {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(keys)) {
 			k := keys[n]
 			gv, wv := g.MapIndex(k), w.MapIndex(k)
 			p := fmt.Sprintf("%s[%q]", path, n)
