@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -149,11 +150,11 @@ func (d *Decoder) decode(n *yaml.Node, path string, v reflect.Value) {
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		d.decodeInt(n, path, v)
+		decodeNumber(d, n, path, v, intTags, v.OverflowInt, v.SetInt, "integer %s is out of range")
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		d.decodeUint(n, path, v)
+		decodeNumber(d, n, path, v, intTags, v.OverflowUint, v.SetUint, "integer %s is out of range (want 0 or more)")
 	case reflect.Float32, reflect.Float64:
-		d.decodeFloat(n, path, v)
+		decodeNumber(d, n, path, v, numberTags, finite(v), v.SetFloat, "want a finite number, got %s")
 	default:
 		d.Errorf(n, path, "internal error: cannot decode into Go type %s", v.Type())
 	}
@@ -175,43 +176,29 @@ func (d *Decoder) stringOf(n *yaml.Node, path string, t reflect.Type) (string, b
 	return "", false
 }
 
-func (d *Decoder) decodeInt(n *yaml.Node, path string, v reflect.Value) {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+// decodeNumber decodes a scalar tagged with one of tags into a T and
+// stores it with set; one that does not decode, or that bad refuses (out
+// of the field's range), is reported with msg, a format of the scalar.
+func decodeNumber[T any](d *Decoder, n *yaml.Node, path string, v reflect.Value, tags []string, bad func(T) bool, set func(T), msg string) {
+	if n.Kind != yaml.ScalarNode || !slices.Contains(tags, n.ShortTag()) {
 		d.mismatch(n, path, v.Type())
 		return
 	}
-	var i int64
-	if err := n.Decode(&i); err != nil || v.OverflowInt(i) {
-		d.Errorf(n, path, "integer %s is out of range", n.Value)
+	var x T
+	if err := n.Decode(&x); err != nil || bad(x) {
+		d.Errorf(n, path, msg, n.Value)
 		return
 	}
-	v.SetInt(i)
+	set(x)
 }
 
-func (d *Decoder) decodeUint(n *yaml.Node, path string, v reflect.Value) {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		d.mismatch(n, path, v.Type())
-		return
-	}
-	var i uint64
-	if err := n.Decode(&i); err != nil || v.OverflowUint(i) {
-		d.Errorf(n, path, "integer %s is out of range (want 0 or more)", n.Value)
-		return
-	}
-	v.SetUint(i)
-}
+var (
+	intTags    = []string{"!!int"}
+	numberTags = []string{"!!int", "!!float"}
+)
 
-func (d *Decoder) decodeFloat(n *yaml.Node, path string, v reflect.Value) {
-	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
-		d.mismatch(n, path, v.Type())
-		return
-	}
-	var f float64
-	if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || v.OverflowFloat(f) {
-		d.Errorf(n, path, "want a finite number, got %s", n.Value)
-		return
-	}
-	v.SetFloat(f)
+func finite(v reflect.Value) func(float64) bool {
+	return func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) || v.OverflowFloat(f) }
 }
 
 func (d *Decoder) decodeDuration(n *yaml.Node, path string, v reflect.Value) {
