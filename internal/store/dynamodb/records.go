@@ -176,9 +176,7 @@ func decodeSensor(it item) (store.Sensor, error) {
 func (s *Store) runItem(x run.Run, version int64) *itemWriter {
 	k := x.Key
 	w := newItem(pipelinePK(k.PipelineID), runSK(k.ScheduleID, k.Period))
-	w.str(aPipeline, k.PipelineID)
-	w.str(aSchedule, k.ScheduleID)
-	w.str(aPeriod, k.Period)
+	w.periodKey(k)
 	w.num(aVersion, version)
 	w.str("state", string(x.State))
 	w.str("outcome", string(x.Outcome))
@@ -223,7 +221,7 @@ func (s *Store) runItem(x run.Run, version int64) *itemWriter {
 func decodeRun(it item) (run.Run, error) {
 	r := readItem(it)
 	x := run.Run{
-		Key:             run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)},
+		Key:             r.periodKey(),
 		Version:         r.num(aVersion),
 		State:           run.State(r.str("state")),
 		Outcome:         run.Outcome(r.str("outcome")),
@@ -257,9 +255,7 @@ func decodeRun(it item) (run.Run, error) {
 // RERUN#<schedule>#<period>#<seq>.
 func (s *Store) ledgerItem(l store.LedgerEntry) *itemWriter {
 	w := newItem(pipelinePK(l.Key.PipelineID), ledgerSK(l.Key, l.Seq))
-	w.str(aPipeline, l.Key.PipelineID)
-	w.str(aSchedule, l.Key.ScheduleID)
-	w.str(aPeriod, l.Key.Period)
+	w.periodKey(l.Key)
 	w.num("seq", int64(l.Seq))
 	w.str("reason", l.Reason)
 	w.str("source", l.Source)
@@ -270,8 +266,7 @@ func (s *Store) ledgerItem(l store.LedgerEntry) *itemWriter {
 
 func decodeLedger(it item) (store.LedgerEntry, error) {
 	r := readItem(it)
-	l := store.LedgerEntry{Key: run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)},
-		Seq: int(r.num("seq")), Reason: r.str("reason"), Source: r.str("source"), At: r.time(aAt)}
+	l := store.LedgerEntry{Key: r.periodKey(), Seq: int(r.num("seq")), Reason: r.str("reason"), Source: r.str("source"), At: r.time(aAt)}
 	return l, r.err
 }
 
@@ -279,9 +274,7 @@ func decodeLedger(it item) (store.LedgerEntry, error) {
 // BASELINE#<schedule>#<period>.
 func (s *Store) baselineItem(b store.Baseline) *itemWriter {
 	w := newItem(pipelinePK(b.Key.PipelineID), baselineSK(b.Key))
-	w.str(aPipeline, b.Key.PipelineID)
-	w.str(aSchedule, b.Key.ScheduleID)
-	w.str(aPeriod, b.Key.Period)
+	w.periodKey(b.Key)
 	w.json("sensors", b.Sensors, len(b.Sensors))
 	w.time("capturedAt", b.CapturedAt)
 	s.setPeriodTTL(w, b.Key.Period, b.CapturedAt)
@@ -290,8 +283,7 @@ func (s *Store) baselineItem(b store.Baseline) *itemWriter {
 
 func decodeBaseline(it item) (store.Baseline, error) {
 	r := readItem(it)
-	b := store.Baseline{Key: run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)},
-		CapturedAt: r.time("capturedAt")}
+	b := store.Baseline{Key: r.periodKey(), CapturedAt: r.time("capturedAt")}
 	r.json("sensors", &b.Sensors)
 	return b, r.err
 }
@@ -302,9 +294,7 @@ func decodeBaseline(it item) (store.Baseline, error) {
 func (s *Store) markerItem(m store.Marker) *itemWriter {
 	k := m.Key
 	w := newItem(pipelinePK(k.PipelineID), markerSK(k, m.Kind))
-	w.str(aPipeline, k.PipelineID)
-	w.str(aSchedule, k.ScheduleID)
-	w.str(aPeriod, k.Period)
+	w.periodKey(k)
 	w.str(aKind, m.Kind)
 	w.time(aAt, m.At)
 	w.object(aDetail, m.Detail)
@@ -321,8 +311,7 @@ func (s *Store) markerItem(m store.Marker) *itemWriter {
 
 func decodeMarker(it item) (store.Marker, error) {
 	r := readItem(it)
-	m := store.Marker{Key: run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)},
-		Kind: r.str(aKind), At: r.time(aAt), Detail: r.object(aDetail)}
+	m := store.Marker{Key: r.periodKey(), Kind: r.str(aKind), At: r.time(aAt), Detail: r.object(aDetail)}
 	return m, r.err
 }
 
@@ -332,9 +321,7 @@ func timerItem(t store.Timer) *itemWriter {
 	w := newItem(timerPK(t.Key), skTimer)
 	w.str(aKey, t.Key)
 	w.str(aKind, t.Kind)
-	w.str(aPipeline, t.Run.PipelineID)
-	w.str(aSchedule, t.Run.ScheduleID)
-	w.str(aPeriod, t.Run.Period)
+	w.periodKey(t.Run)
 	w.time("dueAt", t.DueAt)
 	w.object(aDetail, t.Detail)
 	shard := shardOf(t.Run.PipelineID)
@@ -348,9 +335,7 @@ func timerItem(t store.Timer) *itemWriter {
 
 func decodeTimer(it item) (store.Timer, error) {
 	r := readItem(it)
-	t := store.Timer{Key: r.str(aKey), Kind: r.str(aKind),
-		Run:   run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)},
-		DueAt: r.time("dueAt"), Detail: r.object(aDetail)}
+	t := store.Timer{Key: r.str(aKey), Kind: r.str(aKind), Run: r.periodKey(), DueAt: r.time("dueAt"), Detail: r.object(aDetail)}
 	return t, r.err
 }
 
@@ -424,17 +409,24 @@ func (r *itemReader) periodKey() run.Key {
 	return run.Key{PipelineID: r.str(aPipeline), ScheduleID: r.str(aSchedule), Period: r.str(aPeriod)}
 }
 
+// sinkItem is what every alert record of a sink holds: SINK#<sink> / sk,
+// the sink, the period it is of, when it was written and a ttl from then.
+func (s *Store) sinkItem(sink, sk string, k run.Key, at time.Time) *itemWriter {
+	w := newItem(sinkPK(sink), sk)
+	w.str("sink", sink)
+	w.periodKey(k)
+	w.time(aAt, at)
+	s.setTimeTTL(w, at)
+	return w
+}
+
 func (s *Store) deadLetterItem(d store.DeadLetter) *itemWriter {
-	w := newItem(sinkPK(d.Sink), deadSK(d.EventID))
-	w.str("sink", d.Sink)
+	w := s.sinkItem(d.Sink, deadSK(d.EventID), d.Key, d.At)
 	w.str("eventId", d.EventID)
 	w.str("type", string(d.Type))
-	w.periodKey(d.Key)
 	w.time("eventTime", d.EventTime)
 	w.numNZ("attempts", int64(d.Attempts))
 	w.str("error", d.Error)
-	w.time(aAt, d.At)
-	s.setTimeTTL(w, d.At)
 	return w
 }
 
@@ -446,13 +438,9 @@ func decodeDeadLetter(it item) (store.DeadLetter, error) {
 }
 
 func (s *Store) threadItem(a store.AlertThread) *itemWriter {
-	w := newItem(sinkPK(a.Sink), threadSK(a.Key))
-	w.str("sink", a.Sink)
-	w.periodKey(a.Key)
+	w := s.sinkItem(a.Sink, threadSK(a.Key), a.Key, a.At)
 	w.str("ts", a.TS)
 	w.str("channel", a.Channel)
-	w.time(aAt, a.At)
-	s.setTimeTTL(w, a.At)
 	return w
 }
 
@@ -463,14 +451,10 @@ func decodeThread(it item) (store.AlertThread, error) {
 }
 
 func (s *Store) sentItem(a store.AlertSent) *itemWriter {
-	w := newItem(sinkPK(a.Sink), sentSK(a.Key, string(a.Type), a.Hash))
-	w.str("sink", a.Sink)
-	w.periodKey(a.Key)
+	w := s.sinkItem(a.Sink, sentSK(a.Key, string(a.Type), a.Hash), a.Key, a.At)
 	w.str("type", string(a.Type))
 	w.str("hash", a.Hash)
 	w.str("eventId", a.EventID)
-	w.time(aAt, a.At)
-	s.setTimeTTL(w, a.At)
 	return w
 }
 
@@ -482,13 +466,9 @@ func decodeSent(it item) (store.AlertSent, error) {
 }
 
 func (s *Store) alertedItem(a store.AlertAlerted) *itemWriter {
-	w := newItem(sinkPK(a.Sink), alertedSK(a.Key))
-	w.str("sink", a.Sink)
-	w.periodKey(a.Key)
+	w := s.sinkItem(a.Sink, alertedSK(a.Key), a.Key, a.At)
 	w.str("eventId", a.EventID)
 	w.str("type", string(a.Type))
-	w.time(aAt, a.At)
-	s.setTimeTTL(w, a.At)
 	return w
 }
 
