@@ -56,15 +56,8 @@ func LoadPipelineFile(path string, opt Options) (*Pipeline, error) {
 // the document has errors. Source.SHA256 is the hash of the document's
 // YAML re-encoding; ParsePipeline replaces it with the hash of the file.
 func DecodePipeline(d *confdec.Decoder, n *yaml.Node, path string, opt Options) *Pipeline {
-	before := d.ErrorCount()
-	var raw rawDoc
-	if !isMapping(d, n, path, "pipeline document") {
-		return nil
-	}
-	d.Decode(n, path, &raw)
-	b := &builder{d: d, path: path, opt: opt}
-	p := b.pipeline(&raw)
-	if d.ErrorCount() > before {
+	p := decodeDoc(d, n, path, "pipeline document", opt, (*builder).pipeline)
+	if p == nil {
 		return nil
 	}
 	p.Source = Source{File: d.File, SHA256: hashNode(n)}
@@ -264,6 +257,23 @@ func (b *builder) postRun(raw *rawPostRun) *PostRun {
 // isMapping reports whether n is a mapping, recording an error when it is
 // not: semantic checks on a document that is a list or nothing would only
 // add noise ("schedule: missing") to the one real error.
+// decodeDoc decodes the document at n, which must be a mapping (a what),
+// into its raw form R and builds it under path: nil when the document or
+// its building reports an error to d.
+func decodeDoc[R, T any](d *confdec.Decoder, n *yaml.Node, path, what string, opt Options, build func(*builder, *R) *T) *T {
+	before := d.ErrorCount()
+	if !isMapping(d, n, path, what) {
+		return nil
+	}
+	var raw R
+	d.Decode(n, path, &raw)
+	v := build(&builder{d: d, path: path, opt: opt}, &raw)
+	if d.ErrorCount() > before {
+		return nil
+	}
+	return v
+}
+
 func isMapping(d *confdec.Decoder, n *yaml.Node, path, what string) bool {
 	rn := d.Resolve(n)
 	switch {

@@ -26,31 +26,17 @@ func ParseCalendar(file string, data []byte) (*schedule.Calendar, error) {
 // DecodeCalendar validates the calendar document at n, reporting errors
 // to d under path; nil when it has errors.
 func DecodeCalendar(d *confdec.Decoder, n *yaml.Node, path string) *schedule.Calendar {
-	before := d.ErrorCount()
-	var raw rawCalendar
-	if !isMapping(d, n, path, "calendar") {
-		return nil
-	}
-	d.Decode(n, path, &raw)
-	b := &builder{d: d, path: path}
+	return decodeDoc(d, n, path, "calendar", Options{}, (*builder).calendarDoc)
+}
+
+func (b *builder) calendarDoc(raw *rawCalendar) *schedule.Calendar {
 	if b.valid("name") {
 		if msg := checkID(raw.Name); msg != "" {
 			b.errorf("name", "%s", msg)
 		}
 	}
-	c := &schedule.Calendar{Name: raw.Name, Dates: b.dates("dates", raw.Dates)}
-	for i, s := range raw.Days {
-		w, err := schedule.ParseWeekday(s)
-		if err != nil {
-			d.ErrorAt(confdec.Index(b.at("days"), i), "%s", syntaxMsg(err))
-			continue
-		}
-		c.Days = append(c.Days, w)
-	}
-	if d.ErrorCount() > before {
-		return nil
-	}
-	return c
+	return &schedule.Calendar{Name: raw.Name, Dates: b.dates("dates", raw.Dates),
+		Days: parseEach(b, "days", raw.Days, schedule.ParseWeekday, nil)}
 }
 
 // LoadCalendarDir loads every *.yaml and *.yml file in dir, keyed by

@@ -113,14 +113,19 @@ func (b *builder) evaluation(raw *rawEvaluation) Evaluation {
 
 // dates parses a list of YYYY-MM-DD dates.
 func (b *builder) dates(field string, raw []string) []schedule.Date {
-	out := make([]schedule.Date, 0, len(raw))
+	return parseEach(b, field, raw, schedule.ParseDate, make([]schedule.Date, 0, len(raw)))
+}
+
+// parseEach parses each item of the list field with parse, reports the
+// ones that do not parse at their index, and appends the others to out.
+func parseEach[T any](b *builder, field string, raw []string, parse func(string) (T, error), out []T) []T {
 	for i, s := range raw {
-		dt, err := schedule.ParseDate(s)
+		v, err := parse(s)
 		if err != nil {
 			b.d.ErrorAt(confdec.Index(b.at(field), i), "%s", syntaxMsg(err))
 			continue
 		}
-		out = append(out, dt)
+		out = append(out, v)
 	}
 	return out
 }
@@ -164,14 +169,7 @@ func (b *builder) exclude(raw *rawExclude) Exclude {
 		return Exclude{}
 	}
 	ex := Exclude{Weekends: raw.Weekends, Calendar: raw.Calendar, Dates: b.dates("schedule.exclude.dates", raw.Dates)}
-	for i, s := range raw.Days {
-		w, err := schedule.ParseWeekday(s)
-		if err != nil {
-			b.d.ErrorAt(confdec.Index(b.at("schedule.exclude.days"), i), "%s", syntaxMsg(err))
-			continue
-		}
-		ex.Weekdays = append(ex.Weekdays, w)
-	}
+	ex.Weekdays = parseEach(b, "schedule.exclude.days", raw.Days, schedule.ParseWeekday, nil)
 	days := slices.Clone(ex.Weekdays)
 	if ex.Weekends {
 		days = append(days, schedule.Weekends()...)

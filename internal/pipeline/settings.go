@@ -147,13 +147,16 @@ func ParseSettings(file string, data []byte) (*Settings, error) {
 // DecodeSettings validates the settings document at n, reporting errors
 // to d under path; nil when it has errors.
 func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
-	before := d.ErrorCount()
-	var raw rawSettings
-	if !isMapping(d, n, path, "settings document") {
+	s := decodeDoc(d, n, path, "settings document", Options{}, (*builder).settings)
+	if s == nil {
 		return nil
 	}
-	d.Decode(n, path, &raw)
-	b := &builder{d: d, path: path}
+	s.Source.File = d.File
+	return s
+}
+
+func (b *builder) settings(raw *rawSettings) *Settings {
+	d := b.d
 	s := DefaultSettings()
 	if raw.Store != nil {
 		s.Store = b.store(*raw.Store)
@@ -202,10 +205,6 @@ func DecodeSettings(d *confdec.Decoder, n *yaml.Node, path string) *Settings {
 	if raw.Telemetry != nil {
 		s.Telemetry = b.telemetry(raw.Telemetry)
 	}
-	if d.ErrorCount() > before {
-		return nil
-	}
-	s.Source.File = d.File
 	return s
 }
 
