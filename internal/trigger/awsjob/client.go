@@ -10,14 +10,24 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
-// NewClient builds the client of an AWS service for j with newClient (the
-// service's NewFromConfig): Config's configuration (hint as there), the
-// SDK's retries off, as the engine retries with its own budget, and
-// job.config.endpoint, when set, as the base endpoint, ahead of any the
-// environment names. options points at those two fields of the service's
-// Options.
-func NewClient[C, O any](ctx context.Context, j *Job, hint string,
-	newClient func(aws.Config, ...func(*O)) C, options func(*O) (retryer *aws.Retryer, baseEndpoint **string)) (C, aws.Config, error) {
+// Service is the AWS service of a job type: its client constructor (the
+// service's NewFromConfig), and where its Options keep the retryer and the
+// base endpoint that Client sets.
+type Service[C, O any] struct {
+	New     func(aws.Config, ...func(*O)) C
+	Options func(*O) (retryer *aws.Retryer, baseEndpoint **string)
+}
+
+// NewService is the Service of a client constructor and its Options' fields.
+func NewService[C, O any](newClient func(aws.Config, ...func(*O)) C, options func(*O) (*aws.Retryer, **string)) Service[C, O] {
+	return Service[C, O]{New: newClient, Options: options}
+}
+
+// Client builds the service's client for j: Config's configuration (hint
+// as there), the SDK's retries off, as the engine retries with its own
+// budget, and job.config.endpoint, when set, as the base endpoint, ahead
+// of any the environment names.
+func (s Service[C, O]) Client(ctx context.Context, j *Job, hint string) (C, aws.Config, error) {
 	var none C
 	cfg, err := j.Config(ctx, hint)
 	if err != nil {
@@ -27,8 +37,8 @@ func NewClient[C, O any](ctx context.Context, j *Job, hint string,
 	if err != nil {
 		return none, aws.Config{}, err
 	}
-	return newClient(cfg, func(o *O) {
-		retryer, base := options(o)
+	return s.New(cfg, func(o *O) {
+		retryer, base := s.Options(o)
 		*retryer = aws.NopRetryer{}
 		if endpoint != "" {
 			*base = aws.String(endpoint)

@@ -85,20 +85,41 @@ func (j *Job) Required(name string) (string, error) {
 	return v, err
 }
 
-// PollTarget finds what a poll needs: the parent resource (job name,
-// cluster, application) from the job's Meta, else from the config field
-// parentField, and the run id from Meta, else the run's JobRunID. Meta
-// wins so that editing the config never loses a running job.
-func (j *Job) PollTarget(parentMeta, parentField, idMeta, what string) (parent, id string, err error) {
-	parent, id = j.req.Meta[parentMeta], j.req.Meta[idMeta]
+// StartFields expands what a start sends: the fields names, each
+// Required, and the map job.config.arguments (Map).
+func (j *Job) StartFields(names ...string) ([]string, map[string]string, error) {
+	vals := make([]string, len(names))
+	for i, name := range names {
+		v, err := j.Required(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals[i] = v
+	}
+	args, err := j.Map("arguments")
+	if err != nil {
+		return nil, nil, err
+	}
+	return vals, args, nil
+}
+
+// PollTarget finds what a poll needs (Target): the parent resource from
+// the job's Meta, else from its config field, and the run id from Meta,
+// else the run's JobRunID. Meta wins so that editing the config never
+// loses a running job.
+func (j *Job) PollTarget(t Target) (parent, id string, err error) {
+	id = j.req.Meta[t.IDMeta]
 	if id == "" {
 		id = j.req.JobRunID
 	}
 	if id == "" {
-		return "", "", fmt.Errorf("%s: no %s to poll", j.Type, what)
+		return "", "", fmt.Errorf("%s: no %s to poll", j.Type, t.What)
 	}
-	if parent == "" {
-		if parent, err = j.Required(parentField); err != nil {
+	if t.ParentField == "" {
+		return "", id, nil
+	}
+	if parent = j.req.Meta[t.ParentMeta]; parent == "" {
+		if parent, err = j.Required(t.ParentField); err != nil {
 			return "", "", err
 		}
 	}

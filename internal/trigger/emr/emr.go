@@ -5,8 +5,6 @@ package emr
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -37,7 +35,23 @@ func New(lookup func(string) (string, bool)) Runner {
 	return Runner{AWS: awsjob.NewSession(lookup)}
 }
 
-const jobType = "emr"
+// kind is the job type's calls, its step's keys and its states (Poll's table).
+var kind = awsjob.Kind[*awsemr.Client, awsemr.Options, types.StepState]{
+	Type:    "emr",
+	Service: awsjob.NewService(awsemr.NewFromConfig, func(o *awsemr.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint }),
+	Target:  awsjob.Target{ParentMeta: MetaClusterID, ParentField: "clusterId", IDMeta: MetaStepID, What: "step id"},
+	RunID:   "single step id",
+	Status:  "step status",
+	States: awsjob.States[types.StepState]{Noun: "step state", Prefix: "EMR step", Meanings: map[types.StepState]awsjob.Meaning{
+		types.StepStateCompleted:     awsjob.Succeeded,
+		types.StepStateFailed:        awsjob.FailedAs(run.Transient),
+		types.StepStateCancelled:     awsjob.FailedAs(run.Permanent),
+		types.StepStateInterrupted:   awsjob.FailedAs(run.Permanent),
+		types.StepStatePending:       awsjob.Running,
+		types.StepStateRunning:       awsjob.Running,
+		types.StepStateCancelPending: awsjob.Running,
+	}},
+}
 
 // Start adds one step: the JAR job.config.command with job.config.arguments
 // as "k=v" arguments sorted by key (the same config always gives the same
@@ -46,45 +60,29 @@ const jobType = "emr"
 // token: a call whose answer was lost and that the engine retries may add
 // a second step.
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	j := r.AWS.Job(jobType, req)
-	cluster, err := j.Required("clusterId")
+	j := kind.Job(r.AWS, req)
+	fields, args, err := j.StartFields("clusterId", "stepName", "command")
 	if err != nil {
 		return trigger.Started{}, err
 	}
-	step, err := j.Required("stepName")
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	jar, err := j.Required("command")
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	args, err := j.Map("arguments")
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	client, cfg, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.AddJobFlowSteps(ctx, &awsemr.AddJobFlowStepsInput{
-		JobFlowId: aws.String(cluster),
-		Steps: []types.StepConfig{{
-			Name:            aws.String(step),
-			ActionOnFailure: types.ActionOnFailureContinue,
-			HadoopJarStep:   &types.HadoopJarStepConfig{Jar: aws.String(jar), Args: awsjob.KeyValues(args)},
-		}},
-	})
-	if err != nil {
-		return j.StartFailed("AddJobFlowSteps", err)
-	}
-	if len(out.StepIds) != 1 || out.StepIds[0] == "" {
-		return trigger.Started{}, fmt.Errorf("emr AddJobFlowSteps: want one step id, got %d", len(out.StepIds))
-	}
-	id := out.StepIds[0]
-	return trigger.Started{JobRunID: id, Meta: awsjob.Meta(cfg, MetaClusterID, cluster, MetaStepID, id)}, nil
+	cluster, step, jar := fields[0], fields[1], fields[2]
+	return awsjob.Start(ctx, j, kind, cluster, "AddJobFlowSteps",
+		func(ctx context.Context, c *awsemr.Client) (*awsemr.AddJobFlowStepsOutput, error) {
+			return c.AddJobFlowSteps(ctx, &awsemr.AddJobFlowStepsInput{
+				JobFlowId: aws.String(cluster),
+				Steps: []types.StepConfig{{
+					Name:            aws.String(step),
+					ActionOnFailure: types.ActionOnFailureContinue,
+					HadoopJarStep:   &types.HadoopJarStepConfig{Jar: aws.String(jar), Args: awsjob.KeyValues(args)},
+				}},
+			})
+		},
+		func(out *awsemr.AddJobFlowStepsOutput) string {
+			if len(out.StepIds) != 1 {
+				return ""
+			}
+			return out.StepIds[0]
+		})
 }
 
 // Poll reads the step's state with DescribeStep:
@@ -96,37 +94,17 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 //
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
-	j := r.AWS.Job(jobType, req)
-	cluster, id, err := j.PollTarget(MetaClusterID, "clusterId", MetaStepID, "step id")
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	client, _, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.DescribeStep(ctx, &awsemr.DescribeStepInput{ClusterId: aws.String(cluster), StepId: aws.String(id)})
-	if err != nil {
-		return trigger.Result{}, j.Fail("DescribeStep", err)
-	}
-	if out.Step == nil || out.Step.Status == nil {
-		return trigger.Result{}, errors.New("emr DescribeStep: the answer has no step status")
-	}
-	return stateTable.Result(j, "DescribeStep", out.Step.Status.State, detail(out.Step.Status))
+	return awsjob.Poll(ctx, kind.Job(r.AWS, req), kind, "DescribeStep",
+		func(ctx context.Context, c *awsemr.Client, cluster, id string) (*awsemr.DescribeStepOutput, error) {
+			return c.DescribeStep(ctx, &awsemr.DescribeStepInput{ClusterId: aws.String(cluster), StepId: aws.String(id)})
+		},
+		func(out *awsemr.DescribeStepOutput) (types.StepState, string, bool) {
+			if out.Step == nil || out.Step.Status == nil {
+				return "", "", false
+			}
+			return out.Step.Status.State, detail(out.Step.Status), true
+		})
 }
-
-// stateTable is Poll's table.
-var stateTable = awsjob.States[types.StepState]{Noun: "step state", Prefix: "EMR step", Meanings: map[types.StepState]awsjob.Meaning{
-	types.StepStateCompleted:     awsjob.Succeeded,
-	types.StepStateFailed:        awsjob.FailedAs(run.Transient),
-	types.StepStateCancelled:     awsjob.FailedAs(run.Permanent),
-	types.StepStateInterrupted:   awsjob.FailedAs(run.Permanent),
-	types.StepStatePending:       awsjob.Running,
-	types.StepStateRunning:       awsjob.Running,
-	types.StepStateCancelPending: awsjob.Running,
-}}
 
 // detail is what EMR says about a step that ended badly: the failure's
 // reason and message and its log file, or the state change's reason.
@@ -146,8 +124,4 @@ func detail(st *types.StepStatus) string {
 		parts = append(parts, aws.ToString(st.StateChangeReason.Message))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsemr.Client, aws.Config, error) {
-	return awsjob.NewClient(ctx, j, "", awsemr.NewFromConfig, func(o *awsemr.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

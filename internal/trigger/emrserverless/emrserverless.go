@@ -38,7 +38,25 @@ func New(lookup func(string) (string, bool)) Runner {
 	return Runner{AWS: awsjob.NewSession(lookup)}
 }
 
-const jobType = "emr-serverless"
+// kind is the job type's calls, its run's keys and its states (Poll's table).
+var kind = awsjob.Kind[*awsemrs.Client, awsemrs.Options, types.JobRunState]{
+	Type:    "emr-serverless",
+	Service: awsjob.NewService(awsemrs.NewFromConfig, func(o *awsemrs.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint }),
+	Target:  awsjob.Target{ParentMeta: MetaApplicationID, ParentField: "applicationId", IDMeta: MetaJobRunID, What: "job run id"},
+	RunID:   "jobRunId",
+	Status:  "jobRun",
+	States: awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "EMR Serverless job run", Meanings: map[types.JobRunState]awsjob.Meaning{
+		types.JobRunStateSuccess:    awsjob.Succeeded,
+		types.JobRunStateFailed:     awsjob.FailedAs(run.Transient),
+		types.JobRunStateCancelled:  awsjob.FailedAs(run.Permanent),
+		types.JobRunStateSubmitted:  awsjob.Running,
+		types.JobRunStatePending:    awsjob.Running,
+		types.JobRunStateScheduled:  awsjob.Running,
+		types.JobRunStateRunning:    awsjob.Running,
+		types.JobRunStateQueued:     awsjob.Running,
+		types.JobRunStateCancelling: awsjob.Running,
+	}},
+}
 
 // Start calls StartJobRun with a Spark job driver (the API refuses a run
 // without one, which is what the reference sent): job.config.entryPoint,
@@ -51,22 +69,12 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	if req.RunID == "" {
 		return trigger.Started{}, errors.New("emr-serverless: the request has no run id to derive a client token from")
 	}
-	j := r.AWS.Job(jobType, req)
-	var app, name, role, entry string
-	for _, f := range []struct {
-		dst  *string
-		name string
-	}{{&app, "applicationId"}, {&name, "jobName"}, {&role, "executionRoleArn"}, {&entry, "entryPoint"}} {
-		v, err := j.Required(f.name)
-		if err != nil {
-			return trigger.Started{}, err
-		}
-		*f.dst = v
-	}
-	args, err := j.Map("arguments")
+	j := kind.Job(r.AWS, req)
+	fields, args, err := j.StartFields("applicationId", "jobName", "executionRoleArn", "entryPoint")
 	if err != nil {
 		return trigger.Started{}, err
 	}
+	app, name, role, entry := fields[0], fields[1], fields[2], fields[3]
 	spark := types.SparkSubmit{EntryPoint: aws.String(entry), EntryPointArguments: awsjob.KeyValues(args)}
 	if req.Config.Has("sparkSubmitParameters") {
 		p, err := j.Field("sparkSubmitParameters")
@@ -75,27 +83,17 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		}
 		spark.SparkSubmitParameters = aws.String(p)
 	}
-	client, cfg, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.StartJobRun(ctx, &awsemrs.StartJobRunInput{
-		ApplicationId:    aws.String(app),
-		ClientToken:      aws.String(awsjob.Name(req.RunID, maxClientToken)),
-		ExecutionRoleArn: aws.String(role),
-		Name:             aws.String(name),
-		JobDriver:        &types.JobDriverMemberSparkSubmit{Value: spark},
-	})
-	if err != nil {
-		return j.StartFailed("StartJobRun", err)
-	}
-	id := aws.ToString(out.JobRunId)
-	if id == "" {
-		return trigger.Started{}, errors.New("emr-serverless StartJobRun: the answer has no jobRunId")
-	}
-	return trigger.Started{JobRunID: id, Meta: awsjob.Meta(cfg, MetaApplicationID, app, MetaJobRunID, id)}, nil
+	return awsjob.Start(ctx, j, kind, app, "StartJobRun",
+		func(ctx context.Context, c *awsemrs.Client) (*awsemrs.StartJobRunOutput, error) {
+			return c.StartJobRun(ctx, &awsemrs.StartJobRunInput{
+				ApplicationId:    aws.String(app),
+				ClientToken:      aws.String(awsjob.Name(req.RunID, maxClientToken)),
+				ExecutionRoleArn: aws.String(role),
+				Name:             aws.String(name),
+				JobDriver:        &types.JobDriverMemberSparkSubmit{Value: spark},
+			})
+		},
+		func(out *awsemrs.StartJobRunOutput) string { return aws.ToString(out.JobRunId) })
 }
 
 // Poll reads the run's state with GetJobRun:
@@ -107,40 +105,14 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 //
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
-	j := r.AWS.Job(jobType, req)
-	app, id, err := j.PollTarget(MetaApplicationID, "applicationId", MetaJobRunID, "job run id")
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	client, _, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.GetJobRun(ctx, &awsemrs.GetJobRunInput{ApplicationId: aws.String(app), JobRunId: aws.String(id)})
-	if err != nil {
-		return trigger.Result{}, j.Fail("GetJobRun", err)
-	}
-	if out.JobRun == nil {
-		return trigger.Result{}, errors.New("emr-serverless GetJobRun: the answer has no jobRun")
-	}
-	return stateTable.Result(j, "GetJobRun", out.JobRun.State, aws.ToString(out.JobRun.StateDetails))
-}
-
-// stateTable is Poll's table.
-var stateTable = awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "EMR Serverless job run", Meanings: map[types.JobRunState]awsjob.Meaning{
-	types.JobRunStateSuccess:    awsjob.Succeeded,
-	types.JobRunStateFailed:     awsjob.FailedAs(run.Transient),
-	types.JobRunStateCancelled:  awsjob.FailedAs(run.Permanent),
-	types.JobRunStateSubmitted:  awsjob.Running,
-	types.JobRunStatePending:    awsjob.Running,
-	types.JobRunStateScheduled:  awsjob.Running,
-	types.JobRunStateRunning:    awsjob.Running,
-	types.JobRunStateQueued:     awsjob.Running,
-	types.JobRunStateCancelling: awsjob.Running,
-}}
-
-func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsemrs.Client, aws.Config, error) {
-	return awsjob.NewClient(ctx, j, "", awsemrs.NewFromConfig, func(o *awsemrs.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
+	return awsjob.Poll(ctx, kind.Job(r.AWS, req), kind, "GetJobRun",
+		func(ctx context.Context, c *awsemrs.Client, app, id string) (*awsemrs.GetJobRunOutput, error) {
+			return c.GetJobRun(ctx, &awsemrs.GetJobRunInput{ApplicationId: aws.String(app), JobRunId: aws.String(id)})
+		},
+		func(out *awsemrs.GetJobRunOutput) (types.JobRunState, string, bool) {
+			if out.JobRun == nil {
+				return "", "", false
+			}
+			return out.JobRun.State, aws.ToString(out.JobRun.StateDetails), true
+		})
 }

@@ -6,7 +6,6 @@ package glue
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,21 +42,37 @@ func New(lookup func(string) (string, bool)) Runner {
 	return Runner{AWS: awsjob.NewSession(lookup)}
 }
 
-const jobType = "glue"
+// kind is the job type's calls, its run's keys and its states (Poll's table).
+var kind = awsjob.Kind[*awsglue.Client, awsglue.Options, types.JobRunState]{
+	Type:    "glue",
+	Service: awsjob.NewService(awsglue.NewFromConfig, func(o *awsglue.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint }),
+	Target:  awsjob.Target{ParentMeta: MetaJobName, ParentField: "jobName", IDMeta: MetaRunID, What: "job run id"},
+	RunID:   "JobRunId",
+	Status:  "JobRun",
+	States: awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "Glue job run", Meanings: map[types.JobRunState]awsjob.Meaning{
+		types.JobRunStateSucceeded: awsjob.Succeeded,
+		types.JobRunStateTimeout:   awsjob.FailedAs(run.Timeout),
+		types.JobRunStateFailed:    awsjob.FailedAs(run.Transient),
+		types.JobRunStateError:     awsjob.FailedAs(run.Transient),
+		types.JobRunStateExpired:   awsjob.FailedAs(run.Transient),
+		types.JobRunStateStopped:   awsjob.FailedAs(run.Permanent),
+		types.JobRunStateStarting:  awsjob.Running,
+		types.JobRunStateRunning:   awsjob.Running,
+		types.JobRunStateStopping:  awsjob.Running,
+		types.JobRunStateWaiting:   awsjob.Running,
+	}},
+}
 
 // Start calls StartJobRun with the job's arguments plus --par_day and, for
 // hourly periods, --par_hour. Glue has no idempotency token: a call whose
 // answer was lost and that the engine retries may start a second run.
 func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started, error) {
-	j := r.AWS.Job(jobType, req)
-	name, err := j.Required("jobName")
+	j := kind.Job(r.AWS, req)
+	fields, args, err := j.StartFields("jobName")
 	if err != nil {
 		return trigger.Started{}, err
 	}
-	args, err := j.Map("arguments")
-	if err != nil {
-		return trigger.Started{}, err
-	}
+	name := fields[0]
 	if args == nil {
 		args = map[string]string{}
 	}
@@ -67,21 +82,11 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	if _, set := args[ArgHour]; !set && req.Vars.Hour != "" {
 		args[ArgHour] = req.Vars.Hour
 	}
-	client, cfg, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Started{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.StartJobRun(ctx, &awsglue.StartJobRunInput{JobName: aws.String(name), Arguments: args})
-	if err != nil {
-		return j.StartFailed("StartJobRun", err)
-	}
-	id := aws.ToString(out.JobRunId)
-	if id == "" {
-		return trigger.Started{}, errors.New("glue StartJobRun: the answer has no JobRunId")
-	}
-	return trigger.Started{JobRunID: id, Meta: awsjob.Meta(cfg, MetaJobName, name, MetaRunID, id)}, nil
+	return awsjob.Start(ctx, j, kind, name, "StartJobRun",
+		func(ctx context.Context, c *awsglue.Client) (*awsglue.StartJobRunOutput, error) {
+			return c.StartJobRun(ctx, &awsglue.StartJobRunInput{JobName: aws.String(name), Arguments: args})
+		},
+		func(out *awsglue.StartJobRunOutput) string { return aws.ToString(out.JobRunId) })
 }
 
 // Poll reads the run's state with GetJobRun:
@@ -94,41 +99,14 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 //
 // Any other state is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
-	j := r.AWS.Job(jobType, req)
-	name, id, err := j.PollTarget(MetaJobName, "jobName", MetaRunID, "job run id")
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	client, _, err := r.client(ctx, j)
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.GetJobRun(ctx, &awsglue.GetJobRunInput{JobName: aws.String(name), RunId: aws.String(id)})
-	if err != nil {
-		return trigger.Result{}, j.Fail("GetJobRun", err)
-	}
-	if out.JobRun == nil {
-		return trigger.Result{}, errors.New("glue GetJobRun: the answer has no JobRun")
-	}
-	return stateTable.Result(j, "GetJobRun", out.JobRun.JobRunState, aws.ToString(out.JobRun.ErrorMessage))
-}
-
-// stateTable is Poll's table.
-var stateTable = awsjob.States[types.JobRunState]{Noun: "job run state", Prefix: "Glue job run", Meanings: map[types.JobRunState]awsjob.Meaning{
-	types.JobRunStateSucceeded: awsjob.Succeeded,
-	types.JobRunStateTimeout:   awsjob.FailedAs(run.Timeout),
-	types.JobRunStateFailed:    awsjob.FailedAs(run.Transient),
-	types.JobRunStateError:     awsjob.FailedAs(run.Transient),
-	types.JobRunStateExpired:   awsjob.FailedAs(run.Transient),
-	types.JobRunStateStopped:   awsjob.FailedAs(run.Permanent),
-	types.JobRunStateStarting:  awsjob.Running,
-	types.JobRunStateRunning:   awsjob.Running,
-	types.JobRunStateStopping:  awsjob.Running,
-	types.JobRunStateWaiting:   awsjob.Running,
-}}
-
-func (r Runner) client(ctx context.Context, j *awsjob.Job) (*awsglue.Client, aws.Config, error) {
-	return awsjob.NewClient(ctx, j, "", awsglue.NewFromConfig, func(o *awsglue.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
+	return awsjob.Poll(ctx, kind.Job(r.AWS, req), kind, "GetJobRun",
+		func(ctx context.Context, c *awsglue.Client, name, id string) (*awsglue.GetJobRunOutput, error) {
+			return c.GetJobRun(ctx, &awsglue.GetJobRunInput{JobName: aws.String(name), RunId: aws.String(id)})
+		},
+		func(out *awsglue.GetJobRunOutput) (types.JobRunState, string, bool) {
+			if out.JobRun == nil {
+				return "", "", false
+			}
+			return out.JobRun.JobRunState, aws.ToString(out.JobRun.ErrorMessage), true
+		})
 }

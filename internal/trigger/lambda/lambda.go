@@ -88,7 +88,7 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		// it may hold those values.
 		return j.Refused("lambda: job.config.payload is not valid JSON once its template variables are replaced"), nil
 	}
-	client, cfg, err := r.client(ctx, j, fn)
+	client, cfg, err := service.Client(ctx, j, awsjob.ARNRegion(fn))
 	if err != nil {
 		return trigger.Started{}, err
 	}
@@ -142,6 +142,5 @@ func (Runner) Poll(context.Context, trigger.Request) (trigger.Result, error) {
 	return trigger.Result{}, errors.New("lambda: invocations are synchronous and are not polled")
 }
 
-func (r Runner) client(ctx context.Context, j *awsjob.Job, fn string) (*awslambda.Client, aws.Config, error) {
-	return awsjob.NewClient(ctx, j, awsjob.ARNRegion(fn), awslambda.NewFromConfig, func(o *awslambda.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
-}
+// service is the Lambda client of a job (awsjob.Service).
+var service = awsjob.NewService(awslambda.NewFromConfig, func(o *awslambda.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })

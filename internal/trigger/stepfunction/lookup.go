@@ -34,7 +34,7 @@ func (r Runner) Find(ctx context.Context, req trigger.Request) (trigger.Started,
 	if req.RunID == "" {
 		return trigger.Started{}, false, errors.New("step-function: the request has no run id, so no execution name to look up")
 	}
-	j := r.AWS.Job(jobType, req)
+	j := kind.Job(r.AWS, req)
 	machine, err := j.Required("stateMachineArn")
 	if err != nil {
 		return trigger.Started{}, false, err
@@ -43,7 +43,7 @@ func (r Runner) Find(ctx context.Context, req trigger.Request) (trigger.Started,
 	if !ok {
 		return trigger.Started{}, false, fmt.Errorf("step-function: job.config.stateMachineArn %q is not a state machine ARN, so no execution to look up", j.Line(machine, 200))
 	}
-	client, cfg, err := r.client(ctx, j, machine)
+	client, cfg, err := kind.Service.Client(ctx, j, awsjob.ARNRegion(machine))
 	if err != nil {
 		return trigger.Started{}, false, err
 	}

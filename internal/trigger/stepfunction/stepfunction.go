@@ -52,7 +52,23 @@ func New(lookup func(string) (string, bool)) Runner {
 	return Runner{AWS: awsjob.NewSession(lookup)}
 }
 
-const jobType = "step-function"
+// kind is the job type's calls, its execution's key and its statuses
+// (Poll's table). An execution has no parent to name: its ARN is all, and
+// its region the default one.
+var kind = awsjob.Kind[*sfn.Client, sfn.Options, types.ExecutionStatus]{
+	Type:    "step-function",
+	Service: awsjob.NewService(sfn.NewFromConfig, func(o *sfn.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint }),
+	Target:  awsjob.Target{IDMeta: MetaExecutionARN, What: "execution ARN"},
+	States: awsjob.States[types.ExecutionStatus]{Noun: "execution status", Prefix: "Step Functions execution", Meanings: map[types.ExecutionStatus]awsjob.Meaning{
+		types.ExecutionStatusSucceeded:      awsjob.Succeeded,
+		types.ExecutionStatusTimedOut:       awsjob.FailedAs(run.Timeout),
+		types.ExecutionStatusFailed:         awsjob.FailedAs(run.Transient),
+		types.ExecutionStatusAborted:        awsjob.FailedAs(run.Permanent),
+		types.ExecutionStatusRunning:        awsjob.Running,
+		types.ExecutionStatusPendingRedrive: awsjob.Running,
+	}},
+	ARNs: true,
+}
 
 // ExecutionName is the execution name of Interlock's run id: the id
 // itself when it fits Step Functions' rules, else a sanitised, hashed
@@ -66,15 +82,12 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 	if req.RunID == "" {
 		return trigger.Started{}, errors.New("step-function: the request has no run id to name the execution after")
 	}
-	j := r.AWS.Job(jobType, req)
-	machine, err := j.Required("stateMachineArn")
+	j := kind.Job(r.AWS, req)
+	fields, args, err := j.StartFields("stateMachineArn")
 	if err != nil {
 		return trigger.Started{}, err
 	}
-	args, err := j.Map("arguments")
-	if err != nil {
-		return trigger.Started{}, err
-	}
+	machine := fields[0]
 	if args == nil {
 		args = map[string]string{}
 	}
@@ -83,7 +96,7 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		return trigger.Started{}, fmt.Errorf("step-function: input: %w", err)
 	}
 	name := ExecutionName(req.RunID)
-	client, cfg, err := r.client(ctx, j, machine)
+	client, cfg, err := kind.Service.Client(ctx, j, awsjob.ARNRegion(machine))
 	if err != nil {
 		return trigger.Started{}, err
 	}
@@ -137,36 +150,14 @@ func (r Runner) adopt(ctx context.Context, j *awsjob.Job, client *sfn.Client, cf
 //
 // Any other status is an error: the adapter does not know it yet.
 func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, error) {
-	j := r.AWS.Job(jobType, req)
-	arn := req.Meta[MetaExecutionARN]
-	if arn == "" {
-		arn = req.JobRunID
-	}
-	if arn == "" {
-		return trigger.Result{}, errors.New("step-function: no execution ARN to poll")
-	}
-	client, _, err := r.client(ctx, j, arn)
-	if err != nil {
-		return trigger.Result{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, j.Timeout())
-	defer cancel()
-	out, err := client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
-	if err != nil {
-		return trigger.Result{}, j.Fail("DescribeExecution", err)
-	}
-	return stateTable.Result(j, "DescribeExecution", out.Status, failure(out))
+	return awsjob.Poll(ctx, kind.Job(r.AWS, req), kind, "DescribeExecution",
+		func(ctx context.Context, c *sfn.Client, _, arn string) (*sfn.DescribeExecutionOutput, error) {
+			return c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		},
+		func(out *sfn.DescribeExecutionOutput) (types.ExecutionStatus, string, bool) {
+			return out.Status, failure(out), true
+		})
 }
-
-// stateTable is Poll's table.
-var stateTable = awsjob.States[types.ExecutionStatus]{Noun: "execution status", Prefix: "Step Functions execution", Meanings: map[types.ExecutionStatus]awsjob.Meaning{
-	types.ExecutionStatusSucceeded:      awsjob.Succeeded,
-	types.ExecutionStatusTimedOut:       awsjob.FailedAs(run.Timeout),
-	types.ExecutionStatusFailed:         awsjob.FailedAs(run.Transient),
-	types.ExecutionStatusAborted:        awsjob.FailedAs(run.Permanent),
-	types.ExecutionStatusRunning:        awsjob.Running,
-	types.ExecutionStatusPendingRedrive: awsjob.Running,
-}}
 
 // failure is what Step Functions says about an execution that ended
 // badly: its error and cause.
@@ -203,8 +194,4 @@ func unqualified(machine string) string {
 func sameJSON(a string, b []byte) bool {
 	var x, y bytes.Buffer
 	return json.Compact(&x, []byte(a)) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
-}
-
-func (r Runner) client(ctx context.Context, j *awsjob.Job, arn string) (*sfn.Client, aws.Config, error) {
-	return awsjob.NewClient(ctx, j, awsjob.ARNRegion(arn), sfn.NewFromConfig, func(o *sfn.Options) (*aws.Retryer, **string) { return &o.Retryer, &o.BaseEndpoint })
 }

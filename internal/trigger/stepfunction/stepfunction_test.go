@@ -207,6 +207,27 @@ func TestStartSendsInputAndName(t *testing.T) {
 	}
 }
 
+// TestPollAsksTheExecutionsRegion: a poll whose run recorded no region
+// (and whose config names none) asks the region of the execution's ARN,
+// not the SDK's default one.
+func TestPollAsksTheExecutionsRegion(t *testing.T) {
+	t.Setenv("AWS_REGION", "ap-south-1")
+	f := newFake(t)
+	req := awstest.Request(t, "step-function", config(f), "")
+	st, err := runner().Start(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.JobRunID, req.Meta = st.JobRunID, nil
+	if _, err := runner().Poll(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.Calls()
+	if c := calls[len(calls)-1]; c.Region != machineRegn {
+		t.Errorf("DescribeExecution signed for region %s, want the execution's, %s", c.Region, machineRegn)
+	}
+}
+
 func TestNoArgumentsIsAnEmptyObject(t *testing.T) {
 	f := newFake(t)
 	req := awstest.Request(t, "step-function", `{stateMachineArn: "`+machine+`", region: eu-west-1, endpoint: "`+f.URL+`"}`, "")
