@@ -213,3 +213,34 @@ func TestPassDerivesItsIndexOnce(t *testing.T) {
 		t.Fatalf("the caller's snapshot holds an index (%v), or two passes shared one", s.idx)
 	}
 }
+
+// A pass's checks only read the snapshot: they run at once (each waits
+// here for the other to start), and their findings still come out in
+// check order, whichever finishes first.
+func TestPassRunsChecksAtOnce(t *testing.T) {
+	s := snap(at(t, "2026-03-10T12:00:00Z"))
+	started := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	secondDone := make(chan struct{})
+	meet := func(i int) Check {
+		name := []string{"first", "second"}[i]
+		return Check{Name: name, Run: func(*Snapshot) ([]Finding, error) {
+			close(started[i])
+			select {
+			case <-started[1-i]:
+			case <-time.After(time.Minute):
+				return nil, errors.New("the other check did not start: checks ran one by one")
+			}
+			if i == 0 {
+				<-secondDone // the first check finishes last
+			} else {
+				defer close(secondDone)
+			}
+			return []Finding{{Key: key(name, "stream", "2026-03-10"), Event: "RUN_STUCK"}}, nil
+		}}
+	}
+	res := runChecks(s, []Check{meet(0), meet(1)})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	expect(t, res.Findings, "RUN_STUCK first/stream/2026-03-10", "RUN_STUCK second/stream/2026-03-10")
+}
