@@ -43,25 +43,34 @@ func (c Cron) Next(after time.Time, loc *time.Location) time.Time {
 		start = start.Add(-overlapLookback)
 	}
 	var best time.Time
+	var zone zoneSpan
 	better := func(t time.Time) {
 		if t.After(after) && (best.IsZero() || t.Before(best)) {
 			best = t
 		}
 	}
 	day := time.Date(start.Year(), start.Month(), start.Day(), 12, 0, 0, 0, time.UTC)
-	for range maxScanDays {
+	// On start's own date the scan begins at start's reading (which has
+	// no seconds): every reading scanned is at or after it.
+	startHour, startMinute := start.Hour(), start.Minute()
+	for i := range maxScanDays {
 		d := Date{Year: day.Year(), Month: day.Month(), Day: day.Day()}
 		day = day.AddDate(0, 0, 1)
 		if !c.dayMatches(d) {
 			continue
 		}
-		for h := range setBits(c.hour) {
-			for m := range setBits(c.minute) {
+		hours := c.hour
+		if i == 0 {
+			hours &^= uint64(1)<<uint(startHour) - 1
+		}
+		for h := range setBits(hours) {
+			minutes := c.minute
+			if i == 0 && h == startHour {
+				minutes &^= uint64(1)<<uint(startMinute) - 1
+			}
+			for m := range setBits(minutes) {
 				w := naiveWall(d, h, m)
-				if w.Before(start) {
-					continue
-				}
-				first, second, repeated := resolveWall(w, loc)
+				first, second, repeated := zone.resolve(w, loc)
 				if repeated && secondPass {
 					better(second)
 				}
@@ -108,6 +117,7 @@ func (c Cron) Prev(atOrBefore time.Time, loc *time.Location) (time.Time, bool) {
 		end = end.Add(overlapLookback)
 	}
 	var best, stopBelow time.Time
+	var zone zoneSpan
 	consider := func(x time.Time) {
 		if !x.After(t) && !x.Before(limit) && x.After(best) {
 			best = x
@@ -129,7 +139,7 @@ func (c Cron) Prev(atOrBefore time.Time, loc *time.Location) (time.Time, bool) {
 				if !stopBelow.IsZero() && w.Before(stopBelow) {
 					return best, !best.IsZero()
 				}
-				first, second, repeated := resolveWall(w, loc)
+				first, second, repeated := zone.resolve(w, loc)
 				if repeated && c.everyHour() {
 					consider(second)
 				}

@@ -325,3 +325,37 @@ func BenchmarkCronNextPrev(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCronNext is Next alone, as the watchdog's missed-schedules
+// check calls it for every cron pipeline in a pass: daily, hourly and
+// every-15-minutes crons, late in the day (the readings before the
+// reference are many) and next to a fall-back change.
+func BenchmarkCronNext(b *testing.B) {
+	crons := []Cron{mustCron(b, "0 6 * * *"), mustCron(b, "5 * * * *"), mustCron(b, "*/15 * * * *")}
+	for _, bc := range []struct {
+		name string
+		now  time.Time
+	}{
+		{"late in the day", time.Date(2026, time.June, 10, 22, 50, 0, 0, newYork)},
+		{"inside the repeated hour", time.Date(2026, time.November, 1, 5, 30, 0, 0, time.UTC)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, c := range crons {
+					_ = c.Next(bc.now, newYork)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClockTimeOn is a period's start and a clock time on a date,
+// as the checks resolve them for every pipeline in a pass.
+func BenchmarkClockTimeOn(b *testing.B) {
+	d := Date{Year: 2026, Month: time.June, Day: 10}
+	for b.Loop() {
+		_ = ClockTime{Hour: 9}.On(d, newYork)
+		_ = Daily(d).Start(newYork)
+		_ = HourlyPeriod(d, 7).End(time.UTC)
+	}
+}

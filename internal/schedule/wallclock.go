@@ -15,7 +15,8 @@ func naiveWall(d Date, hour, minute int) time.Time {
 func wallOf(t time.Time, loc *time.Location) time.Time {
 	l := t.In(loc)
 	y, m, d := l.Date()
-	return time.Date(y, m, d, l.Hour(), l.Minute(), 0, 0, time.UTC)
+	h, mi, _ := l.Clock()
+	return time.Date(y, m, d, h, mi, 0, 0, time.UTC)
 }
 
 // probeSpan is how far either side of a wall time we look for the zone
@@ -33,7 +34,46 @@ const probeSpan = 30 * time.Hour
 // time.Date does not promise which instant it picks in either case, so the
 // candidates are checked explicitly.
 func resolveWall(w time.Time, loc *time.Location) (first, second time.Time, repeated bool) {
-	loc = orUTC(loc)
+	var z zoneSpan
+	return z.resolve(w, orUTC(loc))
+}
+
+// zoneSpan is one of a zone's spans of constant offset (from
+// time.Time.ZoneBounds), kept by a caller that resolves many readings in
+// one zone: a cron scan's readings are nearly all in the span of the one
+// before.
+type zoneSpan struct {
+	loc        *time.Location
+	off        int
+	start, end time.Time // zero: unbounded
+}
+
+func (z *zoneSpan) holds(t time.Time) bool {
+	return (z.start.IsZero() || !t.Before(z.start)) && (z.end.IsZero() || t.Before(z.end))
+}
+
+// resolve is resolveWall(w, loc). When one offset holds from probeSpan
+// before w to probeSpan after it, the three probes of the general case
+// would all find that offset, and w minus it (within ±14h of w, so in
+// the same span) reads w: that one instant is the answer, found without
+// a lookup when the span is the one kept.
+func (z *zoneSpan) resolve(w time.Time, loc *time.Location) (first, second time.Time, repeated bool) {
+	if z.loc != loc || !z.holds(w) {
+		l := w.In(loc)
+		_, z.off = l.Zone()
+		z.start, z.end = l.ZoneBounds()
+		z.loc = loc
+	}
+	if z.holds(w.Add(-probeSpan)) && z.holds(w.Add(probeSpan)) {
+		return w.Add(-time.Duration(z.off) * time.Second), time.Time{}, false
+	}
+	return resolveNearChange(w, loc)
+}
+
+// resolveNearChange is resolveWall next to a change of offset: it probes
+// the offsets either side of w and keeps those under which loc's clock
+// reads w.
+func resolveNearChange(w time.Time, loc *time.Location) (first, second time.Time, repeated bool) {
 	var offs [3]int
 	for i, probe := range [...]time.Time{w.Add(-probeSpan), w, w.Add(probeSpan)} {
 		_, offs[i] = probe.In(loc).Zone()
