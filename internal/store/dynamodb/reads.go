@@ -32,9 +32,7 @@ func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, err := decodeAll(slices.Concat(shards...), decodePipeline)
-	slices.SortFunc(ps, func(a, b store.Pipeline) int { return strings.Compare(a.ID, b.ID) })
-	return ps, err
+	return decodeSorted(slices.Concat(shards...), decodePipeline, func(a, b store.Pipeline) int { return strings.Compare(a.ID, b.ID) })
 }
 
 func (s *Store) CalendarGet(ctx context.Context, name string) (store.Calendar, error) {
@@ -47,9 +45,7 @@ func (s *Store) CalendarList(ctx context.Context) ([]store.Calendar, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := decodeAll(items, decodeCalendar)
-	slices.SortFunc(cs, func(a, b store.Calendar) int { return strings.Compare(a.Name, b.Name) })
-	return cs, err
+	return decodeSorted(items, decodeCalendar, func(a, b store.Calendar) int { return strings.Compare(a.Name, b.Name) })
 }
 
 func (s *Store) SensorGet(ctx context.Context, pipelineID, key string) (store.Sensor, error) {
@@ -86,11 +82,9 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 }
 
 func sortedSensors(items []item) ([]store.Sensor, error) {
-	xs, err := decodeAll(items, decodeSensor)
-	slices.SortFunc(xs, func(a, b store.Sensor) int {
+	return decodeSorted(items, decodeSensor, func(a, b store.Sensor) int {
 		return cmp.Or(strings.Compare(a.PipelineID, b.PipelineID), strings.Compare(a.Key, b.Key))
 	})
-	return xs, err
 }
 
 func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
@@ -120,11 +114,18 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 	if err != nil {
 		return nil, err
 	}
-	xs, err := decodeAll(items, decodeSensor)
-	slices.SortFunc(xs, func(a, b store.Sensor) int {
+	xs, err := decodeSorted(items, decodeSensor, func(a, b store.Sensor) int {
 		return cmp.Or(a.ChangedAt.Compare(b.ChangedAt), strings.Compare(a.PipelineID, b.PipelineID), strings.Compare(a.Key, b.Key))
 	})
 	return limited(xs, p.Limit), err
+}
+
+// decodeSorted decodes items (decodeAll) into the order a list read
+// answers in: order compares two records as the port orders them.
+func decodeSorted[T any](items []item, dec func(item) (T, error), order func(a, b T) int) ([]T, error) {
+	xs, err := decodeAll(items, dec)
+	slices.SortFunc(xs, order)
+	return xs, err
 }
 
 func limited[T any](xs []T, limit int) []T {
@@ -177,8 +178,7 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if err != nil {
 		return nil, err
 	}
-	rs, err := decodeAll(items, decodeRun)
-	slices.SortFunc(rs, func(a, b run.Run) int {
+	rs, err := decodeSorted(items, decodeRun, func(a, b run.Run) int {
 		return cmp.Or(strings.Compare(b.Period, a.Period), strings.Compare(a.PipelineID, b.PipelineID), strings.Compare(a.ScheduleID, b.ScheduleID))
 	})
 	return limited(rs, p.Limit), err
@@ -246,9 +246,7 @@ func (s *Store) LedgerList(ctx context.Context, k run.Key) ([]store.LedgerEntry,
 	if err != nil {
 		return nil, err
 	}
-	ls, err := decodeAll(items, decodeLedger)
-	slices.SortFunc(ls, func(a, b store.LedgerEntry) int { return cmp.Compare(a.Seq, b.Seq) })
-	return ls, err
+	return decodeSorted(items, decodeLedger, func(a, b store.LedgerEntry) int { return cmp.Compare(a.Seq, b.Seq) })
 }
 
 func (s *Store) BaselineGet(ctx context.Context, k run.Key) (store.Baseline, error) {
@@ -265,9 +263,7 @@ func (s *Store) MarkerListOf(ctx context.Context, k run.Key) ([]store.Marker, er
 	if err != nil {
 		return nil, err
 	}
-	ms, err := decodeAll(items, decodeMarker)
-	slices.SortFunc(ms, func(a, b store.Marker) int { return strings.Compare(a.Kind, b.Kind) })
-	return ms, err
+	return decodeSorted(items, decodeMarker, func(a, b store.Marker) int { return strings.Compare(a.Kind, b.Kind) })
 }
 
 func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]store.Marker, error) {
@@ -296,12 +292,10 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if err != nil {
 		return nil, err
 	}
-	ms, err := decodeAll(items, decodeMarker)
-	slices.SortFunc(ms, func(a, b store.Marker) int {
+	return decodeSorted(items, decodeMarker, func(a, b store.Marker) int {
 		return cmp.Or(strings.Compare(a.Key.PipelineID, b.Key.PipelineID), strings.Compare(a.Key.ScheduleID, b.Key.ScheduleID),
 			strings.Compare(a.Key.Period, b.Key.Period), strings.Compare(a.Kind, b.Kind))
 	})
-	return ms, err
 }
 
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
@@ -315,8 +309,7 @@ func (s *Store) timerShards(ctx context.Context, shard func(n int) queryRange, l
 	if err != nil {
 		return nil, err
 	}
-	ts, err := decodeAll(slices.Concat(shards...), decodeTimer)
-	slices.SortFunc(ts, func(a, b store.Timer) int { return cmp.Or(a.DueAt.Compare(b.DueAt), strings.Compare(a.Key, b.Key)) })
+	ts, err := decodeSorted(slices.Concat(shards...), decodeTimer, func(a, b store.Timer) int { return cmp.Or(a.DueAt.Compare(b.DueAt), strings.Compare(a.Key, b.Key)) })
 	return limited(ts, limit), err
 }
 
@@ -361,9 +354,7 @@ func (s *Store) DeliveryCursorList(ctx context.Context) ([]store.DeliveryCursor,
 	if err != nil {
 		return nil, err
 	}
-	cs, err := decodeAll(items, decodeDeliveryCursor)
-	slices.SortFunc(cs, func(a, b store.DeliveryCursor) int { return strings.Compare(a.Sink, b.Sink) })
-	return cs, err
+	return decodeSorted(items, decodeDeliveryCursor, func(a, b store.DeliveryCursor) int { return strings.Compare(a.Sink, b.Sink) })
 }
 
 func (s *Store) DeadLetterList(ctx context.Context, sink string) ([]store.DeadLetter, error) {
@@ -372,11 +363,9 @@ func (s *Store) DeadLetterList(ctx context.Context, sink string) ([]store.DeadLe
 	if err != nil {
 		return nil, err
 	}
-	ds, err := decodeAll(items, decodeDeadLetter)
-	slices.SortFunc(ds, func(a, b store.DeadLetter) int {
+	return decodeSorted(items, decodeDeadLetter, func(a, b store.DeadLetter) int {
 		return cmp.Or(a.At.Compare(b.At), a.EventTime.Compare(b.EventTime), strings.Compare(a.EventID, b.EventID))
 	})
-	return ds, err
 }
 
 func (s *Store) AlertThreadGet(ctx context.Context, sink string, k run.Key) (store.AlertThread, error) {
