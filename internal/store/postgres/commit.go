@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -396,13 +397,8 @@ func eventOps(e *encoder, evs []event.Event) []op {
 		sh := store.EventShard(ev.PipelineID)
 		byShard[sh] = append(byShard[sh], ev)
 	}
-	shards := make([]int, 0, len(byShard))
-	for sh := range byShard {
-		shards = append(shards, sh)
-	}
-	slices.Sort(shards)
-	ops := make([]op, 0, len(shards))
-	for _, sh := range shards {
+	ops := make([]op, 0, len(byShard))
+	for _, sh := range slices.Sorted(maps.Keys(byShard)) {
 		list := byShard[sh]
 		n := len(list)
 		ids, types, pids, sids, dates, msgs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
