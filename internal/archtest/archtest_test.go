@@ -34,28 +34,51 @@ var layers = []layer{
 	// The ports: the store, the job trigger, alert delivery, leases.
 	{"ports", []string{"internal/store", "internal/trigger", "internal/alert", "internal/lease"},
 		[]string{"base", "core"}},
-	{"engine", []string{"internal/engine"}, []string{"base", "core", "ports"}},
+	// The pure decision: facts in, outcome out (decisionRules).
+	{"decide", []string{"internal/decide"}, []string{"base", "core", "ports"}},
+	{"engine", []string{"internal/engine"}, []string{"base", "core", "ports", "decide"}},
 	// The adapters implement a port; their test kits drive them. Neither
 	// knows the engine.
 	{"adapters", []string{"internal/store/sqlite", "internal/store/postgres", "internal/store/dynamodb",
 		"internal/store/storetest", "internal/store/sqlstore", "internal/trigger/...", "internal/alert/...", "internal/telemetry/..."}, []string{"base", "core", "ports"}},
 	// The kits that drive a real engine on a real store.
 	{"engine kits", []string{"internal/engine/enginetest", "internal/engine/enginebench"},
-		[]string{"base", "core", "ports", "engine", "adapters"}},
-	{"app", []string{"internal/app/..."}, []string{"base", "core", "ports", "engine", "adapters"}},
+		[]string{"base", "core", "ports", "decide", "engine", "adapters"}},
+	{"app", []string{"internal/app/..."}, []string{"base", "core", "ports", "decide", "engine", "adapters"}},
 	{"runtimes", []string{"internal/runtime/...", "internal/simulate"},
-		[]string{"base", "core", "ports", "engine", "adapters", "app"}},
+		[]string{"base", "core", "ports", "decide", "engine", "adapters", "app"}},
 	{"cli", []string{"internal/project", "internal/cli/..."},
-		[]string{"base", "core", "ports", "engine", "adapters", "app", "runtimes"}},
+		[]string{"base", "core", "ports", "decide", "engine", "adapters", "app", "runtimes"}},
 	{"cmd", []string{"", "cmd/...", "deploy/..."},
-		[]string{"base", "core", "ports", "engine", "adapters", "app", "runtimes", "cli"}},
+		[]string{"base", "core", "ports", "decide", "engine", "adapters", "app", "runtimes", "cli"}},
 	// Test support: imported by tests only (the check below).
 	{"test support", []string{"internal/testenv/...", "internal/e2e/...", "internal/runtime/awsrt/e2e", "internal/archtest"}, []string{"base", "test support"}},
 }
 
 // pureLayers may not link a database driver or the AWS SDK, even
 // indirectly (go list's Deps).
-var pureLayers = []string{"base", "core", "ports", "engine"}
+var pureLayers = []string{"base", "core", "ports", "decide", "engine"}
+
+// decisionPorts are the only ports the decide layer may import: the
+// store's record types. With no context imported (decisionRules) it can
+// call no port: a decision reads the facts it is given and returns its
+// outcome.
+var decisionPorts = []string{"internal/store"}
+
+// decisionRules are the decide layer's own: no context, and of the ports
+// only decisionPorts.
+func decisionRules(path string, p pkg) []string {
+	var out []string
+	for _, imp := range p.Imports {
+		switch to, ok := layerOf(rel(imp)); {
+		case imp == "context":
+			out = append(out, fmt.Sprintf("%s (decide) imports context: a decision calls no port", path))
+		case inModule(imp) && ok && to.name == "ports" && !slices.Contains(decisionPorts, rel(imp)):
+			out = append(out, fmt.Sprintf("%s (decide) imports the port %s: a decision reads its facts, it calls no port", path, rel(imp)))
+		}
+	}
+	return out
+}
 
 var drivers = []string{"github.com/jackc/pgx", "modernc.org/sqlite", "github.com/aws/aws-sdk-go-v2"}
 
@@ -165,6 +188,9 @@ func violations(pkgs map[string]pkg) []string {
 			out = append(out, fmt.Sprintf("%s has no layer: give it one in internal/archtest", path))
 			continue
 		}
+		if from.name == "decide" {
+			out = append(out, decisionRules(path, p)...)
+		}
 		for _, imp := range p.Imports {
 			if !inModule(imp) {
 				continue
@@ -227,7 +253,8 @@ func TestLayeringCatches(t *testing.T) {
 	good := map[string]pkg{
 		"internal/run":          {Imports: []string{m("internal/sensor"), "time"}},
 		"internal/sensor":       {},
-		"internal/engine":       {Imports: []string{m("internal/run"), m("internal/store")}},
+		"internal/engine":       {Imports: []string{m("internal/run"), m("internal/store"), m("internal/decide"), "context"}},
+		"internal/decide":       {Imports: []string{m("internal/run"), m("internal/store"), "time"}},
 		"internal/store":        {Imports: []string{m("internal/run")}},
 		"internal/store/sqlite": {Imports: []string{m("internal/store")}, Deps: []string{"modernc.org/sqlite"}},
 		"internal/app":          {Imports: []string{m("internal/store/sqlite"), m("internal/engine")}},
@@ -241,16 +268,19 @@ func TestLayeringCatches(t *testing.T) {
 		p    pkg
 		want string
 	}{
-		"core imports the engine":     {"internal/run", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
-		"a kit imports the engine":    {"internal/trigger/triggertest", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
-		"the core links a driver":     {"internal/pipeline", pkg{Deps: []string{"github.com/jackc/pgx/v5/pgxpool"}}, "links github.com/jackc/pgx"},
-		"the engine links the SDK":    {"internal/engine", pkg{Deps: []string{"github.com/aws/aws-sdk-go-v2/aws"}}, "no driver"},
-		"the CLI builds a store":      {"internal/cli", pkg{Imports: []string{m("internal/store/sqlite")}}, "only internal/app builds adapters"},
-		"a runtime builds a sink":     {"internal/runtime/local", pkg{Imports: []string{m("internal/alert/slack")}}, "only internal/app builds adapters"},
-		"a new sink built by the CLI": {"internal/cli", pkg{Imports: []string{m("internal/alert/pager")}}, "only internal/app builds adapters"},
-		"a package without a layer":   {"internal/misc", pkg{}, "has no layer"},
-		"code imports test support":   {"internal/app", pkg{Imports: []string{m("internal/testenv/ddblocal")}}, "tests only"},
-		"a store imports the engine":  {"internal/store/postgres", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
+		"core imports the engine":         {"internal/run", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
+		"a kit imports the engine":        {"internal/trigger/triggertest", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
+		"the core links a driver":         {"internal/pipeline", pkg{Deps: []string{"github.com/jackc/pgx/v5/pgxpool"}}, "links github.com/jackc/pgx"},
+		"the engine links the SDK":        {"internal/engine", pkg{Deps: []string{"github.com/aws/aws-sdk-go-v2/aws"}}, "no driver"},
+		"the CLI builds a store":          {"internal/cli", pkg{Imports: []string{m("internal/store/sqlite")}}, "only internal/app builds adapters"},
+		"a runtime builds a sink":         {"internal/runtime/local", pkg{Imports: []string{m("internal/alert/slack")}}, "only internal/app builds adapters"},
+		"a new sink built by the CLI":     {"internal/cli", pkg{Imports: []string{m("internal/alert/pager")}}, "only internal/app builds adapters"},
+		"a package without a layer":       {"internal/misc", pkg{}, "has no layer"},
+		"code imports test support":       {"internal/app", pkg{Imports: []string{m("internal/testenv/ddblocal")}}, "tests only"},
+		"a store imports the engine":      {"internal/store/postgres", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
+		"the decision imports context":    {"internal/decide", pkg{Imports: []string{m("internal/run"), "context"}}, "imports context"},
+		"the decision calls a job":        {"internal/decide", pkg{Imports: []string{m("internal/trigger")}}, "imports the port internal/trigger"},
+		"the decision imports the engine": {"internal/decide", pkg{Imports: []string{m("internal/engine")}}, "pointing up"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := map[string]pkg{}

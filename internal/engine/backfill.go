@@ -69,7 +69,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		if lp == nil {
 			return unknown(pipelineID)
 		}
-		p := lp.p
+		p := lp.P
 		stored, err := e.triggerSensors(ctx, p)
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 			return err
 		}
 		runs := backfill.RunsOf(periods, rs, p.ScheduleID())
-		plan = BackfillPlan{PipelineID: p.ID, Paused: lp.row.Paused, DryRun: p.DryRun,
+		plan = BackfillPlan{PipelineID: p.ID, Paused: lp.Row.Paused, DryRun: p.DryRun,
 			Periods: backfill.Plan(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
 		if dryRun {
 			return nil
@@ -107,9 +107,9 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: backfill.Running,
 			Periods: begun.Periods}
 		b := e.newBatch(lp, now)
-		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: bf})
-		b.putTimer(backfillTimer(p.ID, now), nil)
-		b.notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.RequestedNote(id, by, req, begun)})
+		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: bf})
+		b.PutTimer(backfillTimer(p.ID, now), nil)
+		b.Notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.RequestedNote(id, by, req, begun)})
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
@@ -173,9 +173,9 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 		next := bf
 		next.State, next.EndedAt = state, now
 		b := e.newBatch(lp, now)
-		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
-		b.deleteTimer(backfillTimerKey(pipelineID), nil)
-		b.notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, []run.Note{backfill.CancelledNote(bf.ID, by, backfill.CountPeriods(next.Periods))})
+		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
+		b.DeleteTimer(backfillTimerKey(pipelineID), nil)
+		b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.P.ScheduleID()}, []run.Note{backfill.CancelledNote(bf.ID, by, backfill.CountPeriods(next.Periods))})
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
@@ -230,11 +230,11 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 	if lp == nil {
 		return e.newBatch(nil, now), nil // its file was removed: the timer goes
 	}
-	bf, ok, err := e.runningBackfill(ctx, lp.p.ID)
+	bf, ok, err := e.runningBackfill(ctx, lp.P.ID)
 	if err != nil || !ok {
 		return e.newBatch(lp, now), err
 	}
-	p := lp.p
+	p := lp.P
 	b := e.newBatch(lp, now)
 	runs := map[string]*run.Run{}
 	for _, bp := range bf.Periods {
@@ -247,7 +247,7 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 		}
 		runs[bp.Period] = r
 	}
-	f := backfill.Fire(bf.Periods, runs, bf.MaxActive, lp.row.Paused, now)
+	f := backfill.Fire(bf.Periods, runs, bf.MaxActive, lp.Row.Paused, now)
 	next := bf
 	next.Periods = f.Periods
 	due := t.DueAt
@@ -256,16 +256,16 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 		if err := e.backfillPeriod(ctx, b, lp, &next, f.Index); err != nil {
 			return nil, err
 		}
-		b.putTimer(backfillTimer(p.ID, f.WakeAt), &due)
+		b.PutTimer(backfillTimer(p.ID, f.WakeAt), &due)
 	case backfill.StepWait:
-		b.putTimer(backfillTimer(p.ID, f.WakeAt), &due)
+		b.PutTimer(backfillTimer(p.ID, f.WakeAt), &due)
 	case backfill.StepComplete:
 		next.State, next.EndedAt = backfill.Completed, now
-		b.notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.CompletedNote(bf.ID, backfill.CountPeriods(next.Periods))})
-		b.deleteTimer(t.Key, &due)
+		b.Notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.CompletedNote(bf.ID, backfill.CountPeriods(next.Periods))})
+		b.DeleteTimer(t.Key, &due)
 	}
 	if f.Changed {
-		b.c.Backfills = append(b.c.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
+		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 	}
 	return b, nil
 }
@@ -277,7 +277,7 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 // backfill marker, whose time (the request's) spares it the SLA alerts
 // of deadlines already past then (sla.BackfillExempt).
 func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipeline, bf *store.Backfill, i int) error {
-	p := lp.p
+	p := lp.P
 	bp := &bf.Periods[i]
 	per, err := parsePeriod(bp.Period)
 	if err != nil {
@@ -297,7 +297,7 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 		return nil
 	}
 	if marked {
-		b.marker(store.Marker{Key: key, Kind: run.MarkerBackfill, At: bf.RequestedAt, Detail: run.Detail("backfill", bf.ID)}, false)
+		b.Marker(store.Marker{Key: key, Kind: run.MarkerBackfill, At: bf.RequestedAt, Detail: run.Detail("backfill", bf.ID)}, false)
 	}
 	if how == backfill.StartNew {
 		err = e.startPeriod(ctx, b, lp, key, per, run.CauseBackfill, nil)
@@ -307,41 +307,19 @@ func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipelin
 	if err != nil {
 		return err
 	}
-	st, reason := backfill.Started(p.DryRun, b.hasRun(key), why)
+	st, reason := backfill.Started(p.DryRun, b.HasRun(key), why)
 	if st == backfill.PeriodSkipped {
 		e.skipBackfillPeriod(b, key, bf.ID, bp, reason)
 		return nil
 	}
 	bp.State, bp.Reason = st, reason
-	b.notes(key, []run.Note{backfill.StartedNote(bf.ID, bp.Period, why, how == backfill.StartRerun)})
+	b.Notes(key, []run.Note{backfill.StartedNote(bf.ID, bp.Period, why, how == backfill.StartRerun)})
 	return nil
 }
 
 func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfill.Period, why string) {
 	bp.State, bp.Reason = backfill.PeriodSkipped, why
-	b.notes(key, []run.Note{backfill.SkippedNote(id, bp.Period, why)})
-}
-
-// wakeBackfill arms the pipeline's backfill timer now when a backfilled
-// run ends (prev: its stored version), so the backfill's next period
-// starts without waiting for its poll: at backfill.WakeAt of the timer
-// read, conditioned on it, so that a firing that judged the run still
-// active and this wake cannot both commit.
-func wakeBackfill(ctx context.Context, b *batch, prev *run.Run, r run.Run) error {
-	key := backfillTimerKey(r.PipelineID)
-	if !backfill.WakesOnEnd(prev, r) || b.touchesTimer(key) {
-		return nil
-	}
-	t, err := b.f.timer(ctx, key)
-	if err != nil {
-		return err
-	}
-	var read *time.Time
-	if t != nil {
-		read = &t.DueAt
-	}
-	b.putTimer(backfillTimer(r.PipelineID, backfill.WakeAt(read, b.now)), read)
-	return nil
+	b.Notes(key, []run.Note{backfill.SkippedNote(id, bp.Period, why)})
 }
 
 // wakeBackfillOnResume moves the pipeline's backfill timer to now in the
@@ -355,10 +333,10 @@ func (e *Engine) wakeBackfillOnResume(ctx context.Context, b *batch, pipelineID 
 		return nil
 	case err != nil:
 		return err
-	case !backfill.WakesOnResume(t.DueAt, b.now):
+	case !backfill.WakesOnResume(t.DueAt, b.Now):
 		return nil // due already: it fires on its own
 	}
 	due := t.DueAt
-	b.putTimer(backfillTimer(pipelineID, b.now), &due)
+	b.PutTimer(backfillTimer(pipelineID, b.Now), &due)
 	return nil
 }

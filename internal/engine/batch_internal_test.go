@@ -21,42 +21,42 @@ func TestBatchWritesEachTimerOnce(t *testing.T) {
 		wantExpect *time.Time
 	}{
 		{"put then put", func(b *batch) {
-			b.putTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
-			b.putTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, nil)
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, nil)
 		}, ptrTime(t0.Add(time.Hour)), &stored},
 		{"unconditional put then conditional put", func(b *batch) {
-			b.putTimer(store.Timer{Key: "k", DueAt: t0}, nil)
-			b.putTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, ptrTime(t0))
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, nil)
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, ptrTime(t0))
 		}, ptrTime(t0.Add(time.Hour)), nil},
 		{"put then delete", func(b *batch) {
-			b.putTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
-			b.deleteTimer("k", nil)
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
+			b.DeleteTimer("k", nil)
 		}, nil, &stored},
 		{"delete then put", func(b *batch) {
-			b.deleteTimer("k", &stored)
-			b.putTimer(store.Timer{Key: "k", DueAt: t0}, nil)
+			b.DeleteTimer("k", &stored)
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, nil)
 		}, ptrTime(t0), &stored},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := New(Options{}).newBatch(nil, t0)
-			b.putTimer(store.Timer{Key: "other", DueAt: t0}, nil)
+			b.PutTimer(store.Timer{Key: "other", DueAt: t0}, nil)
 			c.do(b)
-			if err := b.c.Check(); err != nil {
+			if err := b.C.Check(); err != nil {
 				t.Fatal(err)
 			}
 			var expect *time.Time
 			switch {
 			case c.wantPut != nil:
-				if len(b.c.Timers) != 2 || len(b.c.TimerDeletes) != 0 || !b.c.Timers[1].Timer.DueAt.Equal(*c.wantPut) {
-					t.Fatalf("writes %+v deletes %+v, want one write due %v", b.c.Timers, b.c.TimerDeletes, *c.wantPut)
+				if len(b.C.Timers) != 2 || len(b.C.TimerDeletes) != 0 || !b.C.Timers[1].Timer.DueAt.Equal(*c.wantPut) {
+					t.Fatalf("writes %+v deletes %+v, want one write due %v", b.C.Timers, b.C.TimerDeletes, *c.wantPut)
 				}
-				expect = b.c.Timers[1].ExpectDueAt
+				expect = b.C.Timers[1].ExpectDueAt
 			default:
-				if len(b.c.Timers) != 1 || len(b.c.TimerDeletes) != 1 {
-					t.Fatalf("writes %+v deletes %+v, want one delete", b.c.Timers, b.c.TimerDeletes)
+				if len(b.C.Timers) != 1 || len(b.C.TimerDeletes) != 1 {
+					t.Fatalf("writes %+v deletes %+v, want one delete", b.C.Timers, b.C.TimerDeletes)
 				}
-				expect = b.c.TimerDeletes[0].ExpectDueAt
+				expect = b.C.TimerDeletes[0].ExpectDueAt
 			}
 			if (expect == nil) != (c.wantExpect == nil) || (expect != nil && !expect.Equal(*c.wantExpect)) {
 				t.Fatalf("condition %v, want %v", expect, c.wantExpect)

@@ -58,7 +58,7 @@ func (e *Engine) checkCycle(ctx context.Context, p *pipeline.Pipeline) error {
 	}
 	ps := make([]*pipeline.Pipeline, len(running))
 	for i, lp := range running {
-		ps[i] = lp.p
+		ps[i] = lp.P
 	}
 	cycle := pipeline.CycleThrough(p, ps)
 	if cycle == nil {
@@ -89,7 +89,7 @@ func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte
 		return
 	}
 	b := e.newBatch(nil, e.clk.Now())
-	b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
+	b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
 	if err := b.commit(ctx); err != nil {
 		e.log.WarnContext(ctx, "cannot clear the CONFIG_INVALID marker", "file", file, "err", err)
 	}
@@ -116,8 +116,8 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 	b := e.newBatch(nil, now)
 	row, err := e.st.PipelineGet(ctx, id)
 	running := pipeline.RunningVersion(err == nil, row.RemovedAt, row.ConfigVersion)
-	b.notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
-	b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
+	b.Notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
+	b.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
 	if err := b.commit(ctx); err != nil {
 		e.log.ErrorContext(ctx, "cannot record CONFIG_INVALID", "file", file, "err", err)
 	}
@@ -157,8 +157,8 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 	return e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, _ needs.Configs) needs.Set {
-			row, exists := f.pipelines[p.ID]
-			if !slices.Contains(f.asked.Pipelines, p.ID) {
+			row, exists := f.Pipelines[p.ID]
+			if !slices.Contains(f.Asked.Pipelines, p.ID) {
 				return needs.Load(p, time.Time{}, false, now)
 			}
 			first := row.FirstLoadedAt // a restore keeps it
@@ -186,8 +186,8 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 			// that came due meanwhile were dropped; set them again.
 			next := row
 			next.RemovedAt, next.UpdatedAt = time.Time{}, now
-			b := e.newBatch(&loadedPipeline{p: p, row: next}, now).withFacts(f)
-			b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+			b := e.newBatch(&loadedPipeline{P: p, Row: next}, now).withFacts(f)
+			b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 			e.setTimers(ctx, b, p, now)
 			b.downstreamIndex(p, nil)
 			if err := e.rearmRuns(ctx, b, p.ID, now); err != nil {
@@ -207,8 +207,8 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
 		next.WatchChangedAt = watchdog.WatchChangedAt(exists, prevConfig, prev.WatchChangedAt, p, now)
 		// The timers see the new version (and its first-load time).
-		b := e.newBatch(&loadedPipeline{p: p, row: next}, now).withFacts(f)
-		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
+		b := e.newBatch(&loadedPipeline{P: p, Row: next}, now).withFacts(f)
+		b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
 		e.setTimers(ctx, b, p, now)
 		b.downstreamIndex(p, prevConfig)
 		if err := b.commit(ctx); err != nil {
@@ -234,21 +234,21 @@ func (e *Engine) previousConfig(ctx context.Context, row store.Pipeline, exists 
 	if old == nil || err != nil {
 		return nil, err
 	}
-	return old.p, nil
+	return old.P, nil
 }
 
 func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) {
 	cronAt, periodAt := run.ConfigTimers(p, now)
 	if cronAt.IsZero() {
-		b.deleteTimer(cronTimerKey(p.ID), nil)
+		b.DeleteTimer(cronTimerKey(p.ID), nil)
 	} else {
-		b.putTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: cronAt}, nil)
+		b.PutTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: cronAt}, nil)
 	}
 	if periodAt.IsZero() {
-		b.deleteTimer(periodTimerKey(p.ID), nil)
+		b.DeleteTimer(periodTimerKey(p.ID), nil)
 		return
 	}
-	b.putTimer(periodTimer(p.ID, periodAt), nil)
+	b.PutTimer(periodTimer(p.ID, periodAt), nil)
 	if err := e.armLoadSLA(ctx, b, p, now); err != nil {
 		e.log.WarnContext(ctx, "cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
 	}
@@ -272,8 +272,8 @@ func (e *Engine) rearmRuns(ctx context.Context, b *batch, pipelineID string, now
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		b.readStep(stepTimerKey(r.Key), nil)
-		b.putStepTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
+		b.ReadStep(stepTimerKey(r.Key), nil)
+		b.PutStepTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
 	}
 	return nil
 }

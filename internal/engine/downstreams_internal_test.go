@@ -41,7 +41,8 @@ func TestDownstreamIDsReadOnlyTheIndex(t *testing.T) {
 	if err := st.Commit(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.downstreamIDs(t.Context(), e.directFacts(), "orders")
+	b := e.newBatch(nil, now)
+	got, err := get(t.Context(), b.f, func() ([]string, error) { return b.DownstreamIDs("orders") })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -51,12 +52,12 @@ import (
 
 // Errors callers can test for.
 var (
-	ErrUnknownPipeline = errors.New("unknown pipeline")
-	ErrInvalidSensor   = errors.New("invalid sensor")
+	ErrUnknownPipeline = decide.ErrUnknownPipeline
+	ErrInvalidSensor   = decide.ErrInvalidSensor
 	ErrInvalidRequest  = errors.New("invalid request")
 	// ErrNoSensorItem: PutSensorFromInbox found no inbox item (removed
 	// since the write being decided).
-	ErrNoSensorItem = errors.New("no sensor item")
+	ErrNoSensorItem = decide.ErrNoSensorItem
 )
 
 // Options configure an engine.

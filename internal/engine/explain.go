@@ -120,7 +120,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	if lp == nil {
 		return Explanation{}, unknown(pipelineID)
 	}
-	p := lp.p
+	p := lp.P
 	now := e.clk.Now()
 	per := run.CurrentPeriod(p, now)
 	if period != "" {
@@ -131,7 +131,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	}
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
 	x := Explanation{PipelineID: p.ID, ScheduleID: key.ScheduleID, Period: key.Period, Now: now, Timezone: p.Schedule.Location.String(),
-		Paused: lp.row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per), ExcludedBy: run.ExclusionReason(p, per)}
+		Paused: lp.Row.Paused, DryRun: p.DryRun, Excluded: run.Excluded(p, per), ExcludedBy: run.ExclusionReason(p, per)}
 
 	sensors, err := e.sensorsFor(ctx, e.directFacts(), p.ID, per, p.Validation.Rules, nil)
 	if err != nil {
@@ -167,7 +167,7 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 	case !errors.Is(err, store.ErrNotFound):
 		return x, err
 	}
-	if err := e.explainDeadlines(ctx, &x, p, lp.row.FirstLoadedAt, key, per, now); err != nil {
+	if err := e.explainDeadlines(ctx, &x, p, lp.Row.FirstLoadedAt, key, per, now); err != nil {
 		return x, err
 	}
 	ledger, err := e.st.LedgerList(ctx, key)

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -36,33 +38,23 @@ import (
 // causes a commit looks up (read as found, not counted) are not in the
 // batch.
 
-// facts are the stored facts one attempt of an input's decision reads.
+// facts are the stored facts one attempt of an input's decision reads:
+// the pure view decisions read (decide.Facts) and the engine's reads
+// that fill it.
 type facts struct {
-	e          *Engine
-	asked      needs.Set
-	pipelines  map[string]store.Pipeline
-	sensorRecs map[needs.SensorRef]store.Sensor
-	inboxes    map[needs.SensorRef]inboxItem
-	runs       map[run.Key]run.Run
-	timers     map[string]store.Timer
-	markers    map[run.Key][]store.Marker
-	baselines  map[run.Key]store.Baseline
-	ledgers    map[run.Key][]store.LedgerEntry
-	// parsed are the configs of the pipelines read, by id (nil: not
-	// running), parsed once per attempt.
-	parsed map[string]*loadedPipeline
+	e *Engine
+	*decide.Facts
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
 }
 
-// directFacts are facts read as asked (see facts.direct).
-func (e *Engine) directFacts() *facts { return &facts{e: e, direct: true} }
-
-type inboxItem struct {
-	data sensor.Object
-	err  error // store.ErrNotFound: no item
+func newFacts(e *Engine, direct bool) *facts {
+	return &facts{e: e, Facts: &decide.Facts{}, direct: direct}
 }
+
+// directFacts are facts read as asked (see facts.direct).
+func (e *Engine) directFacts() *facts { return newFacts(e, true) }
 
 // FactsStats counts how the engine's inputs read their facts.
 type FactsStats struct {
@@ -115,38 +107,14 @@ func (e *Engine) cachedConfigs(id string) *pipeline.Pipeline {
 }
 
 // needsFunc names an input's needs (needs.SensorWrite, …) from the
-// facts read so far (f.readRuns) and the configs known (cfg).
+// facts read so far (f.ReadRuns) and the configs known (cfg).
 type needsFunc func(f *facts, cfg needs.Configs) needs.Set
 
 // stepNeeds is needs.Step for the run key's step.
 func (e *Engine) stepNeeds(step run.Step, key run.Key) needsFunc {
 	return func(f *facts, cfg needs.Configs) needs.Set {
-		return needs.Step(step, cfg(key.PipelineID), cfg, f.readRuns, key)
+		return needs.Step(step, cfg(key.PipelineID), cfg, f.ReadRuns, key)
 	}
-}
-
-// readRuns answers the runs read so far (needs.ReadRuns).
-func (f *facts) readRuns(k run.Key) (*run.Run, bool) {
-	if !slices.Contains(f.asked.Runs, k) {
-		return nil, false
-	}
-	if r, ok := f.runs[k]; ok {
-		return &r, true
-	}
-	return nil, true
-}
-
-// readMarkers answers the kinds of the markers read so far
-// (needs.ReadMarkers).
-func (f *facts) readMarkers(k run.Key) ([]string, bool) {
-	if !slices.Contains(f.asked.MarkersOf, k) {
-		return nil, false
-	}
-	var kinds []string
-	for _, m := range f.markers[k] {
-		kinds = append(kinds, m.Kind)
-	}
-	return kinds, true
 }
 
 // maxRounds bounds an input's rounds: the needs grow with what is read
@@ -157,7 +125,7 @@ const maxRounds = 4
 // when the parse cache's configs are those of the rows read and no run
 // read asks for more, another for what a round's facts add.
 func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) {
-	f := &facts{e: e}
+	f := newFacts(e, false)
 	e.fc.inputs.Add(1)
 	processFacts.inputs.Add(1)
 	first := need(f, e.cachedConfigs)
@@ -167,17 +135,17 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 	// The configs of the rows read (parsed, or the cache's when it holds
 	// their version), for the second naming.
 	read := func(id string) *pipeline.Pipeline {
-		if _, ok := f.pipelines[id]; !ok {
+		if _, ok := f.Pipelines[id]; !ok {
 			return nil
 		}
 		lp, err := f.pipelineOf(ctx, id)
 		if err != nil || lp == nil {
 			return nil
 		}
-		return lp.p
+		return lp.P
 	}
 	for round := 2; round <= maxRounds; round++ {
-		more := need(f, read).Minus(f.asked)
+		more := need(f, read).Minus(f.Asked)
 		if more.Empty() {
 			break
 		}
@@ -196,25 +164,40 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 
 // read reads what n names into f (the batch read: store.ReadFacts).
 func (f *facts) read(ctx context.Context, n needs.Set) error {
-	n = n.Minus(f.asked)
-	got, err := readNeeds(ctx, f.e.st, n)
+	n = n.Minus(f.Asked)
+	if n.Empty() {
+		return nil
+	}
+	q := store.FactsQuery{
+		Pipelines: n.Pipelines, Runs: n.Runs, Timers: n.Timers,
+		MarkersOf: n.MarkersOf, Baselines: n.Baselines, Ledgers: n.Ledgers,
+		Sensors: storeRefs(n.Sensors), Inboxes: storeRefs(n.Inboxes),
+	}
+	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
 	}
-	f.asked.Add(n)
-	f.merge(got)
+	f.Asked.Add(n)
+	v := f.Facts
+	v.Pipelines = mergeMap(v.Pipelines, got.Pipelines)
+	v.Runs = mergeMap(v.Runs, got.Runs)
+	v.Timers = mergeMap(v.Timers, got.Timers)
+	v.Markers = mergeMap(v.Markers, got.Markers)
+	v.Baselines = mergeMap(v.Baselines, got.Baselines)
+	v.Ledgers = mergeMap(v.Ledgers, got.Ledgers)
+	if v.Sensors == nil {
+		v.Sensors = map[needs.SensorRef]store.Sensor{}
+	}
+	for r, s := range got.Sensors {
+		v.Sensors[needs.SensorRef(r)] = s
+	}
+	if v.Inboxes == nil {
+		v.Inboxes = map[needs.SensorRef]decide.Inbox{}
+	}
+	for r, it := range got.Inboxes {
+		v.Inboxes[needs.SensorRef(r)] = decide.Inbox{Data: it.Data, Err: it.Err}
+	}
 	return nil
-}
-
-func (f *facts) merge(g *facts) {
-	f.pipelines = mergeMap(f.pipelines, g.pipelines)
-	f.sensorRecs = mergeMap(f.sensorRecs, g.sensorRecs)
-	f.inboxes = mergeMap(f.inboxes, g.inboxes)
-	f.runs = mergeMap(f.runs, g.runs)
-	f.timers = mergeMap(f.timers, g.timers)
-	f.markers = mergeMap(f.markers, g.markers)
-	f.baselines = mergeMap(f.baselines, g.baselines)
-	f.ledgers = mergeMap(f.ledgers, g.ledgers)
 }
 
 func mergeMap[K comparable, V any](dst, src map[K]V) map[K]V {
@@ -225,31 +208,6 @@ func mergeMap[K comparable, V any](dst, src map[K]V) map[K]V {
 		dst[k] = v
 	}
 	return dst
-}
-
-// readNeeds reads n from st in one batch (store.ReadFacts).
-func readNeeds(ctx context.Context, st store.Store, n needs.Set) (*facts, error) {
-	q := store.FactsQuery{
-		Pipelines: n.Pipelines, Runs: n.Runs, Timers: n.Timers,
-		MarkersOf: n.MarkersOf, Baselines: n.Baselines, Ledgers: n.Ledgers,
-		Sensors: storeRefs(n.Sensors), Inboxes: storeRefs(n.Inboxes),
-	}
-	if q.Empty() {
-		return &facts{}, nil
-	}
-	got, err := store.ReadFacts(ctx, st, q)
-	if err != nil {
-		return nil, err
-	}
-	g := &facts{pipelines: got.Pipelines, runs: got.Runs, timers: got.Timers, markers: got.Markers, baselines: got.Baselines, ledgers: got.Ledgers,
-		sensorRecs: make(map[needs.SensorRef]store.Sensor, len(got.Sensors)), inboxes: make(map[needs.SensorRef]inboxItem, len(got.Inboxes))}
-	for r, s := range got.Sensors {
-		g.sensorRecs[needs.SensorRef(r)] = s
-	}
-	for r, it := range got.Inboxes {
-		g.inboxes[needs.SensorRef(r)] = inboxItem{data: it.Data, err: it.Err}
-	}
-	return g, nil
 }
 
 func storeRefs(rs []needs.SensorRef) []store.SensorRef {
@@ -269,31 +227,115 @@ func (f *facts) late(ctx context.Context, what string, n needs.Set) error {
 	return f.read(ctx, n)
 }
 
-// ensure reads what n names unless asked says the facts hold it: a
-// late read, counted, for an input's facts; a plain read for direct ones.
-func (f *facts) ensure(ctx context.Context, asked bool, what string, n needs.Set) error {
-	switch {
-	case asked:
-		return nil
-	case f.direct:
-		return f.read(ctx, n)
+// maxSupplies bounds the rounds one decision asks for (decide.Missing):
+// each names facts not read yet, never for ever.
+const maxSupplies = 64
+
+// supply reads what a decision found missing: a point read the needs did
+// not name (late, for an input's facts), a config to resolve, the facts
+// a root cause is looked up on, a range.
+func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
+	if !m.Needs.Empty() {
+		var err error
+		if f.direct {
+			err = f.read(ctx, m.Needs)
+		} else {
+			err = f.late(ctx, describe(m.Needs), m.Needs)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return f.late(ctx, what, n)
+	if err := f.read(ctx, m.Rounds); err != nil {
+		return err
+	}
+	for _, id := range m.Configs {
+		if _, err := f.pipelineOf(ctx, id); err != nil {
+			return err
+		}
+	}
+	for _, r := range m.RunRanges {
+		got, err := f.e.st.RunList(ctx, store.RunListParams{PipelineID: r.PipelineID, ScheduleID: r.ScheduleID, PeriodFrom: r.From, PeriodTo: r.To})
+		if err != nil {
+			return err
+		}
+		f.RunRanges = mergeMap(f.RunRanges, map[decide.RunRange][]run.Run{r: got})
+	}
+	for _, c := range m.Changed {
+		// ChangedAt >= t+1ns is ChangedAt after t: stored times keep
+		// nanoseconds.
+		got, err := f.e.st.SensorListChanged(ctx, store.SensorListChangedParams{PipelineID: c.PipelineID, Since: c.Since.Add(time.Nanosecond), Limit: 1})
+		if err != nil {
+			return err
+		}
+		f.Changed = mergeMap(f.Changed, map[decide.ChangedSince]bool{c: len(got) > 0})
+	}
+	return nil
+}
+
+// describe names what n names, for a late read's message.
+func describe(n needs.Set) string {
+	var parts []string
+	add := func(what string, l int, v any) {
+		if l > 0 {
+			parts = append(parts, fmt.Sprintf("%s %v", what, v))
+		}
+	}
+	add("pipelines", len(n.Pipelines), n.Pipelines)
+	add("sensors", len(n.Sensors), n.Sensors)
+	add("inboxes", len(n.Inboxes), n.Inboxes)
+	add("runs", len(n.Runs), n.Runs)
+	add("timers", len(n.Timers), n.Timers)
+	add("markers of", len(n.MarkersOf), n.MarkersOf)
+	add("baselines", len(n.Baselines), n.Baselines)
+	add("ledgers", len(n.Ledgers), n.Ledgers)
+	return strings.Join(parts, ", ")
+}
+
+// decideOn runs a decision on f until it finds nothing missing,
+// supplying what it finds missing in between: the decision must start
+// afresh each time (a new outcome).
+func (f *facts) decideOn(ctx context.Context, decision func() error) error {
+	for i := 0; ; i++ {
+		err := decision()
+		m, ok := decide.AsMissing(err)
+		if !ok || i == maxSupplies {
+			return err
+		}
+		if err := f.supply(ctx, m); err != nil {
+			return err
+		}
+	}
+}
+
+// get reads one fact through the view, supplying it when missing.
+func get[T any](ctx context.Context, f *facts, read func() (T, error)) (T, error) {
+	var v T
+	err := f.decideOn(ctx, func() error {
+		var err error
+		v, err = read()
+		return err
+	})
+	return v, err
 }
 
 // pipelineRow returns the row of pipeline id (ok false: none stored).
 func (f *facts) pipelineRow(ctx context.Context, id string) (store.Pipeline, bool, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Pipelines, id), "pipeline "+id, needs.Pipeline(id)); err != nil {
-		return store.Pipeline{}, false, err
-	}
-	row, ok := f.pipelines[id]
-	return row, ok, nil
+	var ok bool
+	row, err := get(ctx, f, func() (store.Pipeline, error) {
+		var err error
+		var row store.Pipeline
+		row, ok, err = f.PipelineRow(id)
+		return row, err
+	})
+	return row, ok, err
 }
 
 // pipelineOf is Engine.pipelineOf on the facts: nil when no pipeline of
-// that id runs. Each config is resolved once per attempt.
+// that id runs. Each config is resolved once per attempt (kept in the
+// view's Configs).
 func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, error) {
-	if lp, ok := f.parsed[id]; ok {
+	if lp, ok := f.Configs[id]; ok {
 		return lp, nil
 	}
 	row, ok, err := f.pipelineRow(ctx, id)
@@ -306,52 +348,28 @@ func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, err
 			return nil, err
 		}
 	}
-	f.parsed = mergeMap(f.parsed, map[string]*loadedPipeline{id: lp})
+	f.Configs = mergeMap(f.Configs, map[string]*loadedPipeline{id: lp})
 	return lp, nil
 }
 
 // run returns the stored run of key (nil: none), the caller's to change.
 func (f *facts) run(ctx context.Context, key run.Key) (*run.Run, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Runs, key), "run "+keyString(key), needs.Set{Runs: []run.Key{key}}); err != nil {
-		return nil, err
-	}
-	if r, ok := f.runs[key]; ok {
-		return &r, nil
-	}
-	return nil, nil
+	return get(ctx, f, func() (*run.Run, error) { return f.Run(key) })
 }
 
 // timer returns the stored timer of key (nil: none).
 func (f *facts) timer(ctx context.Context, key string) (*store.Timer, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Timers, key), "timer "+key, needs.Set{Timers: []string{key}}); err != nil {
-		return nil, err
-	}
-	if t, ok := f.timers[key]; ok {
-		return &t, nil
-	}
-	return nil, nil
+	return get(ctx, f, func() (*store.Timer, error) { return f.Timer(key) })
 }
 
 // markersOf returns every marker of the period key, sorted by kind.
 func (f *facts) markersOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.MarkersOf, key), "markers of "+keyString(key), needs.Set{MarkersOf: []run.Key{key}}); err != nil {
-		return nil, err
-	}
-	return f.markers[key], nil
+	return get(ctx, f, func() ([]store.Marker, error) { return f.MarkersOf(key) })
 }
 
 // marker returns the period's marker of kind (nil: none).
 func (f *facts) marker(ctx context.Context, key run.Key, kind string) (*store.Marker, error) {
-	ms, err := f.markersOf(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range ms {
-		if m.Kind == kind {
-			return &m, nil
-		}
-	}
-	return nil, nil
+	return get(ctx, f, func() (*store.Marker, error) { return f.Marker(key, kind) })
 }
 
 // hasMarker reports whether the period has a marker of kind.
@@ -360,54 +378,24 @@ func (f *facts) hasMarker(ctx context.Context, key run.Key, kind string) (bool, 
 	return m != nil, err
 }
 
-// baseline returns the period's post-run baseline (nil: none).
-func (f *facts) baseline(ctx context.Context, key run.Key) (*store.Baseline, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Baselines, key), "baseline of "+keyString(key), needs.Set{Baselines: []run.Key{key}}); err != nil {
-		return nil, err
-	}
-	if b, ok := f.baselines[key]; ok {
-		return &b, nil
-	}
-	return nil, nil
-}
-
 // ledger returns the period's ledger, oldest first.
 func (f *facts) ledger(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Ledgers, key), "ledger of "+keyString(key), needs.Set{Ledgers: []run.Key{key}}); err != nil {
-		return nil, err
-	}
-	return f.ledgers[key], nil
+	return get(ctx, f, func() ([]store.LedgerEntry, error) { return f.Ledger(key) })
 }
 
-// sensors returns the stored sensors of pipelineID among keys.
-func (f *facts) sensors(ctx context.Context, pipelineID string, keys []string) ([]store.Sensor, error) {
-	var missing needs.Set
-	for _, k := range keys {
-		if ref := (needs.SensorRef{PipelineID: pipelineID, Key: k}); !slices.Contains(f.asked.Sensors, ref) {
-			missing.Sensors = append(missing.Sensors, ref)
+// inbox returns a sensor's inbox item: its content, or store.ErrNotFound
+// (none), or the store's error for an item of a bad shape.
+func (f *facts) inbox(ctx context.Context, ref needs.SensorRef) (sensor.Object, error) {
+	if err := f.decideOn(ctx, func() error {
+		_, err := f.InboxOf(ref)
+		if _, ok := decide.AsMissing(err); ok {
+			return err
 		}
+		return nil
+	}); err != nil {
+		return sensor.Object{}, err
 	}
-	if len(missing.Sensors) > 0 {
-		if err := f.ensure(ctx, false, fmt.Sprintf("sensors %s %v", pipelineID, missing.Sensors), missing); err != nil {
-			return nil, err
-		}
-	}
-	var out []store.Sensor
-	for _, k := range keys {
-		if s, ok := f.sensorRecs[needs.SensorRef{PipelineID: pipelineID, Key: k}]; ok {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// sensor returns a stored sensor (ok false: none).
-func (f *facts) sensor(ctx context.Context, pipelineID, key string) (store.Sensor, bool, error) {
-	ss, err := f.sensors(ctx, pipelineID, []string{key})
-	if err != nil || len(ss) == 0 {
-		return store.Sensor{}, false, err
-	}
-	return ss[0], true, nil
+	return f.InboxOf(ref)
 }
 
 // reader is the store with the point reads store.ConditionFactsOf makes
@@ -443,14 +431,4 @@ func found(ok bool, err error) error {
 		return store.ErrNotFound
 	}
 	return err
-}
-
-// inbox returns a sensor's inbox item: its content, or store.ErrNotFound
-// (none), or the store's error for an item of a bad shape.
-func (f *facts) inbox(ctx context.Context, ref needs.SensorRef) (sensor.Object, error) {
-	if err := f.ensure(ctx, slices.Contains(f.asked.Inboxes, ref), "inbox "+ref.PipelineID+"/"+ref.Key, needs.Set{Inboxes: []needs.SensorRef{ref}}); err != nil {
-		return sensor.Object{}, err
-	}
-	it := f.inboxes[ref]
-	return it.data, it.err
 }

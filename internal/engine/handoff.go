@@ -36,7 +36,7 @@ func (e *Engine) HandOff(ctx context.Context, t store.Timer, grace time.Duration
 	}
 	b := e.newBatch(nil, now)
 	handed := store.Timer{Key: cur.Key, Kind: cur.Kind, Run: cur.Run, DueAt: now, Detail: run.StepStamp{Since: now, Handoff: true}.Detail()}
-	b.putTimer(handed, &cur.DueAt)
+	b.PutTimer(handed, &cur.DueAt)
 	if err := b.commit(ctx); errors.Is(err, store.ErrConflict) {
 		return current(t.Run, &cur), false, nil // taken or moved meanwhile
 	} else if err != nil {

@@ -76,10 +76,10 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		if lp == nil {
 			return unknown(j.PipelineID)
 		}
-		if !run.JobLogSchedule(j.ScheduleID, lp.p.ScheduleID()) {
-			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.p.ScheduleID())
+		if !run.JobLogSchedule(j.ScheduleID, lp.P.ScheduleID()) {
+			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.P.ScheduleID())
 		}
-		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.p.ScheduleID(), Period: per.String()}
+		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: per.String()}
 		kind := run.ItemMarker(run.MarkerJobReport, j.ID).String()
 		if seen, err := f.hasMarker(ctx, key, kind); err != nil || seen {
 			res.Ignored = "decided before"
@@ -99,14 +99,14 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 			return nil
 		}
 		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		next, eff, err := e.afterReport(ctx, b.f, lp.p, r, report, b.now)
+		next, eff, err := e.afterReport(ctx, b.f, lp.P, r, report, b.Now)
 		if err != nil {
 			return err
 		}
 		if err := e.applyRun(ctx, b, lp, &r, next, eff, nil); err != nil {
 			return err
 		}
-		b.marker(store.Marker{Key: key, Kind: kind, At: b.now, Detail: run.Detail("event", j.Event, "jobRunId", j.JobRunID)}, true)
+		b.Marker(store.Marker{Key: key, Kind: kind, At: b.Now, Detail: run.Detail("event", j.Event, "jobRunId", j.JobRunID)}, true)
 		res.Applied = true
 		return b.commit(ctx)
 	})
@@ -143,8 +143,8 @@ func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 			return err
 		}
 		b := e.newBatch(nil, now)
-		b.notes(run.Key{PipelineID: rj.PipelineID}, []run.Note{run.ItemRejected(rj.Type, rj.Item, rj.Reason)})
-		b.marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("item", rj.Item)}, true)
+		b.Notes(run.Key{PipelineID: rj.PipelineID}, []run.Note{run.ItemRejected(rj.Type, rj.Item, rj.Reason)})
+		b.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("item", rj.Item)}, true)
 		reported = true
 		return b.commit(ctx)
 	})

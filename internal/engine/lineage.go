@@ -35,15 +35,15 @@ func (e *Engine) PutLineage(ctx context.Context, ev lineage.Event) (_ []LineageW
 	}
 	var out []LineageWrite
 	for _, lp := range lps {
-		for _, src := range lineage.Matches(lp.p, ev) {
-			key := lineage.SensorKey(src, lineage.Period(lp.p, ev))
+		for _, src := range lineage.Matches(lp.P, ev) {
+			key := lineage.SensorKey(src, lineage.Period(lp.P, ev))
 			data := lineage.SensorData(src, ev)
 			stale := func(stored *sensor.Object) bool { return lineage.Stale(stored, data) }
-			_, res, err := e.putSensor(ctx, lp.p.ID, key, &data, stale)
+			_, res, err := e.putSensor(ctx, lp.P.ID, key, &data, stale)
 			if err != nil {
-				return out, fmt.Errorf("pipeline %s, lineage key %s: %w", lp.p.ID, src.Key, err)
+				return out, fmt.Errorf("pipeline %s, lineage key %s: %w", lp.P.ID, src.Key, err)
 			}
-			out = append(out, LineageWrite{PipelineID: lp.p.ID, Key: key, Period: res.Period, Changed: res.Changed, Stale: res.Skipped})
+			out = append(out, LineageWrite{PipelineID: lp.P.ID, Key: key, Period: res.Period, Changed: res.Changed, Stale: res.Skipped})
 		}
 	}
 	return out, nil

@@ -29,7 +29,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 			return unknown(pipelineID)
 		}
 		now := e.clk.Now()
-		row := lp.row
+		row := lp.Row
 		d, ok, err := pause.Pause(pauseState(row), until, by, now)
 		if err != nil {
 			return fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
@@ -39,13 +39,13 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 		}
 		next := withPause(row, d.State, now)
 		b := e.newBatch(lp, now)
-		b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+		b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		if d.ResumeAt.IsZero() {
-			b.deleteTimer(resumeTimerKey(pipelineID), nil)
+			b.DeleteTimer(resumeTimerKey(pipelineID), nil)
 		} else {
-			b.putTimer(store.Timer{Key: resumeTimerKey(pipelineID), Kind: kindResume, Run: run.Key{PipelineID: pipelineID}, DueAt: d.ResumeAt}, nil)
+			b.PutTimer(store.Timer{Key: resumeTimerKey(pipelineID), Kind: kindResume, Run: run.Key{PipelineID: pipelineID}, DueAt: d.ResumeAt}, nil)
 		}
-		b.notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.p.ScheduleID()}, []run.Note{d.Note})
+		b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.P.ScheduleID()}, []run.Note{d.Note})
 		return b.commit(ctx)
 	})
 }
@@ -81,7 +81,7 @@ func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) 
 // the pause was already re-armed in this batch, so it is left to its
 // evaluation; anything else goes through the trigger-sensor path.
 func (e *Engine) resumePeriod(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
-	if b.hasRun(key) {
+	if b.HasRun(key) {
 		return nil
 	}
 	return e.triggerSensor(ctx, b, lp, s, key, per)
@@ -97,23 +97,23 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 		return nil, unknown(pipelineID)
 	}
 	now := e.clk.Now()
-	row := lp.row
+	row := lp.Row
 	d, ok := pause.Resume(pauseState(row), by, now)
 	if !ok {
 		return nil, nil
 	}
-	p := lp.p
+	p := lp.P
 	next := withPause(row, d.State, now)
 	// The decisions below see the pipeline resumed; the row's write is
 	// conditioned on the version read.
-	resumed := &loadedPipeline{p: p, row: next, cals: lp.cals}
+	resumed := &loadedPipeline{P: p, Row: next, Cals: lp.Cals}
 	b := e.newBatch(resumed, now)
-	b.c.Pipelines = append(b.c.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
-	b.deleteTimer(resumeTimerKey(pipelineID), timerDue)
+	b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+	b.DeleteTimer(resumeTimerKey(pipelineID), timerDue)
 	if err := e.wakeBackfillOnResume(ctx, b, pipelineID); err != nil {
 		return nil, err
 	}
-	b.notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
+	b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
 	active, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	}
 	if per := plan.CronPeriod; per != nil {
 		key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
-		if !b.hasRun(key) { // re-armed above
+		if !b.HasRun(key) { // re-armed above
 			if err := e.startPeriod(ctx, b, resumed, key, *per, run.CauseResume, nil); err != nil {
 				return nil, err
 			}

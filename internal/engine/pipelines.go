@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -25,15 +26,6 @@ import (
 // after the row and the calendars were read, and only for the versions
 // read. A pipeline is parsed when a decision first needs it, so opening an
 // engine costs nothing per pipeline.
-
-// loadedPipeline is what one decision knows about its pipeline.
-type loadedPipeline struct {
-	p   *pipeline.Pipeline
-	row store.Pipeline
-	// cals are the calendars p was resolved with, at the versions read;
-	// the decision's commit is conditioned on them.
-	cals []store.CalendarCheck
-}
 
 // parsed is one entry of the parse cache.
 type parsed struct {
@@ -115,7 +107,7 @@ func (e *Engine) withConfig(ctx context.Context, row store.Pipeline, all map[str
 			return nil, err
 		}
 		if fresh {
-			return &loadedPipeline{p: x.p, row: row, cals: x.cals}, nil
+			return &loadedPipeline{P: x.p, Row: row, Cals: x.cals}, nil
 		}
 	}
 	if all == nil {
@@ -147,7 +139,7 @@ func (e *Engine) parsedConfig(row store.Pipeline, p *pipeline.Pipeline, all map[
 		x.cals = append(x.cals, store.CalendarCheck{Name: name, Version: all[name].Version})
 	}
 	e.parses.put(row.ID, x)
-	return &loadedPipeline{p: p, row: row, cals: x.cals}
+	return &loadedPipeline{P: p, Row: row, Cals: x.cals}
 }
 
 // calendarsStill reports whether every calendar is still at the version
@@ -240,7 +232,7 @@ func (e *Engine) Pipeline(ctx context.Context, id string) (*pipeline.Pipeline, s
 	if lp == nil {
 		return nil, store.Pipeline{}, fmt.Errorf("%w %q", ErrUnknownPipeline, id)
 	}
-	return lp.p, lp.row, nil
+	return lp.P, lp.Row, nil
 }
 
 // Pipelines lists the ids of the pipelines a file defines (those not
@@ -260,7 +252,7 @@ func (e *Engine) Pipelines(ctx context.Context) ([]string, error) {
 }
 
 // unknown is the error of a decision about a pipeline that does not run.
-func unknown(id string) error { return fmt.Errorf("%w %q", ErrUnknownPipeline, id) }
+func unknown(id string) error { return decide.Unknown(id) }
 
 // Loaded is a running pipeline's config and stored row.
 type Loaded struct {
@@ -279,7 +271,7 @@ func (e *Engine) Running(ctx context.Context) ([]Loaded, error) {
 	}
 	out := make([]Loaded, len(lps))
 	for i, lp := range lps {
-		out[i] = Loaded{Config: lp.p, Row: lp.row}
+		out[i] = Loaded{Config: lp.P, Row: lp.Row}
 	}
 	return out, nil
 }

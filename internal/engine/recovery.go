@@ -69,7 +69,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if err := e.applyRun(ctx, b, lp, &r, next, eff, due); err != nil {
 		return err
 	}
-	b.marker(store.Marker{Key: key, Kind: run.MarkerTriggerOutcome, At: rec.Since, Detail: rec.Detail()}, stored == nil)
+	b.Marker(store.Marker{Key: key, Kind: run.MarkerTriggerOutcome, At: rec.Since, Detail: rec.Detail()}, stored == nil)
 	return b.commit(ctx)
 }
 
@@ -79,7 +79,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 // on its absence), and the step timer's due time (nil when the run has
 // no step timer).
 func (e *Engine) callFacts(ctx context.Context, fs *facts, lp *loadedPipeline, r run.Run) (run.CallFacts, *run.CallRecovery, *time.Time, error) {
-	f := run.CallFacts{JobType: string(lp.p.Job.Type), RunID: runID(r), Findable: trigger.Findable(e.jobs, string(lp.p.Job.Type))}
+	f := run.CallFacts{JobType: string(lp.P.Job.Type), RunID: runID(r), Findable: trigger.Findable(e.jobs, string(lp.P.Job.Type))}
 	var stored *run.CallRecovery
 	m, err := fs.marker(ctx, r.Key, run.MarkerTriggerOutcome)
 	switch {
@@ -121,23 +121,23 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, lp *loadedPipeline, 
 	var look *run.Lookup
 	if facts.Findable {
 		finder, _ := e.jobs.(trigger.Finder)
-		st, found, ferr := finder.Find(ctx, e.request(lp.p, *r))
+		st, found, ferr := finder.Find(ctx, e.request(lp.P, *r))
 		look = &run.Lookup{Found: found, JobRunID: st.JobRunID, Meta: st.Meta}
 		if ferr != nil {
 			look.Err = ferr.Error()
 			e.log.WarnContext(ctx, "looking up the job of an interrupted trigger call failed; will ask again", "pipeline", r.PipelineID, "period", r.Period, "err", ferr)
 		}
-		b.now = e.clk.Now()
+		b.Now = e.clk.Now()
 	}
-	d := run.RecoverTrigger(*r, facts, look, lp.p, b.now)
+	d := run.RecoverTrigger(*r, facts, look, lp.P, b.Now)
 	if err := e.applyRun(ctx, b, lp, r, d.Run, d.Effect, &due); err != nil {
 		return err
 	}
 	switch {
 	case d.Recovery != nil:
-		b.marker(store.Marker{Key: r.Key, Kind: run.MarkerTriggerOutcome, At: d.Recovery.Since, Detail: d.Recovery.Detail()}, stored == nil)
+		b.Marker(store.Marker{Key: r.Key, Kind: run.MarkerTriggerOutcome, At: d.Recovery.Since, Detail: d.Recovery.Detail()}, stored == nil)
 	case stored != nil:
-		b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: r.Key, Kind: run.MarkerTriggerOutcome})
+		b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: r.Key, Kind: run.MarkerTriggerOutcome})
 	}
 	if d.Action.Settles() {
 		e.log.InfoContext(ctx, "interrupted trigger call settled", "pipeline", r.PipelineID, "period", r.Period, "action", string(d.Action), "jobRunId", d.Run.JobRunID)

@@ -55,7 +55,7 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 			return err
 		}
 		if due, put := silence.ArmWindowEnd(w, now, cur, err == nil); put {
-			b.putTimer(maintenanceEndTimer(w.Name, due), nil)
+			b.PutTimer(maintenanceEndTimer(w.Name, due), nil)
 		}
 	}
 	return b.commit(ctx)
@@ -84,7 +84,7 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now ti
 		// Not over (a timer left from an older end): wait for the end.
 		b := e.newBatch(nil, now)
 		due := t.DueAt
-		b.putTimer(silenceEndTimer(s.Silence), &due)
+		b.PutTimer(silenceEndTimer(s.Silence), &due)
 		return b, nil
 	}
 	if err := e.alertAfterSilence(ctx, s.Silence, s.ID, now); err != nil {
@@ -115,7 +115,7 @@ func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, no
 	}
 	if !occ.Next.IsZero() {
 		due := t.DueAt
-		b.putTimer(maintenanceEndTimer(k.Name, occ.Next), &due)
+		b.PutTimer(maintenanceEndTimer(k.Name, occ.Next), &due)
 	}
 	return b, nil
 }
@@ -178,7 +178,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return err
 		}
 		now := e.clk.Now()
-		held, verdict := deps.LetGo(lp.p, ev, facts, now)
+		held, verdict := deps.LetGo(lp.P, ev, facts, now)
 		switch verdict {
 		case deps.LetGoCleared:
 			e.log.InfoContext(ctx, "silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
@@ -190,8 +190,8 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return nil
 		}
 		b := e.newBatch(lp, now)
-		b.marker(store.Marker{Key: key, Kind: kind, At: now}, true)
-		b.notes(key, []run.Note{deps.AfterSilence(held, silenceID)})
+		b.Marker(store.Marker{Key: key, Kind: kind, At: now}, true)
+		b.Notes(key, []run.Note{deps.AfterSilence(held, silenceID)})
 		return b.commit(ctx)
 	})
 	if err != nil {

@@ -47,9 +47,9 @@ func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (_ store
 	id, ends := s.ID, s.EndsAt
 	rec := store.Silence{Silence: s}
 	b := e.newBatch(nil, now)
-	b.c.Silences = []store.SilenceWrite{{Silence: rec}}
-	b.putTimer(silenceEndTimer(s), nil)
-	b.emit(run.Key{}, event.SilenceCreated, fmt.Sprintf("silence %s by %s until %s: %s", id, orSomeone(req.By), ends.UTC().Format(time.RFC3339), s.Matchers), silenceDetail(s, req.By))
+	b.C.Silences = []store.SilenceWrite{{Silence: rec}}
+	b.PutTimer(silenceEndTimer(s), nil)
+	b.Emit(run.Key{}, event.SilenceCreated, fmt.Sprintf("silence %s by %s until %s: %s", id, orSomeone(req.By), ends.UTC().Format(time.RFC3339), s.Matchers), silenceDetail(s, req.By))
 	if err := b.commit(ctx); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return store.Silence{}, fmt.Errorf("%w: id: a silence %q exists", ErrInvalidRequest, id)
@@ -84,9 +84,9 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 			return nil
 		}
 		b := e.newBatch(nil, now)
-		b.c.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
-		b.putTimer(silenceEndTimer(next.Silence), nil)
-		b.emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))
+		b.C.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
+		b.PutTimer(silenceEndTimer(next.Silence), nil)
+		b.Emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))
 		if err := b.commit(ctx); err != nil {
 			return err
 		}

@@ -140,7 +140,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, need 
 			return err
 		}
 		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		b.readStep(t.Key, t)
+		b.ReadStep(t.Key, t)
 		if r != nil {
 			err := decide(b, lp, r, t.DueAt)
 			if errors.Is(err, errNoCommit) {
@@ -152,8 +152,8 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, need 
 			}
 		}
 		key := stepTimerKey(ref.Run)
-		if !b.touchesTimer(key) {
-			b.deleteTimer(key, &t.DueAt)
+		if !b.TouchesTimer(key) {
+			b.DeleteTimer(key, &t.DueAt)
 		}
 		if err := b.commit(ctx); err != nil {
 			return err
@@ -197,7 +197,7 @@ func (e *Engine) Current(ctx context.Context, key run.Key) (StepResult, error) {
 // stepResult is the next step a committed batch set for the run key.
 func (b *batch) stepResult(key run.Key) StepResult {
 	res := StepResult{Run: key, Acted: true}
-	for _, w := range b.c.Timers {
+	for _, w := range b.C.Timers {
 		if w.Timer.Key == stepTimerKey(key) {
 			res.Next, res.NextAt, res.Since = run.Step(w.Timer.Kind), w.Timer.DueAt, run.StampOf(w.Timer.Detail).Since
 		}
@@ -214,7 +214,7 @@ func keyString(k run.Key) string { return k.PipelineID + " " + k.ScheduleID + " 
 // it.
 func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) {
 	return e.takeStep(ctx, ref, run.StepEvaluate, e.stepNeeds(run.StepEvaluate, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if run.StepFor(*r, run.StepEvaluate, b.paused()) != run.StepTake {
+		if run.StepFor(*r, run.StepEvaluate, b.Paused()) != run.StepTake {
 			return nil
 		}
 		return e.evaluateRun(ctx, b, lp, r, r, run.Effect{}, nil, &due)
@@ -234,13 +234,13 @@ func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Ca
 	var call *Call
 	res, err := e.takeStep(ctx, ref, run.StepTrigger, e.stepNeeds(run.StepTrigger, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		call = nil
-		switch run.StepFor(*r, run.StepTrigger, b.paused()) {
+		switch run.StepFor(*r, run.StepTrigger, b.Paused()) {
 		case run.StepDrop:
 			return nil // another state, or a pause stops new triggers: Resume re-arms the step
 		case run.StepRecoverCall:
 			return e.recoverCall(ctx, b, lp, r, due)
 		}
-		inflight, eff := run.BeginTrigger(*r, lp.p, b.now)
+		inflight, eff := run.BeginTrigger(*r, lp.P, b.Now)
 		if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
 			return err
 		}
@@ -283,8 +283,8 @@ func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
 	if lp == nil {
 		return CallResult{}, fmt.Errorf("engine: trigger call of %s: no stored config of the pipeline loads", keyString(c.Run))
 	}
-	jctx, span := e.startSpan(ctx, spanJobStart, attrJobType.String(string(lp.p.Job.Type)))
-	started, serr := e.jobs.Start(jctx, e.request(lp.p, r))
+	jctx, span := e.startSpan(ctx, spanJobStart, attrJobType.String(string(lp.P.Job.Type)))
+	started, serr := e.jobs.Start(jctx, e.request(lp.P, r))
 	endSpan(span, serr)
 	if serr != nil {
 		return CallResult{Err: serr.Error()}, nil
@@ -316,7 +316,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 				r := pollReport(*res.Started.Result, true)
 				report = &r
 			}
-			return needs.Answer(cfg(c.Run.PipelineID), f.readRuns, c.Run, c.ID, report)
+			return needs.Answer(cfg(c.Run.PipelineID), f.ReadRuns, c.Run, c.ID, report)
 		})
 		if err != nil {
 			return err
@@ -360,8 +360,8 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		if t != nil {
 			expect = &t.DueAt
 		}
-		b.readStep(stepTimerKey(c.Run), t)
-		next, eff, err := e.afterCall(ctx, b.f, lp, cur, res, b.now)
+		b.ReadStep(stepTimerKey(c.Run), t)
+		next, eff, err := e.afterCall(ctx, b.f, lp, cur, res, b.Now)
 		if err != nil {
 			return err
 		}
@@ -381,12 +381,12 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 // that awaits it.
 func (e *Engine) afterCall(ctx context.Context, f *facts, lp *loadedPipeline, r run.Run, res CallResult, now time.Time) (run.Run, run.Effect, error) {
 	if res.Err != "" {
-		next, eff := run.AfterTriggerError(r, res.Err, lp.p, now)
+		next, eff := run.AfterTriggerError(r, res.Err, lp.P, now)
 		return next, eff, nil
 	}
-	next, eff := run.Triggered(r, string(lp.p.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.p, now)
+	next, eff := run.Triggered(r, string(lp.P.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.P, now)
 	if deps.NamesParent(r) {
-		notes, err := e.withUpstreamParent(ctx, f, lp.p, r, eff.Notes)
+		notes, err := e.withUpstreamParent(ctx, f, lp.P, r, eff.Notes)
 		if err != nil {
 			return r, run.Effect{}, err
 		}
@@ -395,7 +395,7 @@ func (e *Engine) afterCall(ctx context.Context, f *facts, lp *loadedPipeline, r 
 	if res.Started.Result == nil {
 		return next, eff, nil
 	}
-	n2, e2, err := e.afterResult(ctx, f, lp.p, next, *res.Started.Result, true, now)
+	n2, e2, err := e.afterResult(ctx, f, lp.P, next, *res.Started.Result, true, now)
 	if err != nil {
 		return r, run.Effect{}, err
 	}
@@ -427,8 +427,8 @@ func (e *Engine) reportLate(ctx context.Context, f *facts, cur run.Run, c run.Ca
 	}
 	e.log.ErrorContext(ctx, "run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
 	late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
-	late.notes(cur.Key, []run.Note{note})
-	late.marker(store.Marker{Key: cur.Key, Kind: run.MarkerLateCall, At: late.now, Detail: c.Detail()}, !stored)
+	late.Notes(cur.Key, []run.Note{note})
+	late.Marker(store.Marker{Key: cur.Key, Kind: run.MarkerLateCall, At: late.Now, Detail: c.Detail()}, !stored)
 	return late.commit(ctx)
 }
 
@@ -440,11 +440,11 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 	var polled *Polled
 	res, err := e.takeStep(ctx, ref, run.StepPoll, func(*facts, needs.Configs) needs.Set { return needs.Call(ref.Run) }, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
 		polled = nil
-		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
+		if run.StepFor(*r, run.StepPoll, b.Paused()) != run.StepTake {
 			return nil
 		}
-		jctx, span := e.startSpan(ctx, spanJobPoll, attrJobType.String(string(lp.p.Job.Type)))
-		jr, perr := e.jobs.Poll(jctx, e.request(lp.p, *r))
+		jctx, span := e.startSpan(ctx, spanJobPoll, attrJobType.String(string(lp.P.Job.Type)))
+		jr, perr := e.jobs.Poll(jctx, e.request(lp.P, *r))
 		endSpan(span, perr)
 		polled = &Polled{Run: r.Key, Due: due, Generation: r.Generation, Attempt: r.Attempt, JobRunID: r.JobRunID, Result: jr}
 		if perr != nil {
@@ -469,13 +469,13 @@ func (e *Engine) PollRecord(ctx context.Context, p Polled) (StepResult, error) {
 	return e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, func(_ *facts, cfg needs.Configs) needs.Set {
 		return needs.Poll(cfg(p.Run.PipelineID), p.Run, pollReport(p.Result, p.Err == ""))
 	}, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if run.StepFor(*r, run.StepPoll, b.paused()) != run.StepTake {
+		if run.StepFor(*r, run.StepPoll, b.Paused()) != run.StepTake {
 			return nil
 		}
 		if !r.RunsJob(p.Generation, p.Attempt, p.JobRunID) {
 			return errNoCommit // the answer is about another job
 		}
-		next, eff, err := e.afterResult(ctx, b.f, lp.p, *r, p.Result, p.Err == "", b.now)
+		next, eff, err := e.afterResult(ctx, b.f, lp.P, *r, p.Result, p.Err == "", b.Now)
 		if err != nil {
 			return err
 		}
@@ -510,7 +510,7 @@ func (e *Engine) withUpstreamParent(ctx context.Context, f *facts, p *pipeline.P
 			return nil, err
 		}
 		if lp != nil {
-			ups[u.Pipeline] = lp.p
+			ups[u.Pipeline] = lp.P
 		}
 	}
 	id, upPer, ok := deps.UpstreamParent(p, ups, per)

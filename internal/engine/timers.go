@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -155,7 +156,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			return needs.Timer(cfg(t.Run.PipelineID), cfg, f.readMarkers, t.Key, fam, t.Run, t.DueAt, now)
+			return needs.Timer(cfg(t.Run.PipelineID), cfg, f.ReadMarkers, t.Key, fam, t.Run, t.DueAt, now)
 		})
 		if err != nil {
 			return err
@@ -169,38 +170,36 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		}
 		t := t
 		t.DueAt = cur.DueAt // the commit's condition is the due time read (TimerDue may take one announced at the caller's)
-		var b *batch
-		switch t.Kind {
-		case kindCron:
-			b, err = e.cronTick(ctx, f, t, now)
-		case kindSLAWarning, kindSLABreach:
-			b, err = e.slaTimer(ctx, f, t, now)
-		case kindPeriod:
-			b, err = e.periodTimer(ctx, f, t, now)
-		case kindResume:
-			b, err = e.resumeTimer(ctx, t, now)
-		case kindBackfill:
-			b, err = e.backfillTimerFired(ctx, t, now)
-		case kindDownstreams:
-			b, err = e.downstreamsTimer(ctx, f, t, now)
-		case kindUpstream:
-			b, err = e.upstreamTimer(ctx, f, t, now)
-		case kindRelease:
-			b, err = e.releaseTimer(ctx, f, t, now)
-		case kindSilenceEnd:
-			b, err = e.silenceEndTimerFired(ctx, t, now)
-		case kindMaintenanceEnd:
-			b, err = e.maintenanceEndTimerFired(ctx, t, now)
-		default:
-			e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
-			b = e.newBatch(nil, now)
-		}
-		if err != nil || b == nil {
+		b := &batch{e: e, f: f}
+		var decided bool
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, decided, err = decide.Timer(decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, f.Facts, now)
+			return err
+		}); err != nil {
 			return err
 		}
-		if !b.touchesTimer(t.Key) {
-			due := t.DueAt
-			b.deleteTimer(t.Key, &due)
+		if !decided {
+			switch t.Kind {
+			case kindResume:
+				b, err = e.resumeTimer(ctx, t, now)
+			case kindBackfill:
+				b, err = e.backfillTimerFired(ctx, t, now)
+			case kindSilenceEnd:
+				b, err = e.silenceEndTimerFired(ctx, t, now)
+			case kindMaintenanceEnd:
+				b, err = e.maintenanceEndTimerFired(ctx, t, now)
+			default:
+				e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
+				b = e.newBatch(nil, now)
+			}
+			if err != nil || b == nil {
+				return err
+			}
+			if !b.TouchesTimer(t.Key) {
+				due := t.DueAt
+				b.DeleteTimer(t.Key, &due)
+			}
 		}
 		return b.commit(ctx)
 	})
@@ -240,23 +239,6 @@ func (e *Engine) runFor(ctx context.Context, f *facts, key run.Key) (*run.Run, *
 	return r, lp, nil
 }
 
-// evaluateRun evaluates the validation rules for r (which prev is the
-// stored version of, nil for a new run) and records the decision, after
-// the notes of an earlier effect in the same commit (a run just started).
-func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, prev *run.Run, r *run.Run, before run.Effect, overlay *store.Sensor, timerExpect *time.Time) error {
-	start := r.EvalStartedAt
-	if start.IsZero() {
-		start = b.now
-	}
-	out, err := e.evaluate(ctx, b.f, lp.p, r.Key, overlay, r.Cause, start, b.now)
-	if err != nil {
-		return err
-	}
-	next, eff := run.AfterEvaluation(*r, out, lp.p, b.now)
-	eff.Notes = append(before.Notes, eff.Notes...)
-	return e.applyRun(ctx, b, lp, prev, next, eff, timerExpect)
-}
-
 // afterResult decides what follows a job's reported status.
 func (e *Engine) afterResult(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
 	report := pollReport(res, known)
@@ -271,24 +253,4 @@ func (e *Engine) afterResult(ctx context.Context, f *facts, p *pipeline.Pipeline
 // the status could be read).
 func pollReport(res trigger.Result, known bool) run.JobReport {
 	return run.JobReport{Known: known, Status: string(res.Status), Failure: run.Failure{Category: res.Category, Message: res.Message}}
-}
-
-// afterReport decides what follows a job's report, reading the ledger and
-// the exclusion only for a failure.
-func (e *Engine) afterReport(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, report run.JobReport, now time.Time) (run.Run, run.Effect, error) {
-	var used int
-	var exclusion string
-	if report.Failed() { // only a failure's decision reads the ledger
-		ledger, err := f.ledger(ctx, r.Key)
-		if err != nil {
-			return r, run.Effect{}, err
-		}
-		per, err := parsePeriod(r.Period)
-		if err != nil {
-			return r, run.Effect{}, err
-		}
-		used, exclusion = run.RetriesUsed(ledgerReasons(ledger)), run.ExclusionReason(p, per)
-	}
-	next, eff := run.AfterJobReport(r, report, used, exclusion, p, now)
-	return next, eff, nil
 }

@@ -97,8 +97,8 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	// removal by any process is in this pass.
 	loaded, errP := e.activePipelines(ctx)
 	for _, lp := range loaded {
-		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.p, Paused: lp.row.Paused, FirstLoadedAt: lp.row.FirstLoadedAt,
-			Pauses: lp.row.PauseWindows, WatchChangedAt: lp.row.WatchChangedAt})
+		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.P, Paused: lp.Row.Paused, FirstLoadedAt: lp.Row.FirstLoadedAt,
+			Pauses: lp.Row.PauseWindows, WatchChangedAt: lp.Row.WatchChangedAt})
 	}
 	// Sensors only when a check reads them (trigger data), and only those
 	// (watched): kept between passes only while read, so the first pass
@@ -249,12 +249,12 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			if done, err := e.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
 				return err
 			}
-			b.marker(store.Marker{Key: f.Key, Kind: f.Marker, At: now, Detail: f.Detail}, true)
+			b.Marker(store.Marker{Key: f.Key, Kind: f.Marker, At: now, Detail: f.Detail}, true)
 		}
 		note := []run.Note{{Type: f.Event, Message: f.Message, Detail: f.Detail}}
 		switch f.Action {
 		case watchdog.ActionNone:
-			b.notes(f.Key, note)
+			b.Notes(f.Key, note)
 		case watchdog.ActionFailRun:
 			cur, err := e.runAt(ctx, f.Key)
 			if err != nil || !f.StillApplies(cur) {
@@ -274,33 +274,33 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			if err := e.startPeriod(ctx, b, lp, f.Key, per, run.CauseRecovered, nil); err != nil {
 				return err
 			}
-			if !b.hasRun(f.Key) {
+			if !b.HasRun(f.Key) {
 				return nil // excluded, paused or started meanwhile: nothing was recovered
 			}
-			b.c.Events = append(b.notesFirst(f.Key, note), b.c.Events...)
+			b.C.Events = append(b.NotesFirst(f.Key, note), b.C.Events...)
 		case watchdog.ActionClosePeriod:
 			cur, err := e.runAt(ctx, f.Key)
 			if err != nil || !f.StillApplies(cur) {
 				return err // a run showed up: nothing to close
 			}
-			r := run.Close(f.Key, lp.row.ConfigVersion, now)
-			b.putRun(r, 0)
-			b.notes(f.Key, note)
+			r := run.Close(f.Key, lp.Row.ConfigVersion, now)
+			b.PutRun(r, 0)
+			b.Notes(f.Key, note)
 			e.dropSLATimers(b, f.Key)
 		case watchdog.ActionArmSLA:
 			per, err := parsePeriod(f.Key.Period)
 			if err != nil {
 				return err
 			}
-			if err := e.armSLA(ctx, b, lp.p, f.Key, per); err != nil {
+			if err := e.armSLA(ctx, b, lp.P, f.Key, per); err != nil {
 				return err
 			}
-			repaired = len(b.c.Timers) > 0
+			repaired = len(b.C.Timers) > 0
 		}
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
-		out = b.c.Events
+		out = b.C.Events
 		return nil
 	})
 	return out, repaired, err
@@ -328,18 +328,18 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 			prevFailed, _ = v.Str()
 		}
 		d := watchdog.Degraded(res, prevFailed)
-		b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogPass, At: now, Detail: run.Detail("findings", len(res.Findings), "failed", d.Failed)}, false)
+		b.Marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogPass, At: now, Detail: run.Detail("findings", len(res.Findings), "failed", d.Failed)}, false)
 		switch {
 		case d.Raise:
-			b.emit(run.Key{}, event.WatchdogDegraded, d.Message, run.Detail("failed", d.Failed, "unavailable", strings.Join(unavailable, "; ")))
-			b.marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, first)
+			b.Emit(run.Key{}, event.WatchdogDegraded, d.Message, run.Detail("failed", d.Failed, "unavailable", strings.Join(unavailable, "; ")))
+			b.Marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, first)
 		case d.Clear:
-			b.c.MarkerDeletes = append(b.c.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
+			b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
 		}
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
-		out = b.c.Events
+		out = b.C.Events
 		return nil
 	})
 	return out, err

@@ -20,32 +20,45 @@ import (
 // end of a silence, the release of a root cause): no caller gathers these
 // facts its own way.
 func ConditionFactsOf(ctx context.Context, st Store, key run.Key) (deps.ConditionFacts, error) {
-	var f deps.ConditionFacts
+	var row *Pipeline
 	switch p, err := st.PipelineGet(ctx, key.PipelineID); {
 	case err == nil:
-		f.Paused, f.FirstLoaded = p.Paused, p.FirstLoadedAt
+		row = &p
 	case !errors.Is(err, ErrNotFound):
-		return f, err
+		return deps.ConditionFacts{}, err
 	}
+	var found *run.Run
 	for i, k := range []run.Key{key, run.OtherSchedule(key)} {
 		if i > 0 && k == key {
 			break
 		}
 		r, err := st.RunGet(ctx, k)
 		if err == nil {
-			f.Run = &r
+			found = &r
 			break
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return f, err
+			return deps.ConditionFacts{}, err
 		}
 	}
 	ms, err := st.MarkerListOf(ctx, key)
 	if err != nil {
-		return f, err
+		return deps.ConditionFacts{}, err
 	}
-	for _, m := range ms {
+	return ConditionFactsFrom(row, found, ms), nil
+}
+
+// ConditionFactsFrom are the condition facts of a period from its
+// records as read (nil: absent): the pipeline's row, the period's run
+// (its own, else the one under the other schedule id) and its markers.
+func ConditionFactsFrom(row *Pipeline, r *run.Run, markers []Marker) deps.ConditionFacts {
+	var f deps.ConditionFacts
+	if row != nil {
+		f.Paused, f.FirstLoaded = row.Paused, row.FirstLoadedAt
+	}
+	f.Run = r
+	for _, m := range markers {
 		f.SetMarker(m.Kind, m.At)
 	}
-	return f, nil
+	return f
 }

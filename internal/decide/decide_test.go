@@ -1,0 +1,449 @@
+package decide
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/needs"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+// The decisions are pure: each test builds the facts a store would have
+// answered (loaded, and loaded-absent), calls the decision and reads its
+// outcome. No store is involved.
+
+// triggerDoc starts a period on its trigger sensor and waits for
+// "landed"; post-run it watches "audit".
+const triggerDoc = `
+pipeline: {id: p1}
+schedule:
+  trigger: {key: ready, check: exists}
+  evaluation: {window: 1h, interval: 5m}
+validation:
+  rules: [{key: landed, check: exists}]
+postRun:
+  rules: [{key: audit, check: exists}]
+job: {type: command, config: {command: /bin/true}}
+`
+
+// world is the stored records a test's facts are read from.
+type world struct {
+	pipes   map[string]*pipeline.Pipeline
+	rows    map[string]store.Pipeline
+	runs    []run.Run
+	sensors []store.Sensor
+	markers []store.Marker
+	timers  []store.Timer
+}
+
+// facts are what a store holding w answers to asked: every key asked is
+// loaded (present or absent), the configs of the rows read resolved.
+func (w world) facts(asked needs.Set) *Facts {
+	f := &Facts{Asked: asked, Pipelines: map[string]store.Pipeline{}, Sensors: map[needs.SensorRef]store.Sensor{},
+		Runs: map[run.Key]run.Run{}, Timers: map[string]store.Timer{}, Markers: map[run.Key][]store.Marker{},
+		Configs: map[string]*Pipeline{}}
+	for _, id := range asked.Pipelines {
+		f.Configs[id] = nil // not running
+		if row, ok := w.rows[id]; ok {
+			f.Pipelines[id] = row
+			f.Configs[id] = &Pipeline{P: w.pipes[id], Row: row}
+		}
+	}
+	for _, s := range w.sensors {
+		if ref := (needs.SensorRef{PipelineID: s.PipelineID, Key: s.Key}); slices.Contains(asked.Sensors, ref) {
+			f.Sensors[ref] = s
+		}
+	}
+	for _, r := range w.runs {
+		if slices.Contains(asked.Runs, r.Key) {
+			f.Runs[r.Key] = r
+		}
+	}
+	for _, m := range w.markers {
+		if slices.Contains(asked.MarkersOf, m.Key) {
+			f.Markers[m.Key] = append(f.Markers[m.Key], m)
+		}
+	}
+	for _, t := range w.timers {
+		if slices.Contains(asked.Timers, t.Key) {
+			f.Timers[t.Key] = t
+		}
+	}
+	return f
+}
+
+// decide runs d on facts f as the engine does: what it finds missing is
+// read from w and d runs again. A point read the needs did not name (a
+// late read) fails the test.
+func (w world) decide(t *testing.T, f *Facts, d func(*Facts) error) error {
+	t.Helper()
+	for range 16 {
+		err := d(f)
+		m, ok := AsMissing(err)
+		if !ok {
+			return err
+		}
+		if !m.Needs.Empty() {
+			t.Fatalf("late read: %+v", m.Needs)
+		}
+		asked := f.Asked
+		asked.Add(m.Rounds)
+		g := w.facts(asked)
+		g.RunRanges, g.Changed = map[RunRange][]run.Run{}, map[ChangedSince]bool{}
+		for k, v := range f.RunRanges {
+			g.RunRanges[k] = v
+		}
+		for k, v := range f.Changed {
+			g.Changed[k] = v
+		}
+		for _, r := range m.RunRanges {
+			for _, x := range w.runs {
+				if x.PipelineID == r.PipelineID && x.ScheduleID == r.ScheduleID && x.Period >= r.From && (r.To == "" || x.Period <= r.To) {
+					g.RunRanges[r] = append(g.RunRanges[r], x)
+				}
+			}
+			if _, ok := g.RunRanges[r]; !ok {
+				g.RunRanges[r] = nil
+			}
+		}
+		for _, c := range m.Changed {
+			g.Changed[c] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
+		}
+		*f = *g
+	}
+	t.Fatal("the decision never stops asking")
+	return nil
+}
+
+// configs answers the configs w holds (needs.Configs).
+func (w world) configs(id string) *pipeline.Pipeline { return w.pipes[id] }
+
+// sensorFacts are the facts needs.SensorWrite names for a write, read in
+// rounds as the engine reads them (the runs read name more).
+func (w world) sensorFacts(id, key string, data sensor.Object, now time.Time) *Facts {
+	f := w.facts(needs.Set{})
+	for range 4 {
+		n := needs.SensorWrite(w.configs(id), w.configs, f.ReadRuns, id, key, &data, now)
+		if n.Minus(f.Asked).Empty() {
+			break
+		}
+		f = w.facts(n)
+	}
+	return f
+}
+
+func newWorld(t *testing.T, docs ...string) world {
+	w := world{pipes: map[string]*pipeline.Pipeline{}, rows: map[string]store.Pipeline{}}
+	for _, d := range docs {
+		p := runtest.Pipeline(t, d)
+		w.pipes[p.ID] = p
+		w.rows[p.ID] = store.Pipeline{ID: p.ID, Version: 1, ConfigVersion: 1, FirstLoadedAt: runtest.T0.Add(-24 * time.Hour)}
+	}
+	return w
+}
+
+func ids() func(time.Time) string {
+	n := 0
+	return func(time.Time) string { n++; return fmt.Sprint(n) }
+}
+
+func types(es []event.Event) []event.Type {
+	var out []event.Type
+	for _, e := range es {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestSensorWrite(t *testing.T) {
+	now := runtest.T0
+	p := runtest.Pipeline(t, triggerDoc)
+	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+	landed := store.Sensor{PipelineID: "p1", Key: "landed", Data: sensor.Object{}, ChangedAt: now.Add(-time.Hour), Version: 3}
+	waiting := run.Run{Key: key, State: run.Evaluating, Cause: run.CauseSensor, Version: 2, EvalStartedAt: now.Add(-10 * time.Minute)}
+	completed := run.Run{Key: key, State: run.Completed, Version: 5, EndedAt: now.Add(-time.Hour)}
+	data := sensor.Object{}
+	for _, c := range []struct {
+		name       string
+		key        string
+		runs       []run.Run
+		sensors    []store.Sensor
+		stale      bool
+		wantErr    error
+		changed    bool
+		wantRuns   []run.State
+		wantEvents []event.Type
+	}{
+		{name: "trigger data starts the period and triggers when the rules pass", key: "ready", sensors: []store.Sensor{landed}, changed: true,
+			wantRuns: []run.State{run.Triggering}, wantEvents: []event.Type{event.ValidationPassed}},
+		{name: "trigger data starts the period, which waits for its rules", key: "ready", changed: true,
+			wantRuns: []run.State{run.Evaluating}},
+		{name: "the same content again is not new data", key: "landed", sensors: []store.Sensor{landed}},
+		{name: "a rule's data completes a waiting run", key: "landed", runs: []run.Run{waiting}, changed: true,
+			wantRuns: []run.State{run.Triggering}, wantEvents: []event.Type{event.ValidationPassed}},
+		{name: "trigger data after success is late data: a rerun", key: "ready", runs: []run.Run{completed}, sensors: []store.Sensor{{PipelineID: "p1", Key: "ready", Data: run.Detail("v", 1), Version: 1}}, changed: true,
+			wantRuns: []run.State{run.Evaluating}, wantEvents: []event.Type{event.LateDataArrival, event.RerunAccepted}},
+		{name: "a stale write writes nothing", key: "landed", stale: true},
+		{name: "an unknown pipeline", key: "ready", wantErr: ErrUnknownPipeline},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, triggerDoc)
+			id := "p1"
+			if c.wantErr == ErrUnknownPipeline {
+				id = "nope"
+			}
+			w.runs, w.sensors = c.runs, c.sensors
+			f := w.sensorFacts(id, c.key, data, now)
+			in := SensorWriteIn{PipelineID: id, Key: c.key, Data: &data, NewID: ids()}
+			if c.stale {
+				in.Stale = func(*sensor.Object) bool { return true }
+			}
+			var o *Outcome
+			var res SensorWritten
+			err := w.decide(t, f, func(f *Facts) (err error) {
+				o, res, err = SensorWrite(in, f, now)
+				return err
+			})
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("err = %v, want %v", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Skipped != c.stale || res.Changed != c.changed {
+				t.Fatalf("result %+v, want skipped %v changed %v", res, c.stale, c.changed)
+			}
+			if c.stale {
+				if !o.C.Empty() {
+					t.Fatalf("a stale write's outcome %+v, want nothing", o.C)
+				}
+				return
+			}
+			if len(o.C.Sensors) != 1 || o.C.Sensors[0].Sensor.Key != c.key {
+				t.Fatalf("sensor writes %+v, want the one of %s", o.C.Sensors, c.key)
+			}
+			var states []run.State
+			for _, r := range o.C.Runs {
+				states = append(states, r.Run.State)
+			}
+			if !slices.Equal(states, c.wantRuns) {
+				t.Fatalf("runs written %v, want %v", states, c.wantRuns)
+			}
+			got := types(o.C.Events)
+			for _, want := range c.wantEvents {
+				if !slices.Contains(got, want) {
+					t.Fatalf("events %v, want one %s", got, want)
+				}
+			}
+			if len(c.wantRuns) == 0 && len(c.wantEvents) == 0 && len(got) > 0 {
+				t.Fatalf("events %v, want none", got)
+			}
+		})
+	}
+}
+
+// TestSensorWriteMissing: a fact the facts do not hold is not read: the
+// decision answers *Missing naming it, and decides once it is given.
+func TestSensorWriteMissing(t *testing.T) {
+	now := runtest.T0
+	data := sensor.Object{}
+	w := newWorld(t, triggerDoc)
+	p := w.pipes["p1"]
+	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+	full := w.sensorFacts("p1", "ready", data, now)
+	in := SensorWriteIn{PipelineID: "p1", Key: "ready", Data: &data, NewID: ids()}
+	if _, _, err := SensorWrite(in, full, now); err != nil {
+		t.Fatalf("with every need: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		drop func(*needs.Set)
+		want func(*Missing) bool
+	}{
+		{"the pipeline", func(n *needs.Set) { n.Pipelines = nil }, func(m *Missing) bool { return slices.Contains(m.Needs.Pipelines, "p1") }},
+		{"the written sensor", func(n *needs.Set) {
+			n.Sensors = slices.DeleteFunc(slices.Clone(n.Sensors), func(r needs.SensorRef) bool { return r.Key == "ready" })
+		}, func(m *Missing) bool {
+			return slices.Contains(m.Needs.Sensors, needs.SensorRef{PipelineID: "p1", Key: "ready"})
+		}},
+		{"the period's run", func(n *needs.Set) {
+			n.Runs = slices.DeleteFunc(slices.Clone(n.Runs), func(k run.Key) bool { return k == key })
+		}, func(m *Missing) bool { return slices.Contains(m.Needs.Runs, key) }},
+		{"the period's markers", func(n *needs.Set) { n.MarkersOf = nil }, func(m *Missing) bool { return len(m.Needs.MarkersOf) > 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asked := full.Asked
+			c.drop(&asked)
+			_, _, err := SensorWrite(in, w.facts(asked), now)
+			m, ok := AsMissing(err)
+			if !ok || !c.want(m) {
+				t.Fatalf("err = %v, want the missing %s", err, c.name)
+			}
+		})
+	}
+	t.Run("a config not resolved", func(t *testing.T) {
+		f := w.sensorFacts("p1", "ready", data, now)
+		delete(f.Configs, "p1")
+		_, _, err := SensorWrite(in, f, now)
+		if m, ok := AsMissing(err); !ok || !slices.Equal(m.Configs, []string{"p1"}) {
+			t.Fatalf("err = %v, want the config of p1 missing", err)
+		}
+	})
+}
+
+func TestTimer(t *testing.T) {
+	slaDoc := "pipeline: {id: s1}\nschedule: {cron: '0 6 * * *'}\nsla: {deadline: '07:00'}\njob: {type: command, config: {command: /bin/true}}\n"
+	now := runtest.T0
+	for _, c := range []struct {
+		name       string
+		timer      func(p *pipeline.Pipeline, key run.Key) store.Timer
+		runs       func(key run.Key) []run.Run
+		wantEvents []event.Type
+		wantMarker string
+		wantRuns   int
+		moves      bool // the timer is written again, not removed
+	}{
+		{name: "an SLA breach with no run alerts", timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
+			return store.Timer{Key: run.PeriodTimer(run.TimerSLABreach, key).String(), Kind: string(run.TimerSLABreach), Run: key, DueAt: runtest.HM(7, 0),
+				Detail: run.Detail("event", string(event.SLABreach), "deadline", "07:00")}
+		}, wantEvents: []event.Type{event.SLABreach}, wantMarker: run.MarkerSLABreach},
+		{name: "an SLA breach of a period that completed is silent", timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
+			return store.Timer{Key: run.PeriodTimer(run.TimerSLABreach, key).String(), Kind: string(run.TimerSLABreach), Run: key, DueAt: runtest.HM(7, 0)}
+		}, runs: func(key run.Key) []run.Run {
+			return []run.Run{{Key: key, State: run.Completed, EndedAt: runtest.HM(6, 30)}}
+		}},
+		{name: "a cron tick starts its period and moves", timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
+			return store.Timer{Key: run.PipelineTimer(run.TimerCron, "s1").String(), Kind: string(run.TimerCron), Run: run.Key{PipelineID: "s1"}, DueAt: runtest.HM(6, 0)}
+		}, wantRuns: 1, moves: true, wantEvents: []event.Type{event.ValidationPassed}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, slaDoc)
+			p := w.pipes["s1"]
+			key := run.Key{PipelineID: "s1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+			if c.runs != nil {
+				w.runs = c.runs(key)
+			}
+			tm := c.timer(p, key)
+			w.timers = []store.Timer{tm}
+			fam := run.TimerFamily(tm.Kind)
+			if k, err := run.ParseTimerKey(tm.Key); err == nil {
+				fam = k.Family
+			}
+			f := w.facts(needs.Set{})
+			for range 4 {
+				n := needs.Timer(w.configs("s1"), w.configs, f.ReadMarkers, tm.Key, fam, tm.Run, tm.DueAt, now)
+				// the cron tick's start reads the run of the period it opens
+				n.Add(needs.Start(p, key, runtest.Day, w.configs, false))
+				n.Add(needs.Set{Runs: []run.Key{run.OtherSchedule(key)}})
+				f = w.facts(n)
+			}
+			var o *Outcome
+			var ok bool
+			err := w.decide(t, f, func(f *Facts) (err error) {
+				o, ok, err = Timer(TimerIn{Timer: tm, NewID: ids()}, f, now)
+				return err
+			})
+			if err != nil || !ok {
+				t.Fatalf("Timer: ok %v, err %v", ok, err)
+			}
+			got := types(o.C.Events)
+			if !slices.Equal(got, c.wantEvents) {
+				t.Fatalf("events %v, want %v", got, c.wantEvents)
+			}
+			if c.wantMarker != "" && !slices.ContainsFunc(o.C.Markers, func(m store.MarkerWrite) bool { return m.Marker.Kind == c.wantMarker }) {
+				t.Fatalf("markers %+v, want one %s", o.C.Markers, c.wantMarker)
+			}
+			if len(o.C.Runs) != c.wantRuns {
+				t.Fatalf("runs %+v, want %d", o.C.Runs, c.wantRuns)
+			}
+			moved := slices.ContainsFunc(o.C.Timers, func(w store.TimerWrite) bool { return w.Timer.Key == tm.Key && w.Timer.DueAt.After(tm.DueAt) })
+			removed := slices.ContainsFunc(o.C.TimerDeletes, func(d store.TimerDelete) bool { return d.Key == tm.Key })
+			if moved != c.moves || removed == c.moves {
+				t.Fatalf("timer moved %v removed %v, want moved %v", moved, removed, c.moves)
+			}
+		})
+	}
+	t.Run("a kind decided elsewhere", func(t *testing.T) {
+		_, ok, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: string(run.TimerResume)}}, &Facts{}, now)
+		if ok || err != nil {
+			t.Fatalf("ok %v err %v, want not decided here", ok, err)
+		}
+	})
+}
+
+func TestRerunRequest(t *testing.T) {
+	now := runtest.T0
+	w := newWorld(t, triggerDoc)
+	p := w.pipes["p1"]
+	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+	w.runs = []run.Run{{Key: key, State: run.Completed, Version: 4, EndedAt: now.Add(-time.Hour)}}
+	w.sensors = []store.Sensor{{PipelineID: "p1", Key: "landed", ChangedAt: now.Add(-time.Minute)}} // fresh data since
+	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day, Reason: "fix", RequestID: "r1", NewID: ids()}
+	n := needs.RerunRequest(p, "p1", runtest.Day)
+	t.Run("accepted", func(t *testing.T) {
+		var o *Outcome
+		var v RerunDecided
+		err := w.decide(t, w.facts(n), func(f *Facts) (err error) {
+			o, v, err = RerunRequest(in, f, now)
+			return err
+		})
+		if err != nil || !v.Accepted || v.Duplicate {
+			t.Fatalf("verdict %+v err %v, want accepted", v, err)
+		}
+		if len(o.C.Runs) != 1 || !slices.Contains(types(o.C.Events), event.RerunAccepted) {
+			t.Fatalf("outcome runs %+v events %v, want the reopened run and RERUN_ACCEPTED", o.C.Runs, types(o.C.Events))
+		}
+	})
+	t.Run("no data changed since the success: the circuit breaker", func(t *testing.T) {
+		w := w
+		w.sensors = nil
+		var o *Outcome
+		var v RerunDecided
+		err := w.decide(t, w.facts(n), func(f *Facts) (err error) {
+			o, v, err = RerunRequest(in, f, now)
+			return err
+		})
+		if err != nil || v.Accepted || v.Refusal == "" || len(o.C.Runs) != 0 {
+			t.Fatalf("verdict %+v err %v runs %+v, want refused", v, err, o.C.Runs)
+		}
+	})
+	t.Run("a request decided before", func(t *testing.T) {
+		w := w
+		w.markers = []store.Marker{{Key: key, Kind: run.ItemMarker(run.MarkerRerunRequest, "r1").String(), At: now.Add(-time.Minute)}}
+		o, v, err := RerunRequest(in, w.facts(n), now)
+		if err != nil || !v.Duplicate || !o.C.Empty() {
+			t.Fatalf("verdict %+v err %v outcome %+v, want a duplicate deciding nothing", v, err, o.C)
+		}
+	})
+}
+
+// TestSaveRestore: a part of a decision that finds a fact missing is run
+// again from the outcome as it was.
+func TestSaveRestore(t *testing.T) {
+	o := New(nil, &Facts{}, runtest.T0, rule.Options{}, ids())
+	o.PutTimer(store.Timer{Key: "a", DueAt: runtest.T0}, nil)
+	s := o.Save()
+	o.PutTimer(store.Timer{Key: "b", DueAt: runtest.T0}, nil)
+	o.DeleteTimer("a", nil)
+	o.Restore(s)
+	if len(o.C.Timers) != 1 || o.C.Timers[0].Timer.Key != "a" || len(o.C.TimerDeletes) != 0 {
+		t.Fatalf("restored %+v / %+v, want the write of a alone", o.C.Timers, o.C.TimerDeletes)
+	}
+	o.PutTimer(store.Timer{Key: "c", DueAt: runtest.T0}, nil)
+	o.Restore(s)
+	if len(o.C.Timers) != 1 {
+		t.Fatalf("restored twice: %+v", o.C.Timers)
+	}
+}

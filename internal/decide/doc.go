@@ -1,0 +1,20 @@
+// Package decide is the engine's pure decision: for one input — a sensor
+// write, a run's step, a timer — it takes the facts the engine loaded
+// (Facts: the records package needs named, read in one batch) and the
+// time, and returns the whole outcome (Outcome: the store.Change to
+// commit — runs, events, timers, markers, ledger, baselines — and the
+// lines to log). The engine sequences: needs → store.ReadFacts → decide →
+// Commit, then the effects after a commit (job calls, notifier, spans).
+//
+// It owns the run path's sequencing of the core's decisions (internal/run,
+// sla, deps, dryrun, rule): which core decision follows which for an
+// input, and how their answers become records (timer keys, markers, the
+// ledger's numbering, root causes on the events).
+//
+// It never reads a store, a clock or the environment, and imports no
+// context (internal/archtest pins it), so it can call no port. A fact
+// the decision needs that the facts do not hold is not read: the
+// decision returns a *Missing error naming it, and the engine reads it
+// in a further round and decides again (a point read the needs did not
+// name counts as a late read, which the engine's tests fail on).
+package decide
