@@ -1,8 +1,6 @@
 package awsrt
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -260,16 +258,4 @@ func stringField(o sensor.Object, name string) string {
 		}
 	}
 	return ""
-}
-
-// contentID identifies a bus event that has no id by its content:
-// source, detail-type, time and the detail with its keys sorted.
-func contentID(be BusEvent, detail sensor.Object) string {
-	canon, _ := detail.MarshalJSON()
-	h := sha256.New()
-	for _, part := range [][]byte{[]byte(be.Source), []byte(be.DetailType), []byte(be.Time), canon} {
-		h.Write(part)
-		h.Write([]byte{0})
-	}
-	return "ext-" + hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -2,14 +2,10 @@ package awsrt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -114,49 +110,6 @@ func (s *ExecutionStarter) log() *slog.Logger {
 		return s.Log
 	}
 	return slog.Default()
-}
-
-// maxExecutionName is Step Functions' limit on an execution's name.
-const maxExecutionName = 80
-
-// ExecutionName is the execution of a run's generation whose steps start
-// at armedAt: Step Functions' names are 1 to 80 of [A-Za-z0-9-_], so the
-// readable part — pipeline, schedule, period, "g" and the generation, each
-// character outside the set made '_' — is cut to 63 and followed by '-'
-// and 16 hex digits of the SHA-256 of the exact key, generation and
-// instant: two runs never share a name through a cut or a replaced
-// character, and a run resumed or reopened gets a new one.
-func ExecutionName(key run.Key, generation int, armedAt time.Time) string {
-	return executionName(key, generation, armedAt, viaTimer)
-}
-
-// executionName is ExecutionName for an execution started via via (a
-// non-empty via is hashed too).
-func executionName(key run.Key, generation int, armedAt time.Time, via string) string {
-	readable := key.PipelineID + "-" + key.ScheduleID + "-" + key.Period + "-g" + strconv.Itoa(generation)
-	var b strings.Builder
-	for _, r := range readable {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	h := sha256.New()
-	parts := []string{key.PipelineID, key.ScheduleID, key.Period, strconv.Itoa(generation), strconv.FormatInt(armedAt.UnixNano(), 10)}
-	if via != viaTimer {
-		parts = append(parts, via)
-	}
-	for _, part := range parts {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	sum := hex.EncodeToString(h.Sum(nil))[:16]
-	prefix := b.String()
-	if len(prefix) > maxExecutionName-17 {
-		prefix = prefix[:maxExecutionName-17]
-	}
-	return prefix + "-" + sum
 }
 
 // NewExecutionStarter is the starter of the state machine arn, through

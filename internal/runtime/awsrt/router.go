@@ -2,8 +2,6 @@ package awsrt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -217,16 +214,6 @@ func (rt *Router) reject(ctx context.Context, typ event.Type, pipelineID, item, 
 		rt.log().Warn("item refused", "item", item, "reason", reason)
 	}
 	return err
-}
-
-func fingerprint(o sensor.Object) string {
-	b, _ := o.MarshalJSON()
-	return fingerprintOf(string(b))
-}
-
-func fingerprintOf(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:12])
 }
 
 // RouterFromEnv builds the stream-router from its environment:

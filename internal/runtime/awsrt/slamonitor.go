@@ -2,13 +2,10 @@ package awsrt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -214,27 +211,6 @@ func (m *SLAMonitor) record(ctx context.Context, rec events.DynamoDBEventRecord)
 		return err
 	}
 	return m.schedule(ctx, it.Timer)
-}
-
-// ScheduleName is the schedule of a timer key: Scheduler's names are 1 to
-// 64 of [0-9a-zA-Z-_.], so the key's allowed characters (others become
-// '.'), cut to 47, then '-' and 16 hex digits of the key's SHA-256 — two
-// keys never share a name by their cut or replaced characters.
-func ScheduleName(key string) string {
-	var b strings.Builder
-	for _, r := range key {
-		if b.Len() == 47 {
-			break
-		}
-		switch {
-		case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('.')
-		}
-	}
-	h := sha256.Sum256([]byte(key))
-	return b.String() + "-" + hex.EncodeToString(h[:8])
 }
 
 // AtExpression is Scheduler's one-time expression for t, in UTC, rounded
