@@ -391,7 +391,7 @@ func TestRerunRequest(t *testing.T) {
 	w.runs = []run.Run{{Key: key, State: run.Completed, Version: 4, EndedAt: now.Add(-time.Hour)}}
 	w.sensors = []store.Sensor{{PipelineID: "p1", Key: "landed", ChangedAt: now.Add(-time.Minute)}} // fresh data since
 	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day, Reason: "fix", RequestID: "r1", NewID: ids()}
-	n := needs.RerunRequest(p, "p1", runtest.Day)
+	n := needs.RerunRequest(p, needs.NoRunsRead, "p1", runtest.Day)
 	t.Run("accepted", func(t *testing.T) {
 		var o *Outcome
 		var v RerunDecided

@@ -32,11 +32,14 @@ import (
 // runs and markers read — and what is new is read in a further round
 // (FactsStats.SecondRounds, ExtraRounds; at most maxRounds): a cold or
 // stale cache, an upstream not parsed yet, a succeeded run a write may
-// rerun, a downstream index naming the pipelines to read. Range reads (an
-// upstream's hours, a sensor changed since, a day's runs, a restored
-// file's active runs), the calendars a config resolves with and the root
-// causes a commit looks up (read as found, not counted) are not in the
-// batch.
+// rerun, a downstream index naming the pipelines to read. Range reads are
+// in the batch as the needs name them (needs.RunRange: an upstream's
+// hours, a day's runs; needs.ChangedSince: the circuit breaker's
+// question), each answered as its single list read; one the needs did not
+// name is a late read like any other. Not in the batch: a restored file's
+// active runs and their step timers, the trigger sensors an operator
+// action lists by prefix, the calendars a config resolves with, and the
+// root causes a commit looks up (read as found, not counted).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
@@ -173,6 +176,12 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		MarkersOf: n.MarkersOf, Baselines: n.Baselines, Ledgers: n.Ledgers,
 		Sensors: storeRefs(n.Sensors), Inboxes: storeRefs(n.Inboxes),
 	}
+	for _, r := range n.RunRanges {
+		q.RunLists = append(q.RunLists, runRangeParams(r))
+	}
+	for _, c := range n.Changed {
+		q.SensorsChanged = append(q.SensorsChanged, changedParams(c))
+	}
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -197,7 +206,25 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for r, it := range got.Inboxes {
 		v.Inboxes[needs.SensorRef(r)] = decide.Inbox{Data: it.Data, Err: it.Err}
 	}
+	for _, r := range n.RunRanges {
+		v.RunRanges = mergeMap(v.RunRanges, map[decide.RunRange][]run.Run{decide.RunRange(r): got.RunLists[runRangeParams(r)]})
+	}
+	for _, c := range n.Changed {
+		v.Changed = mergeMap(v.Changed, map[decide.ChangedSince]bool{decide.ChangedSince(c): len(got.SensorsChanged[changedParams(c)]) > 0})
+	}
 	return nil
+}
+
+// runRangeParams is the store's read of a range of runs.
+func runRangeParams(r needs.RunRange) store.RunListParams {
+	return store.RunListParams{PipelineID: r.PipelineID, ScheduleID: r.ScheduleID, PeriodFrom: r.From, PeriodTo: r.To}
+}
+
+// changedParams is the store's read answering c: one sensor of the
+// pipeline changed after c.Since (ChangedAt >= Since+1ns: stored times
+// keep nanoseconds).
+func changedParams(c needs.ChangedSince) store.SensorListChangedParams {
+	return store.SensorListChangedParams{PipelineID: c.PipelineID, Since: c.Since.Add(time.Nanosecond), Limit: 1}
 }
 
 func mergeMap[K comparable, V any](dst, src map[K]V) map[K]V {
@@ -231,10 +258,16 @@ func (f *facts) late(ctx context.Context, what string, n needs.Set) error {
 // each names facts not read yet, never for ever.
 const maxSupplies = 64
 
-// supply reads what a decision found missing: a point read the needs did
-// not name (late, for an input's facts), a config to resolve, the facts
-// a root cause is looked up on, a range.
+// supply reads what a decision found missing: a read the needs did not
+// name, a point or a range (late, for an input's facts), a config to
+// resolve, the facts a root cause is looked up on.
 func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
+	for _, r := range m.RunRanges {
+		m.Needs.Add(needs.Set{RunRanges: []needs.RunRange{needs.RunRange(r)}})
+	}
+	for _, c := range m.Changed {
+		m.Needs.Add(needs.Set{Changed: []needs.ChangedSince{needs.ChangedSince(c)}})
+	}
 	if !m.Needs.Empty() {
 		var err error
 		if f.direct {
@@ -253,22 +286,6 @@ func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
 		if _, err := f.pipelineOf(ctx, id); err != nil {
 			return err
 		}
-	}
-	for _, r := range m.RunRanges {
-		got, err := f.e.st.RunList(ctx, store.RunListParams{PipelineID: r.PipelineID, ScheduleID: r.ScheduleID, PeriodFrom: r.From, PeriodTo: r.To})
-		if err != nil {
-			return err
-		}
-		f.RunRanges = mergeMap(f.RunRanges, map[decide.RunRange][]run.Run{r: got})
-	}
-	for _, c := range m.Changed {
-		// ChangedAt >= t+1ns is ChangedAt after t: stored times keep
-		// nanoseconds.
-		got, err := f.e.st.SensorListChanged(ctx, store.SensorListChangedParams{PipelineID: c.PipelineID, Since: c.Since.Add(time.Nanosecond), Limit: 1})
-		if err != nil {
-			return err
-		}
-		f.Changed = mergeMap(f.Changed, map[decide.ChangedSince]bool{c: len(got) > 0})
 	}
 	return nil
 }
@@ -289,6 +306,8 @@ func describe(n needs.Set) string {
 	add("markers of", len(n.MarkersOf), n.MarkersOf)
 	add("baselines", len(n.Baselines), n.Baselines)
 	add("ledgers", len(n.Ledgers), n.Ledgers)
+	add("run ranges", len(n.RunRanges), n.RunRanges)
+	add("sensors changed", len(n.Changed), n.Changed)
 	return strings.Join(parts, ", ")
 }
 

@@ -72,8 +72,8 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	}
 	var res RerunResult
 	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(_ *facts, cfg needs.Configs) needs.Set {
-			return needs.RerunRequest(cfg(pipelineID), pipelineID, per)
+		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			return needs.RerunRequest(cfg(pipelineID), f.ReadRuns, pipelineID, per)
 		})
 		if err != nil {
 			return err

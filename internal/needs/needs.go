@@ -33,8 +33,23 @@ import (
 // SensorRef names a pipeline's sensor.
 type SensorRef struct{ PipelineID, Key string }
 
+// RunRange names a pipeline's runs of a range of periods (store.RunList:
+// bounds inclusive, compared as text; To empty: no end): an upstream's
+// hours, the runs of a day from its date on.
+type RunRange struct{ PipelineID, ScheduleID, From, To string }
+
+// ChangedSince names the circuit breaker's question: whether any sensor
+// of a pipeline received new content after Since (a succeeded run's end,
+// as read).
+type ChangedSince struct {
+	PipelineID string
+	Since      time.Time
+}
+
 // Set names the stored facts a decision may read, by key. Markers are
-// named by period: every marker of the period is read at once.
+// named by period: every marker of the period is read at once. The range
+// kinds (RunRanges, Changed) are read in the same batch, each as its
+// single list read.
 type Set struct {
 	Pipelines []string
 	Sensors   []SensorRef // stored sensor states
@@ -44,6 +59,8 @@ type Set struct {
 	MarkersOf []run.Key
 	Baselines []run.Key
 	Ledgers   []run.Key
+	RunRanges []RunRange
+	Changed   []ChangedSince
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -60,6 +77,8 @@ func (n *Set) Add(o Set) {
 	n.MarkersOf = addAll(n.MarkersOf, o.MarkersOf...)
 	n.Baselines = addAll(n.Baselines, o.Baselines...)
 	n.Ledgers = addAll(n.Ledgers, o.Ledgers...)
+	n.RunRanges = addAll(n.RunRanges, o.RunRanges...)
+	n.Changed = addAll(n.Changed, o.Changed...)
 }
 
 // Minus is what n names that have does not.
@@ -73,13 +92,15 @@ func (n Set) Minus(have Set) Set {
 		MarkersOf: minus(n.MarkersOf, have.MarkersOf),
 		Baselines: minus(n.Baselines, have.Baselines),
 		Ledgers:   minus(n.Ledgers, have.Ledgers),
+		RunRanges: minus(n.RunRanges, have.RunRanges),
+		Changed:   minus(n.Changed, have.Changed),
 	}
 }
 
 // Empty reports whether n names nothing.
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
-		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers) == 0
+		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed) == 0
 }
 
 func addAll[T comparable](s []T, vs ...T) []T {
@@ -141,9 +162,8 @@ func NoMarkersRead(run.Key) ([]string, bool) { return nil, false }
 
 // Evaluation names what evaluating a period's validation rules
 // reads: the rules' sensors, and each upstream's row and (its config
-// known, one period mapped) the run its rule judges. A rule mapping
-// several periods (the hours of a day) reads them as a range, outside
-// the batch.
+// known) the runs its rule judges: one period's run, or a rule mapping
+// several periods (the hours of a day) their range (UpstreamRuns).
 func Evaluation(p *pipeline.Pipeline, per schedule.Period, ups Configs) Set {
 	n := Set{Sensors: RuleSensors(p.ID, ruleKeys(p.Validation.Rules), per)}
 	for _, u := range p.Upstreams {
@@ -152,11 +172,53 @@ func Evaluation(p *pipeline.Pipeline, per schedule.Period, ups Configs) Set {
 		if up == nil {
 			continue
 		}
-		if pers := deps.UpstreamPeriods(p, up, u, per); len(pers) == 1 {
-			n.Runs = addAll(n.Runs, run.Key{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()})
-		}
+		n.Add(UpstreamRuns(up, deps.UpstreamPeriods(p, up, u, per)))
 	}
 	return n
+}
+
+// UpstreamRuns names an upstream's runs of the periods its rule maps:
+// none, one period's run, or several periods (the hours of a day) as one
+// range from the first to the last.
+func UpstreamRuns(up *pipeline.Pipeline, pers []schedule.Period) Set {
+	switch len(pers) {
+	case 0:
+		return Set{}
+	case 1:
+		return Set{Runs: []run.Key{{PipelineID: up.ID, ScheduleID: up.ScheduleID(), Period: pers[0].String()}}}
+	}
+	return Set{RunRanges: []RunRange{{PipelineID: up.ID, ScheduleID: up.ScheduleID(), From: pers[0].String(), To: pers[len(pers)-1].String()}}}
+}
+
+// DayRuns names the runs an SLA decision about a daily period may stand
+// on when the period has no run of its own (sla.DayRun): its schedule's
+// runs from the date on. None for an hourly period.
+func DayRuns(key run.Key, per schedule.Period) Set {
+	if per.Hourly {
+		return Set{}
+	}
+	return Set{RunRanges: []RunRange{{PipelineID: key.PipelineID, ScheduleID: key.ScheduleID, From: per.Date.String()}}}
+}
+
+// writeFreshData is FreshData for a rerun a sensor write at now asks
+// for: the write's own content, changed at now, is new data after a run
+// that ended before now (run.FreshSince), and the store is read only for
+// a run that ended at now or later.
+func writeFreshData(runs ReadRuns, key run.Key, now time.Time) Set {
+	if r, read := runs(key); read && r != nil && run.FreshSince(*r, now) {
+		return Set{}
+	}
+	return FreshData(runs, key)
+}
+
+// FreshData names the circuit breaker's read for a rerun of key whose
+// run, read by an earlier round, succeeded (run.RerunInput.NeedsFreshData):
+// whether a sensor of the pipeline changed after the run ended.
+func FreshData(runs ReadRuns, key run.Key) Set {
+	if r, read := runs(key); read && r != nil && r.State == run.Completed {
+		return Set{Changed: []ChangedSince{{PipelineID: key.PipelineID, Since: r.EndedAt}}}
+	}
+	return Set{}
 }
 
 // Call names what any decision about a run reads: the pipeline's
@@ -235,11 +297,14 @@ func JobLog(p *pipeline.Pipeline, id string, per schedule.Period, report run.Job
 // RerunRequest names what an operator's rerun of period per of
 // pipeline id reads: the row, and with p known the period's run, ledger,
 // markers (the request's dedup record, the reopened run's SLA facts) and
-// step timer (Rerun).
-func RerunRequest(p *pipeline.Pipeline, id string, per schedule.Period) Set {
+// step timer (Rerun), and once the run is read its circuit breaker's
+// question (FreshData).
+func RerunRequest(p *pipeline.Pipeline, runs ReadRuns, id string, per schedule.Period) Set {
 	n := Pipeline(id)
 	if p != nil {
-		n.Add(Rerun(run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}))
+		k := run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}
+		n.Add(Rerun(k))
+		n.Add(FreshData(runs, k))
 	}
 	return n
 }
@@ -266,10 +331,11 @@ func Start(p *pipeline.Pipeline, key run.Key, per schedule.Period, ups Configs, 
 
 // rerunsOf adds Rerun for each of keys whose run was read and
 // succeeded: new data for such a period may rerun it.
-func rerunsOf(n *Set, runs ReadRuns, keys ...run.Key) {
+func rerunsOf(n *Set, runs ReadRuns, now time.Time, keys ...run.Key) {
 	for _, k := range keys {
 		if r, read := runs(k); read && r != nil && r.State == run.Completed {
 			n.Add(Rerun(r.Key))
+			n.Add(writeFreshData(runs, r.Key, now))
 		}
 	}
 }
@@ -303,15 +369,17 @@ func SensorWrite(p *pipeline.Pipeline, ups Configs, runs ReadRuns, pipelineID, k
 	switch route, _ := run.RouteSensor(p, key); route {
 	case run.SensorForTrigger:
 		n.Add(Start(p, k, per, ups, true))
-		rerunsOf(&n, runs, k, run.OtherSchedule(k))
+		rerunsOf(&n, runs, now, k, run.OtherSchedule(k))
 	case run.SensorForPostRun:
 		n.Add(Set{Runs: []run.Key{k}, Baselines: []run.Key{k}, Sensors: RuleSensors(p.ID, run.PostRunKeys(p), per)})
 		if p.DryRun {
 			n.MarkersOf = addAll(n.MarkersOf, k)
 		} else {
 			// Post-run data comes after the success it checks: a drift
-			// rerun's facts are named at once, not in a round of their own.
+			// rerun's facts are named at once, not in a round of their
+			// own; its circuit breaker's once the run is read.
 			n.Add(Rerun(k))
+			n.Add(writeFreshData(runs, k, now))
 		}
 	default:
 		n.Add(Call(k))
@@ -434,6 +502,7 @@ func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey stri
 	case run.TimerSLAWarning, run.TimerSLABreach, run.TimerRelSLAWarning, run.TimerRelSLABreach:
 		if err == nil {
 			n.Add(slaNeeds(p, key, per)) // its own key: armed under the schedule id of its day
+			n.Add(DayRuns(key, per))
 		}
 	}
 	return n

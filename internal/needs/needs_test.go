@@ -53,6 +53,21 @@ func TestNeeds(t *testing.T) {
 	per10 := schedule.Daily(schedule.Date{Year: 2026, Month: 3, Day: 10})
 
 	stepOther := run.PeriodTimer(run.TimerStep, other).String()
+	ended := now.Add(-time.Hour)
+	succeededAt := func(key run.Key, at time.Time) ReadRuns {
+		return func(k run.Key) (*run.Run, bool) {
+			if k == key {
+				return &run.Run{Key: key, State: run.Completed, EndedAt: at}, true
+			}
+			return nil, true
+		}
+	}
+	hourlyUp := runtest.Pipeline(t, "pipeline: {id: h}\nschedule: {cron: '5 * * * *'}\njob: {type: command, config: {command: /bin/true}}\n")
+	hoursP := runtest.Pipeline(t, "pipeline: {id: d}\nschedule: {cron: '0 6 * * *'}\nvalidation:\n  rules: [{check: upstream, pipeline: h, hours: all}]\njob: {type: command, config: {command: /bin/true}}\n")
+	hourly := func(id string) *pipeline.Pipeline {
+		return map[string]*pipeline.Pipeline{"h": hourlyUp, "d": hoursP}[id]
+	}
+	hourKey := run.Key{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), Period: "2026-03-10T05"}
 	completed := func(key run.Key) ReadRuns {
 		return func(k run.Key) (*run.Run, bool) {
 			if k == key {
@@ -157,11 +172,45 @@ func TestNeeds(t *testing.T) {
 			JobLog(p, "p1", per10, succeeded),
 			want{has: Set{MarkersOf: []run.Key{k, {PipelineID: "p1"}}, Sensors: audit}, hasNot: Set{Ledgers: []run.Key{k}}}},
 		{"an operator's rerun: the period's run, ledger, markers and step timer",
-			RerunRequest(p, "p1", per10),
+			RerunRequest(p, NoRunsRead, "p1", per10),
 			want{has: Set{Pipelines: []string{"p1"}, Runs: []run.Key{k}, Ledgers: []run.Key{k}, MarkersOf: []run.Key{k}, Timers: []string{step}}}},
 		{"an operator's rerun, config not known: the row",
-			RerunRequest(nil, "p1", per10),
+			RerunRequest(nil, NoRunsRead, "p1", per10),
 			want{has: Set{Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}}}},
+		{"an operator's rerun of a succeeded period: the circuit breaker's question",
+			RerunRequest(p, succeededAt(k, ended), "p1", per10),
+			want{has: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: ended}}}}},
+		{"an operator's rerun before its run is read: no circuit breaker yet",
+			RerunRequest(p, NoRunsRead, "p1", per10),
+			want{hasNot: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: ended}}}}},
+		{"an operator's rerun of a period not succeeded: no circuit breaker",
+			RerunRequest(p, evaluating, "p1", per10),
+			want{hasNot: Set{Changed: []ChangedSince{{PipelineID: "p1"}}}}},
+		{"trigger data for a period succeeded before: the write is fresh data, no store read",
+			SensorWrite(p, known, succeededAt(other, ended), "p1", "ready", &data, now),
+			want{hasNot: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: ended}}}}},
+		{"trigger data for a period succeeded at the write's instant: the circuit breaker's question",
+			SensorWrite(p, known, succeededAt(other, now), "p1", "ready", &data, now),
+			want{has: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: now}}}}},
+		{"post-run data after success: the write is fresh data, no store read",
+			SensorWrite(p, known, succeededAt(k, ended), "p1", "audit", &data, now),
+			want{hasNot: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: ended}}}}},
+		{"post-run data at the success's instant: the circuit breaker's question",
+			SensorWrite(p, known, succeededAt(k, now), "p1", "audit", &data, now),
+			want{has: Set{Changed: []ChangedSince{{PipelineID: "p1", Since: now}}}}},
+		{"an upstream rule on every hour of the day: the hours as one range",
+			Evaluation(hoursP, per10, hourly),
+			want{has: Set{Pipelines: []string{"h"}, RunRanges: []RunRange{{PipelineID: "h", ScheduleID: hourlyUp.ScheduleID(), From: "2026-03-10T00", To: "2026-03-10T23"}}},
+				hasNot: Set{Runs: []run.Key{{PipelineID: "h", ScheduleID: hourlyUp.ScheduleID(), Period: "2026-03-10T00"}}}}},
+		{"an upstream rule on one period: its run, no range",
+			Evaluation(p, per10, known),
+			want{has: Set{Runs: []run.Key{upRun}}, hasNot: Set{RunRanges: []RunRange{{PipelineID: "up", ScheduleID: up.ScheduleID(), From: "2026-03-10"}}}}},
+		{"SLA timer of a daily period: the day's runs from its date on",
+			Timer(slaP, known, NoMarkersRead, "t", run.TimerSLABreach, slaKey, now, now),
+			want{has: Set{RunRanges: []RunRange{{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), From: "2026-03-10"}}}}},
+		{"SLA timer of an hourly period: no range",
+			Timer(slaP, known, NoMarkersRead, "t", run.TimerSLABreach, hourKey, now, now),
+			want{has: Set{Runs: []run.Key{hourKey}}, hasNot: Set{RunRanges: []RunRange{{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), From: "2026-03-10"}}}}},
 		{"SLA timer: its period's run (no SLA: no markers)",
 			Timer(p, known, NoMarkersRead, "t", run.TimerSLABreach, k, now, now),
 			want{has: Set{Timers: []string{"t"}, Runs: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
