@@ -1,7 +1,6 @@
 package awsrt
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +44,7 @@ func SecretAPITokens(ctx context.Context, client *secretsmanager.Client, arn str
 
 func parseAPITokens(arn, text string) ([]api.Token, error) {
 	source := "secret " + arn
-	dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSpace(text))))
+	dec := json.NewDecoder(strings.NewReader(strings.TrimSpace(text)))
 	dec.DisallowUnknownFields()
 	var entries []apiTokenEntry
 	if err := dec.Decode(&entries); err != nil {

@@ -1,10 +1,7 @@
 package awsfake
 
 import (
-	"context"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -15,11 +12,7 @@ import (
 // the "ciphertext" placeholder, so a reader that forgets to ask for
 // decryption gets the wrong value, not the secret.
 type SSM struct {
-	*httptest.Server
-
-	mu     sync.Mutex
-	params map[string]ssmParam // by name ("/a/b")
-	reads  int
+	*named[ssmParam]
 }
 
 type ssmParam struct {
@@ -33,50 +26,29 @@ const EncryptedPlaceholder = "AQICAHencrypted"
 
 // NewSSM starts a fake holding no parameter; it is closed when the test ends.
 func NewSSM(t testing.TB) *SSM {
-	f := &SSM{params: map[string]ssmParam{}}
-	f.Server = httptest.NewServer(jsonService{version: "1.1", prefix: "AmazonSSM", ops: map[string]func(context.Context, []byte) (any, *apiError){
-		"GetParameter": f.getParameter,
-	}})
-	t.Cleanup(f.Close)
-	return f
+	return &SSM{serveNamed(t, "AmazonSSM", "GetParameter", getParameter)}
 }
 
 // Put stores a parameter (name starting with "/"), a SecureString when
 // secure, and returns its ARN.
 func (f *SSM) Put(name, value string, secure bool) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.params[name] = ssmParam{value: value, secure: secure}
-	return f.arn(name)
+	f.put(name, ssmParam{value: value, secure: secure})
+	return parameterARN(name)
 }
 
-func (f *SSM) arn(name string) string {
+func parameterARN(name string) string {
 	return "arn:aws:ssm:" + Region + ":" + Account + ":parameter" + name
 }
 
-// Reads is how many GetParameter calls the fake answered.
-func (f *SSM) Reads() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.reads
-}
-
-func (f *SSM) getParameter(ctx context.Context, body []byte) (any, *apiError) {
-	var in struct {
-		Name           string `json:"Name"`
-		WithDecryption bool   `json:"WithDecryption"`
-	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reads++
+func getParameter(params map[string]ssmParam, in struct {
+	Name           string `json:"Name"`
+	WithDecryption bool   `json:"WithDecryption"`
+}) (any, *apiError) {
 	name := in.Name
 	if strings.HasPrefix(name, "arn:") {
 		name = strings.TrimPrefix(name, "arn:aws:ssm:"+Region+":"+Account+":parameter")
 	}
-	p, ok := f.params[name]
+	p, ok := params[name]
 	if !ok {
 		return nil, &apiError{code: "ParameterNotFound", msg: "Parameter " + in.Name + " not found."}
 	}
@@ -88,6 +60,6 @@ func (f *SSM) getParameter(ctx context.Context, body []byte) (any, *apiError) {
 		}
 	}
 	return map[string]any{"Parameter": map[string]any{
-		"ARN": f.arn(name), "Name": name, "Type": typ, "Value": value, "Version": 1, "DataType": "text",
+		"ARN": parameterARN(name), "Name": name, "Type": typ, "Value": value, "Version": 1, "DataType": "text",
 	}}, nil
 }
