@@ -190,7 +190,7 @@ func open(ctx context.Context, settingsFile string, settings *pipeline.Settings,
 	if control {
 		// The deployment's functions run the timers and make the job
 		// calls; calls in flight are theirs, not interrupted ones.
-		jobs, passive = noJobs{}, true
+		jobs, passive = trigger.NoJobs{}, true
 	}
 	var windowsFrom func(context.Context) ([]silence.Window, error)
 	if ds, ok := raw.(*ddbstore.Store); ok && control {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	ddbstore "github.com/interlockhq/interlock/internal/store/dynamodb"
-	"github.com/interlockhq/interlock/internal/trigger"
 )
 
 // The modes a serve runs in, chosen by its store (Mode; stated in serve's
@@ -78,19 +77,4 @@ func OpenDynamoDB(ctx context.Context, storeURL string, retention time.Duration)
 		return nil, err
 	}
 	return ddbstore.Open(ctx, ddbstore.Config{Client: client, Tables: ddbstore.TablesFor(prefix), Retention: retention})
-}
-
-// noJobs is a control plane's job system: it has none. Its decisions
-// commit runs and their step timers; the deployment's orchestrator takes
-// the steps that call job systems.
-type noJobs struct{}
-
-var errNoJobs = errors.New("a control plane makes no job calls: the deployment's orchestrator does")
-
-func (noJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
-	return trigger.Started{}, errNoJobs
-}
-
-func (noJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
-	return trigger.Result{}, errNoJobs
 }

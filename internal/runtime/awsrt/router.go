@@ -238,17 +238,6 @@ func RouterFromEnv(ctx context.Context, env Env) (*Router, error) {
 		Executions: NewExecutionStarter(cfg, env.Get(EnvStateMachineARN), st, log), Meter: meter}, nil
 }
 
-// noJobs is the stream-router's job system: it has none. Its decisions
-// (a sensor's, a rerun's, a job report's) commit runs and their step
-// timers; the steps that call job systems are the orchestrator's.
-type noJobs struct{}
-
-var errNoJobs = errors.New("the stream-router makes no job calls")
-
-func (noJobs) Start(context.Context, trigger.Request) (trigger.Started, error) {
-	return trigger.Started{}, errNoJobs
-}
-
-func (noJobs) Poll(context.Context, trigger.Request) (trigger.Result, error) {
-	return trigger.Result{}, errNoJobs
-}
+// noJobs is the job system of the functions that make no job calls: the
+// orchestrator takes the steps that call job systems.
+type noJobs = trigger.NoJobs
