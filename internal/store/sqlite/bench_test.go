@@ -24,11 +24,16 @@ func benchStore(b *testing.B, synchronous string) *Store {
 
 // BenchmarkCommit measures the engine's typical write: create a run, log
 // its event and set its timer, in one durable commit. The NORMAL variant
-// is there to show what synchronous=FULL costs (see Open).
+// is there to show what synchronous=FULL costs (see Open); the scratch
+// store's (OpenScratch, `interlock simulate`'s) is a commit's CPU alone.
 func BenchmarkCommit(b *testing.B) {
 	base := time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC)
-	for _, sync := range []string{syncFull, syncNormal} {
-		b.Run("sync="+sync, func(b *testing.B) {
+	for _, sync := range []string{syncFull, syncNormal, syncOff} {
+		name := "sync=" + sync
+		if sync == syncOff {
+			name = "scratch"
+		}
+		b.Run(name, func(b *testing.B) {
 			s := benchStore(b, sync)
 			i := 0
 			for b.Loop() {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -109,7 +108,7 @@ type op struct {
 	answer   func() (n int64, ok bool)
 }
 
-func (o op) apply(ctx context.Context, tx *sql.Tx, stmts *pool) error {
+func (o op) apply(t *wtx) error {
 	if o.check && o.answer != nil {
 		if n, ok := o.answer(); ok {
 			if n != o.want {
@@ -118,16 +117,9 @@ func (o op) apply(ctx context.Context, tx *sql.Tx, stmts *pool) error {
 			return nil
 		}
 	}
-	st := stmts.inTx(ctx, tx, o.query)
 	if o.check {
-		var n int64
-		var row *sql.Row
-		if st != nil {
-			row = st.QueryRowContext(ctx, o.args...)
-		} else {
-			row = tx.QueryRowContext(ctx, o.query, o.args...)
-		}
-		if err := row.Scan(&n); err != nil {
+		n, err := t.count(o.query, o.args...)
+		if err != nil {
 			return fmt.Errorf("sqlite: check %s: %w", o.what, interpretError(err))
 		}
 		if n != o.want {
@@ -135,24 +127,11 @@ func (o op) apply(ctx context.Context, tx *sql.Tx, stmts *pool) error {
 		}
 		return nil
 	}
-	var res sql.Result
-	var err error
-	if st != nil {
-		res, err = st.ExecContext(ctx, o.args...)
-	} else {
-		res, err = tx.ExecContext(ctx, o.query, o.args...)
-	}
+	n, err := t.exec(o.query, o.args...)
 	if err != nil {
 		return fmt.Errorf("sqlite: write %s: %w", o.what, interpretError(err))
 	}
-	if !o.mustAffect {
-		return nil
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: write %s: %w", o.what, err)
-	}
-	if n == 0 {
+	if o.mustAffect && n == 0 {
 		return fmt.Errorf("%w: %s", store.ErrConflict, o.what)
 	}
 	return nil

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -177,18 +175,6 @@ func (g *committer) take(batch []*pending) []*pending {
 
 // runGroup commits batch and returns each Change's result.
 func (s *Store) runGroup(ctx context.Context, batch []*pending) []error {
-	// Statements are prepared before the transaction takes the writer's
-	// one connection (stmts.go); after the first few commits, all are.
-	for _, p := range batch {
-		for _, o := range p.ops {
-			s.write.prepared(o.query)
-		}
-	}
-	if len(batch) > 1 {
-		for _, q := range savepointSQL {
-			s.write.prepared(q)
-		}
-	}
 	errs := make([]error, len(batch))
 	// A Change taken into a transaction is committed or refused whatever
 	// becomes of its caller's context (checked before it queued): a
@@ -225,20 +211,11 @@ func (s *Store) runGroup(ctx context.Context, batch []*pending) []error {
 
 // commitAlone applies one Change in a transaction of its own.
 func (s *Store) commitAlone(ctx context.Context, ops []op) error {
-	return s.onWriter(ctx, func(conn *sql.Conn) error {
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("sqlite: begin: %w", err)
-		}
-		// After a successful Commit this is a no-op.
-		defer tx.Rollback()
+	return s.inWriteTx(ctx, func(t *wtx) error {
 		for _, o := range ops {
-			if err := o.apply(ctx, tx, s.write); err != nil {
+			if err := o.apply(t); err != nil {
 				return err
 			}
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("sqlite: commit: %w", interpretError(err))
 		}
 		return nil
 	})
@@ -251,7 +228,9 @@ const (
 	sqlRollbackTo = "ROLLBACK TO change"
 )
 
-var savepointSQL = []string{sqlSavepoint, sqlRelease, sqlRollbackTo}
+// errUnkept ends a group's transaction that could not keep its Changes
+// apart (commitGroup).
+var errUnkept = errors.New("sqlite: a group's Changes could not be kept apart")
 
 // commitGroup applies every Change of batch in one transaction, each in a
 // savepoint, recording in errs the Changes whose conditions failed. ok is
@@ -259,54 +238,44 @@ var savepointSQL = []string{sqlSavepoint, sqlRelease, sqlRollbackTo}
 // Change (the caller then commits them one by one); otherwise err is the
 // COMMIT's failure, shared by every Change that had not failed.
 func (s *Store) commitGroup(ctx context.Context, batch []*pending, errs []error) (ok bool, err error) {
-	ok = true
-	err = s.onWriter(ctx, func(conn *sql.Conn) error {
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("sqlite: begin: %w", err)
-		}
-		defer tx.Rollback()
+	err = s.inWriteTx(ctx, func(t *wtx) error {
 		exec := func(q string) bool {
-			var err error
-			if st := s.write.inTx(ctx, tx, q); st != nil {
-				_, err = st.ExecContext(ctx)
-			} else {
-				_, err = tx.ExecContext(ctx, q)
-			}
+			_, err := t.exec(q)
 			return err == nil
 		}
 		for i, p := range batch {
 			if !exec(sqlSavepoint) {
-				ok = false
-				return nil
+				return errUnkept
 			}
 			var failed error
 			for _, o := range p.ops {
-				if failed = o.apply(ctx, tx, s.write); failed != nil {
+				if failed = o.apply(t); failed != nil {
 					break
 				}
 			}
+			kept := true
 			switch {
 			case failed == nil:
-				ok = exec(sqlRelease)
+				kept = exec(sqlRelease)
 			case errors.Is(failed, store.ErrConflict):
 				// A failed condition is a statement that wrote nothing
 				// (a WHERE that matched no row, a key that exists): the
 				// transaction is intact; undo this Change's earlier
 				// statements and carry on with the next Change.
-				ok = exec(sqlRollbackTo) && exec(sqlRelease)
+				kept = exec(sqlRollbackTo) && exec(sqlRelease)
 				errs[i] = failed
 			default:
-				ok = false
+				kept = false
 			}
-			if !ok {
-				return nil
+			if !kept {
+				return errUnkept
 			}
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("sqlite: commit: %w", interpretError(err))
 		}
 		return nil
 	})
-	return ok, err
+	if errors.Is(err, errUnkept) {
+		clear(errs)
+		return false, nil
+	}
+	return true, err
 }

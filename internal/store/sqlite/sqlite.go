@@ -82,6 +82,10 @@ type Store struct {
 	// otherwise.
 	timers *timerCache
 
+	// wstmts are the Commit path's statements, prepared on the writer
+	// connection (wtx.go).
+	wstmts writerStmts
+
 	// scratch: the database is in memory, read from path at open and
 	// written back at Close (OpenScratch).
 	scratch bool
@@ -297,7 +301,7 @@ func (s *Store) Close() error {
 			errs = append(errs, s.read.close())
 		}
 		if s.write != nil {
-			errs = append(errs, s.write.close())
+			errs = append(errs, s.closeWriterStmts(), s.write.close())
 		}
 		s.closeErr = errors.Join(errs...)
 	})

@@ -8,7 +8,7 @@ import (
 )
 
 // pool is a database/sql pool with the statements prepared on it, by SQL
-// text. SQLite compiles a statement in about the time it takes to run a
+// text (reads; a Commit's are wtx.go's). SQLite compiles a statement in about the time it takes to run a
 // point lookup, and the store runs a small set of statements over and
 // over: compiling each on every call was a sixth of `interlock simulate`'s
 // CPU. A prepared statement stays compiled on each connection that ran
@@ -40,7 +40,8 @@ func newPool(db *sql.DB) *pool { return &pool{DB: db, stmts: map[string]*sql.Stm
 // Preparing takes a connection from the pool: never call it while
 // holding one (inside a transaction on the one-connection writer pool it
 // would wait forever); a transaction uses lookup, after the statements it
-// runs were prepared (runGroup).
+// runs were prepared (Facts). A Commit's statements are not here: they
+// are prepared on the writer's driver connection (wtx.go).
 func (p *pool) prepared(query string) *sql.Stmt {
 	if st, ok := p.lookupOK(query); ok || st == nil && p.full() {
 		return st
