@@ -63,28 +63,23 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		return rejected("airflow: request not sent: " + x.Secrets.Line(err.Error(), secret.MaxError)), nil
 	}
 	call := api.Call(http.MethodPost, nil, body, "api", "v1", "dags", dagID, "dagRuns")
-	resp, err := r.client().Do(ctx, call, x.Secrets)
-	switch {
-	case errors.Is(err, httpx.ErrBlocked):
-		return rejected("airflow: " + err.Error()), nil
-	case err != nil:
-		return trigger.Started{}, fmt.Errorf("airflow: %w", err)
-	}
 	id := req.RunID
-	switch s := resp.Status; {
-	case s >= 200 && s <= 299:
+	var exists []int // 409: the run with this id exists, so the call started it
+	if id != "" {
+		exists = []int{http.StatusConflict}
+	}
+	resp, refused, err := httpx.Start(ctx, r.Client, call, x.Secrets, "airflow", "DAG run not created: ", exists...)
+	switch {
+	case refused != nil:
+		return trigger.Started{Result: refused}, nil
+	case err != nil:
+		return trigger.Started{}, err
+	case resp.Status != http.StatusConflict:
 		var dr dagRun
 		if json.Unmarshal(resp.Body, &dr) != nil || dr.DagRunID == "" {
 			return trigger.Started{}, fmt.Errorf("airflow: unexpected answer, no dag_run_id: %s", httpx.Describe(call, resp, x.Secrets))
 		}
 		id = dr.DagRunID
-	case s == http.StatusConflict && id != "":
-	case httpx.Retryable(s):
-		return trigger.Started{}, fmt.Errorf("airflow: %s", httpx.Describe(call, resp, x.Secrets))
-	case s >= 300 && s <= 499:
-		return rejected("airflow: DAG run not created: " + httpx.Describe(call, resp, x.Secrets)), nil
-	default:
-		return trigger.Started{}, fmt.Errorf("airflow: unexpected answer: %s", httpx.Describe(call, resp, x.Secrets))
 	}
 	return trigger.Started{JobRunID: id, Meta: map[string]string{
 		MetaURL: api.Stored(), MetaDagID: dagID, MetaDagRunID: id,
@@ -112,7 +107,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	}
 	dagID := req.Meta[MetaDagID]
 	call := api.Call(http.MethodGet, nil, nil, "api", "v1", "dags", dagID, "dagRuns", req.JobRunID)
-	resp, err := r.client().Do(ctx, call, x.Secrets)
+	resp, err := r.Client.Do(ctx, call, x.Secrets)
 	if err != nil {
 		return trigger.Result{}, fmt.Errorf("airflow: %w", err)
 	}
@@ -137,13 +132,6 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 	default: // queued, running
 		return trigger.Result{Status: trigger.StatusRunning}, nil
 	}
-}
-
-func (r Runner) client() *httpx.Client {
-	if r.Client == nil {
-		return httpx.Default()
-	}
-	return r.Client
 }
 
 // startCall expands the config: the API, the DAG id and the request body

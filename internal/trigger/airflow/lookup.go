@@ -40,7 +40,7 @@ func (r Runner) Find(ctx context.Context, req trigger.Request) (trigger.Started,
 		return trigger.Started{}, false, x.Secrets.Err(fmt.Errorf("airflow: %w", err))
 	}
 	call := api.Call(http.MethodGet, nil, nil, "api", "v1", "dags", dagID, "dagRuns", req.RunID)
-	resp, err := r.client().Do(ctx, call, x.Secrets)
+	resp, err := r.Client.Do(ctx, call, x.Secrets)
 	if err != nil {
 		return trigger.Started{}, false, fmt.Errorf("airflow: %w", err)
 	}

@@ -16,7 +16,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -66,21 +65,12 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		return rejected("databricks: request not sent: " + x.Secrets.Line(err.Error(), secret.MaxError)), nil
 	}
 	call := api.Call(http.MethodPost, nil, body, "api", "2.1", "jobs", "run-now")
-	resp, err := r.client().Do(ctx, call, x.Secrets)
+	resp, refused, err := httpx.Start(ctx, r.Client, call, x.Secrets, "databricks", "run not started: ")
 	switch {
-	case errors.Is(err, httpx.ErrBlocked):
-		return rejected("databricks: " + err.Error()), nil
+	case refused != nil:
+		return trigger.Started{Result: refused}, nil
 	case err != nil:
-		return trigger.Started{}, fmt.Errorf("databricks: %w", err)
-	}
-	switch s := resp.Status; {
-	case s >= 200 && s <= 299:
-	case httpx.Retryable(s):
-		return trigger.Started{}, fmt.Errorf("databricks: %s", httpx.Describe(call, resp, x.Secrets))
-	case s >= 300 && s <= 499:
-		return rejected("databricks: run not started: " + httpx.Describe(call, resp, x.Secrets)), nil
-	default:
-		return trigger.Started{}, fmt.Errorf("databricks: unexpected answer: %s", httpx.Describe(call, resp, x.Secrets))
+		return trigger.Started{}, err
 	}
 	var started struct {
 		RunID int64 `json:"run_id"`
@@ -157,7 +147,7 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 		return trigger.Result{}, x.Secrets.Err(fmt.Errorf("databricks: %w", err))
 	}
 	call := api.Call(http.MethodGet, url.Values{"run_id": {req.JobRunID}}, nil, "api", "2.1", "jobs", "runs", "get")
-	resp, err := r.client().Do(ctx, call, x.Secrets)
+	resp, err := r.Client.Do(ctx, call, x.Secrets)
 	if err != nil {
 		return trigger.Result{}, fmt.Errorf("databricks: %w", err)
 	}
@@ -197,13 +187,6 @@ func (r Runner) Poll(ctx context.Context, req trigger.Request) (trigger.Result, 
 		res.Message = "databricks: " + state
 	}
 	return res, nil
-}
-
-func (r Runner) client() *httpx.Client {
-	if r.Client == nil {
-		return httpx.Default()
-	}
-	return r.Client
 }
 
 // startCall expands the config: the API, the job id and the request body

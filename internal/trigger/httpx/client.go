@@ -12,8 +12,10 @@
 // response bytes.
 //
 // It decides only what concerns the call itself (Retryable: throttling
-// and server errors are retried by the engine); what a response means for
-// the job is each job type's explicit decision.
+// and server errors are retried by the engine) and the start call's
+// contract every HTTP job type shares (Start: retried, refused, or an
+// answer); what an answer means for the job is each job type's explicit
+// decision.
 package httpx
 
 import (
@@ -229,8 +231,12 @@ type Response struct {
 // Do sends call and reads the response. The error says what failed
 // ("POST https://host/path: …"), redacted with sec; errors.Is finds
 // ErrBlocked for a refused address and context.DeadlineExceeded for a
-// timeout. A response, whatever its status, is not an error.
+// timeout. A response, whatever its status, is not an error. A nil Client
+// is Default(): runners built without one use it.
 func (c *Client) Do(ctx context.Context, call Call, sec *Secrets) (Response, error) {
+	if c == nil {
+		c = Default()
+	}
 	timeout := call.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
