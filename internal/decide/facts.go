@@ -27,8 +27,9 @@ type Facts struct {
 	Markers   map[run.Key][]store.Marker
 	Baselines map[run.Key]store.Baseline
 	Ledgers   map[run.Key][]store.LedgerEntry
-	// Configs are the configs of the pipelines read, resolved by the
-	// engine (parsed with their calendars), by id; nil: not running.
+	// Configs are the configs of the pipeline rows read, resolved by the
+	// engine (parsed with their calendars), by id; nil: no row, or its
+	// stored config does not load.
 	Configs map[string]*Pipeline
 	// RunRanges and Changed are the answers of range reads (store.RunList
 	// over periods, store.SensorListChanged), by request.
@@ -102,11 +103,29 @@ func (f *Facts) PipelineRow(id string) (store.Pipeline, bool, error) {
 }
 
 // Pipeline returns the pipeline of id as a decision reads it: nil when
-// none of that id runs.
+// none of that id runs (never loaded, its file removed, or its stored
+// config no longer loads).
 func (f *Facts) Pipeline(id string) (*Pipeline, error) {
-	if !slices.Contains(f.Asked.Pipelines, id) {
-		return nil, missing(needs.Pipeline(id))
+	row, ok, err := f.PipelineRow(id)
+	if err != nil || !ok || !pipeline.Running(row.RemovedAt) {
+		return nil, err
 	}
+	return f.config(id)
+}
+
+// CallingPipeline returns the pipeline a trigger call is made and
+// recorded with: a call begun is made, and its answer recorded, even
+// when the pipeline was paused or its file removed meanwhile, on the row
+// as it is now with the config stored in it (nil: no row, or its config
+// does not load).
+func (f *Facts) CallingPipeline(id string) (*Pipeline, error) {
+	if _, ok, err := f.PipelineRow(id); err != nil || !ok {
+		return nil, err
+	}
+	return f.config(id)
+}
+
+func (f *Facts) config(id string) (*Pipeline, error) {
 	lp, ok := f.Configs[id]
 	if !ok {
 		return nil, &Missing{Configs: []string{id}}

@@ -283,7 +283,7 @@ func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
 		return err
 	}
 	for _, id := range m.Configs {
-		if _, err := f.pipelineOf(ctx, id); err != nil {
+		if _, err := f.config(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -351,9 +351,15 @@ func (f *facts) pipelineRow(ctx context.Context, id string) (store.Pipeline, boo
 }
 
 // pipelineOf is Engine.pipelineOf on the facts: nil when no pipeline of
-// that id runs. Each config is resolved once per attempt (kept in the
-// view's Configs).
+// that id runs (decide.Facts.Pipeline).
 func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, error) {
+	return get(ctx, f, func() (*loadedPipeline, error) { return f.Pipeline(id) })
+}
+
+// config resolves the config of pipeline id's row, removed or not (nil:
+// no row, or its config does not load), once per attempt: it is kept in
+// the view's Configs.
+func (f *facts) config(ctx context.Context, id string) (*loadedPipeline, error) {
 	if lp, ok := f.Configs[id]; ok {
 		return lp, nil
 	}
@@ -363,7 +369,7 @@ func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, err
 	}
 	var lp *loadedPipeline
 	if ok {
-		if lp, err = f.e.pipelineOfRow(ctx, row); err != nil {
+		if lp, err = f.e.withConfig(ctx, row, nil); err != nil {
 			return nil, err
 		}
 	}

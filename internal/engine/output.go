@@ -15,13 +15,14 @@ import (
 // holds the end of what the job printed (run.DetailOutput).
 const DetailOutput = run.DetailOutput
 
-// withOutput adds a job's output to the detail of the event that reports
-// how the job ended (run.WithJobOutput). The runner has cleaned, redacted
-// and bounded it; the engine only makes sure of the bound and of the
-// control characters, whatever the job type (it cannot redact: it does
-// not know the secrets).
-func withOutput(eff run.Effect, output string) run.Effect {
-	return run.WithJobOutput(eff, textsafe.Tail(textsafe.Lines(output), trigger.MaxOutput))
+// boundOutput is a job's output as the event that reports how the job
+// ended holds it (run.WithJobOutput): its last lines, within the job
+// port's bound, control characters cleaned. The runner has cleaned,
+// redacted and bounded it; the engine only makes sure of the bound and of
+// the control characters, whatever the job type (it cannot redact: it
+// does not know the secrets).
+func boundOutput(output string) string {
+	return textsafe.Tail(textsafe.Lines(output), trigger.MaxOutput)
 }
 
 // JobOutput is the output of the period's last finished job, as its

@@ -54,7 +54,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 		return err
 	}
 	if lp == nil || !r.CallInFlight() {
-		return nil // an unknown pipeline's timer drops the run's step (runFor)
+		return nil // an unknown pipeline's timer drops the run's step (decide.Step)
 	}
 	facts, stored, due, err := e.callFacts(ctx, e.directFacts(), lp, r)
 	if err != nil {

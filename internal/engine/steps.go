@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -101,59 +98,58 @@ type Polled struct {
 	Err        string         `json:"error,omitempty"` // the status could not be read
 }
 
-// errNoCommit: the step decided to commit nothing now — its facts say it
-// is not this caller's to take, or the rest of it is the caller's (a
-// poll's answer is recorded by PollRecord).
-var errNoCommit = errors.New("engine: nothing to commit")
+// stepTaken is a step's decision (decide.Step) and the traceparent of
+// the attempt that committed it.
+type stepTaken struct {
+	decide.StepTaken
+	trace string
+}
 
-// stepDecision adds a due step's decision about r to b (due: the step
-// timer's due time, a condition of the commit). Adding nothing drops the
-// step timer: the step cannot be taken (a paused pipeline, a run in
-// another state).
-type stepDecision func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error
-
-// takeStep takes a step of kind step if it is due: its run's step timer
-// has that kind, is due by the clock, and is ref.Due when that is set.
-// A run that is gone, or whose pipeline no longer runs, has its step
-// timer dropped. A conflicting commit decides again on fresh facts.
-//
-// The step's facts are loaded first, in one batch: those need names
-// (needs.Step, needs.Call, needs.Poll).
-func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, need needsFunc, decide stepDecision) (StepResult, error) {
+// takeStep takes a step of kind step if it is due (decide.Step): the
+// step's facts are loaded first, in one batch — those need names
+// (needs.Step, needs.Call, needs.Poll) — decided on, and the outcome
+// committed once. A conflicting commit decides again on fresh facts. The
+// engine's parts are the job calls: a poll due is returned to be made
+// (StepTaken.Poll), and an interrupted call's lookup is made here
+// (recoverCall) before its decision.
+func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll *decide.PollAnswer, need needsFunc) (StepResult, stepTaken, error) {
 	var res StepResult
+	var taken stepTaken
 	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func(ctx context.Context) error {
 		f, err := e.loadFacts(ctx, need)
 		if err != nil {
 			return err
 		}
-		t, due, err := e.dueStep(ctx, f, ref, step)
-		if err == nil && t != nil && run.Superseded(ref.Since, run.StampOf(t.Detail)) {
+		now := e.clk.Now()
+		b := &batch{e: e, f: f}
+		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Rules: e.rules, NewID: b.nextID}
+		taken = stepTaken{trace: traceparent(ctx)}
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, taken.StepTaken, err = decide.Step(in, f.Facts, now)
+			return err
+		}); err != nil {
+			return err
+		}
+		switch {
+		case taken.Superseded:
 			res = StepResult{Run: ref.Run, Superseded: true}
 			return nil
-		}
-		if err != nil || !due {
-			res = current(ref.Run, t)
-			return err
-		}
-		r, lp, err := e.runFor(ctx, f, ref.Run)
-		if err != nil {
-			return err
-		}
-		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		b.ReadStep(t.Key, t)
-		if r != nil {
-			err := decide(b, lp, r, t.DueAt)
-			if errors.Is(err, errNoCommit) {
-				res = current(ref.Run, t)
-				return nil
-			}
-			if err != nil {
+		case !taken.Due:
+			res = current(ref.Run, taken.Timer)
+			return nil
+		case taken.NoCommit:
+			e.logs(ctx, b.TakeLogs())
+			res = current(ref.Run, taken.Timer)
+			return nil
+		case taken.Recover:
+			due := taken.Timer.DueAt
+			if err := e.recoverCall(ctx, b, taken.Pipeline, taken.Run, due); err != nil {
 				return err
 			}
-		}
-		key := stepTimerKey(ref.Run)
-		if !b.TouchesTimer(key) {
-			b.DeleteTimer(key, &t.DueAt)
+			if key := stepTimerKey(ref.Run); !b.TouchesTimer(key) {
+				b.DeleteTimer(key, &due)
+			}
 		}
 		if err := b.commit(ctx); err != nil {
 			return err
@@ -161,17 +157,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, need 
 		res = b.stepResult(ref.Run)
 		return nil
 	})
-	return res, err
-}
-
-// dueStep reads the run's step timer (nil when it has none) and reports
-// whether ref's step of kind step is due.
-func (e *Engine) dueStep(ctx context.Context, f *facts, ref StepRef, step run.Step) (*store.Timer, bool, error) {
-	t, err := f.timer(ctx, stepTimerKey(ref.Run))
-	if t == nil || err != nil {
-		return nil, false, err
-	}
-	return t, run.TimerDue(run.TimerAt{Kind: t.Kind, At: t.DueAt}, string(step), ref.Due, e.clk.Now()), nil
+	return res, taken, err
 }
 
 // current is the run's next step as its step timer t says (nil: none).
@@ -213,12 +199,8 @@ func keyString(k run.Key) string { return k.PipelineID + " " + k.ScheduleID + " 
 // A paused pipeline's run is held: its step is dropped and Resume re-arms
 // it.
 func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) {
-	return e.takeStep(ctx, ref, run.StepEvaluate, e.stepNeeds(run.StepEvaluate, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if run.StepFor(*r, run.StepEvaluate, b.Paused()) != run.StepTake {
-			return nil
-		}
-		return e.evaluateRun(ctx, b, lp, r, r, run.Effect{}, nil, &due)
-	})
+	res, _, err := e.takeStep(ctx, ref, run.StepEvaluate, nil, e.stepNeeds(run.StepEvaluate, ref.Run))
+	return res, err
 }
 
 // TriggerBegin takes a run's due trigger step up to its job call: it
@@ -231,26 +213,11 @@ func (e *Engine) Evaluate(ctx context.Context, ref StepRef) (StepResult, error) 
 // due), the call's outcome is established instead, and no call is
 // returned. A paused pipeline's run is held.
 func (e *Engine) TriggerBegin(ctx context.Context, ref StepRef) (StepResult, *Call, error) {
-	var call *Call
-	res, err := e.takeStep(ctx, ref, run.StepTrigger, e.stepNeeds(run.StepTrigger, ref.Run), func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		call = nil
-		switch run.StepFor(*r, run.StepTrigger, b.Paused()) {
-		case run.StepDrop:
-			return nil // another state, or a pause stops new triggers: Resume re-arms the step
-		case run.StepRecoverCall:
-			return e.recoverCall(ctx, b, lp, r, due)
-		}
-		inflight, eff := run.BeginTrigger(*r, lp.P, b.Now)
-		if err := e.applyRun(ctx, b, lp, r, inflight, eff, &due); err != nil {
-			return err
-		}
-		call = &Call{Run: r.Key, ID: inflight.Call(), Trace: traceparent(ctx)}
-		return nil
-	})
-	if err != nil || !res.Acted {
+	res, taken, err := e.takeStep(ctx, ref, run.StepTrigger, nil, e.stepNeeds(run.StepTrigger, ref.Run))
+	if err != nil || !res.Acted || taken.Begun == nil {
 		return res, nil, err
 	}
-	return res, call, nil
+	return res, &Call{Run: ref.Run, ID: *taken.Begun, Trace: taken.trace}, nil
 }
 
 // TriggerCall makes a call TriggerBegin began: the job port's Start, and
@@ -276,7 +243,7 @@ func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
 	if !r.Awaits(c.ID) {
 		return CallResult{NotMade: fmt.Sprintf("the run no longer waits for this call (%s, attempt %d)", r.State, r.Attempt)}, nil
 	}
-	lp, err := e.callingPipeline(ctx, f, c.Run.PipelineID)
+	lp, err := get(ctx, f, func() (*loadedPipeline, error) { return f.CallingPipeline(c.Run.PipelineID) })
 	if err != nil {
 		return CallResult{}, err
 	}
@@ -292,10 +259,10 @@ func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
 	return CallResult{Started: started}, nil
 }
 
-// TriggerRecord records the answer of a trigger call: the job started
-// (poll it next; a synchronous job's verdict at once: success, failure
-// and retry) or the call failed (retry it with backoff, or give up). It
-// commits only while the run waits for this very call
+// TriggerRecord records the answer of a trigger call (decide.Answer): the
+// job started (poll it next; a synchronous job's verdict at once: success,
+// failure and retry) or the call failed (retry it with backoff, or give
+// up). It commits only while the run waits for this very call
 // (run.AnswerStanding): a repeated record, or one for a call whose job
 // another process adopted, returns the run's current next step; an answer
 // that comes after the run moved on (timed out by the watchdog, say) is
@@ -308,128 +275,47 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 	if err := ctx.Err(); err != nil {
 		return StepResult{Run: c.Run}, err
 	}
+	var result *decide.JobAnswer
+	if res.Err == "" && res.Started.Result != nil {
+		result = &decide.JobAnswer{Report: pollReport(*res.Started.Result, true), Output: boundOutput(res.Started.Result.Output)}
+	}
 	var out StepResult
 	err := e.retry(ctx, "trigger answer of "+keyString(c.Run), func(ctx context.Context) error {
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
 			var report *run.JobReport
-			if res.Err == "" && res.Started.Result != nil {
-				r := pollReport(*res.Started.Result, true)
-				report = &r
+			if result != nil {
+				report = &result.Report
 			}
 			return needs.Answer(cfg(c.Run.PipelineID), f.ReadRuns, c.Run, c.ID, report)
 		})
 		if err != nil {
 			return err
 		}
-		stored, err := f.run(ctx, c.Run)
-		if err != nil {
+		now := e.clk.Now()
+		b := &batch{e: e, f: f}
+		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.nextID}
+		var a decide.Answered
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, a, err = decide.Answer(in, f.Facts, now)
 			return err
-		}
-		if stored == nil {
-			e.log.ErrorContext(ctx, "the run of a trigger call is gone; its answer is not recorded", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "jobRunId", res.Started.JobRunID)
-			out = StepResult{Run: c.Run}
-			return nil
-		}
-		cur := *stored
-		switch run.AnswerStanding(cur, c.ID, res.Err == "") {
-		case run.AnswerRecorded:
-			out, err = e.Current(ctx, c.Run)
-			return err
-		case run.AnswerLate:
-			if err := e.reportLate(ctx, f, cur, c.ID, res); err != nil {
-				return err
-			}
-			out, err = e.Current(ctx, c.Run)
-			return err
-		}
-		// Recording the call's answer is a decision of its own (the next
-		// poll, a synchronous job's verdict): on fresh pipeline facts.
-		lp, err := e.callingPipeline(ctx, f, c.Run.PipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return fmt.Errorf("engine: trigger answer of %s: no stored config of the pipeline loads", keyString(c.Run))
-		}
-		var expect *time.Time
-		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		t, err := f.timer(ctx, stepTimerKey(c.Run))
-		if err != nil {
-			return err
-		}
-		if t != nil {
-			expect = &t.DueAt
-		}
-		b.ReadStep(stepTimerKey(c.Run), t)
-		next, eff, err := e.afterCall(ctx, b.f, lp, cur, res, b.Now)
-		if err != nil {
-			return err
-		}
-		if err := e.applyRun(ctx, b, lp, &cur, next, eff, expect); err != nil {
+		}); err != nil {
 			return err
 		}
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
-		out = b.stepResult(c.Run)
-		return nil
+		switch {
+		case a.Gone:
+			out = StepResult{Run: c.Run}
+		case a.Current:
+			out, err = e.Current(ctx, c.Run)
+		default:
+			out = b.stepResult(c.Run)
+		}
+		return err
 	})
 	return out, err
-}
-
-// afterCall decides what follows a trigger call's answer for the run r
-// that awaits it.
-func (e *Engine) afterCall(ctx context.Context, f *facts, lp *loadedPipeline, r run.Run, res CallResult, now time.Time) (run.Run, run.Effect, error) {
-	if res.Err != "" {
-		next, eff := run.AfterTriggerError(r, res.Err, lp.P, now)
-		return next, eff, nil
-	}
-	next, eff := run.Triggered(r, string(lp.P.Job.Type), res.Started.JobRunID, res.Started.Meta, lp.P, now)
-	if deps.NamesParent(r) {
-		notes, err := e.withUpstreamParent(ctx, f, lp.P, r, eff.Notes)
-		if err != nil {
-			return r, run.Effect{}, err
-		}
-		eff.Notes = notes
-	}
-	if res.Started.Result == nil {
-		return next, eff, nil
-	}
-	n2, e2, err := e.afterResult(ctx, f, lp.P, next, *res.Started.Result, true, now)
-	if err != nil {
-		return r, run.Effect{}, err
-	}
-	e2.Notes = append(eff.Notes, e2.Notes...)
-	return n2, e2, nil
-}
-
-// reportLate reports, once per call, the answer of a call that came after
-// its run moved on: the call's outcome is a fact (a job may have started
-// for a run that ended), so it is reported rather than dropped. The
-// period's MarkerLateCall remembers which call was reported.
-func (e *Engine) reportLate(ctx context.Context, f *facts, cur run.Run, c run.CallID, res CallResult) error {
-	m, err := f.marker(ctx, cur.Key, run.MarkerLateCall)
-	if err != nil {
-		return err
-	}
-	var reported *sensor.Object
-	if m != nil {
-		reported = &m.Detail
-	}
-	stored := reported != nil
-	a := run.LateAnswer{Err: res.Err, JobRunID: res.Started.JobRunID}
-	if res.Started.Result != nil {
-		a.Status = string(res.Started.Result.Status)
-	}
-	note, ok := run.LateCallNote(cur, c, a, reported)
-	if !ok {
-		return nil // reported already: a repeated record
-	}
-	e.log.ErrorContext(ctx, "run changed during its trigger call", "pipeline", cur.PipelineID, "period", cur.Period, "state", cur.State)
-	late := e.newBatch(nil, e.clk.Now()) // a fact to report, whatever the pipeline's state
-	late.Notes(cur.Key, []run.Note{note})
-	late.Marker(store.Marker{Key: cur.Key, Kind: run.MarkerLateCall, At: late.Now, Detail: c.Detail()}, !stored)
-	return late.commit(ctx)
 }
 
 // Poll takes a run's due poll step up to its answer: the job's status is
@@ -437,24 +323,18 @@ func (e *Engine) reportLate(ctx context.Context, f *facts, cur run.Run, c run.Ca
 // written. A poll step that cannot be taken (the run is not running, or
 // is gone) is dropped, as every step's is.
 func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, error) {
-	var polled *Polled
-	res, err := e.takeStep(ctx, ref, run.StepPoll, func(*facts, needs.Configs) needs.Set { return needs.Call(ref.Run) }, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		polled = nil
-		if run.StepFor(*r, run.StepPoll, b.Paused()) != run.StepTake {
-			return nil
-		}
-		jctx, span := e.startSpan(ctx, spanJobPoll, attrJobType.String(string(lp.P.Job.Type)))
-		jr, perr := e.jobs.Poll(jctx, e.request(lp.P, *r))
-		endSpan(span, perr)
-		polled = &Polled{Run: r.Key, Due: due, Generation: r.Generation, Attempt: r.Attempt, JobRunID: r.JobRunID, Result: jr}
-		if perr != nil {
-			e.log.WarnContext(ctx, "job status poll failed; will poll again", "pipeline", r.PipelineID, "period", r.Period, "err", perr)
-			polled.Err = perr.Error()
-		}
-		return errNoCommit
-	})
-	if err != nil || res.Acted {
+	res, taken, err := e.takeStep(ctx, ref, run.StepPoll, nil, func(*facts, needs.Configs) needs.Set { return needs.Call(ref.Run) })
+	if err != nil || res.Acted || !taken.Poll {
 		return res, nil, err
+	}
+	r, lp := *taken.Run, taken.Pipeline
+	jctx, span := e.startSpan(ctx, spanJobPoll, attrJobType.String(string(lp.P.Job.Type)))
+	jr, perr := e.jobs.Poll(jctx, e.request(lp.P, r))
+	endSpan(span, perr)
+	polled := &Polled{Run: r.Key, Due: taken.Timer.DueAt, Generation: r.Generation, Attempt: r.Attempt, JobRunID: r.JobRunID, Result: jr}
+	if perr != nil {
+		e.log.WarnContext(ctx, "job status poll failed; will poll again", "pipeline", r.PipelineID, "period", r.Period, "err", perr)
+		polled.Err = perr.Error()
 	}
 	return res, polled, nil
 }
@@ -466,56 +346,11 @@ func (e *Engine) Poll(ctx context.Context, ref StepRef) (StepResult, *Polled, er
 // answers is still due and the run still runs the job polled: a repeated
 // record returns the run's current next step.
 func (e *Engine) PollRecord(ctx context.Context, p Polled) (StepResult, error) {
-	return e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, func(_ *facts, cfg needs.Configs) needs.Set {
-		return needs.Poll(cfg(p.Run.PipelineID), p.Run, pollReport(p.Result, p.Err == ""))
-	}, func(b *batch, lp *loadedPipeline, r *run.Run, due time.Time) error {
-		if run.StepFor(*r, run.StepPoll, b.Paused()) != run.StepTake {
-			return nil
-		}
-		if !r.RunsJob(p.Generation, p.Attempt, p.JobRunID) {
-			return errNoCommit // the answer is about another job
-		}
-		next, eff, err := e.afterResult(ctx, b.f, lp.P, *r, p.Result, p.Err == "", b.Now)
-		if err != nil {
-			return err
-		}
-		return e.applyRun(ctx, b, lp, r, next, eff, &due)
+	report := pollReport(p.Result, p.Err == "")
+	answer := &decide.PollAnswer{Generation: p.Generation, Attempt: p.Attempt, JobRunID: p.JobRunID,
+		JobAnswer: decide.JobAnswer{Report: report, Output: boundOutput(p.Result.Output)}}
+	res, _, err := e.takeStep(ctx, StepRef{Run: p.Run, Due: p.Due}, run.StepPoll, answer, func(_ *facts, cfg needs.Configs) needs.Set {
+		return needs.Poll(cfg(p.Run.PipelineID), p.Run, report)
 	})
-}
-
-// callingPipeline reads the pipeline facts a trigger call is made and
-// recorded with. A call begun is made, and its answer recorded, even when
-// the pipeline was paused or its file removed meanwhile: on the row as it
-// is now, with the config stored in it.
-func (e *Engine) callingPipeline(ctx context.Context, f *facts, id string) (*loadedPipeline, error) {
-	row, ok, err := f.pipelineRow(ctx, id)
-	if !ok || err != nil {
-		return nil, err
-	}
-	return e.withConfig(ctx, row, nil)
-}
-
-// withUpstreamParent names, on the JOB_TRIGGERED notes of a run its
-// upstreams opened, the upstream run it counts as started by
-// (deps.UpstreamParent), reading the upstreams' configs.
-func (e *Engine) withUpstreamParent(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, notes []run.Note) ([]run.Note, error) {
-	per, err := schedule.ParsePeriod(r.Period)
-	if err != nil {
-		return notes, nil
-	}
-	ups := map[string]*pipeline.Pipeline{}
-	for _, u := range p.Upstreams {
-		lp, err := f.pipelineOf(ctx, u.Pipeline)
-		if err != nil {
-			return nil, err
-		}
-		if lp != nil {
-			ups[u.Pipeline] = lp.P
-		}
-	}
-	id, upPer, ok := deps.UpstreamParent(p, ups, per)
-	if !ok {
-		return notes, nil
-	}
-	return deps.WithParent(notes, id, upPer), nil
+	return res, err
 }

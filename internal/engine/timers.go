@@ -8,7 +8,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -219,34 +218,6 @@ func (e *Engine) timerKey(ctx context.Context, t store.Timer, f run.TimerFamily)
 		return run.TimerKey{}, false
 	}
 	return k, true
-}
-
-// runFor loads a run and its pipeline for a step. A missing run or
-// pipeline leaves nothing to do (the step's timer is removed).
-func (e *Engine) runFor(ctx context.Context, f *facts, key run.Key) (*run.Run, *loadedPipeline, error) {
-	r, err := f.run(ctx, key)
-	if r == nil || err != nil {
-		return nil, nil, err
-	}
-	lp, err := f.pipelineOf(ctx, key.PipelineID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if lp == nil {
-		e.log.WarnContext(ctx, "run of an unknown pipeline; its timer is dropped", "pipeline", key.PipelineID, "period", key.Period)
-		return nil, nil, nil
-	}
-	return r, lp, nil
-}
-
-// afterResult decides what follows a job's reported status.
-func (e *Engine) afterResult(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, res trigger.Result, known bool, now time.Time) (run.Run, run.Effect, error) {
-	report := pollReport(res, known)
-	next, eff, err := e.afterReport(ctx, f, p, r, report, now)
-	if err == nil && known {
-		eff = withOutput(eff, res.Output)
-	}
-	return next, eff, err
 }
 
 // pollReport is a job's reported status as the core reads it (known:
