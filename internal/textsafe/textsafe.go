@@ -132,14 +132,21 @@ func isHex(c byte) bool {
 // boundary. Text that fits is returned as it is; below room for the mark
 // the text is cut without it.
 func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+	mark, keep := room(s, n)
+	return Prefix(s, keep) + mark
+}
+
+// room is how Truncate and Tail cut s to n bytes: the mark they add and
+// how many bytes of s they keep — all of s when it fits (no mark), n less
+// the mark's length, or n and no mark when there is no room for it.
+func room(s string, n int) (mark string, keep int) {
+	switch {
+	case len(s) <= n:
+		return "", len(s)
+	case n <= len(Mark):
+		return "", n
 	}
-	mark := Mark
-	if n <= len(Mark) {
-		mark = ""
-	}
-	return Prefix(s, n-len(mark)) + mark
+	return Mark, n - len(Mark)
 }
 
 // Prefix is the longest prefix of s of at most n bytes that does not cut
@@ -196,14 +203,8 @@ func Lines(s string) string {
 // character boundary: the counterpart of Truncate for text whose end
 // matters. Text that fits is returned as it is.
 func Tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	mark := Mark
-	if n <= len(Mark) {
-		mark = ""
-	}
-	return mark + Suffix(s, n-len(mark))
+	mark, keep := room(s, n)
+	return mark + Suffix(s, keep)
 }
 
 // Suffix is the longest suffix of s of at most n bytes that does not cut

@@ -157,3 +157,25 @@ func FuzzLineMatchesFields(f *testing.F) {
 		}
 	})
 }
+
+// TestCutBoundaries: text of exactly n bytes is kept whole, and a cut with
+// no more room than the mark itself keeps text, not a lone mark.
+func TestCutBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		n           int
+		front, back string
+	}{
+		{6, "abcdef", "abcdef"},
+		{5, "ab…", "…ef"},
+		{4, "a…", "…f"},
+		{3, "abc", "def"},
+		{0, "", ""},
+	} {
+		if got := Truncate("abcdef", c.n); got != c.front {
+			t.Errorf("Truncate(abcdef, %d) = %q, want %q", c.n, got, c.front)
+		}
+		if got := Tail("abcdef", c.n); got != c.back {
+			t.Errorf("Tail(abcdef, %d) = %q, want %q", c.n, got, c.back)
+		}
+	}
+}
