@@ -23,56 +23,27 @@ if [ "$(id -u)" = 0 ]; then
   as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
   chown postgres: "$dir"
 fi
-pid=
-stop() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -INT "$pid" 2>/dev/null || true # a fast shutdown
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$dir"
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
+name=with-postgres what=PostgreSQL stop_signal=INT stop_tenths=100 # INT: a fast shutdown
+server_log="$dir/postgres.log"
+cleanup() { rm -rf "$dir"; }
+# shellcheck source=scripts/server.sh
+. "$(dirname "$0")/server.sh"
 
 "${as[@]}" "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync --no-instructions >"$dir/initdb.log" 2>&1 ||
   { echo "with-postgres: initdb failed:" >&2; cat "$dir/initdb.log" >&2; exit 1; }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+start_server() {
+  # setpriv execs, so $! is the postmaster.
+  "${as[@]}" "$bin/postgres" -D "$dir/data" -c listen_addresses=127.0.0.1 -p "$1" \
+    -c unix_socket_directories="$dir" -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+    -c max_connections=200 >"$server_log" 2>&1 &
+}
 # Ready: pg_isready says so (or, without it, the port accepts connections).
-ready() {
+server_ready() {
   if [ -x "$bin/pg_isready" ]; then "$bin/pg_isready" -q -h 127.0.0.1 -p "$1"; else ! port_free "$1"; fi
 }
-
-# A port that is free now can be taken before postgres binds it: try three.
-for try in 1 2 3; do
-  port=$((20000 + RANDOM % 20000))
-  port_free "$port" || continue
-  # setpriv execs, so $! is the postmaster.
-  "${as[@]}" "$bin/postgres" -D "$dir/data" -c listen_addresses=127.0.0.1 -p "$port" \
-    -c unix_socket_directories="$dir" -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-    -c max_connections=200 >"$dir/postgres.log" 2>&1 &
-  pid=$!
-  # Ready when it accepts connections; bounded at 30 s.
-  for _ in $(seq 300); do
-    kill -0 "$pid" 2>/dev/null || break
-    ready "$port" && break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null && ready "$port"; then break; fi
-  echo "with-postgres: PostgreSQL did not start on port $port (try $try):" >&2
-  cat "$dir/postgres.log" >&2
-  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
-  wait "$pid" 2>/dev/null || true
-  pid=
-  [ "$try" = 3 ] && exit 1
-done
+serve_on_free_port
 
 export INTERLOCK_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 echo "with-postgres: PostgreSQL at $INTERLOCK_TEST_POSTGRES_URL"
-set +e
-"$@"
-status=$?
-set -e
-exit "$status"
+run_command "$@"
