@@ -134,3 +134,39 @@ func TestNoHandlerReadsTheQueryLeniently(t *testing.T) {
 		})
 	}
 }
+
+// TestRepeatedParameterIsRefused: a parameter a route takes once is
+// refused when given twice, on each route that reads one (explain's
+// ?period=, silences' ?all=, the event log's ?pipeline=, which its stream
+// reads the same way), rather than answered for one of the two values.
+func TestRepeatedParameterIsRefused(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, target := range []string{
+		"/v1/pipelines/orders/explain?period=2026-03-09&period=2026-03-10",
+		"/v1/silences?all=true&all=false",
+		"/v1/events?pipeline=orders&pipeline=billing",
+	} {
+		t.Run(target, func(t *testing.T) {
+			msg := wantError(t, f.do(t, "GET", target, "", ""), http.StatusBadRequest, "bad_request")
+			if !strings.Contains(msg, "given 2 times") {
+				t.Fatalf("message %q does not say the parameter is repeated", msg)
+			}
+		})
+	}
+}
+
+// TestActionOnUnknownPipelineIsNotFoundBeforeItsBody: an action on a
+// pipeline that does not run answers 404 naming it whatever its body, so
+// a client learns the pipeline is wrong before fixing a body that would
+// not have mattered.
+func TestActionOnUnknownPipelineIsNotFoundBeforeItsBody(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	for _, action := range []string{"reruns", "pause", "resume", "backfills"} {
+		t.Run(action, func(t *testing.T) {
+			msg := wantError(t, f.do(t, "POST", "/v1/pipelines/nope/"+action, "", `{"period": `), http.StatusNotFound, "unknown_pipeline")
+			if !strings.Contains(msg, `"nope"`) {
+				t.Fatalf("message %q does not name the pipeline", msg)
+			}
+		})
+	}
+}
