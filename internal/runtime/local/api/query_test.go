@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -141,15 +142,16 @@ func TestNoHandlerReadsTheQueryLeniently(t *testing.T) {
 // reads the same way), rather than answered for one of the two values.
 func TestRepeatedParameterIsRefused(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	for _, target := range []string{
-		"/v1/pipelines/orders/explain?period=2026-03-09&period=2026-03-10",
-		"/v1/silences?all=true&all=false",
-		"/v1/events?pipeline=orders&pipeline=billing",
-	} {
-		t.Run(target, func(t *testing.T) {
-			msg := wantError(t, f.do(t, "GET", target, "", ""), http.StatusBadRequest, "bad_request")
-			if !strings.Contains(msg, "given 2 times") {
-				t.Fatalf("message %q does not say the parameter is repeated", msg)
+	cases := []struct{ target, param string }{
+		{"/v1/pipelines/orders/explain?period=2026-03-09&period=2026-03-10", "period"},
+		{"/v1/silences?all=true&all=false", "all"},
+		{"/v1/events?pipeline=orders&pipeline=billing", "pipeline"},
+	}
+	for _, c := range cases {
+		t.Run(c.target, func(t *testing.T) {
+			msg := wantError(t, f.do(t, "GET", c.target, "", ""), http.StatusBadRequest, "bad_request")
+			if named := strconv.Quote(c.param) + " is given 2 times"; !strings.Contains(msg, named) {
+				t.Fatalf("message %q does not say %s", msg, named)
 			}
 		})
 	}
