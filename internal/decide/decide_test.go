@@ -115,6 +115,18 @@ func (w world) decide(t *testing.T, f *Facts, d func(*Facts) error) error {
 				g.RunRanges[r] = nil
 			}
 		}
+		g.Active = map[string][]run.Run{}
+		for k, v := range f.Active {
+			g.Active[k] = v
+		}
+		for _, id := range m.Active {
+			g.Active[id] = nil
+			for _, x := range w.runs {
+				if x.PipelineID == id && !x.State.Terminal() {
+					g.Active[id] = append(g.Active[id], x)
+				}
+			}
+		}
 		for _, c := range m.Changed {
 			g.Changed[c] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
 		}

@@ -35,6 +35,9 @@ type Facts struct {
 	// over periods, store.SensorListChanged), by request.
 	RunRanges map[RunRange][]run.Run
 	Changed   map[ChangedSince]bool
+	// Active are the active runs of pipelines, by pipeline id
+	// (store.RunList's ActiveOnly).
+	Active map[string][]run.Run
 }
 
 // Inbox is a sensor's inbox item as read: its content, or Err
@@ -78,10 +81,11 @@ type Missing struct {
 	Rounds    needs.Set
 	RunRanges []RunRange
 	Changed   []ChangedSince
+	Active    []string // pipelines whose active runs are read
 }
 
 func (m *Missing) Error() string {
-	return fmt.Sprintf("decide: facts missing: %+v configs %v rounds %+v ranges %v changed %v", m.Needs, m.Configs, m.Rounds, m.RunRanges, m.Changed)
+	return fmt.Sprintf("decide: facts missing: %+v configs %v rounds %+v ranges %v changed %v active %v", m.Needs, m.Configs, m.Rounds, m.RunRanges, m.Changed, m.Active)
 }
 
 // AsMissing returns the *Missing err is, if it is one.
@@ -256,6 +260,15 @@ func (f *Facts) ChangedAfter(c ChangedSince) (bool, error) {
 	got, ok := f.Changed[c]
 	if !ok {
 		return false, &Missing{Changed: []ChangedSince{c}}
+	}
+	return got, nil
+}
+
+// ActiveRunsOf returns the active runs of a pipeline (a range read).
+func (f *Facts) ActiveRunsOf(pipelineID string) ([]run.Run, error) {
+	got, ok := f.Active[pipelineID]
+	if !ok {
+		return nil, &Missing{Active: []string{pipelineID}}
 	}
 	return got, nil
 }

@@ -102,13 +102,11 @@ func (b *batch) commit(ctx context.Context) error {
 // are run.TimerKey records (run/timerkey.go builds and reads them); a run
 // has at most one step timer, whose kind says which step is due. The
 // other kinds are their family's name; the relative SLA timers share the
-// absolute ones' kinds.
+// absolute ones' kinds. The run path's timers are decide.Timer's; these
+// are the engine's own.
 const (
-	kindCron       = string(run.TimerCron)
-	kindSLAWarning = string(run.TimerSLAWarning)
-	kindSLABreach  = string(run.TimerSLABreach)
-	kindPeriod     = string(run.TimerPeriod) // a new period starts: arm its SLA timers
-	kindResume     = string(run.TimerResume) // a timed pause ends
+	kindSLABreach = string(run.TimerSLABreach)
+	kindResume    = string(run.TimerResume) // a timed pause ends
 	// A silence or a maintenance window's occurrence ends (silenceend.go).
 	kindSilenceEnd     = string(run.TimerSilenceEnd)
 	kindMaintenanceEnd = string(run.TimerMaintenanceEnd)
@@ -124,9 +122,6 @@ func IsStepTimerKey(key string) bool {
 }
 func cronTimerKey(pipelineID string) string {
 	return run.PipelineTimer(run.TimerCron, pipelineID).String()
-}
-func periodTimerKey(pipelineID string) string {
-	return run.PipelineTimer(run.TimerPeriod, pipelineID).String()
 }
 func resumeTimerKey(pipelineID string) string {
 	return run.PipelineTimer(run.TimerResume, pipelineID).String()

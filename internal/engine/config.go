@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
-	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // ApplyConfig loads a pipeline document as a reload does: a valid document
@@ -174,46 +174,26 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err != nil {
 			return err
 		}
-		row, exists, err := f.pipelineRow(ctx, p.ID)
-		if err != nil {
+		b := &batch{e: e, f: f}
+		in := decide.ConfigLoadIn{Config: p, Doc: doc, Rules: e.rules, NewID: b.nextID}
+		var loaded decide.ConfigLoaded
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, loaded, err = decide.ConfigLoad(in, f.Facts, now)
+			return err
+		}); err != nil {
 			return err
 		}
-		switch run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) {
-		case run.ConfigKeep:
+		if loaded.Kept {
 			return nil
-		case run.ConfigRestore:
-			// Brought back (its file was removed, then restored): timers
-			// that came due meanwhile were dropped; set them again.
-			next := row
-			next.RemovedAt, next.UpdatedAt = time.Time{}, now
-			b := e.newBatch(&loadedPipeline{P: p, Row: next}, now).withFacts(f)
-			b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
-			e.setTimers(ctx, b, p, now)
-			b.downstreamIndex(p, nil)
-			if err := e.rearmRuns(ctx, b, p.ID, now); err != nil {
-				return err
-			}
-			return b.commit(ctx)
 		}
-		prev := row
-		next := row
-		next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, doc, p.Source.SHA256, p.Source.File, now
-		next.ConfigVersion++
-		next.RemovedAt = time.Time{}
-		prevConfig, err := e.previousConfig(ctx, prev, exists)
-		if err != nil {
-			return err
-		}
-		next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
-		next.WatchChangedAt = watchdog.WatchChangedAt(exists, prevConfig, prev.WatchChangedAt, p, now)
-		// The timers see the new version (and its first-load time).
-		b := e.newBatch(&loadedPipeline{P: p, Row: next}, now).withFacts(f)
-		b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
-		e.setTimers(ctx, b, p, now)
-		b.downstreamIndex(p, prevConfig)
 		if err := b.commit(ctx); err != nil {
 			return err
 		}
+		if loaded.Restored {
+			return nil
+		}
+		next := loaded.Row
 		if len(p.Schedule.CalendarNames()) == 0 {
 			// The parse is the stored version's: the next decision names
 			// its needs with it in one round (facts.go).
@@ -235,45 +215,4 @@ func (e *Engine) previousConfig(ctx context.Context, row store.Pipeline, exists 
 		return nil, err
 	}
 	return old.P, nil
-}
-
-func (e *Engine) setTimers(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) {
-	cronAt, periodAt := run.ConfigTimers(p, now)
-	if cronAt.IsZero() {
-		b.DeleteTimer(cronTimerKey(p.ID), nil)
-	} else {
-		b.PutTimer(store.Timer{Key: cronTimerKey(p.ID), Kind: kindCron, Run: run.Key{PipelineID: p.ID}, DueAt: cronAt}, nil)
-	}
-	if periodAt.IsZero() {
-		b.DeleteTimer(periodTimerKey(p.ID), nil)
-		return
-	}
-	b.PutTimer(periodTimer(p.ID, periodAt), nil)
-	if err := e.armLoadSLA(ctx, b, p, now); err != nil {
-		e.log.WarnContext(ctx, "cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
-	}
-}
-
-// rearmRuns gives every non-terminal run of a pipeline a step timer due
-// now, for runs whose timers were dropped while the pipeline was not
-// loaded. A run whose trigger call was in flight is found so by its step.
-func (e *Engine) rearmRuns(ctx context.Context, b *batch, pipelineID string, now time.Time) error {
-	runs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
-	if err != nil {
-		return err
-	}
-	for _, r := range runs {
-		step := run.StepOf(r.State)
-		if step == run.StepNone {
-			continue
-		}
-		if _, err := e.st.TimerGet(ctx, stepTimerKey(r.Key)); err == nil {
-			continue
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		b.ReadStep(stepTimerKey(r.Key), nil)
-		b.PutStepTimer(store.Timer{Key: stepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
-	}
-	return nil
 }

@@ -76,7 +76,3 @@ func (e *Engine) afterReport(ctx context.Context, f *facts, p *pipeline.Pipeline
 func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
 	return b.sub(ctx, func() error { return b.TriggerSensor(lp, s, key, per) })
 }
-
-func (e *Engine) armLoadSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, now time.Time) error {
-	return b.sub(ctx, func() error { return b.ArmLoadSLA(p, now) })
-}

@@ -265,6 +265,13 @@ func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
 	for _, r := range m.RunRanges {
 		m.Needs.Add(needs.Set{RunRanges: []needs.RunRange{needs.RunRange(r)}})
 	}
+	for _, id := range m.Active {
+		got, err := f.e.st.RunList(ctx, store.RunListParams{PipelineID: id, ActiveOnly: true})
+		if err != nil {
+			return err
+		}
+		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got})
+	}
 	for _, c := range m.Changed {
 		m.Needs.Add(needs.Set{Changed: []needs.ChangedSince{needs.ChangedSince(c)}})
 	}

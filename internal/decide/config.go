@@ -1,0 +1,172 @@
+package decide
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/watchdog"
+)
+
+// ConfigLoadIn is a validated pipeline config to take effect.
+type ConfigLoadIn struct {
+	Config *pipeline.Pipeline
+	Doc    []byte
+	Rules  rule.Options
+	NewID  func(time.Time) string
+}
+
+// ConfigLoaded says what a config load did beside its outcome.
+type ConfigLoaded struct {
+	Kept     bool           // the stored version is this one: nothing to do
+	Restored bool           // brought back after its file was removed
+	Row      store.Pipeline // the row written
+}
+
+// ConfigLoad decides a config load: the pipeline's row as its new
+// version (unless the stored version is identical), its timers — the
+// next cron tick, the next period's start, the SLA timers of the periods
+// open now (sla.TimersToArm) — and its entries in its upstreams'
+// downstream indexes. A pipeline seen for the first time starts from
+// now: no alert is raised for an SLA time that passed before it was
+// loaded. A pipeline brought back gives its active runs their step
+// timers again.
+func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoaded, error) {
+	p := in.Config
+	row, exists, err := f.PipelineRow(p.ID)
+	if err != nil {
+		return nil, ConfigLoaded{}, err
+	}
+	switch run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) {
+	case run.ConfigKeep:
+		return New(nil, f, now, in.Rules, in.NewID), ConfigLoaded{Kept: true}, nil
+	case run.ConfigRestore:
+		// Brought back (its file was removed, then restored): timers
+		// that came due meanwhile were dropped; set them again.
+		next := row
+		next.RemovedAt, next.UpdatedAt = time.Time{}, now
+		o := New(&Pipeline{P: p, Row: next}, f, now, in.Rules, in.NewID)
+		o.C.Pipelines = append(o.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
+		if err := o.setTimers(p, now); err != nil {
+			return nil, ConfigLoaded{}, err
+		}
+		o.DownstreamIndex(p, nil)
+		if err := o.rearmRuns(p.ID, now); err != nil {
+			return nil, ConfigLoaded{}, err
+		}
+		return o, ConfigLoaded{Restored: true, Row: next}, nil
+	}
+	prev, next := row, row
+	next.ID, next.Doc, next.Hash, next.File, next.UpdatedAt = p.ID, in.Doc, p.Source.SHA256, p.Source.File, now
+	next.ConfigVersion++
+	next.RemovedAt = time.Time{}
+	prevConfig, err := PreviousConfig(f, p.ID, exists)
+	if err != nil {
+		return nil, ConfigLoaded{}, err
+	}
+	next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
+	next.WatchChangedAt = watchdog.WatchChangedAt(exists, prevConfig, prev.WatchChangedAt, p, now)
+	// The timers see the new version (and its first-load time).
+	o := New(&Pipeline{P: p, Row: next}, f, now, in.Rules, in.NewID)
+	o.C.Pipelines = append(o.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
+	if err := o.setTimers(p, now); err != nil {
+		return nil, ConfigLoaded{}, err
+	}
+	o.DownstreamIndex(p, prevConfig)
+	return o, ConfigLoaded{Row: next}, nil
+}
+
+// PreviousConfig is the config of the stored row a load replaces (nil:
+// none stored, or it no longer loads).
+func PreviousConfig(f *Facts, id string, exists bool) (*pipeline.Pipeline, error) {
+	if !exists {
+		return nil, nil
+	}
+	old, err := f.CallingPipeline(id)
+	if old == nil || err != nil {
+		return nil, err
+	}
+	return old.P, nil
+}
+
+// setTimers sets the timers a config takes effect with. SLA timers that
+// cannot be armed on the facts read are logged and left unarmed: the
+// load goes on.
+func (o *Outcome) setTimers(p *pipeline.Pipeline, now time.Time) error {
+	cronAt, periodAt := run.ConfigTimers(p, now)
+	cronKey := run.PipelineTimer(run.TimerCron, p.ID).String()
+	if cronAt.IsZero() {
+		o.DeleteTimer(cronKey, nil)
+	} else {
+		o.PutTimer(store.Timer{Key: cronKey, Kind: string(run.TimerCron), Run: run.Key{PipelineID: p.ID}, DueAt: cronAt}, nil)
+	}
+	if periodAt.IsZero() {
+		o.DeleteTimer(run.PipelineTimer(run.TimerPeriod, p.ID).String(), nil)
+		return nil
+	}
+	o.PutTimer(PeriodTimer(p.ID, periodAt), nil)
+	if err := o.ArmLoadSLA(p, now); err != nil {
+		if _, ok := AsMissing(err); ok {
+			return err
+		}
+		o.log(slog.LevelWarn, "cannot arm SLA timers of the periods open at load", "pipeline", p.ID, "err", err)
+	}
+	return nil
+}
+
+// rearmRuns gives every non-terminal run of a pipeline a step timer due
+// now, for runs whose timers were dropped while the pipeline was not
+// loaded. A run whose trigger call was in flight is found so by its
+// step. The active runs and their step timers are read in further
+// rounds (a restore names no runs ahead).
+func (o *Outcome) rearmRuns(pipelineID string, now time.Time) error {
+	runs, err := o.F.ActiveRunsOf(pipelineID)
+	if err != nil {
+		return err
+	}
+	var lack Missing
+	for _, r := range runs {
+		if run.StepOf(r.State) == run.StepNone {
+			continue
+		}
+		if _, err := o.F.Timer(StepTimerKey(r.Key)); err != nil {
+			m, ok := AsMissing(err)
+			if !ok {
+				return err
+			}
+			lack.Rounds.Add(m.Needs)
+		}
+	}
+	if !lack.Rounds.Empty() {
+		return &lack
+	}
+	for _, r := range runs {
+		step := run.StepOf(r.State)
+		if step == run.StepNone {
+			continue
+		}
+		if t, _ := o.F.Timer(StepTimerKey(r.Key)); t != nil {
+			continue
+		}
+		o.ReadStep(StepTimerKey(r.Key), nil)
+		o.PutStepTimer(store.Timer{Key: StepTimerKey(r.Key), Kind: string(step), Run: r.Key, DueAt: now}, nil)
+	}
+	return nil
+}
+
+// DownstreamIndex writes p's entries in its upstreams' downstream
+// indexes and drops those of upstreams its previous config had and this
+// one does not (prev may be nil).
+func (o *Outcome) DownstreamIndex(p, prev *pipeline.Pipeline) {
+	put, drop := deps.IndexChanges(p, prev)
+	for _, u := range put {
+		o.Marker(store.Marker{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String(), At: o.Now}, false)
+	}
+	for _, u := range drop {
+		o.C.MarkerDeletes = append(o.C.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String()})
+	}
+}

@@ -1,0 +1,76 @@
+package decide
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/needs"
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/store"
+)
+
+func TestConfigLoad(t *testing.T) {
+	now := runtest.T0
+	cronDoc := "pipeline: {id: c1}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n"
+	p := runtest.Pipeline(t, cronDoc)
+	cronKey := run.PipelineTimer(run.TimerCron, "c1").String()
+	key := run.Key{PipelineID: "c1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
+	for _, c := range []struct {
+		name   string
+		stored *store.Pipeline
+		runs   []run.Run
+		want   func(t *testing.T, o *Outcome, l ConfigLoaded)
+	}{
+		{name: "a new pipeline starts from now", want: func(t *testing.T, o *Outcome, l ConfigLoaded) {
+			if l.Kept || l.Restored || l.Row.ConfigVersion != 1 || !l.Row.FirstLoadedAt.Equal(now) {
+				t.Fatalf("loaded %+v, want version 1 first loaded now", l)
+			}
+			if len(o.C.Pipelines) != 1 || o.C.Pipelines[0].ExpectVersion != 0 {
+				t.Fatalf("pipeline writes %+v, want the new row", o.C.Pipelines)
+			}
+			if !slices.ContainsFunc(o.C.Timers, func(w store.TimerWrite) bool { return w.Timer.Key == cronKey && w.Timer.DueAt.After(now) }) {
+				t.Fatalf("timers %+v, want the next cron tick", o.C.Timers)
+			}
+		}},
+		{name: "the stored version again is kept", stored: &store.Pipeline{ID: "c1", Version: 3, ConfigVersion: 2, Hash: p.Source.SHA256, FirstLoadedAt: now.Add(-48 * time.Hour)},
+			want: func(t *testing.T, o *Outcome, l ConfigLoaded) {
+				if !l.Kept || !o.C.Empty() {
+					t.Fatalf("loaded %+v outcome %+v, want kept", l, o.C)
+				}
+			}},
+		{name: "a pipeline brought back re-arms its active runs", stored: &store.Pipeline{ID: "c1", Version: 3, ConfigVersion: 2, Hash: p.Source.SHA256,
+			FirstLoadedAt: now.Add(-48 * time.Hour), RemovedAt: now.Add(-time.Hour)},
+			runs: []run.Run{{Key: key, State: run.Evaluating, Version: 1}},
+			want: func(t *testing.T, o *Outcome, l ConfigLoaded) {
+				if !l.Restored || !l.Row.RemovedAt.IsZero() || l.Row.ConfigVersion != 2 {
+					t.Fatalf("loaded %+v, want restored at version 2", l)
+				}
+				if !slices.ContainsFunc(o.C.Timers, func(w store.TimerWrite) bool {
+					return w.Timer.Key == StepTimerKey(key) && w.Timer.Kind == string(run.StepEvaluate) && w.Timer.DueAt.Equal(now)
+				}) {
+					t.Fatalf("timers %+v, want the run's evaluate step due now", o.C.Timers)
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := world{pipes: map[string]*pipeline.Pipeline{}, rows: map[string]store.Pipeline{}}
+			if c.stored != nil {
+				w.pipes["c1"], w.rows["c1"] = p, *c.stored
+			}
+			w.runs = c.runs
+			f := w.facts(needs.Load(p, now, c.stored != nil, now))
+			var o *Outcome
+			var l ConfigLoaded
+			if err := w.decide(t, f, func(f *Facts) (err error) {
+				o, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte(cronDoc), NewID: ids()}, f, now)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			c.want(t, o, l)
+		})
+	}
+}
