@@ -72,6 +72,11 @@ type Metrics struct {
 	lineageEvents      *prometheus.CounterVec
 }
 
+// counterVec is a counter of the given name and help with labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
 // NewMetrics returns the metrics in a fresh registry. clk dates the
 // window of terminal runs that Observe counts (the engine is a clock);
 // with nil, Observe counts only the non-terminal runs.
@@ -79,43 +84,31 @@ func NewMetrics(clk clock.Clock) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		clk: clk,
-		sensorWrites: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_sensor_writes_total",
-			Help: "Sensor writes acknowledged through the API, by pipeline and whether the content was new (changed).",
-		}, []string{"pipeline", "changed"}),
+		sensorWrites: counterVec("interlock_sensor_writes_total",
+			"Sensor writes acknowledged through the API, by pipeline and whether the content was new (changed).", "pipeline", "changed"),
 		sensorWriteSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "interlock_sensor_write_seconds",
 			Help:    "Time from a parsed sensor write to the engine's durable decision on it.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .02, .05, .1, .25, .5, 1, 2.5, 5},
 		}),
-		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_http_requests_total",
-			Help: "API requests by route pattern and status code.",
-		}, []string{"route", "code"}),
+		httpRequests: counterVec("interlock_http_requests_total",
+			"API requests by route pattern and status code.", "route", "code"),
 		runs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "interlock_runs",
 			Help: "Runs by state: every non-terminal run, and terminal runs of periods from the previous UTC day on.",
 		}, []string{"state"}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_events_total",
-			Help: "Events recorded, by type.",
-		}, []string{"type"}),
+		events: counterVec("interlock_events_total",
+			"Events recorded, by type.", "type"),
 		watchdogLastPass: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "interlock_watchdog_last_pass_timestamp_seconds",
 			Help: "Unix time of the last watchdog pass; 0 when it never ran.",
 		}),
-		alertFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_alert_delivery_failures_total",
-			Help: "Failed alert deliveries by sink.",
-		}, []string{"sink"}),
-		expired: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_retention_deleted_total",
-			Help: "Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events, alert_threads, alerts_sent, alerts_alerted, dead_letters).",
-		}, []string{"kind"}),
-		lineageEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlock_lineage_events_total",
-			Help: "OpenLineage run events received, by outcome (written, unchanged, unmatched, invalid).",
-		}, []string{"outcome"}),
+		alertFailures: counterVec("interlock_alert_delivery_failures_total",
+			"Failed alert deliveries by sink.", "sink"),
+		expired: counterVec("interlock_retention_deleted_total",
+			"Records deleted by the retention sweep, by kind (sensors, runs, ledger, baselines, markers, events, alert_threads, alerts_sent, alerts_alerted, dead_letters).", "kind"),
+		lineageEvents: counterVec("interlock_lineage_events_total",
+			"OpenLineage run events received, by outcome (written, unchanged, unmatched, invalid).", "outcome"),
 	}
 	m.reg.MustRegister(m.sensorWrites, m.sensorWriteSeconds, m.httpRequests, m.runs, m.events, m.watchdogLastPass, m.alertFailures, m.expired, m.lineageEvents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
