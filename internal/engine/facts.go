@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,10 @@ import (
 type facts struct {
 	e *Engine
 	*decide.Facts
+	// The range reads of the engine's own decisions (an operator's):
+	// each pipeline's active runs, the sensors of a key prefix.
+	active   map[string][]run.Run
+	prefixed map[needs.SensorPrefix][]store.Sensor
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
@@ -182,6 +187,12 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, c := range n.Changed {
 		q.SensorsChanged = append(q.SensorsChanged, changedParams(c))
 	}
+	for _, id := range n.ActiveRuns {
+		q.RunLists = append(q.RunLists, activeParams(id))
+	}
+	for _, x := range n.Prefixes {
+		q.SensorPrefixes = append(q.SensorPrefixes, store.SensorListPrefixParams(x))
+	}
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -212,7 +223,53 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, c := range n.Changed {
 		v.Changed = mergeMap(v.Changed, map[decide.ChangedSince]bool{decide.ChangedSince(c): len(got.SensorsChanged[changedParams(c)]) > 0})
 	}
+	for _, id := range n.ActiveRuns {
+		f.active = mergeMap(f.active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
+	}
+	for _, x := range n.Prefixes {
+		f.prefixed = mergeMap(f.prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
+	}
 	return nil
+}
+
+// activeParams is the store's read of a pipeline's active runs (every
+// pipeline's for "").
+func activeParams(pipelineID string) store.RunListParams {
+	return store.RunListParams{PipelineID: pipelineID, ActiveOnly: true}
+}
+
+// need reads n unless asked says the facts hold it: a late read, counted,
+// for an input's facts; a plain read for direct ones.
+func (f *facts) need(ctx context.Context, asked bool, n needs.Set) error {
+	switch {
+	case asked:
+		return nil
+	case f.direct:
+		return f.read(ctx, n)
+	}
+	return f.late(ctx, describe(n), n)
+}
+
+// activeRuns returns the runs of pipelineID not ended, newest period
+// first (every pipeline's for "").
+func (f *facts) activeRuns(ctx context.Context, pipelineID string) ([]run.Run, error) {
+	if err := f.need(ctx, slices.Contains(f.Asked.ActiveRuns, pipelineID), needs.Set{ActiveRuns: []string{pipelineID}}); err != nil {
+		return nil, err
+	}
+	return f.active[pipelineID], nil
+}
+
+// triggerSensors returns p's trigger sensors of every period, sorted by
+// key (needs.TriggerSensors): none for a pipeline without a trigger.
+func (f *facts) triggerSensors(ctx context.Context, p *pipeline.Pipeline) ([]store.Sensor, error) {
+	n := needs.TriggerSensors(p)
+	if len(n.Prefixes) == 0 {
+		return nil, nil
+	}
+	if err := f.need(ctx, slices.Contains(f.Asked.Prefixes, n.Prefixes[0]), n); err != nil {
+		return nil, err
+	}
+	return f.prefixed[n.Prefixes[0]], nil
 }
 
 // runRangeParams is the store's read of a range of runs.
@@ -315,6 +372,8 @@ func describe(n needs.Set) string {
 	add("ledgers", len(n.Ledgers), n.Ledgers)
 	add("run ranges", len(n.RunRanges), n.RunRanges)
 	add("sensors changed", len(n.Changed), n.Changed)
+	add("active runs of", len(n.ActiveRuns), n.ActiveRuns)
+	add("sensors by prefix", len(n.Prefixes), n.Prefixes)
 	return strings.Join(parts, ", ")
 }
 

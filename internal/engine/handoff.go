@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -23,18 +24,23 @@ func TimerStep(t store.Timer) StepResult { return current(t.Run, &t) }
 // It returns the step the new waiter takes, and false when there is
 // nothing to hand (the timer moved, went, or is not orphaned by now).
 func (e *Engine) HandOff(ctx context.Context, t store.Timer, grace time.Duration) (StepResult, bool, error) {
-	cur, err := e.st.TimerGet(ctx, t.Key)
-	if errors.Is(err, store.ErrNotFound) {
-		return StepResult{Run: t.Run}, false, nil
-	}
+	f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.HandOff(t.Key) })
 	if err != nil {
 		return StepResult{Run: t.Run}, false, err
 	}
+	stored, err := f.timer(ctx, t.Key)
+	if err != nil {
+		return StepResult{Run: t.Run}, false, err
+	}
+	if stored == nil {
+		return StepResult{Run: t.Run}, false, nil
+	}
+	cur := *stored
 	now := e.clk.Now()
 	if !run.HandsOff(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.DueAt, now, grace) {
 		return current(t.Run, &cur), false, nil
 	}
-	b := e.newBatch(nil, now)
+	b := e.newBatch(nil, now).withFacts(f)
 	handed := store.Timer{Key: cur.Key, Kind: cur.Kind, Run: cur.Run, DueAt: now, Detail: run.StepStamp{Since: now, Handoff: true}.Detail()}
 	b.PutTimer(handed, &cur.DueAt)
 	if err := b.commit(ctx); errors.Is(err, store.ErrConflict) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -21,7 +22,11 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 	ctx, span := e.startSpan(ctx, spanOperator+"pause", attrPipeline.String(pipelineID))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "pause "+pipelineID, func(ctx context.Context) error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Pause(pipelineID) })
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
@@ -38,7 +43,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 			return nil
 		}
 		next := withPause(row, d.State, now)
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(f)
 		b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		if d.ResumeAt.IsZero() {
 			b.DeleteTimer(resumeTimerKey(pipelineID), nil)

@@ -45,38 +45,42 @@ func (e *Engine) RequestRerunOnce(ctx context.Context, pipelineID, period, reaso
 }
 
 func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, requestID string) (RerunResult, error) {
-	lp, err := e.pipelineOf(ctx, pipelineID)
-	if err != nil {
-		return RerunResult{}, err
-	}
-	if lp == nil {
-		return RerunResult{}, unknown(pipelineID)
-	}
-	per, err := schedule.ParsePeriod(period)
-	if err != nil {
-		return RerunResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
-	}
-	stored, err := e.triggerSensors(ctx, lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
-	if err != nil {
-		return RerunResult{}, err
-	}
-	recs := make([]sensor.Record, len(stored))
-	for i, s := range stored {
-		recs[i] = s.Record()
-	}
-	if err := run.CheckRerunPeriod(lp.P, per, e.clk.Now(), recs); err != nil {
-		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
-	if reason, err = run.CheckRerunReason(reason); err != nil {
-		return RerunResult{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
+	per, perErr := schedule.ParsePeriod(period)
 	var res RerunResult
-	err = e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
+	err := e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			if perErr != nil {
+				return needs.Pipeline(pipelineID)
+			}
 			return needs.RerunRequest(cfg(pipelineID), f.ReadRuns, pipelineID, per)
 		})
 		if err != nil {
 			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		if lp == nil {
+			return unknown(pipelineID)
+		}
+		if perErr != nil {
+			return fmt.Errorf("%w: period: %v", ErrInvalidRequest, perErr)
+		}
+		stored, err := f.triggerSensors(ctx, lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
+		if err != nil {
+			return err
+		}
+		recs := make([]sensor.Record, len(stored))
+		for i, s := range stored {
+			recs[i] = s.Record()
+		}
+		if err := run.CheckRerunPeriod(lp.P, per, e.clk.Now(), recs); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		}
+		reason, err := run.CheckRerunReason(reason)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}

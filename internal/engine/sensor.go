@@ -112,14 +112,18 @@ func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) (err 
 	ctx, span := e.startSpan(ctx, spanSensorDelete, attrPipeline.String(pipelineID), attrSensor.String(key))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.DeleteSensor(pipelineID) })
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
 		if lp == nil {
 			return unknown(pipelineID)
 		}
-		b := e.newBatch(lp, e.clk.Now())
+		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
 		b.C.SensorDeletes = append(b.C.SensorDeletes, store.SensorDelete{PipelineID: pipelineID, Key: key})
 		return b.commit(ctx)
 	})

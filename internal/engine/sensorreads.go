@@ -14,13 +14,10 @@ import (
 
 // triggerSensors loads the sensors the trigger key matches, for every
 // period, sorted by key: a range of keys starting with the trigger key
-// (run.MatchesTrigger then decides which match). Operator actions read it
-// (explain's trigger check, a rerun's period kinds, resume): they ask
-// about the trigger sensors of periods they cannot name. None for a
-// pipeline without a trigger.
+// (run.MatchesTrigger then decides which match), read as asked. Operator
+// actions not decided from named needs read it (explain's trigger check,
+// a backfill's period kinds): they ask about the trigger sensors of
+// periods they cannot name. None for a pipeline without a trigger.
 func (e *Engine) triggerSensors(ctx context.Context, p *pipeline.Pipeline) ([]store.Sensor, error) {
-	if p.Schedule.Trigger == nil || p.Schedule.Trigger.Rule.Key == "" {
-		return nil, nil
-	}
-	return e.st.SensorListPrefix(ctx, store.SensorListPrefixParams{PipelineID: p.ID, Prefix: p.Schedule.Trigger.Rule.Key})
+	return e.directFacts().triggerSensors(ctx, p)
 }

@@ -46,10 +46,15 @@ type ChangedSince struct {
 	Since      time.Time
 }
 
+// SensorPrefix names a pipeline's sensors whose key starts with Prefix,
+// of every period (store.SensorListPrefix): the trigger sensors an
+// operator's action reads for periods it cannot name.
+type SensorPrefix struct{ PipelineID, Prefix string }
+
 // Set names the stored facts a decision may read, by key. Markers are
 // named by period: every marker of the period is read at once. The range
-// kinds (RunRanges, Changed) are read in the same batch, each as its
-// single list read.
+// kinds (RunRanges, Changed, ActiveRuns, Prefixes) are read in the same
+// batch, each as its single list read.
 type Set struct {
 	Pipelines []string
 	Sensors   []SensorRef // stored sensor states
@@ -61,6 +66,10 @@ type Set struct {
 	Ledgers   []run.Key
 	RunRanges []RunRange
 	Changed   []ChangedSince
+	// ActiveRuns are pipelines whose runs not ended are read
+	// (store.RunList ActiveOnly).
+	ActiveRuns []string
+	Prefixes   []SensorPrefix
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -79,6 +88,8 @@ func (n *Set) Add(o Set) {
 	n.Ledgers = addAll(n.Ledgers, o.Ledgers...)
 	n.RunRanges = addAll(n.RunRanges, o.RunRanges...)
 	n.Changed = addAll(n.Changed, o.Changed...)
+	n.ActiveRuns = addAll(n.ActiveRuns, o.ActiveRuns...)
+	n.Prefixes = addAll(n.Prefixes, o.Prefixes...)
 }
 
 // Minus is what n names that have does not.
@@ -94,13 +105,27 @@ func (n Set) Minus(have Set) Set {
 		Ledgers:   minus(n.Ledgers, have.Ledgers),
 		RunRanges: minus(n.RunRanges, have.RunRanges),
 		Changed:   minus(n.Changed, have.Changed),
+
+		ActiveRuns: minus(n.ActiveRuns, have.ActiveRuns),
+		Prefixes:   minus(n.Prefixes, have.Prefixes),
 	}
 }
 
 // Empty reports whether n names nothing.
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
-		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed) == 0
+		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed)+
+		len(n.ActiveRuns)+len(n.Prefixes) == 0
+}
+
+// TriggerSensors names a pipeline's trigger sensors of every period (the
+// keys starting with its trigger key; run.MatchesTrigger decides which
+// match): none for a pipeline without a trigger.
+func TriggerSensors(p *pipeline.Pipeline) Set {
+	if p.Schedule.Trigger == nil || p.Schedule.Trigger.Rule.Key == "" {
+		return Set{}
+	}
+	return Set{Prefixes: []SensorPrefix{{PipelineID: p.ID, Prefix: p.Schedule.Trigger.Rule.Key}}}
 }
 
 func addAll[T comparable](s []T, vs ...T) []T {
@@ -145,6 +170,20 @@ func ruleKeys(rs []rule.Rule) []string {
 // Pipeline names a pipeline's row (a decision about it reads its
 // config and pause state).
 func Pipeline(id string) Set { return Set{Pipelines: []string{id}} }
+
+// Pause names what pausing pipeline id reads: its row (the pause state,
+// the version its write is conditioned on). The resume timer it sets or
+// drops is written unconditioned.
+func Pause(id string) Set { return Pipeline(id) }
+
+// DeleteSensor names what an operator's deletion of a pipeline's sensor
+// reads: the pipeline's row (it must run; the commit is conditioned on
+// it). The sensor is deleted whatever it holds.
+func DeleteSensor(id string) Set { return Pipeline(id) }
+
+// HandOff names what handing an orphaned step to a new waiter reads: the
+// step timer as stored now (run.HandsOff decides on it).
+func HandOff(timerKey string) Set { return Set{Timers: []string{timerKey}} }
 
 // ReadRuns answers the runs an earlier round read: read false when key
 // was not read (yet); r nil when it was and there is no run.
@@ -295,14 +334,16 @@ func JobLog(p *pipeline.Pipeline, id string, per schedule.Period, report run.Job
 }
 
 // RerunRequest names what an operator's rerun of period per of
-// pipeline id reads: the row, and with p known the period's run, ledger,
-// markers (the request's dedup record, the reopened run's SLA facts) and
-// step timer (Rerun), and once the run is read its circuit breaker's
-// question (FreshData).
+// pipeline id reads: the row, and with p known its trigger sensors (a
+// trigger-only pipeline's say which kinds of period it runs:
+// run.CheckRerunPeriod), the period's run, ledger, markers (the request's
+// dedup record, the reopened run's SLA facts) and step timer (Rerun), and
+// once the run is read its circuit breaker's question (FreshData).
 func RerunRequest(p *pipeline.Pipeline, runs ReadRuns, id string, per schedule.Period) Set {
 	n := Pipeline(id)
 	if p != nil {
 		k := run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}
+		n.Add(TriggerSensors(p))
 		n.Add(Rerun(k))
 		n.Add(FreshData(runs, k))
 	}
