@@ -327,12 +327,12 @@ func (e *Engine) skipBackfillPeriod(b *batch, key run.Key, id string, bp *backfi
 // goes on at once, not at its next poll. A pipeline with no backfill
 // timer (none running) has nothing to wake.
 func (e *Engine) wakeBackfillOnResume(ctx context.Context, b *batch, pipelineID string) error {
-	t, err := e.st.TimerGet(ctx, backfillTimerKey(pipelineID))
+	t, err := b.f.timer(ctx, backfillTimerKey(pipelineID))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
 	case err != nil:
 		return err
+	case t == nil:
+		return nil
 	case !backfill.WakesOnResume(t.DueAt, b.Now):
 		return nil // due already: it fires on its own
 	}

@@ -140,6 +140,19 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 	if err := f.read(ctx, first); err != nil {
 		return nil, err
 	}
+	if err := f.rounds(ctx, need); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// rounds names f's needs again with the configs of the rows read and
+// reads what is new, round after round, until nothing is (at most
+// maxRounds in all). An input whose decision turns out to be another's
+// (a resume timer's resume) names the other's needs on the facts it
+// loaded, in further rounds.
+func (f *facts) rounds(ctx context.Context, need needsFunc) error {
+	e := f.e
 	// The configs of the rows read (parsed, or the cache's when it holds
 	// their version), for the second naming.
 	read := func(id string) *pipeline.Pipeline {
@@ -164,10 +177,10 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 		e.fc.rounds.Add(1)
 		processFacts.rounds.Add(1)
 		if err := f.read(ctx, more); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // read reads what n names into f (the batch read: store.ReadFacts).

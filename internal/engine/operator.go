@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/needs"
@@ -62,7 +63,12 @@ func (e *Engine) Resume(ctx context.Context, pipelineID, by string) (err error) 
 	ctx, span := e.startSpan(ctx, spanOperator+"resume", attrPipeline.String(pipelineID))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "resume "+pipelineID, func(ctx context.Context) error {
-		b, err := e.resume(ctx, pipelineID, by, nil)
+		now := e.clk.Now()
+		f, err := e.loadFacts(ctx, e.resumeNeeds(pipelineID, now))
+		if err != nil {
+			return err
+		}
+		b, err := e.resume(ctx, f, pipelineID, by, nil, now)
 		if err != nil || b == nil {
 			return err
 		}
@@ -70,9 +76,14 @@ func (e *Engine) Resume(ctx context.Context, pipelineID, by string) (err error) 
 	})
 }
 
-func (e *Engine) resumeTimer(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+// resumeTimer resumes the pipeline of a resume timer on the timer's
+// facts f, which it loads the resume's needs into.
+func (e *Engine) resumeTimer(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
+	if err := f.rounds(ctx, e.resumeNeeds(t.Run.PipelineID, now)); err != nil {
+		return nil, err
+	}
 	due := t.DueAt
-	b, err := e.resume(ctx, t.Run.PipelineID, "timer", &due)
+	b, err := e.resume(ctx, f, t.Run.PipelineID, "timer", &due, now)
 	if errors.Is(err, ErrUnknownPipeline) {
 		return e.newBatch(nil, now), nil // its file was removed: the timer is dropped
 	}
@@ -92,16 +103,42 @@ func (e *Engine) resumePeriod(ctx context.Context, b *batch, lp *loadedPipeline,
 	return e.triggerSensor(ctx, b, lp, s, key, per)
 }
 
-// resume builds the resume batch; nil when the pipeline is not paused.
-func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, pipelineID)
+// resumeNeeds names what resuming pipelineID at now reads
+// (needs.Resume): the plan is made, as resume makes it, once the row, the
+// active runs and the trigger sensors are read.
+func (e *Engine) resumeNeeds(pipelineID string, now time.Time) needsFunc {
+	return func(f *facts, cfg needs.Configs) needs.Set {
+		p := cfg(pipelineID)
+		row, rowRead := f.Pipelines[pipelineID]
+		trigger := needs.TriggerSensors(p)
+		if p == nil || !rowRead || !slices.Contains(f.Asked.ActiveRuns, pipelineID) || len(trigger.Prefixes) > 0 && !slices.Contains(f.Asked.Prefixes, trigger.Prefixes[0]) {
+			return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
+		}
+		if _, paused := pause.Resume(pauseState(row), "", now); !paused {
+			return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
+		}
+		active := f.active[pipelineID]
+		var recs []sensor.Record
+		if len(trigger.Prefixes) > 0 {
+			for _, s := range f.prefixed[trigger.Prefixes[0]] {
+				recs = append(recs, s.Record())
+			}
+		}
+		plan := pause.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
+		return needs.Resume(p, cfg, f.ReadRuns, pipelineID, active, &plan)
+	}
+}
+
+// resume builds the resume batch on the facts f (resumeNeeds); nil when
+// the pipeline is not paused.
+func (e *Engine) resume(ctx context.Context, f *facts, pipelineID, by string, timerDue *time.Time, now time.Time) (*batch, error) {
+	lp, err := f.pipelineOf(ctx, pipelineID)
 	if err != nil {
 		return nil, err
 	}
 	if lp == nil {
 		return nil, unknown(pipelineID)
 	}
-	now := e.clk.Now()
 	row := lp.Row
 	d, ok := pause.Resume(pauseState(row), by, now)
 	if !ok {
@@ -112,18 +149,18 @@ func (e *Engine) resume(ctx context.Context, pipelineID, by string, timerDue *ti
 	// The decisions below see the pipeline resumed; the row's write is
 	// conditioned on the version read.
 	resumed := &loadedPipeline{P: p, Row: next, Cals: lp.Cals}
-	b := e.newBatch(resumed, now)
+	b := e.newBatch(resumed, now).withFacts(f)
 	b.C.Pipelines = append(b.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 	b.DeleteTimer(resumeTimerKey(pipelineID), timerDue)
 	if err := e.wakeBackfillOnResume(ctx, b, pipelineID); err != nil {
 		return nil, err
 	}
 	b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID()}, []run.Note{d.Note})
-	active, err := e.st.RunList(ctx, store.RunListParams{PipelineID: pipelineID, ActiveOnly: true})
+	active, err := f.activeRuns(ctx, pipelineID)
 	if err != nil {
 		return nil, err
 	}
-	sensors, err := e.triggerSensors(ctx, p)
+	sensors, err := f.triggerSensors(ctx, p)
 	if err != nil {
 		return nil, err
 	}

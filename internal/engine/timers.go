@@ -181,7 +181,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		if !decided {
 			switch t.Kind {
 			case kindResume:
-				b, err = e.resumeTimer(ctx, t, now)
+				b, err = e.resumeTimer(ctx, f, t, now)
 			case kindBackfill:
 				b, err = e.backfillTimerFired(ctx, t, now)
 			case kindSilenceEnd:

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -170,6 +171,49 @@ func ruleKeys(rs []rule.Rule) []string {
 // Pipeline names a pipeline's row (a decision about it reads its
 // config and pause state).
 func Pipeline(id string) Set { return Set{Pipelines: []string{id}} }
+
+// Resume names what resuming pipeline id reads: its row, its backfill
+// timer (a backfill the pause held is woken), its active runs and its
+// trigger sensors of every period; and, those read and the plan made
+// (pause.PlanResume; nil before, or when the row says it is not paused),
+// each re-armed run's facts (Call, active: the runs the plan indexes),
+// the period of the cron tick the pause skipped (Start) and each period
+// its trigger data came for, as trigger data's (Start; a succeeded
+// period's rerun with its circuit breaker: the stored sensor's change
+// may not be new since the run's end).
+func Resume(p *pipeline.Pipeline, ups Configs, runs ReadRuns, id string, active []run.Run, plan *pause.ResumePlan) Set {
+	n := Set{Pipelines: []string{id}, Timers: []string{run.PipelineTimer(run.TimerBackfill, id).String()}, ActiveRuns: []string{id}}
+	if p == nil {
+		return n
+	}
+	n.Add(TriggerSensors(p))
+	if plan == nil {
+		return n
+	}
+	for _, i := range plan.Rearm {
+		n.Add(Call(active[i].Key))
+	}
+	start := func(per schedule.Period, trigger bool) {
+		k := run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: per.String()}
+		n.Add(Start(p, k, per, ups, trigger))
+		if !trigger {
+			return
+		}
+		for _, x := range []run.Key{k, run.OtherSchedule(k)} {
+			if r, read := runs(x); read && r != nil && r.State == run.Completed {
+				n.Add(Rerun(x))
+				n.Add(FreshData(runs, x))
+			}
+		}
+	}
+	if plan.CronPeriod != nil {
+		start(*plan.CronPeriod, false)
+	}
+	for _, d := range plan.Data {
+		start(d.Period, true)
+	}
+	return n
+}
 
 // Pause names what pausing pipeline id reads: its row (the pause state,
 // the version its write is conditioned on). The resume timer it sets or

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
@@ -67,6 +68,7 @@ func TestNeeds(t *testing.T) {
 	hourly := func(id string) *pipeline.Pipeline {
 		return map[string]*pipeline.Pipeline{"h": hourlyUp, "d": hoursP}[id]
 	}
+	old := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-08"}
 	hourKey := run.Key{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), Period: "2026-03-10T05"}
 	completed := func(key run.Key) ReadRuns {
 		return func(k run.Key) (*run.Run, bool) {
@@ -211,6 +213,35 @@ func TestNeeds(t *testing.T) {
 		{"SLA timer of an hourly period: no range",
 			Timer(slaP, known, NoMarkersRead, "t", run.TimerSLABreach, hourKey, now, now),
 			want{has: Set{Runs: []run.Key{hourKey}}, hasNot: Set{RunRanges: []RunRange{{PipelineID: "s1", ScheduleID: slaP.ScheduleID(), From: "2026-03-10"}}}}},
+		{"an operator's rerun: the trigger sensors of every period (the period's kinds)",
+			RerunRequest(p, NoRunsRead, "p1", per10),
+			want{has: Set{Prefixes: []SensorPrefix{{PipelineID: "p1", Prefix: "ready"}}}}},
+		{"an operator's rerun of a cron pipeline: no trigger sensors",
+			RerunRequest(cron, NoRunsRead, "c1", per10),
+			want{hasNot: Set{Prefixes: []SensorPrefix{{PipelineID: "c1", Prefix: ""}}}}},
+		{"pause, sensor deletion: the row", func() Set { n := Pause("p1"); n.Add(DeleteSensor("p1")); return n }(),
+			want{has: Set{Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}, ActiveRuns: []string{"p1"}}}},
+		{"handoff: the step timer as stored",
+			HandOff(step),
+			want{has: Set{Timers: []string{step}}, hasNot: Set{Pipelines: []string{"p1"}}}},
+		{"resume before the plan: the row, the backfill timer, the active runs, the trigger sensors",
+			Resume(p, known, NoRunsRead, "p1", nil, nil),
+			want{has: Set{Pipelines: []string{"p1"}, Timers: []string{run.PipelineTimer(run.TimerBackfill, "p1").String()}, ActiveRuns: []string{"p1"},
+				Prefixes: []SensorPrefix{{PipelineID: "p1", Prefix: "ready"}}}, hasNot: Set{Runs: []run.Key{k}}}},
+		{"resume, config not known: no trigger sensors yet",
+			Resume(nil, unknown, NoRunsRead, "p1", nil, nil),
+			want{has: Set{ActiveRuns: []string{"p1"}}, hasNot: Set{Prefixes: []SensorPrefix{{PipelineID: "p1", Prefix: "ready"}}}}},
+		{"resume with a plan: each re-armed run's facts, each period its data came for as trigger data",
+			Resume(p, known, NoRunsRead, "p1", []run.Run{{Key: old}, {Key: other}}, &pause.ResumePlan{Rearm: []int{1}, Data: []pause.ResumeData{{Period: per10}}}),
+			want{has: Set{Runs: []run.Key{other, k}, Timers: []string{stepOther, step}, MarkersOf: []run.Key{k}, Sensors: landed},
+				hasNot: Set{Runs: []run.Key{old}, Ledgers: []run.Key{k}}}},
+		{"resume with data for a succeeded period: its rerun and circuit breaker",
+			Resume(p, known, succeededAt(k, ended), "p1", nil, &pause.ResumePlan{Data: []pause.ResumeData{{Period: per10}}}),
+			want{has: Set{Ledgers: []run.Key{k}, Changed: []ChangedSince{{PipelineID: "p1", Since: ended}}}}},
+		{"resume with a skipped cron tick: the period it starts, not as trigger data",
+			Resume(cron, known, succeededAt(run.Key{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}, ended), "c1", nil, &pause.ResumePlan{CronPeriod: &per10}),
+			want{has: Set{Runs: []run.Key{{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}}},
+				hasNot: Set{Ledgers: []run.Key{{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}}}}},
 		{"SLA timer: its period's run (no SLA: no markers)",
 			Timer(p, known, NoMarkersRead, "t", run.TimerSLABreach, k, now, now),
 			want{has: Set{Timers: []string{"t"}, Runs: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
