@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"modernc.org/sqlite"
+	sqlitelib "modernc.org/sqlite/lib"
 )
 
 // A scratch store's database is in memory (OpenScratch); its file holds it
@@ -34,7 +35,7 @@ func (s *Store) load(ctx context.Context) error {
 		return fmt.Errorf("%s is a directory", s.path)
 	}
 	if err := s.backup(ctx, func(c backupConn) (*sqlite.Backup, error) { return c.NewRestore(fileURI(s.path)) }); err != nil {
-		return fmt.Errorf("read the scratch database: %w", err)
+		return fmt.Errorf("read the scratch database: %w", s.full(err))
 	}
 	return nil
 }
@@ -67,4 +68,17 @@ func (s *Store) backup(ctx context.Context, start func(backupConn) (*sqlite.Back
 		_, err = b.Step(-1)
 		return errors.Join(err, b.Finish())
 	})
+}
+
+// full names the scratch store's size limit in an error that reached it
+// (SQLITE_FULL): the memdb database holds at most maxPages pages
+// (scratchParams). Other errors, and any error of a store on a file, are
+// returned as they are.
+func (s *Store) full(err error) error {
+	var se *sqlite.Error
+	if s.maxPages == 0 || !errors.As(err, &se) || se.Code()&0xff != sqlitelib.SQLITE_FULL {
+		return err
+	}
+	return fmt.Errorf("the scratch database of %s is full: it is held in memory, where it may grow to %d MiB; "+
+		"simulate fewer pipelines or a shorter span: %w", s.path, s.maxPages*4096>>20, err)
 }

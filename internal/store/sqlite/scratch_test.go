@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // A scratch store's database is in memory while it is open: its commits
@@ -78,5 +83,50 @@ func TestScratchListsRunDetached(t *testing.T) {
 	cancel()
 	if err := list(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a list under an ended context: %v", err)
+	}
+}
+
+// A scratch store holds at most its page limit (1 GiB in production,
+// memdb's own): the commit that would pass it fails, naming the store's
+// file and the limit and not as a conflict, writes nothing, and the store
+// keeps what it held before, to its file at Close.
+func TestScratchFullFailsClearly(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "scratch.db")
+	const pages = 512 // 2 MiB
+	s, err := openPages(ctx, path, syncOff, pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	createPipeline(t, s, "a")
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	big := strings.Repeat("x", 64<<10)
+	committed := 0
+	for ; committed < 1000; committed++ {
+		err = s.Commit(ctx, store.Change{Events: []event.Event{{ID: fmt.Sprint("e", committed), Time: at, Type: event.ValidationPassed,
+			PipelineID: "a", ScheduleID: "daily", Date: "2026-03-01", Message: big}}})
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatalf("1,000 events of 64 kB each fit in a scratch store of %d pages", pages)
+	}
+	for _, want := range []string{path, "is full", "2 MiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if errors.Is(err, store.ErrConflict) {
+		t.Errorf("a full store is reported as a conflict: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	durable := openWith(t, "Open", Open, path)
+	page, err := durable.EventList(ctx, store.EventListParams{PipelineID: "a"})
+	if err != nil || len(page.Events) != committed {
+		t.Fatalf("the file holds %d events (%v), want the %d committed before the store was full", len(page.Events), err, committed)
 	}
 }

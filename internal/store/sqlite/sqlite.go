@@ -89,6 +89,9 @@ type Store struct {
 	// scratch: the database is in memory, read from path at open and
 	// written back at Close (OpenScratch).
 	scratch bool
+	// maxPages, when not 0, is the page limit of the store's memdb
+	// database (scratchParams).
+	maxPages int
 
 	closeOnce sync.Once
 	closeErr  error
@@ -127,10 +130,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // machine: the temporary store of `interlock simulate`. The database lives
 // in memory, on one connection: open reads the file at path into it (when
 // the file exists), Close writes it back whole; in between the file is not
-// touched. A commit then writes no page to a file and walks no page cache
-// to end its transaction, and a read never leaves memory: in a simulation
-// the commits' page writes and journal handling were a tenth of its CPU,
-// and readers beside the writer, as Open has, ran nothing in parallel
+// touched. It may hold up to 1 GiB (scratchParams); a commit past that
+// fails, saying so. A commit writes no page to a file, and a read never
+// leaves memory: in a simulation the commits' page writes and journal
+// handling were a tenth of its CPU, and readers beside the writer, as Open has, ran nothing in parallel
 // (simulate drives the engine from one goroutine) while each of their
 // page caches was emptied by every commit. The schema, the migrations, the
 // Commit semantics and reopening after a simulated restart are as Open's;
@@ -141,6 +144,12 @@ func OpenScratch(ctx context.Context, path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path, synchronous string) (*Store, error) {
+	return openPages(ctx, path, synchronous, scratchMaxPages)
+}
+
+// openPages is open with a scratch store's page limit (scratchMaxPages;
+// a test lowers it).
+func openPages(ctx context.Context, path, synchronous string, scratchPages int) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
@@ -162,7 +171,8 @@ func open(ctx context.Context, path, synchronous string) (*Store, error) {
 	if single {
 		dsn := "file::memory:?" + dsnParams(synchronous, false)
 		if path != Memory {
-			dsn = "file::memory:?" + scratchParams()
+			dsn = "file:scratch?" + scratchParams(scratchPages)
+			s.maxPages = scratchPages
 		}
 		db, err := sql.Open("sqlite", dsn)
 		if err != nil {
@@ -257,12 +267,39 @@ func dsnParams(synchronous string, reader bool) string {
 
 // scratchParams are the settings of a scratch store's one connection to
 // its in-memory database (OpenScratch).
-func scratchParams() string {
+//
+// The database is a memdb one (vfs=memdb: one growing buffer, private to
+// the connection, as the name does not start with '/'), read through a
+// page cache of its own, not ":memory:", whose pages all live in the page
+// cache. Ending each transaction truncates the page cache to the
+// database's size, and SQLite's b-tree balancing numbers a page, for a
+// moment, as the lock-byte page (262,145 at 4 kB pages): below 1 GiB every
+// such commit then scanned the whole cache, which for ":memory:" is the
+// whole database — a tenth of a simulation's CPU. A memdb database caps
+// its size at 1 GiB (SQLITE_MEMDB_DEFAULT_MAXSIZE; the driver offers no
+// way to raise it), so the store sets that limit itself (max_page_count)
+// and names it when a commit reaches it (scratchFull). Its journal is in
+// memory, as ":memory:"'s was; a file journal would be a real file beside
+// the process.
+func scratchParams(maxPages int) string {
 	q := url.Values{}
+	q.Set("vfs", "memdb")
+	q.Add("_pragma", "journal_mode(MEMORY)")
 	q.Add("_pragma", "synchronous("+syncOff+")")
+	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -scratchCacheKiB))
+	q.Add("_pragma", fmt.Sprintf("max_page_count(%d)", maxPages))
 	q.Set("_txlock", "immediate")
 	return q.Encode()
 }
+
+// scratchCacheKiB is a scratch store's page cache: small enough that the
+// truncation at the end of a transaction stays short, large enough for a
+// simulation's working set (a miss is a copy from the memdb buffer).
+const scratchCacheKiB = 8 << 10
+
+// scratchMaxPages bounds a scratch store's database, in pages of the
+// default 4 kB: 1 GiB, the memdb VFS's own limit.
+const scratchMaxPages = (1 << 30) / 4096
 
 // checkpointerParams are the checkpointer connection's settings: the
 // writer's synchronous setting, which decides whether a checkpoint syncs

@@ -189,13 +189,13 @@ func (s *Store) inWriteTx(ctx context.Context, f func(*wtx) error) error {
 			}
 			if err := f(t); err != nil {
 				t.rollback()
-				return err
+				return s.full(err)
 			}
 			if _, err := t.exec(sqlCommit); err != nil {
 				// A COMMIT that failed may leave the transaction open
 				// (SQLITE_BUSY); the connection must leave it closed.
 				t.rollback()
-				return fmt.Errorf("sqlite: commit: %w", interpretError(err))
+				return fmt.Errorf("sqlite: commit: %w", s.full(interpretError(err)))
 			}
 			return nil
 		})
