@@ -1,0 +1,154 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
+	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlite"
+)
+
+// The range reads an operator's input could make instead of the batch.
+
+func (c *inputReads) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
+	return countCall(c, "RunList", func() ([]run.Run, error) { return c.Store.RunList(ctx, p) })
+}
+
+func (c *inputReads) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
+	return countCall(c, "SensorListPrefix", func() ([]store.Sensor, error) { return c.Store.SensorListPrefix(ctx, p) })
+}
+
+func (c *inputReads) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
+	return countCall(c, "SensorListChanged", func() ([]store.Sensor, error) { return c.Store.SensorListChanged(ctx, p) })
+}
+
+// operatorReadsPipeline is a trigger pipeline with a validation rule, so
+// a resume has trigger data to plan on and periods to start.
+const operatorReadsPipeline = `
+pipeline: {id: ops}
+schedule:
+  trigger: {key: ops-landed, check: exists}
+validation:
+  rules: [{key: ops-landed, check: exists}]
+job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
+`
+
+// TestOperatorReadsOneBatch follows an operator's inputs — pause, trigger
+// data held by the pause, resume, a rerun request, a sensor's deletion,
+// a step's handoff — on a store that offers the batch read: each reads
+// its facts through Facts, one call per round, and makes no single read
+// (no point read, no list read) on the way of its decision. It logs the
+// calls per input (the before/after figure of issue #27).
+func TestOperatorReadsOneBatch(t *testing.T) {
+	ctx := t.Context()
+	clk := clock.NewVirtual(t0)
+	inner, err := sqlite.Open(ctx, t.TempDir()+"/e.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = inner.Close() })
+	st := &inputReads{Store: inner, n: map[string]int{}}
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: &countingJobs{}})
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ApplyConfig(ctx, "ops.yaml", []byte(operatorReadsPipeline)); err != nil {
+		t.Fatal(err)
+	}
+	st.take()
+	var lines []string
+	before := eng.FactsStats()
+	check := func(input string, decided bool) {
+		t.Helper()
+		got, now := st.take(), eng.FactsStats()
+		inputs, rounds := now.Inputs-before.Inputs, now.Inputs-before.Inputs+now.ExtraRounds-before.ExtraRounds
+		before = now
+		single := 0
+		for m, n := range got {
+			if m != "Facts" {
+				single += n
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%-16s %d decisions, %d rounds: %v", input, inputs, rounds, got))
+		if decided && (got["Facts"] != int(rounds) || single > 0 || inputs == 0) {
+			t.Errorf("%s: read %v in %d decisions, %d rounds; want one Facts call per round and no single read", input, got, inputs, rounds)
+		}
+	}
+	runDue := func() {
+		for {
+			ts, err := eng.DueTimers(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ts) == 0 {
+				return
+			}
+			if err := eng.ProcessTimer(ctx, ts[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runDue()
+	st.take()
+	before = eng.FactsStats()
+
+	if err := eng.Pause(ctx, "ops", time.Time{}, "op"); err != nil {
+		t.Fatal(err)
+	}
+	check("pause", true)
+	if _, err := eng.PutSensor(ctx, "ops", "ops-landed", run.Detail("rows", 1)); err != nil {
+		t.Fatal(err)
+	}
+	check("sensor (paused)", true)
+	clk.Advance(time.Minute)
+	if err := eng.Resume(ctx, "ops", "op"); err != nil {
+		t.Fatal(err)
+	}
+	check("resume", true)
+	ts, err := inner.TimerList(ctx, store.TimerListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handed := false
+	for _, tm := range ts {
+		if k, err := run.ParseTimerKey(tm.Key); err != nil || k.Family != run.TimerStep {
+			continue
+		}
+		clk.Set(tm.DueAt.Add(2 * time.Hour)) // orphaned: overdue past the grace
+		st.take()
+		before = eng.FactsStats()
+		if _, handed, err = eng.HandOff(ctx, tm, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		check("handoff", true)
+		break
+	}
+	if !handed {
+		t.Error("no step handed off: the test's run has no step timer")
+	}
+	for range 5 {
+		runDue()
+		clk.Advance(time.Minute)
+	}
+	st.take()
+	before = eng.FactsStats()
+	res, err := eng.RequestRerun(ctx, "ops", t0.Format(time.DateOnly), "fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("rerun request", true)
+	if err := eng.DeleteSensor(ctx, "ops", "ops-landed"); err != nil {
+		t.Fatal(err)
+	}
+	check("delete sensor", true)
+	t.Logf("store reads per operator input (rerun accepted: %v):\n%s", res.Accepted, strings.Join(lines, "\n"))
+	if s := eng.FactsStats(); s.LateReads > 0 {
+		t.Errorf("late reads: %+v", s)
+	}
+}
