@@ -41,7 +41,7 @@ const (
 	EnvChromium = "INTERLOCK_CHROMIUM"
 	// EnvRequire, when "1", turns a missing browser into a failure (CI);
 	// the variable every harness of internal/testenv reads.
-	EnvRequire = "INTERLOCK_REQUIRE_BACKENDS"
+	EnvRequire = testproc.EnvRequire
 	// EnvScreenshots names a directory that receives a copy of every
 	// screenshot (make screenshots: docs/screenshots).
 	EnvScreenshots = "INTERLOCK_SCREENSHOTS"
@@ -108,10 +108,7 @@ func New(t testing.TB) *Browser {
 	t.Helper()
 	path, err := Path()
 	if err != nil {
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("browser: %v (%s=1: a missing backend is a failure)", err, EnvRequire)
-		}
-		t.Skipf("browser: %v", err)
+		testproc.Missing(t, "browser: "+err.Error())
 	}
 	b := &Browser{t: t, tab: &tab{log: &testproc.Output{}}}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

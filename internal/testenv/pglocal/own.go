@@ -5,6 +5,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
 // An Own is a PostgreSQL of one test's own, for a test that crashes and
@@ -28,30 +30,17 @@ type Own struct {
 // INTERLOCK_REQUIRE_BACKENDS=1, fails) t when PostgreSQL is not installed.
 func StartOwn(t testing.TB) *Own {
 	t.Helper()
-	fail := func(msg string) {
-		t.Helper()
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("pglocal: %s (%s=1: a missing backend is a failure)", msg, EnvRequire)
-		}
-		t.Skipf("pglocal: %s", msg)
-	}
 	bin, err := BinDir()
 	if err != nil {
-		fail(err.Error() + "; install PostgreSQL (apt-get install postgresql)")
+		testproc.Missing(t, "pglocal: "+err.Error()+"; install PostgreSQL (apt-get install postgresql)")
 	}
 	cred, err := credential()
 	if err != nil {
-		fail(err.Error())
+		testproc.Missing(t, "pglocal: "+err.Error())
 	}
-	var p *process
-	for try := 1; ; try++ {
-		p, err = start(bin, cred, true)
-		if err == nil {
-			break
-		}
-		if try == startTries {
-			t.Fatalf("pglocal: %v", err)
-		}
+	p, err := testproc.Retry(startTries, func() (*process, error) { return start(bin, cred, true) })
+	if err != nil {
+		t.Fatalf("pglocal: %v", err)
 	}
 	o := &Own{p: p, dir: p.dir, bin: bin, cred: cred, port: p.port, url: p.url}
 	t.Cleanup(func() {

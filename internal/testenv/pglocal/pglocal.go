@@ -43,7 +43,7 @@ const EnvURL = "INTERLOCK_TEST_POSTGRES_URL"
 
 // EnvRequire, when "1", turns a missing backend into a failure (CI). It is
 // the variable ddblocal reads.
-const EnvRequire = "INTERLOCK_REQUIRE_BACKENDS"
+const EnvRequire = testproc.EnvRequire
 
 const (
 	initTimeout  = 60 * time.Second // initdb: ~1 s alone, more on a loaded 2-core machine
@@ -52,13 +52,9 @@ const (
 	startTries   = 3 // a port picked free can be taken before postgres binds it
 )
 
-var (
-	once     sync.Once
-	base     string // the server's URL (its postgres database)
-	skipMsg  string // set when the backend is unavailable (skip, or fail under EnvRequire)
-	startErr error  // set when the backend is there but did not start
-	server   *process
-)
+// backend is the PostgreSQL this process's tests share; its URL is the
+// server's postgres database.
+var backend = testproc.Backend{Name: "pglocal", Env: EnvURL, Answers: connects, Timeout: startTimeout, Start: setup}
 
 // Server returns the URL of the PostgreSQL server, starting one on first
 // use: no schema of t's own (see URL). It skips (or, with
@@ -66,17 +62,7 @@ var (
 // fails it when one should have started but did not.
 func Server(t testing.TB) string {
 	t.Helper()
-	once.Do(setup)
-	switch {
-	case startErr != nil:
-		t.Fatalf("pglocal: %v", startErr)
-	case skipMsg != "":
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("pglocal: %s (%s=1: a missing backend is a failure)", skipMsg, EnvRequire)
-		}
-		t.Skipf("pglocal: %s", skipMsg)
-	}
-	return base
+	return backend.URL(t)
 }
 
 var schemaSeq atomic.Int64
@@ -88,7 +74,7 @@ func URL(t testing.TB) string {
 	t.Helper()
 	u, schema := newSchema(t)
 	t.Cleanup(func() {
-		if err := admin(base, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		if err := admin(backend.Started(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Errorf("pglocal: drop schema %s: %v", schema, err)
 		}
 	})
@@ -157,58 +143,35 @@ func admin(srv, stmt string) error {
 
 // Main runs the package's tests and stops the PostgreSQL they started, if
 // any; a package's TestMain calls it.
-func Main(m *testing.M) {
-	code := m.Run()
-	Stop()
-	os.Exit(code)
-}
+func Main(m *testing.M) { testproc.Main(m, Stop) }
 
 // Stop drops the schemas KeptURL made and stops the PostgreSQL this
 // process started, if any.
 func Stop() {
 	kept.Lock()
-	if len(kept.schemas) > 0 && base != "" {
+	if base := backend.Started(); len(kept.schemas) > 0 && base != "" {
 		_ = admin(base, "DROP SCHEMA "+strings.Join(kept.schemas, ", ")+" CASCADE")
 	}
 	kept.schemas = nil
 	kept.Unlock()
-	if server != nil {
-		server.stop()
-	}
+	backend.Stop()
 }
 
-func setup() {
-	if u := os.Getenv(EnvURL); u != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		if err := testproc.Poll(ctx, connects(u)); err != nil {
-			startErr = fmt.Errorf("%s=%s does not answer: %v", EnvURL, u, err)
-			return
-		}
-		base = u
-		return
-	}
+// setup starts PostgreSQL when no server is named (Backend.Start).
+func setup() (url string, stop func(), skip string, err error) {
 	bin, err := BinDir()
 	if err != nil {
-		skipMsg = err.Error() + "; install PostgreSQL (apt-get install postgresql) and run `make test-postgres` (or set " + EnvURL + ")"
-		return
+		return "", nil, err.Error() + "; install PostgreSQL (apt-get install postgresql) and run `make test-postgres` (or set " + EnvURL + ")", nil
 	}
 	cred, err := credential()
 	if err != nil {
-		skipMsg = err.Error() + "; run `make test-postgres` (or set " + EnvURL + ")"
-		return
+		return "", nil, err.Error() + "; run `make test-postgres` (or set " + EnvURL + ")", nil
 	}
-	for try := 1; ; try++ {
-		server, err = start(bin, cred, false)
-		if err == nil {
-			base = server.url
-			return
-		}
-		if try == startTries {
-			startErr = err
-			return
-		}
+	p, err := testproc.Retry(startTries, func() (*process, error) { return start(bin, cred, false) })
+	if err != nil {
+		return "", nil, "", err
 	}
+	return p.url, p.stop, "", nil
 }
 
 // BinDir finds the directory holding initdb and postgres: PATH first, then

@@ -29,7 +29,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/testenv/ddblocal"
 	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
@@ -69,10 +68,7 @@ func Driver(t testing.TB) (node, script string) {
 		}
 	}
 	if missing != "" {
-		if os.Getenv(ddblocal.EnvRequire) == "1" {
-			t.Fatalf("step functions: %s (%s=1: a missing backend is a failure)", missing, ddblocal.EnvRequire)
-		}
-		t.Skipf("step functions: %s", missing)
+		testproc.Missing(t, "step functions: "+missing)
 	}
 	return node, filepath.Join(dir, "sfn-driver.mjs")
 }

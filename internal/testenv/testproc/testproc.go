@@ -1,8 +1,10 @@
 // Package testproc holds what the test harnesses that start a server
 // process (ddblocal, pglocal, sfnlocal) share: a free loopback port, a
 // bounded, concurrency-safe buffer for the process's output, quoted in
-// failure messages, the wait until it answers (Poll), and on Linux the
-// process itself, bound to the test process's life (Server).
+// failure messages, the wait until it answers (Poll), the server a test
+// process shares (Backend: the one the environment names, or one started
+// on first use; Missing, the skip or failure when there is none), and on
+// Linux the process itself, bound to the test process's life (Server).
 package testproc
 
 import (
