@@ -61,18 +61,6 @@ func (e *Engine) validation(ctx context.Context, f *facts, p *pipeline.Pipeline,
 	return get(ctx, f, func() (rule.Outcome, error) { return decide.Validation(f.Facts, e.rules, p, per, sensors, now) })
 }
 
-// afterReport decides what follows a job's report (decide.AfterReport).
-func (e *Engine) afterReport(ctx context.Context, f *facts, p *pipeline.Pipeline, r run.Run, report run.JobReport, now time.Time) (run.Run, run.Effect, error) {
-	var eff run.Effect
-	next, err := get(ctx, f, func() (run.Run, error) {
-		var next run.Run
-		var err error
-		next, eff, err = decide.AfterReport(f.Facts, p, r, report, now)
-		return next, err
-	})
-	return next, eff, err
-}
-
 func (e *Engine) triggerSensor(ctx context.Context, b *batch, lp *loadedPipeline, s *store.Sensor, key run.Key, per schedule.Period) error {
 	return b.sub(ctx, func() error { return b.TriggerSensor(lp, s, key, per) })
 }

@@ -54,7 +54,7 @@ import (
 var (
 	ErrUnknownPipeline = decide.ErrUnknownPipeline
 	ErrInvalidSensor   = decide.ErrInvalidSensor
-	ErrInvalidRequest  = errors.New("invalid request")
+	ErrInvalidRequest  = decide.ErrInvalidRequest
 	// ErrNoSensorItem: PutSensorFromInbox found no inbox item (removed
 	// since the write being decided).
 	ErrNoSensorItem = decide.ErrNoSensorItem

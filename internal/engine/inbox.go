@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
@@ -69,45 +70,21 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		if err != nil {
 			return err
 		}
-		lp, err := f.pipelineOf(ctx, j.PipelineID)
-		if err != nil {
+		b := &batch{e: e, f: f}
+		in := decide.JobLogIn{PipelineID: j.PipelineID, ScheduleID: j.ScheduleID, Period: per, ID: j.ID, Event: j.Event, JobRunID: j.JobRunID,
+			Report: report, Rules: e.rules, NewID: b.nextID}
+		var logged decide.JobLogged
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, logged, err = decide.JobLog(in, f.Facts, e.clk.Now())
+			return err
+		}); err != nil {
 			return err
 		}
-		if lp == nil {
-			return unknown(j.PipelineID)
-		}
-		if !run.JobLogSchedule(j.ScheduleID, lp.P.ScheduleID()) {
-			return fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, j.ScheduleID, j.PipelineID, lp.P.ScheduleID())
-		}
-		key := run.Key{PipelineID: j.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: per.String()}
-		kind := run.ItemMarker(run.MarkerJobReport, j.ID).String()
-		if seen, err := f.hasMarker(ctx, key, kind); err != nil || seen {
-			res.Ignored = "decided before"
-			return err
-		}
-		stored, err := f.run(ctx, key)
-		if err != nil {
-			return err
-		}
-		if stored == nil {
-			res.Ignored = "the period has no run"
+		res = JobLogResult{Applied: logged.Applied, Ignored: logged.Ignored}
+		if !logged.Applied {
 			return nil
 		}
-		r := *stored
-		if !run.ReportApplies(r, j.JobRunID) {
-			res.Ignored = fmt.Sprintf("the run is %s, not running job %q", r.State, j.JobRunID)
-			return nil
-		}
-		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		next, eff, err := e.afterReport(ctx, b.f, lp.P, r, report, b.Now)
-		if err != nil {
-			return err
-		}
-		if err := e.applyRun(ctx, b, lp, &r, next, eff, nil); err != nil {
-			return err
-		}
-		b.Marker(store.Marker{Key: key, Kind: kind, At: b.Now, Detail: run.Detail("event", j.Event, "jobRunId", j.JobRunID)}, true)
-		res.Applied = true
 		return b.commit(ctx)
 	})
 	return res, err

@@ -1,45 +1,46 @@
-package engine
+package decide
 
 import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// TestBatchWritesEachTimerOnce: a batch that writes one timer twice, or
+// TestOutcomeWritesEachTimerOnce: an outcome that writes one timer twice, or
 // writes and deletes it, holds one write — the last — under the first
 // write's condition (the one about the stored timer), so its Change
 // passes store.Change.Check as DynamoDB's transactions require.
-func TestBatchWritesEachTimerOnce(t *testing.T) {
+func TestOutcomeWritesEachTimerOnce(t *testing.T) {
 	t0 := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
 	stored := t0.Add(-time.Hour)
 	cases := []struct {
 		name       string
-		do         func(b *batch)
+		do         func(b *Outcome)
 		wantPut    *time.Time // the due time of the one write, nil: a delete
 		wantExpect *time.Time
 	}{
-		{"put then put", func(b *batch) {
+		{"put then put", func(b *Outcome) {
 			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
 			b.PutTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, nil)
-		}, ptrTime(t0.Add(time.Hour)), &stored},
-		{"unconditional put then conditional put", func(b *batch) {
+		}, ptr(t0.Add(time.Hour)), &stored},
+		{"unconditional put then conditional put", func(b *Outcome) {
 			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, nil)
-			b.PutTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, ptrTime(t0))
-		}, ptrTime(t0.Add(time.Hour)), nil},
-		{"put then delete", func(b *batch) {
+			b.PutTimer(store.Timer{Key: "k", DueAt: t0.Add(time.Hour)}, ptr(t0))
+		}, ptr(t0.Add(time.Hour)), nil},
+		{"put then delete", func(b *Outcome) {
 			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, &stored)
 			b.DeleteTimer("k", nil)
 		}, nil, &stored},
-		{"delete then put", func(b *batch) {
+		{"delete then put", func(b *Outcome) {
 			b.DeleteTimer("k", &stored)
 			b.PutTimer(store.Timer{Key: "k", DueAt: t0}, nil)
-		}, ptrTime(t0), &stored},
+		}, ptr(t0), &stored},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := New(Options{}).newBatch(nil, t0)
+			b := New(nil, &Facts{}, t0, rule.Options{}, ids())
 			b.PutTimer(store.Timer{Key: "other", DueAt: t0}, nil)
 			c.do(b)
 			if err := b.C.Check(); err != nil {
@@ -64,5 +65,3 @@ func TestBatchWritesEachTimerOnce(t *testing.T) {
 		})
 	}
 }
-
-func ptrTime(t time.Time) *time.Time { return &t }
