@@ -92,12 +92,28 @@ locals {
   }
 }
 
+# The log groups, one retention, key and tags for all: each function's,
+# and under the key "state-machine" the state machine's (stepfunctions.tf).
+locals {
+  log_groups = merge(
+    { for name, _ in local.functions : name => "/aws/lambda/${local.prefix}-${name}" },
+    { "state-machine" = "/aws/vendedlogs/states/${local.state_machine_name}" },
+  )
+}
+
 resource "aws_cloudwatch_log_group" "fn" {
-  for_each          = local.functions
-  name              = "/aws/lambda/${local.prefix}-${each.key}"
+  for_each          = local.log_groups
+  name              = each.value
   retention_in_days = var.log_retention_days
   kms_key_id        = local.kms_key_arn
   tags              = local.tags
+}
+
+# The state machine's log group was a resource of its own: moved, so an
+# applied deployment keeps it (and its logs) instead of replacing it.
+moved {
+  from = aws_cloudwatch_log_group.sfn
+  to   = aws_cloudwatch_log_group.fn["state-machine"]
 }
 
 resource "aws_lambda_function" "fn" {

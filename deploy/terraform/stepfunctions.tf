@@ -35,13 +35,6 @@ resource "aws_iam_role_policy" "sfn" {
   policy = data.aws_iam_policy_document.sfn.json
 }
 
-resource "aws_cloudwatch_log_group" "sfn" {
-  name              = "/aws/vendedlogs/states/${local.state_machine_name}"
-  retention_in_days = var.log_retention_days
-  kms_key_id        = local.kms_key_arn
-  tags              = local.tags
-}
-
 resource "aws_sfn_state_machine" "pipeline" {
   name     = local.state_machine_name
   role_arn = aws_iam_role.sfn.arn
@@ -56,7 +49,7 @@ resource "aws_sfn_state_machine" "pipeline" {
     task_timeout_seconds = local.functions["orchestrator"].timeout - 30
   })
   logging_configuration {
-    log_destination        = "${aws_cloudwatch_log_group.sfn.arn}:*"
+    log_destination        = "${aws_cloudwatch_log_group.fn["state-machine"].arn}:*"
     include_execution_data = false
     level                  = "ERROR"
   }
