@@ -113,7 +113,8 @@ func (t *wtx) bound(query string, args []any) (st driver.Stmt, nv []driver.Named
 	}
 	done = func() {}
 	if !cached {
-		done = func() { st.Close() }
+		once := st // a closure over the result would put it on the heap on every call
+		done = func() { once.Close() }
 	}
 	if nv, err = t.w.namedValues(args); err != nil {
 		done()
