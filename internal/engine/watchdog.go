@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
@@ -237,16 +238,20 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 	repaired := false
 	err := e.retry(ctx, "watchdog "+f.Check, func(ctx context.Context) error {
 		out, repaired = nil, false
-		lp, err := e.pipelineOf(ctx, f.Key.PipelineID)
+		fs, err := e.loadFacts(ctx, func(_ *facts, cfg needs.Configs) needs.Set { return needs.Finding(cfg(f.Key.PipelineID), cfg, f) })
+		if err != nil {
+			return err
+		}
+		lp, err := fs.pipelineOf(ctx, f.Key.PipelineID)
 		if err != nil || lp == nil {
 			return err // a pipeline removed since the snapshot: nothing to do
 		}
 		now := e.clk.Now()
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(fs)
 		block := ids // each attempt numbers its events from the block's start
 		b.ids = &block
 		if f.Marker != "" {
-			if done, err := e.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
+			if done, err := fs.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
 				return err
 			}
 			b.Marker(store.Marker{Key: f.Key, Kind: f.Marker, At: now, Detail: f.Detail}, true)
@@ -256,7 +261,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 		case watchdog.ActionNone:
 			b.Notes(f.Key, note)
 		case watchdog.ActionFailRun:
-			cur, err := e.runAt(ctx, f.Key)
+			cur, err := fs.run(ctx, f.Key)
 			if err != nil || !f.StillApplies(cur) {
 				return err
 			}
@@ -279,7 +284,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			}
 			b.C.Events = append(b.NotesFirst(f.Key, note), b.C.Events...)
 		case watchdog.ActionClosePeriod:
-			cur, err := e.runAt(ctx, f.Key)
+			cur, err := fs.run(ctx, f.Key)
 			if err != nil || !f.StillApplies(cur) {
 				return err // a run showed up: nothing to close
 			}
@@ -313,17 +318,21 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 	var out []event.Event
 	err := e.retry(ctx, "watchdog pass", func(ctx context.Context) error {
 		out = nil
-		b := e.newBatch(nil, now)
-		prev, err := e.st.MarkerGet(ctx, run.Key{}, run.MarkerWatchdogDegraded)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		fs, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.WatchdogPass() })
+		if err != nil {
+			return err
+		}
+		b := e.newBatch(nil, now).withFacts(fs)
+		prev, err := fs.marker(ctx, run.Key{}, run.MarkerWatchdogDegraded)
+		if err != nil {
 			return err
 		}
 		// A first raise is conditional on the marker's absence: of two
 		// passes at once (a lease that expired mid-pass), the second to
 		// commit conflicts, reads the first's marker and raises nothing.
-		first := err != nil
+		first := prev == nil
 		prevFailed := ""
-		if err == nil {
+		if prev != nil {
 			v, _ := prev.Detail.Get("failed")
 			prevFailed, _ = v.Str()
 		}
@@ -353,16 +362,4 @@ func (e *Engine) LastWatchdogPass(ctx context.Context) (time.Time, bool, error) 
 		return time.Time{}, false, nil
 	}
 	return m.At, err == nil, err
-}
-
-// runAt reads the run of key; nil when there is none.
-func (e *Engine) runAt(ctx context.Context, key run.Key) (*run.Run, error) {
-	r, err := e.st.RunGet(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/sla"
+	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // The needs follow the config: the rule keys name sensors, the upstream
@@ -214,6 +215,42 @@ func Resume(p *pipeline.Pipeline, ups Configs, runs ReadRuns, id string, active 
 	}
 	return n
 }
+
+// Finding names what committing a watchdog finding reads: the
+// pipeline's row; the period's markers when a marker dedups the finding;
+// and, p known, what its action decides on — the run a timeout fails
+// (Call, and the ledger its failure counts) or a close finds absent, the
+// period a recovery starts (Start), the SLA facts a repair arms from.
+func Finding(p *pipeline.Pipeline, ups Configs, fd watchdog.Finding) Set {
+	n := Pipeline(fd.Key.PipelineID)
+	if fd.Marker != "" {
+		n.MarkersOf = []run.Key{fd.Key}
+	}
+	if p == nil {
+		return n
+	}
+	per, perErr := schedule.ParsePeriod(fd.Key.Period)
+	switch fd.Action {
+	case watchdog.ActionFailRun:
+		n.Add(Call(fd.Key))
+		n.Add(Set{Ledgers: []run.Key{fd.Key}})
+	case watchdog.ActionClosePeriod:
+		n.Add(Set{Runs: []run.Key{fd.Key}})
+	case watchdog.ActionStartRun:
+		if perErr == nil {
+			n.Add(Start(p, fd.Key, per, ups, false))
+		}
+	case watchdog.ActionArmSLA:
+		if perErr == nil {
+			n.Add(slaNeeds(p, fd.Key, per))
+		}
+	}
+	return n
+}
+
+// WatchdogPass names what recording a watchdog pass reads: the markers
+// kept under no pipeline (the last pass, the degraded state raised).
+func WatchdogPass() Set { return Set{MarkersOf: []run.Key{{}}} }
 
 // Pause names what pausing pipeline id reads: its row (the pause state,
 // the version its write is conditioned on). The resume timer it sets or

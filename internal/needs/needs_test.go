@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
 // needsPipeline is a trigger pipeline with a validation rule, an upstream
@@ -242,6 +243,24 @@ func TestNeeds(t *testing.T) {
 			Resume(cron, known, succeededAt(run.Key{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}, ended), "c1", nil, &pause.ResumePlan{CronPeriod: &per10}),
 			want{has: Set{Runs: []run.Key{{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}}},
 				hasNot: Set{Ledgers: []run.Key{{PipelineID: "c1", ScheduleID: cron.ScheduleID(), Period: "2026-03-10"}}}}},
+		{"a watchdog timeout: the run's facts and ledger, the dedup marker's period",
+			Finding(p, known, watchdog.Finding{Key: k, Marker: "m", Action: watchdog.ActionFailRun}),
+			want{has: Set{Pipelines: []string{"p1"}, Runs: []run.Key{k}, Timers: []string{step}, Ledgers: []run.Key{k}, MarkersOf: []run.Key{k}}, hasNot: Set{Sensors: landed}}},
+		{"a watchdog recovery: the period it starts",
+			Finding(p, known, watchdog.Finding{Key: k, Action: watchdog.ActionStartRun}),
+			want{has: Set{Runs: []run.Key{k, other, upRun}, Sensors: landed}, hasNot: Set{MarkersOf: []run.Key{k}, Ledgers: []run.Key{k}}}},
+		{"a watchdog SLA repair: the period's SLA facts",
+			Finding(slaP, known, watchdog.Finding{Key: slaKey, Action: watchdog.ActionArmSLA}),
+			want{has: Set{Runs: []run.Key{slaKey}, MarkersOf: []run.Key{slaKey}}}},
+		{"a watchdog close: the run it finds absent",
+			Finding(p, known, watchdog.Finding{Key: k, Action: watchdog.ActionClosePeriod}),
+			want{has: Set{Runs: []run.Key{k}}, hasNot: Set{Timers: []string{step}}}},
+		{"a watchdog finding of a pipeline not running: the row",
+			Finding(nil, unknown, watchdog.Finding{Key: k, Action: watchdog.ActionFailRun}),
+			want{has: Set{Pipelines: []string{"p1"}}, hasNot: Set{Runs: []run.Key{k}}}},
+		{"a watchdog pass: the markers under no pipeline",
+			WatchdogPass(),
+			want{has: Set{MarkersOf: []run.Key{{}}}}},
 		{"SLA timer: its period's run (no SLA: no markers)",
 			Timer(p, known, NoMarkersRead, "t", run.TimerSLABreach, k, now, now),
 			want{has: Set{Timers: []string{"t"}, Runs: []run.Key{k}}, hasNot: Set{MarkersOf: []run.Key{k}}}},
