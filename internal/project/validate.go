@@ -126,6 +126,19 @@ type loaded struct {
 	rep  FileReport
 }
 
+// claim names the file's report name (a calendar's name, a pipeline's id)
+// and records, in files, that the file defines it; a name another file
+// defined first is an error at path naming that file, and false.
+func (it *loaded) claim(files map[string]string, name, path, what string) bool {
+	it.rep.Name = name
+	if prev, dup := files[name]; dup {
+		it.rep.Errors = append(it.rep.Errors, confdec.Error{File: it.file, Line: 1, Path: path, Msg: fmt.Sprintf("duplicate %s %q (also in %s)", what, name, prev)})
+		return false
+	}
+	files[name] = it.file
+	return true
+}
+
 // Validate checks every file under paths (files, or directories searched
 // for *.yaml and *.yml) and reports all errors of all files. Calendars are
 // loaded first so pipelines can refer to them; pipeline ids must be unique.
@@ -234,13 +247,9 @@ func Validate(paths []string, opt Options) (Report, error) {
 			it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
 			continue
 		}
-		it.rep.Name = cal.Name
-		if prev, dup := calendarFile[cal.Name]; dup {
-			it.rep.Errors = append(it.rep.Errors, confdec.Error{File: it.file, Line: 1, Path: "name", Msg: fmt.Sprintf("duplicate calendar name %q (also in %s)", cal.Name, prev)})
-			continue
+		if it.claim(calendarFile, cal.Name, "name", "calendar name") {
+			calendars[cal.Name] = *cal
 		}
-		calendarFile[cal.Name] = it.file
-		calendars[cal.Name] = *cal
 	}
 
 	lookupEnv := opt.LookupEnv
@@ -272,12 +281,9 @@ func Validate(paths []string, opt Options) (Report, error) {
 				it.rep.Errors = append(it.rep.Errors, asErrors(it.file, err)...)
 				continue
 			}
-			it.rep.Name = p.ID
-			if prev, dup := pipelineFile[p.ID]; dup {
-				it.rep.Errors = append(it.rep.Errors, confdec.Error{File: it.file, Line: 1, Path: "pipeline.id", Msg: fmt.Sprintf("duplicate pipeline id %q (also in %s)", p.ID, prev)})
+			if !it.claim(pipelineFile, p.ID, "pipeline.id", "pipeline id") {
 				continue
 			}
-			pipelineFile[p.ID] = it.file
 			parsed[it] = p
 			it.rep.Warnings = append(it.rep.Warnings, ssrfWarnings(it.file, it.doc, p, settings.Triggers.AllowAddresses)...)
 			it.rep.Warnings = append(it.rep.Warnings, envWarnings(it.file, it.doc, p, lookupEnv)...)

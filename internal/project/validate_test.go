@@ -278,3 +278,36 @@ job:
 		t.Fatalf("set: %+v", rep.Files[0].Warnings)
 	}
 }
+
+// TestDuplicateNamesNameTheFirstFile: a calendar name or pipeline id a
+// second file defines again is an error of that file naming the first.
+func TestDuplicateNamesNameTheFirstFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a-cal.yaml": "name: holidays\ndates: [2026-12-25]\n",
+		"b-cal.yaml": "name: holidays\ndates: [2026-12-26]\n",
+		"a.yaml":     "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n",
+		"b.yaml":     "pipeline: {id: p}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Validate([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"b-cal.yaml": `name: duplicate calendar name "holidays" (also in ` + filepath.Join(dir, "a-cal.yaml") + ")",
+		"b.yaml":     `pipeline.id: duplicate pipeline id "p" (also in ` + filepath.Join(dir, "a.yaml") + ")",
+	}
+	for _, f := range rep.Files {
+		var got []string
+		for _, e := range f.Errors {
+			got = append(got, e.Path+": "+e.Msg)
+		}
+		if w := want[filepath.Base(f.File)]; strings.Join(got, "\n") != w {
+			t.Errorf("%s (%s): errors %q, want %q", filepath.Base(f.File), f.Name, got, w)
+		}
+	}
+}
