@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
@@ -42,21 +42,23 @@ func (e *Engine) recoverInterrupted(ctx context.Context) error {
 }
 
 func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
-	r, err := e.st.RunGet(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
+	fs, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Interrupted(key) })
 	if err != nil {
 		return err
 	}
-	lp, err := e.pipelineOf(ctx, key.PipelineID)
+	stored, err := fs.run(ctx, key)
+	if stored == nil || err != nil {
+		return err
+	}
+	r := *stored
+	lp, err := fs.pipelineOf(ctx, key.PipelineID)
 	if err != nil {
 		return err
 	}
 	if lp == nil || !r.CallInFlight() {
 		return nil // an unknown pipeline's timer drops the run's step (decide.Step)
 	}
-	facts, stored, due, err := e.callFacts(ctx, e.directFacts(), lp, r)
+	facts, recorded, due, err := e.callFacts(ctx, fs, lp, r)
 	if err != nil {
 		return err
 	}
@@ -65,11 +67,11 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	if !ok {
 		return nil
 	}
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(fs)
 	if err := e.applyRun(ctx, b, lp, &r, next, eff, due); err != nil {
 		return err
 	}
-	b.Marker(store.Marker{Key: key, Kind: run.MarkerTriggerOutcome, At: rec.Since, Detail: rec.Detail()}, stored == nil)
+	b.Marker(store.Marker{Key: key, Kind: run.MarkerTriggerOutcome, At: rec.Since, Detail: rec.Detail()}, recorded == nil)
 	return b.commit(ctx)
 }
 

@@ -252,6 +252,16 @@ func Finding(p *pipeline.Pipeline, ups Configs, fd watchdog.Finding) Set {
 // kept under no pipeline (the last pass, the degraded state raised).
 func WatchdogPass() Set { return Set{MarkersOf: []run.Key{{}}} }
 
+// Interrupted names what finding a run's trigger call interrupted at an
+// engine's start reads (run.FoundInterrupted): the run's facts (Call: the
+// row, the run, its step timer) and the period's markers (the call's
+// recovery record).
+func Interrupted(key run.Key) Set {
+	n := Call(key)
+	n.MarkersOf = []run.Key{key}
+	return n
+}
+
 // Pause names what pausing pipeline id reads: its row (the pause state,
 // the version its write is conditioned on). The resume timer it sets or
 // drops is written unconditioned.
