@@ -125,6 +125,9 @@ func (o *Outcome) setTimers(p *pipeline.Pipeline, now time.Time) error {
 // rounds (a restore names no runs ahead).
 func (o *Outcome) rearmRuns(pipelineID string, now time.Time) error {
 	runs, err := o.F.ActiveRunsOf(pipelineID)
+	if m, ok := AsMissing(err); ok {
+		return m.AsRounds()
+	}
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,25 @@ func (w world) facts(asked needs.Set) *Facts {
 			f.Timers[t.Key] = t
 		}
 	}
+	f.RunRanges, f.Changed, f.Active = map[RunRange][]run.Run{}, map[ChangedSince]bool{}, map[string][]run.Run{}
+	for _, r := range asked.RunRanges {
+		f.RunRanges[RunRange(r)] = nil
+		for _, x := range w.runs {
+			if x.PipelineID == r.PipelineID && x.ScheduleID == r.ScheduleID && x.Period >= r.From && (r.To == "" || x.Period <= r.To) {
+				f.RunRanges[RunRange(r)] = append(f.RunRanges[RunRange(r)], x)
+			}
+		}
+	}
+	for _, c := range asked.Changed {
+		f.Changed[ChangedSince(c)] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
+	}
+	for _, id := range asked.ActiveRuns {
+		for _, x := range w.runs {
+			if x.PipelineID == id && !x.State.Terminal() {
+				f.Active[id] = append(f.Active[id], x)
+			}
+		}
+	}
 	return f
 }
 
@@ -95,41 +114,19 @@ func (w world) decide(t *testing.T, f *Facts, d func(*Facts) error) error {
 		if !m.Needs.Empty() {
 			t.Fatalf("late read: %+v", m.Needs)
 		}
+		for _, id := range m.Configs {
+			f.Configs[id] = nil
+			if row, ok := w.rows[id]; ok {
+				f.Configs[id] = &Pipeline{P: w.pipes[id], Row: row}
+			}
+		}
+		if len(m.RunRanges)+len(m.Changed) > 0 {
+			t.Fatalf("late range read: %v %v", m.RunRanges, m.Changed)
+		}
 		asked := f.Asked
 		asked.Add(m.Rounds)
 		g := w.facts(asked)
-		g.RunRanges, g.Changed = map[RunRange][]run.Run{}, map[ChangedSince]bool{}
-		for k, v := range f.RunRanges {
-			g.RunRanges[k] = v
-		}
-		for k, v := range f.Changed {
-			g.Changed[k] = v
-		}
-		for _, r := range m.RunRanges {
-			for _, x := range w.runs {
-				if x.PipelineID == r.PipelineID && x.ScheduleID == r.ScheduleID && x.Period >= r.From && (r.To == "" || x.Period <= r.To) {
-					g.RunRanges[r] = append(g.RunRanges[r], x)
-				}
-			}
-			if _, ok := g.RunRanges[r]; !ok {
-				g.RunRanges[r] = nil
-			}
-		}
-		g.Active = map[string][]run.Run{}
-		for k, v := range f.Active {
-			g.Active[k] = v
-		}
-		for _, id := range m.Active {
-			g.Active[id] = nil
-			for _, x := range w.runs {
-				if x.PipelineID == id && !x.State.Terminal() {
-					g.Active[id] = append(g.Active[id], x)
-				}
-			}
-		}
-		for _, c := range m.Changed {
-			g.Changed[c] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
-		}
+		g.Configs = f.Configs // as resolved
 		*f = *g
 	}
 	t.Fatal("the decision never stops asking")
@@ -403,11 +400,17 @@ func TestRerunRequest(t *testing.T) {
 	w.runs = []run.Run{{Key: key, State: run.Completed, Version: 4, EndedAt: now.Add(-time.Hour)}}
 	w.sensors = []store.Sensor{{PipelineID: "p1", Key: "landed", ChangedAt: now.Add(-time.Minute)}} // fresh data since
 	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day, Reason: "fix", RequestID: "r1", NewID: ids()}
-	n := needs.RerunRequest(p, needs.NoRunsRead, "p1", runtest.Day)
+	rounds := func(w world) *Facts { // named as the engine names them: the run read names the rest
+		f := w.facts(needs.Set{})
+		for range 4 {
+			f = w.facts(needs.RerunRequest(p, f.ReadRuns, "p1", runtest.Day))
+		}
+		return f
+	}
 	t.Run("accepted", func(t *testing.T) {
 		var o *Outcome
 		var v RerunDecided
-		err := w.decide(t, w.facts(n), func(f *Facts) (err error) {
+		err := w.decide(t, rounds(w), func(f *Facts) (err error) {
 			o, v, err = RerunRequest(in, f, now)
 			return err
 		})
@@ -423,7 +426,7 @@ func TestRerunRequest(t *testing.T) {
 		w.sensors = nil
 		var o *Outcome
 		var v RerunDecided
-		err := w.decide(t, w.facts(n), func(f *Facts) (err error) {
+		err := w.decide(t, rounds(w), func(f *Facts) (err error) {
 			o, v, err = RerunRequest(in, f, now)
 			return err
 		})
@@ -434,7 +437,7 @@ func TestRerunRequest(t *testing.T) {
 	t.Run("a request decided before", func(t *testing.T) {
 		w := w
 		w.markers = []store.Marker{{Key: key, Kind: run.ItemMarker(run.MarkerRerunRequest, "r1").String(), At: now.Add(-time.Minute)}}
-		o, v, err := RerunRequest(in, w.facts(n), now)
+		o, v, err := RerunRequest(in, rounds(w), now)
 		if err != nil || !v.Duplicate || !o.C.Empty() {
 			t.Fatalf("verdict %+v err %v outcome %+v, want a duplicate deciding nothing", v, err, o.C)
 		}

@@ -36,7 +36,7 @@ type Facts struct {
 	RunRanges map[RunRange][]run.Run
 	Changed   map[ChangedSince]bool
 	// Active are the active runs of pipelines, by pipeline id
-	// (store.RunList's ActiveOnly).
+	// (needs.Set.ActiveRuns: store.RunList's ActiveOnly).
 	Active map[string][]run.Run
 }
 
@@ -81,11 +81,18 @@ type Missing struct {
 	Rounds    needs.Set
 	RunRanges []RunRange
 	Changed   []ChangedSince
-	Active    []string // pipelines whose active runs are read
 }
 
 func (m *Missing) Error() string {
-	return fmt.Sprintf("decide: facts missing: %+v configs %v rounds %+v ranges %v changed %v active %v", m.Needs, m.Configs, m.Rounds, m.RunRanges, m.Changed, m.Active)
+	return fmt.Sprintf("decide: facts missing: %+v configs %v rounds %+v ranges %v changed %v", m.Needs, m.Configs, m.Rounds, m.RunRanges, m.Changed)
+}
+
+// AsRounds makes m's point reads further rounds (not late): facts a
+// decision finds as it goes by design.
+func (m *Missing) AsRounds() *Missing {
+	m.Rounds.Add(m.Needs)
+	m.Needs = needs.Set{}
+	return m
 }
 
 // AsMissing returns the *Missing err is, if it is one.
@@ -266,11 +273,10 @@ func (f *Facts) ChangedAfter(c ChangedSince) (bool, error) {
 
 // ActiveRunsOf returns the active runs of a pipeline (a range read).
 func (f *Facts) ActiveRunsOf(pipelineID string) ([]run.Run, error) {
-	got, ok := f.Active[pipelineID]
-	if !ok {
-		return nil, &Missing{Active: []string{pipelineID}}
+	if !slices.Contains(f.Asked.ActiveRuns, pipelineID) {
+		return nil, missing(needs.Set{ActiveRuns: []string{pipelineID}})
 	}
-	return got, nil
+	return f.Active[pipelineID], nil
 }
 
 // ReadRuns answers the runs read so far (needs.ReadRuns).

@@ -2,7 +2,6 @@ package decide
 
 import (
 	"github.com/interlockhq/interlock/internal/deps"
-	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -26,8 +25,7 @@ type upstreams struct {
 
 func (u upstreams) round(err error) error {
 	if m, ok := AsMissing(err); ok && u.keep {
-		m.Rounds.Add(m.Needs)
-		m.Needs = needs.Set{}
+		m.AsRounds()
 	}
 	return err
 }

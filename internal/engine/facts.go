@@ -48,9 +48,8 @@ import (
 type facts struct {
 	e *Engine
 	*decide.Facts
-	// The range reads of the engine's own decisions (an operator's):
-	// each pipeline's active runs, the sensors of a key prefix.
-	active   map[string][]run.Run
+	// The range reads of the engine's own decisions (an operator's): the
+	// sensors of a key prefix.
 	prefixed map[needs.SensorPrefix][]store.Sensor
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
@@ -237,7 +236,7 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		v.Changed = mergeMap(v.Changed, map[decide.ChangedSince]bool{decide.ChangedSince(c): len(got.SensorsChanged[changedParams(c)]) > 0})
 	}
 	for _, id := range n.ActiveRuns {
-		f.active = mergeMap(f.active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
+		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
 	}
 	for _, x := range n.Prefixes {
 		f.prefixed = mergeMap(f.prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
@@ -269,7 +268,7 @@ func (f *facts) activeRuns(ctx context.Context, pipelineID string) ([]run.Run, e
 	if err := f.need(ctx, slices.Contains(f.Asked.ActiveRuns, pipelineID), needs.Set{ActiveRuns: []string{pipelineID}}); err != nil {
 		return nil, err
 	}
-	return f.active[pipelineID], nil
+	return f.Active[pipelineID], nil
 }
 
 // triggerSensors returns p's trigger sensors of every period, sorted by
@@ -334,13 +333,6 @@ const maxSupplies = 64
 func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
 	for _, r := range m.RunRanges {
 		m.Needs.Add(needs.Set{RunRanges: []needs.RunRange{needs.RunRange(r)}})
-	}
-	for _, id := range m.Active {
-		got, err := f.e.st.RunList(ctx, store.RunListParams{PipelineID: id, ActiveOnly: true})
-		if err != nil {
-			return err
-		}
-		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got})
 	}
 	for _, c := range m.Changed {
 		m.Needs.Add(needs.Set{Changed: []needs.ChangedSince{needs.ChangedSince(c)}})

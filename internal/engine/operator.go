@@ -117,7 +117,7 @@ func (e *Engine) resumeNeeds(pipelineID string, now time.Time) needsFunc {
 		if _, paused := pause.Resume(pauseState(row), "", now); !paused {
 			return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
 		}
-		active := f.active[pipelineID]
+		active := f.Active[pipelineID]
 		var recs []sensor.Record
 		if len(trigger.Prefixes) > 0 {
 			for _, s := range f.prefixed[trigger.Prefixes[0]] {
