@@ -19,8 +19,8 @@ import (
 //
 // It answers exactly what the port's single reads answer (PipelineGet,
 // SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList, and
-// the range reads RunList, SensorListPrefix, SensorListChanged); storetest
-// checks that on every backend.
+// the range reads RunList, SensorListPrefix, SensorListChanged,
+// BackfillList); storetest checks that on every backend.
 type FactsReader interface {
 	Facts(ctx context.Context, q FactsQuery) (Facts, error)
 }
@@ -58,12 +58,16 @@ type FactsQuery struct {
 	RunLists       []RunListParams
 	SensorPrefixes []SensorListPrefixParams
 	SensorsChanged []SensorListChangedParams
+	// Backfills are pipelines whose backfills are read (BackfillList:
+	// oldest request first): what a backfill request, its cancel and its
+	// timer decide on.
+	Backfills []string
 }
 
 // Empty reports whether q names nothing.
 func (q FactsQuery) Empty() bool {
 	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
-		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged) == 0
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills) == 0
 }
 
 // Unique is q with each list's repeats left out (the first of each kept,
@@ -71,7 +75,8 @@ func (q FactsQuery) Empty() bool {
 func (q FactsQuery) Unique() FactsQuery {
 	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
 		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers),
-		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged)}
+		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged),
+		Backfills: uniq(q.Backfills)}
 }
 
 // Check is the error of the first range read q names that its single
@@ -125,6 +130,7 @@ type Facts struct {
 	RunLists       map[RunListParams][]run.Run          // in RunList's order
 	SensorPrefixes map[SensorListPrefixParams][]Sensor  // in SensorListPrefix's order
 	SensorsChanged map[SensorListChangedParams][]Sensor // in SensorListChanged's order
+	Backfills      map[string][]Backfill                // by pipeline, in BackfillList's order
 }
 
 // InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
@@ -151,6 +157,7 @@ func NewFacts() Facts {
 		RunLists:       map[RunListParams][]run.Run{},
 		SensorPrefixes: map[SensorListPrefixParams][]Sensor{},
 		SensorsChanged: map[SensorListChangedParams][]Sensor{},
+		Backfills:      map[string][]Backfill{},
 	}
 }
 
@@ -234,6 +241,11 @@ func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error)
 	for _, p := range q.SensorsChanged {
 		if err := readList(f.SensorsChanged, p, func() ([]Sensor, error) { return st.SensorListChanged(ctx, p) }); err != nil {
 			return Facts{}, fmt.Errorf("facts: sensors changed %+v: %w", p, err)
+		}
+	}
+	for _, id := range q.Backfills {
+		if err := readList(f.Backfills, id, func() ([]Backfill, error) { return st.BackfillList(ctx, id) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: backfills of %s: %w", id, err)
 		}
 	}
 	return f, nil

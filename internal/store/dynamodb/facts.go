@@ -22,8 +22,8 @@ const factsQueries = 8
 // BatchGetItem (batchGet: at most 100 keys a call, unprocessed keys
 // retried), and each period's markers and ledger with a Query of its
 // sort-key range (MarkerListOf, LedgerList), and each range read with its
-// single read's Queries (RunList, SensorListPrefix, SensorListChanged:
-// every page), issued concurrently with it.
+// single read's Queries (RunList, SensorListPrefix, SensorListChanged,
+// BackfillList: every page), issued concurrently with it.
 // Every read is strongly consistent: each answers what the single read
 // would; DynamoDB has no snapshot across items, and the commit's
 // conditions hold the decision to what it read.
@@ -64,8 +64,9 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	runLists := make([][]run.Run, len(q.RunLists))
 	prefixes := make([][]store.Sensor, len(q.SensorPrefixes))
 	changed := make([][]store.Sensor, len(q.SensorsChanged))
+	backfills := make([][]store.Backfill, len(q.Backfills))
 	var items []item
-	errs := make([]error, 1+len(markers)+len(ledgers)+len(runLists)+len(prefixes)+len(changed))
+	errs := make([]error, 1+len(markers)+len(ledgers)+len(runLists)+len(prefixes)+len(changed)+len(backfills))
 	var wg sync.WaitGroup
 	if len(b.keys) > 0 {
 		wg.Go(func() { items, errs[0] = s.batchGet(ctx, s.t.Control, b.keys) })
@@ -97,6 +98,10 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	for i, p := range q.SensorsChanged {
 		period(next+i, func() (err error) { changed[i], err = s.SensorListChanged(ctx, p); return err })
 	}
+	next += len(changed)
+	for i, id := range q.Backfills {
+		period(next+i, func() (err error) { backfills[i], err = s.BackfillList(ctx, id); return err })
+	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return store.Facts{}, err
@@ -109,6 +114,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	putLists(f.RunLists, q.RunLists, runLists)
 	putLists(f.SensorPrefixes, q.SensorPrefixes, prefixes)
 	putLists(f.SensorsChanged, q.SensorsChanged, changed)
+	putLists(f.Backfills, q.Backfills, backfills)
 	return f, nil
 }
 

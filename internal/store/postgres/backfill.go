@@ -19,8 +19,7 @@ func (s *Store) BackfillGet(ctx context.Context, pipelineID, id string) (store.B
 
 // BackfillList returns a pipeline's backfills, oldest request first.
 func (s *Store) BackfillList(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
-	return list(ctx, s, sqlstore.ScanBackfill, "backfills of "+pipelineID,
-		`SELECT `+sqlstore.BackfillCols+` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`, pipelineID)
+	return list(ctx, s, sqlstore.ScanBackfill, "backfills of "+pipelineID, backfillListQuery, pipelineID)
 }
 
 // backfillOps are the writes of a Change's backfills.

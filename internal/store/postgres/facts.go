@@ -19,7 +19,7 @@ var _ store.FactsReader = (*Store)(nil)
 // transaction that the same batch opens and ends, so every statement
 // reads one snapshot. A query of one kind is its one statement (a
 // snapshot by itself). A range read (RunList, SensorListPrefix,
-// SensorListChanged) is its single read's statement, in the same batch.
+// SensorListChanged, BackfillList) is its single read's statement, in the same batch.
 // The store has no inbox: each inbox asked for is store.ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -150,8 +150,15 @@ func factsReads(q store.FactsQuery, f store.Facts) []factsRead {
 		reads = append(reads, readInto("changed sensors", query, args, dialect.ScanSensor,
 			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }))
 	}
+	for _, id := range q.Backfills {
+		reads = append(reads, readInto("backfills of "+id, backfillListQuery, []any{id}, sqlstore.ScanBackfill,
+			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }))
+	}
 	return reads
 }
+
+// backfillListQuery is BackfillList's statement (Facts runs it too).
+const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`
 
 // inPeriods is the condition naming the periods periodArgs lists.
 const inPeriods = `(pipeline_id, schedule_id, period) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`

@@ -28,7 +28,7 @@ const factsChunk = 250
 // database to itself the rows it caches (rowcache.go: pipelines, runs,
 // timers) answer without SQL, read while no writer runs, as the
 // statements are. A range read (RunList, SensorListPrefix,
-// SensorListChanged) is its single read's statement, in the same
+// SensorListChanged, BackfillList) is its single read's statement, in the same
 // transaction. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -172,8 +172,17 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 			return err
 		}
 	}
+	for _, id := range q.Backfills {
+		if err := readRows(ctx, r, sqlstore.ScanBackfill, "backfills of "+id, backfillListQuery, []any{id},
+			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// backfillListQuery is BackfillList's statement (Facts runs it too).
+const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = ? ORDER BY requested_at, id`
 
 // The statements of Facts, by the number of keys they name. Each reads
 // its table by primary key (TestFactsQueryPlans). One key is the single

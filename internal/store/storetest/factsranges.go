@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // testFactsRanges checks the range reads of store.FactsQuery (RunLists,
-// SensorPrefixes, SensorsChanged): each answers what its single read
-// answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
+// SensorPrefixes, SensorsChanged, Backfills): each answers what its
+// single read answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
 // SensorListChanged's Since, a prefix that is not a key boundary, an
 // empty range, look-alike keys and pipelines, a limit — named beside
 // point keys in one query, and past one DynamoDB page.
@@ -39,6 +40,13 @@ func testFactsRanges(t *testing.T, o Options) {
 			x := minimalSensor("pl", k, int64(i))
 			x.ChangedAt = at(time.Duration(i) * time.Minute)
 			c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: x})
+		}
+		for _, b := range []struct {
+			pipeline, id string
+			at           time.Duration
+		}{{"pl", "2", time.Minute}, {"pl", "10", time.Minute}, {"pl", "1", 2 * time.Minute}, {"pl-2", "1", 0}} {
+			c.Backfills = append(c.Backfills, store.BackfillWrite{Backfill: store.Backfill{PipelineID: b.pipeline, ID: b.id, From: day, To: day,
+				RequestedAt: at(b.at), RequestedBy: "op", State: backfill.Running}})
 		}
 		unchanged := minimalSensor("pl", "orders#unchanged", 9)
 		unchanged.ChangedAt = time.Time{}
@@ -66,6 +74,7 @@ func testFactsRanges(t *testing.T, o Options) {
 		RunLists:       []store.RunListParams{hours, fromDay, between, bothSchedules, active, allActive, limited, hours},
 		SensorPrefixes: []store.SensorListPrefixParams{orders, ordersHash, none, every, orders},
 		SensorsChanged: []store.SensorListChangedParams{atTwo, afterTwo, firstAfterFour, afterAll},
+		Backfills:      []string{"pl", "pl-", "none", "pl"},
 	}
 
 	t.Run("AnswersWhatTheSingleReadsAnswer", func(t *testing.T) {
@@ -73,6 +82,7 @@ func testFactsRanges(t *testing.T, o Options) {
 		seed(t, s)
 		want := singleReads(t, s, q)
 		mustMatch(t, "the single reads' ranges", describeRanges(want), []string{
+			"backfills pl: pl/10 pl/2 pl/1",
 			"changed {pl 2+1ns}: orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 2}: orders#2026-03-10 orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 4 limit 1}: orders-v2",
@@ -226,6 +236,13 @@ func describeRanges(f store.Facts) []string {
 		line := "changed {" + name + "}:"
 		for _, x := range xs {
 			line += " " + x.Key
+		}
+		out = append(out, line)
+	}
+	for id, bs := range f.Backfills {
+		line := "backfills " + id + ":"
+		for _, b := range bs {
+			line += " " + b.PipelineID + "/" + b.ID
 		}
 		out = append(out, line)
 	}
