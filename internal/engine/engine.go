@@ -1,8 +1,11 @@
 // Package engine runs the Interlock lifecycle: it takes sensor writes,
-// cron ticks, operator actions and durable timers, asks the pure core
-// (internal/run, internal/rule, internal/schedule, internal/watchdog) what
-// they mean, and commits the result — new state, events, timers —
-// atomically to the store.
+// cron ticks, operator actions and durable timers, asks the pure decision
+// (internal/decide, which sequences the core: internal/run, internal/rule,
+// internal/schedule, internal/watchdog, …) what they mean, and commits
+// the result — new state, events, timers — atomically to the store. What
+// is left here is sequencing: the retry loop, needs → one batch read →
+// decide → commit, and the effects after a commit or between two
+// decisions (the job calls, the notifier, spans, logs).
 //
 // The engine decides nothing itself, not even whether a step is still its
 // to take (run.TimerDue, run.StepFor) or whether an alert was sent

@@ -18,14 +18,18 @@ import (
 )
 
 // An input's facts: a sensor write, a run's step, a timer, an operator's
-// rerun, a job-log record and a config load are decided as needs → one
-// batch read → decision → one commit. The core names what the decision
-// may read (package needs: needs.SensorWrite, needs.Step, needs.Timer,
-// …) from the input and the configs known; loadFacts reads all of it with
-// one store.ReadFacts; the decision then reads only from the facts. A
-// read the needs did not name — a late read — is still answered (from
-// the store, then kept in the facts) but counted (FactsStats.LateReads):
-// the engine's tests and every simulate scenario fail when one happens.
+// input, a job-log record and a config load are decided as needs → one
+// batch read → one pure decision → one commit. The core names what the
+// decision may read (package needs: needs.SensorWrite, needs.Step,
+// needs.Timer, …) from the input and the configs known; loadFacts reads
+// all of it with one store.ReadFacts into a decide.Facts, the pure view
+// the decision reads (decide.SensorWrite, decide.Step, decide.Timer, …;
+// package decide imports no context and can read nothing else). A fact
+// the view does not hold is not read by the decision: it answers a
+// *decide.Missing, which supply reads, and the decision is made again
+// from the start (decideOn). A point or range read the needs did not
+// name — a late read — is counted (FactsStats.LateReads): the engine's
+// tests and every simulate scenario fail when one happens.
 //
 // Rounds: the needs are first named with the configs the parse cache
 // holds, whatever their version, before any row is read. They are named
@@ -36,11 +40,14 @@ import (
 // rerun, a downstream index naming the pipelines to read. Range reads are
 // in the batch as the needs name them (needs.RunRange: an upstream's
 // hours, a day's runs; needs.ChangedSince: the circuit breaker's
-// question), each answered as its single list read; one the needs did not
-// name is a late read like any other. Not in the batch: a restored file's
-// active runs and their step timers, the trigger sensors an operator
-// action lists by prefix, the calendars a config resolves with, and the
-// root causes a commit looks up (read as found, not counted).
+// question; a pipeline's active runs), each answered as its single list
+// read. What a decision finds as it goes by design is read in further
+// rounds of the same facts, not counted (decide.Missing.Rounds): the
+// upstream facts a commit's root causes are looked up on, a restored
+// file's active runs and their step timers. The configs of the rows read
+// are resolved into the view (Facts.Configs: parsed with the calendars
+// they name, read beside the batch) when a decision first asks
+// (decide.Missing.Configs).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
