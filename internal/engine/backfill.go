@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
+	"github.com/interlockhq/interlock/internal/decide"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -62,7 +65,21 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 	defer func() { endSpan(span, err) }()
 	var plan BackfillPlan
 	err = e.retry(ctx, "backfill "+pipelineID, func(ctx context.Context) error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		now := e.clk.Now()
+		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+			p := cfg(pipelineID)
+			start := ""
+			if recs, ok := f.readTriggerRecords(p); ok {
+				if periods, err := backfill.Range(p, req, run.KindsOfPeriod(p, recs), now); err == nil {
+					start = backfill.RangeStart(periods)
+				}
+			}
+			return needs.BackfillRequest(p, pipelineID, start)
+		})
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
@@ -70,7 +87,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 			return unknown(pipelineID)
 		}
 		p := lp.P
-		stored, err := e.triggerSensors(ctx, p)
+		stored, err := f.triggerSensors(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -78,12 +95,13 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		for i, s := range stored {
 			recs[i] = s.Record()
 		}
-		now := e.clk.Now()
 		periods, err := backfill.Range(p, req, run.KindsOfPeriod(p, recs), now)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 		}
-		rs, err := e.st.RunList(ctx, store.RunListParams{PipelineID: p.ID, PeriodFrom: backfill.RangeStart(periods)})
+		rs, err := get(ctx, f, func() ([]run.Run, error) {
+			return f.RunsIn(decide.RunRange{PipelineID: p.ID, From: backfill.RangeStart(periods)})
+		})
 		if err != nil {
 			return err
 		}
@@ -93,7 +111,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		if dryRun {
 			return nil
 		}
-		all, err := e.st.BackfillList(ctx, p.ID)
+		all, err := f.backfillsOf(ctx, p.ID)
 		if err != nil {
 			return err
 		}
@@ -106,7 +124,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		bf := store.Backfill{PipelineID: p.ID, ID: id, From: begun.From, To: begun.To,
 			Only: req.Only, MaxActive: req.MaxActive, Reverse: req.Reverse, RequestedAt: now, RequestedBy: by, State: backfill.Running,
 			Periods: begun.Periods}
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(f)
 		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: bf})
 		b.PutTimer(backfillTimer(p.ID, now), nil)
 		b.Notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.RequestedNote(id, by, req, begun)})
@@ -153,14 +171,22 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 	defer func() { endSpan(span, err) }()
 	var out store.Backfill
 	err = e.retry(ctx, "cancel backfill "+pipelineID+"/"+id, func(ctx context.Context) error {
-		lp, err := e.pipelineOf(ctx, pipelineID)
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.BackfillCancel(pipelineID) })
+		if err != nil {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, pipelineID)
 		if err != nil {
 			return err
 		}
 		if lp == nil {
 			return unknown(pipelineID)
 		}
-		bf, err := e.findBackfill(ctx, pipelineID, id)
+		all, err := f.backfillsOf(ctx, pipelineID)
+		if err != nil {
+			return err
+		}
+		bf, err := findBackfill(all, pipelineID, id)
 		if err != nil {
 			return err
 		}
@@ -172,7 +198,7 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 		now := e.clk.Now()
 		next := bf
 		next.State, next.EndedAt = state, now
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(f)
 		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 		b.DeleteTimer(backfillTimerKey(pipelineID), nil)
 		b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.P.ScheduleID()}, []run.Note{backfill.CancelledNote(bf.ID, by, backfill.CountPeriods(next.Periods))})
@@ -186,29 +212,31 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 	return out, err
 }
 
-// findBackfill reads a backfill by id, or the pipeline's running one.
-func (e *Engine) findBackfill(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
+// findBackfill finds a backfill of the pipeline's, all, by id, or its
+// running one (id "").
+func findBackfill(all []store.Backfill, pipelineID, id string) (store.Backfill, error) {
 	if id != "" {
-		return e.Backfill(ctx, pipelineID, id)
+		for _, bf := range all {
+			if bf.ID == id {
+				return bf, nil
+			}
+		}
+		return store.Backfill{}, fmt.Errorf("%w: pipeline %s has no backfill %q", ErrUnknownBackfill, pipelineID, id)
 	}
-	bf, ok, err := e.runningBackfill(ctx, pipelineID)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: pipeline %s has no running backfill", ErrUnknownBackfill, pipelineID)
+	bf, ok := runningBackfill(all)
+	if !ok {
+		return bf, fmt.Errorf("%w: pipeline %s has no running backfill", ErrUnknownBackfill, pipelineID)
 	}
-	return bf, err
+	return bf, nil
 }
 
-// runningBackfill returns the pipeline's running backfill; ok is false
-// when none runs.
-func (e *Engine) runningBackfill(ctx context.Context, pipelineID string) (store.Backfill, bool, error) {
-	all, err := e.st.BackfillList(ctx, pipelineID)
-	if err != nil {
-		return store.Backfill{}, false, err
-	}
+// runningBackfill returns the running one of a pipeline's backfills;
+// ok is false when none runs.
+func runningBackfill(all []store.Backfill) (store.Backfill, bool) {
 	if i := backfill.RunningOf(storedBackfills(all)); i >= 0 {
-		return all[i], true, nil
+		return all[i], true
 	}
-	return store.Backfill{}, false, nil
+	return store.Backfill{}, false
 }
 
 // storedBackfills is what the backfill decisions read of the stored ones.
@@ -222,20 +250,27 @@ func storedBackfills(all []store.Backfill) []backfill.Stored {
 
 // backfillTimerFired takes the pipeline's running backfill one step (see
 // the top of this file).
-func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	lp, err := e.pipelineOf(ctx, t.Run.PipelineID)
+func (e *Engine) backfillTimerFired(ctx context.Context, fs *facts, t store.Timer, now time.Time) (*batch, error) {
+	if err := fs.rounds(ctx, e.backfillStepNeeds(t.Run.PipelineID, now)); err != nil {
+		return nil, err
+	}
+	lp, err := fs.pipelineOf(ctx, t.Run.PipelineID)
 	if err != nil {
 		return nil, err
 	}
 	if lp == nil {
 		return e.newBatch(nil, now), nil // its file was removed: the timer goes
 	}
-	bf, ok, err := e.runningBackfill(ctx, lp.P.ID)
-	if err != nil || !ok {
-		return e.newBatch(lp, now), err
+	all, err := fs.backfillsOf(ctx, lp.P.ID)
+	if err != nil {
+		return nil, err
+	}
+	bf, ok := runningBackfill(all)
+	if !ok {
+		return e.newBatch(lp, now).withFacts(fs), nil
 	}
 	p := lp.P
-	b := e.newBatch(lp, now)
+	b := e.newBatch(lp, now).withFacts(fs)
 	runs := map[string]*run.Run{}
 	for _, bp := range bf.Periods {
 		if bp.State != backfill.PeriodActive {
@@ -268,6 +303,49 @@ func (e *Engine) backfillTimerFired(ctx context.Context, t store.Timer, now time
 		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 	}
 	return b, nil
+}
+
+// backfillStepNeeds names what a backfill timer's step on pipelineID at
+// now reads (needs.BackfillStep): the running backfill's active periods
+// once the backfills are read, and the period backfill.Fire starts once
+// their runs are, as the step decides them.
+func (e *Engine) backfillStepNeeds(pipelineID string, now time.Time) needsFunc {
+	return func(f *facts, cfg needs.Configs) needs.Set {
+		p := cfg(pipelineID)
+		row, rowRead := f.Pipelines[pipelineID]
+		if p == nil || !rowRead || !slices.Contains(f.Asked.Backfills, pipelineID) {
+			return needs.BackfillStep(p, cfg, pipelineID, nil, nil)
+		}
+		bf, ok := runningBackfill(f.backfills[pipelineID])
+		if !ok {
+			return needs.BackfillStep(p, cfg, pipelineID, nil, nil)
+		}
+		var active []string
+		runs := map[string]*run.Run{}
+		runsRead := true
+		for _, bp := range bf.Periods {
+			if bp.State != backfill.PeriodActive {
+				continue
+			}
+			active = append(active, bp.Period)
+			k := run.Key{PipelineID: pipelineID, ScheduleID: p.ScheduleID(), Period: bp.Period}
+			r, read := f.ReadRuns(k)
+			if r == nil {
+				r, _ = f.ReadRuns(run.OtherSchedule(k))
+			}
+			runsRead = runsRead && read
+			runs[bp.Period] = r
+		}
+		var start *schedule.Period
+		if runsRead {
+			if fire := backfill.Fire(bf.Periods, runs, bf.MaxActive, row.Paused, now); fire.Step == backfill.StepStart {
+				if per, err := parsePeriod(bf.Periods[fire.Index].Period); err == nil {
+					start = &per
+				}
+			}
+		}
+		return needs.BackfillStep(p, cfg, pipelineID, active, start)
+	}
 }
 
 // backfillPeriod starts, reruns or skips period i of bf, as backfill.StartOf

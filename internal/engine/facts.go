@@ -56,8 +56,9 @@ type facts struct {
 	e *Engine
 	*decide.Facts
 	// The range reads of the engine's own decisions (an operator's): the
-	// sensors of a key prefix.
-	prefixed map[needs.SensorPrefix][]store.Sensor
+	// sensors of a key prefix, a pipeline's backfills.
+	prefixed  map[needs.SensorPrefix][]store.Sensor
+	backfills map[string][]store.Backfill
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
@@ -212,6 +213,7 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, x := range n.Prefixes {
 		q.SensorPrefixes = append(q.SensorPrefixes, store.SensorListPrefixParams(x))
 	}
+	q.Backfills = n.Backfills
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -248,7 +250,18 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, x := range n.Prefixes {
 		f.prefixed = mergeMap(f.prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
 	}
+	for _, id := range n.Backfills {
+		f.backfills = mergeMap(f.backfills, map[string][]store.Backfill{id: got.Backfills[id]})
+	}
 	return nil
+}
+
+// backfillsOf returns the pipeline's backfills, oldest request first.
+func (f *facts) backfillsOf(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
+	if err := f.need(ctx, slices.Contains(f.Asked.Backfills, pipelineID), needs.Set{Backfills: []string{pipelineID}}); err != nil {
+		return nil, err
+	}
+	return f.backfills[pipelineID], nil
 }
 
 // activeParams is the store's read of a pipeline's active runs (every
@@ -276,6 +289,27 @@ func (f *facts) activeRuns(ctx context.Context, pipelineID string) ([]run.Run, e
 		return nil, err
 	}
 	return f.Active[pipelineID], nil
+}
+
+// readTriggerRecords answers p's trigger sensors of every period as
+// records, when a round has read them (ok false: not yet, or p nil); none
+// for a pipeline without a trigger. Needs are named with them.
+func (f *facts) readTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool) {
+	if p == nil {
+		return nil, false
+	}
+	n := needs.TriggerSensors(p)
+	if len(n.Prefixes) == 0 {
+		return nil, true
+	}
+	if !slices.Contains(f.Asked.Prefixes, n.Prefixes[0]) {
+		return nil, false
+	}
+	var recs []sensor.Record
+	for _, s := range f.prefixed[n.Prefixes[0]] {
+		recs = append(recs, s.Record())
+	}
+	return recs, true
 }
 
 // triggerSensors returns p's trigger sensors of every period, sorted by
@@ -386,6 +420,7 @@ func describe(n needs.Set) string {
 	add("sensors changed", len(n.Changed), n.Changed)
 	add("active runs of", len(n.ActiveRuns), n.ActiveRuns)
 	add("sensors by prefix", len(n.Prefixes), n.Prefixes)
+	add("backfills of", len(n.Backfills), n.Backfills)
 	return strings.Join(parts, ", ")
 }
 

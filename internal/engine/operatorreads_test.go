@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
@@ -28,6 +29,14 @@ func (c *inputReads) SensorListChanged(ctx context.Context, p store.SensorListCh
 	return countCall(c, "SensorListChanged", func() ([]store.Sensor, error) { return c.Store.SensorListChanged(ctx, p) })
 }
 
+func (c *inputReads) BackfillList(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
+	return countCall(c, "BackfillList", func() ([]store.Backfill, error) { return c.Store.BackfillList(ctx, pipelineID) })
+}
+
+func (c *inputReads) BackfillGet(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
+	return countCall(c, "BackfillGet", func() (store.Backfill, error) { return c.Store.BackfillGet(ctx, pipelineID, id) })
+}
+
 // operatorReadsPipeline is a trigger pipeline with a validation rule, so
 // a resume has trigger data to plan on and periods to start.
 const operatorReadsPipeline = `
@@ -40,8 +49,8 @@ job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
 `
 
 // TestOperatorReadsOneBatch follows an operator's inputs — pause, trigger
-// data held by the pause, resume, a rerun request, a sensor's deletion,
-// a step's handoff — on a store that offers the batch read: each reads
+// data held by the pause, resume, a rerun request, a backfill's request
+// and cancel, a sensor's deletion, a step's handoff — on a store that offers the batch read: each reads
 // its facts through Facts, one call per round, and makes no single read
 // (no point read, no list read) on the way of its decision. It logs the
 // calls per input (the before/after figure of issue #27).
@@ -143,6 +152,14 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("rerun request", true)
+	if _, err := eng.RequestBackfill(ctx, "ops", backfill.Request{From: t0.AddDate(0, 0, -3).Format(time.DateOnly), To: t0.AddDate(0, 0, -1).Format(time.DateOnly), Only: backfill.OnlyAll, MaxActive: 1}, false, "op"); err != nil {
+		t.Fatal(err)
+	}
+	check("backfill request", true)
+	if _, err := eng.CancelBackfill(ctx, "ops", "", "op"); err != nil {
+		t.Fatal(err)
+	}
+	check("backfill cancel", true)
 	if err := eng.DeleteSensor(ctx, "ops", "ops-landed"); err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			case kindResume:
 				b, err = e.resumeTimer(ctx, f, t, now)
 			case kindBackfill:
-				b, err = e.backfillTimerFired(ctx, t, now)
+				b, err = e.backfillTimerFired(ctx, f, t, now)
 			case kindSilenceEnd:
 				b, err = e.silenceEndTimerFired(ctx, t, now)
 			case kindMaintenanceEnd:

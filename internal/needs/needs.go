@@ -72,6 +72,7 @@ type Set struct {
 	// (store.RunList ActiveOnly).
 	ActiveRuns []string
 	Prefixes   []SensorPrefix
+	Backfills  []string // pipelines whose backfills are read (store.BackfillList)
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -92,6 +93,7 @@ func (n *Set) Add(o Set) {
 	n.Changed = addAll(n.Changed, o.Changed...)
 	n.ActiveRuns = addAll(n.ActiveRuns, o.ActiveRuns...)
 	n.Prefixes = addAll(n.Prefixes, o.Prefixes...)
+	n.Backfills = addAll(n.Backfills, o.Backfills...)
 }
 
 // Minus is what n names that have does not.
@@ -110,6 +112,7 @@ func (n Set) Minus(have Set) Set {
 
 		ActiveRuns: minus(n.ActiveRuns, have.ActiveRuns),
 		Prefixes:   minus(n.Prefixes, have.Prefixes),
+		Backfills:  minus(n.Backfills, have.Backfills),
 	}
 }
 
@@ -117,7 +120,7 @@ func (n Set) Minus(have Set) Set {
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
 		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed)+
-		len(n.ActiveRuns)+len(n.Prefixes) == 0
+		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills) == 0
 }
 
 // TriggerSensors names a pipeline's trigger sensors of every period (the
@@ -259,6 +262,53 @@ func WatchdogPass() Set { return Set{MarkersOf: []run.Key{{}}} }
 func Interrupted(key run.Key) Set {
 	n := Call(key)
 	n.MarkersOf = []run.Key{key}
+	return n
+}
+
+// BackfillRequest names what a backfill request of pipeline id reads:
+// its row and its backfills (one running refuses it), with p known its
+// trigger sensors (the kinds of period it runs: backfill.Range), and once
+// the range is known (start: its first period, "" before) the
+// pipeline's runs from there on, of every schedule (backfill.RunsOf).
+func BackfillRequest(p *pipeline.Pipeline, id, start string) Set {
+	n := Set{Pipelines: []string{id}, Backfills: []string{id}}
+	if p == nil {
+		return n
+	}
+	n.Add(TriggerSensors(p))
+	if start != "" {
+		n.RunRanges = []RunRange{{PipelineID: id, From: start}}
+	}
+	return n
+}
+
+// BackfillCancel names what cancelling a backfill of pipeline id reads:
+// its row and its backfills.
+func BackfillCancel(id string) Set { return Set{Pipelines: []string{id}, Backfills: []string{id}} }
+
+// BackfillStep names what a backfill timer's step reads besides the
+// timer: the row and the pipeline's backfills; with the running one read,
+// each active period's run under either schedule id (active: their
+// periods); and with the period backfill.Fire starts known (start; nil
+// before), what starting it or rerunning it reads (Start, Rerun: which
+// of them its run decides).
+func BackfillStep(p *pipeline.Pipeline, ups Configs, id string, active []string, start *schedule.Period) Set {
+	n := Set{Pipelines: []string{id}, Backfills: []string{id}}
+	if p == nil {
+		return n
+	}
+	key := func(period string) run.Key {
+		return run.Key{PipelineID: id, ScheduleID: p.ScheduleID(), Period: period}
+	}
+	for _, period := range active {
+		n.Add(Set{Runs: []run.Key{key(period), run.OtherSchedule(key(period))}})
+	}
+	if start != nil {
+		k := key(start.String())
+		n.Add(Start(p, k, *start, ups, false))
+		n.Add(Rerun(k))
+		n.Add(Rerun(run.OtherSchedule(k)))
+	}
 	return n
 }
 
