@@ -48,6 +48,19 @@ import (
 // are resolved into the view (Facts.Configs: parsed with the calendars
 // they name, read beside the batch) when a decision first asks
 // (decide.Missing.Configs).
+//
+// The operator's inputs the engine still decides itself name their needs
+// the same way and read them in rounds of one batch: pause, resume (the
+// plan's facts once the active runs and trigger sensors are read; a
+// resume timer in further rounds of the timer's facts), a step's
+// handoff, DeleteSensor, a backfill's request, cancel and timer step, a
+// watchdog finding and pass record, an interrupted call found at start
+// (needs.Pause, Resume, HandOff, DeleteSensor, BackfillRequest,
+// BackfillCancel, BackfillStep, Finding, WatchdogPass, Interrupted). Read
+// as asked still (directFacts, newBatch's default): a silence's expiry
+// and a silence's or maintenance window's end (silences and events are
+// not in the batch), explain, and the facts a config refusal and an
+// inbox's dedup record look up.
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
