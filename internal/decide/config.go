@@ -173,3 +173,51 @@ func (o *Outcome) DownstreamIndex(p, prev *pipeline.Pipeline) {
 		o.C.MarkerDeletes = append(o.C.MarkerDeletes, store.MarkerDelete{Key: run.Key{PipelineID: u}, Kind: run.DownstreamMarker(p.ID).String()})
 	}
 }
+
+// ConfigRefusalIn is a refused config file to report.
+type ConfigRefusalIn struct {
+	File string
+	// Key, Kind and Sum are the file's refusal marker (on the pipeline
+	// the document names) and its content's hash.
+	Key       run.Key
+	Kind, Sum string
+	Msgs      []string // what is wrong with it, one line each
+	Rules     rule.Options
+	NewID     func(time.Time) string
+}
+
+// ConfigRefusal decides the report of a refused config file:
+// CONFIG_INVALID with the version still running, and the file's marker,
+// once per content (run.ConfigRefusalReported). reported: this content
+// was reported before, and the outcome is empty.
+func ConfigRefusal(in ConfigRefusalIn, f *Facts, now time.Time) (o *Outcome, reported bool, err error) {
+	o = New(nil, f, now, in.Rules, in.NewID)
+	m, err := f.Marker(in.Key, in.Kind)
+	if err != nil {
+		return nil, false, err
+	}
+	if m != nil && run.ConfigRefusalReported(&m.Detail, in.Sum) {
+		return o, true, nil
+	}
+	row, ok, err := f.PipelineRow(in.Key.PipelineID)
+	if err != nil {
+		return nil, false, err
+	}
+	running := pipeline.RunningVersion(ok, row.RemovedAt, row.ConfigVersion)
+	o.Notes(run.Key{PipelineID: in.Key.PipelineID}, []run.Note{run.ConfigInvalidNote(in.File, in.Msgs, running)})
+	o.Marker(store.Marker{Key: in.Key, Kind: in.Kind, At: now, Detail: run.ConfigRefusal(in.Sum)}, false)
+	return o, false, nil
+}
+
+// ConfigAccepted decides what a file loading again does to its refusal
+// marker: it goes, so that breaking the file later, even the same way,
+// is news.
+func ConfigAccepted(key run.Key, kind string, f *Facts, now time.Time) (*Outcome, error) {
+	o := New(nil, f, now, rule.Options{}, nil)
+	m, err := f.Marker(key, kind)
+	if err != nil || m == nil {
+		return o, err
+	}
+	o.C.MarkerDeletes = append(o.C.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
+	return o, nil
+}

@@ -74,3 +74,42 @@ func TestConfigLoad(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigRefusal(t *testing.T) {
+	now := runtest.T0
+	key := run.Key{PipelineID: "c1"}
+	kind := run.ConfigInvalidMarker("00ff").String()
+	reportedFor := func(sum string) []store.Marker {
+		return []store.Marker{{Key: key, Kind: kind, At: now.Add(-time.Hour), Detail: run.ConfigRefusal(sum)}}
+	}
+	for _, c := range []struct {
+		name     string
+		markers  []store.Marker
+		reported bool
+	}{
+		{name: "a first refusal is reported"},
+		{name: "the same content again is not", markers: reportedFor("aa"), reported: true},
+		{name: "new content is news", markers: reportedFor("bb")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.markers = c.markers
+			in := ConfigRefusalIn{File: "c1.yaml", Key: key, Kind: kind, Sum: "aa", Msgs: []string{"c1.yaml:1: bad"}, NewID: ids()}
+			var o *Outcome
+			var reported bool
+			if err := w.decide(t, w.facts(needs.ConfigRefusal("c1")), func(f *Facts) (err error) {
+				o, reported, err = ConfigRefusal(in, f, now)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if reported != c.reported || (len(o.C.Events) == 1) == c.reported || (len(o.C.Markers) == 1) == c.reported {
+				t.Fatalf("reported %v, outcome %+v; want reported %v", reported, o.C, c.reported)
+			}
+			acc, err := ConfigAccepted(key, kind, w.facts(needs.ConfigRefusal("c1")), now)
+			if err != nil || (len(acc.C.MarkerDeletes) == 1) != (len(c.markers) == 1) {
+				t.Fatalf("accepted: %+v, %v; want the marker dropped when there is one", acc.C, err)
+			}
+		})
+	}
+}

@@ -85,26 +85,31 @@ func configInvalidMarker(file string, doc []byte) (run.Key, string, string) {
 
 func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte) {
 	key, kind, _ := configInvalidMarker(file, doc)
-	if ok, err := e.hasMarker(ctx, key, kind); err != nil || !ok {
-		return
-	}
-	b := e.newBatch(nil, e.clk.Now())
-	b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: key, Kind: kind})
-	if err := b.commit(ctx); err != nil {
+	err := e.retry(ctx, "config accepted "+file, func(ctx context.Context) error {
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.ConfigRefusal(key.PipelineID) })
+		if err != nil {
+			return err
+		}
+		b := &batch{e: e, f: f}
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, err = decide.ConfigAccepted(key, kind, f.Facts, e.clk.Now())
+			return err
+		}); err != nil {
+			return err
+		}
+		return b.commit(ctx)
+	})
+	if err != nil {
 		e.log.WarnContext(ctx, "cannot clear the CONFIG_INVALID marker", "file", file, "err", err)
 	}
 }
 
-// configInvalid records CONFIG_INVALID. The pipeline id is read from the
-// document when it can be, so the event lands on the right pipeline.
+// configInvalid records CONFIG_INVALID (decide.ConfigRefusal), once per
+// content. The pipeline id is read from the document when it can be, so
+// the event lands on the right pipeline.
 func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cause error) {
-	now := e.clk.Now()
 	key, kind, sum := configInvalidMarker(file, doc)
-	if m, err := e.st.MarkerGet(ctx, key, kind); err == nil && run.ConfigRefusalReported(&m.Detail, sum) {
-		e.log.DebugContext(ctx, "pipeline config still refused; already reported", "file", file)
-		return
-	}
-	id := key.PipelineID
 	msgs := []string{cause.Error()}
 	var errs confdec.Errors
 	if errors.As(cause, &errs) {
@@ -113,12 +118,28 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 			msgs = append(msgs, x.Error())
 		}
 	}
-	b := e.newBatch(nil, now)
-	row, err := e.st.PipelineGet(ctx, id)
-	running := pipeline.RunningVersion(err == nil, row.RemovedAt, row.ConfigVersion)
-	b.Notes(run.Key{PipelineID: id}, []run.Note{run.ConfigInvalidNote(file, msgs, running)})
-	b.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.ConfigRefusal(sum)}, false)
-	if err := b.commit(ctx); err != nil {
+	var reported bool
+	err := e.retry(ctx, "config refusal "+file, func(ctx context.Context) error {
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.ConfigRefusal(key.PipelineID) })
+		if err != nil {
+			return err
+		}
+		b := &batch{e: e, f: f}
+		in := decide.ConfigRefusalIn{File: file, Key: key, Kind: kind, Sum: sum, Msgs: msgs, Rules: e.rules, NewID: b.nextID}
+		if err := f.decideOn(ctx, func() error {
+			var err error
+			b.Outcome, reported, err = decide.ConfigRefusal(in, f.Facts, e.clk.Now())
+			return err
+		}); err != nil || reported {
+			return err
+		}
+		return b.commit(ctx)
+	})
+	if reported {
+		e.log.DebugContext(ctx, "pipeline config still refused; already reported", "file", file)
+		return
+	}
+	if err != nil {
 		e.log.ErrorContext(ctx, "cannot record CONFIG_INVALID", "file", file, "err", err)
 	}
 	e.log.WarnContext(ctx, "pipeline config refused", "file", file, "errors", len(msgs), "first", msgs[0])

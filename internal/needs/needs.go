@@ -570,6 +570,14 @@ func SensorWrite(p *pipeline.Pipeline, ups Configs, runs ReadRuns, pipelineID, k
 	return n
 }
 
+// ConfigRefusal names what a config file's refusal (or its acceptance,
+// which clears the refusal's marker) reads: the row of the pipeline the
+// document names (the version still running) and the markers of the
+// pipeline (the file's config-invalid marker among them).
+func ConfigRefusal(pipelineID string) Set {
+	return Set{Pipelines: []string{pipelineID}, MarkersOf: []run.Key{{PipelineID: pipelineID}}}
+}
+
 // Step names the facts a run's step of kind step may read: the
 // run's (Call), and with p known what the step decides on — an
 // evaluation's rules; for a trigger step whose call was interrupted
