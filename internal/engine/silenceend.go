@@ -8,6 +8,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -44,17 +45,25 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 		return err
 	}
 	now := e.clk.Now()
-	b := e.newBatch(nil, now)
-	for _, w := range windows {
+	keys := make([]string, len(windows))
+	for i, w := range windows {
+		keys[i] = maintenanceEndTimerKey(w.Name)
+	}
+	f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.MaintenanceEnds(keys) })
+	if err != nil {
+		return err
+	}
+	b := e.newBatch(nil, now).withFacts(f)
+	for i, w := range windows {
 		var cur time.Time
-		t, err := e.st.TimerGet(ctx, maintenanceEndTimerKey(w.Name))
-		switch {
-		case err == nil:
-			cur = t.DueAt
-		case !errors.Is(err, store.ErrNotFound):
+		t, err := f.timer(ctx, keys[i])
+		if err != nil {
 			return err
 		}
-		if due, put := silence.ArmWindowEnd(w, now, cur, err == nil); put {
+		if t != nil {
+			cur = t.DueAt
+		}
+		if due, put := silence.ArmWindowEnd(w, now, cur, t != nil); put {
 			b.PutTimer(maintenanceEndTimer(w.Name, due), nil)
 		}
 	}
@@ -166,14 +175,18 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 	// A conflict (another process sent it, or the pipeline moved) judges
 	// again on fresh facts; the marker ends it once sent.
 	err := e.retry(ctx, "alert after "+silenceID, func(ctx context.Context) error {
-		if done, err := e.hasMarker(ctx, key, kind); err != nil || done {
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.AfterSilence(key) })
+		if err != nil {
 			return err
 		}
-		lp, err := e.pipelineOf(ctx, key.PipelineID)
+		if done, err := f.hasMarker(ctx, key, kind); err != nil || done {
+			return err
+		}
+		lp, err := f.pipelineOf(ctx, key.PipelineID)
 		if err != nil || lp == nil {
 			return err
 		}
-		facts, err := store.ConditionFactsOf(ctx, e.st, key)
+		facts, err := store.ConditionFactsOf(ctx, f.reader(), key)
 		if err != nil {
 			return err
 		}
@@ -189,7 +202,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 			return nil
 		}
-		b := e.newBatch(lp, now)
+		b := e.newBatch(lp, now).withFacts(f)
 		b.Marker(store.Marker{Key: key, Kind: kind, At: now}, true)
 		b.Notes(key, []run.Note{deps.AfterSilence(held, silenceID)})
 		return b.commit(ctx)

@@ -312,6 +312,16 @@ func BackfillStep(p *pipeline.Pipeline, ups Configs, id string, active []string,
 	return n
 }
 
+// AfterSilence names what judging a silenced condition of the period
+// key at its silence's end reads: the period's condition facts (its row,
+// its run under either schedule id, its markers: the alert's dedup
+// record among them).
+func AfterSilence(key run.Key) Set { return condition(key) }
+
+// MaintenanceEnds names what arming the maintenance windows' end timers
+// reads: each window's end timer as stored (timerKeys).
+func MaintenanceEnds(timerKeys []string) Set { return Set{Timers: timerKeys} }
+
 // Pause names what pausing pipeline id reads: its row (the pause state,
 // the version its write is conditioned on). The resume timer it sets or
 // drops is written unconditioned.
