@@ -25,10 +25,6 @@ func (e *Engine) applyRun(ctx context.Context, b *batch, lp *loadedPipeline, pre
 	return b.sub(ctx, func() error { return b.ApplyRun(lp, prev, r, eff, timerExpect) })
 }
 
-func (e *Engine) evaluateRun(ctx context.Context, b *batch, lp *loadedPipeline, prev *run.Run, r *run.Run, before run.Effect, overlay *store.Sensor, timerExpect *time.Time) error {
-	return b.sub(ctx, func() error { return b.EvaluateRun(lp, prev, r, before, overlay, timerExpect) })
-}
-
 func (e *Engine) startPeriod(ctx context.Context, b *batch, lp *loadedPipeline, key run.Key, per schedule.Period, cause run.Cause, overlay *store.Sensor) error {
 	return b.sub(ctx, func() error { return b.StartPeriod(lp, key, per, cause, overlay) })
 }

@@ -48,10 +48,3 @@ func (e *Engine) PutLineage(ctx context.Context, ev lineage.Event) (_ []LineageW
 	}
 	return out, nil
 }
-
-func storedData(rec *sensor.Record) *sensor.Object {
-	if rec == nil {
-		return nil
-	}
-	return &rec.Data
-}
