@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
@@ -30,6 +32,21 @@ func (e *Engine) NextDue(ctx context.Context) (time.Time, bool, error) {
 // timers that processing makes due at once (a passed evaluation makes the
 // trigger step due immediately). It returns how many timers it processed.
 func (e *Engine) RunDue(ctx context.Context) (int, error) {
+	return e.RunDueOn(ctx, 1)
+}
+
+// RunDueOn is RunDue with the due timers of different pipelines processed
+// on up to workers goroutines, and the outcome that of RunDue: the same
+// commits, and the same events in the same order. Of each listed batch,
+// a run of timers that each touch only their own pipeline (besideOthers)
+// is processed at once, those of one event shard (so of one pipeline) in
+// list order, each numbering its events from an id block reserved in
+// list order (withDueIDs), as a watchdog pass commits its findings;
+// every other timer is processed alone, after the ones before it and
+// before the ones after it. A process that may stop in the middle of a
+// timer (a simulated crash) would get another order of commits from
+// this: its runtime processes one by one (workers ≤ 1).
+func (e *Engine) RunDueOn(ctx context.Context, workers int) (int, error) {
 	n := 0
 	for {
 		ts, err := e.st.TimerListDue(ctx, e.clk.Now(), 64)
@@ -39,11 +56,134 @@ func (e *Engine) RunDue(ctx context.Context) (int, error) {
 		if len(ts) == 0 {
 			return n, nil
 		}
-		for _, t := range ts {
-			if err := e.processTimer(ctx, t); err != nil {
-				return n, fmt.Errorf("engine: timer %s: %w", t.Key, err)
+		for i := 0; i < len(ts); {
+			j := i + 1
+			if workers > 1 && e.besideOthers(ts[i]) {
+				for j < len(ts) && e.besideOthers(ts[j]) {
+					j++
+				}
 			}
-			n++
+			done, err := e.processAtOnce(ctx, ts[i:j], workers)
+			n += done
+			if err != nil {
+				return n, err
+			}
+			i = j
+		}
+	}
+}
+
+// besideOthers reports whether t's decision reads and writes only its own
+// pipeline's records, so it may be taken beside other pipelines' timers:
+// a run's step, a cron tick, an SLA or a new period's timer, of a
+// pipeline with no upstreams (whose decisions read no other pipeline's
+// runs; what a success arms for its downstreams is a timer of its own,
+// taken alone). Backfill, dependency, pause, silence and maintenance
+// timers reach across pipelines or are global.
+func (e *Engine) besideOthers(t store.Timer) bool {
+	switch t.Kind {
+	case string(run.StepEvaluate), string(run.StepTrigger), string(run.StepPoll), string(run.TimerCron), string(run.TimerSLAWarning), string(run.TimerSLABreach), string(run.TimerPeriod):
+	default:
+		return false
+	}
+	if t.Run.PipelineID == "" {
+		return false
+	}
+	p := e.cachedConfigs(t.Run.PipelineID)
+	return p != nil && len(p.Upstreams) == 0
+}
+
+// processAtOnce processes ts, timers of different event shards at once on
+// up to workers goroutines (see RunDueOn). The first error in list order is
+// returned, once the others are done; a pipeline's timers stop at its
+// error.
+func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers int) (int, error) {
+	if len(ts) == 1 || workers < 2 {
+		return e.processInOrder(ctx, ts)
+	}
+	// Grouped by event shard, not just by pipeline: a shard's log is in
+	// the order of its commits, so they are made in list order.
+	var groups [][]int
+	byShard := map[int]int{}
+	for i, t := range ts {
+		sh := store.EventShard(t.Run.PipelineID)
+		g, ok := byShard[sh]
+		if !ok {
+			g = len(groups)
+			byShard[sh] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if len(groups) < 2 {
+		return e.processInOrder(ctx, ts)
+	}
+	errs := make([]error, len(ts))
+	blocks := make([]idBlock, len(ts))
+	for i := range ts {
+		blocks[i] = reserveDueIDs()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(groups)) {
+		wg.Go(func() {
+			for g := int(next.Add(1) - 1); g < len(groups); g = int(next.Add(1) - 1) {
+				for _, i := range groups[g] {
+					if errs[i] = e.processTimer(withDueIDs(ctx, &blocks[i]), ts[i]); errs[i] != nil {
+						break
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return i, fmt.Errorf("engine: timer %s: %w", ts[i].Key, err)
+		}
+	}
+	return len(ts), nil
+}
+
+// processInOrder processes ts one by one, stopping at an error.
+func (e *Engine) processInOrder(ctx context.Context, ts []store.Timer) (int, error) {
+	for i, t := range ts {
+		if err := e.processTimer(ctx, t); err != nil {
+			return i, fmt.Errorf("engine: timer %s: %w", t.Key, err)
+		}
+	}
+	return len(ts), nil
+}
+
+// dueBlockSize is how many event ids a timer taken beside others numbers
+// its events from: its few commits' events, retries included.
+const dueBlockSize = 256
+
+// reserveDueIDs reserves a timer's block of the id sequence.
+func reserveDueIDs() idBlock {
+	to := idSeq.Add(dueBlockSize) + 1
+	return idBlock{from: to - dueBlockSize, to: to}
+}
+
+type dueIDsKey struct{}
+
+// withDueIDs makes every commit under ctx number its events from block.
+func withDueIDs(ctx context.Context, block *idBlock) context.Context {
+	return context.WithValue(ctx, dueIDsKey{}, block)
+}
+
+// numberEvents numbers b's events from the id block ctx carries (a timer
+// taken beside others, RunDueOn), unless b has its own block: so the
+// events of timers committed at once sort as one-by-one commits would
+// have made them. A block used up leaves the rest their own ids.
+func (b *batch) numberEvents(ctx context.Context) {
+	block, _ := ctx.Value(dueIDsKey{}).(*idBlock)
+	if block == nil || b.ids != nil {
+		return
+	}
+	for i := range b.C.Events {
+		if id := block.next(b.Now); id != "" {
+			b.C.Events[i].ID = id
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -57,6 +58,11 @@ type Options struct {
 	// scenario's settings).
 	Watchdog Watchdog
 	Logger   *slog.Logger
+	// TimerWorkers is how many goroutines process the timers due at one
+	// instant (engine.RunDueOn: the events are those of one by one).
+	// 0: one per core, or one when a job plan crashes the process (a
+	// crash cuts the timers being processed beside it short).
+	TimerWorkers int
 }
 
 // Result is the outcome of one scenario.
@@ -110,7 +116,11 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 		opt.Watchdog = EngineWatchdog{StuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold}
 	}
 	s := &sim{sc: sc, opt: opt, path: filepath.Join(dir, "simulate.db"), clk: clock.NewVirtual(sc.Start)}
-	s.jobs = simjob.New(s.clk, Plans(sc))
+	plans := Plans(sc)
+	s.jobs = simjob.New(s.clk, plans)
+	if s.opt.TimerWorkers == 0 {
+		s.opt.TimerWorkers = timerWorkers(plans)
+	}
 	if err := s.start(ctx, true); err != nil {
 		return nil, err
 	}
@@ -256,7 +266,7 @@ func (s *sim) loop(ctx context.Context, res *Result) error {
 			}
 			next++
 		}
-		if _, err := s.eng.RunDue(s.proc); err != nil {
+		if _, err := s.eng.RunDueOn(s.proc, s.opt.TimerWorkers); err != nil {
 			if s.proc.Err() == nil || ctx.Err() != nil {
 				return err
 			}
@@ -348,6 +358,20 @@ func (s *sim) restart(ctx context.Context) error {
 		return err
 	}
 	return s.start(ctx, false)
+}
+
+// timerWorkers is Options.TimerWorkers' default: one per core, one when
+// a plan crashes the process mid-call (the timers taken beside the
+// crashing one would commit before the restart, not after it).
+func timerWorkers(plans map[string][]simjob.Plan) int {
+	for _, ps := range plans {
+		for _, p := range ps {
+			if p.Crash != "" {
+				return 1
+			}
+		}
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 func configDoc(scenarioPath string, a scenario.Action) (string, []byte, error) {
