@@ -75,38 +75,67 @@ func (e *Engine) RunDueOn(ctx context.Context, workers int) (int, error) {
 
 // besideOthers reports whether t's decision reads and writes only its own
 // pipeline's records, so it may be taken beside other pipelines' timers:
-// a run's step, a cron tick, an SLA or a new period's timer, of a
-// pipeline with no upstreams (whose decisions read no other pipeline's
-// runs; what a success arms for its downstreams is a timer of its own,
-// taken alone). Backfill, dependency, pause, silence and maintenance
+// a run's step, a cron tick, an SLA or a new period's timer, of an
+// Isolated pipeline. Backfill, dependency, pause, silence and maintenance
 // timers reach across pipelines or are global.
 func (e *Engine) besideOthers(t store.Timer) bool {
 	switch t.Kind {
 	case string(run.StepEvaluate), string(run.StepTrigger), string(run.StepPoll), string(run.TimerCron), string(run.TimerSLAWarning), string(run.TimerSLABreach), string(run.TimerPeriod):
-	default:
+		return e.Isolated(t.Run.PipelineID)
+	}
+	return false
+}
+
+// Isolated reports whether the decisions on a pipeline's own inputs (its
+// sensor writes, steps and timers) read no other pipeline's records: its
+// config is known and names no upstreams. What a success arms for its
+// downstreams is a timer of its own, which reaches across (besideOthers).
+func (e *Engine) Isolated(pipelineID string) bool {
+	if pipelineID == "" {
 		return false
 	}
-	if t.Run.PipelineID == "" {
-		return false
-	}
-	p := e.cachedConfigs(t.Run.PipelineID)
+	p := e.cachedConfigs(pipelineID)
 	return p != nil && len(p.Upstreams) == 0
 }
 
 // processAtOnce processes ts, timers of different event shards at once on
-// up to workers goroutines (see RunDueOn). The first error in list order is
-// returned, once the others are done; a pipeline's timers stop at its
-// error.
+// up to workers goroutines (see RunDueOn). The first error in list order
+// is returned, once the others are done.
 func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers int) (int, error) {
 	if len(ts) == 1 || workers < 2 {
 		return e.processInOrder(ctx, ts)
 	}
-	// Grouped by event shard, not just by pipeline: a shard's log is in
-	// the order of its commits, so they are made in list order.
+	pipelines := make([]string, len(ts))
+	for i, t := range ts {
+		pipelines[i] = t.Run.PipelineID
+	}
+	errs := e.AtOnce(ctx, pipelines, workers, func(ctx context.Context, i int) error {
+		return e.processTimer(ctx, ts[i])
+	})
+	for i, err := range errs {
+		if err != nil {
+			return i, fmt.Errorf("engine: timer %s: %w", ts[i].Key, err)
+		}
+	}
+	return len(ts), nil
+}
+
+// AtOnce does do(ctx, i) for each input i of a list, in the order of the
+// list as far as anyone can tell, on up to workers goroutines: the inputs
+// are grouped by their pipeline's event shard (pipelines[i]), each
+// group's in list order on one goroutine, stopping at its first error
+// (the rest of the group is not done), and each input's commits number
+// their events from an id block reserved in list order. So, as long as
+// each input's decisions read and write only its own pipeline's records
+// (Isolated), the store and the event log end as one-by-one calls leave
+// them: a shard's log is in the order of its commits, and events of one
+// instant sort by id. errs[i] is input i's error.
+func (e *Engine) AtOnce(ctx context.Context, pipelines []string, workers int, do func(ctx context.Context, i int) error) (errs []error) {
+	errs = make([]error, len(pipelines))
 	var groups [][]int
 	byShard := map[int]int{}
-	for i, t := range ts {
-		sh := store.EventShard(t.Run.PipelineID)
+	for i, id := range pipelines {
+		sh := store.EventShard(id)
 		g, ok := byShard[sh]
 		if !ok {
 			g = len(groups)
@@ -115,12 +144,16 @@ func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers in
 		}
 		groups[g] = append(groups[g], i)
 	}
-	if len(groups) < 2 {
-		return e.processInOrder(ctx, ts)
+	if len(groups) < 2 || workers < 2 {
+		for i := range pipelines {
+			if errs[i] = do(ctx, i); errs[i] != nil {
+				break
+			}
+		}
+		return errs
 	}
-	errs := make([]error, len(ts))
-	blocks := make([]idBlock, len(ts))
-	for i := range ts {
+	blocks := make([]idBlock, len(pipelines))
+	for i := range blocks {
 		blocks[i] = reserveDueIDs()
 	}
 	var next atomic.Int64
@@ -129,7 +162,7 @@ func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers in
 		wg.Go(func() {
 			for g := int(next.Add(1) - 1); g < len(groups); g = int(next.Add(1) - 1) {
 				for _, i := range groups[g] {
-					if errs[i] = e.processTimer(withDueIDs(ctx, &blocks[i]), ts[i]); errs[i] != nil {
+					if errs[i] = do(withDueIDs(ctx, &blocks[i]), i); errs[i] != nil {
 						break
 					}
 				}
@@ -137,12 +170,7 @@ func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers in
 		})
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return i, fmt.Errorf("engine: timer %s: %w", ts[i].Key, err)
-		}
-	}
-	return len(ts), nil
+	return errs
 }
 
 // processInOrder processes ts one by one, stopping at an error.
@@ -155,11 +183,12 @@ func (e *Engine) processInOrder(ctx context.Context, ts []store.Timer) (int, err
 	return len(ts), nil
 }
 
-// dueBlockSize is how many event ids a timer taken beside others numbers
-// its events from: its few commits' events, retries included.
+// dueBlockSize is how many event ids an input taken beside others
+// (AtOnce) numbers its events from: its few commits' events, retries
+// included.
 const dueBlockSize = 256
 
-// reserveDueIDs reserves a timer's block of the id sequence.
+// reserveDueIDs reserves an input's block of the id sequence.
 func reserveDueIDs() idBlock {
 	to := idSeq.Add(dueBlockSize) + 1
 	return idBlock{from: to - dueBlockSize, to: to}
@@ -172,10 +201,10 @@ func withDueIDs(ctx context.Context, block *idBlock) context.Context {
 	return context.WithValue(ctx, dueIDsKey{}, block)
 }
 
-// numberEvents numbers b's events from the id block ctx carries (a timer
-// taken beside others, RunDueOn), unless b has its own block: so the
-// events of timers committed at once sort as one-by-one commits would
-// have made them. A block used up leaves the rest their own ids.
+// numberEvents numbers b's events from the id block ctx carries (an input
+// taken beside others, AtOnce), unless b has its own block: so the events
+// of inputs committed at once sort as one-by-one commits would have made
+// them. A block used up leaves the rest their own ids.
 func (b *batch) numberEvents(ctx context.Context) {
 	block, _ := ctx.Value(dueIDsKey{}).(*idBlock)
 	if block == nil || b.ids != nil {

@@ -261,10 +261,16 @@ func (s *sim) loop(ctx context.Context, res *Result) error {
 		// Same instant: timeline actions (file order), engine timers, then
 		// the watchdog.
 		for next < len(tl) && !tl[next].At.After(now) {
-			if err := s.act(ctx, tl[next], res); err != nil {
+			j := next + 1
+			if s.besideOthers(tl[next]) {
+				for j < len(tl) && !tl[j].At.After(now) && s.besideOthers(tl[j]) {
+					j++
+				}
+			}
+			if err := s.actAtOnce(ctx, tl[next:j], res); err != nil {
 				return err
 			}
-			next++
+			next = j
 		}
 		if _, err := s.eng.RunDueOn(s.proc, s.opt.TimerWorkers); err != nil {
 			if s.proc.Err() == nil || ctx.Err() != nil {
@@ -347,6 +353,39 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 		return nil
 	}
 	return fmt.Errorf("timeline line %d: %w", a.Line, err)
+}
+
+// besideOthers reports whether a timeline action may be taken beside the
+// actions next to it: a sensor write to an isolated pipeline (its
+// decision reads only that pipeline's records; engine.Isolated), when
+// the timers are taken so too (Options.TimerWorkers).
+func (s *sim) besideOthers(a scenario.Action) bool {
+	return s.opt.TimerWorkers > 1 && a.Sensor != nil && s.eng.Isolated(a.Sensor.Pipeline)
+}
+
+// actAtOnce performs actions of one instant that are besideOthers (or a
+// single action) on up to Options.TimerWorkers goroutines, with the
+// outcome of one by one (engine.AtOnce): the same log, and the refusals
+// recorded in timeline order.
+func (s *sim) actAtOnce(ctx context.Context, acts []scenario.Action, res *Result) error {
+	if len(acts) == 1 {
+		return s.act(ctx, acts[0], res)
+	}
+	pipelines := make([]string, len(acts))
+	for i, a := range acts {
+		pipelines[i] = a.Sensor.Pipeline
+	}
+	refused := make([]Result, len(acts))
+	errs := s.eng.AtOnce(ctx, pipelines, s.opt.TimerWorkers, func(ctx context.Context, i int) error {
+		return s.act(ctx, acts[i], &refused[i])
+	})
+	for i := range acts {
+		res.Errors = append(res.Errors, refused[i].Errors...)
+		if errs[i] != nil {
+			return errs[i]
+		}
+	}
+	return nil
 }
 
 // restart stops the current process (it may be stopped already) and

@@ -13,10 +13,12 @@ import (
 	"github.com/interlockhq/interlock/internal/simulate"
 )
 
-// Timers due at one instant are processed on two workers (engine.RunDueOn)
-// with the outcome of one by one: every scenario of the corpus, and a busy
-// one where many pipelines are due at once, logs the same events in the
-// same order either way (ids aside, which differ from run to run).
+// Timers due at one instant, and sensor writes at one instant, are
+// processed on two workers (engine.RunDueOn, AtOnce) with the outcome of
+// one by one: every scenario of the corpus, and a busy one where many
+// pipelines are due at once and two pipelines' sensors arrive each
+// minute, logs the same events in the same order either way (ids aside,
+// which differ from run to run).
 func TestTimerWorkersKeepTheLog(t *testing.T) {
 	var files []string
 	for _, dir := range []string{filepath.Join("..", "..", "testdata", "scenarios"), filepath.Join("..", "..", "testdata", "scenarios", "shared")} {
@@ -26,7 +28,7 @@ func TestTimerWorkersKeepTheLog(t *testing.T) {
 		}
 		files = append(files, fs...)
 	}
-	busy, err := scenario.Parse("busy.yaml", []byte(busyScenario(60, 2)))
+	busy, err := scenario.Parse("busy.yaml", []byte(busyScenario(240, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
