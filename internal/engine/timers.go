@@ -132,18 +132,7 @@ func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers in
 // instant sort by id. errs[i] is input i's error.
 func (e *Engine) AtOnce(ctx context.Context, pipelines []string, workers int, do func(ctx context.Context, i int) error) (errs []error) {
 	errs = make([]error, len(pipelines))
-	var groups [][]int
-	byShard := map[int]int{}
-	for i, id := range pipelines {
-		sh := store.EventShard(id)
-		g, ok := byShard[sh]
-		if !ok {
-			g = len(groups)
-			byShard[sh] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
+	groups := shardGroups(len(pipelines), func(i int) string { return pipelines[i] })
 	if len(groups) < 2 || workers < 2 {
 		for i := range pipelines {
 			if errs[i] = do(ctx, i); errs[i] != nil {
@@ -171,6 +160,25 @@ func (e *Engine) AtOnce(ctx context.Context, pipelines []string, workers int, do
 	}
 	wg.Wait()
 	return errs
+}
+
+// shardGroups groups the indexes of n inputs by the event shard of their
+// pipeline (pipeline(i)), in order of first appearance, each group in
+// index order.
+func shardGroups(n int, pipeline func(i int) string) [][]int {
+	var groups [][]int
+	byShard := map[int]int{}
+	for i := range n {
+		sh := store.EventShard(pipeline(i))
+		g, ok := byShard[sh]
+		if !ok {
+			g = len(groups)
+			byShard[sh] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // processInOrder processes ts one by one, stopping at an error.
