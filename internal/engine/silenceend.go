@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
@@ -186,7 +187,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 		if err != nil || lp == nil {
 			return err
 		}
-		facts, err := store.ConditionFactsOf(ctx, f.reader(), key)
+		facts, err := get(ctx, f, func() (deps.ConditionFacts, error) { return decide.ConditionFacts(f.Facts, key) })
 		if err != nil {
 			return err
 		}
