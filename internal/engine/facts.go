@@ -72,6 +72,7 @@ type facts struct {
 	// sensors of a key prefix, a pipeline's backfills.
 	prefixed  map[needs.SensorPrefix][]store.Sensor
 	backfills map[string][]store.Backfill
+	silences  map[string]store.Silence
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
@@ -226,7 +227,7 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, x := range n.Prefixes {
 		q.SensorPrefixes = append(q.SensorPrefixes, store.SensorListPrefixParams(x))
 	}
-	q.Backfills = n.Backfills
+	q.Backfills, q.Silences = n.Backfills, n.Silences
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -266,7 +267,19 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, id := range n.Backfills {
 		f.backfills = mergeMap(f.backfills, map[string][]store.Backfill{id: got.Backfills[id]})
 	}
+	f.silences = mergeMap(f.silences, got.Silences)
 	return nil
+}
+
+// silence returns the silence of id (nil: none stored).
+func (f *facts) silence(ctx context.Context, id string) (*store.Silence, error) {
+	if err := f.need(ctx, slices.Contains(f.Asked.Silences, id), needs.Silence(id)); err != nil {
+		return nil, err
+	}
+	if s, ok := f.silences[id]; ok {
+		return &s, nil
+	}
+	return nil, nil
 }
 
 // backfillsOf returns the pipeline's backfills, oldest request first.
@@ -434,6 +447,7 @@ func describe(n needs.Set) string {
 	add("active runs of", len(n.ActiveRuns), n.ActiveRuns)
 	add("sensors by prefix", len(n.Prefixes), n.Prefixes)
 	add("backfills of", len(n.Backfills), n.Backfills)
+	add("silences", len(n.Silences), n.Silences)
 	return strings.Join(parts, ", ")
 }
 

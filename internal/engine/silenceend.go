@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -77,19 +76,23 @@ func maintenanceEndTimer(name string, due time.Time) store.Timer {
 }
 
 // silenceEndTimerFired handles a silence's end timer.
-func (e *Engine) silenceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
+func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
 	k, ok := e.timerKey(ctx, t, run.TimerSilenceEnd)
 	if !ok {
 		return e.newBatch(nil, now), nil
 	}
 	id := k.Name
-	s, err := e.st.SilenceGet(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return e.newBatch(nil, now), nil // gone by retention: nothing to judge
+	if err := f.rounds(ctx, func(*facts, needs.Configs) needs.Set { return needs.Silence(id) }); err != nil {
+		return nil, err
 	}
+	stored, err := f.silence(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	if stored == nil {
+		return e.newBatch(nil, now), nil // gone by retention: nothing to judge
+	}
+	s := *stored
 	if !s.Over(now) {
 		// Not over (a timer left from an older end): wait for the end.
 		b := e.newBatch(nil, now)

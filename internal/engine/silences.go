@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -69,13 +70,18 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 	defer func() { endSpan(span, err) }()
 	var out store.Silence
 	err = e.retry(ctx, "expire silence "+id, func(ctx context.Context) error {
-		cur, err := e.st.SilenceGet(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%w %q", ErrUnknownSilence, id)
-		}
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Silence(id) })
 		if err != nil {
 			return err
 		}
+		stored, err := f.silence(ctx, id)
+		if err != nil {
+			return err
+		}
+		if stored == nil {
+			return fmt.Errorf("%w %q", ErrUnknownSilence, id)
+		}
+		cur := *stored
 		now := e.clk.Now()
 		out = cur
 		next := cur
@@ -83,7 +89,7 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 		if next.Silence, changed = cur.Expire(now); !changed {
 			return nil
 		}
-		b := e.newBatch(nil, now)
+		b := e.newBatch(nil, now).withFacts(f)
 		b.C.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
 		b.PutTimer(silenceEndTimer(next.Silence), nil)
 		b.Emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))

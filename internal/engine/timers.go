@@ -362,7 +362,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			case kindBackfill:
 				b, err = e.backfillTimerFired(ctx, f, t, now)
 			case kindSilenceEnd:
-				b, err = e.silenceEndTimerFired(ctx, t, now)
+				b, err = e.silenceEndTimerFired(ctx, f, t, now)
 			case kindMaintenanceEnd:
 				b, err = e.maintenanceEndTimerFired(ctx, t, now)
 			default:

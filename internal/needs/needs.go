@@ -73,6 +73,7 @@ type Set struct {
 	ActiveRuns []string
 	Prefixes   []SensorPrefix
 	Backfills  []string // pipelines whose backfills are read (store.BackfillList)
+	Silences   []string // silences by id
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -94,6 +95,7 @@ func (n *Set) Add(o Set) {
 	n.ActiveRuns = addAll(n.ActiveRuns, o.ActiveRuns...)
 	n.Prefixes = addAll(n.Prefixes, o.Prefixes...)
 	n.Backfills = addAll(n.Backfills, o.Backfills...)
+	n.Silences = addAll(n.Silences, o.Silences...)
 }
 
 // Minus is what n names that have does not.
@@ -113,6 +115,7 @@ func (n Set) Minus(have Set) Set {
 		ActiveRuns: minus(n.ActiveRuns, have.ActiveRuns),
 		Prefixes:   minus(n.Prefixes, have.Prefixes),
 		Backfills:  minus(n.Backfills, have.Backfills),
+		Silences:   minus(n.Silences, have.Silences),
 	}
 }
 
@@ -120,7 +123,7 @@ func (n Set) Minus(have Set) Set {
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
 		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed)+
-		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills) == 0
+		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills)+len(n.Silences) == 0
 }
 
 // TriggerSensors names a pipeline's trigger sensors of every period (the
@@ -311,6 +314,10 @@ func BackfillStep(p *pipeline.Pipeline, ups Configs, id string, active []string,
 	}
 	return n
 }
+
+// Silence names what expiring a silence, or its end timer, reads: the
+// silence as stored.
+func Silence(id string) Set { return Set{Silences: []string{id}} }
 
 // AfterSilence names what judging a silenced condition of the period
 // key at its silence's end reads: the period's condition facts (its row,

@@ -18,7 +18,8 @@ import (
 // it, strongly consistent). ReadFacts is how callers use it.
 //
 // It answers exactly what the port's single reads answer (PipelineGet,
-// SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList, and
+// SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList,
+// SilenceGet, and
 // the range reads RunList, SensorListPrefix, SensorListChanged,
 // BackfillList); storetest checks that on every backend.
 type FactsReader interface {
@@ -62,12 +63,13 @@ type FactsQuery struct {
 	// oldest request first): what a backfill request, its cancel and its
 	// timer decide on.
 	Backfills []string
+	Silences  []string // silences by id (SilenceGet)
 }
 
 // Empty reports whether q names nothing.
 func (q FactsQuery) Empty() bool {
 	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
-		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills) == 0
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills)+len(q.Silences) == 0
 }
 
 // Unique is q with each list's repeats left out (the first of each kept,
@@ -76,7 +78,7 @@ func (q FactsQuery) Unique() FactsQuery {
 	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
 		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers),
 		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged),
-		Backfills: uniq(q.Backfills)}
+		Backfills: uniq(q.Backfills), Silences: uniq(q.Silences)}
 }
 
 // Check is the error of the first range read q names that its single
@@ -131,6 +133,7 @@ type Facts struct {
 	SensorPrefixes map[SensorListPrefixParams][]Sensor  // in SensorListPrefix's order
 	SensorsChanged map[SensorListChangedParams][]Sensor // in SensorListChanged's order
 	Backfills      map[string][]Backfill                // by pipeline, in BackfillList's order
+	Silences       map[string]Silence                   // by id
 }
 
 // InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
@@ -158,6 +161,7 @@ func NewFacts() Facts {
 		SensorPrefixes: map[SensorListPrefixParams][]Sensor{},
 		SensorsChanged: map[SensorListChangedParams][]Sensor{},
 		Backfills:      map[string][]Backfill{},
+		Silences:       map[string]Silence{},
 	}
 }
 
@@ -246,6 +250,11 @@ func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error)
 	for _, id := range q.Backfills {
 		if err := readList(f.Backfills, id, func() ([]Backfill, error) { return st.BackfillList(ctx, id) }); err != nil {
 			return Facts{}, fmt.Errorf("facts: backfills of %s: %w", id, err)
+		}
+	}
+	for _, id := range q.Silences {
+		if err := readOne(f.Silences, id, func() (Silence, error) { return st.SilenceGet(ctx, id) }); err != nil {
+			return Facts{}, fmt.Errorf("facts: silence %s: %w", id, err)
 		}
 	}
 	return f, nil

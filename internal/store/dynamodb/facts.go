@@ -58,6 +58,9 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	for _, k := range q.Baselines {
 		b.add(pipelinePK(k.PipelineID), baselineSK(k), func(it item) (err error) { f.Baselines[k], err = decodeBaseline(it); return err })
 	}
+	for _, id := range q.Silences {
+		b.add(pkSilences, skSilencePrefix+id, func(it item) (err error) { f.Silences[id], err = decodeSilence(it); return err })
+	}
 
 	markers := make([][]store.Marker, len(q.MarkersOf))
 	ledgers := make([][]store.LedgerEntry, len(q.Ledgers))

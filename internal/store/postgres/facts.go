@@ -123,6 +123,10 @@ func factsReads(q store.FactsQuery, f store.Facts) []factsRead {
 		reads = append(reads, readInto("timers", `SELECT `+timerCols+` FROM timers WHERE key = ANY($1::text[])`,
 			[]any{keys}, sqlstore.ScanTimer, func(x store.Timer) { f.Timers[x.Key] = x }))
 	}
+	if ids := q.Silences; len(ids) > 0 {
+		reads = append(reads, readInto("silences", `SELECT `+sqlstore.SilenceCols+` FROM silences WHERE id = ANY($1::text[])`,
+			[]any{ids}, sqlstore.ScanSilence, func(x store.Silence) { f.Silences[x.ID] = x }))
+	}
 	if args := periodArgs(q.MarkersOf); args != nil {
 		reads = append(reads, readInto("markers", `SELECT `+markerCols+` FROM markers WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, kind`, args,
 			sqlstore.ScanMarker, func(x store.Marker) { f.Markers[x.Key] = append(f.Markers[x.Key], x) }))

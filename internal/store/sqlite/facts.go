@@ -130,6 +130,11 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 	}
 	keepTimers()
 
+	if err := byKey(ctx, r, q.Silences, sqlstore.ScanSilence, sqlstore.SilenceCols, "silences", "id",
+		func(x store.Silence) { f.Silences[x.ID] = x }); err != nil {
+		return err
+	}
+
 	if err := eachPeriods(q.MarkersOf, func(args []any) error {
 		return readRows(ctx, r, sqlstore.ScanMarker, "markers", periodsQuery(sqlstore.MarkerCols, "markers", "kind", len(args)/3), args,
 			func(x store.Marker) { f.Markers[x.Key] = append(f.Markers[x.Key], x) })

@@ -188,7 +188,7 @@ func checkFacts(t *testing.T, s store.Store, q store.FactsQuery, want store.Fact
 func mustMatchFacts(t *testing.T, what string, got, want store.Facts) {
 	t.Helper()
 	if got.Pipelines == nil || got.Sensors == nil || got.Inboxes == nil || got.Runs == nil || got.Timers == nil ||
-		got.Markers == nil || got.Baselines == nil || got.Ledgers == nil || got.RunLists == nil || got.SensorPrefixes == nil || got.SensorsChanged == nil || got.Backfills == nil {
+		got.Markers == nil || got.Baselines == nil || got.Ledgers == nil || got.RunLists == nil || got.SensorPrefixes == nil || got.SensorsChanged == nil || got.Backfills == nil || got.Silences == nil {
 		t.Errorf("%s: a map of Facts is nil: %+v", what, got)
 	}
 	gotInbox, wantInbox := got.Inboxes, want.Inboxes

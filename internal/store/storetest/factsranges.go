@@ -11,12 +11,13 @@ import (
 	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // testFactsRanges checks the range reads of store.FactsQuery (RunLists,
-// SensorPrefixes, SensorsChanged, Backfills): each answers what its
-// single read answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
+// SensorPrefixes, SensorsChanged, Backfills) and the silences read by id:
+// each answers what its single read answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
 // SensorListChanged's Since, a prefix that is not a key boundary, an
 // empty range, look-alike keys and pipelines, a limit — named beside
 // point keys in one query, and past one DynamoDB page.
@@ -48,6 +49,10 @@ func testFactsRanges(t *testing.T, o Options) {
 			c.Backfills = append(c.Backfills, store.BackfillWrite{Backfill: store.Backfill{PipelineID: b.pipeline, ID: b.id, From: day, To: day,
 				RequestedAt: at(b.at), RequestedBy: "op", State: backfill.Running}})
 		}
+		for _, id := range []string{"s1", "s10"} {
+			c.Silences = append(c.Silences, store.SilenceWrite{Silence: store.Silence{Silence: silence.Silence{ID: id,
+				Matchers: silence.Matchers{Pipelines: []string{"pl"}}, StartsAt: at(0), EndsAt: at(time.Hour), CreatedBy: "op", CreatedAt: at(0)}}})
+		}
 		unchanged := minimalSensor("pl", "orders#unchanged", 9)
 		unchanged.ChangedAt = time.Time{}
 		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: unchanged}, store.SensorWrite{Sensor: minimalSensor("pl-2", "orders", 1)})
@@ -75,6 +80,7 @@ func testFactsRanges(t *testing.T, o Options) {
 		SensorPrefixes: []store.SensorListPrefixParams{orders, ordersHash, none, every, orders},
 		SensorsChanged: []store.SensorListChangedParams{atTwo, afterTwo, firstAfterFour, afterAll},
 		Backfills:      []string{"pl", "pl-", "none", "pl"},
+		Silences:       []string{"s1", "missing", "s1", "s", "s10"},
 	}
 
 	t.Run("AnswersWhatTheSingleReadsAnswer", func(t *testing.T) {
@@ -95,6 +101,8 @@ func testFactsRanges(t *testing.T, o Options) {
 			"runs {pl/cron 2026-03-10..}: pl/cron/2026-03-11 pl/cron/2026-03-10T23 pl/cron/2026-03-10T05 pl/cron/2026-03-10T00 pl/cron/2026-03-10",
 			"runs {pl/cron 2026-03-10T00..2026-03-10T23}: pl/cron/2026-03-10T23 pl/cron/2026-03-10T05 pl/cron/2026-03-10T00",
 			"runs {pl/cron limit 2}: pl/cron/2026-03-11 pl/cron/2026-03-10T23",
+			"silence s10: s10",
+			"silence s1: s1",
 		})
 		checkFacts(t, s, q, want)
 	})
@@ -238,6 +246,9 @@ func describeRanges(f store.Facts) []string {
 			line += " " + x.Key
 		}
 		out = append(out, line)
+	}
+	for id, x := range f.Silences {
+		out = append(out, "silence "+id+": "+x.ID)
 	}
 	for id, bs := range f.Backfills {
 		line := "backfills " + id + ":"
