@@ -54,13 +54,15 @@ import (
 // plan's facts once the active runs and trigger sensors are read; a
 // resume timer in further rounds of the timer's facts), a step's
 // handoff, DeleteSensor, a backfill's request, cancel and timer step, a
-// watchdog finding and pass record, an interrupted call found at start
-// (needs.Pause, Resume, HandOff, DeleteSensor, BackfillRequest,
-// BackfillCancel, BackfillStep, Finding, WatchdogPass, Interrupted). Read
-// as asked still (directFacts, newBatch's default): a silence's expiry
-// and a silence's or maintenance window's end (silences and events are
-// not in the batch), explain, and the facts a config refusal and an
-// inbox's dedup record look up.
+// watchdog finding and pass record, an interrupted call found at start,
+// a silence's expiry and end timer, a silenced condition's alert at the
+// end, the maintenance timers' arming (needs.Pause, Resume, HandOff,
+// DeleteSensor, BackfillRequest, BackfillCancel, BackfillStep, Finding,
+// WatchdogPass, Interrupted, Silence, AfterSilence, MaintenanceEnds).
+// Read as asked still (directFacts, newBatch's default): explain, the
+// facts a config refusal and an inbox's dedup record look up; and beside
+// the batch, the events a silence's or window's end judges (EventList:
+// events are not facts).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
