@@ -45,8 +45,8 @@ func (c *callCounter) take() map[string]int {
 }
 
 // TestFactsCalls: Facts reads every point key in one BatchGetItem (one a
-// hundred keys), and each period's markers and ledger with a Query each,
-// whatever else the query names.
+// hundred keys), and each period's markers and ledger and each range read
+// with a Query each, whatever else the query names.
 func TestFactsCalls(t *testing.T) {
 	base := ddblocal.Client(t)
 	counter := &callCounter{calls: map[string]int{}}
@@ -79,6 +79,13 @@ func TestFactsCalls(t *testing.T) {
 		{"PointKeysOnly", store.FactsQuery{Pipelines: step.Pipelines, Runs: step.Runs, Sensors: step.Sensors}, map[string]int{"BatchGetItem": 1}},
 		{"PeriodsOnly", store.FactsQuery{MarkersOf: step.MarkersOf}, map[string]int{"Query": 2}},
 		{"ManyKeys", many, map[string]int{"BatchGetItem": 3}},
+		// Each range read is its single read's Query, beside the batch;
+		// silences are keys of the batch.
+		{"Ranges", store.FactsQuery{Pipelines: step.Pipelines, Silences: []string{"s1"},
+			RunLists:       []store.RunListParams{{PipelineID: "orders", ScheduleID: "daily", PeriodFrom: "2026-03-09T00", PeriodTo: "2026-03-09T23"}, {PipelineID: "orders", ActiveOnly: true}},
+			SensorPrefixes: []store.SensorListPrefixParams{{PipelineID: "orders", Prefix: "land"}},
+			SensorsChanged: []store.SensorListChangedParams{{PipelineID: "orders", Limit: 1}},
+			Backfills:      []string{"orders"}}, map[string]int{"BatchGetItem": 1, "Query": 5}},
 		{"Nothing", store.FactsQuery{}, map[string]int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
