@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
@@ -33,6 +34,10 @@ func (c *inputReads) BackfillList(ctx context.Context, pipelineID string) ([]sto
 	return countCall(c, "BackfillList", func() ([]store.Backfill, error) { return c.Store.BackfillList(ctx, pipelineID) })
 }
 
+func (c *inputReads) SilenceGet(ctx context.Context, id string) (store.Silence, error) {
+	return countCall(c, "SilenceGet", func() (store.Silence, error) { return c.Store.SilenceGet(ctx, id) })
+}
+
 func (c *inputReads) BackfillGet(ctx context.Context, pipelineID, id string) (store.Backfill, error) {
 	return countCall(c, "BackfillGet", func() (store.Backfill, error) { return c.Store.BackfillGet(ctx, pipelineID, id) })
 }
@@ -50,7 +55,8 @@ job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
 
 // TestOperatorReadsOneBatch follows an operator's inputs — pause, trigger
 // data held by the pause, resume, a rerun request, a backfill's request
-// and cancel, a sensor's deletion, a step's handoff — on a store that offers the batch read: each reads
+// and cancel, a silence's expiry, a sensor's deletion, a step's handoff —
+// on a store that offers the batch read: each reads
 // its facts through Facts, one call per round, and makes no single read
 // (no point read, no list read) on the way of its decision. It logs the
 // calls per input (the before/after figure of issue #27).
@@ -160,6 +166,16 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("backfill cancel", true)
+	sil, err := eng.CreateSilence(ctx, engine.SilenceRequest{Matchers: silence.Matchers{Pipelines: []string{"ops"}}, Duration: time.Hour, By: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.take() // creating reads nothing
+	before = eng.FactsStats()
+	if _, err := eng.ExpireSilence(ctx, sil.ID, "op"); err != nil {
+		t.Fatal(err)
+	}
+	check("silence expiry", true)
 	if err := eng.DeleteSensor(ctx, "ops", "ops-landed"); err != nil {
 		t.Fatal(err)
 	}
