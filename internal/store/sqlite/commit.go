@@ -109,7 +109,7 @@ type op struct {
 }
 
 func (o op) apply(t *wtx) error {
-	if o.check && o.answer != nil {
+	if o.check && o.answer != nil && !t.replay {
 		if n, ok := o.answer(); ok {
 			if n != o.want {
 				return fmt.Errorf("%w: %s", store.ErrConflict, o.what)

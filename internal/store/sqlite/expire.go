@@ -125,6 +125,9 @@ func (s *Store) Expire(ctx context.Context, p store.ExpireParams) (store.ExpireR
 		defer s.timers.finish(gen, nil, nil)
 	}
 	err := s.onWriter(ctx, func(conn *sql.Conn) error {
+		if err := s.settleScratch(ctx, conn); err != nil {
+			return err
+		}
 		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("sqlite: begin: %w", err)

@@ -56,6 +56,11 @@ func (s *Store) backup(ctx context.Context, start func(backupConn) (*sqlite.Back
 		return err
 	}
 	defer conn.Close()
+	// A copy of the database takes what its transaction holds
+	// (scratchtx.go); a transaction that failed writes nothing.
+	if err := s.settleScratch(ctx, conn); err != nil {
+		return err
+	}
 	return conn.Raw(func(dc any) error {
 		c, ok := dc.(backupConn)
 		if !ok {

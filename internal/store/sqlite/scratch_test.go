@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -128,5 +129,64 @@ func TestScratchFullFailsClearly(t *testing.T) {
 	page, err := durable.EventList(ctx, store.EventListParams{PipelineID: "a"})
 	if err != nil || len(page.Events) != committed {
 		t.Fatalf("the file holds %d events (%v), want the %d committed before the store was full", len(page.Events), err, committed)
+	}
+}
+
+// A Change that fails on a scratch store writes nothing and takes nothing
+// with it: the Changes before it in the store's open transaction
+// (scratchtx.go) stay, their pipeline checks applied again in SQL on the
+// state they were first checked on, not against the cached row a later
+// Change moved; and the store takes more Changes, and writes them all to
+// its file.
+func TestScratchFailedChangeKeepsTheOnesBefore(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "scratch.db")
+	s, err := OpenScratch(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, at := createPipeline(t, s, "a")
+	read, err := s.PipelineGet(ctx, "a") // cached
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	marker := func(kind string, ifAbsent bool) []store.MarkerWrite {
+		return []store.MarkerWrite{{Marker: store.Marker{Key: key, Kind: kind, At: at}, IfAbsent: ifAbsent}}
+	}
+	// Checked at the cached row's version, and so answered from the cache.
+	if err := s.Commit(ctx, store.Change{PipelineChecks: []store.PipelineCheck{{ID: "a", Version: read.Version}}, Markers: marker("checked", true)}); err != nil {
+		t.Fatal(err)
+	}
+	p.ConfigVersion = 2
+	if err := s.Commit(ctx, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: read.Version}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PipelineGet(ctx, "a"); err != nil { // the cache holds the new version
+		t.Fatal(err)
+	}
+	sensor := store.Sensor{PipelineID: "a", Key: "landed", ChangedAt: at, WrittenAt: at}
+	err = s.Commit(ctx, store.Change{Sensors: []store.SensorWrite{{Sensor: sensor}}, Markers: marker("checked", true)})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a marker written again if absent: %v; want a conflict", err)
+	}
+	if err := s.Commit(ctx, store.Change{Markers: marker("after", true)}); err != nil {
+		t.Fatalf("a Change after the failed one: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	durable := openWith(t, "Open", Open, path)
+	for _, kind := range []string{"checked", "after"} {
+		if _, err := durable.MarkerGet(ctx, key, kind); err != nil {
+			t.Errorf("marker %s: %v", kind, err)
+		}
+	}
+	if got, err := durable.PipelineGet(ctx, "a"); err != nil || got.ConfigVersion != 2 {
+		t.Errorf("pipeline a: config version %d, %v; want 2", got.ConfigVersion, err)
+	}
+	if _, err := durable.SensorGet(ctx, "a", "landed"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the failed Change's sensor: %v; want none", err)
 	}
 }

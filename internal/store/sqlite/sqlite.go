@@ -131,7 +131,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // in memory, on one connection: open reads the file at path into it (when
 // the file exists), Close writes it back whole; in between the file is not
 // touched. It may hold up to 1 GiB (scratchParams); a commit past that
-// fails, saying so. A commit writes no page to a file, and a read never
+// fails, saying so. Its Commits share one transaction, committed every
+// few dozen (scratchtx.go). A commit writes no page to a file, and a read never
 // leaves memory: in a simulation the commits' page writes and journal
 // handling were a tenth of its CPU, and readers beside the writer, as Open has, ran nothing in parallel
 // (simulate drives the engine from one goroutine) while each of their

@@ -35,6 +35,13 @@ type writerStmts struct {
 	conn  driver.Conn // the connection they were prepared on
 	stmts map[string]driver.Stmt
 	args  []driver.NamedValue // reused by every statement
+
+	// The scratch store's open transaction (scratchtx.go): how many
+	// Changes were applied in it, the ones that succeeded (to apply again
+	// when it is rolled back), and, once it failed for good, why.
+	changes int
+	applied []func(*wtx) error
+	lost    error
 }
 
 // stmt returns query's statement on conn, preparing it on first use.
@@ -102,6 +109,9 @@ type wtx struct {
 	ctx  context.Context
 	conn driver.Conn
 	w    *writerStmts
+	// replay: the Changes are applied again (scratchtx.go); their
+	// conditions are checked in SQL, on the state being rebuilt.
+	replay bool
 }
 
 // bound returns query's statement and args converted for it; done
@@ -185,6 +195,9 @@ func (s *Store) inWriteTx(ctx context.Context, f func(*wtx) error) error {
 				return fmt.Errorf("sqlite: the driver's connection (%T) is not a driver.Conn", dc)
 			}
 			t := &wtx{ctx: ctx, conn: c, w: &s.wstmts}
+			if s.maxPages != 0 {
+				return s.inScratchTx(t, f)
+			}
 			if _, err := t.exec(sqlBegin); err != nil {
 				return fmt.Errorf("sqlite: begin: %w", interpretError(err))
 			}
