@@ -198,6 +198,9 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		b := &batch{e: e, f: f}
 		in := decide.ConfigLoadIn{Config: p, Doc: doc, Rules: e.rules, NewID: b.nextID}
 		var loaded decide.ConfigLoaded
+		if err := f.resolve(ctx, p.ID); err != nil {
+			return err
+		}
 		if err := f.decideOn(ctx, func() error {
 			var err error
 			b.Outcome, loaded, err = decide.ConfigLoad(in, f.Facts, now)

@@ -469,6 +469,21 @@ func (f *facts) decideOn(ctx context.Context, decision func() error) error {
 	}
 }
 
+// resolve resolves the config of each running pipeline whose row the
+// facts hold (none is read): the one an input is about, so that its
+// decision finds it and is made once, not again for a Missing config.
+func (f *facts) resolve(ctx context.Context, ids ...string) error {
+	for _, id := range ids {
+		if row, ok := f.Pipelines[id]; !ok || !pipeline.Running(row.RemovedAt) {
+			continue
+		}
+		if _, err := f.config(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // get reads one fact through the view, supplying it when missing.
 func get[T any](ctx context.Context, f *facts, read func() (T, error)) (T, error) {
 	var v T

@@ -124,6 +124,9 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		b := &batch{e: e, f: f}
 		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Rules: e.rules, NewID: b.nextID}
 		taken = stepTaken{trace: traceparent(ctx)}
+		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
+			return err
+		}
 		if err := f.decideOn(ctx, func() error {
 			var err error
 			b.Outcome, taken.StepTaken, err = decide.Step(in, f.Facts, now)
@@ -295,6 +298,9 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		b := &batch{e: e, f: f}
 		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.nextID}
 		var a decide.Answered
+		if err := f.resolve(ctx, c.Run.PipelineID); err != nil {
+			return err
+		}
 		if err := f.decideOn(ctx, func() error {
 			var err error
 			b.Outcome, a, err = decide.Answer(in, f.Facts, now)

@@ -348,6 +348,9 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		t.DueAt = cur.DueAt // the commit's condition is the due time read (TimerDue may take one announced at the caller's)
 		b := &batch{e: e, f: f}
 		var decided bool
+		if err := f.resolve(ctx, t.Run.PipelineID); err != nil {
+			return err
+		}
 		if err := f.decideOn(ctx, func() error {
 			var err error
 			b.Outcome, decided, err = decide.Timer(decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, f.Facts, now)
