@@ -130,7 +130,7 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
 	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1-2 min)"
 	GO=$(GO) scripts/bench-saturation.sh
-	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s, not met; 2026-11-28 on 2 cores at load ~1.3: 27.5 s, aed06b4 30.2 s; at load 3-8 36-48 s wall, 38-41 s CPU)"
+	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s, not met; 2026-11-28 on 2 shared cores at load 5.5-7, back to back: 31.9 s and 28.5 s CPU at b9cd969, 53.5 s and 41.2 s CPU at 65438d5)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
