@@ -91,7 +91,7 @@ func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte
 			return err
 		}
 		b := &batch{e: e, f: f}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, err = decide.ConfigAccepted(key, kind, f.Facts, e.clk.Now())
 			return err
@@ -126,7 +126,7 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 		}
 		b := &batch{e: e, f: f}
 		in := decide.ConfigRefusalIn{File: file, Key: key, Kind: kind, Sum: sum, Msgs: msgs, Rules: e.rules, NewID: b.nextID}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, reported, err = decide.ConfigRefusal(in, f.Facts, e.clk.Now())
 			return err
@@ -201,7 +201,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		if err := f.resolve(ctx, p.ID); err != nil {
 			return err
 		}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, loaded, err = decide.ConfigLoad(in, f.Facts, now)
 			return err

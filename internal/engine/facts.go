@@ -96,12 +96,16 @@ type FactsStats struct {
 	// needs function (internal/needs).
 	LateReads int64
 	LastLate  string // the last late read, for a test's message
+	// Redecided counts the decisions made again because they found a
+	// fact missing (a late read, a config not resolved yet): each costs a
+	// decision, not a read.
+	Redecided int64
 }
 
 type factsCounters struct {
-	inputs, second, rounds, late atomic.Int64
-	mu                           sync.Mutex
-	lastLate                     string
+	inputs, second, rounds, late, redecided atomic.Int64
+	mu                                      sync.Mutex
+	lastLate                                string
 }
 
 // processFacts counts for every engine of the process: a test binary
@@ -111,7 +115,7 @@ var processFacts factsCounters
 func (c *factsCounters) stats() FactsStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return FactsStats{Inputs: c.inputs.Load(), SecondRounds: c.second.Load(), ExtraRounds: c.rounds.Load(), LateReads: c.late.Load(), LastLate: c.lastLate}
+	return FactsStats{Inputs: c.inputs.Load(), SecondRounds: c.second.Load(), ExtraRounds: c.rounds.Load(), LateReads: c.late.Load(), LastLate: c.lastLate, Redecided: c.redecided.Load()}
 }
 
 func (c *factsCounters) lateRead(what string) {
@@ -482,6 +486,22 @@ func (f *facts) resolve(ctx context.Context, ids ...string) error {
 		}
 	}
 	return nil
+}
+
+// decide is decideOn for an input's decision (decide.SensorWrite,
+// decide.Step, …), counting the times it is made again
+// (FactsStats.Redecided).
+func (f *facts) decide(ctx context.Context, decision func() error) error {
+	n := 0
+	err := f.decideOn(ctx, func() error {
+		n++
+		return decision()
+	})
+	if n > 1 {
+		f.e.fc.redecided.Add(int64(n - 1))
+		processFacts.redecided.Add(int64(n - 1))
+	}
+	return err
 }
 
 // get reads one fact through the view, supplying it when missing.

@@ -74,7 +74,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		in := decide.JobLogIn{PipelineID: j.PipelineID, ScheduleID: j.ScheduleID, Period: per, ID: j.ID, Event: j.Event, JobRunID: j.JobRunID,
 			Report: report, Rules: e.rules, NewID: b.nextID}
 		var logged decide.JobLogged
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, logged, err = decide.JobLog(in, f.Facts, e.clk.Now())
 			return err

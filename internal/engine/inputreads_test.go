@@ -128,6 +128,7 @@ func TestInputReadsOneBatch(t *testing.T) {
 	st.take() // the loads
 	var lines []string
 	before := eng.FactsStats()
+	redecided := before.Redecided
 	check := func(input string) {
 		got, now := st.take(), eng.FactsStats()
 		inputs, rounds := now.Inputs-before.Inputs, now.Inputs-before.Inputs+now.ExtraRounds-before.ExtraRounds
@@ -142,6 +143,10 @@ func TestInputReadsOneBatch(t *testing.T) {
 		if got["Facts"] != int(rounds) || single > 0 {
 			t.Errorf("%s: read %v, want one Facts call per round (%d) and no single read", input, got, rounds)
 		}
+		if n := now.Redecided - redecided; n > 0 {
+			t.Errorf("%s: %d decisions made again (a fact found missing), want each made once", input, n)
+		}
+		redecided = now.Redecided
 	}
 	runDue := func() {
 		for {

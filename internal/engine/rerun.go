@@ -86,7 +86,7 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		b := &batch{e: e, f: f}
 		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: per, Reason: reason, RequestID: requestID, Rules: e.rules, NewID: b.nextID}
 		var v decide.RerunDecided
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, v, err = decide.RerunRequest(in, f.Facts, now)
 			return err

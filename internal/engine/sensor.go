@@ -83,7 +83,7 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		b := &batch{e: e, f: f}
 		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Stale: stale, Rules: e.rules, NewID: b.nextID}
 		var w decide.SensorWritten
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, w, err = decide.SensorWrite(in, f.Facts, now)
 			return err

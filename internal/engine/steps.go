@@ -127,7 +127,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
 			return err
 		}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, taken.StepTaken, err = decide.Step(in, f.Facts, now)
 			return err
@@ -301,7 +301,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		if err := f.resolve(ctx, c.Run.PipelineID); err != nil {
 			return err
 		}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, a, err = decide.Answer(in, f.Facts, now)
 			return err

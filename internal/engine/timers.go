@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -348,10 +350,12 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		t.DueAt = cur.DueAt // the commit's condition is the due time read (TimerDue may take one announced at the caller's)
 		b := &batch{e: e, f: f}
 		var decided bool
-		if err := f.resolve(ctx, t.Run.PipelineID); err != nil {
+		// A timer's pipelines are all its decision's: its own, the
+		// upstreams it judges, the downstreams it reaches.
+		if err := f.resolve(ctx, slices.Sorted(maps.Keys(f.Pipelines))...); err != nil {
 			return err
 		}
-		if err := f.decideOn(ctx, func() error {
+		if err := f.decide(ctx, func() error {
 			var err error
 			b.Outcome, decided, err = decide.Timer(decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, f.Facts, now)
 			return err
