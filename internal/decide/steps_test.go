@@ -172,3 +172,34 @@ func TestAnswer(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestDueTimer(t *testing.T) {
+	now := runtest.T0
+	key := run.PipelineTimer(run.TimerCron, "c1").String()
+	stored := store.Timer{Key: key, Kind: string(run.TimerCron), DueAt: now.Add(-time.Minute)}
+	for _, c := range []struct {
+		name   string
+		stored *store.Timer
+		t      store.Timer
+		want   *time.Time
+	}{
+		{"due as announced", &stored, stored, &stored.DueAt},
+		{"gone: processed", nil, stored, nil},
+		{"moved since it was announced: processed", ptr(store.Timer{Key: key, Kind: stored.Kind, DueAt: now.Add(time.Hour)}), stored, nil},
+		{"another kind under the key", ptr(store.Timer{Key: key, Kind: string(run.TimerPeriod), DueAt: stored.DueAt}), stored, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &Facts{Asked: needs.Set{Timers: []string{key}}, Timers: map[string]store.Timer{}}
+			if c.stored != nil {
+				f.Timers[key] = *c.stored
+			}
+			got, err := DueTimer(f, c.t, now)
+			if err != nil || (got == nil) != (c.want == nil) || (got != nil && !got.DueAt.Equal(*c.want)) {
+				t.Fatalf("DueTimer = %+v, %v; want due at %v", got, err, c.want)
+			}
+		})
+	}
+	if _, err := DueTimer(&Facts{}, stored, now); err == nil {
+		t.Fatal("a timer not loaded: want it missing")
+	}
+}

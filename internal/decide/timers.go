@@ -375,3 +375,19 @@ func (d timerDecision) releaseTimer() (*Outcome, error) {
 	}
 	return o, nil
 }
+
+// DueTimer is the timer announced as t, as it is to be processed at now:
+// with the due time stored (the commit's condition; run.TimerDue may
+// take one announced at the caller's), or nil when it is not due any more
+// — gone, or moved: someone else processed it.
+func DueTimer(f *Facts, t store.Timer, now time.Time) (*store.Timer, error) {
+	cur, err := f.Timer(t.Key)
+	if cur == nil || err != nil {
+		return nil, err
+	}
+	if !run.TimerDue(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.Kind, t.DueAt, now) {
+		return nil, nil
+	}
+	t.DueAt = cur.DueAt
+	return &t, nil
+}

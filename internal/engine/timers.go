@@ -339,15 +339,11 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		if err != nil {
 			return err
 		}
-		cur, err := f.timer(ctx, t.Key)
-		if cur == nil || err != nil {
+		due, err := get(ctx, f, func() (*store.Timer, error) { return decide.DueTimer(f.Facts, t, now) })
+		if due == nil || err != nil {
 			return err // nil: someone else processed it
 		}
-		if !run.TimerDue(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.Kind, t.DueAt, now) {
-			return nil // someone else processed it
-		}
-		t := t
-		t.DueAt = cur.DueAt // the commit's condition is the due time read (TimerDue may take one announced at the caller's)
+		t := *due
 		b := &batch{e: e, f: f}
 		var decided bool
 		// A timer's pipelines are all its decision's: its own, the
