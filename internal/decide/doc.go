@@ -9,7 +9,12 @@
 // It owns the run path's sequencing of the core's decisions (internal/run,
 // sla, deps, dryrun, rule): which core decision follows which for an
 // input, and how their answers become records (timer keys, markers, the
-// ledger's numbering, root causes on the events).
+// ledger's numbering, root causes on the events). One entry per input:
+// SensorWrite, Step (a run's evaluate, trigger and poll steps, and a
+// poll's answer), Answer (a trigger call's answer), Timer (cron, SLA,
+// period, downstreams, upstream and release timers; DueTimer for any),
+// RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted;
+// RootCauses for any outcome before it is committed.
 //
 // It never reads a store, a clock or the environment, and imports no
 // context (internal/archtest pins it), so it can call no port. A fact
