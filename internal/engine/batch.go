@@ -86,7 +86,6 @@ func (b *batch) commit(ctx context.Context) error {
 	if err := b.f.decideOn(ctx, b.RootCauses); err != nil {
 		return err
 	}
-	b.numberEvents(ctx)
 	if err := b.e.st.Commit(ctx, b.Conditioned()); err != nil {
 		return err
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
@@ -34,21 +32,6 @@ func (e *Engine) NextDue(ctx context.Context) (time.Time, bool, error) {
 // timers that processing makes due at once (a passed evaluation makes the
 // trigger step due immediately). It returns how many timers it processed.
 func (e *Engine) RunDue(ctx context.Context) (int, error) {
-	return e.RunDueOn(ctx, 1)
-}
-
-// RunDueOn is RunDue with the due timers of different pipelines processed
-// on up to workers goroutines, and the outcome that of RunDue: the same
-// commits, and the same events in the same order. Of each listed batch,
-// a run of timers that each touch only their own pipeline (besideOthers)
-// is processed at once, those of one event shard (so of one pipeline) in
-// list order, each numbering its events from an id block reserved in
-// list order (withDueIDs), as a watchdog pass commits its findings;
-// every other timer is processed alone, after the ones before it and
-// before the ones after it. A process that may stop in the middle of a
-// timer (a simulated crash) would get another order of commits from
-// this: its runtime processes one by one (workers ≤ 1).
-func (e *Engine) RunDueOn(ctx context.Context, workers int) (int, error) {
 	n := 0
 	for {
 		ts, err := e.st.TimerListDue(ctx, e.clk.Now(), 64)
@@ -58,171 +41,11 @@ func (e *Engine) RunDueOn(ctx context.Context, workers int) (int, error) {
 		if len(ts) == 0 {
 			return n, nil
 		}
-		for i := 0; i < len(ts); {
-			j := i + 1
-			if workers > 1 && e.besideOthers(ts[i]) {
-				for j < len(ts) && e.besideOthers(ts[j]) {
-					j++
-				}
+		for _, t := range ts {
+			if err := e.processTimer(ctx, t); err != nil {
+				return n, fmt.Errorf("engine: timer %s: %w", t.Key, err)
 			}
-			done, err := e.processAtOnce(ctx, ts[i:j], workers)
-			n += done
-			if err != nil {
-				return n, err
-			}
-			i = j
-		}
-	}
-}
-
-// besideOthers reports whether t's decision reads and writes only its own
-// pipeline's records, so it may be taken beside other pipelines' timers:
-// a run's step, a cron tick, an SLA or a new period's timer, of an
-// Isolated pipeline. Backfill, dependency, pause, silence and maintenance
-// timers reach across pipelines or are global.
-func (e *Engine) besideOthers(t store.Timer) bool {
-	switch t.Kind {
-	case string(run.StepEvaluate), string(run.StepTrigger), string(run.StepPoll), string(run.TimerCron), string(run.TimerSLAWarning), string(run.TimerSLABreach), string(run.TimerPeriod):
-		return e.Isolated(t.Run.PipelineID)
-	}
-	return false
-}
-
-// Isolated reports whether the decisions on a pipeline's own inputs (its
-// sensor writes, steps and timers) read no other pipeline's records: its
-// config is known and names no upstreams. What a success arms for its
-// downstreams is a timer of its own, which reaches across (besideOthers).
-func (e *Engine) Isolated(pipelineID string) bool {
-	if pipelineID == "" {
-		return false
-	}
-	p := e.cachedConfigs(pipelineID)
-	return p != nil && len(p.Upstreams) == 0
-}
-
-// processAtOnce processes ts, timers of different event shards at once on
-// up to workers goroutines (see RunDueOn). The first error in list order
-// is returned, once the others are done.
-func (e *Engine) processAtOnce(ctx context.Context, ts []store.Timer, workers int) (int, error) {
-	if len(ts) == 1 || workers < 2 {
-		return e.processInOrder(ctx, ts)
-	}
-	pipelines := make([]string, len(ts))
-	for i, t := range ts {
-		pipelines[i] = t.Run.PipelineID
-	}
-	errs := e.AtOnce(ctx, pipelines, workers, func(ctx context.Context, i int) error {
-		return e.processTimer(ctx, ts[i])
-	})
-	for i, err := range errs {
-		if err != nil {
-			return i, fmt.Errorf("engine: timer %s: %w", ts[i].Key, err)
-		}
-	}
-	return len(ts), nil
-}
-
-// AtOnce does do(ctx, i) for each input i of a list, in the order of the
-// list as far as anyone can tell, on up to workers goroutines: the inputs
-// are grouped by their pipeline's event shard (pipelines[i]), each
-// group's in list order on one goroutine, stopping at its first error
-// (the rest of the group is not done), and each input's commits number
-// their events from an id block reserved in list order. So, as long as
-// each input's decisions read and write only its own pipeline's records
-// (Isolated), the store and the event log end as one-by-one calls leave
-// them: a shard's log is in the order of its commits, and events of one
-// instant sort by id. errs[i] is input i's error.
-func (e *Engine) AtOnce(ctx context.Context, pipelines []string, workers int, do func(ctx context.Context, i int) error) (errs []error) {
-	errs = make([]error, len(pipelines))
-	groups := shardGroups(len(pipelines), func(i int) string { return pipelines[i] })
-	if len(groups) < 2 || workers < 2 {
-		for i := range pipelines {
-			if errs[i] = do(ctx, i); errs[i] != nil {
-				break
-			}
-		}
-		return errs
-	}
-	blocks := make([]idBlock, len(pipelines))
-	for i := range blocks {
-		blocks[i] = reserveDueIDs()
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(groups)) {
-		wg.Go(func() {
-			for g := int(next.Add(1) - 1); g < len(groups); g = int(next.Add(1) - 1) {
-				for _, i := range groups[g] {
-					if errs[i] = do(withDueIDs(ctx, &blocks[i]), i); errs[i] != nil {
-						break
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return errs
-}
-
-// shardGroups groups the indexes of n inputs by the event shard of their
-// pipeline (pipeline(i)), in order of first appearance, each group in
-// index order.
-func shardGroups(n int, pipeline func(i int) string) [][]int {
-	var groups [][]int
-	byShard := map[int]int{}
-	for i := range n {
-		sh := store.EventShard(pipeline(i))
-		g, ok := byShard[sh]
-		if !ok {
-			g = len(groups)
-			byShard[sh] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	return groups
-}
-
-// processInOrder processes ts one by one, stopping at an error.
-func (e *Engine) processInOrder(ctx context.Context, ts []store.Timer) (int, error) {
-	for i, t := range ts {
-		if err := e.processTimer(ctx, t); err != nil {
-			return i, fmt.Errorf("engine: timer %s: %w", t.Key, err)
-		}
-	}
-	return len(ts), nil
-}
-
-// dueBlockSize is how many event ids an input taken beside others
-// (AtOnce) numbers its events from: its few commits' events, retries
-// included.
-const dueBlockSize = 256
-
-// reserveDueIDs reserves an input's block of the id sequence.
-func reserveDueIDs() idBlock {
-	to := idSeq.Add(dueBlockSize) + 1
-	return idBlock{from: to - dueBlockSize, to: to}
-}
-
-type dueIDsKey struct{}
-
-// withDueIDs makes every commit under ctx number its events from block.
-func withDueIDs(ctx context.Context, block *idBlock) context.Context {
-	return context.WithValue(ctx, dueIDsKey{}, block)
-}
-
-// numberEvents numbers b's events from the id block ctx carries (an input
-// taken beside others, AtOnce), unless b has its own block: so the events
-// of inputs committed at once sort as one-by-one commits would have made
-// them. A block used up leaves the rest their own ids.
-func (b *batch) numberEvents(ctx context.Context) {
-	block, _ := ctx.Value(dueIDsKey{}).(*idBlock)
-	if block == nil || b.ids != nil {
-		return
-	}
-	for i := range b.C.Events {
-		if id := block.next(b.Now); id != "" {
-			b.C.Events[i].ID = id
+			n++
 		}
 	}
 }

@@ -189,7 +189,18 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 	for i := range fs {
 		ids[i] = reserveIDs()
 	}
-	shards := shardGroups(len(fs), func(i int) string { return fs[i].Key.PipelineID })
+	var shards [][]int
+	byShard := map[int]int{}
+	for i, f := range fs {
+		sh := store.EventShard(f.Key.PipelineID)
+		g, ok := byShard[sh]
+		if !ok {
+			g = len(shards)
+			byShard[sh] = g
+			shards = append(shards, nil)
+		}
+		shards[g] = append(shards[g], i)
+	}
 	sem := make(chan struct{}, findingsAtOnce)
 	var wg sync.WaitGroup
 	for _, idx := range shards {

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -58,11 +57,6 @@ type Options struct {
 	// scenario's settings).
 	Watchdog Watchdog
 	Logger   *slog.Logger
-	// TimerWorkers is how many goroutines process the timers due at one
-	// instant (engine.RunDueOn: the events are those of one by one).
-	// 0: one per core, or one when a job plan crashes the process (a
-	// crash cuts the timers being processed beside it short).
-	TimerWorkers int
 }
 
 // Result is the outcome of one scenario.
@@ -116,11 +110,7 @@ func Run(ctx context.Context, sc *scenario.File, opt Options) (*Result, error) {
 		opt.Watchdog = EngineWatchdog{StuckRunThreshold: sc.Settings.Watchdog.StuckRunThreshold}
 	}
 	s := &sim{sc: sc, opt: opt, path: filepath.Join(dir, "simulate.db"), clk: clock.NewVirtual(sc.Start)}
-	plans := Plans(sc)
-	s.jobs = simjob.New(s.clk, plans)
-	if s.opt.TimerWorkers == 0 {
-		s.opt.TimerWorkers = timerWorkers(plans)
-	}
+	s.jobs = simjob.New(s.clk, Plans(sc))
 	if err := s.start(ctx, true); err != nil {
 		return nil, err
 	}
@@ -261,18 +251,12 @@ func (s *sim) loop(ctx context.Context, res *Result) error {
 		// Same instant: timeline actions (file order), engine timers, then
 		// the watchdog.
 		for next < len(tl) && !tl[next].At.After(now) {
-			j := next + 1
-			if s.besideOthers(tl[next]) {
-				for j < len(tl) && !tl[j].At.After(now) && s.besideOthers(tl[j]) {
-					j++
-				}
-			}
-			if err := s.actAtOnce(ctx, tl[next:j], res); err != nil {
+			if err := s.act(ctx, tl[next], res); err != nil {
 				return err
 			}
-			next = j
+			next++
 		}
-		if _, err := s.eng.RunDueOn(s.proc, s.opt.TimerWorkers); err != nil {
+		if _, err := s.eng.RunDue(s.proc); err != nil {
 			if s.proc.Err() == nil || ctx.Err() != nil {
 				return err
 			}
@@ -355,39 +339,6 @@ func (s *sim) act(ctx context.Context, a scenario.Action, res *Result) error {
 	return fmt.Errorf("timeline line %d: %w", a.Line, err)
 }
 
-// besideOthers reports whether a timeline action may be taken beside the
-// actions next to it: a sensor write to an isolated pipeline (its
-// decision reads only that pipeline's records; engine.Isolated), when
-// the timers are taken so too (Options.TimerWorkers).
-func (s *sim) besideOthers(a scenario.Action) bool {
-	return s.opt.TimerWorkers > 1 && a.Sensor != nil && s.eng.Isolated(a.Sensor.Pipeline)
-}
-
-// actAtOnce performs actions of one instant that are besideOthers (or a
-// single action) on up to Options.TimerWorkers goroutines, with the
-// outcome of one by one (engine.AtOnce): the same log, and the refusals
-// recorded in timeline order.
-func (s *sim) actAtOnce(ctx context.Context, acts []scenario.Action, res *Result) error {
-	if len(acts) == 1 {
-		return s.act(ctx, acts[0], res)
-	}
-	pipelines := make([]string, len(acts))
-	for i, a := range acts {
-		pipelines[i] = a.Sensor.Pipeline
-	}
-	refused := make([]Result, len(acts))
-	errs := s.eng.AtOnce(ctx, pipelines, s.opt.TimerWorkers, func(ctx context.Context, i int) error {
-		return s.act(ctx, acts[i], &refused[i])
-	})
-	for i := range acts {
-		res.Errors = append(res.Errors, refused[i].Errors...)
-		if errs[i] != nil {
-			return errs[i]
-		}
-	}
-	return nil
-}
-
 // restart stops the current process (it may be stopped already) and
 // starts a new one on the same store.
 func (s *sim) restart(ctx context.Context) error {
@@ -397,20 +348,6 @@ func (s *sim) restart(ctx context.Context) error {
 		return err
 	}
 	return s.start(ctx, false)
-}
-
-// timerWorkers is Options.TimerWorkers' default: one per core, one when
-// a plan crashes the process mid-call (the timers taken beside the
-// crashing one would commit before the restart, not after it).
-func timerWorkers(plans map[string][]simjob.Plan) int {
-	for _, ps := range plans {
-		for _, p := range ps {
-			if p.Crash != "" {
-				return 1
-			}
-		}
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 func configDoc(scenarioPath string, a scenario.Action) (string, []byte, error) {
