@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -56,16 +55,14 @@ type Pipeline struct {
 	Cals []store.CalendarCheck
 }
 
-// RunRange names a pipeline's runs of a range of periods (store.RunList;
-// To empty: to the end).
-type RunRange struct{ PipelineID, ScheduleID, From, To string }
+// RunRange names a pipeline's runs of a range of periods: the range
+// read package needs names (store.RunList; To empty: to the end).
+type RunRange = needs.RunRange
 
 // ChangedSince asks whether any sensor of a pipeline changed after Since
-// (store.SensorListChanged).
-type ChangedSince struct {
-	PipelineID string
-	Since      time.Time // as the decision read it (a stored run's end)
-}
+// (as the decision read it: a stored run's end): the read package needs
+// names (store.SensorListChanged).
+type ChangedSince = needs.ChangedSince
 
 // Missing is the answer of a decision that needs a fact the facts do not
 // hold: the engine reads it and decides again.
@@ -124,6 +121,16 @@ func (f *Facts) Pipeline(id string) (*Pipeline, error) {
 	return f.config(id)
 }
 
+// KnownPipeline is Pipeline for an input about a pipeline that must run:
+// Unknown(id) when none of that id does.
+func (f *Facts) KnownPipeline(id string) (*Pipeline, error) {
+	lp, err := f.Pipeline(id)
+	if err == nil && lp == nil {
+		err = Unknown(id)
+	}
+	return lp, err
+}
+
 // CallingPipeline returns the pipeline a trigger call is made and
 // recorded with: a call begun is made, and its answer recorded, even
 // when the pipeline was paused or its file removed meanwhile, on the row
@@ -146,24 +153,24 @@ func (f *Facts) config(id string) (*Pipeline, error) {
 
 // Run returns the stored run of key (nil: none), the caller's to change.
 func (f *Facts) Run(key run.Key) (*run.Run, error) {
-	if !slices.Contains(f.Asked.Runs, key) {
-		return nil, missing(needs.Set{Runs: []run.Key{key}})
+	return stored(f.Asked.Runs, f.Runs, key, needs.Set{Runs: []run.Key{key}})
+}
+
+// stored answers the record of key in m, a copy (nil: none stored), when
+// asked holds key; a *Missing naming need otherwise.
+func stored[K comparable, V any](asked []K, m map[K]V, key K, need needs.Set) (*V, error) {
+	if !slices.Contains(asked, key) {
+		return nil, missing(need)
 	}
-	if r, ok := f.Runs[key]; ok {
-		return &r, nil
+	if v, ok := m[key]; ok {
+		return &v, nil
 	}
 	return nil, nil
 }
 
 // Timer returns the stored timer of key (nil: none).
 func (f *Facts) Timer(key string) (*store.Timer, error) {
-	if !slices.Contains(f.Asked.Timers, key) {
-		return nil, missing(needs.Set{Timers: []string{key}})
-	}
-	if t, ok := f.Timers[key]; ok {
-		return &t, nil
-	}
-	return nil, nil
+	return stored(f.Asked.Timers, f.Timers, key, needs.Set{Timers: []string{key}})
 }
 
 // MarkersOf returns every marker of the period key, sorted by kind.
@@ -196,13 +203,7 @@ func (f *Facts) HasMarker(key run.Key, kind string) (bool, error) {
 
 // Baseline returns the period's post-run baseline (nil: none).
 func (f *Facts) Baseline(key run.Key) (*store.Baseline, error) {
-	if !slices.Contains(f.Asked.Baselines, key) {
-		return nil, missing(needs.Set{Baselines: []run.Key{key}})
-	}
-	if b, ok := f.Baselines[key]; ok {
-		return &b, nil
-	}
-	return nil, nil
+	return stored(f.Asked.Baselines, f.Baselines, key, needs.Set{Baselines: []run.Key{key}})
 }
 
 // Ledger returns the period's ledger, oldest first.

@@ -43,12 +43,9 @@ type JobLogged struct {
 // another attempt's) changes nothing; one decided before (its marker)
 // decides nothing again.
 func JobLog(in JobLogIn, f *Facts, now time.Time) (*Outcome, JobLogged, error) {
-	lp, err := f.Pipeline(in.PipelineID)
+	lp, err := f.KnownPipeline(in.PipelineID)
 	if err != nil {
 		return nil, JobLogged{}, err
-	}
-	if lp == nil {
-		return nil, JobLogged{}, Unknown(in.PipelineID)
 	}
 	if !run.JobLogSchedule(in.ScheduleID, lp.P.ScheduleID()) {
 		return nil, JobLogged{}, fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, in.ScheduleID, in.PipelineID, lp.P.ScheduleID())

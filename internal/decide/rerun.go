@@ -81,12 +81,9 @@ type RerunDecided struct {
 // circuit breaker decide (DecideRerun); the outcome holds RERUN_ACCEPTED
 // or RERUN_REJECTED and, accepted, the reopened run.
 func RerunRequest(in RerunRequestIn, f *Facts, now time.Time) (*Outcome, RerunDecided, error) {
-	lp, err := f.Pipeline(in.PipelineID)
+	lp, err := f.KnownPipeline(in.PipelineID)
 	if err != nil {
 		return nil, RerunDecided{}, err
-	}
-	if lp == nil {
-		return nil, RerunDecided{}, Unknown(in.PipelineID)
 	}
 	key := run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: in.Period.String()}
 	o := New(lp, f, now, in.Rules, in.NewID)

@@ -91,12 +91,9 @@ func SensorWrite(in SensorWriteIn, f *Facts, now time.Time) (*Outcome, SensorWri
 			return nil, res, err
 		}
 	}
-	lp, err := f.Pipeline(in.PipelineID)
+	lp, err := f.KnownPipeline(in.PipelineID)
 	if err != nil {
 		return nil, res, err
-	}
-	if lp == nil {
-		return nil, res, Unknown(in.PipelineID)
 	}
 	p := lp.P
 	per, err := run.SensorWritePeriod(p, in.Key, res.Data, now)

@@ -71,17 +71,26 @@ func (d timerDecision) outcome(lp *Pipeline) *Outcome {
 	return New(lp, d.f, d.now, d.in.Rules, d.in.NewID)
 }
 
+// begin reads the timer's pipeline (nil: none runs) and begins the
+// outcome on it.
+func (d timerDecision) begin() (*Pipeline, *Outcome, error) {
+	lp, err := d.f.Pipeline(d.in.Timer.Run.PipelineID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lp, d.outcome(lp), nil
+}
+
 // cronTick starts the run of the tick's period (product spec §3 item 2:
 // cron schedules start runs) and sets the next tick. Ticks missed while
 // the engine was down are not replayed one by one: the next tick is the
 // first after now, and the watchdog reports periods that got no run.
 func (d timerDecision) cronTick() (*Outcome, error) {
 	t := d.in.Timer
-	lp, err := d.f.Pipeline(t.Run.PipelineID)
+	lp, o, err := d.begin()
 	if err != nil {
 		return nil, err
 	}
-	o := d.outcome(lp)
 	if lp == nil || !run.NeedsCronTimer(lp.P) {
 		return o, nil // the timer goes, on what was read
 	}
@@ -98,14 +107,10 @@ func (d timerDecision) cronTick() (*Outcome, error) {
 // the timer was set: no SLA any more, an excluded date, dry-run).
 func (d timerDecision) slaTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, err := d.f.Pipeline(t.Run.PipelineID)
-	if err != nil {
-		return nil, err
+	lp, o, err := d.begin()
+	if err != nil || lp == nil {
+		return o, err
 	}
-	if lp == nil {
-		return d.outcome(nil), nil
-	}
-	o := d.outcome(lp)
 	per, err := ParsePeriod(t.Run.Period)
 	if err != nil {
 		return o, nil // not a period: the timer goes
@@ -138,11 +143,10 @@ func PeriodTimer(pipelineID string, at time.Time) store.Timer {
 // and no run ever show up for a period.
 func (d timerDecision) periodTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, err := d.f.Pipeline(t.Run.PipelineID)
+	lp, o, err := d.begin()
 	if err != nil {
 		return nil, err
 	}
-	o := d.outcome(lp)
 	if lp == nil || !run.NeedsPeriodTimer(lp.P) {
 		return o, nil
 	}
@@ -261,11 +265,10 @@ func (d timerDecision) downstreamsTimer() (*Outcome, error) {
 // re-evaluate.
 func (d timerDecision) upstreamTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, err := d.f.Pipeline(t.Run.PipelineID)
+	lp, o, err := d.begin()
 	if err != nil || lp == nil {
-		return d.outcome(lp), err
+		return o, err
 	}
-	o := d.outcome(lp)
 	per, err := ParsePeriod(t.Run.Period)
 	if err != nil {
 		return o, nil

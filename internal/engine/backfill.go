@@ -12,7 +12,6 @@ import (
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -66,7 +65,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 	var plan BackfillPlan
 	err = e.retry(ctx, "backfill "+pipelineID, func(ctx context.Context) error {
 		now := e.clk.Now()
-		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+		f, lp, err := e.loadPipeline(ctx, pipelineID, func(f *facts, cfg needs.Configs) needs.Set {
 			p := cfg(pipelineID)
 			start := ""
 			if recs, ok := f.readTriggerRecords(p); ok {
@@ -79,21 +78,10 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		if err != nil {
 			return err
 		}
-		lp, err := f.pipelineOf(ctx, pipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return unknown(pipelineID)
-		}
 		p := lp.P
-		stored, err := f.triggerSensors(ctx, p)
+		recs, err := f.triggerRecords(ctx, p)
 		if err != nil {
 			return err
-		}
-		recs := make([]sensor.Record, len(stored))
-		for i, s := range stored {
-			recs[i] = s.Record()
 		}
 		periods, err := backfill.Range(p, req, run.KindsOfPeriod(p, recs), now)
 		if err != nil {
@@ -140,12 +128,8 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 
 // Backfills returns a pipeline's backfills, oldest first.
 func (e *Engine) Backfills(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
-	lp, err := e.pipelineOf(ctx, pipelineID)
-	if err != nil {
+	if _, err := e.knownPipeline(ctx, pipelineID); err != nil {
 		return nil, err
-	}
-	if lp == nil {
-		return nil, unknown(pipelineID)
 	}
 	return e.st.BackfillList(ctx, pipelineID)
 }
@@ -171,16 +155,9 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 	defer func() { endSpan(span, err) }()
 	var out store.Backfill
 	err = e.retry(ctx, "cancel backfill "+pipelineID+"/"+id, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.BackfillCancel(pipelineID) })
+		f, lp, err := e.loadPipeline(ctx, pipelineID, func(*facts, needs.Configs) needs.Set { return needs.BackfillCancel(pipelineID) })
 		if err != nil {
 			return err
-		}
-		lp, err := f.pipelineOf(ctx, pipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return unknown(pipelineID)
 		}
 		all, err := f.backfillsOf(ctx, pipelineID)
 		if err != nil {

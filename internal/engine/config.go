@@ -126,11 +126,8 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 		}
 		b := &batch{e: e, f: f}
 		in := decide.ConfigRefusalIn{File: file, Key: key, Kind: kind, Sum: sum, Msgs: msgs, Rules: e.rules, NewID: b.nextID}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, reported, err = decide.ConfigRefusal(in, f.Facts, e.clk.Now())
-			return err
-		}); err != nil || reported {
+		reported, err = decideWith(ctx, b, decide.ConfigRefusal, in, e.clk.Now())
+		if err != nil || reported {
 			return err
 		}
 		return b.commit(ctx)
@@ -197,15 +194,11 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		}
 		b := &batch{e: e, f: f}
 		in := decide.ConfigLoadIn{Config: p, Doc: doc, Rules: e.rules, NewID: b.nextID}
-		var loaded decide.ConfigLoaded
 		if err := f.resolve(ctx, p.ID); err != nil {
 			return err
 		}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, loaded, err = decide.ConfigLoad(in, f.Facts, now)
-			return err
-		}); err != nil {
+		loaded, err := decideWith(ctx, b, decide.ConfigLoad, in, now)
+		if err != nil {
 			return err
 		}
 		if loaded.Kept {

@@ -113,12 +113,9 @@ type BudgetUsed struct {
 // Explain evaluates a period of a pipeline as it stands now, without
 // changing anything. An empty period means the current one.
 func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explanation, error) {
-	lp, err := e.pipelineOf(ctx, pipelineID)
+	lp, err := e.knownPipeline(ctx, pipelineID)
 	if err != nil {
 		return Explanation{}, err
-	}
-	if lp == nil {
-		return Explanation{}, unknown(pipelineID)
 	}
 	p := lp.P
 	now := e.clk.Now()
@@ -209,13 +206,9 @@ func ruleCheck(p *pipeline.Pipeline, r rule.Result, sensors rule.SensorMap, now 
 // explainTrigger evaluates the trigger condition against the newest
 // trigger sensor of the period.
 func (e *Engine) explainTrigger(ctx context.Context, p *pipeline.Pipeline, per schedule.Period, now time.Time) (RuleCheck, bool) {
-	stored, err := e.triggerSensors(ctx, p)
+	recs, err := e.triggerRecords(ctx, p)
 	if err != nil {
 		return RuleCheck{}, false
-	}
-	recs := make([]sensor.Record, len(stored))
-	for i, s := range stored {
-		recs[i] = s.Record()
 	}
 	i, ok := run.PeriodTriggerSensor(p, per, recs)
 	if !ok {

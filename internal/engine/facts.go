@@ -259,10 +259,10 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		v.Inboxes[needs.SensorRef(r)] = decide.Inbox{Data: it.Data, Err: it.Err}
 	}
 	for _, r := range n.RunRanges {
-		v.RunRanges = mergeMap(v.RunRanges, map[decide.RunRange][]run.Run{decide.RunRange(r): got.RunLists[runRangeParams(r)]})
+		v.RunRanges = mergeMap(v.RunRanges, map[needs.RunRange][]run.Run{r: got.RunLists[runRangeParams(r)]})
 	}
 	for _, c := range n.Changed {
-		v.Changed = mergeMap(v.Changed, map[decide.ChangedSince]bool{decide.ChangedSince(c): len(got.SensorsChanged[changedParams(c)]) > 0})
+		v.Changed = mergeMap(v.Changed, map[needs.ChangedSince]bool{c: len(got.SensorsChanged[changedParams(c)]) > 0})
 	}
 	for _, id := range n.ActiveRuns {
 		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
@@ -337,11 +337,7 @@ func (f *facts) readTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool)
 	if !slices.Contains(f.Asked.Prefixes, n.Prefixes[0]) {
 		return nil, false
 	}
-	var recs []sensor.Record
-	for _, s := range f.prefixed[n.Prefixes[0]] {
-		recs = append(recs, s.Record())
-	}
-	return recs, true
+	return sensorRecords(f.prefixed[n.Prefixes[0]]), true
 }
 
 // triggerSensors returns p's trigger sensors of every period, sorted by
@@ -355,6 +351,22 @@ func (f *facts) triggerSensors(ctx context.Context, p *pipeline.Pipeline) ([]sto
 		return nil, err
 	}
 	return f.prefixed[n.Prefixes[0]], nil
+}
+
+// triggerRecords is triggerSensors as records (what the run decisions
+// read).
+func (f *facts) triggerRecords(ctx context.Context, p *pipeline.Pipeline) ([]sensor.Record, error) {
+	stored, err := f.triggerSensors(ctx, p)
+	return sensorRecords(stored), err
+}
+
+// sensorRecords are the records of stored sensors.
+func sensorRecords(stored []store.Sensor) []sensor.Record {
+	recs := make([]sensor.Record, len(stored))
+	for i, s := range stored {
+		recs[i] = s.Record()
+	}
+	return recs
 }
 
 // runRangeParams is the store's read of a range of runs.
@@ -404,12 +416,7 @@ const maxSupplies = 64
 // name, a point or a range (late, for an input's facts), a config to
 // resolve, the facts a root cause is looked up on.
 func (f *facts) supply(ctx context.Context, m *decide.Missing) error {
-	for _, r := range m.RunRanges {
-		m.Needs.Add(needs.Set{RunRanges: []needs.RunRange{needs.RunRange(r)}})
-	}
-	for _, c := range m.Changed {
-		m.Needs.Add(needs.Set{Changed: []needs.ChangedSince{needs.ChangedSince(c)}})
-	}
+	m.Needs.Add(needs.Set{RunRanges: m.RunRanges, Changed: m.Changed})
 	if !m.Needs.Empty() {
 		var err error
 		if f.direct {
@@ -531,6 +538,37 @@ func (f *facts) pipelineRow(ctx context.Context, id string) (store.Pipeline, boo
 // that id runs (decide.Facts.Pipeline).
 func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, error) {
 	return get(ctx, f, func() (*loadedPipeline, error) { return f.Pipeline(id) })
+}
+
+// knownPipeline is pipelineOf for an input about a pipeline that must
+// run: unknown(id) when none of that id does (decide.Facts.KnownPipeline).
+func (f *facts) knownPipeline(ctx context.Context, id string) (*loadedPipeline, error) {
+	return get(ctx, f, func() (*loadedPipeline, error) { return f.KnownPipeline(id) })
+}
+
+// loadPipeline loads an input's facts (loadFacts) and its pipeline
+// (knownPipeline): unknown(id) when none of that id runs.
+func (e *Engine) loadPipeline(ctx context.Context, id string, need needsFunc) (*facts, *loadedPipeline, error) {
+	f, err := e.loadFacts(ctx, need)
+	if err != nil {
+		return nil, nil, err
+	}
+	lp, err := f.knownPipeline(ctx, id)
+	return f, lp, err
+}
+
+// decideWith makes an input's decision on b's facts (facts.decide, with
+// the rounds of what it finds missing): entry is a decide entry
+// (decide.SensorWrite, decide.Step, …) called with in and now; its
+// outcome becomes b's and its answer is returned.
+func decideWith[In, T any](ctx context.Context, b *batch, entry func(In, *decide.Facts, time.Time) (*decide.Outcome, T, error), in In, now time.Time) (T, error) {
+	var v T
+	err := b.f.decide(ctx, func() error {
+		var err error
+		b.Outcome, v, err = entry(in, b.f.Facts, now)
+		return err
+	})
+	return v, err
 }
 
 // config resolves the config of pipeline id's row, removed or not (nil:

@@ -73,12 +73,8 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		b := &batch{e: e, f: f}
 		in := decide.JobLogIn{PipelineID: j.PipelineID, ScheduleID: j.ScheduleID, Period: per, ID: j.ID, Event: j.Event, JobRunID: j.JobRunID,
 			Report: report, Rules: e.rules, NewID: b.nextID}
-		var logged decide.JobLogged
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, logged, err = decide.JobLog(in, f.Facts, e.clk.Now())
-			return err
-		}); err != nil {
+		logged, err := decideWith(ctx, b, decide.JobLog, in, e.clk.Now())
+		if err != nil {
 			return err
 		}
 		res = JobLogResult{Applied: logged.Applied, Ignored: logged.Ignored}

@@ -11,7 +11,6 @@ import (
 	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -23,16 +22,9 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 	ctx, span := e.startSpan(ctx, spanOperator+"pause", attrPipeline.String(pipelineID))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "pause "+pipelineID, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Pause(pipelineID) })
+		f, lp, err := e.loadPipeline(ctx, pipelineID, func(*facts, needs.Configs) needs.Set { return needs.Pause(pipelineID) })
 		if err != nil {
 			return err
-		}
-		lp, err := f.pipelineOf(ctx, pipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return unknown(pipelineID)
 		}
 		now := e.clk.Now()
 		row := lp.Row
@@ -118,12 +110,7 @@ func (e *Engine) resumeNeeds(pipelineID string, now time.Time) needsFunc {
 			return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
 		}
 		active := f.Active[pipelineID]
-		var recs []sensor.Record
-		if len(trigger.Prefixes) > 0 {
-			for _, s := range f.prefixed[trigger.Prefixes[0]] {
-				recs = append(recs, s.Record())
-			}
-		}
+		recs, _ := f.readTriggerRecords(p) // read: asked above
 		plan := pause.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
 		return needs.Resume(p, cfg, f.ReadRuns, pipelineID, active, &plan)
 	}
@@ -132,12 +119,9 @@ func (e *Engine) resumeNeeds(pipelineID string, now time.Time) needsFunc {
 // resume builds the resume batch on the facts f (resumeNeeds); nil when
 // the pipeline is not paused.
 func (e *Engine) resume(ctx context.Context, f *facts, pipelineID, by string, timerDue *time.Time, now time.Time) (*batch, error) {
-	lp, err := f.pipelineOf(ctx, pipelineID)
+	lp, err := f.knownPipeline(ctx, pipelineID)
 	if err != nil {
 		return nil, err
-	}
-	if lp == nil {
-		return nil, unknown(pipelineID)
 	}
 	row := lp.Row
 	d, ok := pause.Resume(pauseState(row), by, now)
@@ -164,11 +148,7 @@ func (e *Engine) resume(ctx context.Context, f *facts, pipelineID, by string, ti
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]sensor.Record, len(sensors))
-	for i, s := range sensors {
-		recs[i] = s.Record()
-	}
-	plan := pause.PlanResume(p, row.PausedAt, now, active, recs, e.rules)
+	plan := pause.PlanResume(p, row.PausedAt, now, active, sensorRecords(sensors), e.rules)
 	for _, i := range plan.Rearm {
 		r := active[i]
 		next, eff := run.Resume(r, p, now)

@@ -87,6 +87,16 @@ func (e *Engine) pipelineOf(ctx context.Context, id string) (*loadedPipeline, er
 	return e.pipelineOfRow(ctx, row)
 }
 
+// knownPipeline is pipelineOf for a pipeline that must run:
+// unknown(id) when none of that id does.
+func (e *Engine) knownPipeline(ctx context.Context, id string) (*loadedPipeline, error) {
+	lp, err := e.pipelineOf(ctx, id)
+	if err == nil && lp == nil {
+		err = unknown(id)
+	}
+	return lp, err
+}
+
 // pipelineOfRow is pipelineOf for a row already read.
 func (e *Engine) pipelineOfRow(ctx context.Context, row store.Pipeline) (*loadedPipeline, error) {
 	if !pipeline.Running(row.RemovedAt) {
@@ -225,12 +235,9 @@ func (e *Engine) activePipelines(ctx context.Context) ([]*loadedPipeline, error)
 // decision would read them now; ErrUnknownPipeline when none runs by that
 // id.
 func (e *Engine) Pipeline(ctx context.Context, id string) (*pipeline.Pipeline, store.Pipeline, error) {
-	lp, err := e.pipelineOf(ctx, id)
+	lp, err := e.knownPipeline(ctx, id)
 	if err != nil {
 		return nil, store.Pipeline{}, err
-	}
-	if lp == nil {
-		return nil, store.Pipeline{}, fmt.Errorf("%w %q", ErrUnknownPipeline, id)
 	}
 	return lp.P, lp.Row, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
-	"github.com/interlockhq/interlock/internal/sensor"
 )
 
 // RerunResult is the verdict on a rerun request.
@@ -48,7 +47,7 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 	per, perErr := schedule.ParsePeriod(period)
 	var res RerunResult
 	err := e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+		f, lp, err := e.loadPipeline(ctx, pipelineID, func(f *facts, cfg needs.Configs) needs.Set {
 			if perErr != nil {
 				return needs.Pipeline(pipelineID)
 			}
@@ -57,23 +56,12 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		if err != nil {
 			return err
 		}
-		lp, err := f.pipelineOf(ctx, pipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return unknown(pipelineID)
-		}
 		if perErr != nil {
 			return fmt.Errorf("%w: period: %v", ErrInvalidRequest, perErr)
 		}
-		stored, err := f.triggerSensors(ctx, lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
+		recs, err := f.triggerRecords(ctx, lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
 		if err != nil {
 			return err
-		}
-		recs := make([]sensor.Record, len(stored))
-		for i, s := range stored {
-			recs[i] = s.Record()
 		}
 		if err := run.CheckRerunPeriod(lp.P, per, e.clk.Now(), recs); err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
@@ -85,12 +73,8 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
 		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: per, Reason: reason, RequestID: requestID, Rules: e.rules, NewID: b.nextID}
-		var v decide.RerunDecided
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, v, err = decide.RerunRequest(in, f.Facts, now)
-			return err
-		}); err != nil {
+		v, err := decideWith(ctx, b, decide.RerunRequest, in, now)
+		if err != nil {
 			return err
 		}
 		res = RerunResult{Period: v.Period, Accepted: v.Accepted, Reason: v.Refusal, Duplicate: v.Duplicate}

@@ -82,12 +82,8 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 		}
 		b := &batch{e: e, f: f}
 		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Stale: stale, Rules: e.rules, NewID: b.nextID}
-		var w decide.SensorWritten
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, w, err = decide.SensorWrite(in, f.Facts, now)
-			return err
-		}); err != nil {
+		w, err := decideWith(ctx, b, decide.SensorWrite, in, now)
+		if err != nil {
 			return err
 		}
 		got = w.Data
@@ -112,16 +108,9 @@ func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) (err 
 	ctx, span := e.startSpan(ctx, spanSensorDelete, attrPipeline.String(pipelineID), attrSensor.String(key))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.DeleteSensor(pipelineID) })
+		f, lp, err := e.loadPipeline(ctx, pipelineID, func(*facts, needs.Configs) needs.Set { return needs.DeleteSensor(pipelineID) })
 		if err != nil {
 			return err
-		}
-		lp, err := f.pipelineOf(ctx, pipelineID)
-		if err != nil {
-			return err
-		}
-		if lp == nil {
-			return unknown(pipelineID)
 		}
 		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
 		b.C.SensorDeletes = append(b.C.SensorDeletes, store.SensorDelete{PipelineID: pipelineID, Key: key})

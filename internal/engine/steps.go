@@ -127,11 +127,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
 			return err
 		}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, taken.StepTaken, err = decide.Step(in, f.Facts, now)
-			return err
-		}); err != nil {
+		if taken.StepTaken, err = decideWith(ctx, b, decide.Step, in, now); err != nil {
 			return err
 		}
 		switch {
@@ -297,15 +293,11 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
 		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.nextID}
-		var a decide.Answered
 		if err := f.resolve(ctx, c.Run.PipelineID); err != nil {
 			return err
 		}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, a, err = decide.Answer(in, f.Facts, now)
-			return err
-		}); err != nil {
+		a, err := decideWith(ctx, b, decide.Answer, in, now)
+		if err != nil {
 			return err
 		}
 		if err := b.commit(ctx); err != nil {

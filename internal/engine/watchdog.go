@@ -153,17 +153,25 @@ func (e *Engine) readWatchedSensors(ctx context.Context, plan watchdog.SensorRea
 	}
 	got := make([][]store.Sensor, len(reads))
 	errs := make([]error, len(reads))
-	sem := make(chan struct{}, sensorReadsAtOnce)
+	eachAtMost(len(reads), sensorReadsAtOnce, func(i int) {
+		got[i], errs[i] = e.st.SensorListChanged(ctx, reads[i])
+	})
+	return slices.Concat(got...), errors.Join(errs...)
+}
+
+// eachAtMost calls do(i) for each i in [0, n), at most limit of them at
+// the same time, and returns when all have returned.
+func eachAtMost(n, limit int, do func(i int)) {
+	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, p := range reads {
+	for i := range n {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			got[i], errs[i] = e.st.SensorListChanged(ctx, p)
+			do(i)
 		})
 	}
 	wg.Wait()
-	return slices.Concat(got...), errors.Join(errs...)
 }
 
 // findingsAtOnce bounds the findings a pass commits at the same time.
@@ -201,21 +209,14 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 		}
 		shards[g] = append(shards[g], i)
 	}
-	sem := make(chan struct{}, findingsAtOnce)
-	var wg sync.WaitGroup
-	for _, idx := range shards {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			for _, i := range idx {
-				a := &out[i]
-				if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], ids[i], now); a.err != nil {
-					return
-				}
+	eachAtMost(len(shards), findingsAtOnce, func(g int) {
+		for _, i := range shards[g] {
+			a := &out[i]
+			if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], ids[i], now); a.err != nil {
+				return
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	var first error
 	for i, a := range out {
 		if a.err != nil && first == nil {
