@@ -81,18 +81,34 @@ func (d timerDecision) begin() (*Pipeline, *Outcome, error) {
 	return lp, d.outcome(lp), nil
 }
 
+// beginIf is begin for a timer its pipeline keeps while needed(p): ok
+// false when none runs or needs it no more (the timer goes), or on err.
+func (d timerDecision) beginIf(needed func(*pipeline.Pipeline) bool) (*Pipeline, *Outcome, bool, error) {
+	lp, o, err := d.begin()
+	return lp, o, err == nil && lp != nil && needed(lp.P), err
+}
+
+// beginPeriod is begin for a timer about a period of its pipeline
+// (t.Run): ok false when none runs or the timer names no period (the
+// timer goes), or on err.
+func (d timerDecision) beginPeriod() (*Pipeline, *Outcome, schedule.Period, bool, error) {
+	lp, o, err := d.begin()
+	if err != nil || lp == nil {
+		return lp, o, schedule.Period{}, false, err
+	}
+	per, err := ParsePeriod(d.in.Timer.Run.Period)
+	return lp, o, per, err == nil, nil
+}
+
 // cronTick starts the run of the tick's period (product spec §3 item 2:
 // cron schedules start runs) and sets the next tick. Ticks missed while
 // the engine was down are not replayed one by one: the next tick is the
 // first after now, and the watchdog reports periods that got no run.
 func (d timerDecision) cronTick() (*Outcome, error) {
 	t := d.in.Timer
-	lp, o, err := d.begin()
-	if err != nil {
-		return nil, err
-	}
-	if lp == nil || !run.NeedsCronTimer(lp.P) {
-		return o, nil // the timer goes, on what was read
+	lp, o, ok, err := d.beginIf(run.NeedsCronTimer)
+	if !ok {
+		return o, err // the timer goes, on what was read
 	}
 	p := lp.P
 	due := t.DueAt
@@ -107,13 +123,9 @@ func (d timerDecision) cronTick() (*Outcome, error) {
 // the timer was set: no SLA any more, an excluded date, dry-run).
 func (d timerDecision) slaTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, o, err := d.begin()
-	if err != nil || lp == nil {
+	lp, o, per, ok, err := d.beginPeriod()
+	if !ok {
 		return o, err
-	}
-	per, err := ParsePeriod(t.Run.Period)
-	if err != nil {
-		return o, nil // not a period: the timer goes
 	}
 	m, err := o.SLAMarks(lp.P, t.Run, per)
 	if err != nil {
@@ -143,12 +155,9 @@ func PeriodTimer(pipelineID string, at time.Time) store.Timer {
 // and no run ever show up for a period.
 func (d timerDecision) periodTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, o, err := d.begin()
-	if err != nil {
-		return nil, err
-	}
-	if lp == nil || !run.NeedsPeriodTimer(lp.P) {
-		return o, nil
+	lp, o, ok, err := d.beginIf(run.NeedsPeriodTimer)
+	if !ok {
+		return o, err
 	}
 	p := lp.P
 	due := t.DueAt
@@ -265,13 +274,9 @@ func (d timerDecision) downstreamsTimer() (*Outcome, error) {
 // re-evaluate.
 func (d timerDecision) upstreamTimer() (*Outcome, error) {
 	t := d.in.Timer
-	lp, o, err := d.begin()
-	if err != nil || lp == nil {
+	lp, o, per, ok, err := d.beginPeriod()
+	if !ok {
 		return o, err
-	}
-	per, err := ParsePeriod(t.Run.Period)
-	if err != nil {
-		return o, nil
 	}
 	key := run.Key{PipelineID: lp.P.ID, ScheduleID: lp.P.ScheduleID(), Period: per.String()}
 	existing, err := o.RunOf(key)

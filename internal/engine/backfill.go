@@ -116,12 +116,10 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: bf})
 		b.PutTimer(backfillTimer(p.ID, now), nil)
 		b.Notes(run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID()}, []run.Note{backfill.RequestedNote(id, by, req, begun)})
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		bf.Version = 1
-		plan.Backfill = &bf
-		return nil
+		return b.commitThen(ctx, func() {
+			bf.Version = 1
+			plan.Backfill = &bf
+		})
 	})
 	return plan, err
 }
@@ -179,12 +177,10 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 		b.C.Backfills = append(b.C.Backfills, store.BackfillWrite{Backfill: next, ExpectVersion: bf.Version})
 		b.DeleteTimer(backfillTimerKey(pipelineID), nil)
 		b.Notes(run.Key{PipelineID: pipelineID, ScheduleID: lp.P.ScheduleID()}, []run.Note{backfill.CancelledNote(bf.ID, by, backfill.CountPeriods(next.Periods))})
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		next.Version++
-		out = next
-		return nil
+		return b.commitThen(ctx, func() {
+			next.Version++
+			out = next
+		})
 	})
 	return out, err
 }

@@ -66,6 +66,16 @@ func (b *batch) sub(ctx context.Context, part func() error) error {
 	})
 }
 
+// commitThen commits the batch (commit) and, once it is committed, calls
+// committed: what the caller answers of a commit made.
+func (b *batch) commitThen(ctx context.Context, committed func()) error {
+	if err := b.commit(ctx); err != nil {
+		return err
+	}
+	committed()
+	return nil
+}
+
 // logs logs what a decision asked to log.
 func (e *Engine) logs(ctx context.Context, ls []decide.Log) {
 	for _, l := range ls {

@@ -91,13 +91,11 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 			res = PutResult{Sensor: w.Sensor, Period: w.Period, Skipped: true}
 			return nil
 		}
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		s := w.Sensor
-		s.Version = w.Old.Version + 1
-		res = PutResult{Sensor: s, Changed: w.Changed, Period: w.Period}
-		return nil
+		return b.commitThen(ctx, func() {
+			s := w.Sensor
+			s.Version = w.Old.Version + 1
+			res = PutResult{Sensor: s, Changed: w.Changed, Period: w.Period}
+		})
 	})
 	return got, res, err
 }

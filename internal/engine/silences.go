@@ -93,12 +93,10 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 		b.C.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
 		b.PutTimer(silenceEndTimer(next.Silence), nil)
 		b.Emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		next.Version++
-		out = next
-		return nil
+		return b.commitThen(ctx, func() {
+			next.Version++
+			out = next
+		})
 	})
 	return out, err
 }

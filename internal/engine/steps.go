@@ -150,11 +150,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 				b.DeleteTimer(key, &due)
 			}
 		}
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		res = b.stepResult(ref.Run)
-		return nil
+		return b.commitThen(ctx, func() { res = b.stepResult(ref.Run) })
 	})
 	return res, taken, err
 }

@@ -168,17 +168,13 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		}
 		t := *due
 		b := &batch{e: e, f: f}
-		var decided bool
 		// A timer's pipelines are all its decision's: its own, the
 		// upstreams it judges, the downstreams it reaches.
 		if err := f.resolve(ctx, slices.Sorted(maps.Keys(f.Pipelines))...); err != nil {
 			return err
 		}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, decided, err = decide.Timer(decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, f.Facts, now)
-			return err
-		}); err != nil {
+		decided, err := decideWith(ctx, b, decide.Timer, decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, now)
+		if err != nil {
 			return err
 		}
 		if !decided {

@@ -303,11 +303,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			}
 			repaired = len(b.C.Timers) > 0
 		}
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		out = b.C.Events
-		return nil
+		return b.commitThen(ctx, func() { out = b.C.Events })
 	})
 	return out, repaired, err
 }
@@ -346,11 +342,7 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 		case d.Clear:
 			b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
 		}
-		if err := b.commit(ctx); err != nil {
-			return err
-		}
-		out = b.C.Events
-		return nil
+		return b.commitThen(ctx, func() { out = b.C.Events })
 	})
 	return out, err
 }
