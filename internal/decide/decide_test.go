@@ -317,6 +317,7 @@ func TestTimer(t *testing.T) {
 	now := runtest.T0
 	for _, c := range []struct {
 		name       string
+		doc        string // "": slaDoc
 		timer      func(p *pipeline.Pipeline, key run.Key) store.Timer
 		runs       func(key run.Key) []run.Run
 		wantEvents []event.Type
@@ -336,9 +337,22 @@ func TestTimer(t *testing.T) {
 		{name: "a cron tick starts its period and moves", timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
 			return store.Timer{Key: run.PipelineTimer(run.TimerCron, "s1").String(), Kind: string(run.TimerCron), Run: run.Key{PipelineID: "s1"}, DueAt: runtest.HM(6, 0)}
 		}, wantRuns: 1, moves: true, wantEvents: []event.Type{event.ValidationPassed}},
+		{name: "an SLA timer naming no period goes", timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
+			key.Period = "not-a-period"
+			return store.Timer{Key: run.PeriodTimer(run.TimerSLABreach, key).String(), Kind: string(run.TimerSLABreach), Run: key, DueAt: runtest.HM(7, 0),
+				Detail: run.Detail("event", string(event.SLABreach), "deadline", "07:00")}
+		}},
+		{name: "a period timer of a pipeline with no SLA goes", doc: "pipeline: {id: s1}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n",
+			timer: func(p *pipeline.Pipeline, key run.Key) store.Timer {
+				return PeriodTimer("s1", runtest.HM(0, 0))
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := newWorld(t, slaDoc)
+			doc := c.doc
+			if doc == "" {
+				doc = slaDoc
+			}
+			w := newWorld(t, doc)
 			p := w.pipes["s1"]
 			key := run.Key{PipelineID: "s1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
 			if c.runs != nil {
