@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -263,12 +264,14 @@ func (s *Store) commitGroup(ctx context.Context, batch []*pending, errs []error)
 				// transaction is intact; undo this Change's earlier
 				// statements and carry on with the next Change.
 				kept = exec(sqlRollbackTo) && exec(sqlRelease)
-				errs[i] = failed
 			default:
 				kept = false
 			}
 			if !kept {
 				return errUnkept
+			}
+			if err := verdict(t, errs, i, failed); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -278,4 +281,20 @@ func (s *Store) commitGroup(ctx context.Context, batch []*pending, errs []error)
 		return false, nil
 	}
 	return true, err
+}
+
+// verdict records a group's Change i's failed condition in errs. Applied
+// again (a scratch store's replay, scratchtx.go), the Change was already
+// answered from errs by the leader that first applied it, which may still
+// be reading them: errs is not written, and the same state must give the
+// same verdict.
+func verdict(t *wtx, errs []error, i int, failed error) error {
+	if !t.replay {
+		errs[i] = failed
+		return nil
+	}
+	if (failed == nil) != (errs[i] == nil) {
+		return fmt.Errorf("sqlite: a Change of a group was answered %v, and %v when applied again", errs[i], failed)
+	}
+	return nil
 }
