@@ -109,44 +109,16 @@ job: {type: glue, config: {jobName: raw}, pollInterval: 1m}
 // (the before/after figure).
 func TestInputReadsOneBatch(t *testing.T) {
 	ctx := t.Context()
-	clk := clock.NewVirtual(t0)
-	inner, err := sqlite.Open(ctx, t.TempDir()+"/e.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = inner.Close() })
-	st := &inputReads{Store: inner, n: map[string]int{}}
-	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: &countingJobs{}})
-	if err := eng.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []struct{ file, doc string }{{"raw.yaml", inputReadsUpstream}, {"orders.yaml", inputReadsPipeline}} {
-		if _, err := eng.ApplyConfig(ctx, d.file, []byte(d.doc)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st.take() // the loads
-	var lines []string
-	before := eng.FactsStats()
-	redecided := before.Redecided
+	h := newReadsHarness(t, configFile{"raw.yaml", inputReadsUpstream}, configFile{"orders.yaml", inputReadsPipeline})
+	eng, st, clk := h.eng, h.st, h.clk
 	check := func(input string) {
-		got, now := st.take(), eng.FactsStats()
-		inputs, rounds := now.Inputs-before.Inputs, now.Inputs-before.Inputs+now.ExtraRounds-before.ExtraRounds
-		before = now
-		single := 0
-		for m, n := range got {
-			if m != "Facts" {
-				single += n
-			}
+		r := h.took(input)
+		if r.calls["Facts"] != int(r.rounds) || r.single > 0 {
+			t.Errorf("%s: read %v, want one Facts call per round (%d) and no single read", input, r.calls, r.rounds)
 		}
-		lines = append(lines, fmt.Sprintf("%-22s %d decisions, %d rounds: %v", input, inputs, rounds, got))
-		if got["Facts"] != int(rounds) || single > 0 {
-			t.Errorf("%s: read %v, want one Facts call per round (%d) and no single read", input, got, rounds)
+		if r.redecided > 0 {
+			t.Errorf("%s: %d decisions made again (a fact found missing), want each made once", input, r.redecided)
 		}
-		if n := now.Redecided - redecided; n > 0 {
-			t.Errorf("%s: %d decisions made again (a fact found missing), want each made once", input, n)
-		}
-		redecided = now.Redecided
 	}
 	runDue := func() {
 		for {
@@ -183,8 +155,76 @@ func TestInputReadsOneBatch(t *testing.T) {
 	put("orders", "orders-landed") // late data: a rerun
 	runDue()
 	st.take()
-	t.Logf("store reads per input:\n%s", strings.Join(lines, "\n"))
+	t.Logf("store reads per input:\n%s", strings.Join(h.lines, "\n"))
 	if s := eng.FactsStats(); s.LateReads > 0 {
 		t.Errorf("late reads: %+v", s)
 	}
+}
+
+// configFile is a pipeline document and the file it is applied from.
+type configFile struct{ name, doc string }
+
+// readsHarness is an engine on SQLite behind a store that counts its
+// read calls (inputReads), with configs applied: what TestInputReadsOneBatch
+// and TestOperatorReadsOneBatch follow the inputs on.
+type readsHarness struct {
+	eng    *engine.Engine
+	st     *inputReads
+	clk    *clock.Virtual
+	before engine.FactsStats
+	lines  []string // a line per input taken: its decisions, rounds and calls
+}
+
+func newReadsHarness(t *testing.T, files ...configFile) *readsHarness {
+	t.Helper()
+	ctx := t.Context()
+	clk := clock.NewVirtual(t0)
+	inner, err := sqlite.Open(ctx, t.TempDir()+"/e.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = inner.Close() })
+	st := &inputReads{Store: inner, n: map[string]int{}}
+	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: &countingJobs{}})
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if _, err := eng.ApplyConfig(ctx, f.name, []byte(f.doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &readsHarness{eng: eng, st: st, clk: clk}
+	h.reset() // the loads
+	return h
+}
+
+// reset forgets the calls and decisions so far.
+func (h *readsHarness) reset() {
+	h.st.take()
+	h.before = h.eng.FactsStats()
+}
+
+// inputRead is what one input read: its store calls by method, how many
+// of them were single reads (not Facts), its decisions, their rounds and
+// the decisions made again for a missing fact.
+type inputRead struct {
+	calls                     map[string]int
+	single                    int
+	inputs, rounds, redecided int64
+}
+
+// took returns what the input read since the last take, and logs it.
+func (h *readsHarness) took(input string) inputRead {
+	now := h.eng.FactsStats()
+	r := inputRead{calls: h.st.take(), inputs: now.Inputs - h.before.Inputs, redecided: now.Redecided - h.before.Redecided}
+	r.rounds = r.inputs + now.ExtraRounds - h.before.ExtraRounds
+	h.before = now
+	for m, n := range r.calls {
+		if m != "Facts" {
+			r.single += n
+		}
+	}
+	h.lines = append(h.lines, fmt.Sprintf("%-22s %d decisions, %d rounds: %v", input, r.inputs, r.rounds, r.calls))
+	return r
 }

@@ -2,18 +2,15 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
-	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
-	"github.com/interlockhq/interlock/internal/store/sqlite"
 )
 
 // The range reads an operator's input could make instead of the batch.
@@ -62,37 +59,13 @@ job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
 // calls per input (the before/after figure of issue #27).
 func TestOperatorReadsOneBatch(t *testing.T) {
 	ctx := t.Context()
-	clk := clock.NewVirtual(t0)
-	inner, err := sqlite.Open(ctx, t.TempDir()+"/e.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = inner.Close() })
-	st := &inputReads{Store: inner, n: map[string]int{}}
-	eng := engine.New(engine.Options{Store: st, Clock: clk, Jobs: &countingJobs{}})
-	if err := eng.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.ApplyConfig(ctx, "ops.yaml", []byte(operatorReadsPipeline)); err != nil {
-		t.Fatal(err)
-	}
-	st.take()
-	var lines []string
-	before := eng.FactsStats()
+	h := newReadsHarness(t, configFile{"ops.yaml", operatorReadsPipeline})
+	eng, st, clk := h.eng, h.st, h.clk
 	check := func(input string, decided bool) {
 		t.Helper()
-		got, now := st.take(), eng.FactsStats()
-		inputs, rounds := now.Inputs-before.Inputs, now.Inputs-before.Inputs+now.ExtraRounds-before.ExtraRounds
-		before = now
-		single := 0
-		for m, n := range got {
-			if m != "Facts" {
-				single += n
-			}
-		}
-		lines = append(lines, fmt.Sprintf("%-16s %d decisions, %d rounds: %v", input, inputs, rounds, got))
-		if decided && (got["Facts"] != int(rounds) || single > 0 || inputs == 0) {
-			t.Errorf("%s: read %v in %d decisions, %d rounds; want one Facts call per round and no single read", input, got, inputs, rounds)
+		r := h.took(input)
+		if decided && (r.calls["Facts"] != int(r.rounds) || r.single > 0 || r.inputs == 0) {
+			t.Errorf("%s: read %v in %d decisions, %d rounds; want one Facts call per round and no single read", input, r.calls, r.inputs, r.rounds)
 		}
 	}
 	runDue := func() {
@@ -110,8 +83,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		}
 	}
 	runDue()
-	st.take()
-	before = eng.FactsStats()
+	h.reset()
 
 	if err := eng.Pause(ctx, "ops", time.Time{}, "op"); err != nil {
 		t.Fatal(err)
@@ -126,7 +98,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("resume", true)
-	ts, err := inner.TimerList(ctx, store.TimerListParams{})
+	ts, err := st.Store.TimerList(ctx, store.TimerListParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +108,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 			continue
 		}
 		clk.Set(tm.DueAt.Add(2 * time.Hour)) // orphaned: overdue past the grace
-		st.take()
-		before = eng.FactsStats()
+		h.reset()
 		if _, handed, err = eng.HandOff(ctx, tm, time.Hour); err != nil {
 			t.Fatal(err)
 		}
@@ -151,8 +122,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		runDue()
 		clk.Advance(time.Minute)
 	}
-	st.take()
-	before = eng.FactsStats()
+	h.reset()
 	res, err := eng.RequestRerun(ctx, "ops", t0.Format(time.DateOnly), "fix")
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +140,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.take() // creating reads nothing
-	before = eng.FactsStats()
+	h.reset() // creating reads nothing
 	if _, err := eng.ExpireSilence(ctx, sil.ID, "op"); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +149,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("delete sensor", true)
-	t.Logf("store reads per operator input (rerun accepted: %v):\n%s", res.Accepted, strings.Join(lines, "\n"))
+	t.Logf("store reads per operator input (rerun accepted: %v):\n%s", res.Accepted, strings.Join(h.lines, "\n"))
 	if s := eng.FactsStats(); s.LateReads > 0 {
 		t.Errorf("late reads: %+v", s)
 	}
