@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -22,7 +23,7 @@ func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool,
 
 // request describes a run's job to the job port.
 func (e *Engine) request(p *pipeline.Pipeline, r run.Run) trigger.Request {
-	per, _ := parsePeriod(r.Period)
+	per, _ := decide.ParsePeriod(r.Period)
 	vars := pipeline.TemplateVars{Pipeline: r.PipelineID, Schedule: r.ScheduleID, Date: per.Date.String(), RunID: runID(r)}
 	if per.Hourly {
 		vars.Hour = fmt.Sprintf("%02d", per.Hour)

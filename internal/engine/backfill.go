@@ -312,7 +312,7 @@ func (e *Engine) backfillStepNeeds(pipelineID string, now time.Time) needsFunc {
 		var start *schedule.Period
 		if runsRead {
 			if fire := backfill.Fire(bf.Periods, runs, bf.MaxActive, row.Paused, now); fire.Step == backfill.StepStart {
-				if per, err := parsePeriod(bf.Periods[fire.Index].Period); err == nil {
+				if per, err := decide.ParsePeriod(bf.Periods[fire.Index].Period); err == nil {
 					start = &per
 				}
 			}
@@ -330,7 +330,7 @@ func (e *Engine) backfillStepNeeds(pipelineID string, now time.Time) needsFunc {
 func (e *Engine) backfillPeriod(ctx context.Context, b *batch, lp *loadedPipeline, bf *store.Backfill, i int) error {
 	p := lp.P
 	bp := &bf.Periods[i]
-	per, err := parsePeriod(bp.Period)
+	per, err := decide.ParsePeriod(bp.Period)
 	if err != nil {
 		return err
 	}

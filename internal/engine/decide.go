@@ -37,15 +37,9 @@ func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key
 	return b.sub(ctx, func() error { return b.ArmSLA(p, key, per) })
 }
 
-func (e *Engine) dropSLATimers(b *batch, key run.Key) { b.DropSLATimers(key) }
-
 func (e *Engine) runOf(ctx context.Context, b *batch, key run.Key) (*run.Run, error) {
 	return get(ctx, b.f, func() (*run.Run, error) { return b.RunOf(key) })
 }
-
-func parsePeriod(s string) (schedule.Period, error) { return decide.ParsePeriod(s) }
-
-func ledgerReasons(ledger []store.LedgerEntry) []string { return decide.LedgerReasons(ledger) }
 
 // sensorsFor gives the sensors rules read for a period (decide.SensorsFor).
 func (e *Engine) sensorsFor(ctx context.Context, f *facts, pipelineID string, per schedule.Period, rules []rule.Rule, overlay *store.Sensor) (rule.SensorMap, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/lineage"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
@@ -288,7 +289,7 @@ func deadlines(p *pipeline.Pipeline, per schedule.Period, loadedAt, arrival, now
 // budgets are run.Budgets of the period's ledger: the counts and bounds
 // the decisions judge on.
 func budgets(p *pipeline.Pipeline, ledger []store.LedgerEntry) []BudgetUsed {
-	bs := run.Budgets(p, ledgerReasons(ledger))
+	bs := run.Budgets(p, decide.LedgerReasons(ledger))
 	out := make([]BudgetUsed, len(bs))
 	for i, b := range bs {
 		out[i] = BudgetUsed(b)

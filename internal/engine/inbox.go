@@ -57,7 +57,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 	if j.ID == "" {
 		return JobLogResult{}, fmt.Errorf("%w: a job-log record needs an id", ErrInvalidRequest)
 	}
-	per, err := parsePeriod(j.Period)
+	per, err := decide.ParsePeriod(j.Period)
 	if err != nil {
 		return JobLogResult{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
 	}

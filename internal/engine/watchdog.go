@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
@@ -273,7 +274,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 				return err
 			}
 		case watchdog.ActionStartRun:
-			per, err := parsePeriod(f.Key.Period)
+			per, err := decide.ParsePeriod(f.Key.Period)
 			if err != nil {
 				return err
 			}
@@ -292,9 +293,9 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			r := run.Close(f.Key, lp.Row.ConfigVersion, now)
 			b.PutRun(r, 0)
 			b.Notes(f.Key, note)
-			e.dropSLATimers(b, f.Key)
+			b.DropSLATimers(f.Key)
 		case watchdog.ActionArmSLA:
-			per, err := parsePeriod(f.Key.Period)
+			per, err := decide.ParsePeriod(f.Key.Period)
 			if err != nil {
 				return err
 			}
