@@ -215,16 +215,7 @@ func redact(msg, storeURL string) string {
 	if storeURL == "" {
 		return msg
 	}
-	msg = strings.ReplaceAll(msg, storeURL, pgurl.Redact(storeURL))
-	if i := strings.Index(storeURL, "://"); i >= 0 {
-		rest := storeURL[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
-				msg = strings.ReplaceAll(msg, pw, "xxxxx")
-			}
-		}
-	}
-	return msg
+	return pgurl.RedactIn(strings.ReplaceAll(msg, storeURL, pgurl.Redact(storeURL)), storeURL)
 }
 
 // EnvHandler is Handler with the Config read from the environment once;

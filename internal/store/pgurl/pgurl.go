@@ -61,8 +61,13 @@ func Redact(raw string) string {
 
 // RedactErr is err's text with any password of raw taken out: url.Parse
 // and pgx quote the URL they failed on.
-func RedactErr(err error, raw string) string {
-	msg := err.Error()
+func RedactErr(err error, raw string) string { return RedactIn(err.Error(), raw) }
+
+// RedactIn is msg with any password of raw taken out: the one url.Parse
+// reads, and, for a URL it refuses, the text between the first ':' and
+// the last '@' of what follows "://". The gcpfn runtime's answers and
+// CheckURL's errors both go through it.
+func RedactIn(msg, raw string) string {
 	if u, perr := url.Parse(raw); perr == nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
 			msg = strings.ReplaceAll(msg, pw, "xxxxx")
