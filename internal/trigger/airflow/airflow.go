@@ -27,14 +27,8 @@ const (
 	MetaDagRunID = "airflow_dag_run_id"
 )
 
-// Runner starts and polls DAG runs.
-type Runner struct {
-	// Client sends the calls; nil means httpx.Default() (no internal
-	// address allowed).
-	Client *httpx.Client
-	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
-}
+// Runner starts and polls DAG runs (its fields: httpx.JobClient).
+type Runner httpx.JobClient
 
 var _ trigger.Runner = Runner{}
 

@@ -35,14 +35,8 @@ const (
 	MetaRunID        = "databricks_run_id"
 )
 
-// Runner starts and polls job runs.
-type Runner struct {
-	// Client sends the calls; nil means httpx.Default() (no internal
-	// address allowed).
-	Client *httpx.Client
-	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
-}
+// Runner starts and polls job runs (its fields: httpx.JobClient).
+type Runner httpx.JobClient
 
 var _ trigger.Runner = Runner{}
 

@@ -17,14 +17,8 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger/httpx"
 )
 
-// Runner calls URLs.
-type Runner struct {
-	// Client sends the calls; nil means httpx.Default() (no internal
-	// address allowed).
-	Client *httpx.Client
-	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
-}
+// Runner calls URLs (its fields: httpx.JobClient).
+type Runner httpx.JobClient
 
 var _ trigger.Runner = Runner{}
 

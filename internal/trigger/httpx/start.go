@@ -10,6 +10,17 @@ import (
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
+// JobClient is what an HTTP-family job type's runner holds (each declares
+// `type Runner httpx.JobClient`): the fields the app sets and a test
+// points at its server.
+type JobClient struct {
+	// Client sends the calls; nil means httpx.Default() (no internal
+	// address allowed).
+	Client *Client
+	// LookupEnv reads ${env:NAME} values; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
 // Start makes the start call of a job of type typ and sorts what came of
 // it the same way for every HTTP-family job type:
 //
