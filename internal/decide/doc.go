@@ -13,7 +13,10 @@
 // SensorWrite, Step (a run's evaluate, trigger and poll steps, and a
 // poll's answer), Answer (a trigger call's answer), Timer (cron, SLA,
 // period, downstreams, upstream and release timers; DueTimer for any),
-// RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted;
+// RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted,
+// Finding and WatchdogPass (a watchdog finding, a pass's record),
+// Interrupted and Recovered (a trigger call found in flight at an
+// engine's start; its recovery from the job lookup's answer);
 // RootCauses for any outcome before it is committed.
 //
 // It never reads a store, a clock or the environment, and imports no

@@ -56,9 +56,12 @@ type StepIn struct {
 	Due, Since time.Time
 	// Poll is the answer of the poll step to record; nil: the poll step
 	// itself (the engine asks the job: StepTaken.Poll).
-	Poll  *PollAnswer
-	Rules rule.Options
-	NewID func(time.Time) string
+	Poll *PollAnswer
+	// Findable says which job types an interrupted call's lookup can ask
+	// (StepTaken.Lookup).
+	Findable Findable
+	Rules    rule.Options
+	NewID    func(time.Time) string
 }
 
 // StepTaken says what a step decision found beside its outcome.
@@ -79,8 +82,9 @@ type StepTaken struct {
 	// committed), and records its answer with Step and a PollAnswer.
 	Poll bool
 	// Recover: the trigger step is that of a call in flight whose outcome
-	// is to be established (the engine looks the job up, then decides).
-	Recover bool
+	// is to be established: the engine looks the job up when Lookup says
+	// so (its type can be asked), then decides with Recovered.
+	Recover, Lookup bool
 	// NoCommit: nothing is to be committed now (a poll to make, an answer
 	// about another job).
 	NoCommit bool
@@ -156,6 +160,7 @@ func (o *Outcome) step(in StepIn, lp *Pipeline, r *run.Run, due time.Time, taken
 			return nil // another state, or a pause stops new triggers: Resume re-arms the step
 		case run.StepRecoverCall:
 			taken.Recover = true
+			taken.Lookup = in.Findable != nil && in.Findable(string(lp.P.Job.Type))
 			return nil
 		}
 		inflight, eff := run.BeginTrigger(*r, lp.P, o.Now)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/pipeline"
@@ -24,7 +23,7 @@ func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool,
 // request describes a run's job to the job port.
 func (e *Engine) request(p *pipeline.Pipeline, r run.Run) trigger.Request {
 	per, _ := decide.ParsePeriod(r.Period)
-	vars := pipeline.TemplateVars{Pipeline: r.PipelineID, Schedule: r.ScheduleID, Date: per.Date.String(), RunID: runID(r)}
+	vars := pipeline.TemplateVars{Pipeline: r.PipelineID, Schedule: r.ScheduleID, Date: per.Date.String(), RunID: decide.RunID(r)}
 	if per.Hourly {
 		vars.Hour = fmt.Sprintf("%02d", per.Hour)
 	}
@@ -41,9 +40,4 @@ func (e *Engine) request(p *pipeline.Pipeline, r run.Run) trigger.Request {
 		JobRunID:   r.JobRunID,
 		Meta:       r.JobMeta,
 	}
-}
-
-// runID is Interlock's id for one trigger attempt of a run.
-func runID(r run.Run) string {
-	return r.PipelineID + "-" + r.ScheduleID + "-" + r.Period + "-g" + strconv.Itoa(r.Generation) + "-a" + strconv.Itoa(r.Attempt+1)
 }

@@ -33,10 +33,6 @@ func (e *Engine) rerun(ctx context.Context, b *batch, lp *loadedPipeline, key ru
 	return b.sub(ctx, func() error { return b.Rerun(lp, key, existing, reason, source, overlay) })
 }
 
-func (e *Engine) armSLA(ctx context.Context, b *batch, p *pipeline.Pipeline, key run.Key, per schedule.Period) error {
-	return b.sub(ctx, func() error { return b.ArmSLA(p, key, per) })
-}
-
 func (e *Engine) runOf(ctx context.Context, b *batch, key run.Key) (*run.Run, error) {
 	return get(ctx, b.f, func() (*run.Run, error) { return b.RunOf(key) })
 }

@@ -122,7 +122,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Rules: e.rules, NewID: b.nextID}
+		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Rules: e.rules, NewID: b.nextID}
 		taken = stepTaken{trace: traceparent(ctx)}
 		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
 			return err
@@ -142,12 +142,8 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 			res = current(ref.Run, taken.Timer)
 			return nil
 		case taken.Recover:
-			due := taken.Timer.DueAt
-			if err := e.recoverCall(ctx, b, taken.Pipeline, taken.Run, due); err != nil {
+			if err := e.recoverCall(ctx, b, taken.StepTaken, now); err != nil {
 				return err
-			}
-			if key := stepTimerKey(ref.Run); !b.TouchesTimer(key) {
-				b.DeleteTimer(key, &due)
 			}
 		}
 		return b.commitThen(ctx, func() { res = b.stepResult(ref.Run) })

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -232,9 +231,10 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 	return first
 }
 
-// applyFinding commits one finding. A finding whose dedup marker exists,
-// or whose run moved since the snapshot, is dropped: someone already
-// acted. It returns the events recorded and whether it repaired timers.
+// applyFinding commits one finding (decide.Finding on the facts
+// needs.Finding names). A finding whose dedup marker exists, or whose run
+// moved since the snapshot, is dropped: someone already acted. It returns
+// the events recorded and whether it repaired timers.
 func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlock, now time.Time) ([]event.Event, bool, error) {
 	var out []event.Event
 	repaired := false
@@ -244,74 +244,24 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 		if err != nil {
 			return err
 		}
-		lp, err := fs.pipelineOf(ctx, f.Key.PipelineID)
-		if err != nil || lp == nil {
-			return err // a pipeline removed since the snapshot: nothing to do
+		if err := fs.resolve(ctx, f.Key.PipelineID); err != nil {
+			return err
 		}
-		now := e.clk.Now()
-		b := e.newBatch(lp, now).withFacts(fs)
+		b := &batch{e: e, f: fs}
 		block := ids // each attempt numbers its events from the block's start
 		b.ids = &block
-		if f.Marker != "" {
-			if done, err := fs.hasMarker(ctx, f.Key, f.Marker); err != nil || done {
-				return err
-			}
-			b.Marker(store.Marker{Key: f.Key, Kind: f.Marker, At: now, Detail: f.Detail}, true)
+		in := decide.FindingIn{Finding: f, Rules: e.rules, NewID: b.nextID}
+		applied, err := decideWith(ctx, b, decide.Finding, in, e.clk.Now())
+		if err != nil {
+			return err
 		}
-		note := []run.Note{{Type: f.Event, Message: f.Message, Detail: f.Detail}}
-		switch f.Action {
-		case watchdog.ActionNone:
-			b.Notes(f.Key, note)
-		case watchdog.ActionFailRun:
-			cur, err := fs.run(ctx, f.Key)
-			if err != nil || !f.StillApplies(cur) {
-				return err
-			}
-			r := *cur
-			next, eff := run.TimedOut(r, now)
-			eff.Notes = note
-			if err := e.applyRun(ctx, b, lp, &r, next, eff, nil); err != nil {
-				return err
-			}
-		case watchdog.ActionStartRun:
-			per, err := decide.ParsePeriod(f.Key.Period)
-			if err != nil {
-				return err
-			}
-			if err := e.startPeriod(ctx, b, lp, f.Key, per, run.CauseRecovered, nil); err != nil {
-				return err
-			}
-			if !b.HasRun(f.Key) {
-				return nil // excluded, paused or started meanwhile: nothing was recovered
-			}
-			b.C.Events = append(b.NotesFirst(f.Key, note), b.C.Events...)
-		case watchdog.ActionClosePeriod:
-			cur, err := fs.run(ctx, f.Key)
-			if err != nil || !f.StillApplies(cur) {
-				return err // a run showed up: nothing to close
-			}
-			r := run.Close(f.Key, lp.Row.ConfigVersion, now)
-			b.PutRun(r, 0)
-			b.Notes(f.Key, note)
-			b.DropSLATimers(f.Key)
-		case watchdog.ActionArmSLA:
-			per, err := decide.ParsePeriod(f.Key.Period)
-			if err != nil {
-				return err
-			}
-			if err := e.armSLA(ctx, b, lp.P, f.Key, per); err != nil {
-				return err
-			}
-			repaired = len(b.C.Timers) > 0
-		}
-		return b.commitThen(ctx, func() { out = b.C.Events })
+		return b.commitThen(ctx, func() { out, repaired = b.C.Events, applied.Repaired })
 	})
 	return out, repaired, err
 }
 
-// recordPass records when the pass ran (so a stopped watchdog can be
-// noticed) and raises WATCHDOG_DEGRADED when checks failed — once per
-// distinct set of failing checks, not on every pass.
+// recordPass records the pass (decide.WatchdogPass): when it ran, and
+// WATCHDOG_DEGRADED once per distinct set of failing checks.
 func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Result, unavailable []string) ([]event.Event, error) {
 	var out []event.Event
 	err := e.retry(ctx, "watchdog pass", func(ctx context.Context) error {
@@ -320,28 +270,14 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 		if err != nil {
 			return err
 		}
-		b := e.newBatch(nil, now).withFacts(fs)
-		prev, err := fs.marker(ctx, run.Key{}, run.MarkerWatchdogDegraded)
-		if err != nil {
+		b := &batch{e: e, f: fs}
+		in := decide.PassIn{Result: res, Unavailable: unavailable, Rules: e.rules, NewID: b.nextID}
+		if err := fs.decide(ctx, func() error {
+			var err error
+			b.Outcome, err = decide.WatchdogPass(in, fs.Facts, now)
 			return err
-		}
-		// A first raise is conditional on the marker's absence: of two
-		// passes at once (a lease that expired mid-pass), the second to
-		// commit conflicts, reads the first's marker and raises nothing.
-		first := prev == nil
-		prevFailed := ""
-		if prev != nil {
-			v, _ := prev.Detail.Get("failed")
-			prevFailed, _ = v.Str()
-		}
-		d := watchdog.Degraded(res, prevFailed)
-		b.Marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogPass, At: now, Detail: run.Detail("findings", len(res.Findings), "failed", d.Failed)}, false)
-		switch {
-		case d.Raise:
-			b.Emit(run.Key{}, event.WatchdogDegraded, d.Message, run.Detail("failed", d.Failed, "unavailable", strings.Join(unavailable, "; ")))
-			b.Marker(store.Marker{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded, At: now, Detail: run.Detail("failed", d.Failed)}, first)
-		case d.Clear:
-			b.C.MarkerDeletes = append(b.C.MarkerDeletes, store.MarkerDelete{Key: run.Key{}, Kind: run.MarkerWatchdogDegraded})
+		}); err != nil {
+			return err
 		}
 		return b.commitThen(ctx, func() { out = b.C.Events })
 	})
