@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -43,6 +43,8 @@ type world struct {
 	sensors []store.Sensor
 	markers []store.Marker
 	timers  []store.Timer
+	// backfills are the pipelines' backfills, oldest request first.
+	backfills []store.Backfill
 }
 
 // facts are what a store holding w answers to asked: every key asked is
@@ -90,6 +92,24 @@ func (w world) facts(asked needs.Set) *Facts {
 	for _, c := range asked.Changed {
 		f.Changed[ChangedSince(c)] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
 	}
+	f.Prefixed, f.Backfills = map[needs.SensorPrefix][]store.Sensor{}, map[string][]store.Backfill{}
+	for _, x := range asked.Prefixes {
+		f.Prefixed[x] = nil
+		for _, s := range w.sensors {
+			if s.PipelineID == x.PipelineID && strings.HasPrefix(s.Key, x.Prefix) {
+				f.Prefixed[x] = append(f.Prefixed[x], s)
+			}
+		}
+		slices.SortFunc(f.Prefixed[x], func(a, b store.Sensor) int { return strings.Compare(a.Key, b.Key) })
+	}
+	for _, id := range asked.Backfills {
+		f.Backfills[id] = nil
+		for _, bf := range w.backfills {
+			if bf.PipelineID == id {
+				f.Backfills[id] = append(f.Backfills[id], bf)
+			}
+		}
+	}
 	for _, id := range asked.ActiveRuns {
 		for _, x := range w.runs {
 			if x.PipelineID == id && !x.State.Terminal() {
@@ -131,6 +151,26 @@ func (w world) decide(t *testing.T, f *Facts, d func(*Facts) error) error {
 	}
 	t.Fatal("the decision never stops asking")
 	return nil
+}
+
+// decided makes entry's decision on f as the engine does (w.decide) and
+// checks its error against wantErr (nil: none wanted): ok false when the
+// test has nothing more to check (the error wanted came).
+func decided[In, T any](t *testing.T, w world, f *Facts, entry func(In, *Facts, time.Time) (*Outcome, T, error), in In, now time.Time, wantErr error) (o *Outcome, v T, ok bool) {
+	t.Helper()
+	err := w.decide(t, f, func(f *Facts) (err error) {
+		o, v, err = entry(in, f, now)
+		return err
+	})
+	switch {
+	case wantErr != nil && !errors.Is(err, wantErr):
+		t.Fatalf("err = %v, want %v", err, wantErr)
+	case wantErr != nil:
+		return nil, v, false
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o, v, true
 }
 
 // configs answers the configs w holds (needs.Configs).
@@ -216,20 +256,9 @@ func TestSensorWrite(t *testing.T) {
 			if c.stale {
 				in.Stale = func(*sensor.Object) bool { return true }
 			}
-			var o *Outcome
-			var res SensorWritten
-			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, res, err = SensorWrite(in, f, now)
-				return err
-			})
-			if c.wantErr != nil {
-				if !errors.Is(err, c.wantErr) {
-					t.Fatalf("err = %v, want %v", err, c.wantErr)
-				}
+			o, res, ok := decided(t, w, f, SensorWrite, in, now, c.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if res.Skipped != c.stale || res.Changed != c.changed {
 				t.Fatalf("result %+v, want skipped %v changed %v", res, c.stale, c.changed)
@@ -399,7 +428,7 @@ func TestTimer(t *testing.T) {
 		})
 	}
 	t.Run("a kind decided elsewhere", func(t *testing.T) {
-		_, ok, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: string(run.TimerResume)}}, &Facts{}, now)
+		_, ok, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: string(run.TimerSilenceEnd)}}, &Facts{}, now)
 		if ok || err != nil {
 			t.Fatalf("ok %v err %v, want not decided here", ok, err)
 		}
@@ -413,7 +442,7 @@ func TestRerunRequest(t *testing.T) {
 	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
 	w.runs = []run.Run{{Key: key, State: run.Completed, Version: 4, EndedAt: now.Add(-time.Hour)}}
 	w.sensors = []store.Sensor{{PipelineID: "p1", Key: "landed", ChangedAt: now.Add(-time.Minute)}} // fresh data since
-	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day, Reason: "fix", RequestID: "r1", NewID: ids()}
+	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day.String(), Reason: "fix", RequestID: "r1", NewID: ids()}
 	rounds := func(w world) *Facts { // named as the engine names them: the run read names the rest
 		f := w.facts(needs.Set{})
 		for range 4 {
@@ -448,6 +477,21 @@ func TestRerunRequest(t *testing.T) {
 			t.Fatalf("verdict %+v err %v runs %+v, want refused", v, err, o.C.Runs)
 		}
 	})
+	for _, c := range []struct{ name, period, reason string }{
+		{"a period not started yet", "2026-03-12", "fix"},
+		{"an hour of a daily pipeline", "2026-03-10T05", "fix"},
+		{"no period", "yesterday", "fix"},
+		{"a reason kept for backfills", "2026-03-10", run.ReasonBackfill},
+	} {
+		t.Run("refused: "+c.name, func(t *testing.T) {
+			in := in
+			in.Period, in.Reason = c.period, c.reason
+			_, _, err := RerunRequest(in, rounds(w), now)
+			if !errors.Is(err, ErrInvalidRequest) {
+				t.Fatalf("err = %v, want an invalid request", err)
+			}
+		})
+	}
 	t.Run("a request decided before", func(t *testing.T) {
 		w := w
 		w.markers = []store.Marker{{Key: key, Kind: run.ItemMarker(run.MarkerRerunRequest, "r1").String(), At: now.Add(-time.Minute)}}
@@ -456,23 +500,4 @@ func TestRerunRequest(t *testing.T) {
 			t.Fatalf("verdict %+v err %v outcome %+v, want a duplicate deciding nothing", v, err, o.C)
 		}
 	})
-}
-
-// TestSaveRestore: a part of a decision that finds a fact missing is run
-// again from the outcome as it was.
-func TestSaveRestore(t *testing.T) {
-	o := New(nil, &Facts{}, runtest.T0, rule.Options{}, ids())
-	o.PutTimer(store.Timer{Key: "a", DueAt: runtest.T0}, nil)
-	s := o.Save()
-	o.PutTimer(store.Timer{Key: "b", DueAt: runtest.T0}, nil)
-	o.DeleteTimer("a", nil)
-	o.Restore(s)
-	if len(o.C.Timers) != 1 || o.C.Timers[0].Timer.Key != "a" || len(o.C.TimerDeletes) != 0 {
-		t.Fatalf("restored %+v / %+v, want the write of a alone", o.C.Timers, o.C.TimerDeletes)
-	}
-	o.PutTimer(store.Timer{Key: "c", DueAt: runtest.T0}, nil)
-	o.Restore(s)
-	if len(o.C.Timers) != 1 {
-		t.Fatalf("restored twice: %+v", o.C.Timers)
-	}
 }

@@ -37,6 +37,12 @@ type Facts struct {
 	// Active are the active runs of pipelines, by pipeline id
 	// (needs.Set.ActiveRuns: store.RunList's ActiveOnly).
 	Active map[string][]run.Run
+	// Prefixed are the sensors of a key prefix, sorted by key
+	// (needs.Set.Prefixes: store.SensorListPrefix).
+	Prefixed map[needs.SensorPrefix][]store.Sensor
+	// Backfills are pipelines' backfills, oldest request first, by
+	// pipeline id (needs.Set.Backfills: store.BackfillList).
+	Backfills map[string][]store.Backfill
 }
 
 // Inbox is a sensor's inbox item as read: its content, or Err
@@ -302,4 +308,52 @@ func (f *Facts) ReadMarkers(k run.Key) ([]string, bool) {
 		kinds = append(kinds, m.Kind)
 	}
 	return kinds, true
+}
+
+// TriggerSensors returns p's trigger sensors of every period, sorted by
+// key (needs.TriggerSensors): none for a pipeline without a trigger.
+func (f *Facts) TriggerSensors(p *pipeline.Pipeline) ([]store.Sensor, error) {
+	n := needs.TriggerSensors(p)
+	if len(n.Prefixes) == 0 {
+		return nil, nil
+	}
+	if !slices.Contains(f.Asked.Prefixes, n.Prefixes[0]) {
+		return nil, missing(n)
+	}
+	return f.Prefixed[n.Prefixes[0]], nil
+}
+
+// TriggerRecords is TriggerSensors as records (what the run decisions
+// read).
+func (f *Facts) TriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, error) {
+	stored, err := f.TriggerSensors(p)
+	return SensorRecords(stored), err
+}
+
+// ReadTriggerRecords answers p's trigger sensors of every period as
+// records when a round has read them (ok false: not yet, or p nil), for
+// naming needs from them.
+func (f *Facts) ReadTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool) {
+	if p == nil {
+		return nil, false
+	}
+	recs, err := f.TriggerRecords(p)
+	return recs, err == nil
+}
+
+// SensorRecords are the records of stored sensors.
+func SensorRecords(stored []store.Sensor) []sensor.Record {
+	recs := make([]sensor.Record, len(stored))
+	for i, s := range stored {
+		recs[i] = s.Record()
+	}
+	return recs
+}
+
+// BackfillsOf returns the pipeline's backfills, oldest request first.
+func (f *Facts) BackfillsOf(pipelineID string) ([]store.Backfill, error) {
+	if !slices.Contains(f.Asked.Backfills, pipelineID) {
+		return nil, missing(needs.Set{Backfills: []string{pipelineID}})
+	}
+	return f.Backfills[pipelineID], nil
 }

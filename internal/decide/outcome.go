@@ -2,8 +2,6 @@ package decide
 
 import (
 	"log/slog"
-	"maps"
-	"reflect"
 	"slices"
 	"time"
 
@@ -270,38 +268,6 @@ func (o *Outcome) PutStepTimer(t store.Timer, expect *time.Time) {
 	}
 	t.Detail = run.StampStep(prev, expect != nil, t.DueAt, o.Now).Detail()
 	o.PutTimer(t, expect)
-}
-
-// Saved is an outcome as it was (Save), to go back to (Restore).
-type Saved struct {
-	c     store.Change
-	logs  []Log
-	steps map[string]*store.Timer
-}
-
-// Save returns the outcome as it is now.
-func (o *Outcome) Save() Saved {
-	return Saved{c: cloneChange(o.C), logs: slices.Clone(o.Logs), steps: maps.Clone(o.steps)}
-}
-
-// Restore makes the outcome what Save returned (s stays as it was, for
-// another Restore).
-func (o *Outcome) Restore(s Saved) {
-	o.C, o.Logs, o.steps = cloneChange(s.c), slices.Clone(s.logs), maps.Clone(s.steps)
-}
-
-// cloneChange copies each list of c, so that appending to or deleting
-// from the copy leaves c as it is.
-func cloneChange(c store.Change) store.Change {
-	v := reflect.ValueOf(&c).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Slice && !f.IsNil() {
-			n := reflect.MakeSlice(f.Type(), f.Len(), f.Len())
-			reflect.Copy(n, f)
-			f.Set(n)
-		}
-	}
-	return c
 }
 
 // TakeLogs returns the lines the decision asks to log, and forgets them.

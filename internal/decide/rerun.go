@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/rule"
@@ -60,8 +61,11 @@ func (o *Outcome) freshSince(pipelineID string, r *run.Run, overlay *store.Senso
 // RerunRequestIn is an operator's rerun request to decide.
 type RerunRequestIn struct {
 	PipelineID string
-	Period     schedule.Period
-	Reason     string
+	// Period and Reason are as asked: a period the pipeline does not run
+	// (run.CheckRerunPeriod), or a bad reason (run.CheckRerunReason), is
+	// ErrInvalidRequest.
+	Period string
+	Reason string
 	// RequestID names a request that may be delivered more than once
 	// ("": none); one decided before decides nothing (Duplicate).
 	RequestID string
@@ -77,15 +81,31 @@ type RerunDecided struct {
 	Duplicate bool
 }
 
-// RerunRequest decides an operator's rerun request: budgets and the
-// circuit breaker decide (DecideRerun); the outcome holds RERUN_ACCEPTED
-// or RERUN_REJECTED and, accepted, the reopened run.
+// RerunRequest decides an operator's rerun request: a period the
+// pipeline runs, a valid reason (ErrInvalidRequest otherwise), then
+// budgets and the circuit breaker decide (DecideRerun); the outcome holds
+// RERUN_ACCEPTED or RERUN_REJECTED and, accepted, the reopened run.
 func RerunRequest(in RerunRequestIn, f *Facts, now time.Time) (*Outcome, RerunDecided, error) {
 	lp, err := f.KnownPipeline(in.PipelineID)
 	if err != nil {
 		return nil, RerunDecided{}, err
 	}
-	key := run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: in.Period.String()}
+	per, err := schedule.ParsePeriod(in.Period)
+	if err != nil {
+		return nil, RerunDecided{}, fmt.Errorf("%w: period: %v", ErrInvalidRequest, err)
+	}
+	recs, err := f.TriggerRecords(lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
+	if err != nil {
+		return nil, RerunDecided{}, err
+	}
+	if err := run.CheckRerunPeriod(lp.P, per, now, recs); err != nil {
+		return nil, RerunDecided{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	reason, err := run.CheckRerunReason(in.Reason)
+	if err != nil {
+		return nil, RerunDecided{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	key := run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: per.String()}
 	o := New(lp, f, now, in.Rules, in.NewID)
 	if in.RequestID != "" {
 		kind := run.ItemMarker(run.MarkerRerunRequest, in.RequestID).String()
@@ -93,13 +113,13 @@ func RerunRequest(in RerunRequestIn, f *Facts, now time.Time) (*Outcome, RerunDe
 		if err != nil || seen {
 			return o, RerunDecided{Period: key.Period, Duplicate: seen}, err
 		}
-		o.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("reason", in.Reason)}, true)
+		o.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("reason", reason)}, true)
 	}
 	existing, err := f.Run(key)
 	if err != nil {
 		return nil, RerunDecided{}, err
 	}
-	v, err := o.DecideRerun(lp, key, existing, in.Reason, "request", nil)
+	v, err := o.DecideRerun(lp, key, existing, reason, "request", nil)
 	if err != nil {
 		return nil, RerunDecided{}, err
 	}

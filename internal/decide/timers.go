@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -27,7 +28,8 @@ type TimerIn struct {
 }
 
 // Timer decides a due timer of a family decided here — cron, SLA
-// warning and breach, period, downstreams, upstream, release — and
+// warning and breach, period, downstreams, upstream, release, a
+// backfill's step, a timed pause's end — and
 // returns its outcome; ok false: the kind is not one of them (the
 // engine's own handler decides it). The outcome moves or removes the
 // timer, so a timer is processed once however many processes race for
@@ -48,6 +50,10 @@ func Timer(in TimerIn, f *Facts, now time.Time) (o *Outcome, ok bool, err error)
 		o, err = d.upstreamTimer()
 	case string(run.TimerRelease):
 		o, err = d.releaseTimer()
+	case string(run.TimerBackfill):
+		o, err = d.backfillTimer()
+	case string(run.TimerResume):
+		o, err = d.resumeTimer()
 	default:
 		return nil, false, nil
 	}
@@ -398,4 +404,19 @@ func DueTimer(f *Facts, t store.Timer, now time.Time) (*store.Timer, error) {
 	}
 	t.DueAt = cur.DueAt
 	return &t, nil
+}
+
+// TimerNeeds names what deciding the due timer t (of family fam) reads,
+// from the facts read so far: needs.Timer, and for a backfill's step or
+// a timed pause's end what their decisions name as they go
+// (BackfillStepNeeds, ResumeNeeds).
+func TimerNeeds(f *Facts, cfg needs.Configs, t store.Timer, fam run.TimerFamily, now time.Time, rules rule.Options) needs.Set {
+	n := needs.Timer(cfg(t.Run.PipelineID), cfg, f.ReadMarkers, t.Key, fam, t.Run, t.DueAt, now)
+	switch fam {
+	case run.TimerBackfill:
+		n.Add(BackfillStepNeeds(f, cfg, t.Run.PipelineID, now))
+	case run.TimerResume:
+		n.Add(ResumeNeeds(f, cfg, t.Run.PipelineID, now, rules))
+	}
+	return n
 }

@@ -55,17 +55,6 @@ func (b *batch) nextID(now time.Time) string {
 	return newID(now)
 }
 
-// sub runs a part of the batch's decision (a decide.Outcome method),
-// supplying the facts it finds missing and running it again from the
-// batch as it was.
-func (b *batch) sub(ctx context.Context, part func() error) error {
-	saved := b.Save()
-	return b.f.decideOn(ctx, func() error {
-		b.Restore(saved)
-		return part()
-	})
-}
-
 // commitThen commits the batch (commit) and, once it is committed, calls
 // committed: what the caller answers of a commit made.
 func (b *batch) commitThen(ctx context.Context, committed func()) error {
@@ -116,7 +105,6 @@ func (b *batch) commit(ctx context.Context) error {
 // are the engine's own.
 const (
 	kindSLABreach = string(run.TimerSLABreach)
-	kindResume    = string(run.TimerResume) // a timed pause ends
 	// A silence or a maintenance window's occurrence ends (silenceend.go).
 	kindSilenceEnd     = string(run.TimerSilenceEnd)
 	kindMaintenanceEnd = string(run.TimerMaintenanceEnd)
@@ -132,7 +120,4 @@ func IsStepTimerKey(key string) bool {
 }
 func cronTimerKey(pipelineID string) string {
 	return run.PipelineTimer(run.TimerCron, pipelineID).String()
-}
-func resumeTimerKey(pipelineID string) string {
-	return run.PipelineTimer(run.TimerResume, pipelineID).String()
 }

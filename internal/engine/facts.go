@@ -13,7 +13,6 @@ import (
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -70,11 +69,8 @@ import (
 type facts struct {
 	e *Engine
 	*decide.Facts
-	// The range reads of the engine's own decisions (an operator's): the
-	// sensors of a key prefix, a pipeline's backfills.
-	prefixed  map[needs.SensorPrefix][]store.Sensor
-	backfills map[string][]store.Backfill
-	silences  map[string]store.Silence
+	// The silences read (the engine's own decisions').
+	silences map[string]store.Silence
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
@@ -268,10 +264,10 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
 	}
 	for _, x := range n.Prefixes {
-		f.prefixed = mergeMap(f.prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
+		v.Prefixed = mergeMap(v.Prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
 	}
 	for _, id := range n.Backfills {
-		f.backfills = mergeMap(f.backfills, map[string][]store.Backfill{id: got.Backfills[id]})
+		v.Backfills = mergeMap(v.Backfills, map[string][]store.Backfill{id: got.Backfills[id]})
 	}
 	f.silences = mergeMap(f.silences, got.Silences)
 	return nil
@@ -286,14 +282,6 @@ func (f *facts) silence(ctx context.Context, id string) (*store.Silence, error) 
 		return &s, nil
 	}
 	return nil, nil
-}
-
-// backfillsOf returns the pipeline's backfills, oldest request first.
-func (f *facts) backfillsOf(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
-	if err := f.need(ctx, slices.Contains(f.Asked.Backfills, pipelineID), needs.Set{Backfills: []string{pipelineID}}); err != nil {
-		return nil, err
-	}
-	return f.backfills[pipelineID], nil
 }
 
 // activeParams is the store's read of a pipeline's active runs (every
@@ -312,61 +300,6 @@ func (f *facts) need(ctx context.Context, asked bool, n needs.Set) error {
 		return f.read(ctx, n)
 	}
 	return f.late(ctx, describe(n), n)
-}
-
-// activeRuns returns the runs of pipelineID not ended, newest period
-// first (every pipeline's for "").
-func (f *facts) activeRuns(ctx context.Context, pipelineID string) ([]run.Run, error) {
-	if err := f.need(ctx, slices.Contains(f.Asked.ActiveRuns, pipelineID), needs.Set{ActiveRuns: []string{pipelineID}}); err != nil {
-		return nil, err
-	}
-	return f.Active[pipelineID], nil
-}
-
-// readTriggerRecords answers p's trigger sensors of every period as
-// records, when a round has read them (ok false: not yet, or p nil); none
-// for a pipeline without a trigger. Needs are named with them.
-func (f *facts) readTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool) {
-	if p == nil {
-		return nil, false
-	}
-	n := needs.TriggerSensors(p)
-	if len(n.Prefixes) == 0 {
-		return nil, true
-	}
-	if !slices.Contains(f.Asked.Prefixes, n.Prefixes[0]) {
-		return nil, false
-	}
-	return sensorRecords(f.prefixed[n.Prefixes[0]]), true
-}
-
-// triggerSensors returns p's trigger sensors of every period, sorted by
-// key (needs.TriggerSensors): none for a pipeline without a trigger.
-func (f *facts) triggerSensors(ctx context.Context, p *pipeline.Pipeline) ([]store.Sensor, error) {
-	n := needs.TriggerSensors(p)
-	if len(n.Prefixes) == 0 {
-		return nil, nil
-	}
-	if err := f.need(ctx, slices.Contains(f.Asked.Prefixes, n.Prefixes[0]), n); err != nil {
-		return nil, err
-	}
-	return f.prefixed[n.Prefixes[0]], nil
-}
-
-// triggerRecords is triggerSensors as records (what the run decisions
-// read).
-func (f *facts) triggerRecords(ctx context.Context, p *pipeline.Pipeline) ([]sensor.Record, error) {
-	stored, err := f.triggerSensors(ctx, p)
-	return sensorRecords(stored), err
-}
-
-// sensorRecords are the records of stored sensors.
-func sensorRecords(stored []store.Sensor) []sensor.Record {
-	recs := make([]sensor.Record, len(stored))
-	for i, s := range stored {
-		recs[i] = s.Record()
-	}
-	return recs
 }
 
 // runRangeParams is the store's read of a range of runs.
@@ -555,6 +488,17 @@ func (e *Engine) loadPipeline(ctx context.Context, id string, need needsFunc) (*
 	}
 	lp, err := f.knownPipeline(ctx, id)
 	return f, lp, err
+}
+
+// loadFor is loadFacts for an input about pipeline id, its config
+// resolved into the view (resolve) so that the decision finds it and is
+// made once.
+func (e *Engine) loadFor(ctx context.Context, id string, need needsFunc) (*facts, error) {
+	f, err := e.loadFacts(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	return f, f.resolve(ctx, id)
 }
 
 // decideWith makes an input's decision on b's facts (facts.decide, with

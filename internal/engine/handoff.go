@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -28,25 +28,20 @@ func (e *Engine) HandOff(ctx context.Context, t store.Timer, grace time.Duration
 	if err != nil {
 		return StepResult{Run: t.Run}, false, err
 	}
-	stored, err := f.timer(ctx, t.Key)
-	if err != nil {
+	b := &batch{e: e, f: f}
+	h, err := decideWith(ctx, b, decide.HandOff, decide.HandOffIn{Timer: t, Grace: grace}, e.clk.Now())
+	switch {
+	case err != nil:
 		return StepResult{Run: t.Run}, false, err
-	}
-	if stored == nil {
+	case h.Stored == nil:
 		return StepResult{Run: t.Run}, false, nil
+	case h.Handed == nil:
+		return current(t.Run, h.Stored), false, nil
 	}
-	cur := *stored
-	now := e.clk.Now()
-	if !run.HandsOff(run.TimerAt{Kind: cur.Kind, At: cur.DueAt}, t.DueAt, now, grace) {
-		return current(t.Run, &cur), false, nil
-	}
-	b := e.newBatch(nil, now).withFacts(f)
-	handed := store.Timer{Key: cur.Key, Kind: cur.Kind, Run: cur.Run, DueAt: now, Detail: run.StepStamp{Since: now, Handoff: true}.Detail()}
-	b.PutTimer(handed, &cur.DueAt)
 	if err := b.commit(ctx); errors.Is(err, store.ErrConflict) {
-		return current(t.Run, &cur), false, nil // taken or moved meanwhile
+		return current(t.Run, h.Stored), false, nil // taken or moved meanwhile
 	} else if err != nil {
 		return StepResult{Run: t.Run}, false, err
 	}
-	return current(t.Run, &handed), true, nil
+	return current(t.Run, h.Handed), true, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 )
 
@@ -44,10 +43,10 @@ func (e *Engine) RequestRerunOnce(ctx context.Context, pipelineID, period, reaso
 }
 
 func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, requestID string) (RerunResult, error) {
-	per, perErr := schedule.ParsePeriod(period)
+	per, perErr := schedule.ParsePeriod(period) // for naming the needs; decide.RerunRequest judges it
 	var res RerunResult
 	err := e.retry(ctx, "rerun "+pipelineID+"/"+period, func(ctx context.Context) error {
-		f, lp, err := e.loadPipeline(ctx, pipelineID, func(f *facts, cfg needs.Configs) needs.Set {
+		f, err := e.loadFor(ctx, pipelineID, func(f *facts, cfg needs.Configs) needs.Set {
 			if perErr != nil {
 				return needs.Pipeline(pipelineID)
 			}
@@ -56,32 +55,15 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 		if err != nil {
 			return err
 		}
-		if perErr != nil {
-			return fmt.Errorf("%w: period: %v", ErrInvalidRequest, perErr)
-		}
-		recs, err := f.triggerRecords(ctx, lp.P) // a trigger-only pipeline's sensors say which kinds of period it runs
-		if err != nil {
-			return err
-		}
-		if err := run.CheckRerunPeriod(lp.P, per, e.clk.Now(), recs); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-		}
-		reason, err := run.CheckRerunReason(reason)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-		}
-		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: per, Reason: reason, RequestID: requestID, Rules: e.rules, NewID: b.nextID}
-		v, err := decideWith(ctx, b, decide.RerunRequest, in, now)
+		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: period, Reason: reason, RequestID: requestID, Rules: e.rules, NewID: b.nextID}
+		v, err := decideWith(ctx, b, decide.RerunRequest, in, e.clk.Now())
 		if err != nil {
 			return err
 		}
-		res = RerunResult{Period: v.Period, Accepted: v.Accepted, Reason: v.Refusal, Duplicate: v.Duplicate}
-		if v.Duplicate {
-			return nil
-		}
-		return b.commit(ctx)
+		return b.commitThen(ctx, func() {
+			res = RerunResult{Period: v.Period, Accepted: v.Accepted, Reason: v.Refusal, Duplicate: v.Duplicate}
+		})
 	})
 	return res, err
 }

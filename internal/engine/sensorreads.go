@@ -19,5 +19,6 @@ import (
 // a backfill's period kinds): they ask about the trigger sensors of
 // periods they cannot name. None for a pipeline without a trigger.
 func (e *Engine) triggerRecords(ctx context.Context, p *pipeline.Pipeline) ([]sensor.Record, error) {
-	return e.directFacts().triggerRecords(ctx, p)
+	f := e.directFacts()
+	return get(ctx, f, func() ([]sensor.Record, error) { return f.TriggerRecords(p) })
 }

@@ -157,7 +157,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			return needs.Timer(cfg(t.Run.PipelineID), cfg, f.ReadMarkers, t.Key, fam, t.Run, t.DueAt, now)
+			return decide.TimerNeeds(f.Facts, cfg, t, fam, now, e.rules)
 		})
 		if err != nil {
 			return err
@@ -179,10 +179,6 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		}
 		if !decided {
 			switch t.Kind {
-			case kindResume:
-				b, err = e.resumeTimer(ctx, f, t, now)
-			case kindBackfill:
-				b, err = e.backfillTimerFired(ctx, f, t, now)
 			case kindSilenceEnd:
 				b, err = e.silenceEndTimerFired(ctx, f, t, now)
 			case kindMaintenanceEnd:
