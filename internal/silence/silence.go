@@ -136,65 +136,71 @@ const maxEntry = 256
 // and wrap ErrInvalid. An all-empty set is returned as is: whether that
 // is allowed is the caller's (a silence refuses it, see Silence.Check).
 func ParseMatchers(pipelines, types, levels, owners []string) (Matchers, error) {
-	var m Matchers
 	var errs []error
-	bad := func(field string, i int, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Msg: fmt.Sprintf(format, args...)})
-	}
-	check := func(field string, vs []string) bool {
-		if len(vs) > MaxMatchers {
-			errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf("%d entries, at most %d", len(vs), MaxMatchers)})
-			return false
-		}
-		ok := true
-		for i, v := range vs {
-			switch {
-			case strings.TrimSpace(v) == "":
-				bad(field, i, "empty")
-				ok = false
-			case len(v) > maxEntry:
-				bad(field, i, "longer than %d bytes", maxEntry)
-				ok = false
-			}
-		}
-		return ok
-	}
-	if check("pipelines", pipelines) {
-		for i, g := range pipelines {
+	m := Matchers{
+		Pipelines: parseEntries(&errs, "pipelines", pipelines, func(g string) (string, string) {
 			if _, err := path.Match(g, ""); err != nil {
-				bad("pipelines", i, "malformed glob %q", g)
-				continue
+				return "", fmt.Sprintf("malformed glob %q", g)
 			}
-			m.Pipelines = append(m.Pipelines, g)
-		}
-	}
-	if check("types", types) {
-		for i, s := range types {
+			return g, ""
+		}),
+		Types: parseEntries(&errs, "types", types, func(s string) (event.Type, string) {
 			t := event.Type(strings.ToUpper(strings.TrimSpace(s)))
 			if _, ok := event.Lookup(t); !ok {
-				bad("types", i, "unknown event type %q", s)
-				continue
+				return "", fmt.Sprintf("unknown event type %q", s)
 			}
-			m.Types = append(m.Types, t)
-		}
-	}
-	if check("levels", levels) {
-		for i, s := range levels {
+			return t, ""
+		}),
+		Levels: parseEntries(&errs, "levels", levels, func(s string) (event.Level, string) {
 			l := event.Level(strings.ToLower(strings.TrimSpace(s)))
 			if !slices.Contains(event.Levels(), l) {
-				bad("levels", i, "unknown level %q (want info, warning or error)", s)
-				continue
+				return "", fmt.Sprintf("unknown level %q (want info, warning or error)", s)
 			}
-			m.Levels = append(m.Levels, l)
-		}
-	}
-	if check("owners", owners) {
-		m.Owners = append(m.Owners, owners...)
+			return l, ""
+		}),
+		Owners: parseEntries(&errs, "owners", owners, func(s string) (string, string) { return s, "" }),
 	}
 	if len(errs) > 0 {
 		return Matchers{}, errors.Join(errs...)
 	}
 	return m, nil
+}
+
+// parseEntries is one matcher field of ParseMatchers: at most MaxMatchers
+// entries, none empty or longer than maxEntry, then each entry parsed
+// (parse says why it refuses one, "" when it takes it). Each refusal is
+// added to errs, naming the field and, for an entry, its index; a field
+// refused as a whole has none of its entries parsed.
+func parseEntries[T any](errs *[]error, field string, vs []string, parse func(string) (T, string)) []T {
+	if len(vs) > MaxMatchers {
+		*errs = append(*errs, &FieldError{Field: field, Msg: fmt.Sprintf("%d entries, at most %d", len(vs), MaxMatchers)})
+		return nil
+	}
+	bad := func(i int, msg string) {
+		*errs = append(*errs, &FieldError{Field: fmt.Sprintf("%s[%d]", field, i), Msg: msg})
+	}
+	n := len(*errs)
+	for i, v := range vs {
+		switch {
+		case strings.TrimSpace(v) == "":
+			bad(i, "empty")
+		case len(v) > maxEntry:
+			bad(i, fmt.Sprintf("longer than %d bytes", maxEntry))
+		}
+	}
+	if len(*errs) > n {
+		return nil
+	}
+	var out []T
+	for i, v := range vs {
+		x, why := parse(v)
+		if why != "" {
+			bad(i, why)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // Silence is an operator's silence: events its matchers cover whose time

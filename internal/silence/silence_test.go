@@ -2,6 +2,7 @@ package silence
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +170,40 @@ func TestParseMatchers(t *testing.T) {
 				t.Fatalf("ParseMatchers = %v, want an error on %s", err, c.field)
 			}
 		})
+	}
+}
+
+// TestParseMatchersEveryRefusal: one call names every refused entry of
+// every field, in field order, and a field refused for an empty entry
+// has its other entries left unparsed (no second error for "gold-[").
+func TestParseMatchersEveryRefusal(t *testing.T) {
+	for _, c := range []struct {
+		name                             string
+		pipelines, types, levels, owners []string
+		want                             []string
+	}{
+		{"each field", []string{"gold-*", "gold-["}, []string{"nope", "SLA_BREACH", "x"}, []string{"fatal"}, make([]string, MaxMatchers+1),
+			[]string{"pipelines[1]", "types[0]", "types[2]", "levels[0]", "owners"}},
+		{"empty before malformed", []string{" ", "gold-["}, nil, []string{"", "error"}, []string{strings.Repeat("o", 300)},
+			[]string{"pipelines[0]", "levels[0]", "owners[0]"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseMatchers(c.pipelines, c.types, c.levels, c.owners)
+			var got []string
+			for _, fe := range FieldErrors(err) {
+				got = append(got, fe.Field)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("refused %v, want %v (%v)", got, c.want, err)
+			}
+		})
+	}
+	m, err := ParseMatchers([]string{"a", "b-*"}, []string{"job_failed", "SLA_BREACH"}, []string{"info", "Warning"}, []string{"x", "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.String(); got != "pipeline=a,b-* type=JOB_FAILED,SLA_BREACH level=info,warning owner=x,y" {
+		t.Fatalf("String = %q", got)
 	}
 }
 
