@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -394,6 +395,21 @@ func (wp *Pipeline) pausedAt(t time.Time) bool {
 // pause holds runs before their job started (product spec §3b).
 func held(wp *Pipeline, r run.Run) bool {
 	return wp.Paused && run.HeldByPause(r)
+}
+
+// unheldRuns yields the snapshot's active runs of watched pipelines, each
+// with its pipeline, leaving out those a pause holds (held): the runs
+// staleRuns and stuckRuns judge. Each run is yielded as a copy, so a
+// Finding may keep its address.
+func (s *Snapshot) unheldRuns() iter.Seq2[*Pipeline, run.Run] {
+	return func(yield func(*Pipeline, run.Run) bool) {
+		idx := s.watched()
+		for _, r := range s.ActiveRuns {
+			if wp := idx[r.PipelineID]; wp != nil && !held(wp, r) && !yield(wp, r) {
+				return
+			}
+		}
+	}
 }
 
 // detail is an event detail from the watchdog.

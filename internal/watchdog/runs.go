@@ -13,12 +13,9 @@ import (
 // pipeline's runs held before their job started are left alone: the
 // pause holds them on purpose, and Resume gives them a fresh window.
 func staleRuns(s *Snapshot) ([]Finding, error) {
-	idx := s.watched()
 	var out []Finding
-	for i := range s.ActiveRuns {
-		r := s.ActiveRuns[i]
-		wp := idx[r.PipelineID]
-		if wp == nil || r.State.Terminal() || r.ExpiresAt.IsZero() || !s.Now.After(r.ExpiresAt) || held(wp, r) {
+	for wp, r := range s.unheldRuns() {
+		if r.State.Terminal() || r.ExpiresAt.IsZero() || !s.Now.After(r.ExpiresAt) {
 			continue
 		}
 		out = append(out, Finding{
@@ -49,12 +46,9 @@ func staleRuns(s *Snapshot) ([]Finding, error) {
 // EVALUATING run waiting for data is not stuck: SLA alerts and
 // VALIDATION_EXHAUSTED report it.
 func stuckRuns(s *Snapshot) ([]Finding, error) {
-	idx := s.watched()
 	var out []Finding
-	for i := range s.ActiveRuns {
-		r := s.ActiveRuns[i]
-		wp := idx[r.PipelineID]
-		if wp == nil || (r.State != run.Triggering && r.State != run.Running) || held(wp, r) {
+	for wp, r := range s.unheldRuns() {
+		if r.State != run.Triggering && r.State != run.Running {
 			continue
 		}
 		since := r.StateSince
