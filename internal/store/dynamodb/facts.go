@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -62,71 +61,65 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		b.add(pkSilences, skSilencePrefix+id, func(it item) (err error) { f.Silences[id], err = decodeSilence(it); return err })
 	}
 
-	markers := make([][]store.Marker, len(q.MarkersOf))
-	ledgers := make([][]store.LedgerEntry, len(q.Ledgers))
-	runLists := make([][]run.Run, len(q.RunLists))
-	prefixes := make([][]store.Sensor, len(q.SensorPrefixes))
-	changed := make([][]store.Sensor, len(q.SensorsChanged))
-	backfills := make([][]store.Backfill, len(q.Backfills))
 	var items []item
-	errs := make([]error, 1+len(markers)+len(ledgers)+len(runLists)+len(prefixes)+len(changed)+len(backfills))
+	var batchErr error
 	var wg sync.WaitGroup
 	if len(b.keys) > 0 {
-		wg.Go(func() { items, errs[0] = s.batchGet(ctx, s.t.Control, b.keys) })
+		wg.Go(func() { items, batchErr = s.batchGet(ctx, s.t.Control, b.keys) })
 	}
-	slots := make(chan struct{}, factsQueries)
-	period := func(i int, read func() error) {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			errs[i] = read()
-		})
+	g := &rangeReads{ctx: ctx, slots: make(chan struct{}, factsQueries)}
+	lists := []func() error{
+		readLists(g, q.MarkersOf, s.MarkerListOf, f.Markers),
+		readLists(g, q.Ledgers, s.LedgerList, f.Ledgers),
+		readLists(g, q.RunLists, s.RunList, f.RunLists),
+		readLists(g, q.SensorPrefixes, s.SensorListPrefix, f.SensorPrefixes),
+		readLists(g, q.SensorsChanged, s.SensorListChanged, f.SensorsChanged),
+		readLists(g, q.Backfills, s.BackfillList, f.Backfills),
 	}
-	for i, k := range q.MarkersOf {
-		period(1+i, func() (err error) { markers[i], err = s.MarkerListOf(ctx, k); return err })
-	}
-	next := 1 + len(markers)
-	for i, k := range q.Ledgers {
-		period(next+i, func() (err error) { ledgers[i], err = s.LedgerList(ctx, k); return err })
-	}
-	next += len(ledgers)
-	for i, p := range q.RunLists {
-		period(next+i, func() (err error) { runLists[i], err = s.RunList(ctx, p); return err })
-	}
-	next += len(runLists)
-	for i, p := range q.SensorPrefixes {
-		period(next+i, func() (err error) { prefixes[i], err = s.SensorListPrefix(ctx, p); return err })
-	}
-	next += len(prefixes)
-	for i, p := range q.SensorsChanged {
-		period(next+i, func() (err error) { changed[i], err = s.SensorListChanged(ctx, p); return err })
-	}
-	next += len(changed)
-	for i, id := range q.Backfills {
-		period(next+i, func() (err error) { backfills[i], err = s.BackfillList(ctx, id); return err })
-	}
+	g.wg.Wait()
 	wg.Wait()
+	errs := []error{batchErr}
+	for _, put := range lists {
+		errs = append(errs, put())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return store.Facts{}, err
 	}
 	if err := b.decode(items); err != nil {
 		return store.Facts{}, err
 	}
-	putLists(f.Markers, q.MarkersOf, markers)
-	putLists(f.Ledgers, q.Ledgers, ledgers)
-	putLists(f.RunLists, q.RunLists, runLists)
-	putLists(f.SensorPrefixes, q.SensorPrefixes, prefixes)
-	putLists(f.SensorsChanged, q.SensorsChanged, changed)
-	putLists(f.Backfills, q.Backfills, backfills)
 	return f, nil
 }
 
-// putLists files each non-empty list read under its key (keys[i]: lists[i]).
-func putLists[K comparable, V any](m map[K][]V, keys []K, lists [][]V) {
+// rangeReads runs Facts' range reads (readLists) concurrently, at most
+// cap(slots) at once.
+type rangeReads struct {
+	ctx   context.Context
+	slots chan struct{}
+	wg    sync.WaitGroup
+}
+
+// readLists starts read(ctx, k) for each of keys on g. What it returns is
+// called once g's reads are done: it files each non-empty list read under
+// its key in into and returns the reads' errors (a Facts that fails
+// returns no lists, so filing some first is harmless).
+func readLists[K comparable, V any](g *rangeReads, keys []K, read func(context.Context, K) ([]V, error), into map[K][]V) func() error {
+	lists := make([][]V, len(keys))
+	errs := make([]error, len(keys))
 	for i, k := range keys {
-		if len(lists[i]) > 0 {
-			m[k] = lists[i]
+		g.wg.Go(func() {
+			g.slots <- struct{}{}
+			defer func() { <-g.slots }()
+			lists[i], errs[i] = read(g.ctx, k)
+		})
+	}
+	return func() error {
+		for i, k := range keys {
+			if len(lists[i]) > 0 {
+				into[k] = lists[i]
+			}
 		}
+		return errors.Join(errs...)
 	}
 }
 

@@ -2,8 +2,10 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -101,5 +103,35 @@ func TestFactsCalls(t *testing.T) {
 				t.Errorf("Facts %+v: want the run, the sensor, the marker and the ledger entry written", f)
 			}
 		})
+	}
+}
+
+// TestFactsFailsWithAnyRangeRead: a range read that fails fails Facts,
+// whichever kind it is (none is dropped as an empty list).
+func TestFactsFailsWithAnyRangeRead(t *testing.T) {
+	base := ddblocal.Client(t)
+	failing := dynamodb.New(base.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("failQueries", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if awsmiddleware.GetOperationName(ctx) == "Query" {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("query refused by the test")
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+		})
+	})
+	s := openOn(t, failing, newTables(t, base))
+	k := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: "2026-03-10"}
+	for name, q := range map[string]store.FactsQuery{
+		"MarkersOf":      {MarkersOf: []run.Key{k}},
+		"Ledgers":        {Ledgers: []run.Key{k}},
+		"RunLists":       {RunLists: []store.RunListParams{{PipelineID: "orders", ActiveOnly: true}}},
+		"SensorPrefixes": {SensorPrefixes: []store.SensorListPrefixParams{{PipelineID: "orders", Prefix: "land"}}},
+		"SensorsChanged": {SensorsChanged: []store.SensorListChangedParams{{PipelineID: "orders", Limit: 1}}},
+		"Backfills":      {Pipelines: []string{"orders"}, Backfills: []string{"orders"}},
+	} {
+		if _, err := s.Facts(t.Context(), q); err == nil || !strings.Contains(err.Error(), "query refused by the test") {
+			t.Errorf("Facts of %s with its Query failing = %v, want that failure", name, err)
+		}
 	}
 }
