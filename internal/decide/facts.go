@@ -43,6 +43,8 @@ type Facts struct {
 	// Backfills are pipelines' backfills, oldest request first, by
 	// pipeline id (needs.Set.Backfills: store.BackfillList).
 	Backfills map[string][]store.Backfill
+	// Silences are the silences read, by id (needs.Silence).
+	Silences map[string]store.Silence
 }
 
 // Inbox is a sensor's inbox item as read: its content, or Err

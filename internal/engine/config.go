@@ -91,10 +91,8 @@ func (e *Engine) clearConfigInvalid(ctx context.Context, file string, doc []byte
 			return err
 		}
 		b := &batch{e: e, f: f}
-		if err := f.decide(ctx, func() error {
-			var err error
-			b.Outcome, err = decide.ConfigAccepted(key, kind, f.Facts, e.clk.Now())
-			return err
+		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) {
+			return decide.ConfigAccepted(key, kind, f, e.clk.Now())
 		}); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,8 +68,6 @@ import (
 type facts struct {
 	e *Engine
 	*decide.Facts
-	// The silences read (the engine's own decisions').
-	silences map[string]store.Silence
 	// direct: the facts of an input not decided from named needs; each
 	// is read when first asked, not counted as late.
 	direct bool
@@ -269,19 +266,8 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, id := range n.Backfills {
 		v.Backfills = mergeMap(v.Backfills, map[string][]store.Backfill{id: got.Backfills[id]})
 	}
-	f.silences = mergeMap(f.silences, got.Silences)
+	v.Silences = mergeMap(v.Silences, got.Silences)
 	return nil
-}
-
-// silence returns the silence of id (nil: none stored).
-func (f *facts) silence(ctx context.Context, id string) (*store.Silence, error) {
-	if err := f.need(ctx, slices.Contains(f.Asked.Silences, id), needs.Silence(id)); err != nil {
-		return nil, err
-	}
-	if s, ok := f.silences[id]; ok {
-		return &s, nil
-	}
-	return nil, nil
 }
 
 // activeParams is the store's read of a pipeline's active runs (every
@@ -513,6 +499,16 @@ func decideWith[In, T any](ctx context.Context, b *batch, entry func(In, *decide
 		return err
 	})
 	return v, err
+}
+
+// decideOutcome is decideWith for an entry that answers its outcome
+// alone.
+func decideOutcome(ctx context.Context, b *batch, entry func(*decide.Facts) (*decide.Outcome, error)) error {
+	return b.f.decide(ctx, func() error {
+		var err error
+		b.Outcome, err = entry(b.f.Facts)
+		return err
+	})
 }
 
 // config resolves the config of pipeline id's row, removed or not (nil:

@@ -56,11 +56,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	}
 	b := &batch{e: e, f: f}
 	in := decide.InterruptedIn{Run: key, Findable: e.findable, Rules: e.rules, NewID: b.nextID}
-	if err := f.decide(ctx, func() error {
-		var err error
-		b.Outcome, err = decide.Interrupted(in, f.Facts, e.clk.Now())
-		return err
-	}); err != nil {
+	if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.Interrupted(in, f, e.clk.Now()) }); err != nil {
 		return err
 	}
 	return b.commit(ctx)

@@ -10,7 +10,6 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -18,119 +17,70 @@ import (
 // The end of a silence or of a maintenance window's occurrence. A
 // durable timer is armed at it — a silence's when it is created (moved
 // to the expiry when it is expired early), a window's at its next
-// occurrence's end (ArmMaintenance, then re-armed by each firing; when,
-// and which occurrence a firing ended, silence.ArmWindowEnd and
-// silence.EndedOccurrence decide) — and
-// its handler alerts, once, each condition the silence covered that
-// still holds (deps.SilencedConditions, deps.ConditionHolds on
-// store.ConditionFactsOf): the alert and a marker
-// (run.AfterSilenceMarker, written IfAbsent) in one commit, so a restart
-// or a second replica that fires the timer again sends nothing more.
-
-func silenceEndTimerKey(id string) string       { return run.SilenceEndTimer(id).String() }
-func maintenanceEndTimerKey(name string) string { return run.MaintenanceEndTimer(name).String() }
-
-func silenceEndTimer(s silence.Silence) store.Timer {
-	return store.Timer{Key: silenceEndTimerKey(s.ID), Kind: kindSilenceEnd, DueAt: s.End(),
-		Detail: sensor.NewObject(map[string]sensor.Value{"silence": sensor.StringValue(s.ID)})}
-}
+// occurrence's end (ArmMaintenance: decide.MaintenanceArm, then re-armed
+// by each firing) — and its firing is decided by decide.SilenceEnd or
+// decide.MaintenanceEnd: the timer moved or removed, and the silence
+// whose end is judged. The engine then lists the events the end judges
+// (alertAfterSilence: events are not facts) and decides each condition
+// the silence covered on its period's facts (decide.AfterSilence): the
+// alert and a marker (run.AfterSilenceMarker, written IfAbsent) in one
+// commit, so a restart or a second replica that fires the timer again
+// sends nothing more.
 
 // ArmMaintenance puts the end timer of each maintenance window that has
-// none, at its next occurrence's end. A timer already due is left to
-// fire (an end passed while no process ran); one armed for another
-// future instant (the window's cron or duration changed) is moved.
+// none, at its next occurrence's end (decide.MaintenanceArm).
 func (e *Engine) ArmMaintenance(ctx context.Context) error {
 	windows, err := e.Maintenance(ctx)
 	if err != nil {
 		return err
 	}
-	now := e.clk.Now()
 	keys := make([]string, len(windows))
 	for i, w := range windows {
-		keys[i] = maintenanceEndTimerKey(w.Name)
+		keys[i] = run.MaintenanceEndTimer(w.Name).String()
 	}
 	f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.MaintenanceEnds(keys) })
 	if err != nil {
 		return err
 	}
-	b := e.newBatch(nil, now).withFacts(f)
-	for i, w := range windows {
-		var cur time.Time
-		t, err := f.timer(ctx, keys[i])
-		if err != nil {
-			return err
-		}
-		if t != nil {
-			cur = t.DueAt
-		}
-		if due, put := silence.ArmWindowEnd(w, now, cur, t != nil); put {
-			b.PutTimer(maintenanceEndTimer(w.Name, due), nil)
-		}
+	b := &batch{e: e, f: f}
+	if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.MaintenanceArm(windows, f, e.clk.Now()) }); err != nil {
+		return err
 	}
 	return b.commit(ctx)
 }
 
-func maintenanceEndTimer(name string, due time.Time) store.Timer {
-	return store.Timer{Key: maintenanceEndTimerKey(name), Kind: kindMaintenanceEnd, DueAt: due,
-		Detail: sensor.NewObject(map[string]sensor.Value{"window": sensor.StringValue(name)})}
-}
-
-// silenceEndTimerFired handles a silence's end timer.
+// silenceEndTimerFired handles a silence's end timer (decide.SilenceEnd)
+// and judges the silence's conditions when it is over.
 func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
-	k, ok := e.timerKey(ctx, t, run.TimerSilenceEnd)
-	if !ok {
-		return e.newBatch(nil, now), nil
-	}
-	id := k.Name
-	if err := f.rounds(ctx, func(*facts, needs.Configs) needs.Set { return needs.Silence(id) }); err != nil {
-		return nil, err
-	}
-	stored, err := f.silence(ctx, id)
+	b := &batch{e: e, f: f}
+	in := decide.EndTimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}
+	end, err := decideWith(ctx, b, decide.SilenceEnd, in, now)
 	if err != nil {
 		return nil, err
 	}
-	if stored == nil {
-		return e.newBatch(nil, now), nil // gone by retention: nothing to judge
-	}
-	s := *stored
-	if !s.Over(now) {
-		// Not over (a timer left from an older end): wait for the end.
-		b := e.newBatch(nil, now)
-		due := t.DueAt
-		b.PutTimer(silenceEndTimer(s.Silence), &due)
-		return b, nil
-	}
-	if err := e.alertAfterSilence(ctx, s.Silence, s.ID, now); err != nil {
-		return nil, err
-	}
-	return e.newBatch(nil, now), nil
+	return b, e.judgeEnd(ctx, end, now)
 }
 
-// maintenanceEndTimerFired handles a window's end timer: the occurrence
-// that ended at the timer's due time, then the timer moves to the next
-// occurrence's end. A window no longer configured drops its timer.
-func (e *Engine) maintenanceEndTimerFired(ctx context.Context, t store.Timer, now time.Time) (*batch, error) {
-	k, ok := e.timerKey(ctx, t, run.TimerMaintenanceEnd)
-	if !ok {
-		return e.newBatch(nil, now), nil
-	}
+// maintenanceEndTimerFired handles a window's end timer
+// (decide.MaintenanceEnd): the occurrence that ended at the timer's due
+// time is judged, then the timer moves to the next occurrence's end.
+func (e *Engine) maintenanceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
 	windows, err := e.Maintenance(ctx)
 	if err != nil {
 		return nil, err
 	}
-	b := e.newBatch(nil, now)
-	occ, ok := silence.EndedOccurrence(windows, k.Name, t.DueAt, now)
-	if !ok {
-		return b, nil
+	b := &batch{e: e, f: f}
+	var end decide.SilenceEnding
+	b.Outcome, end = decide.MaintenanceEnd(decide.EndTimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.nextID}, now)
+	return b, e.judgeEnd(ctx, end, now)
+}
+
+// judgeEnd alerts the conditions an end judges (none: nothing to judge).
+func (e *Engine) judgeEnd(ctx context.Context, end decide.SilenceEnding, now time.Time) error {
+	if end.Judge == nil {
+		return nil
 	}
-	if err := e.alertAfterSilence(ctx, occ.Silence, occ.MarkerID, now); err != nil {
-		return nil, err
-	}
-	if !occ.Next.IsZero() {
-		due := t.DueAt
-		b.PutTimer(maintenanceEndTimer(k.Name, occ.Next), &due)
-	}
-	return b, nil
+	return e.alertAfterSilence(ctx, *end.Judge, end.MarkerID, now)
 }
 
 // maxAfterSilenceEvents bounds the events one end reads (a silence that
@@ -171,11 +121,10 @@ func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, marke
 	return nil
 }
 
-// alertIfHolds judges one silenced condition on its period's facts and,
-// when it holds, commits its alert with the marker that makes it once.
+// alertIfHolds judges one silenced condition on its period's facts
+// (decide.AfterSilence) and commits what it decides.
 func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, markerID string) error {
 	key := run.Key{PipelineID: ev.PipelineID, ScheduleID: ev.ScheduleID, Period: ev.Date}
-	kind := run.AfterSilenceMarker(markerID, ev.Type).String()
 	// A conflict (another process sent it, or the pipeline moved) judges
 	// again on fresh facts; the marker ends it once sent.
 	err := e.retry(ctx, "alert after "+silenceID, func(ctx context.Context) error {
@@ -183,32 +132,14 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 		if err != nil {
 			return err
 		}
-		if done, err := f.hasMarker(ctx, key, kind); err != nil || done {
+		if err := f.resolve(ctx, key.PipelineID); err != nil {
 			return err
 		}
-		lp, err := f.pipelineOf(ctx, key.PipelineID)
-		if err != nil || lp == nil {
+		b := &batch{e: e, f: f}
+		in := decide.AfterSilenceIn{Event: ev, SilenceID: silenceID, MarkerID: markerID, Rules: e.rules, NewID: b.nextID}
+		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.AfterSilence(in, f, e.clk.Now()) }); err != nil {
 			return err
 		}
-		facts, err := get(ctx, f, func() (deps.ConditionFacts, error) { return decide.ConditionFacts(f.Facts, key) })
-		if err != nil {
-			return err
-		}
-		now := e.clk.Now()
-		held, verdict := deps.LetGo(lp.P, ev, facts, now)
-		switch verdict {
-		case deps.LetGoCleared:
-			e.log.InfoContext(ctx, "silenced condition cleared before the silence ended; nothing to send", "silence", silenceID,
-				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
-			return nil
-		case deps.LetGoTold:
-			e.log.InfoContext(ctx, "silenced condition was reported by a later alert; nothing to send", "silence", silenceID,
-				"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
-			return nil
-		}
-		b := e.newBatch(lp, now).withFacts(f)
-		b.Marker(store.Marker{Key: key, Kind: kind, At: now}, true)
-		b.Notes(key, []run.Note{deps.AfterSilence(held, silenceID)})
 		return b.commit(ctx)
 	})
 	if err != nil {

@@ -9,23 +9,22 @@ import (
 	"slices"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Silences (internal/silence, docs/silences.md). An operator's silence is
-// a store record, created and expired here with SILENCE_CREATED and
-// SILENCE_EXPIRED in the same commit, and a timer at its end (moved to
-// the expiry when it is expired early) that sends one alert per
+// a store record, created and expired with SILENCE_CREATED and
+// SILENCE_EXPIRED in the same commit (decide.SilenceCreate,
+// decide.SilenceExpiry), and a timer at its end that alerts, once, each
 // condition it silenced that still holds (silenceend.go). Maintenance
 // windows come from interlock.yaml (Options.Maintenance).
 
 // ErrUnknownSilence: no silence has that id.
-var ErrUnknownSilence = errors.New("unknown silence")
+var ErrUnknownSilence = decide.ErrUnknownSilence
 
 // SilenceRequest is an operator's new silence (silence.New decides it).
 type SilenceRequest = silence.Request
@@ -41,30 +40,25 @@ func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (_ store
 	ctx, span := e.startSpan(ctx, spanOperator+"silence")
 	defer func() { endSpan(span, err) }()
 	now := e.clk.Now()
-	s, err := silence.New(req, now, newSilenceID(now))
+	b := &batch{e: e, f: e.directFacts()}
+	o, rec, err := decide.SilenceCreate(decide.SilenceIn{Request: req, NewSilenceID: newSilenceID(now), Rules: e.rules, NewID: b.nextID}, now)
 	if err != nil {
 		return store.Silence{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	id, ends := s.ID, s.EndsAt
-	rec := store.Silence{Silence: s}
-	b := e.newBatch(nil, now)
-	b.C.Silences = []store.SilenceWrite{{Silence: rec}}
-	b.PutTimer(silenceEndTimer(s), nil)
-	b.Emit(run.Key{}, event.SilenceCreated, fmt.Sprintf("silence %s by %s until %s: %s", id, orSomeone(req.By), ends.UTC().Format(time.RFC3339), s.Matchers), silenceDetail(s, req.By))
+	b.Outcome = o
 	if err := b.commit(ctx); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return store.Silence{}, fmt.Errorf("%w: id: a silence %q exists", ErrInvalidRequest, id)
+			return store.Silence{}, fmt.Errorf("%w: id: a silence %q exists", ErrInvalidRequest, rec.ID)
 		}
 		return store.Silence{}, err
 	}
-	rec.Version = 1
 	return rec, nil
 }
 
 // ExpireSilence ends a silence now, with SILENCE_EXPIRED, and moves its
 // end timer to now, so the conditions it silenced that still hold are
-// alerted at once. Expiring one that has ended already changes nothing
-// and returns it as it is.
+// alerted at once (decide.SilenceExpiry). Expiring one that has ended
+// already changes nothing and returns it as it is.
 func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Silence, err error) {
 	ctx, span := e.startSpan(ctx, spanOperator+"silence.expire")
 	defer func() { endSpan(span, err) }()
@@ -74,29 +68,13 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 		if err != nil {
 			return err
 		}
-		stored, err := f.silence(ctx, id)
+		b := &batch{e: e, f: f}
+		in := decide.SilenceExpiryIn{ID: id, By: by, Rules: e.rules, NewID: b.nextID}
+		next, err := decideWith(ctx, b, decide.SilenceExpiry, in, e.clk.Now())
 		if err != nil {
 			return err
 		}
-		if stored == nil {
-			return fmt.Errorf("%w %q", ErrUnknownSilence, id)
-		}
-		cur := *stored
-		now := e.clk.Now()
-		out = cur
-		next := cur
-		var changed bool
-		if next.Silence, changed = cur.Expire(now); !changed {
-			return nil
-		}
-		b := e.newBatch(nil, now).withFacts(f)
-		b.C.Silences = []store.SilenceWrite{{Silence: next, ExpectVersion: cur.Version}}
-		b.PutTimer(silenceEndTimer(next.Silence), nil)
-		b.Emit(run.Key{}, event.SilenceExpired, fmt.Sprintf("silence %s expired by %s: %s", id, orSomeone(by), cur.Matchers), silenceDetail(next.Silence, by))
-		return b.commitThen(ctx, func() {
-			next.Version++
-			out = next
-		})
+		return b.commitThen(ctx, func() { out = next })
 	})
 	return out, err
 }
@@ -120,60 +98,10 @@ func (e *Engine) Maintenance(ctx context.Context) ([]silence.Window, error) {
 	return slices.Clone(e.windows), nil
 }
 
-func orSomeone(by string) string {
-	if by == "" {
-		return "someone"
-	}
-	return by
-}
-
 func newSilenceID(now time.Time) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "s-" + now.UTC().Format("20060102") + "-" + hex.EncodeToString(b[:])
-}
-
-// silenceDetail is the detail of SILENCE_CREATED and SILENCE_EXPIRED:
-// the silence, who acted, and its matchers.
-func silenceDetail(s silence.Silence, by string) sensor.Object {
-	f := map[string]sensor.Value{
-		"silence":  sensor.StringValue(s.ID),
-		"by":       sensor.StringValue(by),
-		"startsAt": sensor.StringValue(s.StartsAt.UTC().Format(time.RFC3339Nano)),
-		"endsAt":   sensor.StringValue(s.End().UTC().Format(time.RFC3339Nano)),
-		"matchers": sensor.ObjectValue(MatchersObject(s.Matchers)),
-	}
-	if s.Comment != "" {
-		f["comment"] = sensor.StringValue(s.Comment)
-	}
-	return sensor.NewObject(f)
-}
-
-// MatchersObject is how matchers are written in events.
-func MatchersObject(m silence.Matchers) sensor.Object {
-	f := map[string]sensor.Value{}
-	add := func(name string, vs []string) {
-		if len(vs) > 0 {
-			l := make([]sensor.Value, len(vs))
-			for i, v := range vs {
-				l[i] = sensor.StringValue(v)
-			}
-			f[name] = sensor.ArrayValue(l)
-		}
-	}
-	add("pipelines", m.Pipelines)
-	add("types", strs(m.Types))
-	add("levels", strs(m.Levels))
-	add("owners", m.Owners)
-	return sensor.NewObject(f)
-}
-
-func strs[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
 }
 
 // SilenceMatcher matches events against the silences read once and the

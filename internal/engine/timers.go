@@ -182,7 +182,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			case kindSilenceEnd:
 				b, err = e.silenceEndTimerFired(ctx, f, t, now)
 			case kindMaintenanceEnd:
-				b, err = e.maintenanceEndTimerFired(ctx, t, now)
+				b, err = e.maintenanceEndTimerFired(ctx, f, t, now)
 			default:
 				e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 				b = e.newBatch(nil, now)
@@ -197,22 +197,6 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		}
 		return b.commit(ctx)
 	})
-}
-
-// timerKey reads t's key as one of family f. A key that is not (a store
-// edited by hand) is logged and its timer dropped, as a timer of an
-// unknown kind is: no handler can act on it, and kept it would fire for
-// ever.
-func (e *Engine) timerKey(ctx context.Context, t store.Timer, f run.TimerFamily) (run.TimerKey, bool) {
-	k, err := run.ParseTimerKey(t.Key)
-	if err == nil && k.Family != f {
-		err = fmt.Errorf("%w: %q is not a %s timer's key", run.ErrTimerKey, t.Key, f)
-	}
-	if err != nil {
-		e.log.ErrorContext(ctx, "unreadable timer key; removing the timer", "key", t.Key, "kind", t.Kind, "err", err)
-		return run.TimerKey{}, false
-	}
-	return k, true
 }
 
 // pollReport is a job's reported status as the core reads it (known:

@@ -272,11 +272,7 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 		}
 		b := &batch{e: e, f: fs}
 		in := decide.PassIn{Result: res, Unavailable: unavailable, Rules: e.rules, NewID: b.nextID}
-		if err := fs.decide(ctx, func() error {
-			var err error
-			b.Outcome, err = decide.WatchdogPass(in, fs.Facts, now)
-			return err
-		}); err != nil {
+		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.WatchdogPass(in, f, now) }); err != nil {
 			return err
 		}
 		return b.commitThen(ctx, func() { out = b.C.Events })

@@ -669,6 +669,10 @@ func Answer(p *pipeline.Pipeline, runs ReadRuns, key run.Key, c run.CallID, repo
 // blocked markers name. due is the timer's due time.
 func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey string, family run.TimerFamily, key run.Key, due, now time.Time) Set {
 	n := Set{Timers: []string{timerKey}, Pipelines: []string{key.PipelineID}}
+	if k, err := run.ParseTimerKey(timerKey); err == nil && family == run.TimerSilenceEnd && k.Family == family {
+		n.Add(Silence(k.Name)) // the silence whose end it judges
+		return n
+	}
 	if family == run.TimerRelease {
 		n.Add(condition(key))
 		kinds, _ := markers(key)
