@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
@@ -48,14 +47,12 @@ func (s *Store) Commit(ctx context.Context, c store.Change) error {
 		}
 	}
 	if len(c.Runs) > 0 && s.runs != nil {
-		// The runs written are dropped, not kept: most are written again
-		// before anything reads them.
-		keys := make([]run.Key, len(c.Runs))
-		for i, w := range c.Runs {
-			keys[i] = w.Run.Key
-		}
+		// The runs written are kept as a read would return them: the next
+		// decision about the period reads its run (a sensor write, its
+		// trigger call, the poll that follows).
+		keys, xs, ok := runsWritten(c)
 		var gen uint64
-		h.add(func() { gen = s.runs.drop(keys) }, func(error) { s.runs.finish(gen, keys, nil) })
+		h.add(func() { gen = s.runs.drop(keys) }, func(err error) { s.runs.finish(gen, keys, written(xs, ok && err == nil)) })
 	}
 	if (len(c.Timers) > 0 || len(c.TimerDeletes) > 0) && s.timers != nil {
 		keys, xs, ok := timersWritten(c)

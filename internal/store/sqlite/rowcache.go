@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -150,12 +152,15 @@ func clipPipeline(p store.Pipeline) store.Pipeline {
 // read by the decision that follows the one that set it).
 //
 // A Commit that writes rows drops their keys before its transaction
-// (drop); once it committed, a commit of timers keeps what it wrote,
-// decoded (on the first read that asks) from the values it wrote as a
-// read would decode them (timersWritten), unless another commit of the
-// table ran meanwhile (finish); a commit of runs drops them again. A read that missed keeps what it read only if gen did not
-// move meanwhile (as for pipelineCache). Expire, which may delete rows,
-// drops them all.
+// (drop); once it committed, it keeps what it wrote as a read would
+// return it, unless another commit of the table ran meanwhile (finish):
+// a run as ScanRun reads its row back (runsWritten), a timer decoded (on
+// the first read that asks) from the values it wrote (timersWritten). A
+// Change that failed keeps nothing, and on a scratch store the Changes
+// before it in the shared transaction, applied again (scratchtx.go),
+// leave the rows they kept as they were. A read that missed keeps what it
+// read only if gen did not move meanwhile (as for pipelineCache). Expire,
+// which may delete rows, drops them all.
 type rowCache[K comparable, V any] struct {
 	mu  sync.Mutex
 	gen uint64
@@ -265,8 +270,9 @@ func (c *rowCache[K, V]) drop(keys []K) uint64 {
 }
 
 // finish ends a commit that called drop (which returned gen): when it
-// committed (xs: what it left of its rows) and no other commit of the
-// table ran since or runs still, what it wrote is kept; otherwise its
+// committed (xs: what it left of its rows, given to the cache) and no
+// other commit of the table ran since or runs still, what it wrote is
+// kept; otherwise its
 // keys (every row when keys is nil) are forgotten again (a read during
 // the commit may have kept what was there before). Either way a read that
 // started before is not kept.
@@ -277,9 +283,7 @@ func (c *rowCache[K, V]) finish(gen uint64, keys []K, xs map[K]cached[V]) {
 	alone := gen == c.gen && c.inflight == 0
 	c.gen++
 	if xs != nil && alone {
-		for k, x := range xs {
-			c.rows[k] = c.own(x)
-		}
+		maps.Copy(c.rows, xs)
 		return
 	}
 	if keys == nil {
@@ -287,6 +291,22 @@ func (c *rowCache[K, V]) finish(gen uint64, keys []K, xs map[K]cached[V]) {
 	}
 	for _, k := range keys {
 		delete(c.rows, k)
+	}
+}
+
+// forgetCached empties the store's caches (a scratch store whose
+// transaction was lost, scratchtx.go: they may hold rows it rolled back).
+func (s *Store) forgetCached() {
+	if s.pipelines != nil {
+		s.pipelines.mu.Lock()
+		s.pipelines.forget()
+		s.pipelines.mu.Unlock()
+	}
+	if s.runs != nil {
+		s.runs.finish(s.runs.drop(nil), nil, nil)
+	}
+	if s.timers != nil {
+		s.timers.finish(s.timers.drop(nil), nil, nil)
 	}
 }
 
@@ -319,6 +339,61 @@ func timersWritten(c store.Change) (keys []string, xs map[string]cached[store.Ti
 		xs[d.Key] = cached[store.Timer]{}
 	}
 	return keys, xs, e.Err == nil
+}
+
+// runsWritten is what c leaves of the runs it writes: each as a read of
+// its row returns it (storedRun); ok is false when one would not read
+// back as written, and nothing is then stored.
+func runsWritten(c store.Change) (keys []run.Key, xs map[run.Key]cached[run.Run], ok bool) {
+	keys = make([]run.Key, len(c.Runs))
+	xs = make(map[run.Key]cached[run.Run], len(c.Runs))
+	ok = true
+	for i, w := range c.Runs {
+		keys[i] = w.Run.Key
+		r, kept := storedRun(w.Run, w.ExpectVersion+1)
+		ok = ok && kept
+		xs[w.Run.Key] = cached[run.Run]{v: r, found: true}
+	}
+	return keys, xs, ok
+}
+
+// storedRun is r as sqlstore.ScanRun reads back the row a Commit writes of
+// it at version: its times as the Unix nanoseconds stored, in UTC, and no
+// monotonic reading; its job metadata nil when empty (a NULL column), else
+// a map of its own; its failure a copy. ok is false when the metadata
+// holds text JSON would not give back as it is (invalid UTF-8).
+// TestScratchRunWritesRead holds it to a durable store's read of every
+// field.
+func storedRun(r run.Run, version int64) (run.Run, bool) {
+	r.Version = version
+	for _, t := range []*time.Time{&r.CreatedAt, &r.UpdatedAt, &r.StateSince, &r.ExpiresAt,
+		&r.EvalStartedAt, &r.EvalDeadline, &r.JobStartedAt, &r.PollDeadline, &r.EndedAt} {
+		*t = storedTime(*t)
+	}
+	if len(r.JobMeta) == 0 {
+		r.JobMeta = nil
+	} else {
+		for k, v := range r.JobMeta {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				return run.Run{}, false
+			}
+		}
+		r.JobMeta = maps.Clone(r.JobMeta)
+	}
+	if r.LastFailure != nil {
+		f := *r.LastFailure
+		r.LastFailure = &f
+	}
+	return r, true
+}
+
+// storedTime is t as a time column reads back (sqlstore.TimeCol): the zero
+// time for none, else its Unix nanoseconds in UTC.
+func storedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.Unix(0, t.UnixNano()).UTC()
 }
 
 // values is one row's column values as the driver returns them (TEXT a

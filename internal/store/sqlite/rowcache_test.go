@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 	"github.com/interlockhq/interlock/internal/store/storetest"
 )
 
@@ -205,7 +208,7 @@ func TestScratchRunReadsCached(t *testing.T) {
 	if again.JobMeta["a"] != "1" {
 		t.Fatalf("a caller's change to a read run reached the cache: %v", again.JobMeta)
 	}
-	// A commit of the run drops it: the next read is the store's.
+	// A commit of the run replaces it: the next read is what it wrote.
 	r.State, r.UpdatedAt = run.Completed, at.Add(time.Hour)
 	if err := s.Commit(ctx, store.Change{Runs: []store.RunWrite{{Run: r, ExpectVersion: 1}}}); err != nil {
 		t.Fatal(err)
@@ -332,4 +335,148 @@ func TestTimerCacheKeepsOnlyACommitThatRanAlone(t *testing.T) {
 	if got, _, _ := c.get("a"); got.v.Kind != "third" {
 		t.Fatalf("a read from during a commit replaced what it wrote: %+v", got)
 	}
+}
+
+// everyRunField is a run with every field set (a test fails when run.Run
+// gains one it does not set), its times in a zone that is not UTC and with
+// nanoseconds, its job metadata with text JSON escapes.
+func everyRunField(t *testing.T, k run.Key, ny *time.Location) run.Run {
+	t.Helper()
+	at := time.Date(2026, 3, 1, 6, 0, 0, 123, ny)
+	r := run.Run{Key: k, Version: 7, State: run.Running, Outcome: run.OutcomeSucceeded, Cause: run.CauseSensor,
+		Generation: 2, Attempt: 3, CreatedAt: at, UpdatedAt: at.Add(time.Minute), StateSince: at.Add(2 * time.Minute),
+		ExpiresAt: at.Add(time.Hour), EvalStartedAt: at.Add(3 * time.Minute), EvalDeadline: at.Add(4 * time.Minute),
+		TriggerErrors: 1, TriggerInFlight: true, JobRunID: "job-1", JobMeta: map[string]string{"<a&b>": "ü \"q\"", "arn": "x"},
+		JobStartedAt: at.Add(5 * time.Minute), PollDeadline: at.Add(6 * time.Minute), EndedAt: at.Add(7 * time.Minute),
+		LastFailure: &run.Failure{Category: run.Transient, Message: "flaky"}, ConfigVersion: 4}
+	v := reflect.ValueOf(r)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("everyRunField leaves run.Run.%s unset", v.Type().Field(i).Name)
+		}
+	}
+	return r
+}
+
+// A scratch store answers a run read with what its commit wrote, as a
+// read of the row returns it (the same writes committed to a durable store
+// read back equal, by RunGet and by Facts), without reading the row again;
+// a run whose job metadata JSON would not give back as written is not
+// kept.
+func TestScratchRunWritesRead(t *testing.T) {
+	ctx := t.Context()
+	s, d, ny := scratchAndDurable(t)
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	r := everyRunField(t, k, ny)
+	second := r
+	second.State, second.JobMeta, second.LastFailure = run.Completed, map[string]string{}, &run.Failure{Category: run.Permanent}
+	third := second
+	third.JobMeta, third.LastFailure = map[string]string{"bad": "\xff"}, nil
+	for i, w := range []store.RunWrite{{Run: r}, {Run: second, ExpectVersion: 1}, {Run: third, ExpectVersion: 2}} {
+		for _, st := range []*Store{s, d} {
+			w := w
+			w.Run.JobMeta, w.Run.LastFailure = maps.Clone(w.Run.JobMeta), ptrCopy(w.Run.LastFailure)
+			if err := st.Commit(ctx, store.Change{Runs: []store.RunWrite{w}}); err != nil {
+				t.Fatal(err)
+			}
+			// The caller's run is its own again once committed.
+			for k := range w.Run.JobMeta {
+				w.Run.JobMeta[k] = "changed by the caller"
+			}
+			if w.Run.LastFailure != nil {
+				w.Run.LastFailure.Message = "changed by the caller"
+			}
+		}
+		want, err := d.RunGet(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := i < 2
+		if kept {
+			// Behind the store's back: a run kept is not read again.
+			if _, err := s.write.ExecContext(ctx, `UPDATE runs SET job_run_id = 'changed' WHERE pipeline_id = 'a'`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.RunGet(ctx, k)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("write %d: scratch read %+v (%v), durable read %+v", i+1, got, err, want)
+		}
+		f, err := s.Facts(ctx, store.FactsQuery{Runs: []run.Key{k}})
+		if err != nil || !reflect.DeepEqual(f.Runs[k], want) {
+			t.Fatalf("write %d: scratch Facts %+v (%v), durable read %+v", i+1, f.Runs[k], err, want)
+		}
+		if _, err := s.write.ExecContext(ctx, `UPDATE runs SET job_run_id = ? WHERE pipeline_id = 'a'`, r.JobRunID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func ptrCopy[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+// A run kept by the scratch store's cache is the one its database holds
+// at every step: committed and read back through Facts in the same shared
+// transaction and the next, and after a failed Change that wrote it
+// (rolled back, the Changes before it applied again).
+func TestScratchRunCacheNeverStale(t *testing.T) {
+	ctx := t.Context()
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	at := time.Date(2026, 3, 1, 6, 0, 0, 0, time.UTC)
+	k := run.Key{PipelineID: "a", ScheduleID: "daily", Period: "2026-03-01"}
+	check := func(step string, version int64) {
+		t.Helper()
+		stored, err := get(ctx, s.read, sqlstore.ScanRun, "run", `SELECT `+sqlstore.RunCols+` FROM runs WHERE pipeline_id = ? AND schedule_id = ? AND period = ?`,
+			k.PipelineID, k.ScheduleID, k.Period)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		f, err := s.Facts(ctx, store.FactsQuery{Runs: []run.Key{k}})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if !reflect.DeepEqual(f.Runs[k], stored) || stored.Version != version {
+			t.Fatalf("%s: Facts read %+v, the database holds %+v (want version %d)", step, f.Runs[k], stored, version)
+		}
+	}
+	write := func(state run.State, expect int64, also store.Change) error {
+		r := run.Run{Key: k, State: state, CreatedAt: at, UpdatedAt: at.Add(time.Duration(expect) * time.Minute), JobRunID: string(state)}
+		also.Runs = []store.RunWrite{{Run: r, ExpectVersion: expect}}
+		return s.Commit(ctx, also)
+	}
+	marker := func(kind string) store.Change {
+		return store.Change{Markers: []store.MarkerWrite{{Marker: store.Marker{Key: k, Kind: kind, At: at}, IfAbsent: true}}}
+	}
+	if err := write(run.Evaluating, 0, marker("first")); err != nil {
+		t.Fatal(err)
+	}
+	check("created", 1)
+	if err := write(run.Triggering, 1, store.Change{}); err != nil {
+		t.Fatal(err)
+	}
+	check("written again in the same transaction", 2)
+	// The marker exists: the Change fails, with its run write.
+	if err := write(run.Running, 2, marker("first")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a Change whose marker exists: %v, want a conflict", err)
+	}
+	check("after the failed Change and the replay", 2)
+	if err := write(run.Running, 2, store.Change{}); err != nil {
+		t.Fatal(err)
+	}
+	check("written after the replay", 3)
+	for i := range scratchBatch {
+		if err := s.Commit(ctx, marker(fmt.Sprint("m", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after the shared transaction was committed", 3)
+	if err := write(run.Completed, 3, store.Change{}); err != nil {
+		t.Fatal(err)
+	}
+	check("written in the next shared transaction", 4)
 }

@@ -114,6 +114,8 @@ func (s *Store) commitScratchTx(t *wtx) error {
 // makes the store refuse every later write with the reason.
 func (s *Store) lose(t *wtx, err error) error {
 	t.rollback()
+	// The Changes rolled back may have left rows in the caches.
+	s.forgetCached()
 	t.w.changes, t.w.applied = 0, nil
 	t.w.lost = fmt.Errorf("sqlite: the scratch database of %s takes no more changes, and the last ones acknowledged "+
 		"(up to %d) may be lost: %w", s.path, scratchBatch, s.full(err))
