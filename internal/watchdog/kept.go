@@ -36,6 +36,22 @@ type Kept struct {
 	// to: nothing older is kept, so a pass whose window starts at the same
 	// period (a day's passes) walks neither map to age it.
 	agedFrom string
+	// idx is what the checks derive of markers and sensors, kept in step
+	// with them (Snapshot.kept): markers of groupedKinds grouped as they
+	// are merged and aged; the sensors' sorted list and grouping rebuilt
+	// only when a sensor changed or aged out (sorted: the list is valid).
+	idx    keptIndex
+	sorted []record.Sensor
+	listed bool
+}
+
+// keptIndex is what Kept derives of the data it keeps for a pass's
+// checks (passIndex's grouped and sensors). Passes only read it.
+type keptIndex struct {
+	grouped map[string]map[string][]record.Marker
+	sensors map[string][]record.Sensor
+	// postRunOpen are the kept runs for which postRunOpen holds.
+	postRunOpen map[run.Key]struct{}
 }
 
 // Plan decides how the pass at now refreshes k (PlanRefresh): a full
@@ -45,6 +61,12 @@ func (k *Kept) Plan(now time.Time) Refresh {
 	if plan.Full {
 		k.runs, k.markers, k.sensors, k.passes = map[run.Key]run.Run{}, map[MarkerKey]record.Marker{}, map[[2]string]record.Sensor{}, 0
 		k.sensorsKept, k.agedFrom = false, ""
+		k.idx.grouped = make(map[string]map[string][]record.Marker, len(groupedKinds))
+		for _, kind := range groupedKinds {
+			k.idx.grouped[kind] = map[string][]record.Marker{}
+		}
+		k.sorted, k.listed = nil, false
+		k.idx.postRunOpen = map[run.Key]struct{}{}
 	} else {
 		k.passes++
 	}
@@ -93,16 +115,37 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 		for _, m := range r.Markers {
 			if m.Key.Period >= plan.PeriodFrom {
 				k.markers[MarkerKey{Key: m.Key, Kind: m.Kind}] = m
+				k.group(m)
+			}
+		}
+	}
+	// Then, both merged, the runs whose post-run standing a merge may
+	// have changed.
+	if r.RunsErr == nil {
+		for _, x := range r.Runs {
+			k.judgePostRun(x.Key)
+		}
+	}
+	if r.MarkersErr == nil {
+		for _, m := range r.Markers {
+			if m.Kind == run.MarkerPostRunArrived || m.Kind == run.MarkerPostRunMissing {
+				k.judgePostRun(m.Key)
 			}
 		}
 	}
 	switch {
 	case !r.SensorsRead:
-		k.sensors, k.sensorsKept = map[[2]string]record.Sensor{}, false
+		k.sensors, k.sensorsKept, k.listed = map[[2]string]record.Sensor{}, false, false
 	case r.SensorsErr != nil:
 	default:
 		for _, x := range r.Sensors {
-			k.sensors[[2]string{x.PipelineID, x.Key}] = x
+			key := [2]string{x.PipelineID, x.Key}
+			// A sensor read again unchanged (the overlap) leaves the
+			// list as it was.
+			if old, ok := k.sensors[key]; !ok || old.Version != x.Version || !old.ChangedAt.Equal(x.ChangedAt) || !old.WrittenAt.Equal(x.WrittenAt) {
+				k.listed = false
+			}
+			k.sensors[key] = x
 		}
 		k.sensorsKept = true
 	}
@@ -119,29 +162,79 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 				delete(k.markers, key)
 			}
 		}
+		for key := range k.idx.postRunOpen {
+			if key.Period < plan.PeriodFrom {
+				delete(k.idx.postRunOpen, key)
+			}
+		}
+		for _, g := range k.idx.grouped {
+			for id, ms := range g {
+				if ms = slices.DeleteFunc(ms, func(m record.Marker) bool { return m.Key.Period < plan.PeriodFrom }); len(ms) > 0 {
+					g[id] = ms
+				} else {
+					delete(g, id)
+				}
+			}
+		}
 		k.agedFrom = plan.PeriodFrom
 	}
 	s.Runs, s.Markers = k.runs, k.markers
-	s.Sensors = make([]record.Sensor, 0, len(k.sensors))
-	for key, x := range k.sensors {
-		if x.ChangedAt.Before(plan.SensorsFrom) {
-			delete(k.sensors, key)
-			continue
-		}
-		s.Sensors = append(s.Sensors, x)
+	// The list is oldest change first: a sensor aged out only if the
+	// first one did.
+	if k.listed && len(k.sorted) > 0 && k.sorted[0].ChangedAt.Before(plan.SensorsFrom) {
+		k.listed = false
 	}
-	slices.SortFunc(s.Sensors, func(a, b record.Sensor) int {
-		if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
-			return c
+	if !k.listed {
+		k.sorted = make([]record.Sensor, 0, len(k.sensors))
+		for key, x := range k.sensors {
+			if x.ChangedAt.Before(plan.SensorsFrom) {
+				delete(k.sensors, key)
+				continue
+			}
+			k.sorted = append(k.sorted, x)
 		}
-		if c := strings.Compare(a.PipelineID, b.PipelineID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
+		slices.SortFunc(k.sorted, func(a, b record.Sensor) int {
+			if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.PipelineID, b.PipelineID); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		k.idx.sensors, k.listed = groupSensors(k.sorted), true
+	}
+	s.Sensors, s.kept = k.sorted, &k.idx
 	if len(s.Unavailable) > 0 || r.RunsErr != nil || r.MarkersErr != nil || r.SensorsErr != nil {
 		k.runs = nil // read everything next time
 	} else {
 		k.loadedAt = now
+	}
+}
+
+// group puts m, kept, in k's grouped markers when its kind is one of
+// groupedKinds: in its pipeline's list, sorted by key, replacing the
+// marker of the same key (markersOf's order).
+func (k *Kept) group(m record.Marker) {
+	g, ok := k.idx.grouped[m.Kind]
+	if !ok {
+		return
+	}
+	ms := g[m.Key.PipelineID]
+	i, found := slices.BinarySearchFunc(ms, m.Key, func(x record.Marker, key run.Key) int { return compareKeys(x.Key, key) })
+	if found {
+		ms[i] = m
+		return
+	}
+	g[m.Key.PipelineID] = slices.Insert(ms, i, m)
+}
+
+// judgePostRun keeps the run of key in k.idx.postRunOpen when it is kept
+// and postRunOpen holds for it, and drops it otherwise.
+func (k *Kept) judgePostRun(key run.Key) {
+	if r, ok := k.runs[key]; ok && postRunOpen(k.markers, key, r) {
+		k.idx.postRunOpen[key] = struct{}{}
+	} else {
+		delete(k.idx.postRunOpen, key)
 	}
 }

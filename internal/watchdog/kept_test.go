@@ -2,11 +2,16 @@ package watchdog
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store/record"
 )
 
@@ -151,4 +156,113 @@ func TestKeptFullEveryFullReloadEvery(t *testing.T) {
 	if plan.Full || !plan.Since.Equal(last.Add(-RefreshOverlap)) {
 		t.Fatalf("plan %+v, want since %s", plan, last.Add(-RefreshOverlap))
 	}
+}
+
+// TestKeptIndexFollowsItsData: what Kept keeps derived between passes
+// (grouped markers, sorted and grouped sensors) is, after every pass, what
+// a pass would derive from the snapshot's data itself — through markers
+// and sensors written, rewritten, read again unchanged, aged out of the
+// window, full reloads and failed reads, over many random passes.
+func TestKeptIndexFollowsItsData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 4))
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	kinds := append([]string{run.MarkerPostRunArrived, run.MarkerPostRunMissing, run.MarkerSLAVerdict}, groupedKinds...)
+	pipelines := []string{"a", "b", "c"}
+	var watched []Pipeline
+	for _, id := range pipelines {
+		watched = append(watched, loaded(parse(t, "pipeline: {id: "+id+"}\nschedule: {trigger: {key: up, check: exists}}\npostRun: {rules: [{key: audit, check: exists}]}\n"+job)))
+	}
+	written := map[[2]string]record.Sensor{} // the store's sensors
+	states := []run.State{run.Completed, run.Completed, run.Running, run.FailedFinal}
+	var k Kept
+	now := start
+	findings := 0
+	for pass := range 400 {
+		now = now.Add(time.Duration(rng.IntN(4)+1) * 37 * time.Minute)
+		var r Read
+		for range rng.IntN(4) {
+			day := schedule.DateOf(now.Add(-time.Duration(rng.IntN(5*24))*time.Hour), time.UTC)
+			x := run.Run{Key: run.Key{PipelineID: pipelines[rng.IntN(3)], ScheduleID: "s", Period: day.String()}, State: states[rng.IntN(len(states))]}
+			if x.State == run.Completed {
+				x.Outcome, x.EndedAt = run.OutcomeSucceeded, now.Add(-time.Duration(rng.IntN(300))*time.Minute)
+			}
+			r.Runs = append(r.Runs, x)
+		}
+		if rng.IntN(40) == 0 {
+			r.RunsErr = errors.New("down")
+		}
+		for range rng.IntN(6) {
+			day := schedule.DateOf(now.Add(-time.Duration(rng.IntN(5*24))*time.Hour), time.UTC)
+			r.Markers = append(r.Markers, record.Marker{Key: run.Key{PipelineID: pipelines[rng.IntN(3)], ScheduleID: "s", Period: day.String()},
+				Kind: kinds[rng.IntN(len(kinds))], At: now.Add(-time.Duration(rng.IntN(100)) * time.Minute)})
+		}
+		r.SensorsRead = rng.IntN(10) > 0
+		for range rng.IntN(3) {
+			id := [2]string{pipelines[rng.IntN(3)], fmt.Sprintf("k%d", rng.IntN(4))}
+			x, ok := written[id]
+			if !ok || rng.IntN(2) == 0 { // rewritten, else read again as it was
+				x = record.Sensor{PipelineID: id[0], Key: id[1], Version: x.Version + 1, ChangedAt: now.Add(-time.Duration(rng.IntN(50)) * time.Hour), WrittenAt: now}
+				written[id] = x
+			}
+			r.Sensors = append(r.Sensors, x)
+		}
+		if rng.IntN(40) == 0 {
+			r.MarkersErr = errors.New("down")
+		}
+		_, s := keptPass(&k, now, r)
+		if s.kept == nil {
+			t.Fatalf("pass %d: no kept index", pass)
+		}
+		fresh := &Snapshot{Now: now, Pipelines: watched, Runs: s.Runs, Markers: s.Markers, Sensors: slices.Clone(s.Sensors)}
+		fresh.idx = &passIndex{}
+		open := map[run.Key]struct{}{}
+		for key, x := range s.Runs {
+			if postRunOpen(s.Markers, key, x) {
+				open[key] = struct{}{}
+			}
+		}
+		if !reflect.DeepEqual(nonEmpty(s.kept.postRunOpen), nonEmpty(open)) {
+			t.Fatalf("pass %d: kept post-run open %v, the data's %v", pass, s.kept.postRunOpen, open)
+		}
+		s.Pipelines = watched
+		kf, _ := postRunSensors(s)
+		ff, _ := postRunSensors(fresh)
+		if !reflect.DeepEqual(kf, ff) {
+			t.Fatalf("pass %d: post-run findings from what was kept %v, from the data %v", pass, got(kf), got(ff))
+		}
+		findings += len(kf)
+		for _, kind := range groupedKinds {
+			if got, want := s.kept.grouped[kind], fresh.markersOf(kind); !reflect.DeepEqual(nonEmpty(got), nonEmpty(want)) {
+				t.Fatalf("pass %d: kept %s markers %v, the data's %v", pass, kind, got, want)
+			}
+		}
+		var want []record.Sensor
+		for _, x := range k.sensors {
+			want = append(want, x)
+		}
+		slices.SortFunc(want, func(a, b record.Sensor) int {
+			if c := a.ChangedAt.Compare(b.ChangedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.PipelineID+"/"+a.Key, b.PipelineID+"/"+b.Key)
+		})
+		if len(want) > 0 && want[0].ChangedAt.Before(now.Add(-Lookback)) || !reflect.DeepEqual(nonEmpty(s.Sensors), nonEmpty(want)) {
+			t.Fatalf("pass %d: sensors %v, kept %v", pass, s.Sensors, want)
+		}
+		if !reflect.DeepEqual(nonEmpty(s.kept.sensors), nonEmpty(groupSensors(s.Sensors))) {
+			t.Fatalf("pass %d: kept sensors by pipeline %v, the data's %v", pass, s.kept.sensors, groupSensors(s.Sensors))
+		}
+	}
+	if findings == 0 {
+		t.Fatal("no pass found a missing post-run sensor: the comparison proved nothing")
+	}
+}
+
+// nonEmpty is v, or nil when it is an empty slice or map (DeepEqual tells
+// them apart; the checks do not).
+func nonEmpty[T any](v T) any {
+	if rv := reflect.ValueOf(v); (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.Len() == 0 {
+		return nil
+	}
+	return v
 }

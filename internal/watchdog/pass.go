@@ -3,6 +3,7 @@ package watchdog
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -95,6 +96,12 @@ func runChecks(s *Snapshot, checks []Check) Result {
 		// its own.
 		cp := *s
 		cp.idx = &passIndex{}
+		if x := s.kept; x != nil {
+			// What Kept keeps grouped between passes. The kinds' map is
+			// the pass's own: a kind no check groups is added to it only.
+			cp.idx.grouped = maps.Clone(x.grouped)
+			cp.idx.sensors = x.sensors
+		}
 		s = &cp
 	}
 	type outcome struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/store/record"
 )
 
 // defaultSensorTimeout is postRun.sensorTimeout's default, for hand-built
@@ -28,9 +29,19 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 	// runs had their post-run sensor, and sorting every key of the
 	// snapshot each pass cost more than the check.
 	var keys []run.Key
-	for k, r := range s.Runs {
-		if postRunMissing(s, idx[k.PipelineID], k, r) {
-			keys = append(keys, k)
+	if s.kept != nil {
+		// Kept holds the runs whose own record and markers leave them
+		// open (postRunOpen): the rest cannot be reported.
+		for k := range s.kept.postRunOpen {
+			if r := s.Runs[k]; postRunMissing(s, idx[k.PipelineID], k, r) {
+				keys = append(keys, k)
+			}
+		}
+	} else {
+		for k, r := range s.Runs {
+			if postRunMissing(s, idx[k.PipelineID], k, r) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	slices.SortFunc(keys, compareKeys)
@@ -68,12 +79,22 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 // pipeline wp (nil: not watched), is a succeeded run whose post-run
 // sensor is overdue and not reported yet.
 func postRunMissing(s *Snapshot, wp *Pipeline, k run.Key, r run.Run) bool {
-	if wp == nil || wp.P.PostRun == nil || len(wp.P.PostRun.Rules) == 0 ||
-		r.State != run.Completed || r.Outcome != run.OutcomeSucceeded || r.EndedAt.IsZero() {
+	if wp == nil || wp.P.PostRun == nil || len(wp.P.PostRun.Rules) == 0 {
 		return false
 	}
 	due := r.EndedAt.Add(postRunTimeout(wp.P))
 	if s.Now.Before(due) || due.Before(wp.FirstLoadedAt) {
+		return false
+	}
+	return postRunOpen(s.Markers, k, r)
+}
+
+// postRunOpen is what postRunMissing asks of the run r of key k and its
+// markers alone: r succeeded, and neither a post-run sensor's arrival
+// after it ended nor the finding is recorded. (Kept keeps the runs it
+// holds for which it is true, as they and their markers are merged.)
+func postRunOpen(markers map[MarkerKey]record.Marker, k run.Key, r run.Run) bool {
+	if r.State != run.Completed || r.Outcome != run.OutcomeSucceeded || r.EndedAt.IsZero() {
 		return false
 	}
 	// The engine records, when it judges a post-run sensor of a
@@ -81,10 +102,11 @@ func postRunMissing(s *Snapshot, wp *Pipeline, k run.Key, r run.Run) bool {
 	// sensor (which may be rewritten for the next period or age out
 	// of the snapshot), so arrival is judged once, durably. It is looked
 	// up first: most runs have one, and then one lookup answers.
-	if m, ok := s.Markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]; ok && m.At.After(r.EndedAt) {
+	if m, ok := markers[MarkerKey{Key: k, Kind: run.MarkerPostRunArrived}]; ok && m.At.After(r.EndedAt) {
 		return false
 	}
-	return !s.hasMarker(k, run.MarkerPostRunMissing)
+	_, reported := markers[MarkerKey{Key: k, Kind: run.MarkerPostRunMissing}]
+	return !reported
 }
 
 // postRunTimeout is how long after a success p's post-run sensor may

@@ -87,6 +87,11 @@ type Snapshot struct {
 
 	// idx is what a pass derives once for its checks (runChecks).
 	idx *passIndex
+	// kept is what Kept derived of the data it filled in (its markers of
+	// groupedKinds grouped, its sensors grouped), kept between passes in
+	// step with that data: a pass starts its index from it instead of
+	// walking the data again. Nil in a snapshot built by hand.
+	kept *keptIndex
 }
 
 // Action is what the runtime must do besides recording a finding.
