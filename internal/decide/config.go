@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
@@ -22,6 +23,10 @@ type ConfigLoadIn struct {
 
 // ConfigLoaded says what a config load did beside its outcome.
 type ConfigLoaded struct {
+	// Refused: the config is refused (its upstream rules close a cycle
+	// with the pipelines running: the errors name it); the outcome is
+	// empty, and the caller reports the refusal (ConfigRefusal).
+	Refused  error
 	Kept     bool           // the stored version is this one: nothing to do
 	Restored bool           // brought back after its file was removed
 	Row      store.Pipeline // the row written
@@ -37,6 +42,9 @@ type ConfigLoaded struct {
 // timers again.
 func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoaded, error) {
 	p := in.Config
+	if refused, err := CycleCheck(p, f); err != nil || refused != nil {
+		return New(nil, f, now, in.Rules, in.NewID), ConfigLoaded{Refused: refused}, err
+	}
 	row, exists, err := f.PipelineRow(p.ID)
 	if err != nil {
 		return nil, ConfigLoaded{}, err
@@ -78,6 +86,27 @@ func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoade
 	}
 	o.DownstreamIndex(p, prevConfig)
 	return o, ConfigLoaded{Row: next}, nil
+}
+
+// CycleCheck refuses a config whose upstream rules close a cycle with the
+// pipelines running (pipeline.CycleThrough; needs.Set.AllPipelines): each
+// load is checked, so the running set never holds one, and a cycle found
+// goes through p. A config with no upstream rule cannot close one and
+// reads nothing. refused is the refusal (confdec.Errors naming the
+// file), nil when the config may load.
+func CycleCheck(p *pipeline.Pipeline, f *Facts) (refused, err error) {
+	if len(p.Upstreams) == 0 {
+		return nil, nil
+	}
+	running, err := f.RunningConfigs()
+	if err != nil {
+		return nil, err
+	}
+	cycle := pipeline.CycleThrough(p, running)
+	if cycle == nil {
+		return nil, nil
+	}
+	return confdec.Errors{{File: p.Source.File, Path: "validation.rules", Msg: pipeline.CycleError(cycle).Error()}}, nil
 }
 
 // PreviousConfig is the config of the stored row a load replaces (nil:

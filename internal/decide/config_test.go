@@ -2,6 +2,7 @@ package decide
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +113,67 @@ func TestConfigRefusal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfigLoadCycle: a config whose upstream rules close a cycle with
+// the pipelines running is refused, naming the cycle; one that closes
+// none, or closes one only with a pipeline no longer running, loads.
+func TestConfigLoadCycle(t *testing.T) {
+	now := runtest.T0
+	const ordersDoc = "pipeline: {id: orders}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n"
+	const revenueDoc = "pipeline: {id: revenue}\nvalidation:\n  rules: [{check: upstream, pipeline: orders}]\njob: {type: command, config: {command: /bin/true}}\n"
+	cyclic := runtest.Pipeline(t, "pipeline: {id: orders}\nvalidation:\n  rules: [{check: upstream, pipeline: revenue}]\njob: {type: command, config: {command: /bin/true}}\n")
+	for _, c := range []struct {
+		name      string
+		removed   bool // revenue's file was removed
+		wantCycle bool
+	}{
+		{name: "orders waiting for revenue, which waits for orders, is refused", wantCycle: true},
+		{name: "with revenue's file removed it loads", removed: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, ordersDoc, revenueDoc)
+			if c.removed {
+				row := w.rows["revenue"]
+				row.RemovedAt = now.Add(-time.Hour)
+				w.rows["revenue"] = row
+			}
+			f := w.facts(needs.Load(cyclic, now, true, now))
+			var o *Outcome
+			var l ConfigLoaded
+			if err := w.decide(t, f, func(f *Facts) (err error) {
+				o, l, err = ConfigLoad(ConfigLoadIn{Config: cyclic, NewID: ids()}, f, now)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !c.wantCycle {
+				if l.Refused != nil || len(o.C.Pipelines) != 1 {
+					t.Fatalf("refused %v, writes %+v: want the config loaded", l.Refused, o.C.Pipelines)
+				}
+				return
+			}
+			if l.Refused == nil || !strings.Contains(l.Refused.Error(), "validation.rules: upstream cycle: orders -> revenue -> orders") || !o.C.Empty() {
+				t.Fatalf("refused %v, outcome %+v: want the cycle named, nothing written", l.Refused, o.C)
+			}
+		})
+	}
+	t.Run("the running pipelines not read", func(t *testing.T) {
+		w := newWorld(t, ordersDoc, revenueDoc)
+		asked := needs.Load(cyclic, now, true, now)
+		asked.AllPipelines = false
+		_, _, err := ConfigLoad(ConfigLoadIn{Config: cyclic, NewID: ids()}, w.facts(asked), now)
+		if !isMissing(err, func(m *Missing) bool { return m.Needs.AllPipelines }) {
+			t.Fatalf("err %v, want the pipelines missing", err)
+		}
+	})
+	t.Run("a config with no upstream rule reads none", func(t *testing.T) {
+		p := runtest.Pipeline(t, ordersDoc)
+		if n := needs.Load(p, now, true, now); n.AllPipelines {
+			t.Fatalf("needs %+v, want no pipeline list", n)
+		}
+		if refused, err := CycleCheck(p, &Facts{}); refused != nil || err != nil {
+			t.Fatalf("refused %v, err %v: want neither", refused, err)
+		}
+	})
 }

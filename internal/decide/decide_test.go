@@ -3,6 +3,7 @@ package decide
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -50,9 +51,19 @@ type world struct {
 // facts are what a store holding w answers to asked: every key asked is
 // loaded (present or absent), the configs of the rows read resolved.
 func (w world) facts(asked needs.Set) *Facts {
+	if asked.AllPipelines { // every row listed is read (as the engine files them)
+		for _, id := range slices.Sorted(maps.Keys(w.rows)) {
+			asked.Pipelines = append(slices.Clip(asked.Pipelines), id)
+		}
+	}
 	f := &Facts{Asked: asked, Pipelines: map[string]store.Pipeline{}, Sensors: map[needs.SensorRef]store.Sensor{},
 		Runs: map[run.Key]run.Run{}, Timers: map[string]store.Timer{}, Markers: map[run.Key][]store.Marker{},
 		Configs: map[string]*Pipeline{}}
+	if asked.AllPipelines {
+		for _, id := range slices.Sorted(maps.Keys(w.rows)) {
+			f.AllPipelines = append(f.AllPipelines, w.rows[id])
+		}
+	}
 	for _, id := range asked.Pipelines {
 		f.Configs[id] = nil // not running
 		if row, ok := w.rows[id]; ok {

@@ -45,6 +45,9 @@ type Facts struct {
 	Backfills map[string][]store.Backfill
 	// Silences are the silences read, by id (needs.Silence).
 	Silences map[string]store.Silence
+	// AllPipelines are every pipeline row, by id (needs.Set.AllPipelines:
+	// store.PipelineList); each is in Pipelines too.
+	AllPipelines []store.Pipeline
 }
 
 // Inbox is a sensor's inbox item as read: its content, or Err
@@ -149,6 +152,33 @@ func (f *Facts) CallingPipeline(id string) (*Pipeline, error) {
 		return nil, err
 	}
 	return f.config(id)
+}
+
+// RunningConfigs returns the configs of the pipelines running, by id
+// (needs.Set.AllPipelines; a stored config that no longer loads is not
+// running).
+func (f *Facts) RunningConfigs() ([]*pipeline.Pipeline, error) {
+	if !f.Asked.AllPipelines {
+		return nil, missing(needs.Set{AllPipelines: true})
+	}
+	var out []*pipeline.Pipeline
+	var lack Missing
+	for _, row := range f.AllPipelines {
+		if !pipeline.Running(row.RemovedAt) {
+			continue
+		}
+		lp, ok := f.Configs[row.ID]
+		switch {
+		case !ok:
+			lack.Configs = append(lack.Configs, row.ID)
+		case lp != nil:
+			out = append(out, lp.P)
+		}
+	}
+	if len(lack.Configs) > 0 {
+		return nil, &lack
+	}
+	return out, nil
 }
 
 func (f *Facts) config(id string) (*Pipeline, error) {

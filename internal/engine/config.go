@@ -30,41 +30,19 @@ func (e *Engine) ApplyConfig(ctx context.Context, file string, doc []byte) (_ *p
 	}
 	p, err := pipeline.ParsePipeline(file, doc, e.parseOptions(all, true))
 	if err == nil {
-		err = e.checkCycle(ctx, p)
+		var refused error
+		if refused, err = e.activate(ctx, p, doc); err != nil {
+			return p, err
+		}
+		err = refused // its upstreams close a cycle (decide.CycleCheck)
 	}
 	if err != nil {
 		e.configInvalid(ctx, file, doc, err)
 		return nil, err
 	}
-	if err := e.Activate(ctx, p, doc); err != nil {
-		return p, err
-	}
 	// The file is valid again: breaking it later, even the same way, is news.
 	e.clearConfigInvalid(ctx, file, doc)
 	return p, nil
-}
-
-// checkCycle refuses a config whose upstream rules close a cycle with
-// the pipelines running now (pipeline.Cycle): each load is checked, so
-// the running set never holds one, and a cycle found goes through p. A
-// config with no upstream rule cannot close one and reads nothing.
-func (e *Engine) checkCycle(ctx context.Context, p *pipeline.Pipeline) error {
-	if len(p.Upstreams) == 0 {
-		return nil
-	}
-	running, err := e.activePipelines(ctx)
-	if err != nil {
-		return err
-	}
-	ps := make([]*pipeline.Pipeline, len(running))
-	for i, lp := range running {
-		ps[i] = lp.P
-	}
-	cycle := pipeline.CycleThrough(p, ps)
-	if cycle == nil {
-		return nil
-	}
-	return confdec.Errors{{File: p.Source.File, Path: "validation.rules", Msg: pipeline.CycleError(cycle).Error()}}
 }
 
 // RefuseConfig refuses a document for a reason only its caller can see
@@ -168,9 +146,20 @@ func PipelineIDOf(file string, doc []byte) string {
 // (sla.TimersToArm). A pipeline seen for the first time starts from
 // now: no alert is raised for an SLA time that passed before it was
 // loaded. Every process sees the new version at its next decision: they
-// read the row, not a copy of it.
+// read the row, not a copy of it. A config whose upstream rules close a
+// cycle with the pipelines running is refused (decide.CycleCheck: the
+// error is its confdec.Errors).
 func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
-	return e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
+	refused, err := e.activate(ctx, p, doc)
+	if err == nil {
+		err = refused
+	}
+	return err
+}
+
+// activate is Activate answering a refusal apart from a failure.
+func (e *Engine) activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) (refused, err error) {
+	err = e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, _ needs.Configs) needs.Set {
 			row, exists := f.Pipelines[p.ID]
@@ -192,14 +181,20 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		}
 		b := &batch{e: e, f: f}
 		in := decide.ConfigLoadIn{Config: p, Doc: doc, Rules: e.rules, NewID: b.nextID}
-		if err := f.resolve(ctx, p.ID); err != nil {
+		// The configs of the pipelines running (the cycle check's), the
+		// pipeline's own first.
+		ids := []string{p.ID}
+		for _, row := range f.AllPipelines {
+			ids = append(ids, row.ID)
+		}
+		if err := f.resolve(ctx, ids...); err != nil {
 			return err
 		}
 		loaded, err := decideWith(ctx, b, decide.ConfigLoad, in, now)
 		if err != nil {
 			return err
 		}
-		if loaded.Kept {
+		if refused = loaded.Refused; loaded.Kept || refused != nil {
 			return nil
 		}
 		if err := b.commit(ctx); err != nil {
@@ -217,6 +212,7 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		e.log.InfoContext(ctx, "pipeline config loaded", "pipeline", p.ID, "version", next.ConfigVersion, "file", p.Source.File)
 		return nil
 	})
+	return refused, err
 }
 
 // previousConfig is the config of the stored row a load replaces (nil:

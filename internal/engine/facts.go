@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,7 +227,7 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 	for _, x := range n.Prefixes {
 		q.SensorPrefixes = append(q.SensorPrefixes, store.SensorListPrefixParams(x))
 	}
-	q.Backfills, q.Silences = n.Backfills, n.Silences
+	q.Backfills, q.Silences, q.AllPipelines = n.Backfills, n.Silences, n.AllPipelines
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -267,6 +268,16 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		v.Backfills = mergeMap(v.Backfills, map[string][]store.Backfill{id: got.Backfills[id]})
 	}
 	v.Silences = mergeMap(v.Silences, got.Silences)
+	if n.AllPipelines {
+		// Each row listed is read: the rows a decision looks up by id.
+		v.AllPipelines = got.AllPipelines
+		for _, row := range got.AllPipelines {
+			if _, ok := v.Pipelines[row.ID]; !ok && !slices.Contains(f.Asked.Pipelines, row.ID) {
+				v.Pipelines[row.ID] = row
+				f.Asked.Pipelines = append(f.Asked.Pipelines, row.ID)
+			}
+		}
+	}
 	return nil
 }
 
@@ -380,6 +391,9 @@ func describe(n needs.Set) string {
 	add("sensors by prefix", len(n.Prefixes), n.Prefixes)
 	add("backfills of", len(n.Backfills), n.Backfills)
 	add("silences", len(n.Silences), n.Silences)
+	if n.AllPipelines {
+		parts = append(parts, "every pipeline")
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -74,6 +74,9 @@ type Set struct {
 	Prefixes   []SensorPrefix
 	Backfills  []string // pipelines whose backfills are read (store.BackfillList)
 	Silences   []string // silences by id
+	// AllPipelines reads every pipeline row (store.PipelineList): the
+	// running set a config load checks its upstream graph against.
+	AllPipelines bool
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -96,6 +99,7 @@ func (n *Set) Add(o Set) {
 	n.Prefixes = addAll(n.Prefixes, o.Prefixes...)
 	n.Backfills = addAll(n.Backfills, o.Backfills...)
 	n.Silences = addAll(n.Silences, o.Silences...)
+	n.AllPipelines = n.AllPipelines || o.AllPipelines
 }
 
 // Minus is what n names that have does not.
@@ -116,6 +120,8 @@ func (n Set) Minus(have Set) Set {
 		Prefixes:   minus(n.Prefixes, have.Prefixes),
 		Backfills:  minus(n.Backfills, have.Backfills),
 		Silences:   minus(n.Silences, have.Silences),
+
+		AllPipelines: n.AllPipelines && !have.AllPipelines,
 	}
 }
 
@@ -123,7 +129,7 @@ func (n Set) Minus(have Set) Set {
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
 		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed)+
-		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills)+len(n.Silences) == 0
+		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills)+len(n.Silences) == 0 && !n.AllPipelines
 }
 
 // TriggerSensors names a pipeline's trigger sensors of every period (the
@@ -461,12 +467,17 @@ func Rerun(key run.Key) Set {
 	return n
 }
 
-// Load names what a config load reads: the pipeline's row and, once
+// Load names what a config load reads: the pipeline's row, every
+// pipeline row when p has upstream rules (the cycle check), and, once
 // the row read gives the first-load time (firstLoaded; known false
 // before), each period whose SLA timers the load arms (sla.TimersToArm):
 // its run and, when an SLA decision reads them, its markers.
 func Load(p *pipeline.Pipeline, firstLoaded time.Time, known bool, now time.Time) Set {
 	n := Pipeline(p.ID)
+	// A config with upstream rules is checked against the running
+	// pipelines' graph (pipeline.CycleThrough): one with none cannot
+	// close a cycle and reads none.
+	n.AllPipelines = len(p.Upstreams) > 0
 	if !known {
 		return n
 	}

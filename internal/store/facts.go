@@ -21,7 +21,7 @@ import (
 // SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList,
 // SilenceGet, and
 // the range reads RunList, SensorListPrefix, SensorListChanged,
-// BackfillList); storetest checks that on every backend.
+// BackfillList, PipelineList); storetest checks that on every backend.
 type FactsReader interface {
 	Facts(ctx context.Context, q FactsQuery) (Facts, error)
 }
@@ -64,12 +64,16 @@ type FactsQuery struct {
 	// timer decide on.
 	Backfills []string
 	Silences  []string // silences by id (SilenceGet)
+	// AllPipelines reads every pipeline row, removed ones too
+	// (PipelineList): what a config load checks a new upstream graph
+	// against.
+	AllPipelines bool
 }
 
 // Empty reports whether q names nothing.
 func (q FactsQuery) Empty() bool {
 	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
-		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills)+len(q.Silences) == 0
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills)+len(q.Silences) == 0 && !q.AllPipelines
 }
 
 // Unique is q with each list's repeats left out (the first of each kept,
@@ -78,7 +82,7 @@ func (q FactsQuery) Unique() FactsQuery {
 	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
 		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers),
 		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged),
-		Backfills: uniq(q.Backfills), Silences: uniq(q.Silences)}
+		Backfills: uniq(q.Backfills), Silences: uniq(q.Silences), AllPipelines: q.AllPipelines}
 }
 
 // Check is the error of the first range read q names that its single
@@ -134,6 +138,7 @@ type Facts struct {
 	SensorsChanged map[SensorListChangedParams][]Sensor // in SensorListChanged's order
 	Backfills      map[string][]Backfill                // by pipeline, in BackfillList's order
 	Silences       map[string]Silence                   // by id
+	AllPipelines   []Pipeline                           // when asked: PipelineList's answer (by id); nil when none
 }
 
 // InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
@@ -255,6 +260,15 @@ func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error)
 	for _, id := range q.Silences {
 		if err := readOne(f.Silences, id, func() (Silence, error) { return st.SilenceGet(ctx, id) }); err != nil {
 			return Facts{}, fmt.Errorf("facts: silence %s: %w", id, err)
+		}
+	}
+	if q.AllPipelines {
+		ps, err := st.PipelineList(ctx)
+		if err != nil {
+			return Facts{}, fmt.Errorf("facts: pipelines: %w", err)
+		}
+		if len(ps) > 0 {
+			f.AllPipelines = ps
 		}
 	}
 	return f, nil

@@ -22,7 +22,7 @@ const factsQueries = 8
 // retried), and each period's markers and ledger with a Query of its
 // sort-key range (MarkerListOf, LedgerList), and each range read with its
 // single read's Queries (RunList, SensorListPrefix, SensorListChanged,
-// BackfillList: every page), issued concurrently with it.
+// BackfillList, PipelineList: every page), issued concurrently with it.
 // Every read is strongly consistent: each answers what the single read
 // would; DynamoDB has no snapshot across items, and the commit's
 // conditions hold the decision to what it read.
@@ -76,9 +76,16 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		readLists(g, q.SensorsChanged, s.SensorListChanged, f.SensorsChanged),
 		readLists(g, q.Backfills, s.BackfillList, f.Backfills),
 	}
+	var allErr error
+	if q.AllPipelines {
+		g.wg.Go(func() { f.AllPipelines, allErr = s.PipelineList(ctx) })
+	}
 	g.wg.Wait()
 	wg.Wait()
-	errs := []error{batchErr}
+	if len(f.AllPipelines) == 0 {
+		f.AllPipelines = nil
+	}
+	errs := []error{batchErr, allErr}
 	for _, put := range lists {
 		errs = append(errs, put())
 	}

@@ -19,7 +19,7 @@ var _ store.FactsReader = (*Store)(nil)
 // transaction that the same batch opens and ends, so every statement
 // reads one snapshot. A query of one kind is its one statement (a
 // snapshot by itself). A range read (RunList, SensorListPrefix,
-// SensorListChanged, BackfillList) is its single read's statement, in the same batch.
+// SensorListChanged, BackfillList, PipelineList) is its single read's statement, in the same batch.
 // The store has no inbox: each inbox asked for is store.ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -30,7 +30,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	for _, r := range q.Inboxes {
 		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
 	}
-	reads := factsReads(q, f)
+	reads := factsReads(q, &f)
 	if len(reads) == 0 {
 		return f, nil
 	}
@@ -100,7 +100,7 @@ func readInto[T any](what, query string, args []any, scan func(scanner) (T, erro
 
 // factsReads are the statements that read q into f, one per kind of
 // record q names.
-func factsReads(q store.FactsQuery, f store.Facts) []factsRead {
+func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 	var reads []factsRead
 	if ids := q.Pipelines; len(ids) > 0 {
 		reads = append(reads, readInto("pipelines", `SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = ANY($1::text[])`,
@@ -158,8 +158,15 @@ func factsReads(q store.FactsQuery, f store.Facts) []factsRead {
 		reads = append(reads, readInto("backfills of "+id, backfillListQuery, []any{id}, sqlstore.ScanBackfill,
 			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }))
 	}
+	if q.AllPipelines {
+		reads = append(reads, readInto("pipelines", pipelineListQuery, nil, sqlstore.ScanPipeline,
+			func(x store.Pipeline) { f.AllPipelines = append(f.AllPipelines, x) }))
+	}
 	return reads
 }
+
+// pipelineListQuery is PipelineList's statement (Facts runs it too).
+const pipelineListQuery = `SELECT ` + sqlstore.PipelineCols + ` FROM pipelines ORDER BY id`
 
 // backfillListQuery is BackfillList's statement (Facts runs it too).
 const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`

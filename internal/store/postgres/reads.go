@@ -72,7 +72,7 @@ func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, err
 
 // PipelineList returns every pipeline, sorted by id.
 func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
-	return list(ctx, s, sqlstore.ScanPipeline, "pipelines", `SELECT `+sqlstore.PipelineCols+` FROM pipelines ORDER BY id`)
+	return list(ctx, s, sqlstore.ScanPipeline, "pipelines", pipelineListQuery)
 }
 
 // SensorGet returns one sensor.

@@ -28,7 +28,7 @@ const factsChunk = 250
 // database to itself the rows it caches (rowcache.go: pipelines, runs,
 // timers) answer without SQL, read while no writer runs, as the
 // statements are. A range read (RunList, SensorListPrefix,
-// SensorListChanged, BackfillList) is its single read's statement, in the same
+// SensorListChanged, BackfillList, PipelineList) is its single read's statement, in the same
 // transaction. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -59,7 +59,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		// step's Facts on the scratch store simulate runs on.
 		s.group.writing.Lock()
 		defer s.group.writing.Unlock()
-		if err := (&factsTx{s: s}).read(ctx, q, f); err != nil {
+		if err := (&factsTx{s: s}).read(ctx, q, &f); err != nil {
 			return store.Facts{}, err
 		}
 		return f, nil
@@ -69,7 +69,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
 	}
 	r := factsTx{s: s, tx: tx}
-	err = r.read(ctx, q, f)
+	err = r.read(ctx, q, &f)
 	// A read-only transaction: ending it either way changes nothing.
 	if rerr := tx.Rollback(); err == nil && rerr != nil {
 		err = fmt.Errorf("sqlite: read facts: %w", rerr)
@@ -93,7 +93,7 @@ type factsTx struct {
 	unprepared []string
 }
 
-func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) error {
+func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) error {
 	pipes, keepPipes := cachedFirst(pipelineKeys(r.s.pipelines), q.Pipelines, f.Pipelines)
 	if err := byKey(ctx, r, pipes, sqlstore.ScanPipeline, sqlstore.PipelineCols, "pipelines", "id",
 		func(p store.Pipeline) { f.Pipelines[p.ID] = p }); err != nil {
@@ -183,8 +183,17 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f store.Facts) e
 			return err
 		}
 	}
+	if q.AllPipelines {
+		if err := readRows(ctx, r, sqlstore.ScanPipeline, "pipelines", pipelineListQuery, nil,
+			func(x store.Pipeline) { f.AllPipelines = append(f.AllPipelines, x) }); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// pipelineListQuery is PipelineList's statement (Facts runs it too).
+const pipelineListQuery = `SELECT ` + sqlstore.PipelineCols + ` FROM pipelines ORDER BY id`
 
 // backfillListQuery is BackfillList's statement (Facts runs it too).
 const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = ? ORDER BY requested_at, id`

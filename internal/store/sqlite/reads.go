@@ -106,8 +106,7 @@ func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
 		}
 		gen = g
 	}
-	rows, err := list(ctx, s.read, sqlstore.ScanPipeline, "pipelines",
-		`SELECT `+sqlstore.PipelineCols+` FROM pipelines ORDER BY id`)
+	rows, err := list(ctx, s.read, sqlstore.ScanPipeline, "pipelines", pipelineListQuery)
 	if err == nil && s.pipelines != nil {
 		s.pipelines.putList(gen, rows)
 	}

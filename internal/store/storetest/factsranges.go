@@ -16,7 +16,8 @@ import (
 )
 
 // testFactsRanges checks the range reads of store.FactsQuery (RunLists,
-// SensorPrefixes, SensorsChanged, Backfills) and the silences read by id:
+// SensorPrefixes, SensorsChanged, Backfills, AllPipelines) and the
+// silences read by id:
 // each answers what its single read answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
 // SensorListChanged's Since, a prefix that is not a key boundary, an
 // empty range, look-alike keys and pipelines, a limit — named beside
@@ -53,6 +54,10 @@ func testFactsRanges(t *testing.T, o Options) {
 			c.Silences = append(c.Silences, store.SilenceWrite{Silence: store.Silence{Silence: silence.Silence{ID: id,
 				Matchers: silence.Matchers{Pipelines: []string{"pl"}}, StartsAt: at(0), EndsAt: at(time.Hour), CreatedBy: "op", CreatedAt: at(0)}}})
 		}
+		removed := minimalPipeline("pl-removed")
+		removed.RemovedAt = at(time.Minute)
+		c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("pl-2")}, store.PipelineWrite{Pipeline: removed},
+			store.PipelineWrite{Pipeline: minimalPipeline("pl")})
 		unchanged := minimalSensor("pl", "orders#unchanged", 9)
 		unchanged.ChangedAt = time.Time{}
 		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: unchanged}, store.SensorWrite{Sensor: minimalSensor("pl-2", "orders", 1)})
@@ -81,6 +86,7 @@ func testFactsRanges(t *testing.T, o Options) {
 		SensorsChanged: []store.SensorListChangedParams{atTwo, afterTwo, firstAfterFour, afterAll},
 		Backfills:      []string{"pl", "pl-", "none", "pl"},
 		Silences:       []string{"s1", "missing", "s1", "s", "s10"},
+		AllPipelines:   true,
 	}
 
 	t.Run("AnswersWhatTheSingleReadsAnswer", func(t *testing.T) {
@@ -92,6 +98,7 @@ func testFactsRanges(t *testing.T, o Options) {
 			"changed {pl 2+1ns}: orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 2}: orders#2026-03-10 orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 4 limit 1}: orders-v2",
+			"pipelines: pl pl-2 pl-removed",
 			"prefix pl-2/: pl-2/orders",
 			"prefix pl/orders#2026-03-1: pl/orders#2026-03-10 pl/orders#2026-03-10T05",
 			"prefix pl/orders: pl/orders pl/orders#2026-03-10 pl/orders#2026-03-10T05 pl/orders#unchanged pl/orders-v2 pl/ordersx",
@@ -114,10 +121,11 @@ func testFactsRanges(t *testing.T, o Options) {
 	t.Run("ReadsTheLatestCommit", func(t *testing.T) {
 		s := o.New(t)
 		seed(t, s)
-		one := store.FactsQuery{RunLists: []store.RunListParams{hours, active}, SensorPrefixes: []store.SensorListPrefixParams{ordersHash}}
+		one := store.FactsQuery{RunLists: []store.RunListParams{hours, active}, SensorPrefixes: []store.SensorListPrefixParams{ordersHash}, AllPipelines: true}
 		before := must(store.ReadFacts(t.Context(), s, one)).get(t)
 		r := before.RunLists[hours][0] // T23, active
 		commit(t, s, store.Change{
+			Pipelines:     []store.PipelineWrite{{Pipeline: minimalPipeline("pl-3")}},
 			Runs:          []store.RunWrite{{Run: withState(r, run.Completed), ExpectVersion: r.Version}},
 			SensorDeletes: []store.SensorDelete{{PipelineID: "pl", Key: "orders#2026-03-10"}},
 		})
@@ -126,6 +134,9 @@ func testFactsRanges(t *testing.T, o Options) {
 			"pl/cron/2026-03-10T23 COMPLETED", "pl/cron/2026-03-10T05 COMPLETED", "pl/cron/2026-03-10T00 EVALUATING"})
 		if got := runIDs(after.RunLists[active]); slices.Contains(got, runID(r)) {
 			t.Errorf("Facts after a commit: the completed run is still active: %v", got)
+		}
+		if got, want := len(after.AllPipelines), len(before.AllPipelines)+1; got != want {
+			t.Errorf("Facts after a commit: %d pipelines, want %d", got, want)
 		}
 		if got := len(after.SensorPrefixes[ordersHash]); got != 1 {
 			t.Errorf("Facts after a commit: %d sensors starting with %q, want 1", got, ordersHash.Prefix)
@@ -249,6 +260,13 @@ func describeRanges(f store.Facts) []string {
 	}
 	for id, x := range f.Silences {
 		out = append(out, "silence "+id+": "+x.ID)
+	}
+	if len(f.AllPipelines) > 0 {
+		line := "pipelines:"
+		for _, p := range f.AllPipelines {
+			line += " " + p.ID
+		}
+		out = append(out, line)
 	}
 	for id, bs := range f.Backfills {
 		line := "backfills " + id + ":"
