@@ -16,7 +16,10 @@
 // RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted,
 // Finding and WatchdogPass (a watchdog finding, a pass's record),
 // Interrupted and Recovered (a trigger call found in flight at an
-// engine's start; its recovery from the job lookup's answer);
+// engine's start; its recovery from the job lookup's answer),
+// SilenceCreate, SilenceExpiry, SilenceEnd, MaintenanceEnd,
+// MaintenanceArm and AfterSilence (silences and maintenance windows; a
+// silenced condition's alert at the end); ConfigLoad's CycleCheck;
 // RootCauses for any outcome before it is committed.
 //
 // It never reads a store, a clock or the environment, and imports no

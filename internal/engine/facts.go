@@ -48,17 +48,25 @@ import (
 // they name, read beside the batch) when a decision first asks
 // (decide.Missing.Configs).
 //
-// The operator's inputs the engine still decides itself name their needs
-// the same way and read them in rounds of one batch: pause, resume (the
-// plan's facts once the active runs and trigger sensors are read; a
-// resume timer in further rounds of the timer's facts), a step's
-// handoff, DeleteSensor, a backfill's request, cancel and timer step, a
-// watchdog finding and pass record, an interrupted call found at start,
-// a silence's expiry and end timer, a silenced condition's alert at the
-// end, the maintenance timers' arming (needs.Pause, Resume, HandOff,
-// DeleteSensor, BackfillRequest, BackfillCancel, BackfillStep, Finding,
-// WatchdogPass, Interrupted, Silence, AfterSilence, MaintenanceEnds).
-// Read as asked still (directFacts, newBatch's default): explain, the
+// The operator's inputs name their needs the same way and read them in
+// rounds of one batch: pause, resume (the plan's facts once the active
+// runs and trigger sensors are read; a resume timer in further rounds of
+// the timer's facts), a step's handoff, DeleteSensor, a backfill's
+// request, cancel and timer step (needs.Pause, Resume, HandOff,
+// DeleteSensor, BackfillRequest, BackfillCancel, BackfillStep). These
+// are one decide call each: a watchdog finding and pass record
+// (needs.Finding, WatchdogPass: decide.Finding, WatchdogPass), an
+// interrupted call found at start (needs.Interrupted: decide.Interrupted)
+// and its recovery (the step's facts: decide.Step asks for the job
+// lookup, the engine makes it, decide.Recovered decides from its answer),
+// a silence's expiry and end timer, a window's end timer, the maintenance
+// timers' arming and a silenced condition's alert at the end
+// (needs.Silence, Timer, MaintenanceEnds, AfterSilence: decide.SilenceExpiry,
+// SilenceEnd, MaintenanceEnd, MaintenanceArm, AfterSilence), and a config
+// load's cycle check (needs.Load names every pipeline row,
+// needs.Set.AllPipelines, when the config has upstream rules:
+// decide.CycleCheck in decide.ConfigLoad). Read as asked still
+// (directFacts, newBatch's default): explain (decide.CallStatus, …), the
 // facts a config refusal and an inbox's dedup record look up; and beside
 // the batch, the events a silence's or window's end judges (EventList:
 // events are not facts).
