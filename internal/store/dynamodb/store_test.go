@@ -162,6 +162,9 @@ func TestConformance(t *testing.T) {
 			return openOn(t, old.c, old.Tables())
 		},
 		TTL: &storetest.TTLOptions{Retention: testRetention, ExpiresAt: expiresAt},
+		// Events, Facts and queries read in parallel: every case runs
+		// under the race detector.
+		OwnGoroutines: true,
 	})
 }
 

@@ -67,7 +67,7 @@ func testBackfills(t *testing.T, o Options) {
 	t.Run("OneWinnerAmongRacingWriters", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, store.Change{Backfills: []store.BackfillWrite{{Backfill: bf("orders", "1", at(0))}}})
-		errs := race(8, func(i int) error {
+		errs := race(t, 8, func(i int) error {
 			b := bf("orders", "1", at(0))
 			b.RequestedBy = string(rune('a' + i))
 			return s.Commit(t.Context(), store.Change{Backfills: []store.BackfillWrite{{Backfill: b, ExpectVersion: 1}}})

@@ -24,6 +24,7 @@ func testReadersBesideWriters(t *testing.T, o Options) {
 		commits  = 25 // per writer
 		nReaders = 4
 	)
+	mustBeConcurrent(t)
 	s := o.New(t)
 	// Pipelines "orders" and "billing" share a shard; the others spread
 	// over other shards.

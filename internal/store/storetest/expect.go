@@ -53,8 +53,12 @@ func (r result[T]) get(t *testing.T) T {
 }
 
 // race runs n writers that start at the same moment and returns each
-// one's error, indexed by writer.
-func race(n int, write func(i int) error) []error {
+// one's error, indexed by writer. t is the case calling it, which must be
+// in a group marked concurrent (RunWithOptions runs only those under the
+// race detector).
+func race(t *testing.T, n int, write func(i int) error) []error {
+	t.Helper()
+	mustBeConcurrent(t)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	errs := make([]error, n)
@@ -88,4 +92,14 @@ func oneWinner(t *testing.T, errs []error) int {
 		t.Fatalf("no writer succeeded; exactly one must")
 	}
 	return winner
+}
+
+// mustBeConcurrent fails t, a case that runs callers at once, unless its
+// group is marked concurrent: under the race detector RunWithOptions
+// skips the others, and the detector would never watch this case.
+func mustBeConcurrent(t *testing.T) {
+	t.Helper()
+	if !inConcurrentGroup(t.Name()) {
+		t.Fatalf("storetest: %s races callers, but its group is not marked concurrent (groups in storetest.go): the race run would skip it", t.Name())
+	}
 }

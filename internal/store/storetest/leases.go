@@ -40,7 +40,7 @@ func testLeases(t *testing.T, o Options) {
 	t.Run("OneWinnerAmongRacingTakers", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, store.Change{Leases: []store.LeaseWrite{{Lease: lease("dead", at(0), 0)}}})
-		errs := race(8, func(i int) error {
+		errs := race(t, 8, func(i int) error {
 			return s.Commit(t.Context(), store.Change{Leases: []store.LeaseWrite{{Lease: lease(string(rune('a'+i)), at(time.Minute), 0), ExpectVersion: 1}}})
 		})
 		w := oneWinner(t, errs)

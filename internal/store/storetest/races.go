@@ -22,7 +22,7 @@ func testRaces(t *testing.T, o Options) {
 		// each tries to start the period's run. Exactly one may, and only
 		// its event and timer may exist.
 		s := o.New(t)
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			r := newRun(k)
 			r.JobRunID = fmt.Sprint("writer-", i)
 			tm := fullTimer("evaluate:"+keyString(k), at(time.Minute))
@@ -48,7 +48,7 @@ func testRaces(t *testing.T, o Options) {
 	t.Run("CompareAndSwapSameVersionOneWinner", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, putRun(newRun(k), 0))
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			r := newRun(k)
 			r.Attempt = i + 1
 			return s.Commit(t.Context(), store.Change{
@@ -70,7 +70,7 @@ func testRaces(t *testing.T, o Options) {
 		// conditional delete succeeds is the one that acts on it.
 		s := o.New(t)
 		commit(t, s, putTimer(fullTimer("sla:orders", at(0))))
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			return s.Commit(t.Context(), store.Change{
 				TimerDeletes: []store.TimerDelete{{Key: "sla:orders", ExpectDueAt: ptr(at(0))}},
 				Events:       []event.Event{newEvent(fmt.Sprint("ev-", i), event.SLABreach, k, at(0))},
@@ -87,7 +87,7 @@ func testRaces(t *testing.T, o Options) {
 	t.Run("MarkSameAlertOneWinner", func(t *testing.T) {
 		// "Alert once" across processes.
 		s := o.New(t)
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			m := fullMarker(k, "alert:SLA_BREACH")
 			m.Detail = detail("writer", fmt.Sprint(i))
 			return s.Commit(t.Context(), putMarker(m, true))
@@ -100,7 +100,7 @@ func testRaces(t *testing.T, o Options) {
 	t.Run("AppendSameLedgerSeqOneWinner", func(t *testing.T) {
 		// Two reruns accepted at once must not both count as rerun 1.
 		s := o.New(t)
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			l := ledgerEntry(k, 1)
 			l.Source = fmt.Sprint("writer-", i)
 			return s.Commit(t.Context(), store.Change{Ledger: []store.LedgerEntry{l}})
@@ -120,7 +120,7 @@ func testRaces(t *testing.T, o Options) {
 		x := minimalSensor("orders", "counter", 0)
 		commit(t, s, putSensor(x, 0))
 		const each = 5
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			for done, tries := 0, 0; done < each; tries++ {
 				if tries > 2000 {
 					return errors.New("gave up after 2000 conflicts")
@@ -158,7 +158,7 @@ func testRaces(t *testing.T, o Options) {
 	t.Run("ConcurrentEventsGetDistinctOrderedSeqs", func(t *testing.T) {
 		s := o.New(t)
 		const per = 5
-		errs := race(writers, func(i int) error {
+		errs := race(t, writers, func(i int) error {
 			var evs []event.Event
 			for j := range per {
 				evs = append(evs, newEvent(fmt.Sprintf("w%d-%d", i, j), event.JobCompleted, k, at(0)))

@@ -56,7 +56,7 @@ func testSilences(t *testing.T, o Options) {
 	t.Run("OneExpiryAmongRacingOperators", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, put(mk("s1", 0, time.Hour), 0))
-		errs := race(6, func(i int) error {
+		errs := race(t, 6, func(i int) error {
 			x := mk("s1", 0, time.Hour)
 			x.ExpiredAt = at(time.Duration(i+1) * time.Minute)
 			return s.Commit(t.Context(), put(x, 1))

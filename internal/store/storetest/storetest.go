@@ -13,9 +13,20 @@
 // It owns no backend and must never reach past the port: a check that
 // needs a backend's internals (its SQL, its error codes) belongs in that
 // backend's own tests. Like the store, it never reads the clock.
+//
+// Under the race detector (go test -race: make race, CI's second step) it
+// runs only its concurrent groups (concurrentGroups), whose cases race
+// callers against each other: a sequential case calls the store from one
+// goroutine, so the detector finds nothing in it that the plain run (make
+// test, CI's first step) did not already check, and running them made the
+// race run of the SQLite package, with its three suites, several times as
+// long. A backend that runs parts of one call on goroutines of its own
+// (DynamoDB's parallel reads) sets Options.OwnGoroutines and keeps every
+// case under the detector.
 package storetest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/store"
@@ -34,6 +45,28 @@ type Options struct {
 	// written on each (DynamoDB): the Expire checks then check every
 	// record's expiry instead of what Expire deleted (expirettl.go).
 	TTL *TTLOptions
+	// OwnGoroutines is set for a backend that runs parts of one call on
+	// goroutines of its own (DynamoDB reads shards and tables in
+	// parallel): its sequential cases are concurrent inside, so under the
+	// race detector every group runs, not only the concurrent ones.
+	OwnGoroutines bool
+}
+
+// concurrentGroups are the groups of RunWithOptions with cases that race
+// callers against each other (race, testReadersBesideWriters): the ones
+// the race detector has something to watch in. A case that races callers
+// in another group fails (mustBeConcurrent).
+var concurrentGroups = map[string]bool{"Races": true, "Leases": true, "Backfills": true, "Silences": true}
+
+// inConcurrentGroup says the test named name (t.Name()) is a case of a
+// concurrent group.
+func inConcurrentGroup(name string) bool {
+	for _, part := range strings.Split(name, "/") {
+		if concurrentGroups[part] {
+			return true
+		}
+	}
+	return false
 }
 
 // Run runs the suite against the backend newStore creates.
@@ -78,7 +111,21 @@ func RunWithOptions(t *testing.T, o Options) {
 		{"Expire", testExpire},
 		{"Reopen", testReopen},
 	}
+	named := map[string]bool{}
 	for _, g := range groups {
-		t.Run(g.name, func(t *testing.T) { g.run(t, o) })
+		named[g.name] = true
+	}
+	for name := range concurrentGroups {
+		if !named[name] {
+			t.Fatalf("storetest: concurrentGroups names %s, which is no group", name)
+		}
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			if raceDetector && !concurrentGroups[g.name] && !o.OwnGoroutines {
+				t.Skip("sequential: run without -race (make test); the race detector has nothing to watch in it")
+			}
+			g.run(t, o)
+		})
 	}
 }
