@@ -46,6 +46,7 @@ type world struct {
 	timers  []store.Timer
 	// backfills are the pipelines' backfills, oldest request first.
 	backfills []store.Backfill
+	ledger    []store.LedgerEntry
 }
 
 // facts are what a store holding w answers to asked: every key asked is
@@ -102,6 +103,12 @@ func (w world) facts(asked needs.Set) *Facts {
 	}
 	for _, c := range asked.Changed {
 		f.Changed[ChangedSince(c)] = slices.ContainsFunc(w.sensors, func(s store.Sensor) bool { return s.PipelineID == c.PipelineID && s.ChangedAt.After(c.Since) })
+	}
+	f.Ledgers = map[run.Key][]store.LedgerEntry{}
+	for _, l := range w.ledger {
+		if slices.Contains(asked.Ledgers, l.Key) {
+			f.Ledgers[l.Key] = append(f.Ledgers[l.Key], l)
+		}
 	}
 	f.Prefixed, f.Backfills = map[needs.SensorPrefix][]store.Sensor{}, map[string][]store.Backfill{}
 	for _, x := range asked.Prefixes {

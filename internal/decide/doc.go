@@ -12,14 +12,18 @@
 // ledger's numbering, root causes on the events). One entry per input:
 // SensorWrite, Step (a run's evaluate, trigger and poll steps, and a
 // poll's answer), Answer (a trigger call's answer), Timer (cron, SLA,
-// period, downstreams, upstream and release timers; DueTimer for any),
+// period, downstreams, upstream, release, backfill and resume timers;
+// DueTimer for any),
 // RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted,
 // Finding and WatchdogPass (a watchdog finding, a pass's record),
 // Interrupted and Recovered (a trigger call found in flight at an
 // engine's start; its recovery from the job lookup's answer),
 // SilenceCreate, SilenceExpiry, SilenceEnd, MaintenanceEnd,
 // MaintenanceArm and AfterSilence (silences and maintenance windows; a
-// silenced condition's alert at the end); ConfigLoad's CycleCheck;
+// silenced condition's alert at the end); ConfigLoad's CycleCheck; the
+// operator's BackfillRequest, BackfillCancel (a backfill's step and a
+// timed pause's end are Timer families), Pause, Resume, HandOff and
+// Explain (deciding nothing: why a period would or would not run);
 // RootCauses for any outcome before it is committed.
 //
 // It never reads a store, a clock or the environment, and imports no

@@ -50,11 +50,16 @@ import (
 //
 // The operator's inputs name their needs the same way and read them in
 // rounds of one batch: pause, resume (the plan's facts once the active
-// runs and trigger sensors are read; a resume timer in further rounds of
-// the timer's facts), a step's handoff, DeleteSensor, a backfill's
-// request, cancel and timer step (needs.Pause, Resume, HandOff,
-// DeleteSensor, BackfillRequest, BackfillCancel, BackfillStep). These
-// are one decide call each: a watchdog finding and pass record
+// runs and trigger sensors are read, decide.ResumeNeeds; a resume timer
+// in the timer's rounds, decide.TimerNeeds), a step's handoff,
+// DeleteSensor, a rerun request, explain, a backfill's request, cancel
+// and timer step (decide.BackfillStepNeeds) (needs.Pause, Resume,
+// HandOff, DeleteSensor, RerunRequest, Explain, BackfillRequest,
+// BackfillCancel, BackfillStep). These are one decide call each: pause,
+// resume, handoff, a rerun request, explain and a backfill's request,
+// cancel and timer step (decide.Pause, Resume, HandOff, RerunRequest,
+// Explain, BackfillRequest, BackfillCancel; the resume and backfill
+// timers are decide.Timer's), a watchdog finding and pass record
 // (needs.Finding, WatchdogPass: decide.Finding, WatchdogPass), an
 // interrupted call found at start (needs.Interrupted: decide.Interrupted)
 // and its recovery (the step's facts: decide.Step asks for the job
@@ -66,10 +71,10 @@ import (
 // load's cycle check (needs.Load names every pipeline row,
 // needs.Set.AllPipelines, when the config has upstream rules:
 // decide.CycleCheck in decide.ConfigLoad). Read as asked still
-// (directFacts, newBatch's default): explain (decide.CallStatus, …), the
-// facts a config refusal and an inbox's dedup record look up; and beside
-// the batch, the events a silence's or window's end judges (EventList:
-// events are not facts).
+// (directFacts, newBatch's default): the facts a config refusal and an
+// inbox's dedup record look up; and beside the batch, the events a
+// silence's or window's end judges and the job output explain shows
+// (EventList: events are not facts).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads

@@ -51,7 +51,8 @@ job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
 `
 
 // TestOperatorReadsOneBatch follows an operator's inputs — pause, trigger
-// data held by the pause, resume, a rerun request, a backfill's request
+// data held by the pause, resume, a rerun request, an explain (its job
+// output read from the event log after), a backfill's request
 // and cancel, a silence's expiry, a sensor's deletion, a step's handoff —
 // on a store that offers the batch read: each reads
 // its facts through Facts, one call per round, and makes no single read
@@ -128,6 +129,10 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("rerun request", true)
+	if _, err := eng.Explain(ctx, "ops", t0.Format(time.DateOnly)); err != nil {
+		t.Fatal(err)
+	}
+	check("explain", true)
 	if _, err := eng.RequestBackfill(ctx, "ops", backfill.Request{From: t0.AddDate(0, 0, -3).Format(time.DateOnly), To: t0.AddDate(0, 0, -1).Format(time.DateOnly), Only: backfill.OnlyAll, MaxActive: 1}, false, "op"); err != nil {
 		t.Fatal(err)
 	}

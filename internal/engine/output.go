@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"time"
 
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -27,25 +27,15 @@ func boundOutput(output string) string {
 
 // JobOutput is the output of the period's last finished job, as its
 // JOB_COMPLETED or JOB_FAILED event recorded it.
-type JobOutput struct {
-	Event   event.Type `json:"event"`
-	At      time.Time  `json:"at"`
-	Attempt int        `json:"attempt,omitempty"`
-	Output  string     `json:"output"`
-}
+type JobOutput = decide.JobOutput
 
 // lastJobOutput reads the output of the period's last finished job from
-// the event log; nil when that job printed nothing (an older attempt's
-// output is not shown: it would pass for the last one's).
+// the event log (decide.LastJobOutput); nil when that job printed nothing.
 func (e *Engine) lastJobOutput(ctx context.Context, key run.Key) (*JobOutput, error) {
 	page, err := e.st.EventList(ctx, store.EventListParams{PipelineID: key.PipelineID, Period: key.Period,
 		Types: []event.Type{event.JobCompleted, event.JobFailed}})
 	if err != nil {
 		return nil, err
 	}
-	o, ok := run.LastJobOutput(page.Events, key.ScheduleID)
-	if !ok {
-		return nil, nil
-	}
-	return &JobOutput{Event: o.Event.Type, At: o.Event.Time, Attempt: o.Attempt, Output: o.Output}, nil
+	return decide.LastJobOutput(page.Events, key.ScheduleID), nil
 }

@@ -88,10 +88,3 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, taken decide.StepTak
 	_, err := decideWith(ctx, b, decide.Recovered, in, now)
 	return err
 }
-
-// callStatus is explain's sentence about r's trigger call in flight ("" when
-// none is): decide.CallStatus on facts read as asked.
-func (e *Engine) callStatus(ctx context.Context, lp *loadedPipeline, r run.Run) (string, error) {
-	f := e.directFacts()
-	return get(ctx, f, func() (string, error) { return decide.CallStatus(f.Facts, lp, r, e.findable, e.clk.Now()) })
-}

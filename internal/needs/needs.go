@@ -349,6 +349,20 @@ func DeleteSensor(id string) Set { return Pipeline(id) }
 // step timer as stored now (run.HandsOff decides on it).
 func HandOff(timerKey string) Set { return Set{Timers: []string{timerKey}} }
 
+// Explain names what explaining period per of p reads: the row, the
+// validation's facts (Evaluation), its trigger sensors of every period,
+// and the period's run, markers (the first arrival, a call's recovery
+// record), the run's step timer (a call in flight's lease) and ledger
+// (the budgets used).
+func Explain(p *pipeline.Pipeline, ups Configs, per schedule.Period) Set {
+	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
+	n := Pipeline(p.ID)
+	n.Add(Evaluation(p, per, ups))
+	n.Add(TriggerSensors(p))
+	n.Add(Set{Runs: []run.Key{key}, MarkersOf: []run.Key{key}, Timers: []string{run.PeriodTimer(run.TimerStep, key).String()}, Ledgers: []run.Key{key}})
+	return n
+}
+
 // ReadRuns answers the runs an earlier round read: read false when key
 // was not read (yet); r nil when it was and there is no run.
 type ReadRuns func(key run.Key) (r *run.Run, read bool)
