@@ -267,7 +267,7 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			// The alert queue's mapping never invokes the dispatcher more
 			// often than it may run.
 			var alerts esm
-			p.must("aws_lambda_event_source_mapping.alerts", &alerts)
+			p.must(`aws_lambda_event_source_mapping.read["alerts"]`, &alerts)
 			var disp lambdaFn
 			p.must(`aws_lambda_function.fn["alert-dispatcher"]`, &disp)
 			switch {
@@ -284,7 +284,7 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			var alertRule struct {
 				Pattern string `json:"event_pattern"`
 			}
-			p.must("aws_cloudwatch_event_rule.alert_events", &alertRule)
+			p.must(`aws_cloudwatch_event_rule.route["alert-events"]`, &alertRule)
 			if alertRule.Pattern != `{"source":["interlock"]}` {
 				t.Errorf("the alert rule's pattern is %s, want every Interlock event", alertRule.Pattern)
 			}
@@ -292,12 +292,12 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 			// timeout, and at least 5 receives before the DLQ (AWS's guidance).
 			var sla lambdaFn
 			p.must(`aws_lambda_function.fn["sla-monitor"]`, &sla)
-			for q, reader := range map[string]lambdaFn{"alerts": disp, "sla_dlq": sla} {
+			for q, reader := range map[string]lambdaFn{"alerts": disp, "sla-dlq": sla} {
 				var queue struct {
 					Visibility int    `json:"visibility_timeout_seconds"`
 					Redrive    string `json:"redrive_policy"`
 				}
-				p.must("aws_sqs_queue."+q, &queue)
+				p.must(fmt.Sprintf("aws_sqs_queue.read[%q]", q), &queue)
 				var redrive struct {
 					MaxReceiveCount int    `json:"maxReceiveCount"`
 					Target          string `json:"deadLetterTargetArn"`
@@ -323,11 +323,11 @@ func checkPlan(t *testing.T, plan tfPlan, validated []string) {
 				t.Errorf("the sla-monitor's async invocations have no on-failure destination: %+v", invoke)
 			}
 			var replay esm
-			p.must("aws_lambda_event_source_mapping.sla_replay", &replay)
+			p.must(`aws_lambda_event_source_mapping.read["sla-dlq"]`, &replay)
 			var slaDLQ struct {
 				Name string `json:"name"`
 			}
-			p.must("aws_sqs_queue.sla_dlq", &slaDLQ)
+			p.must(`aws_sqs_queue.read["sla-dlq"]`, &slaDLQ)
 			if got, want := sla.env()["SLA_DLQ_ARN"], fmt.Sprintf("arn:aws:sqs:us-east-1:%s:%s", standInAccount, slaDLQ.Name); got != want || slaDLQ.Name == "" {
 				t.Errorf("the sla-monitor's SLA_DLQ_ARN is %q, want the SLA DLQ's ARN %q", got, want)
 			}

@@ -8,7 +8,7 @@ locals {
   alarm_actions = var.sns_alarm_topic_arn == "" ? [] : [var.sns_alarm_topic_arn]
   dlqs = merge(
     { for k, q in aws_sqs_queue.stream_dlq : k => q.name },
-    { alerts = aws_sqs_queue.alerts_dlq.name, async = aws_sqs_queue.async_dlq.name, "sla-final" = aws_sqs_queue.sla_dlq_final.name },
+    { for k, q in aws_sqs_queue.dlq : k => q.name },
   )
   # The functions that read a stream: Lambda publishes IteratorAge per
   # function (dimension FunctionName, the maximum over its mappings), not
@@ -55,9 +55,9 @@ locals {
     # failed it): it is being replayed from the SLA DLQ; "sla-final-dlq"
     # above is the one that was not.
     { "sla-dlq" = {
-      description = "A timer's firing failed and was sent to ${aws_sqs_queue.sla_dlq.name} to be replayed."
+      description = "A timer's firing failed and was sent to ${aws_sqs_queue.read["sla-dlq"].name} to be replayed."
       namespace   = "AWS/SQS", metric = "NumberOfMessagesSent", statistic = "Sum", threshold = 1
-      dimensions  = { QueueName = aws_sqs_queue.sla_dlq.name }
+      dimensions  = { QueueName = aws_sqs_queue.read["sla-dlq"].name }
     } },
   )
 }

@@ -57,71 +57,53 @@ locals {
   JSON
 }
 
-resource "aws_cloudwatch_event_rule" "all_events" {
-  name           = "${local.prefix}-all-events"
-  description    = "Every Interlock event to the event sink"
-  event_bus_name = aws_cloudwatch_event_bus.interlock.name
-  event_pattern  = jsonencode({ source = ["interlock"] })
-  tags           = local.tags
-}
-
-resource "aws_cloudwatch_event_target" "all_events" {
-  rule           = aws_cloudwatch_event_rule.all_events.name
-  event_bus_name = aws_cloudwatch_event_bus.interlock.name
-  arn            = aws_lambda_function.fn["event-sink"].arn
-}
-
+# The routes of events, each a rule and its one target: every Interlock
+# event to the event sink (all-events) and to the alert queue
+# (alert-events), and the module's CloudWatch alarms on the default bus —
+# every state change to the event sink (alarms), entering ALARM to the
+# alert queue (alarm-alerts) — as INFRA_ALARM events.
+#
 # Every Interlock event goes to the alert queue: the routes are the
 # deployment's stored alert config (interlock deploy-config), which any
 # type or level may match (a route with level info, or types:
 # [JOB_TRIGGERED]), so a narrower pattern here could silently drop what a
 # route asks for. The dispatcher decides per route with the local code
 # (alert.Route's match) and answers an event no route takes without a read.
-resource "aws_cloudwatch_event_rule" "alert_events" {
-  name           = "${local.prefix}-alert-events"
-  description    = "Every Interlock event to the alert queue; the alert-dispatcher routes them"
-  event_bus_name = aws_cloudwatch_event_bus.interlock.name
-  event_pattern  = jsonencode({ source = ["interlock"] })
-  tags           = local.tags
-}
-
-resource "aws_cloudwatch_event_target" "alert_events" {
-  rule           = aws_cloudwatch_event_rule.alert_events.name
-  event_bus_name = aws_cloudwatch_event_bus.interlock.name
-  arn            = aws_sqs_queue.alerts.arn
-}
-
-resource "aws_cloudwatch_event_rule" "alarms" {
-  name          = "${local.prefix}-alarms"
-  description   = "The module's CloudWatch alarms, every state change, to the event sink as INFRA_ALARM"
-  event_pattern = jsonencode(local.alarm_pattern)
-  tags          = local.tags
-}
-
-resource "aws_cloudwatch_event_target" "alarms" {
-  rule = aws_cloudwatch_event_rule.alarms.name
-  arn  = aws_lambda_function.fn["event-sink"].arn
-  input_transformer {
-    input_paths    = local.alarm_input_paths
-    input_template = local.alarm_input_template
+locals {
+  routes = {
+    "all-events" = { description = "Every Interlock event to the event sink", bus = aws_cloudwatch_event_bus.interlock.name,
+    pattern = jsonencode({ source = ["interlock"] }), target = aws_lambda_function.fn["event-sink"].arn, alarm = false }
+    "alert-events" = { description = "Every Interlock event to the alert queue; the alert-dispatcher routes them", bus = aws_cloudwatch_event_bus.interlock.name,
+    pattern = jsonencode({ source = ["interlock"] }), target = aws_sqs_queue.read["alerts"].arn, alarm = false }
+    "alarms" = { description = "The module's CloudWatch alarms, every state change, to the event sink as INFRA_ALARM", bus = null,
+    pattern = jsonencode(local.alarm_pattern), target = aws_lambda_function.fn["event-sink"].arn, alarm = true }
+    "alarm-alerts" = { description = "The module's CloudWatch alarms entering ALARM, to the alert queue as INFRA_ALARM", bus = null,
+      pattern = jsonencode(merge(local.alarm_pattern, {
+        detail = merge(local.alarm_pattern.detail, { state = { value = ["ALARM"] } })
+    })), target = aws_sqs_queue.read["alerts"].arn, alarm = true }
   }
 }
 
-resource "aws_cloudwatch_event_rule" "alarm_alerts" {
-  name        = "${local.prefix}-alarm-alerts"
-  description = "The module's CloudWatch alarms entering ALARM, to the alert queue as INFRA_ALARM"
-  event_pattern = jsonencode(merge(local.alarm_pattern, {
-    detail = merge(local.alarm_pattern.detail, { state = { value = ["ALARM"] } })
-  }))
-  tags = local.tags
+resource "aws_cloudwatch_event_rule" "route" {
+  for_each       = local.routes
+  name           = "${local.prefix}-${each.key}"
+  description    = each.value.description
+  event_bus_name = each.value.bus
+  event_pattern  = each.value.pattern
+  tags           = local.tags
 }
 
-resource "aws_cloudwatch_event_target" "alarm_alerts" {
-  rule = aws_cloudwatch_event_rule.alarm_alerts.name
-  arn  = aws_sqs_queue.alerts.arn
-  input_transformer {
-    input_paths    = local.alarm_input_paths
-    input_template = local.alarm_input_template
+resource "aws_cloudwatch_event_target" "route" {
+  for_each       = local.routes
+  rule           = aws_cloudwatch_event_rule.route[each.key].name
+  event_bus_name = each.value.bus
+  arn            = each.value.target
+  dynamic "input_transformer" {
+    for_each = each.value.alarm ? [1] : []
+    content {
+      input_paths    = local.alarm_input_paths
+      input_template = local.alarm_input_template
+    }
   }
 }
 
@@ -140,8 +122,8 @@ resource "aws_cloudwatch_event_target" "watchdog" {
 # EventBridge may invoke the sink (from both rules) and the watchdog.
 locals {
   event_invokes = {
-    "sink-all-events" = { function = "event-sink", rule = aws_cloudwatch_event_rule.all_events.arn }
-    "sink-alarms"     = { function = "event-sink", rule = aws_cloudwatch_event_rule.alarms.arn }
+    "sink-all-events" = { function = "event-sink", rule = aws_cloudwatch_event_rule.route["all-events"].arn }
+    "sink-alarms"     = { function = "event-sink", rule = aws_cloudwatch_event_rule.route["alarms"].arn }
     "watchdog"        = { function = "watchdog", rule = aws_cloudwatch_event_rule.watchdog.arn }
   }
 }

@@ -81,7 +81,7 @@ locals {
   async_dlq_send = {
     sid       = "AsyncDeadLetters"
     actions   = ["sqs:SendMessage"]
-    resources = [aws_sqs_queue.async_dlq.arn]
+    resources = [aws_sqs_queue.dlq["async"].arn]
   }
 
   # A secret under a customer managed key, decrypted through its service
@@ -157,7 +157,7 @@ locals {
     "watchdog"   = concat([local.store_rw, local.async_dlq_send], local.manage_executions, local.kms_use)
     "event-sink" = concat([local.store_rw, local.async_dlq_send], local.kms_use)
     "alert-dispatcher" = concat([local.store_rw,
-      { sid = "AlertQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [aws_sqs_queue.alerts.arn] },
+      { sid = "AlertQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"], resources = [aws_sqs_queue.read["alerts"].arn] },
       ], [for s in [
         { sid = "SlackToken", actions = ["secretsmanager:GetSecretValue"], resources = [var.slack_secret_arn] },
         { sid = "SlackTokenKey", actions = ["kms:Decrypt"], resources = ["*"], conditions = [

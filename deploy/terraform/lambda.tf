@@ -150,7 +150,7 @@ resource "aws_lambda_function" "fn" {
   }
 
   tags       = local.tags
-  depends_on = [aws_cloudwatch_log_group.fn, aws_iam_role_policy.fn, aws_iam_role_policy.scheduler, aws_sqs_queue.sla_dlq]
+  depends_on = [aws_cloudwatch_log_group.fn, aws_iam_role_policy.fn, aws_iam_role_policy.scheduler, aws_sqs_queue.read]
 }
 
 # Stream mappings (reference §7.4): batches of 10 from the newest record,
@@ -211,30 +211,24 @@ locals {
   alert_concurrency = lookup(var.lambda_concurrency, "alert-dispatcher", 2)
 }
 
-resource "aws_lambda_event_source_mapping" "alerts" {
-  function_name           = aws_lambda_function.fn["alert-dispatcher"].arn
-  event_source_arn        = aws_sqs_queue.alerts.arn
-  batch_size              = 1
-  function_response_types = ["ReportBatchItemFailures"]
-  scaling_config {
-    maximum_concurrency = local.alert_concurrency
-  }
-}
-
 # The sla-monitor's failed firings, replayed (docs/aws.md, "Timers on
 # EventBridge Scheduler"): the SLA DLQ holds firings Scheduler could not
 # deliver (the schedules' DeadLetterConfig) and firings the sla-monitor
 # failed (its asynchronous invocations' on-failure destination, below);
-# this mapping hands them back to the sla-monitor, which processes each
-# only if its timer is still armed with that due time. A message failed
-# 5 times moves to the final SLA DLQ (alarmed).
-resource "aws_lambda_event_source_mapping" "sla_replay" {
-  function_name           = aws_lambda_function.fn["sla-monitor"].arn
-  event_source_arn        = aws_sqs_queue.sla_dlq.arn
-  batch_size              = 10
+# its mapping (batches of 10, 2 at once) hands them back to the
+# sla-monitor, which processes each only if its timer is still armed with
+# that due time. A message failed 5 times moves to the final SLA DLQ
+# (alarmed).
+#
+# One mapping per queue a function reads (sqs.tf, local.read_queues).
+resource "aws_lambda_event_source_mapping" "read" {
+  for_each                = local.read_queues
+  function_name           = aws_lambda_function.fn[each.value.reader].arn
+  event_source_arn        = aws_sqs_queue.read[each.key].arn
+  batch_size              = each.value.batch
   function_response_types = ["ReportBatchItemFailures"]
   scaling_config {
-    maximum_concurrency = 2
+    maximum_concurrency = each.value.concurrency
   }
 }
 
@@ -244,9 +238,9 @@ resource "aws_lambda_event_source_mapping" "sla_replay" {
 # SLA DLQ, which replays them.
 locals {
   async_destinations = {
-    "event-sink"  = aws_sqs_queue.async_dlq.arn
-    "watchdog"    = aws_sqs_queue.async_dlq.arn
-    "sla-monitor" = aws_sqs_queue.sla_dlq.arn
+    "event-sink"  = aws_sqs_queue.dlq["async"].arn
+    "watchdog"    = aws_sqs_queue.dlq["async"].arn
+    "sla-monitor" = aws_sqs_queue.read["sla-dlq"].arn
   }
 }
 

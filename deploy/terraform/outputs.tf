@@ -60,11 +60,11 @@ output "function_arns" {
 }
 
 output "alert_queue_url" {
-  value = aws_sqs_queue.alerts.id
+  value = aws_sqs_queue.read["alerts"].id
 }
 
 output "dead_letter_queue_urls" {
-  value = merge({ for k, q in aws_sqs_queue.stream_dlq : k => q.id }, { alerts = aws_sqs_queue.alerts_dlq.id, async = aws_sqs_queue.async_dlq.id, sla = aws_sqs_queue.sla_dlq.id, "sla-final" = aws_sqs_queue.sla_dlq_final.id })
+  value = merge({ for k, q in aws_sqs_queue.stream_dlq : k => q.id }, { for k, q in aws_sqs_queue.dlq : k => q.id }, { sla = aws_sqs_queue.read["sla-dlq"].id })
 }
 
 output "kms_key_arn" {

@@ -25,60 +25,46 @@ resource "aws_sqs_queue" "stream_dlq" {
   tags                              = local.tags
 }
 
-resource "aws_sqs_queue" "async_dlq" {
-  name                      = "${local.prefix}-async-dlq"
+# The DLQs of the async invocations (async), of the alert queue (alerts)
+# and of the SLA DLQ (sla-final): kept 14 days, read by a person.
+resource "aws_sqs_queue" "dlq" {
+  for_each                  = { async = "async-dlq", alerts = "alert-dlq", "sla-final" = "sla-dlq-final" }
+  name                      = "${local.prefix}-${each.value}"
   message_retention_seconds = 1209600
   kms_master_key_id         = local.sqs_kms
   sqs_managed_sse_enabled   = local.has_kms_key ? null : true
   tags                      = local.tags
 }
 
-resource "aws_sqs_queue" "alerts_dlq" {
-  name                      = "${local.prefix}-alert-dlq"
-  message_retention_seconds = 1209600
-  kms_master_key_id         = local.sqs_kms
-  sqs_managed_sse_enabled   = local.has_kms_key ? null : true
-  tags                      = local.tags
-}
-
-resource "aws_sqs_queue" "alerts" {
-  name                       = "${local.prefix}-alerts"
-  message_retention_seconds  = 86400
-  visibility_timeout_seconds = 6 * local.functions["alert-dispatcher"].timeout
-  kms_master_key_id          = local.sqs_kms
-  sqs_managed_sse_enabled    = local.has_kms_key ? null : true
-  # The DLQ's ARN from its name (known at plan: the plan shows the policy).
-  redrive_policy = jsonencode({
-    deadLetterTargetArn = "${local.queue_arn_prefix}${aws_sqs_queue.alerts_dlq.name}"
-    maxReceiveCount     = 10
-  })
-  tags = local.tags
-}
-
+# The queues a function reads (its mapping: lambda.tf): visibility six
+# times the reader's timeout, redrive to their DLQ after max_receives (the
+# DLQ's ARN from its name, known at plan: the plan shows the policy).
+#
 # The SLA DLQ: firings Scheduler could not deliver (its DeadLetterConfig,
 # sent with the Scheduler role) and firings the sla-monitor failed after
 # Lambda's two async retries (its on-failure destination, sent with the
-# sla-monitor's role). The sla-monitor reads it back (lambda.tf,
-# sla_replay): visibility six times its timeout, 14 days, and a message
-# that fails 5 receives goes to the final SLA DLQ, kept 14 days and
-# alarmed, for a person to read.
-resource "aws_sqs_queue" "sla_dlq_final" {
-  name                      = "${local.prefix}-sla-dlq-final"
-  message_retention_seconds = 1209600
-  kms_master_key_id         = local.sqs_kms
-  sqs_managed_sse_enabled   = local.has_kms_key ? null : true
-  tags                      = local.tags
+# sla-monitor's role). The sla-monitor reads it back (lambda.tf, the
+# mapping read["sla-dlq"]): 14 days, and a message that fails 5 receives goes to the
+# final SLA DLQ, kept 14 days and alarmed, for a person to read.
+locals {
+  read_queues = {
+    alerts = { name = "${local.prefix}-alerts", retention = 86400, reader = "alert-dispatcher", dlq = "alerts", max_receives = 10,
+    batch = 1, concurrency = local.alert_concurrency }
+    "sla-dlq" = { name = local.sla_dlq_name, retention = 1209600, reader = "sla-monitor", dlq = "sla-final", max_receives = 5,
+    batch = 10, concurrency = 2 }
+  }
 }
 
-resource "aws_sqs_queue" "sla_dlq" {
-  name                       = local.sla_dlq_name
-  message_retention_seconds  = 1209600
-  visibility_timeout_seconds = 6 * local.functions["sla-monitor"].timeout
+resource "aws_sqs_queue" "read" {
+  for_each                   = local.read_queues
+  name                       = each.value.name
+  message_retention_seconds  = each.value.retention
+  visibility_timeout_seconds = 6 * local.functions[each.value.reader].timeout
   kms_master_key_id          = local.sqs_kms
   sqs_managed_sse_enabled    = local.has_kms_key ? null : true
   redrive_policy = jsonencode({
-    deadLetterTargetArn = "${local.queue_arn_prefix}${aws_sqs_queue.sla_dlq_final.name}"
-    maxReceiveCount     = 5
+    deadLetterTargetArn = "${local.queue_arn_prefix}${aws_sqs_queue.dlq[each.value.dlq].name}"
+    maxReceiveCount     = each.value.max_receives
   })
   tags = local.tags
 }
@@ -87,7 +73,7 @@ resource "aws_sqs_queue" "sla_dlq" {
 data "aws_iam_policy_document" "alerts_queue" {
   statement {
     actions   = ["sqs:SendMessage"]
-    resources = [aws_sqs_queue.alerts.arn]
+    resources = [aws_sqs_queue.read["alerts"].arn]
     principals {
       type        = "Service"
       identifiers = ["events.amazonaws.com"]
@@ -95,12 +81,12 @@ data "aws_iam_policy_document" "alerts_queue" {
     condition {
       test     = "ArnEquals"
       variable = "aws:SourceArn"
-      values   = [aws_cloudwatch_event_rule.alert_events.arn, aws_cloudwatch_event_rule.alarm_alerts.arn]
+      values   = [aws_cloudwatch_event_rule.route["alert-events"].arn, aws_cloudwatch_event_rule.route["alarm-alerts"].arn]
     }
   }
 }
 
 resource "aws_sqs_queue_policy" "alerts" {
-  queue_url = aws_sqs_queue.alerts.id
+  queue_url = aws_sqs_queue.read["alerts"].id
   policy    = data.aws_iam_policy_document.alerts_queue.json
 }

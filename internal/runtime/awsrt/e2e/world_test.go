@@ -170,34 +170,34 @@ const (
 	// streamBatchSize is batch_size of aws_lambda_event_source_mapping.stream
 	// (lambda.tf).
 	streamBatchSize = 10
-	// alertBatchSize is batch_size of aws_lambda_event_source_mapping.alerts
-	// (lambda.tf).
+	// alertBatchSize is batch_size of aws_lambda_event_source_mapping.read["alerts"]
+	// (lambda.tf; the value is local.read_queues' batch, sqs.tf).
 	alertBatchSize = 1
 	// alertConcurrency is that mapping's scaling_config maximum_concurrency
 	// (local.alert_concurrency: the dispatcher's reserved concurrency, 2
 	// when var.lambda_concurrency reserves none, the default): the
 	// batches one poll of the world invokes at once.
 	alertConcurrency = 2
-	// alertVisibility is visibility_timeout_seconds of aws_sqs_queue.alerts
+	// alertVisibility is visibility_timeout_seconds of aws_sqs_queue.read["alerts"]
 	// (sqs.tf: six times the alert-dispatcher's 30 s timeout).
 	alertVisibility = 6 * 30 * time.Second
 	// alertMaxReceives is the redrive policy's maxReceiveCount of
-	// aws_sqs_queue.alerts (sqs.tf): the receive after that many moves the
+	// aws_sqs_queue.read["alerts"] (sqs.tf): the receive after that many moves the
 	// message to the alert DLQ.
 	alertMaxReceives = 10
 	// alertQueue and alertDLQ are the queues' names (sqs.tf, without the
 	// environment's prefix).
 	alertQueue, alertDLQ = "alerts", "alert-dlq"
 	// slaDLQ and slaDLQFinal are the SLA DLQ and its own DLQ (sqs.tf);
-	// slaDLQVisibility is aws_sqs_queue.sla_dlq's visibility timeout (six
+	// slaDLQVisibility is aws_sqs_queue.read["sla-dlq"]'s visibility timeout (six
 	// times the sla-monitor's 30 s) and slaDLQMaxReceives its redrive
 	// policy's maxReceiveCount.
 	slaDLQ, slaDLQFinal = "sla-dlq", "sla-dlq-final"
 	slaDLQVisibility    = 6 * 30 * time.Second
 	slaDLQMaxReceives   = 5
 	// slaReplayBatch and slaReplayConcurrency are batch_size and
-	// maximum_concurrency of aws_lambda_event_source_mapping.sla_replay
-	// (lambda.tf).
+	// maximum_concurrency of aws_lambda_event_source_mapping.read["sla-dlq"]
+	// (lambda.tf; the values are local.read_queues', sqs.tf).
 	slaReplayBatch, slaReplayConcurrency = 10, 2
 	// asyncRetries is maximum_retry_attempts of
 	// aws_lambda_function_event_invoke_config.async (lambda.tf): Lambda's
