@@ -65,8 +65,8 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 	check := func(input string, decided bool) {
 		t.Helper()
 		r := h.took(input)
-		if decided && (r.calls["Facts"] != int(r.rounds) || r.single > 0 || r.inputs == 0) {
-			t.Errorf("%s: read %v in %d decisions, %d rounds; want one Facts call per round and no single read", input, r.calls, r.inputs, r.rounds)
+		if decided && (r.calls["Facts"] != int(r.rounds) || r.single > 0 || r.inputs == 0 || r.redecided > 0) {
+			t.Errorf("%s: read %v in %d decisions (%d made again), %d rounds; want one Facts call per round, no single read, each decision made once", input, r.calls, r.inputs, r.redecided, r.rounds)
 		}
 	}
 	runDue := func() {
@@ -137,6 +137,23 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("backfill request", true)
+	ts, err = eng.DueTimers(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepped := false
+	for _, tm := range ts {
+		if k, err := run.ParseTimerKey(tm.Key); err == nil && k.Family == run.TimerBackfill {
+			if err := eng.ProcessTimer(ctx, tm); err != nil {
+				t.Fatal(err)
+			}
+			check("backfill step", true)
+			stepped = true
+		}
+	}
+	if !stepped {
+		t.Error("the backfill request armed no timer due now")
+	}
 	if _, err := eng.CancelBackfill(ctx, "ops", "", "op"); err != nil {
 		t.Fatal(err)
 	}
