@@ -97,6 +97,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	// The pipelines as the store has them now: a pause, a reload or a
 	// removal by any process is in this pass.
 	loaded, errP := e.activePipelines(ctx)
+	s.Pipelines = make([]watchdog.Pipeline, 0, len(loaded))
 	for _, lp := range loaded {
 		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.P, Paused: lp.Row.Paused, FirstLoadedAt: lp.Row.FirstLoadedAt,
 			Pauses: lp.Row.PauseWindows, WatchChangedAt: lp.Row.WatchChangedAt})

@@ -70,6 +70,11 @@ type Result struct {
 	Reason string
 }
 
+// ReadsNow reports whether Evaluate's verdict on r depends on now (the
+// age checks): when it does not, a verdict on the same sensor record holds
+// at any instant, and a caller may keep it.
+func (r Rule) ReadsNow() bool { return r.Op == AgeLT || r.Op == AgeGT }
+
 // Evaluate judges one rule against the sensors at instant now. It never
 // reads the clock and never panics; a rule that fails Check fails here too
 // (fail closed) with the problem as its reason.

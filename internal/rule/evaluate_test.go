@@ -225,3 +225,29 @@ func TestEvaluateResultFields(t *testing.T) {
 		}
 	})
 }
+
+// TestReadsNowNamesEveryOpThatReadsNow: every op whose verdict on the same
+// sensor record differs at two instants says so (Rule.ReadsNow), since
+// callers keep verdicts of the others across instants (the watchdog's
+// pending trigger data); and the age ops do differ here, so the test
+// can tell.
+func TestReadsNowNamesEveryOpThatReadsNow(t *testing.T) {
+	stamp := now.Add(-time.Hour).Format(time.RFC3339)
+	for _, op := range Ops() {
+		for _, data := range []string{`{"f": "` + stamp + `"}`, `{"f": 15}`, `{"f": "x"}`} {
+			for _, v := range []sensor.Value{sensor.StringValue("2h"), sensor.IntValue(10), sensor.StringValue("x")} {
+				r := Rule{Key: "k", Op: op, Field: "f", Value: v}
+				sensors := sensorsFrom(t, map[string]string{"k": data})
+				a := Evaluate(r, sensors, now, Options{})
+				b := Evaluate(r, sensors, now.Add(5*time.Hour), Options{})
+				differ := a.Passed != b.Passed || a.Reason != b.Reason
+				if differ && !r.ReadsNow() {
+					t.Errorf("%s on %s with %v: %q at one instant, %q at another, but ReadsNow is false", op, data, v, a.Reason, b.Reason)
+				}
+				if (op == AgeLT || op == AgeGT) && data[7] == '"' && v.Equal(sensor.StringValue("2h")) && !differ {
+					t.Errorf("%s on %s: the same verdict %q 5h apart", op, data, a.Reason)
+				}
+			}
+		}
+	}
+}

@@ -319,12 +319,30 @@ func (s *Snapshot) pendingTriggers(wp *Pipeline, sensors []record.Sensor) map[st
 	defer s.idx.mu.Unlock()
 	pend, ok := s.idx.pending[wp.P.ID]
 	if !ok {
-		pend = s.findPendingTriggers(wp, sensors)
+		pend = s.keptPendingTriggers(wp, sensors)
 		if s.idx.pending == nil {
 			s.idx.pending = map[string]map[string]pendingTrigger{}
 		}
 		s.idx.pending[wp.P.ID] = pend
 	}
+	return pend
+}
+
+// keptPendingTriggers is findPendingTriggers, kept by Kept between passes
+// while the pipeline's config, first load, sensors and the rule options
+// are unchanged and its trigger condition does not read now. The caller
+// holds s.idx.mu.
+func (s *Snapshot) keptPendingTriggers(wp *Pipeline, sensors []record.Sensor) map[string]pendingTrigger {
+	x := s.kept
+	if x == nil || x.pending == nil || wp.P.Schedule.Trigger.Rule.ReadsNow() {
+		return s.findPendingTriggers(wp, sensors)
+	}
+	id := wp.P.ID
+	if m, ok := x.pending[id]; ok && m.p == wp.P && m.firstLoaded.Equal(wp.FirstLoadedAt) && m.rules == s.Rules && m.gen == x.sensorGen[id] {
+		return m.pend
+	}
+	pend := s.findPendingTriggers(wp, sensors)
+	x.pending[id] = pendingMemo{p: wp.P, firstLoaded: wp.FirstLoadedAt, rules: s.Rules, gen: x.sensorGen[id], pend: pend}
 	return pend
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store/record"
 )
@@ -52,6 +54,23 @@ type keptIndex struct {
 	sensors map[string][]record.Sensor
 	// postRunOpen are the kept runs for which postRunOpen holds.
 	postRunOpen map[run.Key]struct{}
+	// sensorGen counts, by pipeline, the changes to its kept sensors
+	// (written, rewritten, aged out); pending is each pipeline's pending
+	// trigger data as last derived, with what it was derived from
+	// (pendingTriggers reuses it while all of that is unchanged).
+	sensorGen map[string]uint64
+	pending   map[string]pendingMemo
+}
+
+// pendingMemo is a pipeline's pending trigger data (findPendingTriggers)
+// and what it was derived from, but for now: kept only for a trigger
+// condition whose verdict does not read it (rule.Rule.ReadsNow).
+type pendingMemo struct {
+	p           *pipeline.Pipeline
+	firstLoaded time.Time
+	rules       rule.Options
+	gen         uint64
+	pend        map[string]pendingTrigger
 }
 
 // Plan decides how the pass at now refreshes k (PlanRefresh): a full
@@ -59,7 +78,8 @@ type keptIndex struct {
 func (k *Kept) Plan(now time.Time) Refresh {
 	plan := PlanRefresh(k.runs != nil, k.loadedAt, k.passes, now)
 	if plan.Full {
-		k.runs, k.markers, k.sensors, k.passes = map[run.Key]run.Run{}, map[MarkerKey]record.Marker{}, map[[2]string]record.Sensor{}, 0
+		// Sized as the window was: a full read refills about as much.
+		k.runs, k.markers, k.sensors, k.passes = make(map[run.Key]run.Run, len(k.runs)), make(map[MarkerKey]record.Marker, len(k.markers)), make(map[[2]string]record.Sensor, len(k.sensors)), 0
 		k.sensorsKept, k.agedFrom = false, ""
 		k.idx.grouped = make(map[string]map[string][]record.Marker, len(groupedKinds))
 		for _, kind := range groupedKinds {
@@ -67,6 +87,7 @@ func (k *Kept) Plan(now time.Time) Refresh {
 		}
 		k.sorted, k.listed = nil, false
 		k.idx.postRunOpen = map[run.Key]struct{}{}
+		k.idx.sensorGen, k.idx.pending = map[string]uint64{}, map[string]pendingMemo{}
 	} else {
 		k.passes++
 	}
@@ -135,7 +156,13 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 	}
 	switch {
 	case !r.SensorsRead:
-		k.sensors, k.sensorsKept, k.listed = map[[2]string]record.Sensor{}, false, false
+		if len(k.sensors) > 0 {
+			for _, x := range k.sensors {
+				k.idx.sensorGen[x.PipelineID]++
+			}
+			k.sensors = map[[2]string]record.Sensor{}
+		}
+		k.sensorsKept, k.listed = false, false
 	case r.SensorsErr != nil:
 	default:
 		for _, x := range r.Sensors {
@@ -144,6 +171,7 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 			// list as it was.
 			if old, ok := k.sensors[key]; !ok || old.Version != x.Version || !old.ChangedAt.Equal(x.ChangedAt) || !old.WrittenAt.Equal(x.WrittenAt) {
 				k.listed = false
+				k.idx.sensorGen[x.PipelineID]++
 			}
 			k.sensors[key] = x
 		}
@@ -189,6 +217,7 @@ func (k *Kept) Refresh(plan Refresh, r Read, now time.Time, s *Snapshot) {
 		for key, x := range k.sensors {
 			if x.ChangedAt.Before(plan.SensorsFrom) {
 				delete(k.sensors, key)
+				k.idx.sensorGen[x.PipelineID]++
 				continue
 			}
 			k.sorted = append(k.sorted, x)

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store/record"
 )
 
@@ -168,19 +170,28 @@ func TestKeptIndexFollowsItsData(t *testing.T) {
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	kinds := append([]string{run.MarkerPostRunArrived, run.MarkerPostRunMissing, run.MarkerSLAVerdict}, groupedKinds...)
 	pipelines := []string{"a", "b", "c"}
+	// Each pipeline's trigger needs n >= its threshold; a reload (a new
+	// config, a new first load) now and then.
+	triggers := []string{"{key: up, check: gte, field: n, value: 1}", "{key: up, check: gte, field: n, value: 2}", "{key: up, check: age_lt, field: at, value: 30h}"}
+	now := start
+	load := func(id string) Pipeline {
+		wp := loaded(parse(t, fmt.Sprintf("pipeline: {id: %s}\nschedule: {trigger: %s}\npostRun: {rules: [{key: audit, check: exists}]}\n%s", id, triggers[rng.IntN(len(triggers))], job)))
+		wp.FirstLoadedAt = now.Add(-time.Duration(rng.IntN(60)) * time.Hour)
+		return wp
+	}
 	var watched []Pipeline
 	for _, id := range pipelines {
-		watched = append(watched, loaded(parse(t, "pipeline: {id: "+id+"}\nschedule: {trigger: {key: up, check: exists}}\npostRun: {rules: [{key: audit, check: exists}]}\n"+job)))
+		watched = append(watched, load(id))
 	}
-	written := map[[2]string]record.Sensor{} // the store's sensors
+	sensorKeys := []string{"up", "up#", "up#", "other"} // "up#": a recent date's
+	written := map[[2]string]record.Sensor{}            // the store's sensors
 	states := []run.State{run.Completed, run.Completed, run.Running, run.FailedFinal}
 	var k Kept
-	now := start
-	findings := 0
+	raised := map[event.Type]int{}
 	for pass := range 400 {
 		now = now.Add(time.Duration(rng.IntN(4)+1) * 37 * time.Minute)
 		var r Read
-		for range rng.IntN(4) {
+		for range rng.IntN(3) {
 			day := schedule.DateOf(now.Add(-time.Duration(rng.IntN(5*24))*time.Hour), time.UTC)
 			x := run.Run{Key: run.Key{PipelineID: pipelines[rng.IntN(3)], ScheduleID: "s", Period: day.String()}, State: states[rng.IntN(len(states))]}
 			if x.State == run.Completed {
@@ -197,11 +208,16 @@ func TestKeptIndexFollowsItsData(t *testing.T) {
 				Kind: kinds[rng.IntN(len(kinds))], At: now.Add(-time.Duration(rng.IntN(100)) * time.Minute)})
 		}
 		r.SensorsRead = rng.IntN(10) > 0
-		for range rng.IntN(3) {
-			id := [2]string{pipelines[rng.IntN(3)], fmt.Sprintf("k%d", rng.IntN(4))}
+		for range rng.IntN(3) / 2 {
+			key := sensorKeys[rng.IntN(len(sensorKeys))]
+			if key == "up#" {
+				key += schedule.DateOf(now.Add(-time.Duration(rng.IntN(3*24))*time.Hour), time.UTC).String()
+			}
+			id := [2]string{pipelines[rng.IntN(3)], key}
 			x, ok := written[id]
 			if !ok || rng.IntN(2) == 0 { // rewritten, else read again as it was
-				x = record.Sensor{PipelineID: id[0], Key: id[1], Version: x.Version + 1, ChangedAt: now.Add(-time.Duration(rng.IntN(50)) * time.Hour), WrittenAt: now}
+				x = record.Sensor{PipelineID: id[0], Key: id[1], Version: x.Version + 1, ChangedAt: now.Add(-time.Duration(rng.IntN(50)) * time.Hour), WrittenAt: now,
+					Data: sensor.NewObject(map[string]sensor.Value{"n": sensor.IntValue(int64(rng.IntN(3))), "at": sensor.StringValue(now.Add(-time.Duration(rng.IntN(40)) * time.Hour).Format(time.RFC3339))})}
 				written[id] = x
 			}
 			r.Sensors = append(r.Sensors, x)
@@ -224,13 +240,22 @@ func TestKeptIndexFollowsItsData(t *testing.T) {
 		if !reflect.DeepEqual(nonEmpty(s.kept.postRunOpen), nonEmpty(open)) {
 			t.Fatalf("pass %d: kept post-run open %v, the data's %v", pass, s.kept.postRunOpen, open)
 		}
-		s.Pipelines = watched
-		kf, _ := postRunSensors(s)
-		ff, _ := postRunSensors(fresh)
-		if !reflect.DeepEqual(kf, ff) {
-			t.Fatalf("pass %d: post-run findings from what was kept %v, from the data %v", pass, got(kf), got(ff))
+		if rng.IntN(5) == 0 { // a reload: a new config, or the same one first loaded again
+			i := rng.IntN(len(watched))
+			if rng.IntN(2) == 0 {
+				watched[i] = Pipeline{P: load(pipelines[i]).P, FirstLoadedAt: watched[i].FirstLoadedAt}
+			} else {
+				watched[i].FirstLoadedAt = now.Add(-time.Duration(rng.IntN(60)) * time.Hour)
+			}
 		}
-		findings += len(kf)
+		s.Pipelines, fresh.Pipelines, fresh.idx = watched, watched, nil
+		kr, fr := Pass(s), Pass(fresh)
+		if !reflect.DeepEqual(kr, fr) {
+			t.Fatalf("pass %d: findings from what was kept %v, from the data %v", pass, got(kr.Findings), got(fr.Findings))
+		}
+		for _, f := range kr.Findings {
+			raised[f.Event]++
+		}
 		for _, kind := range groupedKinds {
 			if got, want := s.kept.grouped[kind], fresh.markersOf(kind); !reflect.DeepEqual(nonEmpty(got), nonEmpty(want)) {
 				t.Fatalf("pass %d: kept %s markers %v, the data's %v", pass, kind, got, want)
@@ -253,8 +278,8 @@ func TestKeptIndexFollowsItsData(t *testing.T) {
 			t.Fatalf("pass %d: kept sensors by pipeline %v, the data's %v", pass, s.kept.sensors, groupSensors(s.Sensors))
 		}
 	}
-	if findings == 0 {
-		t.Fatal("no pass found a missing post-run sensor: the comparison proved nothing")
+	if raised[event.PostRunSensorMissing] == 0 || raised[event.TriggerRecovered] == 0 {
+		t.Fatalf("findings %v: the comparison proved little", raised)
 	}
 }
 
