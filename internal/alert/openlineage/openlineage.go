@@ -77,9 +77,8 @@ type Config struct {
 
 // Sink posts RunEvents to a lineage backend.
 type Sink struct {
-	name, endpoint, host, namespace string
-	key                             alert.Secret
-	client                          *http.Client
+	alerthttp.Poster
+	endpoint, namespace string
 }
 
 var _ alert.Sink = (*Sink)(nil)
@@ -87,19 +86,13 @@ var _ alert.Sink = (*Sink)(nil)
 // New checks c and returns the sink; a configured api key is read once
 // here so that a missing one fails at start.
 func New(c Config) (*Sink, error) {
-	if err := alerthttp.CheckSink("openlineage", c.URL, c.APIKey, "api key"); err != nil {
+	p, err := alerthttp.NewPoster("openlineage", c.Name, c.URL, c.APIKey, "api key", c.Client)
+	if err != nil {
 		return nil, err
 	}
-	s := &Sink{name: c.Name, endpoint: strings.TrimRight(c.URL, "/") + Path, host: alerthttp.SafeURL(c.URL),
-		namespace: c.Namespace, key: c.APIKey, client: c.Client}
-	if s.name == "" {
-		s.name = Name(c.URL)
-	}
+	s := &Sink{Poster: p, endpoint: strings.TrimRight(c.URL, "/") + Path, namespace: c.Namespace}
 	if s.namespace == "" {
 		s.namespace = DefaultNamespace
-	}
-	if s.client == nil {
-		s.client = alerthttp.NewClient()
 	}
 	return s, nil
 }
@@ -108,16 +101,11 @@ func New(c Config) (*Sink, error) {
 // host and a short hash of the whole URL.
 func Name(rawURL string) string { return alerthttp.SinkName("openlineage", rawURL) }
 
-// Name implements alert.Sink.
-func (s *Sink) Name() string { return s.name }
-
 // Deliver implements alert.Sink.
 func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
-	return alerthttp.Delivery{
-		Kind: "openlineage", Host: s.host, URL: s.endpoint, EventID: a.Event.ID, Body: RunEventOf(a.Event, s.namespace),
-		Credential: s.key, CredentialName: "api key",
+	return s.Post(ctx, alerthttp.Delivery{URL: s.endpoint, EventID: a.Event.ID, Body: RunEventOf(a.Event, s.namespace),
 		Authorize: func(h http.Header, key string, _ []byte) { h.Set("Authorization", "Bearer "+key) },
-	}.Post(ctx, s.client)
+	})
 }
 
 // RunEvent is the RunEvent Interlock posts.

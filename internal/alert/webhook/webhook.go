@@ -43,11 +43,8 @@ type Config struct {
 
 // Sink posts alerts to a URL.
 type Sink struct {
-	name   string
-	url    string
-	host   string
-	secret alert.Secret
-	client *http.Client
+	alerthttp.Poster
+	url string
 }
 
 var _ alert.Sink = (*Sink)(nil)
@@ -55,17 +52,11 @@ var _ alert.Sink = (*Sink)(nil)
 // New checks c and returns the sink; a configured secret is read once
 // here so that a missing one fails at start.
 func New(c Config) (*Sink, error) {
-	if err := alerthttp.CheckSink("webhook", c.URL, c.Secret, "signing secret"); err != nil {
+	p, err := alerthttp.NewPoster("webhook", c.Name, c.URL, c.Secret, "signing secret", c.Client)
+	if err != nil {
 		return nil, err
 	}
-	s := &Sink{name: c.Name, url: c.URL, host: alerthttp.SafeURL(c.URL), secret: c.Secret, client: c.Client}
-	if s.name == "" {
-		s.name = Name(c.URL)
-	}
-	if s.client == nil {
-		s.client = alerthttp.NewClient()
-	}
-	return s, nil
+	return &Sink{Poster: p, url: c.URL}, nil
 }
 
 // Name is the default sink name of a webhook URL: "webhook:" and the
@@ -73,19 +64,14 @@ func New(c Config) (*Sink, error) {
 // host apart without showing a path that may be secret.
 func Name(rawURL string) string { return alerthttp.SinkName("webhook", rawURL) }
 
-// Name implements alert.Sink.
-func (s *Sink) Name() string { return s.name }
-
 // Deliver implements alert.Sink.
 func (s *Sink) Deliver(ctx context.Context, a alert.Alert) (bool, error) {
 	h := http.Header{}
 	h.Set(HeaderEventID, a.Event.ID)
 	h.Set(HeaderEventType, string(a.Event.Type))
-	return alerthttp.Delivery{
-		Kind: "webhook", Host: s.host, URL: s.url, EventID: a.Event.ID, Body: a.Envelope(), Header: h,
-		Credential: s.secret, CredentialName: "signing secret",
+	return s.Post(ctx, alerthttp.Delivery{URL: s.url, EventID: a.Event.ID, Body: a.Envelope(), Header: h,
 		Authorize: func(h http.Header, key string, body []byte) { h.Set(HeaderSignature, Sign([]byte(key), body)) },
-	}.Post(ctx, s.client)
+	})
 }
 
 // Sign returns the signature header value of body: "sha256=" and the hex

@@ -250,6 +250,17 @@ func TestNewChecks(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HOOK_SECRET is empty") {
 		t.Errorf("err = %v, want the empty variable named", err)
 	}
+	// A sink is named Name(URL) unless its config names it.
+	u := "https://hooks.example.com/a/" + pathToken
+	for name, want := range map[string]string{"": webhook.Name(u), "ops-hook": "ops-hook"} {
+		s, err := webhook.New(webhook.Config{URL: u, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Name() != want {
+			t.Errorf("New with name %q: the sink is named %s, want %s", name, s.Name(), want)
+		}
+	}
 }
 
 func TestVerify(t *testing.T) {
