@@ -48,6 +48,9 @@ type Facts struct {
 	// AllPipelines are every pipeline row, by id (needs.Set.AllPipelines:
 	// store.PipelineList); each is in Pipelines too.
 	AllPipelines []store.Pipeline
+	// Events are pages of the event log, by range (needs.Set.Events:
+	// store.EventList).
+	Events map[needs.EventRange]store.EventPage
 }
 
 // Inbox is a sensor's inbox item as read: its content, or Err

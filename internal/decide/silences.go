@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
@@ -106,11 +107,92 @@ func SilenceExpiry(in SilenceExpiryIn, f *Facts, now time.Time) (*Outcome, store
 }
 
 // SilenceEnding is what a silence's or a window's end timer leaves to
-// judge: the conditions Judge covered (nil: none to judge), each alerted
+// judge: the conditions the silence SilenceID covered (the latest event
+// that opened each: deps.SilencedConditions), each judged and alerted
 // once under MarkerID (AfterSilence).
 type SilenceEnding struct {
-	Judge    *silence.Silence
-	MarkerID string
+	SilenceID  string
+	MarkerID   string
+	Conditions []event.Event
+}
+
+// MaxAfterSilenceEvents bounds the events one end reads (a silence that
+// covered more is judged on the first ones).
+const MaxAfterSilenceEvents = 100_000
+
+// ending is the end of s under markerID: the conditions it covered, among
+// the stored events silence.EndQueryOf names (needs.EndEvents), read page
+// by page — the first named by the needs (needs.SilenceEnd), the others
+// in further rounds (each page's cursor names the next: found as they
+// go, Missing.Rounds) — matched against s with each event's pipeline owner
+// when s names owners (the pipelines' configs, in rounds too).
+func ending(f *Facts, s silence.Silence, markerID string) (SilenceEnding, error) {
+	end := SilenceEnding{SilenceID: s.ID, MarkerID: markerID}
+	r, ok := needs.EndEvents(s)
+	if !ok {
+		return end, nil
+	}
+	ss := []silence.Silence{s}
+	byOwner := silence.NeedsOwners(ss, nil)
+	var covered []event.Event
+	for read := 0; read < MaxAfterSilenceEvents; {
+		page, err := f.eventsIn(r)
+		if err != nil {
+			return SilenceEnding{}, err
+		}
+		var lack Missing
+		for _, ev := range page.Events {
+			owner := ""
+			if byOwner && ev.PipelineID != "" {
+				lp, err := f.Pipeline(ev.PipelineID)
+				if m, ok := AsMissing(err); ok {
+					lack.Rounds.Add(m.Needs)
+					lack.Configs = append(lack.Configs, m.Configs...)
+					continue
+				}
+				if err != nil {
+					return SilenceEnding{}, err
+				}
+				if lp != nil {
+					owner = lp.P.Owner
+				}
+			}
+			if _, ok := silence.Match(ss, nil, owner, ev); ok {
+				covered = append(covered, ev)
+			}
+		}
+		if !lack.Rounds.Empty() || len(lack.Configs) > 0 {
+			return SilenceEnding{}, &lack
+		}
+		read += len(page.Events)
+		if len(page.Events) < r.Limit {
+			break
+		}
+		r.After = page.Next.String()
+	}
+	end.Conditions = deps.SilencedConditions(covered)
+	return end, nil
+}
+
+// eventsIn returns the page of events r names: one not read yet is read
+// in a further round (an end's pages are found as they go).
+func (f *Facts) eventsIn(r needs.EventRange) (store.EventPage, error) {
+	if !slices.Contains(f.Asked.Events, r) {
+		return store.EventPage{}, &Missing{Rounds: needs.Set{Events: []needs.EventRange{r}}}
+	}
+	return f.Events[r], nil
+}
+
+// ReadSilence answers the silence of id as needs.ReadSilences does.
+func (f *Facts) ReadSilence(id string) (*silence.Silence, bool) {
+	if !slices.Contains(f.Asked.Silences, id) {
+		return nil, false
+	}
+	s, ok := f.Silences[id]
+	if !ok {
+		return nil, true
+	}
+	return &s.Silence, true
 }
 
 // EndTimerIn is a due silence or maintenance end timer (Timer as read,
@@ -148,8 +230,9 @@ func SilenceEnd(in EndTimerIn, f *Facts, now time.Time) (*Outcome, SilenceEnding
 	case !stored.Over(now):
 		o.PutTimer(SilenceEndTimer(stored.Silence), &due) // wait for the end
 	default:
-		s := stored.Silence
-		end = SilenceEnding{Judge: &s, MarkerID: s.ID}
+		if end, err = ending(f, stored.Silence, stored.ID); err != nil {
+			return nil, SilenceEnding{}, err
+		}
 	}
 	if !o.TouchesTimer(t.Key) {
 		o.DeleteTimer(t.Key, &due)
@@ -161,14 +244,17 @@ func SilenceEnd(in EndTimerIn, f *Facts, now time.Time) (*Outcome, SilenceEnding
 // ended at its due time is judged (silence.EndedOccurrence), and the
 // timer moves to the next occurrence's end; a window no longer
 // configured, or one that never ends again, drops it.
-func MaintenanceEnd(in EndTimerIn, now time.Time) (*Outcome, SilenceEnding) {
+func MaintenanceEnd(in EndTimerIn, f *Facts, now time.Time) (*Outcome, SilenceEnding, error) {
 	t := in.Timer
-	o := New(nil, nil, now, in.Rules, in.NewID)
+	o := New(nil, f, now, in.Rules, in.NewID)
 	due := t.DueAt
 	var end SilenceEnding
 	if k, ok := timerKeyOf(o, t, run.TimerMaintenanceEnd); ok {
 		if occ, ok := silence.EndedOccurrence(in.Windows, k.Name, t.DueAt, now); ok {
-			end = SilenceEnding{Judge: &occ.Silence, MarkerID: occ.MarkerID}
+			var err error
+			if end, err = ending(f, occ.Silence, occ.MarkerID); err != nil {
+				return nil, SilenceEnding{}, err
+			}
 			if !occ.Next.IsZero() {
 				o.PutTimer(MaintenanceEndTimer(k.Name, occ.Next), &due)
 			}
@@ -177,7 +263,7 @@ func MaintenanceEnd(in EndTimerIn, now time.Time) (*Outcome, SilenceEnding) {
 	if !o.TouchesTimer(t.Key) {
 		o.DeleteTimer(t.Key, &due)
 	}
-	return o, end
+	return o, end, nil
 }
 
 // timerKeyOf reads t's key as one of family fam; one that is not is

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -105,31 +106,159 @@ func TestSilenceExpiry(t *testing.T) {
 	})
 }
 
+// endWorld is what a store holds for a silence's end: the silences, the
+// event log (each event in its pipeline's shard, numbered in order) and
+// the pipelines (their owners).
+type endWorld struct {
+	world
+	silences []store.Silence
+	events   []event.Event
+}
+
+func newEndWorld(t *testing.T, docs ...string) *endWorld {
+	return &endWorld{world: newWorld(t, docs...)}
+}
+
+func (w *endWorld) log(pipelineID string, typ event.Type, date string, at time.Time) {
+	w.events = append(w.events, event.Event{ID: fmt.Sprint(len(w.events)), Shard: store.EventShard(pipelineID), Seq: int64(len(w.events) + 1),
+		Time: at, Type: typ, PipelineID: pipelineID, ScheduleID: "daily", Date: date})
+}
+
+// facts are what the store answers to asked.
+func (w *endWorld) facts(asked needs.Set) *Facts {
+	f := w.world.facts(asked)
+	f.Silences = map[string]store.Silence{}
+	for _, s := range w.silences {
+		if slices.Contains(asked.Silences, s.ID) {
+			f.Silences[s.ID] = s
+		}
+	}
+	f.Events = map[needs.EventRange]store.EventPage{}
+	for _, r := range asked.Events {
+		f.Events[r] = w.page(r)
+	}
+	return f
+}
+
+// page is store.EventList's answer to r.
+func (w *endWorld) page(r needs.EventRange) store.EventPage {
+	p := store.EventListParams{PipelineID: r.PipelineID, Since: r.Since, Limit: r.Limit}
+	for _, typ := range strings.Split(r.Types, ",") {
+		p.Types = append(p.Types, event.Type(typ))
+	}
+	if r.After != "" {
+		p.After, _ = store.ParseCursor(r.After)
+	}
+	shards := p.Shards()
+	per := make([][]event.Event, len(shards))
+	for i, sh := range shards {
+		for _, ev := range w.events {
+			if ev.Shard == sh && ev.Seq > p.After[sh] && (p.PipelineID == "" || ev.PipelineID == p.PipelineID) &&
+				slices.Contains(p.Types, ev.Type) && !ev.Time.Before(p.Since) {
+				per[i] = append(per[i], ev)
+			}
+		}
+	}
+	return store.MergeEventShards(p, per)
+}
+
+// decide runs d on the facts asked names, as the engine does: what it
+// finds missing in further rounds (a late read fails the test). It
+// returns the rounds read.
+func (w *endWorld) decide(t *testing.T, asked needs.Set, d func(*Facts) error) (needs.Set, error) {
+	t.Helper()
+	for range 16 {
+		err := d(w.facts(asked))
+		m, ok := AsMissing(err)
+		if !ok {
+			return asked, err
+		}
+		if !m.Needs.Empty() {
+			t.Fatalf("late read: %+v", m.Needs)
+		}
+		asked.Add(m.Rounds) // configs: resolved for every row asked
+	}
+	t.Fatal("the decision never stops asking")
+	return asked, nil
+}
+
+func conditionDates(evs []event.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.PipelineID+" "+ev.Date)
+	}
+	return out
+}
+
 func TestSilenceEnd(t *testing.T) {
 	now := runtest.T0
 	key := run.SilenceEndTimer("s-1").String()
 	was := now.Add(-time.Minute)
 	timer := store.Timer{Key: key, Kind: string(run.TimerSilenceEnd), DueAt: was}
+	const p1 = "pipeline: {id: p1, owner: team-a}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n"
+	const p2 = "pipeline: {id: p2, owner: team-b}\nschedule: {cron: '0 6 * * *'}\njob: {type: command, config: {command: /bin/true}}\n"
 	for _, c := range []struct {
 		name    string
 		timer   store.Timer
 		stored  []store.Silence
-		judge   bool
+		events  func(w *endWorld)
+		want    []string // the conditions judged: pipeline and period
+		judged  bool
 		movedTo time.Time // zero: removed
 	}{
-		{name: "a silence over is judged, its timer goes", timer: timer, stored: []store.Silence{aSilence(now, was)}, judge: true},
+		{name: "a silence over judges the conditions it covered, its timer goes", timer: timer, stored: []store.Silence{aSilence(now, was)},
+			events: func(w *endWorld) {
+				w.log("p1", event.SLABreach, "2026-03-09", now.Add(-2*time.Hour))    // before the silence
+				w.log("p1", event.SLABreach, "2026-03-10", now.Add(-30*time.Minute)) // covered
+				w.log("p1", event.SLABreach, "2026-03-10", now.Add(-25*time.Minute)) // the same condition again
+				w.log("p1", event.JobTriggered, "2026-03-10", now.Add(-20*time.Minute))
+				w.log("p2", event.SLABreach, "2026-03-10", now.Add(-30*time.Minute)) // another pipeline's
+			}, want: []string{"p1 2026-03-10"}, judged: true},
+		{name: "more events than a page: every page is read", timer: timer, stored: []store.Silence{aSilence(now, was)},
+			events: func(w *endWorld) {
+				for i := range needs.EndEventsPage + 20 {
+					w.log("p1", event.SLABreach, fmt.Sprintf("2026-01-%04d", i), now.Add(-30*time.Minute))
+				}
+			}, judged: true},
+		{name: "a silence by owner matches each event's pipeline owner", timer: timer,
+			stored: []store.Silence{{Silence: silence.Silence{ID: "s-1", Matchers: silence.Matchers{Owners: []string{"team-a"}}, StartsAt: now.Add(-time.Hour), EndsAt: was}, Version: 1}},
+			events: func(w *endWorld) {
+				w.log("p1", event.SLABreach, "2026-03-10", now.Add(-30*time.Minute))
+				w.log("p2", event.SLABreach, "2026-03-10", now.Add(-30*time.Minute))
+			}, want: []string{"p1 2026-03-10"}, judged: true},
 		{name: "a silence extended waits for its end", timer: timer, stored: []store.Silence{aSilence(now, now.Add(time.Hour))}, movedTo: now.Add(time.Hour)},
 		{name: "a silence gone by retention judges nothing", timer: timer},
 		{name: "a key that is not a silence end's goes", timer: store.Timer{Key: "nonsense", Kind: string(run.TimerSilenceEnd), DueAt: was}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			w := newEndWorld(t, p1, p2)
+			w.silences = c.stored
+			if c.events != nil {
+				c.events(w)
+			}
 			asked := needs.Timer(nil, nil, needs.NoMarkersRead, c.timer.Key, run.TimerSilenceEnd, c.timer.Run, c.timer.DueAt, now)
-			o, end, err := SilenceEnd(EndTimerIn{Timer: c.timer, NewID: ids()}, silenceFacts(asked, c.stored...), now)
+			asked.Add(needs.SilenceEnd(c.timer.Key, func(string) (*silence.Silence, bool) { return nil, false }, now))
+			var o *Outcome
+			var end SilenceEnding
+			_, err := w.decide(t, asked, func(f *Facts) (err error) {
+				o, end, err = SilenceEnd(EndTimerIn{Timer: c.timer, NewID: ids()}, f, now)
+				return err
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (end.Judge != nil) != c.judge || c.judge && (end.Judge.ID != "s-1" || end.MarkerID != "s-1") {
-				t.Fatalf("ending %+v, want judged %v", end, c.judge)
+			if judged := end.SilenceID != ""; judged != c.judged || judged && end.MarkerID != "s-1" {
+				t.Fatalf("ending %+v, want judged %v", end, c.judged)
+			}
+			switch {
+			case c.want != nil:
+				if got := conditionDates(end.Conditions); !slices.Equal(got, c.want) {
+					t.Fatalf("conditions %v, want %v", got, c.want)
+				}
+			case c.judged:
+				if len(end.Conditions) != needs.EndEventsPage+20 {
+					t.Fatalf("%d conditions, want %d", len(end.Conditions), needs.EndEventsPage+20)
+				}
 			}
 			moved, removed := timerMoves(o, c.timer.Key, was, c.movedTo)
 			if c.movedTo.IsZero() != removed || !c.movedTo.IsZero() != moved {
@@ -150,29 +279,46 @@ func TestSilenceEnd(t *testing.T) {
 
 func TestMaintenance(t *testing.T) {
 	now := runtest.T0 // 08:00
-	w, err := silence.NewWindow("nightly", "0 2 * * *", 2*time.Hour, "UTC", silence.Matchers{Pipelines: []string{"p1"}}, "")
+	win, err := silence.NewWindow("nightly", "0 2 * * *", 2*time.Hour, "UTC", silence.Matchers{Pipelines: []string{"p1"}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := run.MaintenanceEndTimer("nightly").String()
 	ended := runtest.HM(4, 0)
 	next := ended.Add(24 * time.Hour)
-	t.Run("an occurrence's end is judged, the timer moves to the next", func(t *testing.T) {
-		o, end := MaintenanceEnd(EndTimerIn{Timer: MaintenanceEndTimer("nightly", ended), Windows: []silence.Window{w}, NewID: ids()}, now)
-		if end.Judge == nil || !end.Judge.StartsAt.Equal(runtest.HM(2, 0)) || !end.Judge.EndsAt.Equal(ended) || !strings.HasPrefix(end.MarkerID, w.ID()+"@") {
-			t.Fatalf("ending %+v, want the 02:00-04:00 occurrence", end)
+	end := func(t *testing.T, w *endWorld, windows []silence.Window) (*Outcome, SilenceEnding) {
+		t.Helper()
+		var o *Outcome
+		var e SilenceEnding
+		tm := MaintenanceEndTimer("nightly", ended)
+		if _, err := w.decide(t, needs.Set{Timers: []string{key}}, func(f *Facts) (err error) {
+			o, e, err = MaintenanceEnd(EndTimerIn{Timer: tm, Windows: windows, NewID: ids()}, f, now)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return o, e
+	}
+	t.Run("an occurrence's end judges its conditions, the timer moves to the next", func(t *testing.T) {
+		w := newEndWorld(t, triggerDoc)
+		w.log("p1", event.SLABreach, "2026-03-10", runtest.HM(1, 0)) // before the occurrence
+		w.log("p1", event.SLABreach, "2026-03-11", runtest.HM(3, 0))
+		o, e := end(t, w, []silence.Window{win})
+		if e.SilenceID != win.ID() || !strings.HasPrefix(e.MarkerID, win.ID()+"@") || !slices.Equal(conditionDates(e.Conditions), []string{"p1 2026-03-11"}) {
+			t.Fatalf("ending %+v, want the 02:00-04:00 occurrence's one condition", e)
 		}
 		if moved, _ := timerMoves(o, key, ended, next); !moved {
 			t.Fatalf("timers %+v, want the timer moved to %v", o.C.Timers, next)
 		}
 	})
 	t.Run("a window no longer configured drops its timer", func(t *testing.T) {
-		o, end := MaintenanceEnd(EndTimerIn{Timer: MaintenanceEndTimer("nightly", ended), NewID: ids()}, now)
-		if _, removed := timerMoves(o, key, ended, time.Time{}); end.Judge != nil || !removed {
-			t.Fatalf("ending %+v, deletes %+v: want nothing judged, the timer removed", end, o.C.TimerDeletes)
+		o, e := end(t, newEndWorld(t), nil)
+		if _, removed := timerMoves(o, key, ended, time.Time{}); e.SilenceID != "" || !removed {
+			t.Fatalf("ending %+v, deletes %+v: want nothing judged, the timer removed", e, o.C.TimerDeletes)
 		}
 	})
 	t.Run("arming puts a missing timer, leaves a due one to fire", func(t *testing.T) {
+		w := win
 		asked := needs.MaintenanceEnds([]string{key})
 		f := &Facts{Asked: asked, Timers: map[string]store.Timer{}}
 		o, err := MaintenanceArm([]silence.Window{w}, f, now)

@@ -409,7 +409,8 @@ func DueTimer(f *Facts, t store.Timer, now time.Time) (*store.Timer, error) {
 // TimerNeeds names what deciding the due timer t (of family fam) reads,
 // from the facts read so far: needs.Timer, and for a backfill's step or
 // a timed pause's end what their decisions name as they go
-// (BackfillStepNeeds, ResumeNeeds).
+// (BackfillStepNeeds, ResumeNeeds), for a silence's end the silence and
+// the first page of the events it judges (needs.SilenceEnd).
 func TimerNeeds(f *Facts, cfg needs.Configs, t store.Timer, fam run.TimerFamily, now time.Time, rules rule.Options) needs.Set {
 	n := needs.Timer(cfg(t.Run.PipelineID), cfg, f.ReadMarkers, t.Key, fam, t.Run, t.DueAt, now)
 	switch fam {
@@ -417,6 +418,8 @@ func TimerNeeds(f *Facts, cfg needs.Configs, t store.Timer, fam run.TimerFamily,
 		n.Add(BackfillStepNeeds(f, cfg, t.Run.PipelineID, now))
 	case run.TimerResume:
 		n.Add(ResumeNeeds(f, cfg, t.Run.PipelineID, now, rules))
+	case run.TimerSilenceEnd:
+		n.Add(needs.SilenceEnd(t.Key, f.ReadSilence, now))
 	}
 	return n
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -66,15 +67,17 @@ import (
 // lookup, the engine makes it, decide.Recovered decides from its answer),
 // a silence's expiry and end timer, a window's end timer, the maintenance
 // timers' arming and a silenced condition's alert at the end
-// (needs.Silence, Timer, MaintenanceEnds, AfterSilence: decide.SilenceExpiry,
-// SilenceEnd, MaintenanceEnd, MaintenanceArm, AfterSilence), and a config
+// (needs.Silence, SilenceEnd, MaintenanceEnds, AfterSilence:
+// decide.SilenceExpiry, SilenceEnd, MaintenanceEnd, MaintenanceArm,
+// AfterSilence; the events an end judges are pages of the event log,
+// needs.Set.Events, the first named once the silence is read, the next
+// ones in further rounds), and a config
 // load's cycle check (needs.Load names every pipeline row,
 // needs.Set.AllPipelines, when the config has upstream rules:
 // decide.CycleCheck in decide.ConfigLoad). Read as asked still
 // (directFacts, newBatch's default): the facts a config refusal and an
-// inbox's dedup record look up; and beside the batch, the events a
-// silence's or window's end judges and the job output explain shows
-// (EventList: events are not facts).
+// inbox's dedup record look up; and beside the batch, the job output
+// explain shows (EventList).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
@@ -241,6 +244,13 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		q.SensorPrefixes = append(q.SensorPrefixes, store.SensorListPrefixParams(x))
 	}
 	q.Backfills, q.Silences, q.AllPipelines = n.Backfills, n.Silences, n.AllPipelines
+	for _, r := range n.Events {
+		p, err := eventListParams(r)
+		if err != nil {
+			return err
+		}
+		q.EventLists = append(q.EventLists, p)
+	}
 	got, err := store.ReadFacts(ctx, f.e.st, q)
 	if err != nil {
 		return err
@@ -281,6 +291,9 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		v.Backfills = mergeMap(v.Backfills, map[string][]store.Backfill{id: got.Backfills[id]})
 	}
 	v.Silences = mergeMap(v.Silences, got.Silences)
+	for i, r := range n.Events {
+		v.Events = mergeMap(v.Events, map[needs.EventRange]store.EventPage{r: got.EventPages[i]})
+	}
 	if n.AllPipelines {
 		// Each row listed is read: the rows a decision looks up by id.
 		v.AllPipelines = got.AllPipelines
@@ -292,6 +305,23 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		}
 	}
 	return nil
+}
+
+// eventListParams is the store's read of the page r names.
+func eventListParams(r needs.EventRange) (store.EventListParams, error) {
+	p := store.EventListParams{PipelineID: r.PipelineID, Since: r.Since, Limit: r.Limit}
+	if r.Types != "" {
+		for _, t := range strings.Split(r.Types, ",") {
+			p.Types = append(p.Types, event.Type(t))
+		}
+	}
+	if r.After != "" {
+		var err error
+		if p.After, err = store.ParseCursor(r.After); err != nil {
+			return store.EventListParams{}, fmt.Errorf("engine: events %+v: %w", r, err)
+		}
+	}
+	return p, nil
 }
 
 // activeParams is the store's read of a pipeline's active runs (every
@@ -407,6 +437,7 @@ func describe(n needs.Set) string {
 	if n.AllPipelines {
 		parts = append(parts, "every pipeline")
 	}
+	add("event pages", len(n.Events), n.Events)
 	return strings.Join(parts, ", ")
 }
 

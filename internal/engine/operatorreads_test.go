@@ -31,6 +31,14 @@ func (c *inputReads) BackfillList(ctx context.Context, pipelineID string) ([]sto
 	return countCall(c, "BackfillList", func() ([]store.Backfill, error) { return c.Store.BackfillList(ctx, pipelineID) })
 }
 
+func (c *inputReads) EventList(ctx context.Context, p store.EventListParams) (store.EventPage, error) {
+	return countCall(c, "EventList", func() (store.EventPage, error) { return c.Store.EventList(ctx, p) })
+}
+
+func (c *inputReads) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
+	return countCall(c, "PipelineList", func() ([]store.Pipeline, error) { return c.Store.PipelineList(ctx) })
+}
+
 func (c *inputReads) SilenceGet(ctx context.Context, id string) (store.Silence, error) {
 	return countCall(c, "SilenceGet", func() (store.Silence, error) { return c.Store.SilenceGet(ctx, id) })
 }
@@ -52,8 +60,9 @@ job: {type: glue, config: {jobName: ops}, pollInterval: 1m}
 
 // TestOperatorReadsOneBatch follows an operator's inputs — pause, trigger
 // data held by the pause, resume, a rerun request, an explain (its job
-// output read from the event log after), a backfill's request
-// and cancel, a silence's expiry, a sensor's deletion, a step's handoff —
+// output read from the event log after), a backfill's request and
+// cancel, a silence's expiry and its end, a config load's cycle check, a
+// sensor's deletion, a step's handoff —
 // on a store that offers the batch read: each reads
 // its facts through Facts, one call per round, and makes no single read
 // (no point read, no list read) on the way of its decision. It logs the
@@ -62,9 +71,17 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 	ctx := t.Context()
 	h := newReadsHarness(t, configFile{"ops.yaml", operatorReadsPipeline})
 	eng, st, clk := h.eng, h.st, h.clk
-	check := func(input string, decided bool) {
+	// after: the single reads an input makes once its decision is
+	// committed (explain's job output, read from the event log), one each.
+	check := func(input string, decided bool, after ...string) {
 		t.Helper()
 		r := h.took(input)
+		for _, call := range after {
+			if r.calls[call] > 1 {
+				t.Errorf("%s: %d %s calls after its decision, want one", input, r.calls[call], call)
+			}
+			r.single -= r.calls[call]
+		}
 		if decided && (r.calls["Facts"] != int(r.rounds) || r.single > 0 || r.inputs == 0 || r.redecided > 0) {
 			t.Errorf("%s: read %v in %d decisions (%d made again), %d rounds; want one Facts call per round, no single read, each decision made once", input, r.calls, r.inputs, r.redecided, r.rounds)
 		}
@@ -132,7 +149,7 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 	if _, err := eng.Explain(ctx, "ops", t0.Format(time.DateOnly)); err != nil {
 		t.Fatal(err)
 	}
-	check("explain", true)
+	check("explain", true, "EventList")
 	if _, err := eng.RequestBackfill(ctx, "ops", backfill.Request{From: t0.AddDate(0, 0, -3).Format(time.DateOnly), To: t0.AddDate(0, 0, -1).Format(time.DateOnly), Only: backfill.OnlyAll, MaxActive: 1}, false, "op"); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +184,12 @@ func TestOperatorReadsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("silence expiry", true)
+	runDue() // the silence's end timer, moved to now: its end judges the events it covered
+	check("silence end", true)
+	if _, err := eng.ApplyConfig(ctx, "downstream.yaml", []byte("pipeline: {id: downstream}\nvalidation:\n  rules: [{check: upstream, pipeline: ops}]\njob: {type: glue, config: {jobName: d}}\n")); err != nil {
+		t.Fatal(err)
+	}
+	check("config load (upstream rules: the cycle check)", true)
 	if err := eng.DeleteSensor(ctx, "ops", "ops-landed"); err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
-	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -19,13 +17,13 @@ import (
 // to the expiry when it is expired early), a window's at its next
 // occurrence's end (ArmMaintenance: decide.MaintenanceArm, then re-armed
 // by each firing) — and its firing is decided by decide.SilenceEnd or
-// decide.MaintenanceEnd: the timer moved or removed, and the silence
-// whose end is judged. The engine then lists the events the end judges
-// (alertAfterSilence: events are not facts) and decides each condition
-// the silence covered on its period's facts (decide.AfterSilence): the
-// alert and a marker (run.AfterSilenceMarker, written IfAbsent) in one
-// commit, so a restart or a second replica that fires the timer again
-// sends nothing more.
+// decide.MaintenanceEnd: the timer moved or removed, and the conditions
+// the silence covered, found in the stored events it judges (pages of
+// the event log read in rounds of the timer's facts). The engine then
+// decides each condition on its period's facts (decide.AfterSilence):
+// the alert and a marker (run.AfterSilenceMarker, written IfAbsent) in
+// one commit, so a restart or a second replica that fires the timer
+// again sends nothing more.
 
 // ArmMaintenance puts the end timer of each maintenance window that has
 // none, at its next occurrence's end (decide.MaintenanceArm).
@@ -50,7 +48,7 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 }
 
 // silenceEndTimerFired handles a silence's end timer (decide.SilenceEnd)
-// and judges the silence's conditions when it is over.
+// and alerts the conditions it judges when the silence is over.
 func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
 	b := &batch{e: e, f: f}
 	in := decide.EndTimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}
@@ -58,63 +56,32 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Tim
 	if err != nil {
 		return nil, err
 	}
-	return b, e.judgeEnd(ctx, end, now)
+	return b, e.alertAfterSilence(ctx, end)
 }
 
 // maintenanceEndTimerFired handles a window's end timer
-// (decide.MaintenanceEnd): the occurrence that ended at the timer's due
-// time is judged, then the timer moves to the next occurrence's end.
+// (decide.MaintenanceEnd): the conditions of the occurrence that ended at
+// the timer's due time are alerted, then the timer moves to the next
+// occurrence's end.
 func (e *Engine) maintenanceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
 	windows, err := e.Maintenance(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := &batch{e: e, f: f}
-	var end decide.SilenceEnding
-	b.Outcome, end = decide.MaintenanceEnd(decide.EndTimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.nextID}, now)
-	return b, e.judgeEnd(ctx, end, now)
+	in := decide.EndTimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.nextID}
+	end, err := decideWith(ctx, b, decide.MaintenanceEnd, in, now)
+	if err != nil {
+		return nil, err
+	}
+	return b, e.alertAfterSilence(ctx, end)
 }
 
-// judgeEnd alerts the conditions an end judges (none: nothing to judge).
-func (e *Engine) judgeEnd(ctx context.Context, end decide.SilenceEnding, now time.Time) error {
-	if end.Judge == nil {
-		return nil
-	}
-	return e.alertAfterSilence(ctx, *end.Judge, end.MarkerID, now)
-}
-
-// maxAfterSilenceEvents bounds the events one end reads (a silence that
-// covered more is judged on the first ones and says so in the log).
-const maxAfterSilenceEvents = 100_000
-
-// alertAfterSilence alerts each condition s covered that still holds,
-// once per marker id: one commit per condition.
-func (e *Engine) alertAfterSilence(ctx context.Context, s silence.Silence, markerID string, now time.Time) error {
-	q := silence.EndQueryOf(s, event.Types(), deps.OpensCondition)
-	if q.None() {
-		return nil
-	}
-	p := store.EventListParams{Since: q.Since, Types: q.Types, PipelineID: q.PipelineID, Limit: 500}
-	m := &SilenceMatcher{e: e, ctx: ctx, silences: []silence.Silence{s}, owners: map[string]string{}, byOwner: silence.NeedsOwners([]silence.Silence{s}, nil)}
-	var covered []event.Event
-	for read := 0; read < maxAfterSilenceEvents; {
-		page, err := e.st.EventList(ctx, p)
-		if err != nil {
-			return err
-		}
-		for _, ev := range page.Events {
-			if _, ok := m.Match(ev); ok {
-				covered = append(covered, ev)
-			}
-		}
-		read += len(page.Events)
-		if len(page.Events) < p.Limit {
-			break
-		}
-		p.After = page.Next
-	}
-	for _, ev := range deps.SilencedConditions(covered) {
-		if err := e.alertIfHolds(ctx, ev, s.ID, markerID); err != nil {
+// alertAfterSilence alerts each condition an end judges that still
+// holds, once per marker id: one commit per condition.
+func (e *Engine) alertAfterSilence(ctx context.Context, end decide.SilenceEnding) error {
+	for _, ev := range end.Conditions {
+		if err := e.alertIfHolds(ctx, ev, end.SilenceID, end.MarkerID); err != nil {
 			return err
 		}
 	}

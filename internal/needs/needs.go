@@ -13,15 +13,18 @@ package needs
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
@@ -77,6 +80,21 @@ type Set struct {
 	// AllPipelines reads every pipeline row (store.PipelineList): the
 	// running set a config load checks its upstream graph against.
 	AllPipelines bool
+	// Events are pages of the event log (store.EventList): what a
+	// silence's end judges.
+	Events []EventRange
+}
+
+// EventRange names a page of the event log (store.EventList): the events
+// of Types (their names, comma-separated; "" every type) at or after
+// Since, of PipelineID ("" every pipeline's), past the cursor After (its
+// text; "" the log's start), at most Limit.
+type EventRange struct {
+	PipelineID string
+	Types      string
+	Since      time.Time
+	After      string
+	Limit      int
 }
 
 // Configs answers a pipeline's config as the caller knows it (nil: not
@@ -100,6 +118,7 @@ func (n *Set) Add(o Set) {
 	n.Backfills = addAll(n.Backfills, o.Backfills...)
 	n.Silences = addAll(n.Silences, o.Silences...)
 	n.AllPipelines = n.AllPipelines || o.AllPipelines
+	n.Events = addAll(n.Events, o.Events...)
 }
 
 // Minus is what n names that have does not.
@@ -122,6 +141,7 @@ func (n Set) Minus(have Set) Set {
 		Silences:   minus(n.Silences, have.Silences),
 
 		AllPipelines: n.AllPipelines && !have.AllPipelines,
+		Events:       minus(n.Events, have.Events),
 	}
 }
 
@@ -129,7 +149,7 @@ func (n Set) Minus(have Set) Set {
 func (n Set) Empty() bool {
 	return len(n.Pipelines)+len(n.Sensors)+len(n.Inboxes)+len(n.Runs)+len(n.Timers)+
 		len(n.MarkersOf)+len(n.Baselines)+len(n.Ledgers)+len(n.RunRanges)+len(n.Changed)+
-		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills)+len(n.Silences) == 0 && !n.AllPipelines
+		len(n.ActiveRuns)+len(n.Prefixes)+len(n.Backfills)+len(n.Silences)+len(n.Events) == 0 && !n.AllPipelines
 }
 
 // TriggerSensors names a pipeline's trigger sensors of every period (the
@@ -324,6 +344,46 @@ func BackfillStep(p *pipeline.Pipeline, ups Configs, id string, active []string,
 // Silence names what expiring a silence, or its end timer, reads: the
 // silence as stored.
 func Silence(id string) Set { return Set{Silences: []string{id}} }
+
+// ReadSilences answers the silence of id an earlier round read: read
+// false when it did not; nil when none is stored.
+type ReadSilences func(id string) (s *silence.Silence, read bool)
+
+// EndEventsPage is how many events a page of an end's events holds.
+const EndEventsPage = 500
+
+// EndEvents names the first page of the stored events the end of s
+// judges (silence.EndQueryOf: the condition-opening types it covers,
+// since its start); ok false when it judges none. Each page's cursor
+// names the next.
+func EndEvents(s silence.Silence) (EventRange, bool) {
+	q := silence.EndQueryOf(s, event.Types(), deps.OpensCondition)
+	if q.None() {
+		return EventRange{}, false
+	}
+	types := make([]string, len(q.Types))
+	for i, t := range q.Types {
+		types[i] = string(t)
+	}
+	return EventRange{PipelineID: q.PipelineID, Types: strings.Join(types, ","), Since: q.Since, Limit: EndEventsPage}, true
+}
+
+// SilenceEnd names what a silence's end timer (timerKey) reads: the
+// silence and, once it is read and over at now, the first page of the
+// events its end judges (EndEvents).
+func SilenceEnd(timerKey string, silences ReadSilences, now time.Time) Set {
+	k, err := run.ParseTimerKey(timerKey)
+	if err != nil || k.Family != run.TimerSilenceEnd {
+		return Set{}
+	}
+	n := Silence(k.Name)
+	if s, read := silences(k.Name); read && s != nil && s.Over(now) {
+		if r, ok := EndEvents(*s); ok {
+			n.Events = []EventRange{r}
+		}
+	}
+	return n
+}
 
 // AfterSilence names what judging a silenced condition of the period
 // key at its silence's end reads: the period's condition facts (its row,
@@ -694,9 +754,8 @@ func Answer(p *pipeline.Pipeline, runs ReadRuns, key run.Key, c run.CallID, repo
 // blocked markers name. due is the timer's due time.
 func Timer(p *pipeline.Pipeline, ups Configs, markers ReadMarkers, timerKey string, family run.TimerFamily, key run.Key, due, now time.Time) Set {
 	n := Set{Timers: []string{timerKey}, Pipelines: []string{key.PipelineID}}
-	if k, err := run.ParseTimerKey(timerKey); err == nil && family == run.TimerSilenceEnd && k.Family == family {
-		n.Add(Silence(k.Name)) // the silence whose end it judges
-		return n
+	if family == run.TimerSilenceEnd {
+		return n // the silence, and what its end judges: SilenceEnd
 	}
 	if family == run.TimerRelease {
 		n.Add(condition(key))

@@ -2,15 +2,18 @@ package needs
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pause"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
@@ -343,5 +346,42 @@ func TestNeedsAddMinus(t *testing.T) {
 	}
 	if !(Set{}).Empty() || n.Empty() {
 		t.Error("Empty")
+	}
+}
+
+// TestSilenceEnd: a silence end timer names its silence, and once it is
+// read and over the first page of the events its end judges — of its one
+// pipeline, the condition-opening types, since its start; none while it
+// is not over, none for a key of another family.
+func TestSilenceEnd(t *testing.T) {
+	now := runtest.T0
+	key := run.SilenceEndTimer("s-1").String()
+	s := silence.Silence{ID: "s-1", Matchers: silence.Matchers{Pipelines: []string{"p1"}}, StartsAt: now.Add(-time.Hour), EndsAt: now.Add(-time.Minute)}
+	read := func(s *silence.Silence) ReadSilences {
+		return func(id string) (*silence.Silence, bool) { return s, id == "s-1" }
+	}
+	notRead := func(string) (*silence.Silence, bool) { return nil, false }
+	if n := SilenceEnd(key, notRead, now); !slices.Equal(n.Silences, []string{"s-1"}) || len(n.Events) != 0 {
+		t.Fatalf("before the silence is read: %+v, want the silence alone", n)
+	}
+	n := SilenceEnd(key, read(&s), now)
+	if len(n.Events) != 1 {
+		t.Fatalf("over: %+v, want one page", n)
+	}
+	r := n.Events[0]
+	if r.PipelineID != "p1" || !r.Since.Equal(s.StartsAt) || r.After != "" || r.Limit != EndEventsPage ||
+		!strings.Contains(r.Types, string(event.SLABreach)) || strings.Contains(r.Types, string(event.JobTriggered)) {
+		t.Fatalf("the page %+v, want p1's condition-opening events since the start", r)
+	}
+	extended := s
+	extended.EndsAt = now.Add(time.Hour)
+	if n := SilenceEnd(key, read(&extended), now); len(n.Events) != 0 {
+		t.Fatalf("not over: %+v, want no page", n)
+	}
+	if n := SilenceEnd(key, read(nil), now); len(n.Events) != 0 {
+		t.Fatalf("gone: %+v, want no page", n)
+	}
+	if n := SilenceEnd(run.MaintenanceEndTimer("w").String(), read(&s), now); !n.Empty() {
+		t.Fatalf("a window's timer: %+v, want nothing", n)
 	}
 }

@@ -68,12 +68,16 @@ type FactsQuery struct {
 	// (PipelineList): what a config load checks a new upstream graph
 	// against.
 	AllPipelines bool
+	// EventLists are pages of the event log (EventList), answered in
+	// Facts.EventPages in the order asked: the events a silence's end
+	// judges.
+	EventLists []EventListParams
 }
 
 // Empty reports whether q names nothing.
 func (q FactsQuery) Empty() bool {
 	return len(q.Pipelines)+len(q.Sensors)+len(q.Inboxes)+len(q.Runs)+len(q.Timers)+
-		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills)+len(q.Silences) == 0 && !q.AllPipelines
+		len(q.MarkersOf)+len(q.Baselines)+len(q.Ledgers)+len(q.RunLists)+len(q.SensorPrefixes)+len(q.SensorsChanged)+len(q.Backfills)+len(q.Silences)+len(q.EventLists) == 0 && !q.AllPipelines
 }
 
 // Unique is q with each list's repeats left out (the first of each kept,
@@ -82,7 +86,8 @@ func (q FactsQuery) Unique() FactsQuery {
 	return FactsQuery{Pipelines: uniq(q.Pipelines), Sensors: uniq(q.Sensors), Inboxes: uniq(q.Inboxes), Runs: uniq(q.Runs),
 		Timers: uniq(q.Timers), MarkersOf: uniq(q.MarkersOf), Baselines: uniq(q.Baselines), Ledgers: uniq(q.Ledgers),
 		RunLists: uniq(q.RunLists), SensorPrefixes: uniq(q.SensorPrefixes), SensorsChanged: uniq(q.SensorsChanged),
-		Backfills: uniq(q.Backfills), Silences: uniq(q.Silences), AllPipelines: q.AllPipelines}
+		Backfills: uniq(q.Backfills), Silences: uniq(q.Silences), AllPipelines: q.AllPipelines,
+		EventLists: q.EventLists} // pages are not compared: each is read as asked
 }
 
 // Check is the error of the first range read q names that its single
@@ -139,6 +144,7 @@ type Facts struct {
 	Backfills      map[string][]Backfill                // by pipeline, in BackfillList's order
 	Silences       map[string]Silence                   // by id
 	AllPipelines   []Pipeline                           // when asked: PipelineList's answer (by id); nil when none
+	EventPages     []EventPage                          // EventLists' answers, in their order
 }
 
 // InboxItem is a sensor's inbox item as a FactsQuery read it: its content,
@@ -261,6 +267,13 @@ func ReadFactsSingly(ctx context.Context, st Store, q FactsQuery) (Facts, error)
 		if err := readOne(f.Silences, id, func() (Silence, error) { return st.SilenceGet(ctx, id) }); err != nil {
 			return Facts{}, fmt.Errorf("facts: silence %s: %w", id, err)
 		}
+	}
+	for _, p := range q.EventLists {
+		page, err := st.EventList(ctx, p)
+		if err != nil {
+			return Facts{}, fmt.Errorf("facts: events %+v: %w", p, err)
+		}
+		f.EventPages = append(f.EventPages, page)
 	}
 	if q.AllPipelines {
 		ps, err := st.PipelineList(ctx)

@@ -22,7 +22,7 @@ const factsQueries = 8
 // retried), and each period's markers and ledger with a Query of its
 // sort-key range (MarkerListOf, LedgerList), and each range read with its
 // single read's Queries (RunList, SensorListPrefix, SensorListChanged,
-// BackfillList, PipelineList: every page), issued concurrently with it.
+// BackfillList, PipelineList, EventList: every page), issued concurrently with it.
 // Every read is strongly consistent: each answers what the single read
 // would; DynamoDB has no snapshot across items, and the commit's
 // conditions hold the decision to what it read.
@@ -80,12 +80,20 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	if q.AllPipelines {
 		g.wg.Go(func() { f.AllPipelines, allErr = s.PipelineList(ctx) })
 	}
+	f.EventPages = make([]store.EventPage, len(q.EventLists))
+	eventErrs := make([]error, len(q.EventLists))
+	for i, p := range q.EventLists {
+		g.wg.Go(func() { f.EventPages[i], eventErrs[i] = s.EventList(ctx, p) })
+	}
 	g.wg.Wait()
 	wg.Wait()
 	if len(f.AllPipelines) == 0 {
 		f.AllPipelines = nil
 	}
-	errs := []error{batchErr, allErr}
+	if len(f.EventPages) == 0 {
+		f.EventPages = nil
+	}
+	errs := append([]error{batchErr, allErr}, eventErrs...)
 	for _, put := range lists {
 		errs = append(errs, put())
 	}

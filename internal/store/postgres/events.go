@@ -19,6 +19,17 @@ import (
 // statement that sees number n of a shard sees every number below n that
 // will ever be committed: a cursor never passes an event still to come.
 func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.EventPage, error) {
+	q, args, shards := eventListQuery(p)
+	evs, err := list(ctx, s, scanEvent, "events", q, args...)
+	if err != nil {
+		return store.EventPage{}, err
+	}
+	return eventPage(p, shards, evs)
+}
+
+// eventListQuery is EventList's statement (Facts runs it too) and the
+// shards it reads.
+func eventListQuery(p store.EventListParams) (string, []any, []int) {
 	shards := p.Shards()
 	after := make([]int64, len(shards))
 	ids := make([]int32, len(shards))
@@ -52,10 +63,11 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.E
 	q := `SELECT x.* FROM unnest($1::int[], $2::bigint[]) AS c(shard, after)
 		CROSS JOIN LATERAL (SELECT ` + prefixed("e.", eventCols) + ` FROM events e` + w.String() + ` ORDER BY e.seq` + w.limit(p.Limit) + `) x
 		ORDER BY x.shard, x.seq`
-	evs, err := list(ctx, s, scanEvent, "events", q, w.args...)
-	if err != nil {
-		return store.EventPage{}, err
-	}
+	return q, w.args, shards
+}
+
+// eventPage is the page of the events eventListQuery read, by shard.
+func eventPage(p store.EventListParams, shards []int, evs []event.Event) (store.EventPage, error) {
 	per := make([][]event.Event, len(shards))
 	pos := map[int]int{}
 	for i, sh := range shards {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
@@ -19,7 +20,7 @@ var _ store.FactsReader = (*Store)(nil)
 // transaction that the same batch opens and ends, so every statement
 // reads one snapshot. A query of one kind is its one statement (a
 // snapshot by itself). A range read (RunList, SensorListPrefix,
-// SensorListChanged, BackfillList, PipelineList) is its single read's statement, in the same batch.
+// SensorListChanged, BackfillList, PipelineList, EventList) is its single read's statement, in the same batch.
 // The store has no inbox: each inbox asked for is store.ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -157,6 +158,19 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 	for _, id := range q.Backfills {
 		reads = append(reads, readInto("backfills of "+id, backfillListQuery, []any{id}, sqlstore.ScanBackfill,
 			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }))
+	}
+	for i, p := range q.EventLists {
+		query, args, shards := eventListQuery(p)
+		var evs []event.Event
+		read := readInto("events", query, args, scanEvent, func(x event.Event) { evs = append(evs, x) })
+		f.EventPages = append(f.EventPages, store.EventPage{})
+		reads = append(reads, factsRead{query: read.query, args: read.args, scan: func(rows pgx.Rows, err error) error {
+			if err := read.scan(rows, err); err != nil {
+				return err
+			}
+			f.EventPages[i], err = eventPage(p, shards, evs)
+			return err
+		}})
 	}
 	if q.AllPipelines {
 		reads = append(reads, readInto("pipelines", pipelineListQuery, nil, sqlstore.ScanPipeline,

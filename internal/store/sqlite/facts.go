@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
@@ -28,7 +29,7 @@ const factsChunk = 250
 // database to itself the rows it caches (rowcache.go: pipelines, runs,
 // timers) answer without SQL, read while no writer runs, as the
 // statements are. A range read (RunList, SensorListPrefix,
-// SensorListChanged, BackfillList, PipelineList) is its single read's statement, in the same
+// SensorListChanged, BackfillList, PipelineList, EventList) is its single read's statement, in the same
 // transaction. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
 	if err := q.Check(); err != nil {
@@ -182,6 +183,18 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }); err != nil {
 			return err
 		}
+	}
+	for _, p := range q.EventLists {
+		shards := p.Shards()
+		per := make([][]event.Event, len(shards))
+		for i, shard := range shards {
+			query, args := eventListQuery(p, shard)
+			if err := readRows(ctx, r, sqlstore.ScanEvent, fmt.Sprintf("events of shard %d", shard), query, args,
+				func(x event.Event) { per[i] = append(per[i], x) }); err != nil {
+				return err
+			}
+		}
+		f.EventPages = append(f.EventPages, store.MergeEventShards(p, per))
 	}
 	if q.AllPipelines {
 		if err := readRows(ctx, r, sqlstore.ScanPipeline, "pipelines", pipelineListQuery, nil,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/backfill"
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -16,8 +17,8 @@ import (
 )
 
 // testFactsRanges checks the range reads of store.FactsQuery (RunLists,
-// SensorPrefixes, SensorsChanged, Backfills, AllPipelines) and the
-// silences read by id:
+// SensorPrefixes, SensorsChanged, Backfills, AllPipelines, EventLists)
+// and the silences read by id:
 // each answers what its single read answers — bounds inclusive as RunList's PeriodFrom and PeriodTo and
 // SensorListChanged's Since, a prefix that is not a key boundary, an
 // empty range, look-alike keys and pipelines, a limit — named beside
@@ -58,6 +59,12 @@ func testFactsRanges(t *testing.T, o Options) {
 		removed.RemovedAt = at(time.Minute)
 		c.Pipelines = append(c.Pipelines, store.PipelineWrite{Pipeline: minimalPipeline("pl-2")}, store.PipelineWrite{Pipeline: removed},
 			store.PipelineWrite{Pipeline: minimalPipeline("pl")})
+		for i, e := range []struct {
+			pipeline string
+			typ      event.Type
+		}{{"pl", event.SLABreach}, {"pl", event.SLAWarning}, {"pl-2", event.SLABreach}, {"pl", event.SLABreach}, {"other", event.SLABreach}, {"pl", event.SLABreach}} {
+			c.Events = append(c.Events, newEvent(fmt.Sprintf("e%d", i), e.typ, key(e.pipeline, "cron", day), at(time.Duration(i)*time.Minute)))
+		}
 		unchanged := minimalSensor("pl", "orders#unchanged", 9)
 		unchanged.ChangedAt = time.Time{}
 		c.Sensors = append(c.Sensors, store.SensorWrite{Sensor: unchanged}, store.SensorWrite{Sensor: minimalSensor("pl-2", "orders", 1)})
@@ -78,6 +85,9 @@ func testFactsRanges(t *testing.T, o Options) {
 	afterTwo := store.SensorListChangedParams{PipelineID: "pl", Since: at(2*time.Minute + time.Nanosecond)}
 	firstAfterFour := store.SensorListChangedParams{PipelineID: "pl", Since: at(4 * time.Minute).In(elsewhere), Limit: 1}
 	afterAll := store.SensorListChangedParams{PipelineID: "pl", Since: at(time.Hour)}
+	breaches := store.EventListParams{PipelineID: "pl", Types: []event.Type{event.SLABreach}, Since: at(time.Minute), Limit: 500}
+	firstTwo := store.EventListParams{Types: []event.Type{event.SLABreach, event.SLAWarning}, Limit: 2}
+	noneSince := store.EventListParams{Since: at(time.Hour)}
 	q := store.FactsQuery{
 		Runs:           []run.Key{key("pl", "cron", day)},
 		Sensors:        []store.SensorRef{ref("pl", "orders")},
@@ -87,6 +97,7 @@ func testFactsRanges(t *testing.T, o Options) {
 		Backfills:      []string{"pl", "pl-", "none", "pl"},
 		Silences:       []string{"s1", "missing", "s1", "s", "s10"},
 		AllPipelines:   true,
+		EventLists:     []store.EventListParams{breaches, firstTwo, noneSince, breaches},
 	}
 
 	t.Run("AnswersWhatTheSingleReadsAnswer", func(t *testing.T) {
@@ -98,6 +109,10 @@ func testFactsRanges(t *testing.T, o Options) {
 			"changed {pl 2+1ns}: orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 2}: orders#2026-03-10 orders#2026-03-10T05 orders-v2 ordersx other",
 			"changed {pl 4 limit 1}: orders-v2",
+			"events 0: e3 e5",
+			"events 1: e0 e1",
+			"events 2:",
+			"events 3: e3 e5",
 			"pipelines: pl pl-2 pl-removed",
 			"prefix pl-2/: pl-2/orders",
 			"prefix pl/orders#2026-03-1: pl/orders#2026-03-10 pl/orders#2026-03-10T05",
@@ -115,17 +130,23 @@ func testFactsRanges(t *testing.T, o Options) {
 	})
 
 	t.Run("NothingThere", func(t *testing.T) {
-		checkFacts(t, o.New(t), q, store.NewFacts())
+		want := store.NewFacts()
+		for range q.EventLists { // a page is answered, empty
+			want.EventPages = append(want.EventPages, store.EventPage{Events: []event.Event{}})
+		}
+		checkFacts(t, o.New(t), q, want)
 	})
 
 	t.Run("ReadsTheLatestCommit", func(t *testing.T) {
 		s := o.New(t)
 		seed(t, s)
-		one := store.FactsQuery{RunLists: []store.RunListParams{hours, active}, SensorPrefixes: []store.SensorListPrefixParams{ordersHash}, AllPipelines: true}
+		one := store.FactsQuery{RunLists: []store.RunListParams{hours, active}, SensorPrefixes: []store.SensorListPrefixParams{ordersHash}, AllPipelines: true,
+			EventLists: []store.EventListParams{{PipelineID: "pl"}}}
 		before := must(store.ReadFacts(t.Context(), s, one)).get(t)
 		r := before.RunLists[hours][0] // T23, active
 		commit(t, s, store.Change{
 			Pipelines:     []store.PipelineWrite{{Pipeline: minimalPipeline("pl-3")}},
+			Events:        []event.Event{newEvent("late", event.SLABreach, key("pl", "cron", day), at(time.Hour))},
 			Runs:          []store.RunWrite{{Run: withState(r, run.Completed), ExpectVersion: r.Version}},
 			SensorDeletes: []store.SensorDelete{{PipelineID: "pl", Key: "orders#2026-03-10"}},
 		})
@@ -134,6 +155,10 @@ func testFactsRanges(t *testing.T, o Options) {
 			"pl/cron/2026-03-10T23 COMPLETED", "pl/cron/2026-03-10T05 COMPLETED", "pl/cron/2026-03-10T00 EVALUATING"})
 		if got := runIDs(after.RunLists[active]); slices.Contains(got, runID(r)) {
 			t.Errorf("Facts after a commit: the completed run is still active: %v", got)
+		}
+		next := store.FactsQuery{EventLists: []store.EventListParams{{PipelineID: "pl", After: before.EventPages[0].Next}}}
+		if got := must(store.ReadFacts(t.Context(), s, next)).get(t).EventPages; len(got) != 1 || len(got[0].Events) != 1 || got[0].Events[0].ID != "late" {
+			t.Errorf("Facts after a commit, the page after the first's cursor: %+v, want the event committed", got)
 		}
 		if got, want := len(after.AllPipelines), len(before.AllPipelines)+1; got != want {
 			t.Errorf("Facts after a commit: %d pipelines, want %d", got, want)
@@ -260,6 +285,13 @@ func describeRanges(f store.Facts) []string {
 	}
 	for id, x := range f.Silences {
 		out = append(out, "silence "+id+": "+x.ID)
+	}
+	for i, page := range f.EventPages {
+		line := fmt.Sprintf("events %d:", i)
+		for _, e := range page.Events {
+			line += " " + e.ID
+		}
+		out = append(out, line)
 	}
 	if len(f.AllPipelines) > 0 {
 		line := "pipelines:"
