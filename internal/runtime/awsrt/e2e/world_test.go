@@ -504,7 +504,7 @@ func isStepInsert(r events.DynamoDBEventRecord) bool {
 	return err == nil && ok && run.IsStep(it.Timer.Kind)
 }
 
-// alertRule is the bus rule "alert events" of deploy/terraform/eventbridge.tf
+// alertRule is the bus route "alert-events" of deploy/terraform/eventbridge.tf
 // (every event of the sources its pattern lists: the dispatcher routes
 // them), read from the file so the two cannot part.
 func alertRule(t *testing.T) func(awsfake.BusEvent) bool {
@@ -514,9 +514,8 @@ func alertRule(t *testing.T) func(awsfake.BusEvent) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The resource's block: from its header to the first line that is "}".
-	block := regexp.MustCompile(`(?s)resource "aws_cloudwatch_event_rule" "alert_events" \{.*?\n\}\n`).Find(src)
-	m := regexp.MustCompile(`event_pattern\s*=\s*jsonencode\(\{\s*source\s*=\s*\[([^\]]*)\]\s*\}\)`).FindSubmatch(block)
+	// The route's entry in local.routes: its key, then its pattern.
+	m := regexp.MustCompile(`(?s)"alert-events"\s*=\s*\{[^}]*?pattern\s*=\s*jsonencode\(\{\s*source\s*=\s*\[([^\]]*)\]\s*\}\)`).FindSubmatch(src)
 	if m == nil {
 		t.Fatalf("%s: the alert rule is not {source = [...]}: it changed shape", path)
 	}
