@@ -27,6 +27,7 @@ type backfillProgress struct {
 // pipe until it completes, list and cancel answer, and an interrupt stops
 // the following — not the backfill — and says how to cancel it.
 func TestBackfillCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := projectWriter(t, dir)
 	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\nwatchdog: {interval: 1h}\n")

@@ -88,6 +88,7 @@ type pipelineDoc struct {
 // pause, resume, watchdog --once — through the built binary against a real
 // `interlock serve`, and checks what each did, not only its exit code.
 func TestEveryAPICommandAgainstServe(t *testing.T) {
+	t.Parallel()
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
 	dir := t.TempDir()

@@ -2,6 +2,11 @@
 // in a temporary directory, `interlock serve` on 127.0.0.1:0, sensors over
 // HTTP, a polled job against a fake Airflow, alerts to a fake Slack and a
 // webhook receiver, kill -9 and restart.
+//
+// Its tests run in parallel, all but the few that set environment
+// variables (t.Setenv): most of their time is spent waiting on serve's
+// own clocks (watchdog intervals, leases, the fault plan's kills), not
+// on the CPU.
 package e2e_test
 
 import (
@@ -303,6 +308,7 @@ func eventTypes(t *testing.T, s *server, token string) map[string]int {
 }
 
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	airflow := newFakeAirflow(t)
 	slack := slacktest.New(t, "xoxb-e2e-token")
 	hook := newReceiver(t)

@@ -117,6 +117,7 @@ type fault struct {
 // WATCHDOG_DEGRADED twice, and /readyz was false on every replica while the
 // database was down.
 func TestReplicasUnderFaultsOnPostgres(t *testing.T) {
+	t.Parallel()
 	plan := planFaults(t)
 	pg := pglocal.StartOwn(t)
 	seed := uint64(time.Now().UnixNano())

@@ -43,6 +43,7 @@ func dependencyProject(t *testing.T, extra map[string]string) string {
 var dotStatement = regexp.MustCompile(`^  ("(?:[^"\\]|\\.)*"( -> "(?:[^"\\]|\\.)*")?( \[[a-z]+=("(?:[^"\\]|\\.)*"|[a-z]+)(, [a-z]+=("(?:[^"\\]|\\.)*"|[a-z]+))*\])?|rankdir=LR|node \[shape=box\]);$`)
 
 func TestGraphCommand(t *testing.T) {
+	t.Parallel()
 	dir := dependencyProject(t, nil)
 
 	text := mustCLI(t, dir, 0, "graph")
@@ -91,6 +92,7 @@ func TestGraphCommand(t *testing.T) {
 }
 
 func TestValidateNamesACycle(t *testing.T) {
+	t.Parallel()
 	// orders waits for margin: orders -> revenue -> margin -> orders.
 	dir := dependencyProject(t, map[string]string{
 		"pipelines/orders.yaml": "pipeline: {id: orders}\nschedule: {trigger: {key: landed, check: exists}}\nvalidation:\n  rules: [{check: upstream, pipeline: margin}]\njob: {type: glue, config: {jobName: o}}\n",

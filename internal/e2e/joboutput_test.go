@@ -14,6 +14,7 @@ import (
 // redacted, in the JOB_FAILED event of the API and in `interlock explain`;
 // the secret shows nowhere, the server's log included.
 func TestCommandOutputShownRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "e2e-db-password-77"
 	dir := t.TempDir()
 	for name, body := range map[string]string{

@@ -46,6 +46,7 @@ job:
 // rule wants more rows than Airflow wrote) does not. A replay of every
 // event changes nothing; invalid and oversized events are refused.
 func TestOpenLineageEventsAgainstServe(t *testing.T) {
+	t.Parallel()
 	report, big, gate, sessions := newFakeAirflow(t), newFakeAirflow(t), newFakeAirflow(t), newFakeAirflow(t)
 	dir := t.TempDir()
 	write := projectWriter(t, dir)

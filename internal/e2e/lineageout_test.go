@@ -63,6 +63,7 @@ func (m *fakeMarquez) of(job string) ([]string, []openlineage.RunEvent) {
 // nominal time and COMPLETE, under one run id per period; gold's START
 // names orders' run as its parent.
 func TestOpenLineageSinkAgainstServe(t *testing.T) {
+	t.Parallel()
 	marquez := newFakeMarquez(t, "marquez-key-1")
 	orders, gold := newFakeAirflow(t), newFakeAirflow(t)
 	orders.set("success")

@@ -18,6 +18,7 @@ import (
 // the CSRF token is refused), follow a sensor write's events on the event
 // stream, read /v1/health.
 func TestSessionStreamAndHealthAgainstServe(t *testing.T) {
+	t.Parallel()
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
 	dir := t.TempDir()

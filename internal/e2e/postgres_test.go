@@ -18,6 +18,7 @@ import (
 // sensor writes trigger the job once, the run survives a kill -9 and a
 // restart on the same database, and the rows are in the database.
 func TestServeOnPostgres(t *testing.T) {
+	t.Parallel()
 	u := pglocal.URL(t)
 	airflow := newFakeAirflow(t)
 	dir := t.TempDir()

@@ -24,6 +24,7 @@ import (
 // deliver every alert to the webhook once, and the watchdog's passes go on
 // in another replica.
 func TestReplicasOnPostgres(t *testing.T) {
+	t.Parallel()
 	u := pglocal.URL(t)
 	airflow := newFakeAirflow(t)
 	hook := newReceiver(t)
@@ -128,7 +129,10 @@ func TestReplicasOnPostgres(t *testing.T) {
 		t.Errorf("the watchdog's lease after the kill: %q (%v), want another replica's than %q", newHolder, err, holder)
 	}
 
-	eventually(t, "every alert at the webhook", func() bool { return len(hook.received()) >= 9 })
+	// The dead replica's alerts wait for its sink lease to lapse
+	// (alert.DefaultLeaseTTL, 30 s): a bound of its own, generous beside
+	// the other tests of the package running at once.
+	eventuallyWithin(t, 2*time.Minute, "every alert at the webhook", func() bool { return len(hook.received()) >= 9 })
 	time.Sleep(2 * time.Second) // a duplicate would arrive now
 	got := hook.received()
 	seen := map[string]bool{}

@@ -20,6 +20,7 @@ import (
 // there, and new data for the period does not start a second first run.
 // A backfill of a period 121 days back is kept the same way.
 func TestRetentionKeepsAReplayedPeriod(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := projectWriter(t, dir)
 	write("interlock.yaml", "store: sqlite:./state.db\npipelines: ./pipelines\nretention: 90d\nwatchdog: {interval: 1h}\n")

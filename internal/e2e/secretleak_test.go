@@ -28,6 +28,7 @@ import (
 // webhook's key is there) — while its host, read from the environment
 // too, is shown as it is.
 func TestSecretsInEveryOutput(t *testing.T) {
+	t.Parallel()
 	const (
 		token     = `e2e-tok "5f1c\9a/+b`
 		password  = "e2e-pw+7d;3=c"

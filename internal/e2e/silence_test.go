@@ -12,6 +12,7 @@ import (
 // of gold keeps that event from the console sink (serve's log says it was
 // silenced), `events` shows it marked, and expire ends it.
 func TestSilenceCommandsAgainstServe(t *testing.T) {
+	t.Parallel()
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
 	dir := t.TempDir()

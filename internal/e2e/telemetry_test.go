@@ -46,6 +46,7 @@ func (h *traceparentHeaders) all() []string {
 // a span too; the log's lines under a span carry its trace id. Without an
 // endpoint nothing is exported and no traceparent leaves the process.
 func TestTracesOverOTLP(t *testing.T) {
+	t.Parallel()
 	otlp := otlptest.New(t)
 	airflow := newFakeAirflow(t)
 	airflow.set("success")
