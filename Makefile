@@ -4,7 +4,7 @@ BIN     := bin/interlock
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres soak-postgres test-browser screenshots
+.PHONY: all build test test-ci race lint fmt demo fuzz bench bench-aws clean emulators test-dynamodb dist test-aws test-aws-all test-postgres soak-postgres test-browser screenshots
 
 all: build
 
@@ -93,9 +93,23 @@ test-aws-all: emulators
 ## detector in their own packages; together they would take minutes more), nor deploy (its
 ## tests drive terraform and build the functions: nothing concurrent of ours). CI runs it after
 ## make test.
+## The conformance suite of the stores (internal/store/storetest) runs only its concurrent cases
+## under the detector (its doc says why): its sequential ones are make test's.
 RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/deploy$$' -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$' -e '/internal/e2e/dashboard$$')
+## The detector's exit sleep (atexit_sleep_ms, 1 s by default: a second per package, ~100 of
+## them) is off: a test's goroutines are waited for by the test, not by a sleep.
 race:
-	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
+	GORACE="atexit_sleep_ms=0 $(GORACE)" $(GO) test -race -count=1 -timeout 8m $(TESTFLAGS) $(RACE_PKGS)
+
+## test-ci: CI's test step (.ci/run: make lint, make test-ci, make race), make test without the
+## work race then does again: no vet (lint ran it), and not the race packages whose race run
+## holds every test they have (RACE_WHOLE_PKGS: all but those running a storetest suite, whose
+## sequential cases race skips), so each test runs once per CI. TESTFLAGS adds go test flags
+## (.ci/run: -p, more test binaries at once than cores, since the end-to-end packages mostly wait).
+STORETEST_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/store/storetest' | cut -d' ' -f1)
+RACE_WHOLE_PKGS = $(filter-out $(STORETEST_PKGS),$(RACE_PKGS))
+test-ci: emulators
+	$(GO) test -count=1 -timeout 12m $(TESTFLAGS) $(filter-out $(RACE_WHOLE_PKGS),$(shell $(GO) list ./...))
 
 ## lint: formatting, vet, and no build output in git (no tracked binary; nothing over 1 MiB outside testdata/).
 lint:
