@@ -291,11 +291,19 @@ func TestMaintenance(t *testing.T) {
 		var o *Outcome
 		var e SilenceEnding
 		tm := MaintenanceEndTimer("nightly", ended)
-		if _, err := w.decide(t, needs.Set{Timers: []string{key}}, func(f *Facts) (err error) {
+		// The needs name the occurrence's first page: the decision reads
+		// no round more.
+		asked := needs.Set{Timers: []string{key}}
+		asked.Add(needs.MaintenanceEnd(key, windows, ended, now))
+		read, err := w.decide(t, asked, func(f *Facts) (err error) {
 			o, e, err = MaintenanceEnd(EndTimerIn{Timer: tm, Windows: windows, NewID: ids()}, f, now)
 			return err
-		}); err != nil {
+		})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if more := read.Minus(asked); !more.Empty() {
+			t.Fatalf("the decision read %+v in further rounds, want nothing the needs did not name", more)
 		}
 		return o, e
 	}

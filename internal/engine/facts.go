@@ -70,7 +70,8 @@ import (
 // (needs.Silence, SilenceEnd, MaintenanceEnds, AfterSilence:
 // decide.SilenceExpiry, SilenceEnd, MaintenanceEnd, MaintenanceArm,
 // AfterSilence; the events an end judges are pages of the event log,
-// needs.Set.Events, the first named once the silence is read, the next
+// needs.Set.Events, the first named once the silence is read — a
+// window's from the windows configured, needs.MaintenanceEnd — the next
 // ones in further rounds), and a config
 // load's cycle check (needs.Load names every pipeline row,
 // needs.Set.AllPipelines, when the config has upstream rules:

@@ -9,6 +9,7 @@ import (
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -60,14 +61,10 @@ func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Tim
 }
 
 // maintenanceEndTimerFired handles a window's end timer
-// (decide.MaintenanceEnd): the conditions of the occurrence that ended at
-// the timer's due time are alerted, then the timer moves to the next
-// occurrence's end.
-func (e *Engine) maintenanceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
-	windows, err := e.Maintenance(ctx)
-	if err != nil {
-		return nil, err
-	}
+// (decide.MaintenanceEnd, with the windows configured): the conditions of
+// the occurrence that ended at the timer's due time are alerted, then the
+// timer moves to the next occurrence's end.
+func (e *Engine) maintenanceEndTimerFired(ctx context.Context, f *facts, t store.Timer, windows []silence.Window, now time.Time) (*batch, error) {
 	b := &batch{e: e, f: f}
 	in := decide.EndTimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.nextID}
 	end, err := decideWith(ctx, b, decide.MaintenanceEnd, in, now)

@@ -11,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -154,10 +155,21 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	if k, err := run.ParseTimerKey(t.Key); err == nil {
 		fam = k.Family
 	}
+	// A window's end judges the windows configured now (an input, not a
+	// fact): read once, its needs name the occurrence's events.
+	var windows []silence.Window
+	if fam == run.TimerMaintenanceEnd {
+		var err error
+		if windows, err = e.Maintenance(ctx); err != nil {
+			return err
+		}
+	}
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			return decide.TimerNeeds(f.Facts, cfg, t, fam, now, e.rules)
+			n := decide.TimerNeeds(f.Facts, cfg, t, fam, now, e.rules)
+			n.Add(needs.MaintenanceEnd(t.Key, windows, t.DueAt, now))
+			return n
 		})
 		if err != nil {
 			return err
@@ -182,7 +194,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 			case kindSilenceEnd:
 				b, err = e.silenceEndTimerFired(ctx, f, t, now)
 			case kindMaintenanceEnd:
-				b, err = e.maintenanceEndTimerFired(ctx, f, t, now)
+				b, err = e.maintenanceEndTimerFired(ctx, f, t, windows, now)
 			default:
 				e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 				b = e.newBatch(nil, now)

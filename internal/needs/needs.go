@@ -385,6 +385,26 @@ func SilenceEnd(timerKey string, silences ReadSilences, now time.Time) Set {
 	return n
 }
 
+// MaintenanceEnd names what a window's end timer (timerKey, due at due)
+// reads besides the timer: the first page of the events the occurrence
+// that ended judges (silence.EndedOccurrence among the windows
+// configured; EndEvents).
+func MaintenanceEnd(timerKey string, windows []silence.Window, due, now time.Time) Set {
+	k, err := run.ParseTimerKey(timerKey)
+	if err != nil || k.Family != run.TimerMaintenanceEnd {
+		return Set{}
+	}
+	occ, ok := silence.EndedOccurrence(windows, k.Name, due, now)
+	if !ok {
+		return Set{}
+	}
+	r, ok := EndEvents(occ.Silence)
+	if !ok {
+		return Set{}
+	}
+	return Set{Events: []EventRange{r}}
+}
+
 // AfterSilence names what judging a silenced condition of the period
 // key at its silence's end reads: the period's condition facts (its row,
 // its run under either schedule id, its markers: the alert's dedup

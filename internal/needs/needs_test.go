@@ -385,3 +385,22 @@ func TestSilenceEnd(t *testing.T) {
 		t.Fatalf("a window's timer: %+v, want nothing", n)
 	}
 }
+
+// TestMaintenanceEnd: a window's end timer names the first page of the
+// events of the occurrence that ended at its due time; nothing for a
+// window no longer configured.
+func TestMaintenanceEnd(t *testing.T) {
+	now := runtest.T0
+	w, err := silence.NewWindow("nightly", "0 2 * * *", 2*time.Hour, "UTC", silence.Matchers{Pipelines: []string{"p1"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := run.MaintenanceEndTimer("nightly").String()
+	n := MaintenanceEnd(key, []silence.Window{w}, runtest.HM(4, 0), now)
+	if len(n.Events) != 1 || !n.Events[0].Since.Equal(runtest.HM(2, 0)) || n.Events[0].PipelineID != "p1" {
+		t.Fatalf("needs %+v, want the 02:00-04:00 occurrence's first page of p1", n)
+	}
+	if n := MaintenanceEnd(key, nil, runtest.HM(4, 0), now); !n.Empty() {
+		t.Fatalf("no window: %+v, want nothing", n)
+	}
+}
