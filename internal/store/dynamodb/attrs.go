@@ -146,46 +146,42 @@ func (r *itemReader) has(name string) bool {
 	return ok
 }
 
-func (r *itemReader) str(name string) string {
+// attr reads attribute name as the member type M, through get: the zero
+// value when the item has no such attribute, and the reader's error (want
+// names the type expected) when it has one of another type.
+func attr[M types.AttributeValue, T any](r *itemReader, name, want string, get func(M) T) T {
+	var zero T
 	switch v := r.it[name].(type) {
 	case nil:
-		return ""
-	case *types.AttributeValueMemberS:
-		return v.Value
-	case *types.AttributeValueMemberB:
-		return string(v.Value)
+		return zero
+	case M:
+		return get(v)
 	default:
-		r.fail(name, fmt.Errorf("%w %T, want a string", errWrongType, v))
-		return ""
+		r.fail(name, fmt.Errorf("%w %T, want %s", errWrongType, v, want))
+		return zero
 	}
 }
 
+// str reads a string attribute; a binary one is taken as its bytes.
+func (r *itemReader) str(name string) string {
+	if b, ok := r.it[name].(*types.AttributeValueMemberB); ok {
+		return string(b.Value)
+	}
+	return attr(r, name, "a string", func(v *types.AttributeValueMemberS) string { return v.Value })
+}
+
 func (r *itemReader) num(name string) int64 {
-	switch v := r.it[name].(type) {
-	case nil:
-		return 0
-	case *types.AttributeValueMemberN:
+	return attr(r, name, "a number", func(v *types.AttributeValueMemberN) int64 {
 		n, err := strconv.ParseInt(v.Value, 10, 64)
 		if err != nil {
 			r.fail(name, err)
 		}
 		return n
-	default:
-		r.fail(name, fmt.Errorf("%w %T, want a number", errWrongType, v))
-		return 0
-	}
+	})
 }
 
 func (r *itemReader) flag(name string) bool {
-	switch v := r.it[name].(type) {
-	case nil:
-		return false
-	case *types.AttributeValueMemberBOOL:
-		return v.Value
-	default:
-		r.fail(name, fmt.Errorf("%w %T, want a boolean", errWrongType, v))
-		return false
-	}
+	return attr(r, name, "a boolean", func(v *types.AttributeValueMemberBOOL) bool { return v.Value })
 }
 
 func (r *itemReader) time(name string) time.Time {
@@ -216,15 +212,7 @@ func (r *itemReader) json(name string, dst any) {
 }
 
 func (r *itemReader) bytes(name string) []byte {
-	switch v := r.it[name].(type) {
-	case nil:
-		return nil
-	case *types.AttributeValueMemberB:
-		return v.Value
-	default:
-		r.fail(name, fmt.Errorf("%w %T, want binary", errWrongType, v))
-		return nil
-	}
+	return attr(r, name, "binary", func(v *types.AttributeValueMemberB) []byte { return v.Value })
 }
 
 func strAttr(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
