@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
@@ -122,6 +124,10 @@ func TestFactsFailsWithAnyRangeRead(t *testing.T) {
 	})
 	s := openOn(t, failing, newTables(t, base))
 	k := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: "2026-03-10"}
+	// An event, so that a page of the log has a shard to Query.
+	if err := s.Commit(t.Context(), store.Change{Events: []event.Event{{ID: "e1", Time: time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC), Type: event.SLABreach, PipelineID: "orders"}}}); err != nil {
+		t.Fatal(err)
+	}
 	for name, q := range map[string]store.FactsQuery{
 		"MarkersOf":      {MarkersOf: []run.Key{k}},
 		"Ledgers":        {Ledgers: []run.Key{k}},
@@ -129,6 +135,8 @@ func TestFactsFailsWithAnyRangeRead(t *testing.T) {
 		"SensorPrefixes": {SensorPrefixes: []store.SensorListPrefixParams{{PipelineID: "orders", Prefix: "land"}}},
 		"SensorsChanged": {SensorsChanged: []store.SensorListChangedParams{{PipelineID: "orders", Limit: 1}}},
 		"Backfills":      {Pipelines: []string{"orders"}, Backfills: []string{"orders"}},
+		"AllPipelines":   {Pipelines: []string{"orders"}, AllPipelines: true},
+		"EventLists":     {Pipelines: []string{"orders"}, EventLists: []store.EventListParams{{PipelineID: "orders"}}},
 	} {
 		if _, err := s.Facts(t.Context(), q); err == nil || !strings.Contains(err.Error(), "query refused by the test") {
 			t.Errorf("Facts of %s with its Query failing = %v, want that failure", name, err)
