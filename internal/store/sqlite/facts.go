@@ -58,10 +58,19 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		// write lands between its statements, which run as any read does.
 		// It saves the transaction's BEGIN and ROLLBACK, a fifth of a
 		// step's Facts on the scratch store simulate runs on.
+		// Its statements run on the connection's driver (rawread.go).
 		s.group.writing.Lock()
 		defer s.group.writing.Unlock()
-		if err := (&factsTx{s: s}).read(ctx, q, &f); err != nil {
-			return store.Facts{}, err
+		var rerr error
+		err := s.read.onDriver(ctx, func(t *wtx) error {
+			rerr = (&factsTx{s: s, raw: t}).read(ctx, q, &f)
+			return nil
+		})
+		if err != nil {
+			return store.Facts{}, fmt.Errorf("sqlite: read facts: %w", err)
+		}
+		if rerr != nil {
+			return store.Facts{}, rerr
 		}
 		return f, nil
 	}
@@ -86,11 +95,12 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	return f, nil
 }
 
-// factsTx is one Facts call's reads: in its transaction, or (tx nil) on
-// the pool while no writer can run.
+// factsTx is one Facts call's reads: in its transaction, or (raw) on the
+// one connection's driver while no writer can run.
 type factsTx struct {
 	s          *Store
 	tx         *sql.Tx
+	raw        *wtx
 	unprepared []string
 }
 
@@ -294,9 +304,6 @@ func byPipeline(refs []store.SensorRef) [][]store.SensorRef {
 // query runs a statement in the transaction, prepared when the pool has
 // it; one it has not is run as text and prepared after the transaction.
 func (r *factsTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if r.tx == nil {
-		return r.s.read.query(ctx, query, args...)
-	}
 	if st := r.s.read.inTx(ctx, r.tx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -306,11 +313,23 @@ func (r *factsTx) query(ctx context.Context, query string, args ...any) (*sql.Ro
 
 // readRows runs query in r and hands each row, scanned, to each.
 func readRows[T any](ctx context.Context, r *factsTx, scan func(sqlstore.Scanner) (T, error), what, query string, args []any, each func(T)) error {
-	rows, err := r.query(ctx, query, args...)
-	if err == nil {
-		defer rows.Close()
+	var (
+		vs  []T
+		err error
+	)
+	if r.raw != nil {
+		rows, qerr := r.raw.rows(query, args)
+		if qerr == nil {
+			defer rows.Close()
+		}
+		vs, err = sqlstore.List(&dialect, rows, qerr, scan, what)
+	} else {
+		rows, qerr := r.query(ctx, query, args...)
+		if qerr == nil {
+			defer rows.Close()
+		}
+		vs, err = sqlstore.List(&dialect, rows, qerr, scan, what)
 	}
-	vs, err := sqlstore.List(&dialect, rows, err, scan, what)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,28 @@ func get[T any](ctx context.Context, db *pool, scan func(sqlstore.Scanner) (T, e
 // list runs a query and scans every row. An empty result is an empty,
 // non-nil slice, so callers can range over it and encode it as [].
 func list[T any](ctx context.Context, db *pool, scan func(sqlstore.Scanner) (T, error), what, query string, args ...any) ([]T, error) {
+	if db.wstmts != nil {
+		// One connection: read on its driver (rawread.go).
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+		}
+		var (
+			out  []T
+			lerr error
+		)
+		err := db.onDriver(context.WithoutCancel(ctx), func(t *wtx) error {
+			rows, err := t.rows(query, args)
+			if err == nil {
+				defer rows.Close()
+			}
+			out, lerr = sqlstore.List(&dialect, rows, err, scan, what)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list %s: %w", what, err)
+		}
+		return out, lerr
+	}
 	rows, err := db.query(ctx, query, args...)
 	if err == nil {
 		defer rows.Close()

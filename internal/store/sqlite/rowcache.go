@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -394,32 +393,4 @@ func storedTime(t time.Time) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, t.UnixNano()).UTC()
-}
-
-// values is one row's column values as the driver returns them (TEXT a
-// string, INTEGER an int64, NULL nil), scanned as database/sql would into
-// the destinations the scan functions use for them.
-type values []any
-
-func (v values) Scan(dest ...any) error {
-	if len(dest) != len(v) {
-		return fmt.Errorf("sqlite: %d values scanned into %d destinations", len(v), len(dest))
-	}
-	for i, d := range dest {
-		switch d := d.(type) {
-		case *string:
-			s, ok := v[i].(string)
-			if !ok {
-				return fmt.Errorf("sqlite: value %d is a %T, not text", i, v[i])
-			}
-			*d = s
-		case sql.Scanner:
-			if err := d.Scan(v[i]); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("sqlite: cannot scan into %T", d)
-		}
-	}
-	return nil
 }

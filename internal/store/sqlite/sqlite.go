@@ -187,6 +187,7 @@ func openPages(ctx context.Context, path, synchronous string, scratchPages int) 
 		db.SetConnMaxIdleTime(0)
 		s.write = newPool(db)
 		s.write.detached = true
+		s.write.wstmts = &s.wstmts
 		s.read = s.write
 		s.pipelines = newPipelineCache()
 		s.runs = newRunCache()

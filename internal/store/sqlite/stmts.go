@@ -24,6 +24,10 @@ type pool struct {
 	// detached: reads run without watching their context once it was
 	// checked (readContext).
 	detached bool
+	// wstmts, on the one-connection pool of an in-memory or scratch
+	// store, are the statements prepared on its driver connection, which
+	// list and Facts read through (rawread.go); nil otherwise.
+	wstmts *writerStmts
 }
 
 // maxStmts bounds the cache: the list filters make a few shapes of each
