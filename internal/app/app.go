@@ -33,6 +33,7 @@ import (
 	"github.com/interlockhq/interlock/internal/telemetry"
 	"github.com/interlockhq/interlock/internal/trigger"
 	"github.com/interlockhq/interlock/internal/trigger/airflow"
+	"github.com/interlockhq/interlock/internal/trigger/awsjob"
 	"github.com/interlockhq/interlock/internal/trigger/command"
 	"github.com/interlockhq/interlock/internal/trigger/databricks"
 	"github.com/interlockhq/interlock/internal/trigger/emr"
@@ -285,19 +286,21 @@ func readSecretFile(path string) ([]byte, error) {
 
 // Jobs returns the job runners by type. allow is the SSRF guard's
 // allow-list of the HTTP-family types (interlock.yaml
-// triggers.allowAddresses); they share one client.
+// triggers.allowAddresses); they share one client. The AWS types share
+// one awsjob.Session (credentials loaded once per region).
 func Jobs(lookup func(string) (string, bool), allow []pipeline.AllowAddress) trigger.Registry {
 	client := httpx.NewClient(allow)
+	session := awsjob.NewSession(lookup)
 	return trigger.Registry{
 		string(pipeline.JobHTTP):          httpjob.Runner{Client: client, LookupEnv: lookup},
 		string(pipeline.JobAirflow):       airflow.Runner{Client: client, LookupEnv: lookup},
 		string(pipeline.JobDatabricks):    databricks.Runner{Client: client, LookupEnv: lookup},
 		string(pipeline.JobCommand):       command.Runner{LookupEnv: lookup},
-		string(pipeline.JobGlue):          glue.New(lookup),
-		string(pipeline.JobEMR):           emr.New(lookup),
-		string(pipeline.JobEMRServerless): emrserverless.New(lookup),
-		string(pipeline.JobStepFunction):  stepfunction.New(lookup),
-		string(pipeline.JobLambda):        lambda.New(lookup),
+		string(pipeline.JobGlue):          glue.Runner{AWS: session},
+		string(pipeline.JobEMR):           emr.Runner{AWS: session},
+		string(pipeline.JobEMRServerless): emrserverless.Runner{AWS: session},
+		string(pipeline.JobStepFunction):  stepfunction.Runner{AWS: session},
+		string(pipeline.JobLambda):        lambda.Runner{AWS: session},
 	}
 }
 

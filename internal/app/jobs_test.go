@@ -6,6 +6,12 @@ import (
 
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/trigger"
+	"github.com/interlockhq/interlock/internal/trigger/awsjob"
+	"github.com/interlockhq/interlock/internal/trigger/emr"
+	"github.com/interlockhq/interlock/internal/trigger/emrserverless"
+	"github.com/interlockhq/interlock/internal/trigger/glue"
+	"github.com/interlockhq/interlock/internal/trigger/lambda"
+	"github.com/interlockhq/interlock/internal/trigger/stepfunction"
 )
 
 // TestJobsFindExactlyTheAskableTypes pins which job types serve's real
@@ -56,6 +62,36 @@ func TestJobsFindExactlyTheAskableTypes(t *testing.T) {
 		}
 		if _, isFinder := reg[string(typ)].(trigger.Finder); isFinder != want {
 			t.Errorf("the %q runner implements trigger.Finder = %v, want %v", typ, isFinder, want)
+		}
+	}
+}
+
+// TestJobsShareOneAWSSession: the AWS job types call AWS through one
+// awsjob.Session, which reads templates with the lookup Jobs was given
+// (a credential is loaded once per region for all of them, not once per
+// job type).
+func TestJobsShareOneAWSSession(t *testing.T) {
+	lookup := func(name string) (string, bool) { return "from-" + name, true }
+	reg := Jobs(lookup, nil)
+	sessions := map[*awsjob.Session][]string{}
+	for typ, r := range map[pipeline.JobType]*awsjob.Session{
+		pipeline.JobGlue:          awsjob.Runner(reg[string(pipeline.JobGlue)].(glue.Runner)).AWS,
+		pipeline.JobEMR:           awsjob.Runner(reg[string(pipeline.JobEMR)].(emr.Runner)).AWS,
+		pipeline.JobEMRServerless: awsjob.Runner(reg[string(pipeline.JobEMRServerless)].(emrserverless.Runner)).AWS,
+		pipeline.JobStepFunction:  awsjob.Runner(reg[string(pipeline.JobStepFunction)].(stepfunction.Runner)).AWS,
+		pipeline.JobLambda:        reg[string(pipeline.JobLambda)].(lambda.Runner).AWS,
+	} {
+		if r == nil {
+			t.Fatalf("the %s runner has no session", typ)
+		}
+		sessions[r] = append(sessions[r], string(typ))
+	}
+	if len(sessions) != 1 {
+		t.Fatalf("the AWS job types use %d sessions (%v), want one", len(sessions), sessions)
+	}
+	for s := range sessions {
+		if v, _ := s.LookupEnv("X"); v != "from-X" {
+			t.Errorf("the shared session reads ${env:X} as %q, not through Jobs' lookup", v)
 		}
 	}
 }

@@ -45,6 +45,14 @@ type Session struct {
 	cfgs map[string]aws.Config
 }
 
+// Runner is what the glue, emr, emr-serverless and step-function job
+// types' runners hold (each declares `type Runner awsjob.Runner`): the
+// Session they call AWS through, which the app gives every AWS job type
+// alike, so credentials are loaded once per region for all of them.
+type Runner struct {
+	AWS *Session
+}
+
 // NewSession returns a Session that reads templates' ${env:NAME} with
 // lookup (nil: os.LookupEnv).
 func NewSession(lookup func(string) (string, bool)) *Session {

@@ -24,16 +24,9 @@ const (
 )
 
 // Runner adds and polls EMR steps.
-type Runner struct {
-	AWS *awsjob.Session
-}
+type Runner awsjob.Runner
 
 var _ trigger.Runner = Runner{}
-
-// New returns a Runner whose templates read the environment with lookup.
-func New(lookup func(string) (string, bool)) Runner {
-	return Runner{AWS: awsjob.NewSession(lookup)}
-}
 
 // kind is the job type's calls, its step's keys and its states (Poll's table).
 var kind = awsjob.Kind[*awsemr.Client, awsemr.Options, types.StepState]{

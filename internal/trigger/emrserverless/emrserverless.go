@@ -27,16 +27,9 @@ const (
 const maxClientToken = 64
 
 // Runner starts and polls EMR Serverless job runs.
-type Runner struct {
-	AWS *awsjob.Session
-}
+type Runner awsjob.Runner
 
 var _ trigger.Runner = Runner{}
-
-// New returns a Runner whose templates read the environment with lookup.
-func New(lookup func(string) (string, bool)) Runner {
-	return Runner{AWS: awsjob.NewSession(lookup)}
-}
 
 // kind is the job type's calls, its run's keys and its states (Poll's table).
 var kind = awsjob.Kind[*awsemrs.Client, awsemrs.Options, types.JobRunState]{

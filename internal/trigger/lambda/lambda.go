@@ -46,11 +46,6 @@ type Runner struct {
 
 var _ trigger.Runner = Runner{}
 
-// New returns a Runner whose templates read the environment with lookup.
-func New(lookup func(string) (string, bool)) Runner {
-	return Runner{AWS: awsjob.NewSession(lookup)}
-}
-
 const jobType = "lambda"
 
 // Start invokes the function (RequestResponse) with job.config.payload,

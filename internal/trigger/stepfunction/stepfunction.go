@@ -41,16 +41,9 @@ const maxName = 80
 const codeAlreadyExists = "ExecutionAlreadyExists"
 
 // Runner starts and polls Step Functions executions.
-type Runner struct {
-	AWS *awsjob.Session
-}
+type Runner awsjob.Runner
 
 var _ trigger.Runner = Runner{}
-
-// New returns a Runner whose templates read the environment with lookup.
-func New(lookup func(string) (string, bool)) Runner {
-	return Runner{AWS: awsjob.NewSession(lookup)}
-}
 
 // kind is the job type's calls, its execution's key and its statuses
 // (Poll's table). An execution has no parent to name: its ARN is all, and
