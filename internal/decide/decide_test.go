@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/lineage"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
@@ -239,12 +240,22 @@ func TestSensorWrite(t *testing.T) {
 	waiting := run.Run{Key: key, State: run.Evaluating, Cause: run.CauseSensor, Version: 2, EvalStartedAt: now.Add(-10 * time.Minute)}
 	completed := run.Run{Key: key, State: run.Completed, Version: 5, EndedAt: now.Add(-time.Hour)}
 	data := sensor.Object{}
+	// An OpenLineage event's content as PutLineage writes it, and the
+	// same run's event again (a replay).
+	lineageEvent := func(runID string) *sensor.Object {
+		o := lineage.SensorData(pipeline.LineageSource{}, lineage.Event{Type: lineage.Complete, RunID: runID, Time: now.Add(-time.Hour)})
+		return &o
+	}
+	replayed := landed
+	replayed.Data = *lineageEvent("r1")
 	for _, c := range []struct {
 		name       string
 		key        string
 		runs       []run.Run
 		sensors    []store.Sensor
-		stale      bool
+		lineage    bool           // the write is a lineage event's
+		data       *sensor.Object // the content written (nil: data)
+		stale      bool           // want it skipped
 		wantErr    error
 		changed    bool
 		wantRuns   []run.State
@@ -259,7 +270,9 @@ func TestSensorWrite(t *testing.T) {
 			wantRuns: []run.State{run.Triggering}, wantEvents: []event.Type{event.ValidationPassed}},
 		{name: "trigger data after success is late data: a rerun", key: "ready", runs: []run.Run{completed}, sensors: []store.Sensor{{PipelineID: "p1", Key: "ready", Data: run.Detail("v", 1), Version: 1}}, changed: true,
 			wantRuns: []run.State{run.Evaluating}, wantEvents: []event.Type{event.LateDataArrival, event.RerunAccepted}},
-		{name: "a stale write writes nothing", key: "landed", stale: true},
+		{name: "a lineage event's replay writes nothing", key: "landed", sensors: []store.Sensor{replayed}, lineage: true, data: lineageEvent("r1"), stale: true},
+		{name: "another run's lineage event is written", key: "landed", sensors: []store.Sensor{replayed}, lineage: true, data: lineageEvent("r2"), changed: true},
+		{name: "a write that is no lineage event's is never stale", key: "landed", sensors: []store.Sensor{replayed}, data: lineageEvent("r1")},
 		{name: "an unknown pipeline", key: "ready", wantErr: ErrUnknownPipeline},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -269,11 +282,12 @@ func TestSensorWrite(t *testing.T) {
 				id = "nope"
 			}
 			w.runs, w.sensors = c.runs, c.sensors
-			f := w.sensorFacts(id, c.key, data, now)
-			in := SensorWriteIn{PipelineID: id, Key: c.key, Data: &data, NewID: ids()}
-			if c.stale {
-				in.Stale = func(*sensor.Object) bool { return true }
+			data := data
+			if c.data != nil {
+				data = *c.data
 			}
+			f := w.sensorFacts(id, c.key, data, now)
+			in := SensorWriteIn{PipelineID: id, Key: c.key, Data: &data, Lineage: c.lineage, NewID: ids()}
 			o, res, ok := decided(t, w, f, SensorWrite, in, now, c.wantErr)
 			if !ok {
 				return
@@ -420,13 +434,12 @@ func TestTimer(t *testing.T) {
 				f = w.facts(n)
 			}
 			var o *Outcome
-			var ok bool
 			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, ok, err = Timer(TimerIn{Timer: tm, NewID: ids()}, f, now)
+				o, _, err = Timer(TimerIn{Timer: tm, NewID: ids()}, f, now)
 				return err
 			})
-			if err != nil || !ok {
-				t.Fatalf("Timer: ok %v, err %v", ok, err)
+			if err != nil {
+				t.Fatalf("Timer: %v", err)
 			}
 			got := types(o.C.Events)
 			if !slices.Equal(got, c.wantEvents) {
@@ -445,10 +458,28 @@ func TestTimer(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a kind decided elsewhere", func(t *testing.T) {
-		_, ok, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: string(run.TimerSilenceEnd)}}, &Facts{}, now)
-		if ok || err != nil {
-			t.Fatalf("ok %v err %v, want not decided here", ok, err)
+	t.Run("an unknown kind is removed, logged", func(t *testing.T) {
+		due := now.Add(-time.Minute)
+		o, end, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: "nope", DueAt: due}, NewID: ids()}, &Facts{}, now)
+		if err != nil || len(end.Conditions) != 0 {
+			t.Fatalf("end %+v err %v", end, err)
+		}
+		if len(o.C.TimerDeletes) != 1 || o.C.TimerDeletes[0].Key != "x" || len(o.C.Timers) != 0 || len(o.Logs) != 1 {
+			t.Fatalf("deletes %+v timers %+v logs %+v, want x removed, logged", o.C.TimerDeletes, o.C.Timers, o.Logs)
+		}
+	})
+	t.Run("a family from the key, else the kind", func(t *testing.T) {
+		cron := store.Timer{Key: run.PipelineTimer(run.TimerCron, "p1").String(), Kind: "older"}
+		if got := TimerFamilyOf(cron); got != run.TimerCron {
+			t.Fatalf("family %q, want the key's %q", got, run.TimerCron)
+		}
+		if got := TimerFamilyOf(store.Timer{Key: "not a key", Kind: string(run.TimerResume)}); got != run.TimerResume {
+			t.Fatalf("family %q, want the kind's", got)
+		}
+	})
+	t.Run("only a window's end reads the windows", func(t *testing.T) {
+		if !ReadsWindows(MaintenanceEndTimer("w", now)) || ReadsWindows(store.Timer{Kind: string(run.TimerSilenceEnd)}) {
+			t.Fatal("ReadsWindows: want a window's end timer only")
 		}
 	})
 }

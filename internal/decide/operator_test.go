@@ -232,13 +232,12 @@ func TestBackfillTimer(t *testing.T) {
 			}
 			in := TimerIn{Timer: tm, NewID: ids()}
 			var o *Outcome
-			var ok bool
 			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, tm, run.TimerBackfill, now, in.Rules) }), func(f *Facts) (err error) {
-				o, ok, err = Timer(in, f, now)
+				o, _, err = Timer(in, f, now)
 				return err
 			})
-			if err != nil || !ok {
-				t.Fatalf("ok %v err %v", ok, err)
+			if err != nil {
+				t.Fatalf("err %v", err)
 			}
 			if len(o.C.Runs) != c.wantRuns {
 				t.Fatalf("runs %+v, want %d", o.C.Runs, c.wantRuns)

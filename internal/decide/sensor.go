@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/interlockhq/interlock/internal/lineage"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -54,11 +55,12 @@ type SensorWriteIn struct {
 	// Data is the content written; nil: the content of the sensor's inbox
 	// item (Facts.Inboxes).
 	Data *sensor.Object
-	// Stale, when not nil, is asked of the stored content (nil: none
-	// stored): when it answers true nothing is written (Skipped).
-	Stale func(stored *sensor.Object) bool
-	Rules rule.Options
-	NewID func(time.Time) string
+	// Lineage: the write is an OpenLineage event's (engine.PutLineage);
+	// one lineage.Stale judges stale against the stored content (a
+	// replay, an older event) writes nothing (Skipped).
+	Lineage bool
+	Rules   rule.Options
+	NewID   func(time.Time) string
 }
 
 // SensorWritten is what a sensor write did.
@@ -113,7 +115,7 @@ func SensorWrite(in SensorWriteIn, f *Facts, now time.Time) (*Outcome, SensorWri
 		stored = &rec
 	}
 	o := New(lp, f, now, in.Rules, in.NewID)
-	if in.Stale != nil && in.Stale(storedData(stored)) {
+	if in.Lineage && lineage.Stale(storedData(stored), res.Data) {
 		res.Sensor, res.Skipped = old, true
 		return o, res, nil
 	}

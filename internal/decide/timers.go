@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
@@ -10,6 +11,7 @@ import (
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/silence"
 	"github.com/interlockhq/interlock/internal/sla"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -23,18 +25,37 @@ type TimerIn struct {
 	// Timer is the timer as read, due (the commit's condition is its
 	// DueAt).
 	Timer store.Timer
-	Rules rule.Options
-	NewID func(time.Time) string
+	// Windows are the maintenance windows, for a window's end timer
+	// (ReadsWindows says when the caller must give them).
+	Windows []silence.Window
+	Rules   rule.Options
+	NewID   func(time.Time) string
 }
 
-// Timer decides a due timer of a family decided here — cron, SLA
-// warning and breach, period, downstreams, upstream, release, a
-// backfill's step, a timed pause's end — and
-// returns its outcome; ok false: the kind is not one of them (the
-// engine's own handler decides it). The outcome moves or removes the
+// TimerFamilyOf is the family t's key names, or its kind's when the key
+// does not parse (a key written by an older version).
+func TimerFamilyOf(t store.Timer) run.TimerFamily {
+	if k, err := run.ParseTimerKey(t.Key); err == nil {
+		return k.Family
+	}
+	return run.TimerFamily(t.Kind)
+}
+
+// ReadsWindows reports whether deciding t reads the maintenance windows
+// (TimerIn.Windows): a window's end timer does.
+func ReadsWindows(t store.Timer) bool { return t.Kind == string(run.TimerMaintenanceEnd) }
+
+// Timer decides a due timer, whatever its kind — cron, SLA warning and
+// breach, period, downstreams, upstream, release, a backfill's step, a
+// timed pause's end, a silence's end (SilenceEnd) and a maintenance
+// window's (MaintenanceEnd) — and returns its outcome and, for the end of
+// a silence or a window, the conditions it judges (SilenceEnding: each is
+// then decided on its own facts, AfterSilence). A timer of a kind no
+// decision knows (a store edited by hand, a newer version's) is removed,
+// logged: kept, it would fire for ever. The outcome moves or removes the
 // timer, so a timer is processed once however many processes race for
 // it.
-func Timer(in TimerIn, f *Facts, now time.Time) (o *Outcome, ok bool, err error) {
+func Timer(in TimerIn, f *Facts, now time.Time) (o *Outcome, end SilenceEnding, err error) {
 	t := in.Timer
 	d := timerDecision{in: in, f: f, now: now}
 	switch t.Kind {
@@ -54,17 +75,22 @@ func Timer(in TimerIn, f *Facts, now time.Time) (o *Outcome, ok bool, err error)
 		o, err = d.backfillTimer()
 	case string(run.TimerResume):
 		o, err = d.resumeTimer()
+	case string(run.TimerSilenceEnd):
+		o, end, err = SilenceEnd(EndTimerIn{Timer: t, Rules: in.Rules, NewID: in.NewID}, f, now)
+	case string(run.TimerMaintenanceEnd):
+		o, end, err = MaintenanceEnd(EndTimerIn{Timer: t, Windows: in.Windows, Rules: in.Rules, NewID: in.NewID}, f, now)
 	default:
-		return nil, false, nil
+		o = d.outcome(nil)
+		o.log(slog.LevelError, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
 	}
 	if err != nil {
-		return nil, true, err
+		return nil, SilenceEnding{}, err
 	}
 	if !o.TouchesTimer(t.Key) {
 		due := t.DueAt
 		o.DeleteTimer(t.Key, &due)
 	}
-	return o, true, nil
+	return o, end, nil
 }
 
 type timerDecision struct {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
+	"github.com/interlockhq/interlock/internal/eventid"
 
 	"github.com/interlockhq/interlock/internal/run"
 )
@@ -18,10 +19,12 @@ type batch struct {
 	// f are the stored facts the decision reads (facts.go): an input's
 	// loaded facts, or read as asked.
 	f *facts
-	// ids, when set, numbers the batch's events from a block reserved
-	// ahead (idBlock), so decisions made at the same time log their
-	// events of one instant in the order the block was reserved.
-	ids *idBlock
+	// ids numbers the batch's events (its decision calls ids.Next, in
+	// package eventid: down, not back into the engine): from a block
+	// reserved ahead when one is set, so decisions made at the same time
+	// log their events of one instant in the order the blocks were
+	// reserved; else fresh ids.
+	ids eventid.Block
 }
 
 // withFacts makes the batch's reads those of an input's loaded facts.
@@ -40,19 +43,8 @@ func (b *batch) run(ctx context.Context, key run.Key) (*run.Run, error) {
 
 func (e *Engine) newBatch(lp *loadedPipeline, now time.Time) *batch {
 	b := &batch{e: e}
-	b.Outcome = decide.New(lp, nil, now, e.rules, b.nextID)
+	b.Outcome = decide.New(lp, nil, now, e.rules, b.ids.Next)
 	return b.withFacts(e.directFacts())
-}
-
-// nextID numbers the batch's next event: from its block, else the
-// process's sequence.
-func (b *batch) nextID(now time.Time) string {
-	if b.ids != nil {
-		if id := b.ids.next(now); id != "" {
-			return id
-		}
-	}
-	return newID(now)
 }
 
 // commitThen commits the batch (commit) and, once it is committed, calls
@@ -97,18 +89,12 @@ func (b *batch) commit(ctx context.Context) error {
 	return nil
 }
 
-// Timer kinds (store.Timer.Kind: which handler a timer goes to). Keys
-// are run.TimerKey records (run/timerkey.go builds and reads them); a run
-// has at most one step timer, whose kind says which step is due. The
-// other kinds are their family's name; the relative SLA timers share the
-// absolute ones' kinds. The run path's timers are decide.Timer's; these
-// are the engine's own.
-const (
-	kindSLABreach = string(run.TimerSLABreach)
-	// A silence or a maintenance window's occurrence ends (silenceend.go).
-	kindSilenceEnd     = string(run.TimerSilenceEnd)
-	kindMaintenanceEnd = string(run.TimerMaintenanceEnd)
-)
+// Timer kinds (store.Timer.Kind). Keys are run.TimerKey records
+// (run/timerkey.go builds and reads them); a run has at most one step
+// timer, whose kind says which step is due (the step entry points,
+// steps.go). Every other kind is decide.Timer's; the watchdog lists the
+// SLA breach timers.
+const kindSLABreach = string(run.TimerSLABreach)
 
 func stepTimerKey(k run.Key) string { return decide.StepTimerKey(k) }
 

@@ -33,13 +33,10 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -222,55 +219,4 @@ func backoff(ctx context.Context, attempt int) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// idSeq numbers the event ids this process makes, from a random start
-// (below 2^62, so it never wraps): ids made later in the process sort
-// after earlier ones of the same millisecond.
-var idSeq atomic.Uint64
-
-func init() {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	idSeq.Store(binary.BigEndian.Uint64(b[:]) >> 2)
-}
-
-// newID returns a unique event id: the time in milliseconds (so ids sort
-// roughly by time) and 16 hex digits of the process's id sequence. Two
-// events of one instant sort by their ids in the order they were made:
-// an event made by a decision that read another one's commit (a
-// downstream triggered by its upstream's success, on a virtual clock where
-// both carry the same instant) sorts after it, which is how readers of the
-// log keep causal order at one instant (store.MergeEventShards). Across
-// processes the instants differ; the random start keeps ids unique.
-func newID(now time.Time) string { return formatID(now, idSeq.Add(1)) }
-
-func formatID(now time.Time, n uint64) string {
-	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + fmt.Sprintf("%016x", n)
-}
-
-// idBlock is a run of the id sequence reserved for one decision made
-// beside others at the same time (a watchdog pass's findings, committed
-// concurrently across event shards): reserved in the findings' order, so
-// their events of one instant sort in that order whatever the goroutines'
-// timing. A decision that needs more ids than its block holds takes fresh
-// ones.
-type idBlock struct{ from, to uint64 }
-
-// idBlockSize is how many ids a block holds: a finding's few events.
-const idBlockSize = 16
-
-// reserveIDs reserves the next block of the id sequence.
-func reserveIDs() idBlock {
-	to := idSeq.Add(idBlockSize) + 1
-	return idBlock{from: to - idBlockSize, to: to}
-}
-
-// next is the block's next id at now ("" when the block is used up).
-func (b *idBlock) next(now time.Time) string {
-	if b.from >= b.to {
-		return ""
-	}
-	b.from++
-	return formatID(now, b.from-1)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -143,15 +144,6 @@ func (e *Engine) FactsStats() FactsStats { return e.fc.stats() }
 // process.
 func ProcessFactsStats() FactsStats { return processFacts.stats() }
 
-// cachedConfigs answers configs from the parse cache, whatever their
-// version: what needs are named with before any row is read.
-func (e *Engine) cachedConfigs(id string) *pipeline.Pipeline {
-	if x := e.parses.get(id); x != nil {
-		return x.p
-	}
-	return nil
-}
-
 // needsFunc names an input's needs (needs.SensorWrite, …) from the
 // facts read so far (f.ReadRuns) and the configs known (cfg).
 type needsFunc func(f *facts, cfg needs.Configs) needs.Set
@@ -174,7 +166,7 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 	f := newFacts(e, false)
 	e.fc.inputs.Add(1)
 	processFacts.inputs.Add(1)
-	first := need(f, e.cachedConfigs)
+	first := need(f, e.parses.configs.Of) // the parse cache, whatever the versions
 	if err := f.read(ctx, first); err != nil {
 		return nil, err
 	}
@@ -192,19 +184,14 @@ func (e *Engine) loadFacts(ctx context.Context, need needsFunc) (*facts, error) 
 func (f *facts) rounds(ctx context.Context, need needsFunc) error {
 	e := f.e
 	// The configs of the rows read (parsed, or the cache's when it holds
-	// their version), for the second naming.
-	read := func(id string) *pipeline.Pipeline {
-		if _, ok := f.Pipelines[id]; !ok {
-			return nil
-		}
-		lp, err := f.pipelineOf(ctx, id)
-		if err != nil || lp == nil {
-			return nil
-		}
-		return lp.P
-	}
+	// their version), for the next naming: resolved here, before the needs
+	// are named, so naming them reads nothing (needs.ConfigMap).
+	read := needs.ConfigMap{}
 	for round := 2; round <= maxRounds; round++ {
-		more := need(f, read).Minus(f.Asked)
+		if err := f.configsRead(ctx, read); err != nil {
+			return err
+		}
+		more := need(f, read.Of).Minus(f.Asked)
 		if more.Empty() {
 			break
 		}
@@ -216,6 +203,25 @@ func (f *facts) rounds(ctx context.Context, need needsFunc) error {
 		processFacts.rounds.Add(1)
 		if err := f.read(ctx, more); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// configsRead adds to m the config of each pipeline row f read that m
+// does not hold yet (nil: removed, or its config does not load).
+func (f *facts) configsRead(ctx context.Context, m needs.ConfigMap) error {
+	for _, id := range slices.Sorted(maps.Keys(f.Pipelines)) {
+		if _, ok := m[id]; ok {
+			continue
+		}
+		lp, err := f.pipelineOf(ctx, id)
+		if err != nil {
+			return err
+		}
+		m[id] = nil
+		if lp != nil {
+			m[id] = lp.P
 		}
 	}
 	return nil

@@ -72,7 +72,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		}
 		b := &batch{e: e, f: f}
 		in := decide.JobLogIn{PipelineID: j.PipelineID, ScheduleID: j.ScheduleID, Period: per, ID: j.ID, Event: j.Event, JobRunID: j.JobRunID,
-			Report: report, Rules: e.rules, NewID: b.nextID}
+			Report: report, Rules: e.rules, NewID: b.ids.Next}
 		logged, err := decideWith(ctx, b, decide.JobLog, in, e.clk.Now())
 		if err != nil {
 			return err

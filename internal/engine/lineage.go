@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/interlockhq/interlock/internal/lineage"
-	"github.com/interlockhq/interlock/internal/sensor"
 )
 
 // LineageWrite is what an OpenLineage event did for one pipeline source.
@@ -38,8 +37,7 @@ func (e *Engine) PutLineage(ctx context.Context, ev lineage.Event) (_ []LineageW
 		for _, src := range lineage.Matches(lp.P, ev) {
 			key := lineage.SensorKey(src, lineage.Period(lp.P, ev))
 			data := lineage.SensorData(src, ev)
-			stale := func(stored *sensor.Object) bool { return lineage.Stale(stored, data) }
-			_, res, err := e.putSensor(ctx, lp.P.ID, key, &data, stale)
+			_, res, err := e.putSensor(ctx, lp.P.ID, key, &data, true)
 			if err != nil {
 				return out, fmt.Errorf("pipeline %s, lineage key %s: %w", lp.P.ID, src.Key, err)
 			}

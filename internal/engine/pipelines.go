@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/interlockhq/interlock/internal/decide"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -38,6 +39,9 @@ type parsed struct {
 type parseCache struct {
 	mu sync.Mutex
 	m  map[string]*parsed
+	// configs are the parsed configs by id, whatever their version: what
+	// an input's needs are first named with (needs.ConfigCache).
+	configs needs.ConfigCache
 	// refused remembers the config version of a stored pipeline that no
 	// longer parses, only so the log says so once per version.
 	refused map[string]int64
@@ -53,12 +57,14 @@ func (c *parseCache) put(id string, x *parsed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m[id] = x
+	c.configs.Put(id, x.p)
 }
 
 func (c *parseCache) drop(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, id)
+	c.configs.Drop(id)
 }
 
 // firstRefusal reports whether the stored config version of id was not

@@ -36,7 +36,7 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 	if err := CheckSensorKey(key); err != nil {
 		return PutResult{}, err
 	}
-	_, res, err := e.putSensor(ctx, pipelineID, key, &data, nil)
+	_, res, err := e.putSensor(ctx, pipelineID, key, &data, false)
 	if err == nil {
 		if span.IsRecording() {
 			span.SetAttributes(attrPeriod.String(res.Period), attrChanged.Bool(res.Changed))
@@ -56,15 +56,15 @@ func (e *Engine) PutSensor(ctx context.Context, pipelineID, key string, data sen
 func (e *Engine) PutSensorFromInbox(ctx context.Context, pipelineID, key string) (_ sensor.Object, _ PutResult, err error) {
 	ctx, span := e.startSpan(ctx, spanSensorWrite, attrPipeline.String(pipelineID), attrSensor.String(key))
 	defer func() { endSpan(span, err) }()
-	return e.putSensor(ctx, pipelineID, key, nil, nil)
+	return e.putSensor(ctx, pipelineID, key, nil, false)
 }
 
 // putSensor decides a sensor write of data, or of the inbox item's
 // content when data is nil: needs → one batch read → decide.SensorWrite
-// → one commit. stale, when not nil, is asked of the stored content (nil:
-// none stored) in the same attempt as the decision: when it answers true
-// nothing is written and the result is Skipped.
-func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object, stale func(stored *sensor.Object) bool) (sensor.Object, PutResult, error) {
+// → one commit. A lineage write (PutLineage) the decision finds stale
+// against the stored content (lineage.Stale, in the same attempt) writes
+// nothing: the result is Skipped.
+func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *sensor.Object, lineageWrite bool) (sensor.Object, PutResult, error) {
 	var res PutResult
 	var got sensor.Object
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
@@ -81,7 +81,7 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Stale: stale, Rules: e.rules, NewID: b.nextID}
+		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Lineage: lineageWrite, Rules: e.rules, NewID: b.ids.Next}
 		w, err := decideWith(ctx, b, decide.SensorWrite, in, now)
 		if err != nil {
 			return err

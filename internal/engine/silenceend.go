@@ -3,22 +3,20 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/silence"
-	"github.com/interlockhq/interlock/internal/store"
 )
 
 // The end of a silence or of a maintenance window's occurrence. A
 // durable timer is armed at it — a silence's when it is created (moved
 // to the expiry when it is expired early), a window's at its next
 // occurrence's end (ArmMaintenance: decide.MaintenanceArm, then re-armed
-// by each firing) — and its firing is decided by decide.SilenceEnd or
-// decide.MaintenanceEnd: the timer moved or removed, and the conditions
+// by each firing) — and its firing is decided by decide.Timer
+// (decide.SilenceEnd, decide.MaintenanceEnd): the timer moved or removed,
+// and the conditions
 // the silence covered, found in the stored events it judges (pages of
 // the event log read in rounds of the timer's facts). The engine then
 // decides each condition on its period's facts (decide.AfterSilence):
@@ -48,32 +46,6 @@ func (e *Engine) ArmMaintenance(ctx context.Context) error {
 	return b.commit(ctx)
 }
 
-// silenceEndTimerFired handles a silence's end timer (decide.SilenceEnd)
-// and alerts the conditions it judges when the silence is over.
-func (e *Engine) silenceEndTimerFired(ctx context.Context, f *facts, t store.Timer, now time.Time) (*batch, error) {
-	b := &batch{e: e, f: f}
-	in := decide.EndTimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}
-	end, err := decideWith(ctx, b, decide.SilenceEnd, in, now)
-	if err != nil {
-		return nil, err
-	}
-	return b, e.alertAfterSilence(ctx, end)
-}
-
-// maintenanceEndTimerFired handles a window's end timer
-// (decide.MaintenanceEnd, with the windows configured): the conditions of
-// the occurrence that ended at the timer's due time are alerted, then the
-// timer moves to the next occurrence's end.
-func (e *Engine) maintenanceEndTimerFired(ctx context.Context, f *facts, t store.Timer, windows []silence.Window, now time.Time) (*batch, error) {
-	b := &batch{e: e, f: f}
-	in := decide.EndTimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.nextID}
-	end, err := decideWith(ctx, b, decide.MaintenanceEnd, in, now)
-	if err != nil {
-		return nil, err
-	}
-	return b, e.alertAfterSilence(ctx, end)
-}
-
 // alertAfterSilence alerts each condition an end judges that still
 // holds, once per marker id: one commit per condition.
 func (e *Engine) alertAfterSilence(ctx context.Context, end decide.SilenceEnding) error {
@@ -100,7 +72,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.AfterSilenceIn{Event: ev, SilenceID: silenceID, MarkerID: markerID, Rules: e.rules, NewID: b.nextID}
+		in := decide.AfterSilenceIn{Event: ev, SilenceID: silenceID, MarkerID: markerID, Rules: e.rules, NewID: b.ids.Next}
 		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.AfterSilence(in, f, e.clk.Now()) }); err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Rules: e.rules, NewID: b.nextID}
+		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Rules: e.rules, NewID: b.ids.Next}
 		taken = stepTaken{trace: traceparent(ctx)}
 		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
 			return err
@@ -284,7 +284,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.nextID}
+		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.ids.Next}
 		if err := f.resolve(ctx, c.Run.PipelineID); err != nil {
 			return err
 		}

@@ -151,14 +151,11 @@ func (e *Engine) survive(what, key string, err *error) {
 // commit, so a timer is processed once even when several processes race
 // for it: the loser's commit fails its due-time condition and it re-reads.
 func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
-	fam := run.TimerFamily(t.Kind)
-	if k, err := run.ParseTimerKey(t.Key); err == nil {
-		fam = k.Family
-	}
+	fam := decide.TimerFamilyOf(t)
 	// A window's end judges the windows configured now (an input, not a
 	// fact): read once, its needs name the occurrence's events.
 	var windows []silence.Window
-	if fam == run.TimerMaintenanceEnd {
+	if decide.ReadsWindows(t) {
 		var err error
 		if windows, err = e.Maintenance(ctx); err != nil {
 			return err
@@ -185,27 +182,15 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		if err := f.resolve(ctx, slices.Sorted(maps.Keys(f.Pipelines))...); err != nil {
 			return err
 		}
-		decided, err := decideWith(ctx, b, decide.Timer, decide.TimerIn{Timer: t, Rules: e.rules, NewID: b.nextID}, now)
+		in := decide.TimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.ids.Next}
+		end, err := decideWith(ctx, b, decide.Timer, in, now)
 		if err != nil {
 			return err
 		}
-		if !decided {
-			switch t.Kind {
-			case kindSilenceEnd:
-				b, err = e.silenceEndTimerFired(ctx, f, t, now)
-			case kindMaintenanceEnd:
-				b, err = e.maintenanceEndTimerFired(ctx, f, t, windows, now)
-			default:
-				e.log.ErrorContext(ctx, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)
-				b = e.newBatch(nil, now)
-			}
-			if err != nil || b == nil {
-				return err
-			}
-			if !b.TouchesTimer(t.Key) {
-				due := t.DueAt
-				b.DeleteTimer(t.Key, &due)
-			}
+		// The conditions a silence's or window's end judges, each on its
+		// own facts and commit, before the timer's.
+		if err := e.alertAfterSilence(ctx, end); err != nil {
+			return err
 		}
 		return b.commit(ctx)
 	})

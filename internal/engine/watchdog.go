@@ -10,6 +10,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/eventid"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -194,9 +195,9 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 	out := make([]applied, len(fs))
 	// Ids in finding order, reserved before the concurrent commits: the
 	// log at one instant is then the one one-by-one commits would leave.
-	ids := make([]idBlock, len(fs))
+	ids := make([]eventid.Block, len(fs))
 	for i := range fs {
-		ids[i] = reserveIDs()
+		ids[i] = eventid.Reserve()
 	}
 	var shards [][]int
 	byShard := map[int]int{}
@@ -236,7 +237,7 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 // needs.Finding names). A finding whose dedup marker exists, or whose run
 // moved since the snapshot, is dropped: someone already acted. It returns
 // the events recorded and whether it repaired timers.
-func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlock, now time.Time) ([]event.Event, bool, error) {
+func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids eventid.Block, now time.Time) ([]event.Event, bool, error) {
 	var out []event.Event
 	repaired := false
 	err := e.retry(ctx, "watchdog "+f.Check, func(ctx context.Context) error {
@@ -249,9 +250,8 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids idBlo
 			return err
 		}
 		b := &batch{e: e, f: fs}
-		block := ids // each attempt numbers its events from the block's start
-		b.ids = &block
-		in := decide.FindingIn{Finding: f, Rules: e.rules, NewID: b.nextID}
+		b.ids = ids // each attempt numbers its events from the block's start
+		in := decide.FindingIn{Finding: f, Rules: e.rules, NewID: b.ids.Next}
 		applied, err := decideWith(ctx, b, decide.Finding, in, e.clk.Now())
 		if err != nil {
 			return err
@@ -272,7 +272,7 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 			return err
 		}
 		b := &batch{e: e, f: fs}
-		in := decide.PassIn{Result: res, Unavailable: unavailable, Rules: e.rules, NewID: b.nextID}
+		in := decide.PassIn{Result: res, Unavailable: unavailable, Rules: e.rules, NewID: b.ids.Next}
 		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.WatchdogPass(in, f, now) }); err != nil {
 			return err
 		}
