@@ -207,16 +207,25 @@ type EventView struct {
 	SilencedBy string `json:"silencedBy,omitempty"`
 }
 
-// eventViews renders events with silencedBy: one read of the silences
-// for the lot.
+// eventViews renders events with silencedBy.
 func (s *server) eventViews(ctx context.Context, evs []event.Event) ([]EventView, error) {
-	ids, _, err := s.eng.SilencedBy(ctx, evs)
+	return Silenced(ctx, s.eng, evs, func(e event.Event, by string, _ *engine.SilenceMatcher) EventView {
+		return EventView{Envelope: e.Envelope(), SilencedBy: by}
+	})
+}
+
+// Silenced renders each of evs with view, given the id of the silence or
+// window that covers it ("" for none) and the matcher that found it (for
+// its comment): one read of the silences for the lot (engine.SilencedBy).
+// The API's events and the dashboard's both go through it.
+func Silenced[V any](ctx context.Context, eng *engine.Engine, evs []event.Event, view func(e event.Event, by string, m *engine.SilenceMatcher) V) ([]V, error) {
+	ids, m, err := eng.SilencedBy(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]EventView, len(evs))
+	out := make([]V, len(evs))
 	for i, e := range evs {
-		out[i] = EventView{Envelope: e.Envelope(), SilencedBy: ids[i]}
+		out[i] = view(e, ids[i], m)
 	}
 	return out, nil
 }

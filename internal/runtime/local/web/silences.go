@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -31,18 +32,13 @@ type eventView struct {
 // eventViews marks the events a silence or window covers: one read of the
 // silences for the lot.
 func (h *handler) eventViews(ctx context.Context, evs []event.Event) ([]eventView, error) {
-	ids, m, err := h.eng.SilencedBy(ctx, evs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]eventView, len(evs))
-	for i, e := range evs {
-		out[i] = eventView{Event: e, SilencedBy: ids[i]}
-		if ids[i] != "" {
-			out[i].SilenceNote = m.Comment(ids[i])
+	return api.Silenced(ctx, h.eng, evs, func(e event.Event, by string, m *engine.SilenceMatcher) eventView {
+		v := eventView{Event: e, SilencedBy: by}
+		if by != "" {
+			v.SilenceNote = m.Comment(by)
 		}
-	}
-	return out, nil
+		return v
+	})
 }
 
 type silencesPageData struct {

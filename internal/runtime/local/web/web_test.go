@@ -724,3 +724,30 @@ func TestSilencesPage(t *testing.T) {
 		t.Error("no silence link on the pipeline page")
 	}
 }
+
+// TestEventsMarkTheirSilence: an event a maintenance window covers is
+// marked on the events page with the window and its comment (one read of
+// the silences for the page, api.Silenced), and an event it does not
+// cover is not.
+func TestEventsMarkTheirSilence(t *testing.T) {
+	w, err := silence.NewWindow("morning-load", "0 7 * * *", time.Hour, "UTC", silence.Matchers{Pipelines: []string{"broken"}}, "known flake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, fixtureOptions{windows: []silence.Window{w}})
+	body := f.page(t, "/ui/events", http.StatusOK)
+	i := strings.Index(body, `data-event="ev-broken-1"`)
+	if i < 0 {
+		t.Fatalf("the events page lists no ev-broken-1:\n%s", body)
+	}
+	row := body[i:]
+	row = row[:strings.Index(row, "</tr>")]
+	for _, want := range []string{`data-silenced-by="maintenance:morning-load"`, `silenced by maintenance:morning-load</a> (known flake)`} {
+		if !strings.Contains(row, want) {
+			t.Errorf("ev-broken-1's row lacks %s:\n%s", want, row)
+		}
+	}
+	if n := strings.Count(body, `data-silenced-by=`); n != strings.Count(body, `data-silenced-by="maintenance:morning-load"`) {
+		t.Errorf("%d events marked, not all by morning-load", n)
+	}
+}
