@@ -1,24 +1,13 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
-
-func (e *Engine) hasMarker(ctx context.Context, key run.Key, kind string) (bool, error) {
-	_, err := e.st.MarkerGet(ctx, key, kind)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
 
 // request describes a run's job to the job port.
 func (e *Engine) request(p *pipeline.Pipeline, r run.Run) trigger.Request {

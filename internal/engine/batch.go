@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/eventid"
@@ -32,19 +31,6 @@ func (b *batch) withFacts(f *facts) *batch {
 	b.f = f
 	b.F = f.Facts
 	return b
-}
-
-// run returns the stored run of key, nil when there is none, as the
-// store had it when the decision read it (what the batch will write is
-// not in it).
-func (b *batch) run(ctx context.Context, key run.Key) (*run.Run, error) {
-	return b.f.run(ctx, key)
-}
-
-func (e *Engine) newBatch(lp *loadedPipeline, now time.Time) *batch {
-	b := &batch{e: e}
-	b.Outcome = decide.New(lp, nil, now, e.rules, b.ids.Next)
-	return b.withFacts(e.directFacts())
 }
 
 // commitThen commits the batch (commit) and, once it is committed, calls

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/interlockhq/interlock/internal/decide"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
@@ -114,25 +116,20 @@ func storedCalendar(c store.Calendar) *run.StoredCalendar {
 // marked removed, so no process runs it any more (its timers are dropped
 // as they come due, its sensors are refused as unknown) while its history
 // stays in the store. Loading its file again brings it back. It reports
-// whether the pipeline was running.
+// whether the pipeline was running (decide.Forget).
 func (e *Engine) Forget(ctx context.Context, id string) (bool, error) {
 	forgot := false
 	err := e.retry(ctx, "forget "+id, func(ctx context.Context) error {
 		forgot = false
-		row, err := e.st.PipelineGet(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil || !pipeline.Running(row.RemovedAt) {
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Pipeline(id) })
+		if err != nil {
 			return err
 		}
-		next := row
-		next.RemovedAt = e.clk.Now()
-		if err := e.st.Commit(ctx, store.Change{Pipelines: []store.PipelineWrite{{Pipeline: next, ExpectVersion: row.Version}}}); err != nil {
+		b := &batch{e: e, f: f}
+		if forgot, err = decideWith(ctx, b, decide.Forget, id, e.clk.Now()); err != nil || !forgot {
 			return err
 		}
-		forgot = true
-		return nil
+		return b.commit(ctx)
 	})
 	return forgot, err
 }

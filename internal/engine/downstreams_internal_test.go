@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
@@ -41,8 +42,9 @@ func TestDownstreamIDsReadOnlyTheIndex(t *testing.T) {
 	if err := st.Commit(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	b := e.newBatch(nil, now)
-	got, err := get(t.Context(), b.f, func() ([]string, error) { return b.DownstreamIDs("orders") })
+	f := e.directFacts()
+	o := decide.New(nil, f.Facts, now, e.rules, nil)
+	got, err := get(t.Context(), f, func() ([]string, error) { return o.DownstreamIDs("orders") })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,10 +76,25 @@ import (
 // ones in further rounds), and a config
 // load's cycle check (needs.Load names every pipeline row,
 // needs.Set.AllPipelines, when the config has upstream rules:
-// decide.CycleCheck in decide.ConfigLoad). Read as asked still
-// (directFacts, newBatch's default): the facts a config refusal and an
-// inbox's dedup record look up; and beside the batch, the job output
-// explain shows (EventList).
+// decide.CycleCheck in decide.ConfigLoad), a config refusal and its
+// clearing (needs.ConfigRefusal: decide.ConfigRefusal, ConfigAccepted),
+// a rejected item's report (needs.Reject: decide.Reject), whether a begun
+// trigger call is made (needs.Call: decide.Call), a sensor's deletion
+// (needs.DeleteSensor: decide.DeleteSensor) and a pipeline forgotten
+// (needs.Pipeline: decide.Forget).
+//
+// Not on named needs, and why: a new silence reads no fact (directFacts
+// reads nothing: decide.SilenceCreate's write is conditioned on no
+// silence of its id); the inputs' own enumerations — the due timers
+// (TimerListDue), the active runs an engine's start recovers and the
+// watchdog pass's snapshot (RunList, MarkerList, TimerList: what to
+// decide about, each then decided on its needs); the calendars a
+// calendar file defines (SetCalendars: store.FactsQuery holds no
+// calendars; run.CalendarWrites decides each write) and the configs a
+// decision resolves (withConfig: the row read names them); and the
+// readers that decide nothing — Current, Backfills, Silences, the
+// silence matcher, Pipelines, Running and the job output explain shows
+// (EventList, beside the batch).
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
@@ -530,17 +545,6 @@ func (f *facts) knownPipeline(ctx context.Context, id string) (*loadedPipeline, 
 	return get(ctx, f, func() (*loadedPipeline, error) { return f.KnownPipeline(id) })
 }
 
-// loadPipeline loads an input's facts (loadFacts) and its pipeline
-// (knownPipeline): unknown(id) when none of that id runs.
-func (e *Engine) loadPipeline(ctx context.Context, id string, need needsFunc) (*facts, *loadedPipeline, error) {
-	f, err := e.loadFacts(ctx, need)
-	if err != nil {
-		return nil, nil, err
-	}
-	lp, err := f.knownPipeline(ctx, id)
-	return f, lp, err
-}
-
 // loadFor is loadFacts for an input about pipeline id, its config
 // resolved into the view (resolve) so that the decision finds it and is
 // made once.
@@ -595,35 +599,4 @@ func (f *facts) config(ctx context.Context, id string) (*loadedPipeline, error) 
 	}
 	f.Configs = mergeMap(f.Configs, map[string]*loadedPipeline{id: lp})
 	return lp, nil
-}
-
-// run returns the stored run of key (nil: none), the caller's to change.
-func (f *facts) run(ctx context.Context, key run.Key) (*run.Run, error) {
-	return get(ctx, f, func() (*run.Run, error) { return f.Run(key) })
-}
-
-// timer returns the stored timer of key (nil: none).
-func (f *facts) timer(ctx context.Context, key string) (*store.Timer, error) {
-	return get(ctx, f, func() (*store.Timer, error) { return f.Timer(key) })
-}
-
-// markersOf returns every marker of the period key, sorted by kind.
-func (f *facts) markersOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
-	return get(ctx, f, func() ([]store.Marker, error) { return f.MarkersOf(key) })
-}
-
-// marker returns the period's marker of kind (nil: none).
-func (f *facts) marker(ctx context.Context, key run.Key, kind string) (*store.Marker, error) {
-	return get(ctx, f, func() (*store.Marker, error) { return f.Marker(key, kind) })
-}
-
-// hasMarker reports whether the period has a marker of kind.
-func (f *facts) hasMarker(ctx context.Context, key run.Key, kind string) (bool, error) {
-	m, err := f.marker(ctx, key, kind)
-	return m != nil, err
-}
-
-// ledger returns the period's ledger, oldest first.
-func (f *facts) ledger(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
-	return get(ctx, f, func() ([]store.LedgerEntry, error) { return f.Ledger(key) })
 }

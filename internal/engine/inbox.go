@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/store"
 )
 
 // Items other systems write into the store and a runtime hands to the
@@ -100,25 +98,25 @@ type Rejection struct {
 }
 
 // Reject reports an item that cannot be accepted, once per fingerprint
-// per day (the marker lives with the day's records and expires with them).
-// It reports whether this call reported it.
+// per day (decide.Reject: the marker lives with the day's records and
+// expires with them). It reports whether this call reported it.
 func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 	if rj.Fingerprint == "" {
 		return false, fmt.Errorf("%w: a rejection needs a fingerprint", ErrInvalidRequest)
 	}
 	var reported bool
 	err := e.retry(ctx, "reject "+rj.Item, func(ctx context.Context) error {
-		reported = false
 		now := e.clk.Now()
-		key := run.Key{PipelineID: rj.PipelineID, Period: now.UTC().Format("2006-01-02")}
-		kind := run.ItemMarker(run.MarkerRejected, rj.Fingerprint).String()
-		if seen, err := e.markerExists(ctx, key, kind); err != nil || seen {
+		key, _ := decide.RejectMarker(rj.PipelineID, rj.Fingerprint, now)
+		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Reject(key) })
+		if err != nil {
 			return err
 		}
-		b := e.newBatch(nil, now)
-		b.Notes(run.Key{PipelineID: rj.PipelineID}, []run.Note{run.ItemRejected(rj.Type, rj.Item, rj.Reason)})
-		b.Marker(store.Marker{Key: key, Kind: kind, At: now, Detail: run.Detail("item", rj.Item)}, true)
-		reported = true
+		b := &batch{e: e, f: f}
+		in := decide.RejectIn{Type: rj.Type, PipelineID: rj.PipelineID, Item: rj.Item, Reason: rj.Reason, Fingerprint: rj.Fingerprint, Rules: e.rules, NewID: b.ids.Next}
+		if reported, err = decideWith(ctx, b, decide.Reject, in, now); err != nil || !reported {
+			return err
+		}
 		return b.commit(ctx)
 	})
 	return reported, err
@@ -129,14 +127,3 @@ func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 // depend on it — every decision reads the pipeline row and parses again
 // when the version moved — so this only frees memory early.
 func (e *Engine) ForgetConfig(id string) { e.parses.drop(id) }
-
-func (e *Engine) markerExists(ctx context.Context, key run.Key, kind string) (bool, error) {
-	_, err := e.st.MarkerGet(ctx, key, kind)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, store.ErrNotFound):
-		return false, nil
-	}
-	return false, err
-}

@@ -100,18 +100,22 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 	return got, res, err
 }
 
-// DeleteSensor removes a stored sensor. It decides nothing: a sensor that
-// disappears only makes rules that need it fail at their next evaluation.
+// DeleteSensor removes a stored sensor (decide.DeleteSensor): a sensor
+// that disappears only makes rules that need it fail at their next
+// evaluation.
 func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) (err error) {
 	ctx, span := e.startSpan(ctx, spanSensorDelete, attrPipeline.String(pipelineID), attrSensor.String(key))
 	defer func() { endSpan(span, err) }()
 	return e.retry(ctx, "delete sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
-		f, lp, err := e.loadPipeline(ctx, pipelineID, func(*facts, needs.Configs) needs.Set { return needs.DeleteSensor(pipelineID) })
+		f, err := e.loadFor(ctx, pipelineID, func(*facts, needs.Configs) needs.Set { return needs.DeleteSensor(pipelineID) })
 		if err != nil {
 			return err
 		}
-		b := e.newBatch(lp, e.clk.Now()).withFacts(f)
-		b.C.SensorDeletes = append(b.C.SensorDeletes, store.SensorDelete{PipelineID: pipelineID, Key: key})
+		b := &batch{e: e, f: f}
+		in := decide.DeleteSensorIn{PipelineID: pipelineID, Key: key, Rules: e.rules, NewID: b.ids.Next}
+		if _, err := decideWith(ctx, b, decide.DeleteSensor, in, e.clk.Now()); err != nil {
+			return err
+		}
 		return b.commit(ctx)
 	})
 }

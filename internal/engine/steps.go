@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/decide"
@@ -223,24 +222,11 @@ func (e *Engine) TriggerCall(ctx context.Context, c Call) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, err
 	}
-	stored, err := f.run(ctx, c.Run)
-	if err != nil {
-		return CallResult{}, err
+	call, err := get(ctx, f, func() (decide.CallToMake, error) { return decide.Call(c.Run, c.ID, f.Facts) })
+	if err != nil || call.NotMade != "" {
+		return CallResult{NotMade: call.NotMade}, err
 	}
-	if stored == nil {
-		return CallResult{NotMade: "the run is gone"}, nil
-	}
-	r := *stored
-	if !r.Awaits(c.ID) {
-		return CallResult{NotMade: fmt.Sprintf("the run no longer waits for this call (%s, attempt %d)", r.State, r.Attempt)}, nil
-	}
-	lp, err := get(ctx, f, func() (*loadedPipeline, error) { return f.CallingPipeline(c.Run.PipelineID) })
-	if err != nil {
-		return CallResult{}, err
-	}
-	if lp == nil {
-		return CallResult{}, fmt.Errorf("engine: trigger call of %s: no stored config of the pipeline loads", keyString(c.Run))
-	}
+	r, lp := call.Run, call.Pipeline
 	jctx, span := e.startSpan(ctx, spanJobStart, attrJobType.String(string(lp.P.Job.Type)))
 	started, serr := e.jobs.Start(jctx, e.request(lp.P, r))
 	endSpan(span, serr)

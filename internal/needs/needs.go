@@ -700,6 +700,10 @@ func ConfigRefusal(pipelineID string) Set {
 	return Set{Pipelines: []string{pipelineID}, MarkersOf: []run.Key{{PipelineID: pipelineID}}}
 }
 
+// Reject names what reporting a rejected item reads: the markers of its
+// day (key: decide.RejectMarker's), where its report is remembered.
+func Reject(key run.Key) Set { return Set{MarkersOf: []run.Key{key}} }
+
 // Step names the facts a run's step of kind step may read: the
 // run's (Call), and with p known what the step decides on — an
 // evaluation's rules; for a trigger step whose call was interrupted
