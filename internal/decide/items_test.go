@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -153,3 +155,43 @@ func TestForget(t *testing.T) {
 	}
 }
 
+// TestSensorWriteNeeds: a write of its inbox item's content names its
+// needs with the item's content once the item is read (its period's
+// facts, the item no longer among them), with none before; a write of
+// given content names them with it.
+func TestSensorWriteNeeds(t *testing.T) {
+	now := runtest.T0
+	w := newWorld(t, triggerDoc)
+	ref := needs.SensorRef{PipelineID: "p1", Key: "ready"}
+	item := sensor.Object{}
+	none := w.facts(needs.Set{})
+	withItem := needs.SensorWrite(w.configs("p1"), w.configs, none.ReadRuns, "p1", "ready", &item, now)
+	without := needs.SensorWrite(w.configs("p1"), w.configs, none.ReadRuns, "p1", "ready", nil, now)
+	if slices.Equal(withItem.Inboxes, without.Inboxes) {
+		t.Fatal("the test needs the two namings to differ")
+	}
+	for _, c := range []struct {
+		name string
+		read bool // the item is read
+		err  error
+		data *sensor.Object
+		want needs.Set
+	}{
+		{name: "the item not read yet", want: without},
+		{name: "the item read", read: true, want: withItem},
+		{name: "the item read, of a bad shape", read: true, err: errors.New("bad shape"), want: without},
+		{name: "content given", data: &item, want: withItem},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := w.facts(needs.Set{})
+			if c.read {
+				f.Asked.Inboxes = []needs.SensorRef{ref}
+				f.Inboxes = map[needs.SensorRef]Inbox{ref: {Data: item, Err: c.err}}
+			}
+			got := SensorWriteNeeds(f, w.configs, "p1", "ready", c.data, now)
+			if !got.Minus(c.want).Empty() || !c.want.Minus(got).Empty() {
+				t.Fatalf("needs %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}

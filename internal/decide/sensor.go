@@ -73,6 +73,20 @@ type SensorWritten struct {
 	Skipped bool          // stale: nothing written
 }
 
+// SensorWriteNeeds names what deciding a sensor write reads
+// (needs.SensorWrite) from the facts read so far: with the content
+// written, or, when the write is of its inbox item's (data nil), with
+// that item's content once it is read — its period's facts — and without
+// content before (the item is then among the needs).
+func SensorWriteNeeds(f *Facts, cfg needs.Configs, pipelineID, key string, data *sensor.Object, now time.Time) needs.Set {
+	if data == nil {
+		if item, err := f.InboxOf(needs.SensorRef{PipelineID: pipelineID, Key: key}); err == nil {
+			data = &item
+		}
+	}
+	return needs.SensorWrite(cfg(pipelineID), cfg, f.ReadRuns, pipelineID, key, data, now)
+}
+
 // SensorWrite decides a sensor write: the sensor's new state and, when
 // its content is new, what it means — start a period's run, evaluate a
 // waiting run, report late data or post-run drift — in one outcome.

@@ -69,13 +69,8 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 	var got sensor.Object
 	err := e.retry(ctx, "sensor "+pipelineID+"/"+key, func(ctx context.Context) error {
 		now := e.clk.Now()
-		ref := needs.SensorRef{PipelineID: pipelineID, Key: key}
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			d := data
-			if it, ok := f.Inboxes[ref]; ok && d == nil && it.Err == nil {
-				d = &it.Data // the content read: its period's facts
-			}
-			return needs.SensorWrite(cfg(pipelineID), cfg, f.ReadRuns, pipelineID, key, d, now)
+			return decide.SensorWriteNeeds(f.Facts, cfg, pipelineID, key, data, now)
 		})
 		if err != nil {
 			return err
