@@ -41,14 +41,15 @@ type Kept struct {
 	// idx is what the checks derive of markers and sensors, kept in step
 	// with them (Snapshot.kept): markers of groupedKinds grouped as they
 	// are merged and aged; the sensors' sorted list and grouping rebuilt
-	// only when a sensor changed or aged out (sorted: the list is valid).
+	// only when a sensor changed or aged out (listed: sorted is valid).
 	idx    keptIndex
 	sorted []record.Sensor
 	listed bool
 }
 
 // keptIndex is what Kept derives of the data it keeps for a pass's
-// checks (passIndex's grouped and sensors). Passes only read it.
+// checks (passIndex's grouped and sensors). A pass's checks only read it,
+// but for pending, which they fill under the pass index's lock.
 type keptIndex struct {
 	grouped map[string]map[string][]record.Marker
 	sensors map[string][]record.Sensor
