@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/callgraph"
@@ -48,6 +50,7 @@ type walk struct {
 	ports    map[string]bool // port methods reached with no body walked
 	down     map[string]bool // engine → core/decide calls, "caller → callee"
 	climbs   []string        // "caller (layer) → callee (layer)"
+	made     map[*ssa.Function]bool
 }
 
 func TestSensorWriteWalk(t *testing.T) {
@@ -90,14 +93,62 @@ func TestSensorWriteWalk(t *testing.T) {
 	}
 }
 
-// sensorWriteGraph builds the SSA program of the API package and every
+// inputRoots are the engine's other inputs: each is walked the same way
+// and fails on a climb back into the engine (a timer, a job call, the
+// operator's inputs, a config and calendar load, an item's report, an
+// engine's start).
+var inputRoots = []string{
+	"(*Engine).ProcessTimer", "(*Engine).MakeCall", "(*Engine).RequestRerun", "(*Engine).Pause",
+	"(*Engine).Resume", "(*Engine).RequestBackfill", "(*Engine).CancelBackfill", "(*Engine).ApplyConfig",
+	"(*Engine).ReportJob", "(*Engine).Reject", "(*Engine).HandOff", "(*Engine).Explain",
+	"(*Engine).CreateSilence", "(*Engine).ExpireSilence", "(*Engine).ArmMaintenance",
+	"(*Engine).DeleteSensor", "(*Engine).Forget", "(*Engine).SetCalendars", "(*Engine).Open",
+}
+
+func TestNoInputClimbsIntoTheEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the API package's call graph")
+	}
+	prog, cg := sensorWriteGraph(t)
+	for _, name := range inputRoots {
+		fn := findFunc(prog, module+"/internal/engine", name)
+		if fn == nil {
+			t.Errorf("engine.%s not found: an input moved (inputRoots)", name)
+			continue
+		}
+		w := walkFrom(cg, fn)
+		for _, c := range w.climbs {
+			if strings.Contains(c, "(engine)") && !strings.HasPrefix(c, "internal/engine") {
+				t.Errorf("from %s: a climb back into the engine: %s", name, c)
+			}
+		}
+	}
+}
+
+// graph is the call graph the walks share, built once per test binary.
+var graph struct {
+	once sync.Once
+	prog *ssa.Program
+	cg   *callgraph.Graph
+	err  error
+}
+
+// sensorWriteGraph is the SSA program of the API package and every
 // module package it links (their syntax; the rest from export data) and
 // its call graph.
 func sensorWriteGraph(t *testing.T) (*ssa.Program, *callgraph.Graph) {
 	t.Helper()
+	graph.once.Do(func() { graph.prog, graph.cg, graph.err = buildGraph() })
+	if graph.err != nil {
+		t.Fatal(graph.err)
+	}
+	return graph.prog, graph.cg
+}
+
+func buildGraph() (*ssa.Program, *callgraph.Graph, error) {
 	deps, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps}, module+"/internal/runtime/local/api")
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		return nil, nil, fmt.Errorf("go list: %w", err)
 	}
 	var paths []string
 	packages.Visit(deps, nil, func(p *packages.Package) {
@@ -108,15 +159,15 @@ func sensorWriteGraph(t *testing.T) (*ssa.Program, *callgraph.Graph) {
 	mode := packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedTypesSizes
 	pkgs, err := packages.Load(&packages.Config{Mode: mode}, paths...)
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		return nil, nil, fmt.Errorf("load: %w", err)
 	}
 	if n := packages.PrintErrors(pkgs); n > 0 {
-		t.Fatalf("%d errors loading the module's packages", n)
+		return nil, nil, fmt.Errorf("%d errors loading the module's packages", n)
 	}
 	prog, _ := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 	all := ssautil.AllFunctions(prog)
-	return prog, vta.CallGraph(all, cha.CallGraph(prog))
+	return prog, vta.CallGraph(all, cha.CallGraph(prog)), nil
 }
 
 // findFunc is the function of pkg whose name relative to it is name
@@ -142,14 +193,22 @@ func findFunc(prog *ssa.Program, pkg, name string) *ssa.Function {
 // alone would let every closure of a type reach every call of that type
 // (each input's needs from another's loadFacts). A synthetic wrapper (a
 // method value's) is walked through, not counted.
+//
+// The values the engine's constructor makes (engine.New: what it keeps
+// in its fields, which any input may pass down) count as made before
+// the walk starts.
 func walkFrom(cg *callgraph.Graph, root *ssa.Function) walk {
 	// Walked again until the values made are all known: a value made
 	// late in the walk may be called by a function walked early.
 	made := map[*ssa.Function]bool{}
+	if ctor := findFunc(root.Prog, module+"/internal/engine", "New"); ctor != nil && ctor != root {
+		maps.Copy(made, walkFrom(cg, ctor).made)
+	}
 	for {
 		n := len(made)
 		w := walkOnce(cg, root, made)
 		if len(made) == n {
+			w.made = made
 			return w
 		}
 	}

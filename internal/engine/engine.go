@@ -96,11 +96,15 @@ type Options struct {
 // use; concurrent decisions on the same run are serialised by the store's
 // compare-and-swap, and the loser retries with fresh state.
 type Engine struct {
-	tracer      trace.Tracer // nil: tracing off (trace.go)
-	st          store.Store
-	fc          factsCounters // how inputs read their facts (facts.go)
-	clk         clock.Clock
-	jobs        trigger.Runner
+	tracer trace.Tracer // nil: tracing off (trace.go)
+	st     store.Store
+	fc     factsCounters // how inputs read their facts (facts.go)
+	clk    clock.Clock
+	jobs   trigger.Runner
+	// findable answers whether a job type can be looked up
+	// (decide.Findable): the guard's own method, so a decision asks it
+	// without calling back into the engine.
+	findable    decide.Findable
 	log         *slog.Logger
 	rules       rule.Options
 	envAllow    []string
@@ -125,10 +129,12 @@ func New(o Options) *Engine {
 	if notify == nil {
 		notify = func() {}
 	}
+	jobs := trigger.Guard{Next: o.Jobs}
 	return &Engine{
 		st:          o.Store,
 		clk:         o.Clock,
-		jobs:        trigger.Guard{Next: o.Jobs},
+		jobs:        jobs,
+		findable:    jobs.Finds,
 		log:         log,
 		rules:       o.Rules,
 		envAllow:    o.EnvAllow,

@@ -62,10 +62,6 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 	return b.commit(ctx)
 }
 
-// findable answers whether the job runner can look a job type up
-// (decide.Findable).
-func (e *Engine) findable(jobType string) bool { return trigger.Findable(e.jobs, jobType) }
-
 // recoverCall is the trigger step of a run whose call is in flight (its
 // lease ended, or a lookup of an interrupted call's job is due), once
 // decide.Step said so: the job lookup its answer asked for (the effect,
