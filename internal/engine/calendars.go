@@ -34,7 +34,7 @@ func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Cale
 		return 0, err
 	}
 	for _, c := range stored {
-		if _, ok := cals[c.Name]; ok || !run.CalendarWrites(storedCalendar(c), nil) {
+		if _, ok := cals[c.Name]; ok || !run.CalendarWrites(decide.StoredCalendar(c), nil) {
 			continue // defined (written above), or marked removed already
 		}
 		gone, err := e.putCalendar(ctx, c.Schedule(), true)
@@ -71,7 +71,9 @@ func (e *Engine) SetCalendars(ctx context.Context, cals map[string]schedule.Cale
 }
 
 // putCalendar writes c as defined by its file (remove: as removed) unless
-// the store already says so; it reports whether it wrote.
+// the store already says so (decide.CalendarWrite); it reports whether it
+// wrote. The stored calendar is read beside any batch: no calendar is a
+// fact kind (store.FactsQuery).
 func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bool) (bool, error) {
 	wrote := false
 	err := e.retry(ctx, "calendar "+c.Name, func(ctx context.Context) error {
@@ -81,23 +83,19 @@ func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bo
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		var stored *run.StoredCalendar
+		var stored *store.Calendar
 		if err == nil {
-			stored = storedCalendar(cur)
+			stored = &cur
 		}
 		defined := &c
 		if remove {
 			defined = nil
 		}
-		if !run.CalendarWrites(stored, defined) {
+		w, ok := decide.CalendarWrite(stored, c.Name, defined, now)
+		if !ok {
 			return nil
 		}
-		next := store.Calendar{Name: c.Name, Days: c.Days, Dates: c.Dates, File: cur.File, UpdatedAt: now}
-		if remove {
-			next = cur
-			next.RemovedAt = now
-		}
-		if err := e.st.Commit(ctx, store.Change{Calendars: []store.CalendarWrite{{Calendar: next, ExpectVersion: cur.Version}}}); err != nil {
+		if err := e.st.Commit(ctx, store.Change{Calendars: []store.CalendarWrite{w}}); err != nil {
 			return err
 		}
 		wrote = true
@@ -105,11 +103,6 @@ func (e *Engine) putCalendar(ctx context.Context, c schedule.Calendar, remove bo
 		return nil
 	})
 	return wrote, err
-}
-
-// storedCalendar is c as run.CalendarWrites reads it.
-func storedCalendar(c store.Calendar) *run.StoredCalendar {
-	return &run.StoredCalendar{Calendar: c.Schedule(), Removed: !c.RemovedAt.IsZero()}
 }
 
 // Forget stops running a pipeline whose file was removed: its row is
