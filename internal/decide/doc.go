@@ -10,10 +10,12 @@
 // sla, deps, dryrun, rule): which core decision follows which for an
 // input, and how their answers become records (timer keys, markers, the
 // ledger's numbering, root causes on the events). One entry per input:
-// SensorWrite, Step (a run's evaluate, trigger and poll steps, and a
-// poll's answer), Answer (a trigger call's answer), Timer (cron, SLA,
-// period, downstreams, upstream, release, backfill and resume timers;
-// DueTimer for any),
+// SensorWrite (its needs named by SensorWriteNeeds), Step (a run's
+// evaluate, trigger and poll steps, and a poll's answer), Call (whether a
+// begun trigger call is made), Answer (a trigger call's answer), Timer
+// (every kind: cron, SLA, period, downstreams, upstream, release,
+// backfill and resume timers, a silence's and a window's end, an unknown
+// kind removed; DueTimer for any),
 // RerunRequest, JobLog, ConfigLoad, ConfigRefusal and ConfigAccepted,
 // Finding and WatchdogPass (a watchdog finding, a pass's record),
 // Interrupted and Recovered (a trigger call found in flight at an
@@ -24,7 +26,13 @@
 // operator's BackfillRequest, BackfillCancel (a backfill's step and a
 // timed pause's end are Timer families), Pause, Resume, HandOff and
 // Explain (deciding nothing: why a period would or would not run);
-// RootCauses for any outcome before it is committed.
+// Reject (an item someone else wrote, reported once a day), DeleteSensor,
+// Forget (a pipeline whose file was removed) and CalendarWrite (a
+// calendar file's record); RootCauses for any outcome before it is
+// committed. Every value it is given to call (NewID: eventid.Block.Next;
+// Findable: the job guard's) is a lower package's, never the engine's:
+// internal/archtest's walks fail on a call from here back into the
+// engine.
 //
 // It never reads a store, a clock or the environment, and imports no
 // context (internal/archtest pins it), so it can call no port. A fact
