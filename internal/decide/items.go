@@ -84,6 +84,18 @@ func Call(key run.Key, id run.CallID, f *Facts) (CallToMake, error) {
 	return CallToMake{Run: *r, Pipeline: lp}, nil
 }
 
+// JobVars are the template variables a run's job is told (its config's
+// ${...}): the pipeline, the schedule, the period's date, its hour for an
+// hourly period ("" for a daily one), and the call's run id (RunID).
+func JobVars(r run.Run) pipeline.TemplateVars {
+	per, _ := ParsePeriod(r.Period)
+	vars := pipeline.TemplateVars{Pipeline: r.PipelineID, Schedule: r.ScheduleID, Date: per.Date.String(), RunID: RunID(r)}
+	if per.Hourly {
+		vars.Hour = fmt.Sprintf("%02d", per.Hour)
+	}
+	return vars
+}
+
 // DeleteSensorIn is an operator's deletion of a stored sensor.
 type DeleteSensorIn struct {
 	PipelineID, Key string

@@ -195,3 +195,18 @@ func TestSensorWriteNeeds(t *testing.T) {
 		})
 	}
 }
+
+// TestJobVars: a job is told its period's date, and its hour only when
+// the period is hourly.
+func TestJobVars(t *testing.T) {
+	for _, c := range []struct{ period, date, hour string }{
+		{"2026-03-10", "2026-03-10", ""},
+		{"2026-03-10T07", "2026-03-10", "07"},
+	} {
+		r := run.Run{Key: run.Key{PipelineID: "p1", ScheduleID: "daily", Period: c.period}, Generation: 2, Attempt: 1}
+		v := JobVars(r)
+		if v.Date != c.date || v.Hour != c.hour || v.Pipeline != "p1" || v.Schedule != "daily" || v.RunID != RunID(r) {
+			t.Fatalf("%s: vars %+v, want date %s hour %q", c.period, v, c.date, c.hour)
+		}
+	}
+}

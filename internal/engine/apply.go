@@ -1,21 +1,16 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
 
-// request describes a run's job to the job port.
+// request describes a run's job to the job port (its template
+// variables: decide.JobVars).
 func (e *Engine) request(p *pipeline.Pipeline, r run.Run) trigger.Request {
-	per, _ := decide.ParsePeriod(r.Period)
-	vars := pipeline.TemplateVars{Pipeline: r.PipelineID, Schedule: r.ScheduleID, Date: per.Date.String(), RunID: decide.RunID(r)}
-	if per.Hourly {
-		vars.Hour = fmt.Sprintf("%02d", per.Hour)
-	}
+	vars := decide.JobVars(r)
 	return trigger.Request{
 		PipelineID: r.PipelineID,
 		ScheduleID: r.ScheduleID,
