@@ -103,11 +103,13 @@ race:
 
 ## test-ci: CI's test step (.ci/run: make lint, make test-ci, make race), make test without the
 ## work race then does again: no vet (lint ran it), and not the race packages whose race run
-## holds every test they have (RACE_WHOLE_PKGS: all but those running a storetest suite, whose
-## sequential cases race skips), so each test runs once per CI. TESTFLAGS adds go test flags
-## (.ci/run: -p, more test binaries at once than cores, since the end-to-end packages mostly wait).
-STORETEST_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/store/storetest' | cut -d' ' -f1)
-RACE_WHOLE_PKGS = $(filter-out $(STORETEST_PKGS),$(RACE_PKGS))
+## holds every test they have (RACE_WHOLE_PKGS: all but those running a storetest suite whose
+## sequential cases race skips — a suite run without storetest.Options.OwnGoroutines: true in
+## the package's tests), so each test runs once per CI. TESTFLAGS adds go test flags (.ci/run:
+## -p, more test binaries at once than cores, since the end-to-end packages mostly wait).
+RACE_PARTIAL_PKGS = $(shell $(GO) list -f '{{.Dir}} {{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/store/storetest' | \
+	while read -r dir pkg imports; do grep -qs 'OwnGoroutines: *true' "$$dir"/*_test.go || echo "$$pkg"; done)
+RACE_WHOLE_PKGS = $(filter-out $(RACE_PARTIAL_PKGS),$(RACE_PKGS))
 test-ci: emulators
 	$(GO) test -count=1 -timeout 12m $(TESTFLAGS) $(filter-out $(RACE_WHOLE_PKGS),$(shell $(GO) list ./...))
 
