@@ -14,6 +14,7 @@ import (
 // executable `bootstrap`. It builds for linux/arm64: a cold build cache
 // costs ~30 s (the dependencies compiled for arm64), a warm one two links.
 func TestBuildIsReproducible(t *testing.T) {
+	t.Parallel() // beside the package's other builds and terraform runs
 	if testing.Short() {
 		t.Skip("builds a Lambda function twice")
 	}

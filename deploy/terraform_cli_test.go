@@ -317,6 +317,7 @@ func writeRoot(t *testing.T, dir, standIn, dynamo string, extra map[string]map[s
 }
 
 func TestTerraformModule(t *testing.T) {
+	t.Parallel() // beside the package's other builds and terraform runs
 	if testing.Short() {
 		t.Skip("runs terraform init, validate, plan and apply (~60 s)")
 	}

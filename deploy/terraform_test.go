@@ -792,6 +792,7 @@ func maps(a, b map[string]bool) bool {
 // …FromEnv's own list), and the module must set each on that function.
 // The expectation is the code's, not a list kept here.
 func TestTerraformSetsEveryRequiredVariable(t *testing.T) {
+	t.Parallel() // beside the package's other builds and terraform runs
 	if testing.Short() {
 		t.Skip("builds the functions")
 	}
