@@ -122,21 +122,10 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 // that is otherwise invalid; "" when it cannot.
 func PipelineIDOf(file string, doc []byte) string {
 	root, err := confdec.ParseDocument(file, doc)
-	if err != nil || root == nil {
+	if err != nil {
 		return ""
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "pipeline" {
-			continue
-		}
-		pm := root.Content[i+1]
-		for j := 0; j+1 < len(pm.Content); j += 2 {
-			if pm.Content[j].Value == "id" {
-				return pm.Content[j+1].Value
-			}
-		}
-	}
-	return ""
+	return pipeline.IDOf(root)
 }
 
 // Activate stores a validated pipeline as its current version (unless the

@@ -8,6 +8,27 @@ import (
 	"github.com/interlockhq/interlock/internal/sensor"
 )
 
+// IDOf reads pipeline.id from a pipeline document's root mapping without
+// checking the rest of it, so also from one that is otherwise invalid;
+// "" when it has none.
+func IDOf(root *yaml.Node) string {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "pipeline" {
+			continue
+		}
+		pm := root.Content[i+1]
+		for j := 0; j+1 < len(pm.Content); j += 2 {
+			if pm.Content[j].Value == "id" {
+				return pm.Content[j+1].Value
+			}
+		}
+	}
+	return ""
+}
+
 // The raw* types are the YAML shape of a pipeline document, decoded
 // strictly by confdec. Pointers mark fields whose absence means "use the
 // default" as opposed to an explicit zero. They never leave the package:

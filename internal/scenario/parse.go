@@ -381,7 +381,7 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 			}
 			n = doc
 		}
-		if id := configID(n); id != "" {
+		if id := pipeline.IDOf(n); id != "" {
 			known[id] = true
 		}
 	}
@@ -666,24 +666,4 @@ func fileRef(n *yaml.Node) (string, bool) {
 		return "", false
 	}
 	return n.Content[1].Value, n.Content[1].Kind == yaml.ScalarNode
-}
-
-// configID reads pipeline.id from a raw pipeline document, without checking
-// the rest of it.
-func configID(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value != "pipeline" {
-			continue
-		}
-		pm := n.Content[i+1]
-		for j := 0; j+1 < len(pm.Content); j += 2 {
-			if pm.Content[j].Value == "id" {
-				return pm.Content[j+1].Value
-			}
-		}
-	}
-	return ""
 }

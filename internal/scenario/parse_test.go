@@ -144,3 +144,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A config action may introduce a pipeline that later actions name: its
+// pipeline.id (pipeline.IDOf) makes it known, inline or in a file.
+func TestConfigActionIntroducesPipeline(t *testing.T) {
+	const action = `  - at: 2026-03-10T02:00:00Z
+    config: {pipeline: {id: q}, schedule: {trigger: {key: k, check: exists}}, job: {type: glue, config: {jobName: j}}}
+  - at: 2026-03-10T03:00:00Z
+    pause: {pipeline: q}
+expect:`
+	if _, err := Parse("m.yaml", []byte(strings.Replace(minimal, "expect:", action, 1))); err != nil {
+		t.Fatalf("a pipeline introduced by a config action is unknown: %v", err)
+	}
+	dir := t.TempDir()
+	doc := "pipeline: {id: q}\nschedule: {trigger: {key: k, check: exists}}\njob: {type: glue, config: {jobName: j}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "q.yaml"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := strings.Replace(action, "config: {pipeline: {id: q}, schedule: {trigger: {key: k, check: exists}}, job: {type: glue, config: {jobName: j}}}", "config: {file: q.yaml}", 1)
+	if _, err := Parse(filepath.Join(dir, "m.yaml"), []byte(strings.Replace(minimal, "expect:", fromFile, 1))); err != nil {
+		t.Fatalf("a pipeline introduced by a config file is unknown: %v", err)
+	}
+	noID := strings.Replace(action, "pipeline: {id: q}", "pipeline: {owner: o}", 1)
+	if _, err := Parse("m.yaml", []byte(strings.Replace(minimal, "expect:", noID, 1))); err == nil || !strings.Contains(err.Error(), `unknown pipeline "q"`) {
+		t.Fatalf("a config action without pipeline.id made q known: %v", err)
+	}
+}
