@@ -387,8 +387,8 @@ func matchersObject(m silence.Matchers) sensor.Object {
 		}
 	}
 	add("pipelines", m.Pipelines)
-	add("types", strs(m.Types))
-	add("levels", strs(m.Levels))
+	add("types", m.TypeNames())
+	add("levels", m.LevelNames())
 	add("owners", m.Owners)
 	return sensor.NewObject(f)
 }
@@ -399,12 +399,4 @@ func stringValues(vs []string) []sensor.Value {
 		l[i] = sensor.StringValue(v)
 	}
 	return l
-}
-
-func strs[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
 }

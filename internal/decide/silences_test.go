@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -416,5 +417,24 @@ func TestAfterSilence(t *testing.T) {
 				t.Fatalf("err %v, want the missing %s", err, c.name)
 			}
 		})
+	}
+}
+
+// SILENCE_CREATED writes the matchers' types and levels as strings
+// (silence.Matchers.TypeNames, LevelNames), and leaves out a field with
+// none.
+func TestSilenceDetailMatchers(t *testing.T) {
+	m := silence.Matchers{Types: []event.Type{event.JobFailed, event.SLABreach}, Levels: []event.Level{event.LevelError}}
+	o, _, err := SilenceCreate(SilenceIn{Request: silence.Request{Matchers: m, Duration: time.Hour, By: "op"}, NewSilenceID: "s-new", NewID: ids()}, runtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(o.C.Events[0].Detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"matchers":{"levels":["error"],"types":["JOB_FAILED","SLA_BREACH"]}`
+	if !strings.Contains(string(b), want) {
+		t.Fatalf("detail %s, want %s", b, want)
 	}
 }

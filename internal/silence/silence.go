@@ -39,6 +39,22 @@ type Matchers struct {
 	Owners    []string      // the pipeline's owner (pipeline.owner), exact
 }
 
+// TypeNames and LevelNames are m's types and levels as strings (nil when
+// none): as events, the API and the dashboard write them.
+func (m Matchers) TypeNames() []string  { return names(m.Types) }
+func (m Matchers) LevelNames() []string { return names(m.Levels) }
+
+func names[T ~string](vs []T) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
 // Empty reports whether m has no matcher at all (it would silence
 // everything, which is refused).
 func (m Matchers) Empty() bool {

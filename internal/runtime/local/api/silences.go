@@ -64,7 +64,7 @@ const RecentlyEnded = 24 * time.Hour
 
 // SilenceView renders a stored silence at now.
 func SilenceView(s store.Silence, now time.Time) Silence {
-	v := Silence{ID: s.ID, Pipelines: s.Pipelines, Types: strs(s.Types), Levels: strs(s.Levels), Owners: s.Owners,
+	v := Silence{ID: s.ID, Pipelines: s.Pipelines, Types: s.TypeNames(), Levels: s.LevelNames(), Owners: s.Owners,
 		StartsAt: stamp(s.StartsAt), EndsAt: stamp(s.EndsAt), Active: s.ActiveAt(now), Comment: s.Comment,
 		CreatedBy: s.CreatedBy, CreatedAt: stamp(s.CreatedAt)}
 	if !s.ExpiredAt.IsZero() {
@@ -74,17 +74,6 @@ func SilenceView(s store.Silence, now time.Time) Silence {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func strs[T ~string](vs []T) []string {
-	if len(vs) == 0 {
-		return nil
-	}
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
 
 func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
 	if _, err := readQuery(r); err != nil {

@@ -148,7 +148,7 @@ func (h *handler) silencesPage(r *http.Request) (*view, error) {
 		if row.Active {
 			row.Countdown = &deadlineView{At: row.Ends, What: "", Zone: "UTC", Now: now}
 			v := url.Values{"extend": {sl.ID}, "duration": {"2h"}}
-			for k, vs := range map[string][]string{"pipelines": sl.Pipelines, "owners": sl.Owners, "types": strs(sl.Types), "levels": strs(sl.Levels)} {
+			for k, vs := range map[string][]string{"pipelines": sl.Pipelines, "owners": sl.Owners, "types": sl.TypeNames(), "levels": sl.LevelNames()} {
 				if len(vs) > 0 {
 					v.Set(k, strings.Join(vs, ","))
 				}
@@ -235,14 +235,6 @@ func list(s string) []string {
 		if x = strings.TrimSpace(x); x != "" {
 			out = append(out, x)
 		}
-	}
-	return out
-}
-
-func strs[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
 	}
 	return out
 }

@@ -704,8 +704,14 @@ func TestSilencesPage(t *testing.T) {
 	if _, err := f.eng.CreateSilence(ctx, engine.SilenceRequest{ID: "s1", Matchers: silence.Matchers{Pipelines: []string{"broken"}}, Duration: 90 * time.Minute, Comment: "fixing", By: "ops"}); err != nil {
 		t.Fatal(err)
 	}
+	// Its types and levels go into the extend link as they were written
+	// (silence.Matchers.TypeNames, LevelNames).
+	if _, err := f.eng.CreateSilence(ctx, engine.SilenceRequest{ID: "s2", Matchers: silence.Matchers{Pipelines: []string{"no-such"}, Types: []event.Type{event.SLABreach}, Levels: []event.Level{event.LevelError}}, Duration: time.Hour, By: "ops"}); err != nil {
+		t.Fatal(err)
+	}
 	body = f.page(t, "/ui/silences", http.StatusOK)
 	for _, want := range []string{
+		`href="/ui/silences?duration=2h&amp;extend=s2&amp;levels=error&amp;pipelines=no-such&amp;types=SLA_BREACH#silence-form"`,
 		`<td class="silence-ends" data-ends="2026-03-10T09:30:00Z">ends <span class="deadline"><time class="countdown" data-countdown="2026-03-10T09:30:00Z"`,
 		`<td class="silence-created">by <strong>ops</strong><div class="muted nowrap">2026-03-10 08:00:00Z</div>`,
 		`<a class="extend" id="extend-s1" href="/ui/silences?comment=fixing&amp;duration=2h&amp;extend=s1&amp;pipelines=broken#silence-form">`,
