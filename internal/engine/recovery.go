@@ -47,11 +47,8 @@ func (e *Engine) recoverInterrupted(ctx context.Context) error {
 }
 
 func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
-	f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.Interrupted(key) })
+	f, err := e.loadFor(ctx, key.PipelineID, func(*facts, needs.Configs) needs.Set { return needs.Interrupted(key) })
 	if err != nil {
-		return err
-	}
-	if err := f.resolve(ctx, key.PipelineID); err != nil {
 		return err
 	}
 	b := &batch{e: e, f: f}

@@ -64,11 +64,8 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 	// A conflict (another process sent it, or the pipeline moved) judges
 	// again on fresh facts; the marker ends it once sent.
 	err := e.retry(ctx, "alert after "+silenceID, func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(*facts, needs.Configs) needs.Set { return needs.AfterSilence(key) })
+		f, err := e.loadFor(ctx, key.PipelineID, func(*facts, needs.Configs) needs.Set { return needs.AfterSilence(key) })
 		if err != nil {
-			return err
-		}
-		if err := f.resolve(ctx, key.PipelineID); err != nil {
 			return err
 		}
 		b := &batch{e: e, f: f}

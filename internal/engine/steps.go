@@ -115,7 +115,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 	var res StepResult
 	var taken stepTaken
 	err := e.retry(ctx, string(step)+" step of "+keyString(ref.Run), func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, need)
+		f, err := e.loadFor(ctx, ref.Run.PipelineID, need)
 		if err != nil {
 			return err
 		}
@@ -123,9 +123,6 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		b := &batch{e: e, f: f}
 		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Rules: e.rules, NewID: b.ids.Next}
 		taken = stepTaken{trace: traceparent(ctx)}
-		if err := f.resolve(ctx, ref.Run.PipelineID); err != nil {
-			return err
-		}
 		if taken.StepTaken, err = decideWith(ctx, b, decide.Step, in, now); err != nil {
 			return err
 		}
@@ -258,7 +255,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 	}
 	var out StepResult
 	err := e.retry(ctx, "trigger answer of "+keyString(c.Run), func(ctx context.Context) error {
-		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
+		f, err := e.loadFor(ctx, c.Run.PipelineID, func(f *facts, cfg needs.Configs) needs.Set {
 			var report *run.JobReport
 			if result != nil {
 				report = &result.Report
@@ -271,9 +268,6 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
 		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.ids.Next}
-		if err := f.resolve(ctx, c.Run.PipelineID); err != nil {
-			return err
-		}
 		a, err := decideWith(ctx, b, decide.Answer, in, now)
 		if err != nil {
 			return err
