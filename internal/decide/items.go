@@ -96,6 +96,14 @@ func JobVars(r run.Run) pipeline.TemplateVars {
 	return vars
 }
 
+// CallCut reports whether a trigger call's answer is left unrecorded,
+// to the crash rules at the end of its lease (the lookup, or
+// TRIGGER_OUTCOME_UNKNOWN): the call failed because the caller's own
+// bound on it cut it — the job may have started, and recorded as a
+// failure it would be retried and could start twice — while the caller
+// itself goes on.
+func CallCut(failed, cutAtBound, callerLive bool) bool { return failed && cutAtBound && callerLive }
+
 // DeleteSensorIn is an operator's deletion of a stored sensor.
 type DeleteSensorIn struct {
 	PipelineID, Key string

@@ -210,3 +210,14 @@ func TestJobVars(t *testing.T) {
 		}
 	}
 }
+
+// TestCallCut: only a failed call its caller's bound cut, the caller
+// going on, is left to the crash rules.
+func TestCallCut(t *testing.T) {
+	for i := range 8 {
+		failed, cut, live := i&1 != 0, i&2 != 0, i&4 != 0
+		if got, want := CallCut(failed, cut, live), i == 7; got != want {
+			t.Fatalf("CallCut(failed %v, cut %v, caller live %v) = %v, want %v", failed, cut, live, got, want)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (e *Engine) MakeCallBy(ctx context.Context, c Call, callDeadline time.Time)
 	if err != nil {
 		return StepResult{Run: c.Run}, err
 	}
-	if cr.Err != "" && callCtx.Err() != nil && ctx.Err() == nil {
+	if decide.CallCut(cr.Err != "", callCtx.Err() != nil, ctx.Err() == nil) {
 		e.log.WarnContext(ctx, "trigger call cut at its deadline; its outcome is established at the end of its lease", "pipeline", c.Run.PipelineID, "period", c.Run.Period, "err", cr.Err)
 		return e.Current(ctx, c.Run)
 	}
