@@ -11,9 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/testenv/sfnlocal"
 )
 
@@ -206,4 +208,23 @@ func FuzzDecodeStepInput(f *testing.F) {
 			t.Fatalf("incomplete step %+v accepted", in)
 		}
 	})
+}
+
+// TestStepInputWire: the step a Task sends — its run, due time and stamp
+// are the engine's StepRef, encoded inline — decodes whole and encodes
+// back to the same keys the state machine's paths name.
+func TestStepInputWire(t *testing.T) {
+	const payload = `{"mode":"poll","run":{"PipelineID":"a","ScheduleID":"s","Period":"p"},"due":"2099-03-07T06:00:00Z","since":"2099-03-07T05:00:00Z","steps":3,"started":"2099-03-07T04:00:00Z","limitSeconds":60}`
+	in, err := DecodeStepInput([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2099, 3, 7, 6, 0, 0, 0, time.UTC)
+	if in.Run != (run.Key{PipelineID: "a", ScheduleID: "s", Period: "p"}) || !in.Due.Equal(due) || !in.Since.Equal(due.Add(-time.Hour)) || in.Steps != 3 || in.LimitSeconds != 60 {
+		t.Fatalf("decoded %+v", in)
+	}
+	b, err := json.Marshal(in)
+	if err != nil || string(b) != payload {
+		t.Fatalf("encoded %s %v, want %s", b, err, payload)
+	}
 }

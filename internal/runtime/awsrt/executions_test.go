@@ -95,7 +95,7 @@ func TestRouterStartsExecutions(t *testing.T) {
 	// A step moves the timer (MODIFY): the execution has it already.
 	eng := engine.New(engine.Options{Store: env.store, Clock: env.clk, Jobs: env.jobs, Passive: true})
 	o := &Orchestrator{Engine: eng}
-	res, err := o.Step(ctx, StepInput{Mode: in.Next, Run: key, Due: timer.DueAt})
+	res, err := o.Step(ctx, StepInput{Mode: in.Next, StepRef: engine.StepRef{Run: key, Due: timer.DueAt}})
 	if err != nil || !res.Acted {
 		t.Fatalf("the step: %+v %v", res, err)
 	}
@@ -191,12 +191,12 @@ func TestRouterStartsAHandedOffExecution(t *testing.T) {
 	invoke := func(in StepInput) StepOutput { t.Helper(); return handleStep(t, o, in) }
 	nextAt, _ := time.Parse(time.RFC3339, second.NextAt)
 	secondSince, _ := time.Parse(time.RFC3339Nano, second.Since)
-	if out := invoke(StepInput{Mode: second.Next, Run: key, Due: nextAt, Since: secondSince}); !out.Acted || out.Done || out.Next != ModePoll {
+	if out := invoke(StepInput{Mode: second.Next, StepRef: engine.StepRef{Run: key, Due: nextAt, Since: secondSince}}); !out.Acted || out.Done || out.Next != ModePoll {
 		t.Fatalf("the fresh execution's trigger: %+v, want the job started and polled next", out)
 	}
 	// The first execution wakes at the instant it waited for: superseded.
 	env.clk.Set(waitsFor)
-	if out := invoke(StepInput{Mode: first.Next, Run: key, Due: waitsFor, Since: since}); !out.Done || out.Acted {
+	if out := invoke(StepInput{Mode: first.Next, StepRef: engine.StepRef{Run: key, Due: waitsFor, Since: since}}); !out.Done || out.Acted {
 		t.Fatalf("the first execution at its wake: %+v, want done without a step", out)
 	}
 	if n := env.jobs.starts.Load(); n != 1 {

@@ -17,6 +17,7 @@ import (
 	"github.com/interlockhq/interlock/internal/alert/slack/slacktest"
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/emf"
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt/awsfake"
@@ -154,7 +155,7 @@ func TestOrchestratorStepMetrics(t *testing.T) {
 	m := NewMeter(FnOrchestrator, "test", &out, clk, nil)
 	m.Watch(eng)
 	h := lambda.NewHandler(Metered(m, o.Handle))
-	body, _ := json.Marshal(StepInput{Mode: ModeTrigger, Run: key, Due: cur.NextAt, Since: cur.Since})
+	body, _ := json.Marshal(StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: cur.NextAt, Since: cur.Since}})
 	if _, err := h.Invoke(t.Context(), body); err != nil {
 		t.Fatal(err)
 	}

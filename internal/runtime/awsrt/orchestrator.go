@@ -34,15 +34,14 @@ const (
 // (Mode), the run, and the due time of the run's step timer as the
 // previous step (or the execution's input) returned it.
 type StepInput struct {
-	Mode string  `json:"mode"`
-	Run  run.Key `json:"run"`
-	// Due is the NextAt the step was announced with: the condition that
-	// makes a repeated or stale invocation commit nothing.
-	Due time.Time `json:"due,omitzero"`
-	// Since is the stamp the execution holds the run by (the step timer's
-	// when the execution was started): an execution the run was handed
-	// away from since is superseded, and its step answers done.
-	Since time.Time `json:"since,omitzero"`
+	Mode string `json:"mode"`
+	// StepRef is the run, the NextAt the step was announced with (Due:
+	// the condition that makes a repeated or stale invocation commit
+	// nothing) and the stamp the execution holds the run by (Since, the
+	// step timer's when the execution was started: an execution the run
+	// was handed away from since is superseded, and its step answers
+	// done). Its fields encode inline: "run", "due", "since".
+	engine.StepRef
 	// Steps is how many steps the execution has taken, Started when it
 	// started ($$.Execution.StartTime) and LimitSeconds its
 	// TimeoutSeconds: what ContinueAsNew judges.
@@ -232,7 +231,7 @@ func DecodeStepInput(payload []byte) (StepInput, error) {
 // so the state machine never holds a call's answer, and never re-sends a
 // call on its own.
 func (o *Orchestrator) Step(ctx context.Context, in StepInput) (engine.StepResult, error) {
-	ref := engine.StepRef{Run: in.Run, Due: in.Due, Since: in.Since}
+	ref := in.StepRef
 	switch in.Mode {
 	case ModeEvaluate:
 		return o.Engine.Evaluate(ctx, ref)

@@ -472,7 +472,7 @@ func TestJobCallBoundedByTheInvocation(t *testing.T) {
 	jobs.hang = true
 	ctx, cancel := context.WithTimeout(t.Context(), RecordMargin+200*time.Millisecond)
 	defer cancel()
-	body, _ := json.Marshal(StepInput{Mode: ModeTrigger, Run: key, Due: cur.NextAt})
+	body, _ := json.Marshal(StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: cur.NextAt}})
 	out, err := o.Handle(ctx, body)
 	if err != nil {
 		t.Fatalf("the invocation failed: %v", err)
@@ -629,7 +629,7 @@ func TestHandedOffDuringItsStepEnds(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	out := handleStep(t, o, StepInput{Mode: ModeTrigger, Run: key, Due: cur.NextAt, Since: cur.Since})
+	out := handleStep(t, o, StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: cur.NextAt, Since: cur.Since}})
 	if !handed {
 		t.Fatal("the watchdog did not hand the step off during the call")
 	}
@@ -653,7 +653,7 @@ func toTriggerStep(t *testing.T, o *Orchestrator, clk *clock.Virtual, key run.Ke
 		if cur.Next == run.StepTrigger {
 			return cur
 		}
-		handleStep(t, o, StepInput{Mode: string(cur.Next), Run: key, Due: cur.NextAt, Since: cur.Since})
+		handleStep(t, o, StepInput{Mode: string(cur.Next), StepRef: engine.StepRef{Run: key, Due: cur.NextAt, Since: cur.Since}})
 	}
 	t.Fatal("the run never came to its trigger step")
 	return engine.StepResult{}

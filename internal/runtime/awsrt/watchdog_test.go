@@ -291,11 +291,16 @@ func TestWatchdogResumesOrphanedRuns(t *testing.T) {
 	invoke := func(in StepInput) StepOutput { t.Helper(); return handleStep(t, o, in) }
 	// The slow old execution arrives first, holding the run by its armed
 	// stamp: superseded, it takes nothing.
-	if out := invoke(StepInput{Mode: ModeTrigger, Run: key, Due: armed.NextAt, Since: armed.Since}); !out.Done || out.Acted {
+	if out := invoke(StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: armed.NextAt, Since: armed.Since}}); !out.Done || out.Acted {
 		t.Fatalf("the old execution: %+v, want done, no step", out)
 	}
+	// Even at the step's current due time, its stamp (StepRef.Since,
+	// passed on to the engine) keeps it from the run.
+	if out := invoke(StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: handedAt, Since: armed.Since}}); !out.Done || out.Acted {
+		t.Fatalf("the old execution at the current due time: %+v, want done, no step", out)
+	}
 	since, _ := time.Parse(time.RFC3339Nano, in.Since)
-	if out := invoke(StepInput{Mode: ModeTrigger, Run: key, Due: handedAt, Since: since}); !out.Acted || out.Next != ModePoll {
+	if out := invoke(StepInput{Mode: ModeTrigger, StepRef: engine.StepRef{Run: key, Due: handedAt, Since: since}}); !out.Acted || out.Next != ModePoll {
 		t.Fatalf("the resumed execution: %+v, want the job started", out)
 	}
 	if n := jobs.starts.Load(); n != 1 {

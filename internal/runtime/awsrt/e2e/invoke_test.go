@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/clock"
+	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/runtime/awsrt"
 )
@@ -29,7 +30,7 @@ func TestInvokeEndpointWaitsAsStepFunctions(t *testing.T) {
 	}}
 	defer e.stop()
 	due := start.Add(2*time.Minute + 250*time.Millisecond)
-	body, err := json.Marshal(awsrt.StepInput{Mode: awsrt.ModePoll, Run: run.Key{PipelineID: "p", ScheduleID: "s", Period: "2026-06-01"}, Due: due})
+	body, err := json.Marshal(awsrt.StepInput{Mode: awsrt.ModePoll, StepRef: engine.StepRef{Run: run.Key{PipelineID: "p", ScheduleID: "s", Period: "2026-06-01"}, Due: due}})
 	if err != nil {
 		t.Fatal(err)
 	}
