@@ -94,6 +94,7 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	wg.Go(func() { active, errActive = e.st.RunList(ctx, store.RunListParams{ActiveOnly: true}) })
 	wg.Go(func() { read.Runs, read.RunsErr = e.st.RunList(ctx, recentRuns) })
 	wg.Go(func() { read.Markers, read.MarkersErr = e.st.MarkerList(ctx, recentMarkers) })
+	wg.Go(func() { ts, errTs = e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}) })
 	// The pipelines as the store has them now: a pause, a reload or a
 	// removal by any process is in this pass.
 	loaded, errP := e.activePipelines(ctx)
@@ -101,11 +102,6 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	for _, lp := range loaded {
 		s.Pipelines = append(s.Pipelines, watchdog.Pipeline{P: lp.P, Paused: lp.Row.Paused, FirstLoadedAt: lp.Row.FirstLoadedAt,
 			Pauses: lp.Row.PauseWindows, WatchChangedAt: lp.Row.WatchChangedAt})
-	}
-	// The SLA breach timers only while sla-scheduling can look one up
-	// (a period's breach still ahead): after the day's deadlines, no.
-	if watchdog.NeedsBreachTimers(s.Pipelines, now) {
-		wg.Go(func() { ts, errTs = e.st.TimerList(ctx, store.TimerListParams{Kind: kindSLABreach}) })
 	}
 	// Sensors only when a check reads them (trigger data), and only those
 	// (watched): kept between passes only while read, so the first pass

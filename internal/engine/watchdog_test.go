@@ -15,30 +15,24 @@ import (
 	"github.com/interlockhq/interlock/internal/watchdog"
 )
 
-// failingActiveRuns is the real store with one read broken: the list of
-// active runs, which every pass reads, fails while broken is set (the
-// checks that need it: stale-runs and stuck-runs). The tests break it
-// once the engine is open: its startup recovery lists them too.
-type failingActiveRuns struct {
+// failingTimers is the real store with one read broken: TimerList fails
+// while broken is set.
+type failingTimers struct {
 	store.Store
 	broken bool
 }
 
-func (f *failingActiveRuns) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
-	if f.broken && p.ActiveOnly {
+func (f *failingTimers) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
+	if f.broken {
 		return nil, errors.New("disk on fire")
 	}
-	return f.Store.RunList(ctx, p)
+	return f.Store.TimerList(ctx, p)
 }
-
-// activeRunsChecks are the checks a failing active-runs read fails.
-var activeRunsChecks = []string{watchdog.CheckStaleRuns, watchdog.CheckStuckRuns}
 
 func TestWatchdogDegradedOncePerFailure(t *testing.T) {
 	f := newFixture(t)
-	broken := &failingActiveRuns{Store: f.st}
+	broken := &failingTimers{Store: f.st, broken: true}
 	eng := newEngineOn(t, f, broken)
-	broken.broken = true
 
 	degraded := func() int { return len(f.events(t, event.WatchdogDegraded)) }
 	for i := 0; i < 3; i++ {
@@ -46,7 +40,7 @@ func TestWatchdogDegradedOncePerFailure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !rep.Degraded() || !slices.Equal(rep.Result.Failed, activeRunsChecks) {
+		if !rep.Degraded() || len(rep.Result.Failed) != 1 || rep.Result.Failed[0] != watchdog.CheckSLAScheduling {
 			t.Fatalf("pass %d: failed checks %v", i, rep.Result.Failed)
 		}
 		f.clk.Advance(5 * time.Minute)
@@ -79,18 +73,16 @@ func TestWatchdogDegradedOncePerFailure(t *testing.T) {
 // raise nothing: one WATCHDOG_DEGRADED, not two.
 func TestWatchdogDegradedOnceForTwoPassesAtOnce(t *testing.T) {
 	f := newFixture(t)
-	otherSt, mine := &failingActiveRuns{Store: f.st}, &failingActiveRuns{Store: f.st}
-	other := newEngineOn(t, f, otherSt)
+	other := newEngineOn(t, f, &failingTimers{Store: f.st, broken: true})
 	raises := func(c store.Change) bool {
 		return slices.ContainsFunc(c.Events, func(e event.Event) bool { return e.Type == event.WatchdogDegraded })
 	}
-	m := &meddlingStore{Store: mine, match: raises, meddle: func() {
+	m := &meddlingStore{Store: &failingTimers{Store: f.st, broken: true}, match: raises, meddle: func() {
 		if _, err := other.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
 			t.Errorf("the other process's pass: %v", err)
 		}
 	}}
 	eng := newEngineOn(t, f, m)
-	otherSt.broken, mine.broken = true, true
 	rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -216,21 +208,16 @@ job: {type: glue, config: {jobName: j}}
 	}
 }
 
-// countingSensorReads is the real store counting SensorListChanged (n)
-// and TimerList (timers); a pass makes its reads at once.
+// countingSensorReads is the real store counting SensorListChanged (a
+// pass makes its reads at once).
 type countingSensorReads struct {
 	store.Store
-	n, timers atomic.Int64
+	n atomic.Int64
 }
 
 func (c *countingSensorReads) SensorListChanged(ctx context.Context, p store.SensorListChangedParams) ([]store.Sensor, error) {
 	c.n.Add(1)
 	return c.Store.SensorListChanged(ctx, p)
-}
-
-func (c *countingSensorReads) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
-	c.timers.Add(1)
-	return c.Store.TimerList(ctx, p)
 }
 
 // TestSnapshotReadsSensorsOnlyForTriggers: a pass over pipelines none of
@@ -324,9 +311,9 @@ func TestSensorsWatchedByTheirTrigger(t *testing.T) {
 	}
 }
 
-// TestWatchdogFailedReadKeepsTheRunsRead: a pass whose active-runs read
-// fails still judges on the recent runs it did read. The checks that do
-// not need the active runs run (missed-schedules): on no runs they would report the
+// TestWatchdogFailedReadKeepsTheRunsRead: a pass whose SLA-timer read
+// fails still judges on the runs it did read. The checks that do not need
+// the timers run (missed-schedules): on no runs they would report the
 // period that has one as missed. The kept snapshot is dropped all the
 // same (watchdog.Kept.Refresh), so the next pass reads the window whole.
 func TestWatchdogFailedReadKeepsTheRunsRead(t *testing.T) {
@@ -334,55 +321,19 @@ func TestWatchdogFailedReadKeepsTheRunsRead(t *testing.T) {
 	applyNightly(t, f)
 	f.clk.Set(t0.Add(75 * time.Minute)) // 09:15: the 09:00 tick's run exists
 	nightlyRunWritten(t, f)
-	broken := &failingActiveRuns{Store: f.st}
+	broken := &failingTimers{Store: f.st, broken: true}
 	eng := newEngineOn(t, f, broken)
-	broken.broken = true
 	for pass := range 2 { // the first pass reads whole, the second too (the first failed)
 		rep, err := eng.WatchdogPass(t.Context(), 30*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(rep.Result.Failed, activeRunsChecks) {
-			t.Fatalf("pass %d: failed checks %v, want %v", pass, rep.Result.Failed, activeRunsChecks)
+		if !slices.Equal(rep.Result.Failed, []string{watchdog.CheckSLAScheduling}) {
+			t.Fatalf("pass %d: failed checks %v, want sla-scheduling alone", pass, rep.Result.Failed)
 		}
 		if n := len(f.events(t, event.ScheduleMissed)); n != 0 {
 			t.Fatalf("pass %d: SCHEDULE_MISSED = %d for a period that has its run", pass, n)
 		}
 		f.clk.Advance(5 * time.Minute)
-	}
-}
-
-// TestWatchdogReadsBreachTimersBeforeTheDeadline: a pass reads the SLA
-// breach timers while a pipeline's breach of the day is ahead (the
-// sla-scheduling check arms a missing one), and not once every breach
-// of the day has passed: the check then finds the same without them.
-func TestWatchdogReadsBreachTimersBeforeTheDeadline(t *testing.T) {
-	f := newFixture(t)
-	const withSLA = `
-pipeline: {id: nightly}
-schedule: {cron: "0 9 * * *"}
-validation: {rules: [{key: x, check: exists}]}
-job: {type: glue, config: {jobName: j}}
-sla: {deadline: "10:00"}
-`
-	if _, err := f.eng.ApplyConfig(t.Context(), "nightly.yaml", []byte(withSLA)); err != nil {
-		t.Fatal(err)
-	}
-	counting := &countingSensorReads{Store: f.st}
-	wd := newEngineOn(t, f, counting)
-	f.clk.Set(t0.Add(75 * time.Minute)) // 09:15, the breach at 10:00 ahead
-	if _, err := wd.WatchdogPass(t.Context(), 30*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if n := counting.timers.Load(); n != 1 {
-		t.Fatalf("a pass before the deadline read the breach timers %d times, want once", n)
-	}
-	f.clk.Set(t0.Add(135 * time.Minute)) // 10:15
-	rep, err := wd.WatchdogPass(t.Context(), 30*time.Minute)
-	if err != nil || rep.Degraded() {
-		t.Fatalf("pass after the deadline: %v %v", rep.Result.Failed, err)
-	}
-	if n := counting.timers.Load(); n != 1 {
-		t.Fatalf("a pass after the day's deadline read the breach timers (%d reads in all, want 1)", n)
 	}
 }

@@ -2,10 +2,8 @@ package watchdog
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sla"
@@ -45,8 +43,8 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 			if i > 0 && start.Before(oldest) {
 				break
 			}
-			t, ok := breachAhead(p, per, s.Now)
-			if !ok {
+			t, ok, err := sla.ResolveAbsolute(p, per)
+			if err != nil || !ok || !s.Now.Before(t.Breach) {
 				break // earlier periods' breaches are earlier still
 			}
 			if !sla.Applies(p, per) {
@@ -80,32 +78,6 @@ func slaScheduling(s *Snapshot) ([]Finding, error) {
 	}
 	sortFindings(out)
 	return out, nil
-}
-
-// breachAhead resolves the absolute SLA of p's period per; ok is false
-// when p has none or its breach is not ahead of now.
-func breachAhead(p *pipeline.Pipeline, per schedule.Period, now time.Time) (sla.Times, bool) {
-	t, ok, err := sla.ResolveAbsolute(p, per)
-	return t, err == nil && ok && now.Before(t.Breach)
-}
-
-// NeedsBreachTimers reports whether sla-scheduling can look a period up
-// in Snapshot.BreachTimers on these pipelines at now: only while a
-// watched pipeline's current period has its absolute breach ahead, since
-// its walk back stops at the first period whose breach is not (earlier
-// periods' are earlier still). After the day's deadlines a runtime need
-// not read the timers: the check finds the same without them.
-func NeedsBreachTimers(ps []Pipeline, now time.Time) bool {
-	for i := range ps {
-		p := ps[i].P
-		if p == nil || p.DryRun || p.SLA == nil || p.SLA.Deadline.IsZero() {
-			continue
-		}
-		if _, ok := breachAhead(p, run.CurrentPeriod(p, now), now); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // relativeSLA is the defense in depth behind the engine's relative SLA

@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -86,9 +85,6 @@ func TestSLAScheduling(t *testing.T) {
 			}
 			fs := runCheck(t, CheckSLAScheduling, s)
 			expect(t, fs, c.want...)
-			if len(c.timers) == 0 && len(fs) > 0 && !NeedsBreachTimers(s.Pipelines, now) {
-				t.Errorf("NeedsBreachTimers is false where the check arms %d periods", len(fs))
-			}
 			for _, f := range fs {
 				if f.Event != "" || f.Marker != "" || f.Action != ActionArmSLA {
 					t.Errorf("finding %+v: want a silent ActionArmSLA without a marker", f)
@@ -98,39 +94,6 @@ func TestSLAScheduling(t *testing.T) {
 				if got := detailString(fs[0], "breachAt"); got != c.breachAt {
 					t.Errorf("breachAt = %s, want %s", got, c.breachAt)
 				}
-			}
-		})
-	}
-}
-
-// TestNeedsBreachTimers: the timers are needed while a watched
-// pipeline's current period has its absolute breach ahead, and not once
-// the day's breaches have passed (nor for dry-run or relative SLAs).
-func TestNeedsBreachTimers(t *testing.T) {
-	daily := "pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\nsla: {deadline: \"10:00\"}\n" + job
-	cases := []struct {
-		name string
-		docs []string
-		now  string
-		want bool
-	}{
-		{name: "before the breach", docs: []string{daily}, now: "2026-03-10T09:59:00Z", want: true},
-		{name: "at the breach", docs: []string{daily}, now: "2026-03-10T10:00:00Z"},
-		{name: "after the breach", docs: []string{daily}, now: "2026-03-10T23:00:00Z"},
-		{name: "one of two still ahead", docs: []string{daily, strings.ReplaceAll(strings.Replace(daily, "10:00", "23:30", 1), "id: p", "id: q")}, now: "2026-03-10T23:00:00Z", want: true},
-		{name: "dry-run", docs: []string{daily + "dryRun: true\n"}, now: "2026-03-10T09:00:00Z"},
-		{name: "relative SLA only", docs: []string{"pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\nsla: {maxDuration: 2h}\n" + job}, now: "2026-03-10T09:00:00Z"},
-		{name: "no SLA", docs: []string{"pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\n" + job}, now: "2026-03-10T09:00:00Z"},
-		{name: "+1d: tomorrow's breach", docs: []string{"pipeline: {id: p}\nschedule: {trigger: {key: up, check: exists}}\nsla: {deadline: \"+1d 02:00\"}\n" + job}, now: "2026-03-10T23:00:00Z", want: true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var ps []Pipeline
-			for _, d := range c.docs {
-				ps = append(ps, loaded(parse(t, d)))
-			}
-			if got := NeedsBreachTimers(ps, at(t, c.now)); got != c.want {
-				t.Errorf("NeedsBreachTimers = %v, want %v", got, c.want)
 			}
 		})
 	}
