@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/deps"
+	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
@@ -86,6 +87,28 @@ func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoade
 	}
 	o.DownstreamIndex(p, prevConfig)
 	return o, ConfigLoaded{Row: next}, nil
+}
+
+// ConfigLoadNeeds names what a load of p reads (needs.Load) on the facts
+// read so far: the pipeline's row first, then, with the first-load time
+// ConfigLoad gives it (run.FirstLoadedAt), the SLA facts of the periods it
+// arms. A changed config's first-load time is judged on the stored row's
+// config, a fact of the round once resolved: resolve names the configs to
+// resolve (a removed row's too, which the rounds do not) before naming
+// again. Content unchanged (kept, or restored after its file was removed)
+// has the stored cron: the row's time stands, no config asked.
+func ConfigLoadNeeds(p *pipeline.Pipeline, f *Facts, now time.Time) (n needs.Set, resolve []string) {
+	row, exists, err := f.PipelineRow(p.ID)
+	if err != nil {
+		return needs.Load(p, time.Time{}, false, now), nil
+	}
+	var prev *pipeline.Pipeline
+	if run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) == run.ConfigNew {
+		if prev, err = PreviousConfig(f, p.ID, exists); err != nil {
+			return needs.Load(p, time.Time{}, false, now), []string{p.ID}
+		}
+	}
+	return needs.Load(p, run.FirstLoadedAt(exists, row.FirstLoadedAt, prev, p, now), true, now), nil
 }
 
 // CycleCheck refuses a config whose upstream rules close a cycle with the

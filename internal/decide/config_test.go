@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -176,4 +177,82 @@ func TestConfigLoadCycle(t *testing.T) {
 			t.Fatalf("refused %v, err %v: want neither", refused, err)
 		}
 	})
+}
+
+// TestConfigLoadNeedsFirstLoad: a load's needs are named with the
+// first-load time its decision gives the row (the SLA facts of the
+// periods it arms depend on it), judged on the stored row's config once
+// resolved — asked for only when the content changed, a removed row's
+// too — and the decision reads nothing the needs did not name.
+func TestConfigLoadNeedsFirstLoad(t *testing.T) {
+	now := runtest.T0 // 08:00: today's 07:00 breach passed
+	doc := func(cron, cmd string) string {
+		return "pipeline: {id: c1}\nschedule: {cron: '" + cron + "'}\nsla: {deadline: '07:00'}\njob: {type: command, config: {command: " + cmd + "}}\n"
+	}
+	p := runtest.Pipeline(t, doc("0 6 * * *", "/bin/true"))
+	sameCron := runtest.Pipeline(t, doc("0 6 * * *", "/bin/false"))
+	otherCron := runtest.Pipeline(t, doc("0 5 * * *", "/bin/true"))
+	before := now.Add(-48 * time.Hour)
+	removed := now.Add(-time.Hour)
+	for _, c := range []struct {
+		name        string
+		stored      *pipeline.Pipeline // the stored row's config (nil: none stored)
+		removedAt   time.Time
+		unloadable  bool // the stored config no longer loads
+		wantResolve bool
+		wantFirst   time.Time
+	}{
+		{name: "new", wantFirst: now},
+		{name: "unchanged", stored: p, wantFirst: before},
+		{name: "changed, same cron", stored: sameCron, wantResolve: true, wantFirst: before},
+		{name: "changed cron", stored: otherCron, wantResolve: true, wantFirst: now},
+		{name: "restored", stored: p, removedAt: removed, wantFirst: before},
+		{name: "removed, back with another cron", stored: otherCron, removedAt: removed, wantResolve: true, wantFirst: now},
+		{name: "removed, back with the same cron", stored: sameCron, removedAt: removed, wantResolve: true, wantFirst: before},
+		{name: "stored config no longer loads", stored: otherCron, unloadable: true, wantResolve: true, wantFirst: before},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := world{pipes: map[string]*pipeline.Pipeline{}, rows: map[string]store.Pipeline{}}
+			if c.stored != nil {
+				w.pipes["c1"] = c.stored
+				if c.unloadable {
+					w.pipes["c1"] = nil
+				}
+				w.rows["c1"] = store.Pipeline{ID: "c1", Version: 3, ConfigVersion: 2, Hash: c.stored.Source.SHA256, FirstLoadedAt: before, RemovedAt: c.removedAt}
+			}
+			f := w.facts(needs.Load(p, time.Time{}, false, now))
+			delete(f.Configs, "c1") // the round resolved none yet
+			n, resolve := ConfigLoadNeeds(p, f, now)
+			if got := len(resolve) > 0; got != c.wantResolve || (got && resolve[0] != "c1") {
+				t.Fatalf("resolve %v, want the stored config asked: %v", resolve, c.wantResolve)
+			}
+			if len(resolve) > 0 {
+				f.Configs["c1"] = nil
+				if w.pipes["c1"] != nil {
+					f.Configs["c1"] = &Pipeline{P: w.pipes["c1"], Row: w.rows["c1"]}
+				}
+				n, resolve = ConfigLoadNeeds(p, f, now)
+				if resolve != nil {
+					t.Fatalf("resolve %v once resolved", resolve)
+				}
+			}
+			if want := needs.Load(p, c.wantFirst, true, now); !reflect.DeepEqual(n, want) {
+				t.Fatalf("needs %+v, want %+v (first loaded %v)", n, want, c.wantFirst)
+			}
+			g := w.facts(n)
+			if w.pipes["c1"] == nil && c.stored != nil {
+				g.Configs["c1"] = nil
+			}
+			var l ConfigLoaded
+			if err := w.decide(t, g, func(f *Facts) (err error) {
+				_, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte("x"), NewID: ids()}, f, now)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if c.name != "unchanged" && !l.Row.FirstLoadedAt.Equal(c.wantFirst) {
+				t.Fatalf("row first loaded %v, want %v (loaded %+v)", l.Row.FirstLoadedAt, c.wantFirst, l)
+			}
+		})
+	}
 }

@@ -5,15 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"slices"
-	"time"
 
 	"github.com/interlockhq/interlock/internal/confdec"
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/store"
 )
 
 // ApplyConfig loads a pipeline document as a reload does: a valid document
@@ -150,22 +147,26 @@ func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 func (e *Engine) activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) (refused, err error) {
 	err = e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()
-		f, err := e.loadFacts(ctx, func(f *facts, _ needs.Configs) needs.Set {
-			row, exists := f.Pipelines[p.ID]
-			if !slices.Contains(f.Asked.Pipelines, p.ID) {
-				return needs.Load(p, time.Time{}, false, now)
-			}
-			first := row.FirstLoadedAt // a restore keeps it
-			if run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) != run.ConfigRestore {
-				prevConfig, err := e.previousConfig(ctx, row, exists)
-				if err != nil {
-					return needs.Load(p, time.Time{}, false, now) // the decision meets the error
-				}
-				first = run.FirstLoadedAt(exists, row.FirstLoadedAt, prevConfig, p, now)
-			}
-			return needs.Load(p, first, true, now)
-		})
+		// The first-load time the SLA needs are named with is judged on
+		// the stored row's config: resolved beside the batch when the
+		// core asks (a removed row's is not resolved by the rounds), then
+		// named again.
+		var resolve []string
+		need := func(f *facts, _ needs.Configs) needs.Set {
+			var n needs.Set
+			n, resolve = decide.ConfigLoadNeeds(p, f.Facts, now)
+			return n
+		}
+		f, err := e.loadFacts(ctx, need)
 		if err != nil {
+			return err
+		}
+		for _, id := range resolve {
+			if _, err := f.config(ctx, id); err != nil {
+				return err
+			}
+		}
+		if err := f.rounds(ctx, need); err != nil {
 			return err
 		}
 		b := &batch{e: e, f: f}
@@ -202,17 +203,4 @@ func (e *Engine) activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 		return nil
 	})
 	return refused, err
-}
-
-// previousConfig is the config of the stored row a load replaces (nil:
-// none stored, or it no longer parses).
-func (e *Engine) previousConfig(ctx context.Context, row store.Pipeline, exists bool) (*pipeline.Pipeline, error) {
-	if !exists {
-		return nil, nil
-	}
-	old, err := e.withConfig(ctx, row, nil)
-	if old == nil || err != nil {
-		return nil, err
-	}
-	return old.P, nil
 }

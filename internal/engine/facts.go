@@ -73,8 +73,11 @@ import (
 // AfterSilence; the events an end judges are pages of the event log,
 // needs.Set.Events, the first named once the silence is read — a
 // window's from the windows configured, needs.MaintenanceEnd — the next
-// ones in further rounds), and a config
-// load's cycle check (needs.Load names every pipeline row,
+// ones in further rounds), a config load (decide.ConfigLoadNeeds names
+// needs.Load with the first-load time decide.ConfigLoad gives the row,
+// judged on the stored row's config, resolved beside the batch when the
+// content changed — a removed row's too — then named again) and its
+// cycle check (needs.Load names every pipeline row,
 // needs.Set.AllPipelines, when the config has upstream rules:
 // decide.CycleCheck in decide.ConfigLoad), a config refusal and its
 // clearing (needs.ConfigRefusal: decide.ConfigRefusal, ConfigAccepted),
