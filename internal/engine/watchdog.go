@@ -129,10 +129,8 @@ func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time
 	if errTs != nil {
 		unavailable(watchdog.DataTimers, errTs)
 	} else {
-		for _, t := range ts { // the relative breach timers share the kind
-			if k, err := run.ParseTimerKey(t.Key); err == nil && k.Family == run.TimerSLABreach {
-				s.BreachTimers[k.Run] = true
-			}
+		for _, t := range ts {
+			s.AddBreachTimer(t.Key)
 		}
 	}
 	if read.SensorsRead && read.SensorsErr != nil {
