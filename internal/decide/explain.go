@@ -170,9 +170,9 @@ func ExplainNeeds(cfg needs.Configs, pipelineID, period string, now time.Time) n
 // Explain evaluates a period of a pipeline as it stands at now, deciding
 // nothing: the validation rules as a rerun asked for now would see them,
 // the trigger condition against the period's trigger sensor, the run
-// (the lock) and its call in flight, the deadlines and the budgets. The
-// run's last job output is not a fact (the engine reads it from the
-// event log: LastJobOutput).
+// (the lock), its call in flight and its last job's output (the page of
+// the event log needs.JobOutputEvents names: LastJobOutput), the
+// deadlines and the budgets.
 func Explain(in ExplainIn, f *Facts, now time.Time) (Explanation, error) {
 	lp, err := f.KnownPipeline(in.PipelineID)
 	if err != nil {
@@ -217,6 +217,11 @@ func Explain(in ExplainIn, f *Facts, now time.Time) (Explanation, error) {
 		if x.Run.TriggerCall, err = CallStatus(f, lp, *r, in.Findable, now); err != nil {
 			return x, err
 		}
+		page, err := f.eventsIn(needs.JobOutputEvents(key))
+		if err != nil {
+			return x, err
+		}
+		x.Run.LastOutput = LastJobOutput(page.Events, key.ScheduleID)
 	}
 	var arrival time.Time
 	m, err := f.Marker(key, run.MarkerFirstArrival)

@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
+	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -101,6 +103,24 @@ func TestExplain(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the last job's output is the period's job-end events'", func(t *testing.T) {
+		w := full(newWorld(t, slaTriggerDoc))
+		f := w.rounds(func(*Facts) needs.Set { return ExplainNeeds(w.configs, "p1", "", now) })
+		out := func(s string) sensor.Object {
+			return sensor.NewObject(map[string]sensor.Value{run.DetailOutput: sensor.StringValue(s)})
+		}
+		f.Events = map[needs.EventRange]store.EventPage{needs.JobOutputEvents(key): {Events: []event.Event{
+			{Type: event.JobFailed, ScheduleID: key.ScheduleID, Detail: out("first")},
+			{Type: event.JobCompleted, ScheduleID: key.ScheduleID, Detail: out("last")},
+		}}}
+		x, err := Explain(ExplainIn{PipelineID: "p1", Rules: rulesOpt, Findable: func(string) bool { return false }}, f, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Run == nil || x.Run.LastOutput == nil || x.Run.LastOutput.Output != "last" || x.Run.LastOutput.Event != event.JobCompleted {
+			t.Fatalf("run %+v, want the last job's output", x.Run)
+		}
+	})
 	t.Run("missing", func(t *testing.T) {
 		w := full(newWorld(t, slaTriggerDoc))
 		asked := w.rounds(func(*Facts) needs.Set { return ExplainNeeds(w.configs, "p1", "", now) }).Asked
@@ -112,6 +132,7 @@ func TestExplain(t *testing.T) {
 			"the markers":         func(n *needs.Set) { n.MarkersOf = nil },
 			"the step timer":      func(n *needs.Set) { n.Timers = nil },
 			"the ledger":          func(n *needs.Set) { n.Ledgers = nil },
+			"the job's output":    func(n *needs.Set) { n.Events = nil },
 		} {
 			n := asked
 			drop(&n)

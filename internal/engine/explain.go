@@ -5,7 +5,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/decide"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/run"
 )
 
 // What `interlock explain` shows (decide.Explain decides it).
@@ -28,8 +27,7 @@ type (
 // Explain evaluates a period of a pipeline as it stands now, without
 // changing anything. An empty period means the current one. Its facts
 // are the named needs (decide.ExplainNeeds), read in one batch per
-// round; the run's last job output is read from the event log after
-// (events are not facts).
+// round, the run's last job output's page of the event log among them.
 func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explanation, error) {
 	now := e.clk.Now()
 	f, err := e.loadFor(ctx, pipelineID, func(_ *facts, cfg needs.Configs) needs.Set {
@@ -44,9 +42,5 @@ func (e *Engine) Explain(ctx context.Context, pipelineID, period string) (Explan
 		x, err = decide.Explain(in, f.Facts, now)
 		return err
 	})
-	if err != nil || x.Run == nil {
-		return x, err
-	}
-	x.Run.LastOutput, err = e.lastJobOutput(ctx, run.Key{PipelineID: x.PipelineID, ScheduleID: x.ScheduleID, Period: x.Period})
 	return x, err
 }

@@ -96,8 +96,8 @@ import (
 // calendars; run.CalendarWrites decides each write) and the configs a
 // decision resolves (withConfig: the row read names them); and the
 // readers that decide nothing — Current, Backfills, Silences, the
-// silence matcher, Pipelines, Running and the job output explain shows
-// (EventList, beside the batch).
+// silence matcher, Pipelines and Running. Explain's last job output is a
+// named page of the event log (needs.JobOutputEvents), read in its batch.
 
 // facts are the stored facts one attempt of an input's decision reads:
 // the pure view decisions read (decide.Facts) and the engine's reads
@@ -334,7 +334,7 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 
 // eventListParams is the store's read of the page r names.
 func eventListParams(r needs.EventRange) (store.EventListParams, error) {
-	p := store.EventListParams{PipelineID: r.PipelineID, Since: r.Since, Limit: r.Limit}
+	p := store.EventListParams{PipelineID: r.PipelineID, Period: r.Period, Since: r.Since, Limit: r.Limit}
 	if r.Types != "" {
 		for _, t := range strings.Split(r.Types, ",") {
 			p.Types = append(p.Types, event.Type(t))

@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"context"
-
 	"github.com/interlockhq/interlock/internal/decide"
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
-	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/textsafe"
 	"github.com/interlockhq/interlock/internal/trigger"
 )
@@ -28,14 +24,3 @@ func boundOutput(output string) string {
 // JobOutput is the output of the period's last finished job, as its
 // JOB_COMPLETED or JOB_FAILED event recorded it.
 type JobOutput = decide.JobOutput
-
-// lastJobOutput reads the output of the period's last finished job from
-// the event log (decide.LastJobOutput); nil when that job printed nothing.
-func (e *Engine) lastJobOutput(ctx context.Context, key run.Key) (*JobOutput, error) {
-	page, err := e.st.EventList(ctx, store.EventListParams{PipelineID: key.PipelineID, Period: key.Period,
-		Types: []event.Type{event.JobCompleted, event.JobFailed}})
-	if err != nil {
-		return nil, err
-	}
-	return decide.LastJobOutput(page.Events, key.ScheduleID), nil
-}

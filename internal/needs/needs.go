@@ -87,10 +87,12 @@ type Set struct {
 
 // EventRange names a page of the event log (store.EventList): the events
 // of Types (their names, comma-separated; "" every type) at or after
-// Since, of PipelineID ("" every pipeline's), past the cursor After (its
-// text; "" the log's start), at most Limit.
+// Since, of PipelineID ("" every pipeline's) and Period ("" every
+// period's), past the cursor After (its text; "" the log's start), at
+// most Limit (0: no bound).
 type EventRange struct {
 	PipelineID string
+	Period     string
 	Types      string
 	Since      time.Time
 	After      string
@@ -432,15 +434,23 @@ func HandOff(timerKey string) Set { return Set{Timers: []string{timerKey}} }
 // Explain names what explaining period per of p reads: the row, the
 // validation's facts (Evaluation), its trigger sensors of every period,
 // and the period's run, markers (the first arrival, a call's recovery
-// record), the run's step timer (a call in flight's lease) and ledger
-// (the budgets used).
+// record), the run's step timer (a call in flight's lease), ledger
+// (the budgets used) and last job's output (JobOutputEvents).
 func Explain(p *pipeline.Pipeline, ups Configs, per schedule.Period) Set {
 	key := run.Key{PipelineID: p.ID, ScheduleID: p.ScheduleID(), Period: per.String()}
 	n := Pipeline(p.ID)
 	n.Add(Evaluation(p, per, ups))
 	n.Add(TriggerSensors(p))
-	n.Add(Set{Runs: []run.Key{key}, MarkersOf: []run.Key{key}, Timers: []string{run.PeriodTimer(run.TimerStep, key).String()}, Ledgers: []run.Key{key}})
+	n.Add(Set{Runs: []run.Key{key}, MarkersOf: []run.Key{key}, Timers: []string{run.PeriodTimer(run.TimerStep, key).String()}, Ledgers: []run.Key{key},
+		Events: []EventRange{JobOutputEvents(key)}})
 	return n
+}
+
+// JobOutputEvents is the page of the event log the output of a period's
+// last finished job is found in (run.LastJobOutput): the period's
+// JOB_COMPLETED and JOB_FAILED events, all of them.
+func JobOutputEvents(key run.Key) EventRange {
+	return EventRange{PipelineID: key.PipelineID, Period: key.Period, Types: string(event.JobCompleted) + "," + string(event.JobFailed)}
 }
 
 // ReadRuns answers the runs an earlier round read: read false when key
