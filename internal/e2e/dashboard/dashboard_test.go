@@ -455,7 +455,9 @@ func TestDashboard(t *testing.T) {
 		// The problems view: breached, failed and at risk, as many as
 		// its count says.
 		b.Do(chromedp.Click(chromedp.ID("view-problems")))
-		b.WaitFor("the problems view", `location.search.includes('state=')`)
+		// The new document, parsed whole: its URL changes as it starts
+		// to arrive, before the rows below the first are parsed.
+		b.WaitFor("the problems view", `location.search.includes('state=') && document.readyState === 'complete'`)
 		problems := rowStates(b)
 		for id, s := range problems {
 			if s != "breached" && s != "failed" && s != "at-risk" {
