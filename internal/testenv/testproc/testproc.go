@@ -10,6 +10,7 @@ package testproc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -17,8 +18,27 @@ import (
 )
 
 // FreePort returns a TCP port free on 127.0.0.1 at the time of the call
-// (another process may take it before the caller binds it: retry then).
+// and reserved for this test process among the machine's test processes
+// (reserve): another test process never gets it, though another program
+// may take it before the caller binds it (retry then).
 func FreePort() (int, error) {
+	for range maxPortTries {
+		port, err := kernelPort()
+		if err != nil {
+			return 0, err
+		}
+		if reserve(port) {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port reserved after %d tries (another test process holds each)", maxPortTries)
+}
+
+// maxPortTries bounds FreePort's picks of a port another process holds.
+const maxPortTries = 100
+
+// kernelPort is a port the kernel gives as free on 127.0.0.1.
+func kernelPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
