@@ -148,7 +148,7 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
 	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1-2 min)"
 	GO=$(GO) scripts/bench-saturation.sh
-	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s, not met; 2026-11-28 on 2 shared cores at load 2-3, back to back: 22.8 s and 27.4 s CPU at 18893e3, 39.0 s and 40.8 s CPU at 65438d5; idle: 24.2-24.7 s, 28-30 s CPU at 8442b52)"
+	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s, not met; 2026-11-28 on 2 cores at load 1.5-5, back to back: 20.1-21.0 s, 24-25 s CPU at 8ee24f6; 24.2-24.7 s at 8442b52, 39.0-42.3 s at 65438d5)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
