@@ -26,13 +26,6 @@ type batch struct {
 	ids eventid.Block
 }
 
-// withFacts makes the batch's reads those of an input's loaded facts.
-func (b *batch) withFacts(f *facts) *batch {
-	b.f = f
-	b.F = f.Facts
-	return b
-}
-
 // commitThen commits the batch (commit) and, once it is committed, calls
 // committed: what the caller answers of a commit made.
 func (b *batch) commitThen(ctx context.Context, committed func()) error {

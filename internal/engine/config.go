@@ -125,7 +125,7 @@ func PipelineIDOf(file string, doc []byte) string {
 	return pipeline.IDOf(root)
 }
 
-// Activate stores a validated pipeline as its current version (unless the
+// activate stores a validated pipeline as its current version (unless the
 // stored version is identical) and sets its timers: the next cron tick,
 // the next period's start, and the SLA timers of the periods open now —
 // the current one, and earlier ones whose warning or breach is still ahead
@@ -134,16 +134,7 @@ func PipelineIDOf(file string, doc []byte) string {
 // loaded. Every process sees the new version at its next decision: they
 // read the row, not a copy of it. A config whose upstream rules close a
 // cycle with the pipelines running is refused (decide.CycleCheck: the
-// error is its confdec.Errors).
-func (e *Engine) Activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) error {
-	refused, err := e.activate(ctx, p, doc)
-	if err == nil {
-		err = refused
-	}
-	return err
-}
-
-// activate is Activate answering a refusal apart from a failure.
+// error is its confdec.Errors), answered as refused apart from a failure.
 func (e *Engine) activate(ctx context.Context, p *pipeline.Pipeline, doc []byte) (refused, err error) {
 	err = e.retry(ctx, "activate "+p.ID, func(ctx context.Context) error {
 		now := e.clk.Now()

@@ -43,7 +43,7 @@ func (e *Engine) WatchdogPass(ctx context.Context, stuckThreshold time.Duration)
 	snap := e.watchdogSnapshot(ctx, now, stuckThreshold)
 	res := watchdog.Pass(snap)
 	rep := WatchdogReport{At: now, Result: res}
-	if err := e.applyFindings(ctx, res.Findings, now, &rep); err != nil {
+	if err := e.applyFindings(ctx, res.Findings, &rep); err != nil {
 		return rep, err
 	}
 	evs, err := e.recordPass(ctx, now, res, snap.Unavailable)
@@ -184,7 +184,7 @@ var findingsAtOnce = 8
 // commits would give them. rep gets the events raised in finding order;
 // the first failure (in that order) is returned, after the others are
 // done, and stops the rest of its shard.
-func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now time.Time, rep *WatchdogReport) error {
+func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, rep *WatchdogReport) error {
 	type applied struct {
 		evs      []event.Event
 		repaired bool
@@ -212,7 +212,7 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 	eachAtMost(len(shards), findingsAtOnce, func(g int) {
 		for _, i := range shards[g] {
 			a := &out[i]
-			if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], ids[i], now); a.err != nil {
+			if a.evs, a.repaired, a.err = e.applyFinding(ctx, fs[i], ids[i]); a.err != nil {
 				return
 			}
 		}
@@ -235,20 +235,16 @@ func (e *Engine) applyFindings(ctx context.Context, fs []watchdog.Finding, now t
 // needs.Finding names). A finding whose dedup marker exists, or whose run
 // moved since the snapshot, is dropped: someone already acted. It returns
 // the events recorded and whether it repaired timers.
-func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids eventid.Block, now time.Time) ([]event.Event, bool, error) {
+func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids eventid.Block) ([]event.Event, bool, error) {
 	var out []event.Event
 	repaired := false
 	err := e.retry(ctx, "watchdog "+f.Check, func(ctx context.Context) error {
 		out, repaired = nil, false
-		fs, err := e.loadFacts(ctx, func(_ *facts, cfg needs.Configs) needs.Set { return needs.Finding(cfg(f.Key.PipelineID), cfg, f) })
+		fs, err := e.loadFor(ctx, f.Key.PipelineID, func(_ *facts, cfg needs.Configs) needs.Set { return needs.Finding(cfg(f.Key.PipelineID), cfg, f) })
 		if err != nil {
 			return err
 		}
-		if err := fs.resolve(ctx, f.Key.PipelineID); err != nil {
-			return err
-		}
-		b := &batch{e: e, f: fs}
-		b.ids = ids // each attempt numbers its events from the block's start
+		b := &batch{e: e, f: fs, ids: ids} // each attempt numbers its events from the block's start
 		in := decide.FindingIn{Finding: f, Rules: e.rules, NewID: b.ids.Next}
 		applied, err := decideWith(ctx, b, decide.Finding, in, e.clk.Now())
 		if err != nil {
