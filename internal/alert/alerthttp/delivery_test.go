@@ -24,14 +24,15 @@ func (echoingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // whatever shape the failure quotes it in.
 func TestDeliveryKeepsTheCredentialOutOfATransportError(t *testing.T) {
 	const key = "cred-7f3a9c2e51d84b06"
-	d := alerthttp.Delivery{
-		Kind: "webhook", Host: "https://hooks.example.com", URL: "https://hooks.example.com/in", EventID: "e1",
-		Body:           map[string]string{"type": "JOB_FAILED"},
-		Credential:     func() (string, error) { return key, nil },
-		CredentialName: "secretEnv WEBHOOK_TOKEN",
-		Authorize:      func(h http.Header, k string, _ []byte) { h.Set("Authorization", "Bearer "+k) },
+	p, err := alerthttp.NewPoster("webhook", "", "https://hooks.example.com/in", func() (string, error) { return key, nil },
+		"secretEnv WEBHOOK_TOKEN", &http.Client{Transport: echoingTransport{}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	retry, err := d.Post(context.Background(), &http.Client{Transport: echoingTransport{}})
+	retry, err := p.Post(context.Background(), alerthttp.Delivery{URL: "https://hooks.example.com/in", EventID: "e1",
+		Body:      map[string]string{"type": "JOB_FAILED"},
+		Authorize: func(h http.Header, k string, _ []byte) { h.Set("Authorization", "Bearer "+k) },
+	})
 	if err == nil || !retry {
 		t.Fatalf("a transport failure: retry %v, err %v; want a retried error", retry, err)
 	}
