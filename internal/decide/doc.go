@@ -20,8 +20,8 @@
 // Finding and WatchdogPass (a watchdog finding, a pass's record),
 // Interrupted and Recovered (a trigger call found in flight at an
 // engine's start; its recovery from the job lookup's answer),
-// SilenceCreate, SilenceExpiry, SilenceEnd, MaintenanceEnd,
-// MaintenanceArm and AfterSilence (silences and maintenance windows; a
+// SilenceCreate, SilenceExpiry, MaintenanceArm and AfterSilence
+// (silences and maintenance windows, whose ends are Timer families; a
 // silenced condition's alert at the end); ConfigLoad's CycleCheck; the
 // operator's BackfillRequest, BackfillCancel (a backfill's step and a
 // timed pause's end are Timer families), Pause, Resume, HandOff and

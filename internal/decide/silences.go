@@ -195,73 +195,56 @@ func (f *Facts) ReadSilence(id string) (*silence.Silence, bool) {
 	return &s.Silence, true
 }
 
-// EndTimerIn is a due silence or maintenance end timer (Timer as read,
-// its due time the commit's condition); Windows are the maintenance
-// windows configured now (a maintenance timer's).
-type EndTimerIn struct {
-	Timer   store.Timer
-	Windows []silence.Window
-	Rules   rule.Options
-	NewID   func(time.Time) string
-}
-
-// SilenceEnd decides a due silence end timer: a silence not over (a
+// silenceEnd decides a due silence end timer: a silence not over (a
 // timer left from an older end) moves it to its end; a silence over is
 // judged (SilenceEnding), a silence gone by retention judges nothing. A
-// key that is not a silence end's (a store edited by hand) drops the
-// timer, logged, as no handler can act on it. The outcome moves or
-// removes the timer.
-func SilenceEnd(in EndTimerIn, f *Facts, now time.Time) (*Outcome, SilenceEnding, error) {
-	t := in.Timer
-	o := New(nil, f, now, in.Rules, in.NewID)
-	due := t.DueAt
+// key that is not a silence end's (a store edited by hand) is logged:
+// no handler can act on it. The timer goes unless moved (Timer).
+func (d timerDecision) silenceEnd() (*Outcome, SilenceEnding, error) {
+	t := d.in.Timer
+	o := d.outcome(nil)
 	k, ok := timerKeyOf(o, t, run.TimerSilenceEnd)
 	if !ok {
-		o.DeleteTimer(t.Key, &due)
 		return o, SilenceEnding{}, nil
 	}
-	stored, err := f.Silence(k.Name)
+	stored, err := d.f.Silence(k.Name)
 	if err != nil {
 		return nil, SilenceEnding{}, err
 	}
 	var end SilenceEnding
 	switch {
 	case stored == nil: // gone by retention: nothing to judge
-	case !stored.Over(now):
+	case !stored.Over(d.now):
+		due := t.DueAt
 		o.PutTimer(SilenceEndTimer(stored.Silence), &due) // wait for the end
 	default:
-		if end, err = ending(f, stored.Silence, stored.ID); err != nil {
+		if end, err = ending(d.f, stored.Silence, stored.ID); err != nil {
 			return nil, SilenceEnding{}, err
 		}
-	}
-	if !o.TouchesTimer(t.Key) {
-		o.DeleteTimer(t.Key, &due)
 	}
 	return o, end, nil
 }
 
-// MaintenanceEnd decides a due window end timer: the occurrence that
-// ended at its due time is judged (silence.EndedOccurrence), and the
-// timer moves to the next occurrence's end; a window no longer
-// configured, or one that never ends again, drops it.
-func MaintenanceEnd(in EndTimerIn, f *Facts, now time.Time) (*Outcome, SilenceEnding, error) {
-	t := in.Timer
-	o := New(nil, f, now, in.Rules, in.NewID)
-	due := t.DueAt
+// maintenanceEnd decides a due window end timer: the occurrence that
+// ended at its due time is judged (silence.EndedOccurrence among
+// TimerIn.Windows), and the timer moves to the next occurrence's end; a
+// window no longer configured, or one that never ends again, lets it go
+// (Timer).
+func (d timerDecision) maintenanceEnd() (*Outcome, SilenceEnding, error) {
+	t := d.in.Timer
+	o := d.outcome(nil)
 	var end SilenceEnding
 	if k, ok := timerKeyOf(o, t, run.TimerMaintenanceEnd); ok {
-		if occ, ok := silence.EndedOccurrence(in.Windows, k.Name, t.DueAt, now); ok {
+		if occ, ok := silence.EndedOccurrence(d.in.Windows, k.Name, t.DueAt, d.now); ok {
 			var err error
-			if end, err = ending(f, occ.Silence, occ.MarkerID); err != nil {
+			if end, err = ending(d.f, occ.Silence, occ.MarkerID); err != nil {
 				return nil, SilenceEnding{}, err
 			}
 			if !occ.Next.IsZero() {
+				due := t.DueAt
 				o.PutTimer(MaintenanceEndTimer(k.Name, occ.Next), &due)
 			}
 		}
-	}
-	if !o.TouchesTimer(t.Key) {
-		o.DeleteTimer(t.Key, &due)
 	}
 	return o, end, nil
 }

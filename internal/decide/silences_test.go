@@ -242,7 +242,7 @@ func TestSilenceEnd(t *testing.T) {
 			var o *Outcome
 			var end SilenceEnding
 			_, err := w.decide(t, asked, func(f *Facts) (err error) {
-				o, end, err = SilenceEnd(EndTimerIn{Timer: c.timer, NewID: ids()}, f, now)
+				o, end, err = Timer(TimerIn{Timer: c.timer, NewID: ids()}, f, now)
 				return err
 			})
 			if err != nil {
@@ -271,7 +271,7 @@ func TestSilenceEnd(t *testing.T) {
 		})
 	}
 	t.Run("the silence not read", func(t *testing.T) {
-		_, _, err := SilenceEnd(EndTimerIn{Timer: timer}, silenceFacts(needs.Set{Timers: []string{key}}), now)
+		_, _, err := Timer(TimerIn{Timer: timer}, silenceFacts(needs.Set{Timers: []string{key}}), now)
 		if m, ok := AsMissing(err); !ok || !slices.Contains(m.Needs.Silences, "s-1") {
 			t.Fatalf("err %v, want the silence missing", err)
 		}
@@ -297,7 +297,7 @@ func TestMaintenance(t *testing.T) {
 		asked := needs.Set{Timers: []string{key}}
 		asked.Add(needs.MaintenanceEnd(key, windows, ended, now))
 		read, err := w.decide(t, asked, func(f *Facts) (err error) {
-			o, e, err = MaintenanceEnd(EndTimerIn{Timer: tm, Windows: windows, NewID: ids()}, f, now)
+			o, e, err = Timer(TimerIn{Timer: tm, Windows: windows, NewID: ids()}, f, now)
 			return err
 		})
 		if err != nil {

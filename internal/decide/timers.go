@@ -47,10 +47,10 @@ func ReadsWindows(t store.Timer) bool { return t.Kind == string(run.TimerMainten
 
 // Timer decides a due timer, whatever its kind — cron, SLA warning and
 // breach, period, downstreams, upstream, release, a backfill's step, a
-// timed pause's end, a silence's end (SilenceEnd) and a maintenance
-// window's (MaintenanceEnd) — and returns its outcome and, for the end of
-// a silence or a window, the conditions it judges (SilenceEnding: each is
-// then decided on its own facts, AfterSilence). A timer of a kind no
+// timed pause's end, a silence's end and a maintenance window's — and
+// returns its outcome and, for the end of a silence or a window, the
+// conditions it judges (SilenceEnding: each is then decided on its own
+// facts, AfterSilence). A timer of a kind no
 // decision knows (a store edited by hand, a newer version's) is removed,
 // logged: kept, it would fire for ever. The outcome moves or removes the
 // timer, so a timer is processed once however many processes race for
@@ -76,9 +76,9 @@ func Timer(in TimerIn, f *Facts, now time.Time) (o *Outcome, end SilenceEnding, 
 	case string(run.TimerResume):
 		o, err = d.resumeTimer()
 	case string(run.TimerSilenceEnd):
-		o, end, err = SilenceEnd(EndTimerIn{Timer: t, Rules: in.Rules, NewID: in.NewID}, f, now)
+		o, end, err = d.silenceEnd()
 	case string(run.TimerMaintenanceEnd):
-		o, end, err = MaintenanceEnd(EndTimerIn{Timer: t, Windows: in.Windows, Rules: in.Rules, NewID: in.NewID}, f, now)
+		o, end, err = d.maintenanceEnd()
 	default:
 		o = d.outcome(nil)
 		o.log(slog.LevelError, "unknown timer kind; removing it", "key", t.Key, "kind", t.Kind)

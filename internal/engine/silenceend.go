@@ -14,9 +14,8 @@ import (
 // durable timer is armed at it — a silence's when it is created (moved
 // to the expiry when it is expired early), a window's at its next
 // occurrence's end (ArmMaintenance: decide.MaintenanceArm, then re-armed
-// by each firing) — and its firing is decided by decide.Timer
-// (decide.SilenceEnd, decide.MaintenanceEnd): the timer moved or removed,
-// and the conditions
+// by each firing) — and its firing is decided by decide.Timer: the
+// timer moved or removed, and the conditions
 // the silence covered, found in the stored events it judges (pages of
 // the event log read in rounds of the timer's facts). The engine then
 // decides each condition on its period's facts (decide.AfterSilence):
