@@ -303,7 +303,11 @@ func byPipeline(refs []store.SensorRef) [][]store.SensorRef {
 
 // query runs a statement in the transaction, prepared when the pool has
 // it; one it has not is run as text and prepared after the transaction.
-func (r *factsTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+// Without a transaction (raw) it runs on the connection's driver.
+func (r *factsTx) query(ctx context.Context, query string, args []any) (factsRows, error) {
+	if r.raw != nil {
+		return r.raw.rows(query, args)
+	}
 	if st := r.s.read.inTx(ctx, r.tx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -311,25 +315,20 @@ func (r *factsTx) query(ctx context.Context, query string, args ...any) (*sql.Ro
 	return r.tx.QueryContext(ctx, query, args...)
 }
 
+// factsRows are a factsTx query's rows: database/sql's, or the driver's
+// (rawRows).
+type factsRows interface {
+	sqlstore.Rows
+	Close() error
+}
+
 // readRows runs query in r and hands each row, scanned, to each.
 func readRows[T any](ctx context.Context, r *factsTx, scan func(sqlstore.Scanner) (T, error), what, query string, args []any, each func(T)) error {
-	var (
-		vs  []T
-		err error
-	)
-	if r.raw != nil {
-		rows, qerr := r.raw.rows(query, args)
-		if qerr == nil {
-			defer rows.Close()
-		}
-		vs, err = sqlstore.List(&dialect, rows, qerr, scan, what)
-	} else {
-		rows, qerr := r.query(ctx, query, args...)
-		if qerr == nil {
-			defer rows.Close()
-		}
-		vs, err = sqlstore.List(&dialect, rows, qerr, scan, what)
+	rows, err := r.query(ctx, query, args)
+	if err == nil {
+		defer rows.Close()
 	}
+	vs, err := sqlstore.List(&dialect, rows, err, scan, what)
 	if err != nil {
 		return err
 	}
