@@ -63,11 +63,10 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 
 	var items []item
 	var batchErr error
-	var wg sync.WaitGroup
-	if len(b.keys) > 0 {
-		wg.Go(func() { items, batchErr = s.batchGet(ctx, s.t.Control, b.keys) })
-	}
 	g := &rangeReads{ctx: ctx, slots: make(chan struct{}, factsQueries)}
+	if len(b.keys) > 0 {
+		g.wg.Go(func() { items, batchErr = s.batchGet(ctx, s.t.Control, b.keys) })
+	}
 	lists := []func() error{
 		readLists(g, q.MarkersOf, s.MarkerListOf, f.Markers),
 		readLists(g, q.Ledgers, s.LedgerList, f.Ledgers),
@@ -78,20 +77,18 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	}
 	var allErr error
 	if q.AllPipelines {
-		g.wg.Go(func() { f.AllPipelines, allErr = s.PipelineList(ctx) })
+		g.run(func() { f.AllPipelines, allErr = s.PipelineList(ctx) })
 	}
-	f.EventPages = make([]store.EventPage, len(q.EventLists))
 	eventErrs := make([]error, len(q.EventLists))
+	if len(q.EventLists) > 0 {
+		f.EventPages = make([]store.EventPage, len(q.EventLists))
+	}
 	for i, p := range q.EventLists {
-		g.wg.Go(func() { f.EventPages[i], eventErrs[i] = s.EventList(ctx, p) })
+		g.run(func() { f.EventPages[i], eventErrs[i] = s.EventList(ctx, p) })
 	}
 	g.wg.Wait()
-	wg.Wait()
 	if len(f.AllPipelines) == 0 {
 		f.AllPipelines = nil
-	}
-	if len(f.EventPages) == 0 {
-		f.EventPages = nil
 	}
 	errs := append([]error{batchErr, allErr}, eventErrs...)
 	for _, put := range lists {
@@ -106,12 +103,21 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	return f, nil
 }
 
-// rangeReads runs Facts' range reads (readLists) concurrently, at most
-// cap(slots) at once.
+// rangeReads runs Facts' range reads (run, readLists) concurrently, at
+// most cap(slots) at once, beside its point reads' BatchGetItem.
 type rangeReads struct {
 	ctx   context.Context
 	slots chan struct{}
 	wg    sync.WaitGroup
+}
+
+// run starts read on g once a slot is free.
+func (g *rangeReads) run(read func()) {
+	g.wg.Go(func() {
+		g.slots <- struct{}{}
+		defer func() { <-g.slots }()
+		read()
+	})
 }
 
 // readLists starts read(ctx, k) for each of keys on g. What it returns is
@@ -122,11 +128,7 @@ func readLists[K comparable, V any](g *rangeReads, keys []K, read func(context.C
 	lists := make([][]V, len(keys))
 	errs := make([]error, len(keys))
 	for i, k := range keys {
-		g.wg.Go(func() {
-			g.slots <- struct{}{}
-			defer func() { <-g.slots }()
-			lists[i], errs[i] = read(g.ctx, k)
-		})
+		g.run(func() { lists[i], errs[i] = read(g.ctx, k) })
 	}
 	return func() error {
 		for i, k := range keys {
