@@ -19,9 +19,9 @@ import (
 //
 // It answers exactly what the port's single reads answer (PipelineGet,
 // SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList,
-// SilenceGet, and
-// the range reads RunList, SensorListPrefix, SensorListChanged,
-// BackfillList, PipelineList); storetest checks that on every backend.
+// SilenceGet, and the range reads RunList, SensorListPrefix,
+// SensorListChanged, BackfillList, PipelineList, EventList); storetest
+// checks that on every backend.
 type FactsReader interface {
 	Facts(ctx context.Context, q FactsQuery) (Facts, error)
 }

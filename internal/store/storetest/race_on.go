@@ -2,5 +2,6 @@
 
 package storetest
 
-// raceDetector: this test binary was built with -race (see RunWithOptions).
+// raceDetector says whether this test binary was built with -race (see
+// RunWithOptions).
 const raceDetector = true
