@@ -11,7 +11,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/interlock
 
-## test: vet, then every test of every package once (the scenario corpus of internal/simulate
+## test: vet, then every test of every package (the scenario corpus of internal/simulate
 ## included): make test-ci, then make race (the concurrent packages under the race detector) —
 ## what CI runs (.ci/run: make lint, make test). TESTFLAGS adds go test flags to both.
 ## The DynamoDB tests start their own DynamoDB Local (the emulators target installs it); the
@@ -107,8 +107,10 @@ race:
 ## test-ci: make test's first half: every package but those whose race run holds every test
 ## they have (RACE_WHOLE_PKGS: all race packages but those running a storetest suite whose
 ## sequential cases race skips — a suite run without storetest.Options.OwnGoroutines: true in
-## the package's tests), so make test runs each test once. TESTFLAGS adds go test flags (.ci/run:
-## -p, more test binaries at once than cores, since the end-to-end packages mostly wait).
+## the package's tests), so make test runs each test once but for those packages' own tests and
+## their suites' concurrent cases (SQLite, PostgreSQL), which both halves run. TESTFLAGS adds go
+## test flags (.ci/run: -p, more test binaries at once than cores, since the end-to-end packages
+## mostly wait).
 RACE_PARTIAL_PKGS = $(shell $(GO) list -f '{{.Dir}} {{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep 'internal/store/storetest' | \
 	while read -r dir pkg imports; do grep -qs 'OwnGoroutines: *true' "$$dir"/*_test.go || echo "$$pkg"; done)
 RACE_WHOLE_PKGS = $(filter-out $(RACE_PARTIAL_PKGS),$(RACE_PKGS))
