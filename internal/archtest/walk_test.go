@@ -50,7 +50,10 @@ type walk struct {
 	ports    map[string]bool // port methods reached with no body walked
 	down     map[string]bool // engine → core/decide calls, "caller → callee"
 	climbs   []string        // "caller (layer) → callee (layer)"
-	made     map[*ssa.Function]bool
+	// intoEngine are the climbs whose callee is the engine's: a decision
+	// made between two of the engine's steps.
+	intoEngine []string
+	made       map[*ssa.Function]bool
 }
 
 func TestSensorWriteWalk(t *testing.T) {
@@ -85,10 +88,8 @@ func TestSensorWriteWalk(t *testing.T) {
 				t.Errorf("from %s: the walk never reaches %s; ports reached: %v", root.fn, port, sortedKeys(w.ports))
 			}
 		}
-		for _, c := range w.climbs {
-			if strings.Contains(c, "(engine)") && !strings.HasPrefix(c, "internal/engine") {
-				t.Errorf("from %s: a climb back into the engine: %s", root.fn, c)
-			}
+		for _, c := range w.intoEngine {
+			t.Errorf("from %s: a climb back into the engine: %s", root.fn, c)
 		}
 	}
 }
@@ -117,10 +118,8 @@ func TestNoInputClimbsIntoTheEngine(t *testing.T) {
 			continue
 		}
 		w := walkFrom(cg, fn)
-		for _, c := range w.climbs {
-			if strings.Contains(c, "(engine)") && !strings.HasPrefix(c, "internal/engine") {
-				t.Errorf("from %s: a climb back into the engine: %s", name, c)
-			}
+		for _, c := range w.intoEngine {
+			t.Errorf("from %s: a climb back into the engine: %s", name, c)
 		}
 	}
 }
@@ -313,7 +312,11 @@ func (w *walk) edge(caller, callee *ssa.Function) {
 		w.down[caller.RelString(nil)+" → "+callee.RelString(nil)] = true
 	}
 	if slices.Contains(lt.may, lf.name) {
-		w.climbs = append(w.climbs, fmt.Sprintf("%s (%s) → %s (%s)", shortName(caller), lf.name, shortName(callee), lt.name))
+		c := fmt.Sprintf("%s (%s) → %s (%s)", shortName(caller), lf.name, shortName(callee), lt.name)
+		w.climbs = append(w.climbs, c)
+		if lt.name == "engine" {
+			w.intoEngine = append(w.intoEngine, c)
+		}
 	}
 }
 
