@@ -148,27 +148,20 @@ type Result struct {
 // Poll delivers the next batch of the first shard that has one, and says
 // what happened; a zero Result (no Records) means no shard had a record.
 func (m *Mapping) Poll(ctx context.Context) (Result, error) {
-	shards, err := m.shards(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	return m.poll(ctx, shards)
-}
-
-func (m *Mapping) poll(ctx context.Context, shards []types.Shard) (Result, error) {
 	for range 2 { // again on the list described anew when a shard closed
-		res, err := m.pollOnce(ctx, shards)
+		shards, err := m.shards(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		res, err := m.poll(ctx, shards)
 		if err != nil || len(res.Records) > 0 || !m.stale {
 			return res, err
-		}
-		if shards, err = m.shards(ctx); err != nil {
-			return Result{}, err
 		}
 	}
 	return Result{}, nil
 }
 
-func (m *Mapping) pollOnce(ctx context.Context, shards []types.Shard) (Result, error) {
+func (m *Mapping) poll(ctx context.Context, shards []types.Shard) (Result, error) {
 	ids := map[string]bool{}
 	for _, s := range shards {
 		ids[aws.ToString(s.ShardId)] = true
@@ -208,11 +201,7 @@ func (m *Mapping) pollOnce(ctx context.Context, shards []types.Shard) (Result, e
 func (m *Mapping) Drain(ctx context.Context, rounds int) ([]Result, error) {
 	var all []Result
 	for range rounds {
-		shards, err := m.shards(ctx)
-		if err != nil {
-			return all, err
-		}
-		r, err := m.poll(ctx, shards)
+		r, err := m.Poll(ctx)
 		if err != nil {
 			return all, err
 		}
