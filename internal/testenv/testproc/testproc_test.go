@@ -38,16 +38,3 @@ func TestOutputKeepsTheStartAndIsSafe(t *testing.T) {
 		t.Errorf("kept %d bytes of 400 KiB, want the first %d (and at most one write more)", n, maxOutput)
 	}
 }
-
-// TestAReservedPortIsNotGivenAgain: a port FreePort gave is held (another
-// open of its lock, as another test process's, is refused), so two
-// packages' servers started at once never share one.
-func TestAReservedPortIsNotGivenAgain(t *testing.T) {
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reserve(port) {
-		t.Fatalf("port %d reserved twice", port)
-	}
-}
