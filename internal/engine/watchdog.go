@@ -68,7 +68,7 @@ type watchdogCache struct {
 // The caller holds e.wd.mu.
 func (e *Engine) watchdogSnapshot(ctx context.Context, now time.Time, stuck time.Duration) *watchdog.Snapshot {
 	k := &e.wd.kept
-	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules, BreachTimers: map[run.Key]bool{}}
+	s := &watchdog.Snapshot{Now: now, StuckRunThreshold: stuck, Rules: e.rules}
 	unavailable := func(what string, err error) {
 		s.Unavailable = append(s.Unavailable, what+": "+err.Error())
 	}
