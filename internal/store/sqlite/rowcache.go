@@ -271,10 +271,9 @@ func (c *rowCache[K, V]) drop(keys []K) uint64 {
 // finish ends a commit that called drop (which returned gen): when it
 // committed (xs: what it left of its rows, given to the cache) and no
 // other commit of the table ran since or runs still, what it wrote is
-// kept; otherwise its
-// keys (every row when keys is nil) are forgotten again (a read during
-// the commit may have kept what was there before). Either way a read that
-// started before is not kept.
+// kept; otherwise its keys (every row when keys is nil) are forgotten
+// again (a read during the commit may have kept what was there before).
+// Either way a read that started before is not kept.
 func (c *rowCache[K, V]) finish(gen uint64, keys []K, xs map[K]cached[V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
