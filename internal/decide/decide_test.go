@@ -470,10 +470,10 @@ func TestTimer(t *testing.T) {
 	})
 	t.Run("a family from the key, else the kind", func(t *testing.T) {
 		cron := store.Timer{Key: run.PipelineTimer(run.TimerCron, "p1").String(), Kind: "older"}
-		if got := TimerFamilyOf(cron); got != run.TimerCron {
+		if got := timerFamilyOf(cron); got != run.TimerCron {
 			t.Fatalf("family %q, want the key's %q", got, run.TimerCron)
 		}
-		if got := TimerFamilyOf(store.Timer{Key: "not a key", Kind: string(run.TimerResume)}); got != run.TimerResume {
+		if got := timerFamilyOf(store.Timer{Key: "not a key", Kind: string(run.TimerResume)}); got != run.TimerResume {
 			t.Fatalf("family %q, want the kind's", got)
 		}
 	})

@@ -232,7 +232,7 @@ func TestBackfillTimer(t *testing.T) {
 			}
 			in := TimerIn{Timer: tm, NewID: ids()}
 			var o *Outcome
-			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, tm, run.TimerBackfill, now, in.Rules) }), func(f *Facts) (err error) {
+			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, in, now) }), func(f *Facts) (err error) {
 				o, _, err = Timer(in, f, now)
 				return err
 			})
@@ -377,7 +377,7 @@ func TestResume(t *testing.T) {
 			w.timers = append(w.timers, tm)
 			in := TimerIn{Timer: tm, Rules: rulesOpt, NewID: ids()}
 			var o *Outcome
-			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, tm, run.TimerResume, now, rulesOpt) }), func(f *Facts) (err error) {
+			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, TimerIn{Timer: tm, Rules: rulesOpt}, now) }), func(f *Facts) (err error) {
 				o, _, err = Timer(in, f, now)
 				return err
 			})
@@ -466,7 +466,7 @@ func TestOperatorMissing(t *testing.T) {
 			_, _, err := BackfillCancel(BackfillCancelIn{PipelineID: "c1", NewID: ids()}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("c1"), "the backfills": noBackfills}},
-		{"backfill timer", func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, btm, run.TimerBackfill, now, rulesOpt) }, func(f *Facts) error {
+		{"backfill timer", func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, TimerIn{Timer: btm, Rules: rulesOpt}, now) }, func(f *Facts) error {
 			_, _, err := Timer(TimerIn{Timer: btm, NewID: ids()}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("c1"), "the backfills": noBackfills, "the period's run": func(n *needs.Set) { n.Runs = nil }}},

@@ -294,10 +294,10 @@ func TestMaintenance(t *testing.T) {
 		tm := MaintenanceEndTimer("nightly", ended)
 		// The needs name the occurrence's first page: the decision reads
 		// no round more.
-		asked := needs.Set{Timers: []string{key}}
-		asked.Add(needs.MaintenanceEnd(key, windows, ended, now))
+		in := TimerIn{Timer: tm, Windows: windows, NewID: ids()}
+		asked := TimerNeeds(&Facts{}, needs.ConfigMap{}.Of, in, now)
 		read, err := w.decide(t, asked, func(f *Facts) (err error) {
-			o, e, err = Timer(TimerIn{Timer: tm, Windows: windows, NewID: ids()}, f, now)
+			o, e, err = Timer(in, f, now)
 			return err
 		})
 		if err != nil {

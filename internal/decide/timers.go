@@ -32,9 +32,9 @@ type TimerIn struct {
 	NewID   func(time.Time) string
 }
 
-// TimerFamilyOf is the family t's key names, or its kind's when the key
+// timerFamilyOf is the family t's key names, or its kind's when the key
 // does not parse (a key written by an older version).
-func TimerFamilyOf(t store.Timer) run.TimerFamily {
+func timerFamilyOf(t store.Timer) run.TimerFamily {
 	if k, err := run.ParseTimerKey(t.Key); err == nil {
 		return k.Family
 	}
@@ -432,20 +432,26 @@ func DueTimer(f *Facts, t store.Timer, now time.Time) (*store.Timer, error) {
 	return &t, nil
 }
 
-// TimerNeeds names what deciding the due timer t (of family fam) reads,
-// from the facts read so far: needs.Timer, and for a backfill's step or
-// a timed pause's end what their decisions name as they go
-// (BackfillStepNeeds, ResumeNeeds), for a silence's end the silence and
-// the first page of the events it judges (needs.SilenceEnd).
-func TimerNeeds(f *Facts, cfg needs.Configs, t store.Timer, fam run.TimerFamily, now time.Time, rules rule.Options) needs.Set {
+// TimerNeeds names what deciding the due timer in.Timer reads (Timer,
+// on the same input), from the facts read so far: needs.Timer, and for
+// a backfill's step or a timed pause's end what their decisions name as
+// they go (BackfillStepNeeds, ResumeNeeds), for a silence's end the
+// silence and the first page of the events it judges (needs.SilenceEnd),
+// for a window's end that page of the occurrence that ended among
+// in.Windows (needs.MaintenanceEnd).
+func TimerNeeds(f *Facts, cfg needs.Configs, in TimerIn, now time.Time) needs.Set {
+	t := in.Timer
+	fam := timerFamilyOf(t)
 	n := needs.Timer(cfg(t.Run.PipelineID), cfg, f.ReadMarkers, t.Key, fam, t.Run, t.DueAt, now)
 	switch fam {
 	case run.TimerBackfill:
 		n.Add(BackfillStepNeeds(f, cfg, t.Run.PipelineID, now))
 	case run.TimerResume:
-		n.Add(ResumeNeeds(f, cfg, t.Run.PipelineID, now, rules))
+		n.Add(ResumeNeeds(f, cfg, t.Run.PipelineID, now, in.Rules))
 	case run.TimerSilenceEnd:
 		n.Add(needs.SilenceEnd(t.Key, f.ReadSilence, now))
+	case run.TimerMaintenanceEnd:
+		n.Add(needs.MaintenanceEnd(t.Key, in.Windows, t.DueAt, now))
 	}
 	return n
 }

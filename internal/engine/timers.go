@@ -151,7 +151,6 @@ func (e *Engine) survive(what, key string, err *error) {
 // commit, so a timer is processed once even when several processes race
 // for it: the loser's commit fails its due-time condition and it re-reads.
 func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
-	fam := decide.TimerFamilyOf(t)
 	// A window's end judges the windows configured now (an input, not a
 	// fact): read once, its needs name the occurrence's events.
 	var windows []silence.Window
@@ -164,9 +163,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			n := decide.TimerNeeds(f.Facts, cfg, t, fam, now, e.rules)
-			n.Add(needs.MaintenanceEnd(t.Key, windows, t.DueAt, now))
-			return n
+			return decide.TimerNeeds(f.Facts, cfg, decide.TimerIn{Timer: t, Windows: windows, Rules: e.rules}, now)
 		})
 		if err != nil {
 			return err
