@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -28,20 +29,16 @@ func postRunSensors(s *Snapshot) ([]Finding, error) {
 	// The runs to report, found before they are sorted: most succeeded
 	// runs had their post-run sensor, and sorting every key of the
 	// snapshot each pass cost more than the check.
-	var keys []run.Key
+	candidates := maps.Keys(s.Runs)
 	if s.kept != nil {
 		// Kept holds the runs whose own record and markers leave them
 		// open (postRunOpen): the rest cannot be reported.
-		for k := range s.kept.postRunOpen {
-			if r := s.Runs[k]; postRunMissing(s, idx[k.PipelineID], k, r) {
-				keys = append(keys, k)
-			}
-		}
-	} else {
-		for k, r := range s.Runs {
-			if postRunMissing(s, idx[k.PipelineID], k, r) {
-				keys = append(keys, k)
-			}
+		candidates = maps.Keys(s.kept.postRunOpen)
+	}
+	var keys []run.Key
+	for k := range candidates {
+		if postRunMissing(s, idx[k.PipelineID], k, s.Runs[k]) {
+			keys = append(keys, k)
 		}
 	}
 	slices.SortFunc(keys, compareKeys)
