@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -82,12 +81,9 @@ func Resume(in ResumeIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
 // removed, or the pipeline not paused any more, the timer goes (an
 // outcome not tied to the pipeline).
 func (d timerDecision) resumeTimer() (*Outcome, error) {
-	lp, err := d.f.KnownPipeline(d.in.Timer.Run.PipelineID)
-	if errors.Is(err, ErrUnknownPipeline) {
-		return d.outcome(nil), nil
-	}
-	if err != nil {
-		return nil, err
+	lp, err := d.f.Pipeline(d.in.Timer.Run.PipelineID)
+	if err != nil || lp == nil {
+		return d.outcome(nil), err
 	}
 	o := d.outcome(lp)
 	due := d.in.Timer.DueAt
