@@ -14,11 +14,11 @@
 // needs a backend's internals (its SQL, its error codes) belongs in that
 // backend's own tests. Like the store, it never reads the clock.
 //
-// Under the race detector (go test -race: make race, CI's second step) it
+// Under the race detector (go test -race: make race, make test's second half) it
 // runs only its concurrent groups (concurrentGroups), whose cases race
 // callers against each other: a sequential case calls the store from one
 // goroutine, so the detector finds nothing in it that the plain run (make
-// test, CI's first step) did not already check, and running them made the
+// test-ci, make test's first half) did not already check, and running them made the
 // race run of the SQLite package, with its three suites, several times as
 // long. A backend that runs parts of one call on goroutines of its own
 // (DynamoDB's parallel reads) sets Options.OwnGoroutines and keeps every
