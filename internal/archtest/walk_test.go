@@ -96,14 +96,15 @@ func TestSensorWriteWalk(t *testing.T) {
 
 // inputRoots are the engine's other inputs: each is walked the same way
 // and fails on a climb back into the engine (a timer, a job call, the
-// operator's inputs, a config and calendar load, an item's report, an
-// engine's start).
+// operator's inputs, a config and calendar load and refusal, an item's
+// report, an engine's start, a watchdog pass).
 var inputRoots = []string{
 	"(*Engine).ProcessTimer", "(*Engine).MakeCall", "(*Engine).RequestRerun", "(*Engine).Pause",
 	"(*Engine).Resume", "(*Engine).RequestBackfill", "(*Engine).CancelBackfill", "(*Engine).ApplyConfig",
 	"(*Engine).ReportJob", "(*Engine).Reject", "(*Engine).HandOff", "(*Engine).Explain",
 	"(*Engine).CreateSilence", "(*Engine).ExpireSilence", "(*Engine).ArmMaintenance",
 	"(*Engine).DeleteSensor", "(*Engine).Forget", "(*Engine).SetCalendars", "(*Engine).Open",
+	"(*Engine).RefuseConfig", "(*Engine).WatchdogPass",
 }
 
 func TestNoInputClimbsIntoTheEngine(t *testing.T) {
@@ -190,7 +191,9 @@ func findFunc(prog *ssa.Program, pkg, name string) *ssa.Function {
 // method value, a decision entry passed to a helper) follows only the
 // functions a function walked before made into values: the analysis
 // alone would let every closure of a type reach every call of that type
-// (each input's needs from another's loadFacts). A synthetic wrapper (a
+// (each input's needs from another's loadFacts). A function handed to
+// one outside the module (sync.WaitGroup.Go: the watchdog's findings
+// committed at once) is walked as called there. A synthetic wrapper (a
 // method value's) is walked through, not counted.
 //
 // The values the engine's constructor makes (engine.New: what it keeps
@@ -248,6 +251,16 @@ func walkOnce(cg *callgraph.Graph, root *ssa.Function, made map[*ssa.Function]bo
 					callees = append(callees, e.Callee.Func)
 				}
 			}
+			if sc := common.StaticCallee(); sc != nil && !isWrapper(sc) && !inModule(pkgPath(sc)) {
+				// A function handed to one outside the module
+				// (sync.WaitGroup.Go, sync.Once.Do) is called there: its
+				// call is this one's.
+				for _, arg := range common.Args {
+					if f := funcValue(arg); f != nil && inModule(pkgPath(f)) {
+						callees = append(callees, f)
+					}
+				}
+			}
 			if common.IsInvoke() && len(callees) == 0 {
 				if typ := strings.TrimLeft(common.Value.Type().String(), "*"); inModule(typePkg(typ)) {
 					w.ports[fmt.Sprintf("(%s).%s", strings.TrimPrefix(typ, module+"/"), common.Method.Name())] = true
@@ -262,6 +275,19 @@ func walkOnce(cg *callgraph.Graph, root *ssa.Function, made map[*ssa.Function]bo
 	}
 	visit(root, root)
 	return w
+}
+
+// funcValue is the function v makes a value of (a function, a closure),
+// or nil.
+func funcValue(v ssa.Value) *ssa.Function {
+	switch v := v.(type) {
+	case *ssa.Function:
+		return v
+	case *ssa.MakeClosure:
+		f, _ := v.Fn.(*ssa.Function)
+		return f
+	}
+	return nil
 }
 
 // isWrapper: fn is a synthetic wrapper of no package (a method value's).
