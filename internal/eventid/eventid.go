@@ -26,21 +26,21 @@ func init() {
 	seq.Store(binary.BigEndian.Uint64(b[:]) >> 2)
 }
 
-// New returns a unique event id. Two events of one instant sort by their
+// fresh returns a unique event id. Two events of one instant sort by their
 // ids in the order they were made: an event made by a decision that read
 // another one's commit (a downstream triggered by its upstream's success,
 // on a virtual clock where both carry the same instant) sorts after it,
 // which is how readers of the log keep causal order at one instant
 // (store.MergeEventShards). Across processes the instants differ; the
 // random start keeps ids unique.
-func New(now time.Time) string { return format(now, seq.Add(1)) }
+func fresh(now time.Time) string { return format(now, seq.Add(1)) }
 
 func format(now time.Time, n uint64) string {
 	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + fmt.Sprintf("%016x", n)
 }
 
 // Block numbers one decision's events: from a run of the sequence
-// reserved ahead (Reserve) while it lasts, then fresh ids (New). The zero
+// reserved ahead (Reserve) while it lasts, then fresh ids (fresh). The zero
 // Block reserves nothing: every id is fresh.
 //
 // A block serves a decision made beside others at the same time (a
@@ -63,7 +63,7 @@ func Reserve() Block {
 // used up (or none was reserved).
 func (b *Block) Next(now time.Time) string {
 	if b.from >= b.to {
-		return New(now)
+		return fresh(now)
 	}
 	b.from++
 	return format(now, b.from-1)
