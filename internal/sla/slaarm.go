@@ -60,49 +60,60 @@ func (m *Marks) Set(kind string, at time.Time) {
 		m.DryRunObserved = true
 	case run.MarkerSLAVerdict:
 		m.Verdict = true
-	case run.MarkerSLAWarning:
-		m.Warning = true
-	case run.MarkerSLABreach:
-		m.Breach = true
-	case run.MarkerRelWarning:
-		m.RelWarning = true
-	case run.MarkerRelBreach:
-		m.RelBreach = true
 	case run.MarkerFirstArrival:
 		m.FirstArrival = at
 	case run.MarkerBackfill:
 		m.BackfilledAt = at
+	default:
+		for _, a := range slaAlerts {
+			if a.marker == kind {
+				*m.sent(a.alert) = true
+			}
+		}
 	}
 }
 
 // Sent reports whether the SLA alert t was sent for the period.
-func (m Marks) Sent(t event.Type) bool {
+func (m Marks) Sent(t event.Type) bool { return *m.sent(t) }
+
+// sent is the field of m that records the SLA alert t sent: the breach's
+// for any other type, as Marker.
+func (m *Marks) sent(t event.Type) *bool {
 	switch t {
 	case event.SLAWarning:
-		return m.Warning
+		return &m.Warning
 	case event.RelativeSLAWarning:
-		return m.RelWarning
+		return &m.RelWarning
 	case event.RelativeSLABreach:
-		return m.RelBreach
+		return &m.RelBreach
 	}
-	return m.Breach
+	return &m.Breach
 }
 
 // settled reports whether the period needs no SLA timers whatever its
 // times: a dry-run pipeline observed it, or it had its verdict.
 func (m Marks) settled() bool { return m.DryRunObserved || m.Verdict }
 
-// Marker is the dedup marker kind of an SLA alert type: the alert is
-// sent once per period, and the breach marker also records a breach
-// verdict at completion.
+// slaAlerts are the SLA alerts, each with the marker kind that dedups
+// it: the alert is sent once per period, and the breach marker also
+// records a breach verdict at completion.
+var slaAlerts = []struct {
+	alert  event.Type
+	marker string
+}{
+	{event.SLAWarning, run.MarkerSLAWarning},
+	{event.SLABreach, run.MarkerSLABreach},
+	{event.RelativeSLAWarning, run.MarkerRelWarning},
+	{event.RelativeSLABreach, run.MarkerRelBreach},
+}
+
+// Marker is the dedup marker kind of an SLA alert type (slaAlerts); the
+// breach's for any other type.
 func Marker(t event.Type) string {
-	switch t {
-	case event.SLAWarning:
-		return run.MarkerSLAWarning
-	case event.RelativeSLAWarning:
-		return run.MarkerRelWarning
-	case event.RelativeSLABreach:
-		return run.MarkerRelBreach
+	for _, a := range slaAlerts {
+		if a.alert == t {
+			return a.marker
+		}
 	}
 	return run.MarkerSLABreach
 }
@@ -296,11 +307,11 @@ func VerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m Marks, firstL
 	if _, before := BeforeLoad(times, firstLoaded); before || m.Verdict || m.exempt(times.Breach) {
 		return run.Note{}, nil, false, nil
 	}
-	breachMarker, breachReported := run.MarkerSLABreach, m.Breach
+	breach := event.SLABreach
 	if times.Relative {
-		breachMarker, breachReported = run.MarkerRelBreach, m.RelBreach
+		breach = event.RelativeSLABreach
 	}
-	verdict, ok := Verdict(times, breachReported, now)
+	verdict, ok := Verdict(times, m.Sent(breach), now)
 	if !ok {
 		return run.Note{}, nil, false, nil
 	}
@@ -315,7 +326,7 @@ func VerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m Marks, firstL
 	}
 	marks = []Mark{{Kind: run.MarkerSLAVerdict, Detail: run.Detail("verdict", string(verdict))}}
 	if verdict == event.SLABreach {
-		marks = append(marks, Mark{Kind: breachMarker})
+		marks = append(marks, Mark{Kind: Marker(breach)})
 	}
 	return note, marks, true, nil
 }

@@ -247,6 +247,22 @@ func TestSLAMarks(t *testing.T) {
 			}
 		}
 	}
+	// The markers as stored: each alert's own kind, read back into its own field.
+	for _, c := range []struct {
+		typ    event.Type
+		marker string
+		want   Marks
+	}{
+		{event.SLAWarning, run.MarkerSLAWarning, Marks{Warning: true}},
+		{event.SLABreach, run.MarkerSLABreach, Marks{Breach: true}},
+		{event.RelativeSLAWarning, run.MarkerRelWarning, Marks{RelWarning: true}},
+		{event.RelativeSLABreach, run.MarkerRelBreach, Marks{RelBreach: true}},
+	} {
+		var m Marks
+		if m.Set(c.marker, runtest.HM(7, 0)); m != c.want || Marker(c.typ) != c.marker {
+			t.Errorf("%s: Set(%q) = %+v, want %+v; Marker = %q", c.typ, c.marker, m, c.want, Marker(c.typ))
+		}
+	}
 	for typ, want := range map[event.Type]event.Type{event.SLAWarning: event.SLABreach, event.SLABreach: event.SLABreach,
 		event.RelativeSLAWarning: event.RelativeSLABreach, event.RelativeSLABreach: event.RelativeSLABreach} {
 		if got := BreachOf(typ); got != want {
