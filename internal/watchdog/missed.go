@@ -22,13 +22,14 @@ import (
 // unless the period is excluded, the tick fell in a pause window, or the
 // period has a run.
 func missedSchedules(s *Snapshot) ([]Finding, error) {
+	c := cronMissed
 	ix := newRunIndex(s)
-	missed := s.markersOf(run.MarkerScheduleMissed)
+	missed := s.markersOf(c.marker)
 	var out []Finding
 	for _, wp := range s.watchedList() {
 		p := wp.P
-		c := p.Schedule.Cron
-		if c.IsZero() || wp.Paused {
+		cr := p.Schedule.Cron
+		if cr.IsZero() || wp.Paused {
 			continue
 		}
 		loc := p.Schedule.Location
@@ -36,8 +37,8 @@ func missedSchedules(s *Snapshot) ([]Finding, error) {
 		if wp.FirstLoadedAt.After(from) {
 			from = wp.FirstLoadedAt
 		}
-		for tick := c.Next(from, loc); !tick.IsZero() && !tick.After(s.Now); {
-			per := c.PeriodOf(tick, loc)
+		for tick := cr.Next(from, loc); !tick.IsZero() && !tick.After(s.Now); {
+			per := cr.PeriodOf(tick, loc)
 			// Later ticks of the same period find its run: go to the
 			// first tick of the next period.
 			skipTo := per.End(loc).Add(-time.Nanosecond)
@@ -45,7 +46,7 @@ func missedSchedules(s *Snapshot) ([]Finding, error) {
 				skipTo = tick
 			}
 			first := tick
-			tick = c.Next(skipTo, loc)
+			tick = cr.Next(skipTo, loc)
 
 			expected := first
 			if t := p.Schedule.Time; t != nil {
@@ -55,25 +56,13 @@ func missedSchedules(s *Snapshot) ([]Finding, error) {
 			}
 			key := keyOf(p, per)
 			if s.Now.Before(expected.Add(Grace)) || run.Excluded(p, per) || wp.pausedAt(first) ||
-				ix.handled(key, per) || s.hasMarker(key, run.MarkerScheduleMissed) {
+				ix.handled(key, per) || s.hasMarker(key, c.marker) {
 				continue
 			}
-			out = append(out, Finding{
-				Check:   CheckMissedSchedules,
-				Key:     key,
-				Event:   event.ScheduleMissed,
-				Message: fmt.Sprintf("missed schedule for %s: no run for %s by %s", p.ID, per, local(expected, loc)),
-				Detail: detail(
-					"cron", c.String(),
-					"timezone", loc.String(),
-					"tick", first,
-					"expectedTime", expected,
-					"actionHint", fmt.Sprintf("cron %s expected to start %s — no run found; check that Interlock is running, then request a rerun of the period", c, per),
-				),
-				Marker: run.MarkerScheduleMissed,
-			})
+			hint := fmt.Sprintf("cron %s expected to start %s — no run found; check that Interlock is running, then request a rerun of the period", cr, per)
+			out = append(out, c.finding(key, per.String(), expected, loc, hint, "cron", cr.String(), "tick", first))
 		}
-		out = append(out, recoveries(s, ix, missed[p.ID], "cron", CheckMissedSchedules)...)
+		out = append(out, c.recoveries(s, ix, missed[p.ID])...)
 	}
 	sortFindings(out)
 	return out, nil
@@ -89,9 +78,10 @@ func missedSchedules(s *Snapshot) ([]Finding, error) {
 // A date is not missed when it is excluded, has a run (any run of that
 // date), or has trigger data waiting that trigger-reconciliation starts.
 func missedInclusionDates(s *Snapshot) ([]Finding, error) {
+	c := inclusionMissed
 	ix := newRunIndex(s)
 	sensors := s.sensorsByPipeline()
-	missed := s.markersOf(run.MarkerIrregularMissed)
+	missed := s.markersOf(c.marker)
 	var out []Finding
 	for _, wp := range s.watchedList() {
 		p := wp.P
@@ -115,37 +105,56 @@ func missedInclusionDates(s *Snapshot) ([]Finding, error) {
 			key := keyOf(p, per)
 			if expected.Before(oldest) || expected.Before(wp.FirstLoadedAt) || s.Now.Before(expected.Add(Grace)) ||
 				run.Excluded(p, per) || ix.handled(key, per) || pendingOn(pend, per) ||
-				s.hasMarker(key, run.MarkerIrregularMissed) {
+				s.hasMarker(key, c.marker) {
 				continue
 			}
 			hint := fmt.Sprintf("inclusion date %s expected to have a run — none found; check upstream data", d)
 			if t := p.Schedule.Trigger; t != nil {
 				hint = fmt.Sprintf("inclusion date %s expected to have a run — none found; check that the trigger sensor %s arrived", d, t.Rule.Key)
 			}
-			out = append(out, Finding{
-				Check:   CheckMissedInclusionDates,
-				Key:     key,
-				Event:   event.IrregularScheduleMissed,
-				Message: fmt.Sprintf("missed inclusion date for %s: no run for %s by %s", p.ID, d, local(expected, loc)),
-				Detail: detail(
-					"date", d.String(),
-					"timezone", loc.String(),
-					"expectedTime", expected,
-					"actionHint", hint,
-				),
-				Marker: run.MarkerIrregularMissed,
-			})
+			out = append(out, c.finding(key, d.String(), expected, loc, hint, "date", d.String()))
 		}
-		out = append(out, recoveries(s, ix, missed[p.ID], "inclusion", CheckMissedInclusionDates)...)
+		out = append(out, c.recoveries(s, ix, missed[p.ID])...)
 	}
 	sortFindings(out)
 	return out, nil
 }
 
+// missedCheck is one of the two missed-period checks: cron periods
+// (missedSchedules) and inclusion dates (missedInclusionDates) each judge
+// a pipeline's periods against an expected time, report a missed one
+// once (its marker) and then its late run (recoveries).
+type missedCheck struct {
+	check  string // CheckMissedSchedules, CheckMissedInclusionDates
+	what   string // what was missed, in the message
+	kind   string // the recovery's detail "kind"
+	event  event.Type
+	marker string
+}
+
+var (
+	cronMissed      = missedCheck{check: CheckMissedSchedules, what: "schedule", kind: "cron", event: event.ScheduleMissed, marker: run.MarkerScheduleMissed}
+	inclusionMissed = missedCheck{check: CheckMissedInclusionDates, what: "inclusion date", kind: "inclusion", event: event.IrregularScheduleMissed, marker: run.MarkerIrregularMissed}
+)
+
+// finding reports the period key (per, as the message names it) missed:
+// no run by expected, in the schedule's zone loc. kv are the check's own
+// detail fields.
+func (c missedCheck) finding(key run.Key, per string, expected time.Time, loc *time.Location, hint string, kv ...any) Finding {
+	return Finding{
+		Check:   c.check,
+		Key:     key,
+		Event:   c.event,
+		Message: fmt.Sprintf("missed %s for %s: no run for %s by %s", c.what, key.PipelineID, per, local(expected, loc)),
+		Detail:  detail(append(kv, "timezone", loc.String(), "expectedTime", expected, "actionHint", hint)...),
+		Marker:  c.marker,
+	}
+}
+
 // recoveries reports SCHEDULE_RECOVERED, once, for each missed-period
 // marker whose period now has a run. A run that only closed the period
 // at its trigger deadline is no recovery.
-func recoveries(s *Snapshot, ix runIndex, missed []record.Marker, kind, check string) []Finding {
+func (c missedCheck) recoveries(s *Snapshot, ix runIndex, missed []record.Marker) []Finding {
 	var out []Finding
 	for _, m := range missed {
 		if s.hasMarker(m.Key, run.MarkerRecovered) {
@@ -160,12 +169,12 @@ func recoveries(s *Snapshot, ix runIndex, missed []record.Marker, kind, check st
 			continue
 		}
 		out = append(out, Finding{
-			Check:   check,
+			Check:   c.check,
 			Key:     m.Key,
 			Event:   event.ScheduleRecovered,
 			Message: fmt.Sprintf("the run for %s showed up after it was reported missed (%s)", per, r.State),
 			Detail: detail(
-				"kind", kind,
+				"kind", c.kind,
 				"missedAt", m.At,
 				"runPeriod", r.Period,
 				"runState", string(r.State),

@@ -24,9 +24,11 @@ func TestMissedSchedules(t *testing.T) {
 		markers     map[string]string
 		want        []string
 		expected    string // expectedTime of the first finding
+		message     string // its message, where given
 	}{
 		{name: "missed after the grace minute", doc: daily, now: "2026-03-10T06:01:00Z", runs: []string{"2026-03-09"},
-			want: []string{"SCHEDULE_MISSED p/cron/2026-03-10"}, expected: "2026-03-10T06:00:00Z"},
+			want: []string{"SCHEDULE_MISSED p/cron/2026-03-10"}, expected: "2026-03-10T06:00:00Z",
+			message: "missed schedule for p: no run for 2026-03-10 by 2026-03-10 06:00 UTC"},
 		{name: "within the grace minute", doc: daily, now: "2026-03-10T06:00:59Z", runs: []string{"2026-03-09"}},
 		{name: "the period has a run", doc: daily, now: "2026-03-10T09:00:00Z", runs: []string{"2026-03-09", "2026-03-10"}},
 		{name: "deduplicated by its marker", doc: daily, now: "2026-03-10T09:00:00Z", runs: []string{"2026-03-09"},
@@ -126,6 +128,9 @@ func TestMissedSchedules(t *testing.T) {
 				if got := detailString(fs[0], "expectedTime"); got != c.expected {
 					t.Errorf("expectedTime = %s, want %s", got, c.expected)
 				}
+				if c.message != "" && fs[0].Message != c.message {
+					t.Errorf("message = %q, want %q", fs[0].Message, c.message)
+				}
 			}
 		})
 	}
@@ -166,9 +171,11 @@ func TestMissedInclusionDates(t *testing.T) {
 		markers     map[string]string
 		want        []string
 		expected    string
+		message     string
 	}{
 		{name: "inclusion date passed with no run", doc: withTime, now: "2026-03-10T09:01:00Z",
-			want: []string{"IRREGULAR_SCHEDULE_MISSED p/stream/2026-03-10"}, expected: "2026-03-10T09:00:00Z"},
+			want: []string{"IRREGULAR_SCHEDULE_MISSED p/stream/2026-03-10"}, expected: "2026-03-10T09:00:00Z",
+			message: "missed inclusion date for p: no run for 2026-03-10 by 2026-03-10 09:00 UTC"},
 		{name: "within the grace minute", doc: withTime, now: "2026-03-10T09:00:30Z"},
 		{name: "not an inclusion date", doc: withTime, now: "2026-03-11T12:00:00Z", runs: []string{"2026-03-10"}},
 		{name: "no schedule.time: due at the end of the date", doc: noTime, now: "2026-03-10T23:59:00Z"},
@@ -237,6 +244,9 @@ func TestMissedInclusionDates(t *testing.T) {
 			if c.expected != "" && len(fs) > 0 {
 				if got := detailString(fs[0], "expectedTime"); got != c.expected {
 					t.Errorf("expectedTime = %s, want %s", got, c.expected)
+				}
+				if c.message != "" && fs[0].Message != c.message {
+					t.Errorf("message = %q, want %q", fs[0].Message, c.message)
 				}
 			}
 		})
