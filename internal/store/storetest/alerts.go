@@ -14,23 +14,22 @@ import (
 // another record), and keeps its write rule (a cursor or a thread that
 // must be new conflicts with an existing one; the rest replace).
 func testAlerts(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
 	cursor := func(sink string, c store.Cursor) store.DeliveryCursor {
 		return store.DeliveryCursor{Sink: sink, Cursor: c, At: at(time.Minute).In(elsewhere), DeliveredAt: at(50 * time.Second),
 			Failing: store.SinkFailing{Since: at(55 * time.Second), Attempts: 3, Error: "slack: HTTP 500 — retry ✓"}}
 	}
 	dead := func(sink, id string, when time.Time) store.DeadLetter {
-		return store.DeadLetter{Sink: sink, EventID: id, Type: event.SLABreach, Key: k, EventTime: at(-time.Hour),
+		return store.DeadLetter{Sink: sink, EventID: id, Type: event.SLABreach, Key: ordersDay, EventTime: at(-time.Hour),
 			Attempts: 8, Error: "HTTP 503 \"unavailable\"\n", At: when}
 	}
 	thread := func(sink, ts string) store.AlertThread {
-		return store.AlertThread{Sink: sink, Key: k, TS: ts, Channel: "C123", At: at(0)}
+		return store.AlertThread{Sink: sink, Key: ordersDay, TS: ts, Channel: "C123", At: at(0)}
 	}
 	sent := func(sink, id string) store.AlertSent {
-		return store.AlertSent{Sink: sink, Key: k, Type: event.SLAWarning, Hash: "9f86d081", EventID: id, At: at(time.Second)}
+		return store.AlertSent{Sink: sink, Key: ordersDay, Type: event.SLAWarning, Hash: "9f86d081", EventID: id, At: at(time.Second)}
 	}
 	alerted := func(sink, id string) store.AlertAlerted {
-		return store.AlertAlerted{Sink: sink, Key: k, EventID: id, Type: event.SLABreach, At: at(2 * time.Second)}
+		return store.AlertAlerted{Sink: sink, Key: ordersDay, EventID: id, Type: event.SLABreach, At: at(2 * time.Second)}
 	}
 
 	t.Run("RoundTripEveryField", func(t *testing.T) {
@@ -49,9 +48,9 @@ func testAlerts(t *testing.T, o Options) {
 		mustMatch(t, "DeliveryCursorGet", must(s.DeliveryCursorGet(t.Context(), "slack")).get(t), c)
 		mustMatch(t, "DeliveryCursorList", must(s.DeliveryCursorList(t.Context())).get(t), []store.DeliveryCursor{c})
 		mustMatch(t, "DeadLetterList", must(s.DeadLetterList(t.Context(), "slack")).get(t), []store.DeadLetter{d})
-		mustMatch(t, "AlertThreadGet", must(s.AlertThreadGet(t.Context(), "slack", k)).get(t), th)
-		mustMatch(t, "AlertSentGet", must(s.AlertSentGet(t.Context(), "slack", k, se.Type, se.Hash)).get(t), se)
-		mustMatch(t, "AlertAlertedGet", must(s.AlertAlertedGet(t.Context(), "slack", k)).get(t), al)
+		mustMatch(t, "AlertThreadGet", must(s.AlertThreadGet(t.Context(), "slack", ordersDay)).get(t), th)
+		mustMatch(t, "AlertSentGet", must(s.AlertSentGet(t.Context(), "slack", ordersDay, se.Type, se.Hash)).get(t), se)
+		mustMatch(t, "AlertAlertedGet", must(s.AlertAlertedGet(t.Context(), "slack", ordersDay)).get(t), al)
 	})
 
 	t.Run("ReadsAreScopedBySinkAndKey", func(t *testing.T) {
@@ -66,7 +65,7 @@ func testAlerts(t *testing.T, o Options) {
 		if got := must(s.DeliveryCursorGet(t.Context(), "file")).get(t).Cursor; got != (store.Cursor{2}) {
 			t.Errorf("file's cursor %v, want its own", got)
 		}
-		if got := must(s.AlertSentGet(t.Context(), "file", k, event.SLAWarning, "9f86d081")).get(t).EventID; got != "ev-file" {
+		if got := must(s.AlertSentGet(t.Context(), "file", ordersDay, event.SLAWarning, "9f86d081")).get(t).EventID; got != "ev-file" {
 			t.Errorf("file's sent record names %s, want its own", got)
 		}
 		if got := must(s.DeadLetterList(t.Context(), "file")).get(t); len(got) != 1 || got[0].Sink != "file" {
@@ -76,11 +75,11 @@ func testAlerts(t *testing.T, o Options) {
 		other := key("orders", "daily", "2026-03-15")
 		for what, err := range map[string]error{
 			"cursor of an unknown sink":      second(s.DeliveryCursorGet(t.Context(), "webhook")),
-			"thread of another sink":         second(s.AlertThreadGet(t.Context(), "file", k)),
+			"thread of another sink":         second(s.AlertThreadGet(t.Context(), "file", ordersDay)),
 			"thread of another period":       second(s.AlertThreadGet(t.Context(), "slack", other)),
-			"sent record of another type":    second(s.AlertSentGet(t.Context(), "slack", k, event.SLABreach, "9f86d081")),
-			"sent record of another message": second(s.AlertSentGet(t.Context(), "slack", k, event.SLAWarning, "00000000")),
-			"alerted record of another sink": second(s.AlertAlertedGet(t.Context(), "slack", k)),
+			"sent record of another type":    second(s.AlertSentGet(t.Context(), "slack", ordersDay, event.SLABreach, "9f86d081")),
+			"sent record of another message": second(s.AlertSentGet(t.Context(), "slack", ordersDay, event.SLAWarning, "00000000")),
+			"alerted record of another sink": second(s.AlertAlertedGet(t.Context(), "slack", ordersDay)),
 		} {
 			notFound(t, what, err)
 		}
@@ -97,7 +96,7 @@ func testAlerts(t *testing.T, o Options) {
 		// lose to the record there.
 		conflict(t, s, store.Change{DeliveryCursors: []store.DeliveryCursorWrite{{Cursor: cursor("slack", store.Cursor{9}), IfAbsent: true}}})
 		conflict(t, s, store.Change{AlertThreads: []store.AlertThread{thread("slack", "second")}})
-		if got := must(s.AlertThreadGet(t.Context(), "slack", k)).get(t).TS; got != "first" {
+		if got := must(s.AlertThreadGet(t.Context(), "slack", ordersDay)).get(t).TS; got != "first" {
 			t.Errorf("thread %q, want the first one", got)
 		}
 		// Without IfAbsent a cursor moves; sent, alerted and dead letters
@@ -118,10 +117,10 @@ func testAlerts(t *testing.T, o Options) {
 		if got := must(s.DeliveryCursorGet(t.Context(), "slack")).get(t).Cursor; got != (store.Cursor{5, 6}) {
 			t.Errorf("cursor %v, want the moved one", got)
 		}
-		if got := must(s.AlertSentGet(t.Context(), "slack", k, event.SLAWarning, "9f86d081")).get(t).EventID; got != "new" {
+		if got := must(s.AlertSentGet(t.Context(), "slack", ordersDay, event.SLAWarning, "9f86d081")).get(t).EventID; got != "new" {
 			t.Errorf("sent record names %s, want the last one", got)
 		}
-		if got := must(s.AlertAlertedGet(t.Context(), "slack", k)).get(t).EventID; got != "new" {
+		if got := must(s.AlertAlertedGet(t.Context(), "slack", ordersDay)).get(t).EventID; got != "new" {
 			t.Errorf("alerted record names %s, want the last one", got)
 		}
 		mustMatch(t, "DeadLetterList", must(s.DeadLetterList(t.Context(), "slack")).get(t), []store.DeadLetter{again})
@@ -143,9 +142,9 @@ func testAlerts(t *testing.T, o Options) {
 	t.Run("FailedCommitWritesNoAlertRecord", func(t *testing.T) {
 		// A delivery's records go with its cursor or not at all.
 		s := o.New(t)
-		commit(t, s, putRun(newRun(k), 0))
+		commit(t, s, putRun(newRun(ordersDay), 0))
 		conflict(t, s, store.Change{
-			Runs:            []store.RunWrite{{Run: newRun(k)}}, // the run exists: the condition fails
+			Runs:            []store.RunWrite{{Run: newRun(ordersDay)}}, // the run exists: the condition fails
 			DeliveryCursors: []store.DeliveryCursorWrite{{Cursor: cursor("slack", store.Cursor{1})}},
 			DeadLetters:     []store.DeadLetter{dead("slack", "ev-1", at(0))},
 			AlertThreads:    []store.AlertThread{thread("slack", "ts")},
@@ -158,9 +157,9 @@ func testAlerts(t *testing.T, o Options) {
 		if got := must(s.DeadLetterList(t.Context(), "slack")).get(t); len(got) != 0 {
 			t.Errorf("dead letters after the failed commit: %+v", got)
 		}
-		notFound(t, "thread", second(s.AlertThreadGet(t.Context(), "slack", k)))
-		notFound(t, "sent record", second(s.AlertSentGet(t.Context(), "slack", k, event.SLAWarning, "9f86d081")))
-		notFound(t, "alerted record", second(s.AlertAlertedGet(t.Context(), "slack", k)))
+		notFound(t, "thread", second(s.AlertThreadGet(t.Context(), "slack", ordersDay)))
+		notFound(t, "sent record", second(s.AlertSentGet(t.Context(), "slack", ordersDay, event.SLAWarning, "9f86d081")))
+		notFound(t, "alerted record", second(s.AlertAlertedGet(t.Context(), "slack", ordersDay)))
 	})
 
 	t.Run("EachRecordOncePerChange", func(t *testing.T) {
@@ -196,8 +195,8 @@ func testAlerts(t *testing.T, o Options) {
 			// plus the retention, the cursor never.
 			c := ttlCheck{o.TTL}
 			c.protected(t, s, Record{Kind: "delivery cursor", Sink: "slack"})
-			for _, r := range []Record{{Kind: "alert thread", Sink: "slack", Key: k}, {Kind: "alert thread", Sink: "file", Key: k},
-				{Kind: "alert sent", Sink: "slack", Key: k, Type: event.SLAWarning, Name: "9f86d081"}, {Kind: "alert alerted", Sink: "slack", Key: k},
+			for _, r := range []Record{{Kind: "alert thread", Sink: "slack", Key: ordersDay}, {Kind: "alert thread", Sink: "file", Key: ordersDay},
+				{Kind: "alert sent", Sink: "slack", Key: ordersDay, Type: event.SLAWarning, Name: "9f86d081"}, {Kind: "alert alerted", Sink: "slack", Key: ordersDay},
 				{Kind: "dead letter", Sink: "slack", Name: "old"}, {Kind: "dead letter", Sink: "slack", Name: "new"}} {
 				when := old
 				if r.Sink == "file" || r.Name == "new" {
@@ -214,10 +213,10 @@ func testAlerts(t *testing.T, o Options) {
 			}
 		}
 		must(s.DeliveryCursorGet(t.Context(), "slack")).get(t)
-		notFound(t, "old thread", second(s.AlertThreadGet(t.Context(), "slack", k)))
-		notFound(t, "old sent record", second(s.AlertSentGet(t.Context(), "slack", k, event.SLAWarning, "9f86d081")))
-		notFound(t, "old alerted record", second(s.AlertAlertedGet(t.Context(), "slack", k)))
-		must(s.AlertThreadGet(t.Context(), "file", k)).get(t)
+		notFound(t, "old thread", second(s.AlertThreadGet(t.Context(), "slack", ordersDay)))
+		notFound(t, "old sent record", second(s.AlertSentGet(t.Context(), "slack", ordersDay, event.SLAWarning, "9f86d081")))
+		notFound(t, "old alerted record", second(s.AlertAlertedGet(t.Context(), "slack", ordersDay)))
+		must(s.AlertThreadGet(t.Context(), "file", ordersDay)).get(t)
 		if got := must(s.DeadLetterList(t.Context(), "slack")).get(t); len(got) != 1 || got[0].EventID != "new" {
 			t.Errorf("dead letters after expiry: %+v, want the recent one", got)
 		}

@@ -10,19 +10,14 @@ import (
 )
 
 func testBaselines(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
-
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullBaseline(k)
-		requireAllSet(t, "fullBaseline", want)
-		commit(t, s, store.Change{Baselines: []store.Baseline{want}})
-		mustMatch(t, "BaselineGet", must(s.BaselineGet(t.Context(), k)).get(t), want)
-	})
+	testRoundTrip(t, o, "fullBaseline", fullBaseline(ordersDay), func(b store.Baseline) store.Change { return store.Change{Baselines: []store.Baseline{b}} },
+		func(t *testing.T, s store.Store) (store.Baseline, error) {
+			return s.BaselineGet(t.Context(), ordersDay)
+		}, nil)
 
 	t.Run("GetMissingIsNotFound", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(k)}})
+		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(ordersDay)}})
 		_, err := s.BaselineGet(t.Context(), key("orders", "daily", "2026-03-13"))
 		notFound(t, "BaselineGet of another period", err)
 	})
@@ -31,27 +26,27 @@ func testBaselines(t *testing.T, o Options) {
 		// A rerun's success captures a new baseline; sensors of the old one
 		// that are not in the new one must not linger.
 		s := o.New(t)
-		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(k)}})
-		second := store.Baseline{Key: k, CapturedAt: at(2 * time.Hour), Sensors: map[string]sensor.Object{
+		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(ordersDay)}})
+		second := store.Baseline{Key: ordersDay, CapturedAt: at(2 * time.Hour), Sensors: map[string]sensor.Object{
 			"orders-count": detail("rows", "2"),
 		}}
 		commit(t, s, store.Change{Baselines: []store.Baseline{second}})
-		mustMatch(t, "BaselineGet", must(s.BaselineGet(t.Context(), k)).get(t), second)
+		mustMatch(t, "BaselineGet", must(s.BaselineGet(t.Context(), ordersDay)).get(t), second)
 	})
 
 	t.Run("DeleteThenDeleteMissing", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(k)}})
-		commit(t, s, store.Change{BaselineDelete: []run.Key{k}})
-		_, err := s.BaselineGet(t.Context(), k)
+		commit(t, s, store.Change{Baselines: []store.Baseline{fullBaseline(ordersDay)}})
+		commit(t, s, store.Change{BaselineDelete: []run.Key{ordersDay}})
+		_, err := s.BaselineGet(t.Context(), ordersDay)
 		notFound(t, "deleted baseline", err)
-		commit(t, s, store.Change{BaselineDelete: []run.Key{k}})
+		commit(t, s, store.Change{BaselineDelete: []run.Key{ordersDay}})
 	})
 
 	t.Run("NoSensorsRoundTrips", func(t *testing.T) {
 		s := o.New(t)
-		want := store.Baseline{Key: k, CapturedAt: at(0)}
+		want := store.Baseline{Key: ordersDay, CapturedAt: at(0)}
 		commit(t, s, store.Change{Baselines: []store.Baseline{want}})
-		mustMatch(t, "BaselineGet", must(s.BaselineGet(t.Context(), k)).get(t), want)
+		mustMatch(t, "BaselineGet", must(s.BaselineGet(t.Context(), ordersDay)).get(t), want)
 	})
 }

@@ -8,34 +8,30 @@ import (
 )
 
 func testCalendars(t *testing.T, o Options) {
-	t.Run("VersionRule", func(t *testing.T) {
-		testVersionRule(t, o, versionedKind{
-			write: func(payload, expect int64) store.Change {
-				c := minimalCalendar("holidays")
-				c.Days = []time.Weekday{time.Weekday(payload % 7)}
-				c.File = "calendars/" + string(rune('a'+payload%26)) + ".yaml"
-				return store.Change{Calendars: []store.CalendarWrite{{Calendar: c, ExpectVersion: expect}}}
-			},
-			read: func(t *testing.T, s store.Store) (int64, int64, error) {
-				c, err := s.CalendarGet(t.Context(), "holidays")
-				if err != nil || len(c.Days) != 1 {
-					return c.Version, -1, err
-				}
-				// The payload is recovered from the file name, which
-				// keeps all of it (Days keeps it modulo 7).
-				return c.Version, int64(c.File[len("calendars/")] - 'a'), nil
-			},
-		})
+	testVersionRule(t, o, versionedKind{
+		write: func(payload, expect int64) store.Change {
+			c := minimalCalendar("holidays")
+			c.Days = []time.Weekday{time.Weekday(payload % 7)}
+			c.File = "calendars/" + string(rune('a'+payload%26)) + ".yaml"
+			return store.Change{Calendars: []store.CalendarWrite{{Calendar: c, ExpectVersion: expect}}}
+		},
+		read: func(t *testing.T, s store.Store) (int64, int64, error) {
+			c, err := s.CalendarGet(t.Context(), "holidays")
+			if err != nil || len(c.Days) != 1 {
+				return c.Version, -1, err
+			}
+			// The payload is recovered from the file name, which
+			// keeps all of it (Days keeps it modulo 7).
+			return c.Version, int64(c.File[len("calendars/")] - 'a'), nil
+		},
 	})
 
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullCalendar("holidays")
-		requireAllSet(t, "fullCalendar", want)
-		commit(t, s, store.Change{Calendars: []store.CalendarWrite{{Calendar: want}}})
-		want.Version = 1
-		mustMatch(t, "CalendarGet", must(s.CalendarGet(t.Context(), "holidays")).get(t), want)
-	})
+	testRoundTrip(t, o, "fullCalendar", fullCalendar("holidays"), func(c store.Calendar) store.Change {
+		return store.Change{Calendars: []store.CalendarWrite{{Calendar: c}}}
+	},
+		func(t *testing.T, s store.Store) (store.Calendar, error) {
+			return s.CalendarGet(t.Context(), "holidays")
+		}, func(c *store.Calendar) { c.Version = 1 })
 
 	t.Run("EmptyCalendarRoundTrips", func(t *testing.T) {
 		s := o.New(t)

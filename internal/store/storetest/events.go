@@ -11,11 +11,9 @@ import (
 )
 
 func testEvents(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
-
 	t.Run("RoundTripsEveryField", func(t *testing.T) {
 		s := o.New(t)
-		want := newEvent("ev-1", event.PostRunDrift, k, at(0).In(elsewhere))
+		want := newEvent("ev-1", event.PostRunDrift, ordersDay, at(0).In(elsewhere))
 		want.Shard, want.Seq = 3, 12345 // the store assigns both; it must ignore these
 		requireAllSet(t, "newEvent", want)
 		commit(t, s, addEvents(want))
@@ -23,36 +21,36 @@ func testEvents(t *testing.T, o Options) {
 		if len(got) != 1 {
 			t.Fatalf("%d events, want 1", len(got))
 		}
-		want.Shard, want.Seq = store.EventShard(k.PipelineID), 1
+		want.Shard, want.Seq = store.EventShard(ordersDay.PipelineID), 1
 		mustMatch(t, "EventList", got[0], want)
 	})
 
 	t.Run("SeqFollowsCommitOrderNotCallerSeq", func(t *testing.T) {
 		s := o.New(t)
-		a1, a2 := newEvent("a1", event.JobTriggered, k, at(0)), newEvent("a2", event.JobCompleted, k, at(0))
+		a1, a2 := newEvent("a1", event.JobTriggered, ordersDay, at(0)), newEvent("a2", event.JobCompleted, ordersDay, at(0))
 		a1.Seq, a2.Seq = 900, 800
-		b1 := newEvent("b1", event.SLAMet, k, at(-time.Hour)) // an earlier Time does not reorder the shard
+		b1 := newEvent("b1", event.SLAMet, ordersDay, at(-time.Hour)) // an earlier Time does not reorder the shard
 		b1.Seq = 1
-		c1, c2, c3 := newEvent("c1", event.PostRunPassed, k, at(0)), newEvent("c2", event.PostRunDrift, k, at(0)), newEvent("c3", event.RerunAccepted, k, at(0))
+		c1, c2, c3 := newEvent("c1", event.PostRunPassed, ordersDay, at(0)), newEvent("c2", event.PostRunDrift, ordersDay, at(0)), newEvent("c3", event.RerunAccepted, ordersDay, at(0))
 		commit(t, s, addEvents(a1, a2))
 		commit(t, s, addEvents(b1))
 		commit(t, s, addEvents(c1, c2, c3))
 		got := allEvents(t, s)
 		mustMatch(t, "event order", eventIDs(got), []string{"a1", "a2", "b1", "c1", "c2", "c3"})
 		for i, e := range got {
-			if e.Shard != store.EventShard(k.PipelineID) || e.Seq != int64(i+1) {
+			if e.Shard != store.EventShard(ordersDay.PipelineID) || e.Seq != int64(i+1) {
 				t.Errorf("%s at (%d, %d), want (%d, %d): a shard counts 1, 2, 3 … in commit order",
-					e.ID, e.Shard, e.Seq, store.EventShard(k.PipelineID), i+1)
+					e.ID, e.Shard, e.Seq, store.EventShard(ordersDay.PipelineID), i+1)
 			}
 		}
 	})
 
 	t.Run("FailedCommitEventsNeverAppear", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, store.Change{Runs: []store.RunWrite{{Run: newRun(k)}}, Events: []event.Event{newEvent("created", event.ValidationPassed, k, at(0))}})
+		commit(t, s, store.Change{Runs: []store.RunWrite{{Run: newRun(ordersDay)}}, Events: []event.Event{newEvent("created", event.ValidationPassed, ordersDay, at(0))}})
 		first := must(s.EventList(t.Context(), store.EventListParams{})).get(t)
-		conflict(t, s, store.Change{Runs: []store.RunWrite{{Run: newRun(k)}}, Events: []event.Event{newEvent("lost", event.ValidationPassed, k, at(0))}})
-		commit(t, s, addEvents(newEvent("after", event.JobTriggered, k, at(0))))
+		conflict(t, s, store.Change{Runs: []store.RunWrite{{Run: newRun(ordersDay)}}, Events: []event.Event{newEvent("lost", event.ValidationPassed, ordersDay, at(0))}})
+		commit(t, s, addEvents(newEvent("after", event.JobTriggered, ordersDay, at(0))))
 		mustMatch(t, "events", eventIDs(allEvents(t, s)), []string{"created", "after"})
 		// A reader that saw "created" and follows the cursor gets "after"
 		// next: the failed commit took no position that would hide it.
@@ -204,7 +202,7 @@ func testEvents(t *testing.T, o Options) {
 		if len(empty.Events) != 0 || empty.Next != end {
 			t.Fatalf("at the end: %v and cursor %s, want no event and cursor %s", eventIDs(empty.Events), empty.Next, end)
 		}
-		commit(t, s, addEvents(newEvent("late-1", event.JobFailed, k, at(0)), newEvent("late-2", event.RetryExhausted, k, at(0))))
+		commit(t, s, addEvents(newEvent("late-1", event.JobFailed, ordersDay, at(0)), newEvent("late-2", event.RetryExhausted, ordersDay, at(0))))
 		got := must(s.EventList(t.Context(), store.EventListParams{After: end})).get(t)
 		mustMatch(t, "events after the cursor", eventIDs(got.Events), []string{"late-1", "late-2"})
 	})

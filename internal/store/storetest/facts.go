@@ -70,10 +70,7 @@ func testFacts(t *testing.T, o Options) {
 	}
 
 	t.Run("AnswersWhatTheSingleReadsAnswer", func(t *testing.T) {
-		s := o.New(t)
-		seed(t, s)
-		want := singleReads(t, s, full)
-		mustMatch(t, "the single reads", describe(want), []string{
+		s, want := answersSingly(t, o.New(t), seed, full, describe, []string{
 			"baseline pl/cron/2026-03-10: pl/cron/2026-03-10",
 			"inbox pl/missing: not found",
 			"inbox pl/orders: not found",
@@ -93,7 +90,6 @@ func testFacts(t *testing.T, o Options) {
 			"timer sla#pl: sla#pl",
 		})
 		mustMatch(t, "the single reads' run", want.Runs[k1], must(s.RunGet(t.Context(), k1)).get(t))
-		checkFacts(t, s, full, want)
 	})
 
 	t.Run("EmptyQuery", func(t *testing.T) {
@@ -217,6 +213,20 @@ func ref(pipelineID, key string) store.SensorRef {
 // inboxReader is a store with a sensor inbox (DynamoDB).
 type inboxReader interface {
 	SensorItemGet(ctx context.Context, pipelineID, key string) (sensor.Object, error)
+}
+
+// answersSingly is a Facts group's AnswersWhatTheSingleReadsAnswer case:
+// seed fills s, the single reads' answer to q must hold what lines says
+// (as list prints it), and ReadFacts must answer the same (checkFacts). It
+// returns s and that answer for the caller's own checks.
+func answersSingly(t *testing.T, s store.Store, seed func(*testing.T, store.Store), q store.FactsQuery,
+	list func(store.Facts) []string, lines []string) (store.Store, store.Facts) {
+	t.Helper()
+	seed(t, s)
+	want := singleReads(t, s, q)
+	mustMatch(t, "the single reads", list(want), lines)
+	checkFacts(t, s, q, want)
+	return s, want
 }
 
 // singleReads is what q means: store.ReadFactsSingly, the port's single

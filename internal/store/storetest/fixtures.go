@@ -33,6 +33,10 @@ func key(pipeline, schedule, period string) run.Key {
 	return run.Key{PipelineID: pipeline, ScheduleID: schedule, Period: period}
 }
 
+// ordersDay is the period most cases write to: the daily run of pipeline
+// orders on 2026-03-14.
+var ordersDay = key("orders", "daily", "2026-03-14")
+
 // sensorData is a sensor body with every JSON shape a writer can send and
 // the numbers that naive encodings get wrong.
 func sensorData() sensor.Object {

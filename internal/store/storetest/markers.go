@@ -9,19 +9,14 @@ import (
 )
 
 func testMarkers(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
-
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullMarker(k, "first-trigger")
-		requireAllSet(t, "fullMarker", want)
-		commit(t, s, putMarker(want, true))
-		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), want)
-	})
+	testRoundTrip(t, o, "fullMarker", fullMarker(ordersDay, "first-trigger"), func(m store.Marker) store.Change { return putMarker(m, true) },
+		func(t *testing.T, s store.Store) (store.Marker, error) {
+			return s.MarkerGet(t.Context(), ordersDay, "first-trigger")
+		}, nil)
 
 	t.Run("ListOfAPeriodIsThatPeriodsMarkersByKind", func(t *testing.T) {
 		s := o.New(t)
-		a, b := fullMarker(k, "sla-warning-sent"), fullMarker(k, "first-trigger")
+		a, b := fullMarker(ordersDay, "sla-warning-sent"), fullMarker(ordersDay, "first-trigger")
 		commit(t, s, store.Change{Markers: []store.MarkerWrite{
 			{Marker: a}, {Marker: b},
 			// The neighbours of the period's key range: another period, an
@@ -31,14 +26,14 @@ func testMarkers(t *testing.T, o Options) {
 			{Marker: fullMarker(key("orders", "dailyx", "2026-03-14"), "first-trigger")},
 			{Marker: fullMarker(key("orders-v2", "daily", "2026-03-14"), "first-trigger")},
 		}})
-		mustMatch(t, "MarkerListOf", must(s.MarkerListOf(t.Context(), k)).get(t), []store.Marker{b, a})
+		mustMatch(t, "MarkerListOf", must(s.MarkerListOf(t.Context(), ordersDay)).get(t), []store.Marker{b, a})
 		mustMatch(t, "MarkerListOf an empty period", must(s.MarkerListOf(t.Context(), key("orders", "daily", "2026-03-13"))).get(t), []store.Marker{})
 	})
 
 	t.Run("GetMissingIsNotFound", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, putMarker(fullMarker(k, "first-trigger"), false))
-		_, err := s.MarkerGet(t.Context(), k, "alert:SLA_BREACH")
+		commit(t, s, putMarker(fullMarker(ordersDay, "first-trigger"), false))
+		_, err := s.MarkerGet(t.Context(), ordersDay, "alert:SLA_BREACH")
 		notFound(t, "MarkerGet of another kind", err)
 		_, err = s.MarkerGet(t.Context(), key("orders", "daily", "2026-03-15"), "first-trigger")
 		notFound(t, "MarkerGet of another period", err)
@@ -46,48 +41,48 @@ func testMarkers(t *testing.T, o Options) {
 
 	t.Run("IfAbsentConflictsAndKeepsFirst", func(t *testing.T) {
 		s := o.New(t)
-		first := fullMarker(k, "first-trigger")
+		first := fullMarker(ordersDay, "first-trigger")
 		commit(t, s, putMarker(first, true))
 		second := first
 		second.At, second.Detail = at(time.Hour), detail("second", "x")
 		conflict(t, s, putMarker(second, true))
-		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), first)
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), ordersDay, "first-trigger")).get(t), first)
 	})
 
 	t.Run("WithoutIfAbsentReplaces", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, putMarker(fullMarker(k, "first-trigger"), false))
-		second := fullMarker(k, "first-trigger")
+		commit(t, s, putMarker(fullMarker(ordersDay, "first-trigger"), false))
+		second := fullMarker(ordersDay, "first-trigger")
 		second.At, second.Detail = at(time.Hour), detail("second", "x")
 		commit(t, s, putMarker(second, false))
-		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, "first-trigger")).get(t), second)
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), ordersDay, "first-trigger")).get(t), second)
 	})
 
 	t.Run("DeleteRemovesOnlyThatKind", func(t *testing.T) {
 		s := o.New(t)
 		commit(t, s, store.Change{Markers: []store.MarkerWrite{
-			{Marker: fullMarker(k, "first-trigger")}, {Marker: fullMarker(k, "alert:SLA_BREACH")},
+			{Marker: fullMarker(ordersDay, "first-trigger")}, {Marker: fullMarker(ordersDay, "alert:SLA_BREACH")},
 		}})
-		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: k, Kind: "first-trigger"}}})
-		_, err := s.MarkerGet(t.Context(), k, "first-trigger")
+		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: ordersDay, Kind: "first-trigger"}}})
+		_, err := s.MarkerGet(t.Context(), ordersDay, "first-trigger")
 		notFound(t, "deleted marker", err)
-		if _, err := s.MarkerGet(t.Context(), k, "alert:SLA_BREACH"); err != nil {
+		if _, err := s.MarkerGet(t.Context(), ordersDay, "alert:SLA_BREACH"); err != nil {
 			t.Fatalf("other marker of the period: %v", err)
 		}
 		// Deleted means absent: IfAbsent succeeds again.
-		commit(t, s, putMarker(fullMarker(k, "first-trigger"), true))
+		commit(t, s, putMarker(fullMarker(ordersDay, "first-trigger"), true))
 	})
 
 	t.Run("DeleteOfMissingIsFine", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: k, Kind: "never"}}})
+		commit(t, s, store.Change{MarkerDeletes: []store.MarkerDelete{{Key: ordersDay, Kind: "never"}}})
 	})
 
 	t.Run("EmptyDetailRoundTrips", func(t *testing.T) {
 		s := o.New(t)
-		want := store.Marker{Key: k, Kind: "dry-run:would-trigger", At: at(0)}
+		want := store.Marker{Key: ordersDay, Kind: "dry-run:would-trigger", At: at(0)}
 		commit(t, s, putMarker(want, true))
-		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), k, want.Kind)).get(t), want)
+		mustMatch(t, "MarkerGet", must(s.MarkerGet(t.Context(), ordersDay, want.Kind)).get(t), want)
 	})
 
 	// List: seeded in one commit, out of order.

@@ -10,28 +10,20 @@ import (
 )
 
 func testPipelines(t *testing.T, o Options) {
-	t.Run("VersionRule", func(t *testing.T) {
-		testVersionRule(t, o, versionedKind{
-			write: func(payload, expect int64) store.Change {
-				p := fullPipeline("orders")
-				p.ConfigVersion = payload
-				return store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: expect}}}
-			},
-			read: func(t *testing.T, s store.Store) (int64, int64, error) {
-				p, err := s.PipelineGet(t.Context(), "orders")
-				return p.Version, p.ConfigVersion, err
-			},
-		})
+	testVersionRule(t, o, versionedKind{
+		write: func(payload, expect int64) store.Change {
+			p := fullPipeline("orders")
+			p.ConfigVersion = payload
+			return store.Change{Pipelines: []store.PipelineWrite{{Pipeline: p, ExpectVersion: expect}}}
+		},
+		read: func(t *testing.T, s store.Store) (int64, int64, error) {
+			p, err := s.PipelineGet(t.Context(), "orders")
+			return p.Version, p.ConfigVersion, err
+		},
 	})
 
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullPipeline("orders")
-		requireAllSet(t, "fullPipeline", want)
-		commit(t, s, createPipeline(want))
-		want.Version = 1
-		mustMatch(t, "PipelineGet", must(s.PipelineGet(t.Context(), "orders")).get(t), want)
-	})
+	testRoundTrip(t, o, "fullPipeline", fullPipeline("orders"), createPipeline,
+		func(t *testing.T, s store.Store) (store.Pipeline, error) { return s.PipelineGet(t.Context(), "orders") }, func(p *store.Pipeline) { p.Version = 1 })
 
 	t.Run("PausedUntilResumedHasZeroPausedUntil", func(t *testing.T) {
 		s := o.New(t)

@@ -15,49 +15,47 @@ import (
 const writers = 10
 
 func testRaces(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
-
 	t.Run("CreateSameRunOneWinner", func(t *testing.T) {
 		// The per-period trigger lock: ten sensor writes arrive at once and
 		// each tries to start the period's run. Exactly one may, and only
 		// its event and timer may exist.
 		s := o.New(t)
 		errs := race(t, writers, func(i int) error {
-			r := newRun(k)
+			r := newRun(ordersDay)
 			r.JobRunID = fmt.Sprint("writer-", i)
-			tm := fullTimer("evaluate:"+keyString(k), at(time.Minute))
+			tm := fullTimer("evaluate:"+keyString(ordersDay), at(time.Minute))
 			tm.Detail = detail("writer", fmt.Sprint(i))
 			return s.Commit(t.Context(), store.Change{
 				Runs:   []store.RunWrite{{Run: r}},
 				Timers: []store.TimerWrite{{Timer: tm}},
-				Events: []event.Event{newEvent(fmt.Sprint("ev-", i), event.ValidationPassed, k, at(0))},
+				Events: []event.Event{newEvent(fmt.Sprint("ev-", i), event.ValidationPassed, ordersDay, at(0))},
 			})
 		})
 		w := oneWinner(t, errs)
-		if got := must(s.RunGet(t.Context(), k)).get(t); got.JobRunID != fmt.Sprint("writer-", w) || got.Version != 1 {
+		if got := must(s.RunGet(t.Context(), ordersDay)).get(t); got.JobRunID != fmt.Sprint("writer-", w) || got.Version != 1 {
 			t.Errorf("stored run is %q at version %d, want the winner's (writer-%d) at version 1", got.JobRunID, got.Version, w)
 		}
 		evs := allEvents(t, s)
 		if len(evs) != 1 || evs[0].ID != fmt.Sprint("ev-", w) {
 			t.Errorf("events %v, want only the winner's ev-%d", eventIDs(evs), w)
 		}
-		tm := must(s.TimerGet(t.Context(), "evaluate:"+keyString(k))).get(t)
+		tm := must(s.TimerGet(t.Context(), "evaluate:"+keyString(ordersDay))).get(t)
 		mustMatch(t, "timer detail", tm.Detail, detail("writer", fmt.Sprint(w)))
 	})
 
 	t.Run("CompareAndSwapSameVersionOneWinner", func(t *testing.T) {
 		s := o.New(t)
-		commit(t, s, putRun(newRun(k), 0))
+		commit(t, s, putRun(newRun(ordersDay), 0))
 		errs := race(t, writers, func(i int) error {
-			r := newRun(k)
+			r := newRun(ordersDay)
 			r.Attempt = i + 1
 			return s.Commit(t.Context(), store.Change{
 				Runs:   []store.RunWrite{{Run: r, ExpectVersion: 1}},
-				Events: []event.Event{newEvent(fmt.Sprint("ev-", i), event.JobTriggered, k, at(0))},
+				Events: []event.Event{newEvent(fmt.Sprint("ev-", i), event.JobTriggered, ordersDay, at(0))},
 			})
 		})
 		w := oneWinner(t, errs)
-		if got := must(s.RunGet(t.Context(), k)).get(t); got.Attempt != w+1 || got.Version != 2 {
+		if got := must(s.RunGet(t.Context(), ordersDay)).get(t); got.Attempt != w+1 || got.Version != 2 {
 			t.Errorf("stored run has attempt %d at version %d, want the winner's %d at version 2", got.Attempt, got.Version, w+1)
 		}
 		if evs := allEvents(t, s); len(evs) != 1 {
@@ -73,7 +71,7 @@ func testRaces(t *testing.T, o Options) {
 		errs := race(t, writers, func(i int) error {
 			return s.Commit(t.Context(), store.Change{
 				TimerDeletes: []store.TimerDelete{{Key: "sla:orders", ExpectDueAt: ptr(at(0))}},
-				Events:       []event.Event{newEvent(fmt.Sprint("ev-", i), event.SLABreach, k, at(0))},
+				Events:       []event.Event{newEvent(fmt.Sprint("ev-", i), event.SLABreach, ordersDay, at(0))},
 			})
 		})
 		oneWinner(t, errs)
@@ -88,12 +86,12 @@ func testRaces(t *testing.T, o Options) {
 		// "Alert once" across processes.
 		s := o.New(t)
 		errs := race(t, writers, func(i int) error {
-			m := fullMarker(k, "alert:SLA_BREACH")
+			m := fullMarker(ordersDay, "alert:SLA_BREACH")
 			m.Detail = detail("writer", fmt.Sprint(i))
 			return s.Commit(t.Context(), putMarker(m, true))
 		})
 		w := oneWinner(t, errs)
-		m := must(s.MarkerGet(t.Context(), k, "alert:SLA_BREACH")).get(t)
+		m := must(s.MarkerGet(t.Context(), ordersDay, "alert:SLA_BREACH")).get(t)
 		mustMatch(t, "marker detail", m.Detail, detail("writer", fmt.Sprint(w)))
 	})
 
@@ -101,12 +99,12 @@ func testRaces(t *testing.T, o Options) {
 		// Two reruns accepted at once must not both count as rerun 1.
 		s := o.New(t)
 		errs := race(t, writers, func(i int) error {
-			l := ledgerEntry(k, 1)
+			l := ledgerEntry(ordersDay, 1)
 			l.Source = fmt.Sprint("writer-", i)
 			return s.Commit(t.Context(), store.Change{Ledger: []store.LedgerEntry{l}})
 		})
 		w := oneWinner(t, errs)
-		got := must(s.LedgerList(t.Context(), k)).get(t)
+		got := must(s.LedgerList(t.Context(), ordersDay)).get(t)
 		if len(got) != 1 || got[0].Source != fmt.Sprint("writer-", w) {
 			t.Errorf("ledger %+v, want only the winner's entry", got)
 		}
@@ -161,7 +159,7 @@ func testRaces(t *testing.T, o Options) {
 		errs := race(t, writers, func(i int) error {
 			var evs []event.Event
 			for j := range per {
-				evs = append(evs, newEvent(fmt.Sprintf("w%d-%d", i, j), event.JobCompleted, k, at(0)))
+				evs = append(evs, newEvent(fmt.Sprintf("w%d-%d", i, j), event.JobCompleted, ordersDay, at(0)))
 			}
 			return s.Commit(t.Context(), addEvents(evs...))
 		})

@@ -9,59 +9,43 @@ import (
 )
 
 func testRuns(t *testing.T, o Options) {
-	k := key("orders", "daily", "2026-03-14")
-
-	t.Run("VersionRule", func(t *testing.T) {
-		testVersionRule(t, o, versionedKind{
-			write: func(payload, expect int64) store.Change {
-				r := fullRun(k)
-				r.Attempt = int(payload)
-				return putRun(r, expect)
-			},
-			read: func(t *testing.T, s store.Store) (int64, int64, error) {
-				r, err := s.RunGet(t.Context(), k)
-				return r.Version, int64(r.Attempt), err
-			},
-		})
+	testVersionRule(t, o, versionedKind{
+		write: func(payload, expect int64) store.Change {
+			r := fullRun(ordersDay)
+			r.Attempt = int(payload)
+			return putRun(r, expect)
+		},
+		read: func(t *testing.T, s store.Store) (int64, int64, error) {
+			r, err := s.RunGet(t.Context(), ordersDay)
+			return r.Version, int64(r.Attempt), err
+		},
 	})
 
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullRun(k)
-		requireAllSet(t, "fullRun", want)
-		commit(t, s, putRun(want, 0))
-		want.Version = 1
-		mustMatch(t, "RunGet", must(s.RunGet(t.Context(), k)).get(t), want)
-	})
+	testRoundTrip(t, o, "fullRun", fullRun(ordersDay), func(r run.Run) store.Change { return putRun(r, 0) },
+		func(t *testing.T, s store.Store) (run.Run, error) { return s.RunGet(t.Context(), ordersDay) }, func(r *run.Run) { r.Version = 1 })
 
 	t.Run("MinimalRunRoundTrips", func(t *testing.T) {
-		s := o.New(t)
-		want := newRun(k)
-		commit(t, s, putRun(want, 0))
-		want.Version = 1
-		storedRun(t, s, want)
+		putStored(t, o.New(t), newRun(ordersDay), 0)
 	})
 
 	t.Run("UpdateClearsOptionalFields", func(t *testing.T) {
 		// A rerun resets the failure and the job's identity; a backend that
 		// merges instead of replacing would keep the old ones.
 		s := o.New(t)
-		r := fullRun(k)
+		r := fullRun(ordersDay)
 		commit(t, s, putRun(r, 0))
 		r.LastFailure, r.JobMeta, r.JobRunID = nil, nil, ""
 		r.EndedAt, r.JobStartedAt, r.PollDeadline = time.Time{}, time.Time{}, time.Time{}
 		r.State, r.Outcome, r.Attempt = run.Evaluating, run.OutcomeNone, 0
-		commit(t, s, putRun(r, 1))
-		r.Version = 2
-		storedRun(t, s, r)
+		putStored(t, s, r, 1)
 	})
 
 	t.Run("EmptyFailureIsStillAFailure", func(t *testing.T) {
 		s := o.New(t)
-		r := newRun(k)
+		r := newRun(ordersDay)
 		r.LastFailure = &run.Failure{}
 		commit(t, s, putRun(r, 0))
-		if got := must(s.RunGet(t.Context(), k)).get(t); got.LastFailure == nil {
+		if got := must(s.RunGet(t.Context(), ordersDay)).get(t); got.LastFailure == nil {
 			t.Fatal("LastFailure: got nil, want a (blank) failure")
 		}
 	})
@@ -71,10 +55,10 @@ func testRuns(t *testing.T, o Options) {
 		// creating one must not take another's lock.
 		s := o.New(t)
 		keys := []run.Key{
-			k,
-			key("orders", "hourly", k.Period),
-			key("billing", k.ScheduleID, k.Period),
-			key(k.PipelineID, k.ScheduleID, "2026-03-15"),
+			ordersDay,
+			key("orders", "hourly", ordersDay.Period),
+			key("billing", ordersDay.ScheduleID, ordersDay.Period),
+			key(ordersDay.PipelineID, ordersDay.ScheduleID, "2026-03-15"),
 		}
 		for i, kk := range keys {
 			r := newRun(kk)
@@ -89,13 +73,16 @@ func testRuns(t *testing.T, o Options) {
 	})
 }
 
-// storedRun fails the test unless the store holds want, with no failure
-// where want has none (a nil LastFailure is not an empty one).
-func storedRun(t *testing.T, s store.Store, want run.Run) {
+// putStored commits r over version expect and fails the test unless the
+// store then holds r at version expect+1, with no failure where r has
+// none (a nil LastFailure is not an empty one).
+func putStored(t *testing.T, s store.Store, r run.Run, expect int64) {
 	t.Helper()
-	got := must(s.RunGet(t.Context(), want.Key)).get(t)
-	mustMatch(t, "RunGet", got, want)
-	if want.LastFailure == nil && got.LastFailure != nil {
+	commit(t, s, putRun(r, expect))
+	r.Version = expect + 1
+	got := must(s.RunGet(t.Context(), r.Key)).get(t)
+	mustMatch(t, "RunGet", got, r)
+	if r.LastFailure == nil && got.LastFailure != nil {
 		t.Errorf("LastFailure: got %+v, want nil", *got.LastFailure)
 	}
 }

@@ -9,18 +9,16 @@ import (
 )
 
 func testSensors(t *testing.T, o Options) {
-	t.Run("VersionRule", func(t *testing.T) {
-		testVersionRule(t, o, versionedKind{
-			write: func(payload, expect int64) store.Change {
-				return putSensor(minimalSensor("orders", "orders-count", payload), expect)
-			},
-			read: func(t *testing.T, s store.Store) (int64, int64, error) {
-				x, err := s.SensorGet(t.Context(), "orders", "orders-count")
-				v, _ := x.Data.Get("count")
-				n, _ := v.Int()
-				return x.Version, n, err
-			},
-		})
+	testVersionRule(t, o, versionedKind{
+		write: func(payload, expect int64) store.Change {
+			return putSensor(minimalSensor("orders", "orders-count", payload), expect)
+		},
+		read: func(t *testing.T, s store.Store) (int64, int64, error) {
+			x, err := s.SensorGet(t.Context(), "orders", "orders-count")
+			v, _ := x.Data.Get("count")
+			n, _ := v.Int()
+			return x.Version, n, err
+		},
 	})
 
 	t.Run("RoundTripsEveryField", func(t *testing.T) {

@@ -14,7 +14,7 @@ func testTimerList(t *testing.T, o Options) {
 	timer := func(k, kind string, r run.Key, due time.Time) store.Timer {
 		return store.Timer{Key: k, Kind: kind, Run: r, DueAt: due, Detail: detail("timer", k)}
 	}
-	ordersDay, billingDay := key("orders", "daily", "2026-03-14"), key("billing", "daily", "2026-03-14")
+	billingDay := key("billing", "daily", "2026-03-14")
 	// Written in an order unlike the expected one; one timer is already
 	// past due, two share a due time, and one has a key that names
 	// "orders" but concerns billing.

@@ -8,13 +8,10 @@ import (
 )
 
 func testTimers(t *testing.T, o Options) {
-	t.Run("RoundTripsEveryField", func(t *testing.T) {
-		s := o.New(t)
-		want := fullTimer("evaluate:orders", at(time.Minute).In(elsewhere))
-		requireAllSet(t, "fullTimer", want)
-		commit(t, s, putTimer(want))
-		mustMatch(t, "TimerGet", must(s.TimerGet(t.Context(), "evaluate:orders")).get(t), want)
-	})
+	testRoundTrip(t, o, "fullTimer", fullTimer("evaluate:orders", at(time.Minute).In(elsewhere)), putTimer,
+		func(t *testing.T, s store.Store) (store.Timer, error) {
+			return s.TimerGet(t.Context(), "evaluate:orders")
+		}, nil)
 
 	t.Run("GetMissingIsNotFound", func(t *testing.T) {
 		s := o.New(t)

@@ -19,7 +19,13 @@ type versionedKind struct {
 	read func(t *testing.T, s store.Store) (version, payload int64, err error)
 }
 
+// testVersionRule is a group's VersionRule case for the record type k
+// adapts.
 func testVersionRule(t *testing.T, o Options, k versionedKind) {
+	t.Run("VersionRule", func(t *testing.T) { versionRule(t, o, k) })
+}
+
+func versionRule(t *testing.T, o Options, k versionedKind) {
 	// stored fails the test unless the record is at version with payload.
 	stored := func(t *testing.T, s store.Store, version, payload int64) {
 		t.Helper()
