@@ -7,21 +7,14 @@ import (
 	"github.com/interlockhq/interlock/internal/needs"
 )
 
-// What `interlock explain` shows (decide.Explain decides it).
+// What `interlock explain` shows (decide.Explain decides it; its parts
+// are decide's types).
 type (
 	// Explanation is why a period of a pipeline would or would not run,
 	// right now.
 	Explanation = decide.Explanation
-	// RuleSet is an evaluation of a list of rules.
-	RuleSet = decide.RuleSet
 	// RuleCheck is one rule with what it saw.
 	RuleCheck = decide.RuleCheck
-	// RunSummary is the stored run of the period.
-	RunSummary = decide.RunSummary
-	// Deadlines are the period's resolved instants.
-	Deadlines = decide.Deadlines
-	// BudgetUsed is one budget of the period and how much of it is used.
-	BudgetUsed = decide.BudgetUsed
 )
 
 // Explain evaluates a period of a pipeline as it stands now, without
