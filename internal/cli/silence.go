@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/runtime/local/api"
+	"github.com/interlockhq/interlock/internal/silence"
 )
 
 // `interlock silence add|list|expire`: silences through the API
@@ -85,7 +86,8 @@ func runSilence(fs *flag.FlagSet) action {
 				fmt.Fprintf(env.Stderr, "interlock silence add: give one of --duration and --until\n")
 				return ExitUsage
 			}
-			req := api.SilenceRequest{ID: *id, Pipelines: pipelines, Types: types, Levels: levels, Owners: owners, Duration: *dur, Until: *until, Comment: *comment}
+			m := silence.Written{Pipelines: pipelines, Types: types, Levels: levels, Owners: owners}
+			req := api.SilenceRequest{ID: *id, Written: m, Duration: *dur, Until: *until, Comment: *comment}
 			var s api.Silence
 			raw, err := cl.call(ctx, "POST", "/v1/silences", req, &s)
 			if err != nil {

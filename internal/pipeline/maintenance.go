@@ -12,15 +12,12 @@ import (
 // recurring window during which matching events are stored and shown but
 // not sent (internal/silence).
 type rawMaintenance struct {
-	Name      string         `yaml:"name,required"`
-	Cron      string         `yaml:"cron,required"`
-	Duration  *time.Duration `yaml:"duration,required"`
-	Timezone  string         `yaml:"timezone"`
-	Pipelines []string       `yaml:"pipelines"`
-	Types     []string       `yaml:"types"`
-	Levels    []string       `yaml:"levels"`
-	Owners    []string       `yaml:"owners"`
-	Comment   string         `yaml:"comment"`
+	Name            string         `yaml:"name,required"`
+	Cron            string         `yaml:"cron,required"`
+	Duration        *time.Duration `yaml:"duration,required"`
+	Timezone        string         `yaml:"timezone"`
+	silence.Written `yaml:",inline"`
+	Comment         string `yaml:"comment"`
 }
 
 // maintenance checks the windows; each error names its entry's field
@@ -41,7 +38,7 @@ func (b *builder) maintenance(raws []rawMaintenance) []silence.Window {
 		} else {
 			seen[r.Name] = i
 		}
-		m, err := silence.ParseMatchers(r.Pipelines, r.Types, r.Levels, r.Owners)
+		m, err := r.Written.Parse()
 		if err != nil {
 			b.fieldErrors(p, err)
 			// Reported; the window's other fields are still checked, as

@@ -108,14 +108,11 @@ type rawBackfill struct {
 }
 
 type rawSilence struct {
-	ID        string   `yaml:"id"`
-	Pipelines []string `yaml:"pipelines"`
-	Types     []string `yaml:"types"`
-	Levels    []string `yaml:"levels"`
-	Owners    []string `yaml:"owners"`
-	Duration  *dur     `yaml:"duration"`
-	Until     *stamp   `yaml:"until"`
-	Comment   string   `yaml:"comment"`
+	ID              string `yaml:"id"`
+	silence.Written `yaml:",inline"`
+	Duration        *dur   `yaml:"duration"`
+	Until           *stamp `yaml:"until"`
+	Comment         string `yaml:"comment"`
 }
 
 type rawSilenceRef struct {
@@ -531,7 +528,7 @@ func (p *parser) buildTimeline(sc *File, raw *rawFile, known map[string]bool) {
 // engine refuses at run time (an end already past) is a refused action.
 func (p *parser) buildSilence(path string, r *rawSilence) *Silence {
 	d := p.d
-	m, err := silence.ParseMatchers(r.Pipelines, r.Types, r.Levels, r.Owners)
+	m, err := r.Written.Parse()
 	for _, fe := range silence.FieldErrors(err) {
 		d.ErrorAt(path+"."+fe.Field, "%s", fe.Msg)
 	}

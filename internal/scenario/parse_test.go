@@ -170,3 +170,20 @@ expect:`
 		t.Fatalf("a config action without pipeline.id made q known: %v", err)
 	}
 }
+
+// TestParseSilenceMatchers: a silence action's four matcher fields
+// (silence.Written, inline) are each read into its matchers.
+func TestParseSilenceMatchers(t *testing.T) {
+	src := strings.Replace(minimal, "pause: {pipeline: p}", "silence: {pipelines: [p], types: [sla_breach], levels: [error], owners: [finance], duration: 1h}", 1)
+	sc, err := Parse("m.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Timeline[0].Silence
+	if s == nil {
+		t.Fatal("no silence action")
+	}
+	if got := s.Matchers.String(); got != "pipeline=p type=SLA_BREACH level=error owner=finance" {
+		t.Fatalf("matchers %q", got)
+	}
+}

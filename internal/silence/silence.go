@@ -137,6 +137,27 @@ func levelStrings(ls []event.Level) []string {
 	return out
 }
 
+// Written is a silence's or a window's matchers as an operator writes
+// them: the API's JSON (a request and an answer), the dashboard's form,
+// interlock.yaml's maintenance windows and a scenario's silences embed it,
+// so each names the four fields the same way. Parse checks and types it.
+type Written struct {
+	Pipelines []string `json:"pipelines,omitempty" yaml:"pipelines"`
+	Types     []string `json:"types,omitempty" yaml:"types"`
+	Levels    []string `json:"levels,omitempty" yaml:"levels"`
+	Owners    []string `json:"owners,omitempty" yaml:"owners"`
+}
+
+// Parse is ParseMatchers of w's fields.
+func (w Written) Parse() (Matchers, error) {
+	return ParseMatchers(w.Pipelines, w.Types, w.Levels, w.Owners)
+}
+
+// Written is m as an operator would write it (Written.Parse gives m back).
+func (m Matchers) Written() Written {
+	return Written{Pipelines: m.Pipelines, Types: m.TypeNames(), Levels: m.LevelNames(), Owners: m.Owners}
+}
+
 // MaxMatchers bounds the entries of one matcher field (and so the work of
 // one match and the size of a stored silence).
 const MaxMatchers = 50

@@ -166,7 +166,8 @@ func decodeJSON(body []byte, dst any, optional bool) error {
 }
 
 // jsonNames lists the JSON field names of the struct dst points to, as
-// its json tags spell them.
+// its json tags spell them; an embedded struct without a json name
+// (silence.Written) gives its own fields, as encoding/json reads them.
 func jsonNames(dst any) []string {
 	t := reflect.TypeOf(dst)
 	for t.Kind() == reflect.Pointer {
@@ -177,6 +178,8 @@ func jsonNames(dst any) []string {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case !f.IsExported() || name == "-":
+		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
+			names = append(names, jsonNames(reflect.New(f.Type).Interface())...)
 		case name == "":
 			names = append(names, f.Name)
 		default:

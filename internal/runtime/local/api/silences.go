@@ -26,26 +26,20 @@ import (
 // (else one is made): a second silence of that id is refused, so a
 // retried request makes one.
 type SilenceRequest struct {
-	ID        string   `json:"id,omitempty"`
-	Pipelines []string `json:"pipelines"`
-	Types     []string `json:"types"`
-	Levels    []string `json:"levels"`
-	Owners    []string `json:"owners"`
-	Until     string   `json:"until"`
-	Duration  string   `json:"duration"`
-	Comment   string   `json:"comment"`
+	ID string `json:"id,omitempty"`
+	silence.Written
+	Until    string `json:"until"`
+	Duration string `json:"duration"`
+	Comment  string `json:"comment"`
 }
 
 // Silence is a silence as the API answers it.
 type Silence struct {
-	ID        string   `json:"id"`
-	Pipelines []string `json:"pipelines,omitempty"`
-	Types     []string `json:"types,omitempty"`
-	Levels    []string `json:"levels,omitempty"`
-	Owners    []string `json:"owners,omitempty"`
-	StartsAt  string   `json:"startsAt"`
-	EndsAt    string   `json:"endsAt"`
-	ExpiredAt string   `json:"expiredAt,omitempty"`
+	ID string `json:"id"`
+	silence.Written
+	StartsAt  string `json:"startsAt"`
+	EndsAt    string `json:"endsAt"`
+	ExpiredAt string `json:"expiredAt,omitempty"`
 	// Active: the silence covers events at the time of the answer.
 	Active    bool   `json:"active"`
 	Comment   string `json:"comment,omitempty"`
@@ -64,7 +58,7 @@ const RecentlyEnded = 24 * time.Hour
 
 // SilenceView renders a stored silence at now.
 func SilenceView(s store.Silence, now time.Time) Silence {
-	v := Silence{ID: s.ID, Pipelines: s.Pipelines, Types: s.TypeNames(), Levels: s.LevelNames(), Owners: s.Owners,
+	v := Silence{ID: s.ID, Written: s.Matchers.Written(),
 		StartsAt: stamp(s.StartsAt), EndsAt: stamp(s.EndsAt), Active: s.ActiveAt(now), Comment: s.Comment,
 		CreatedBy: s.CreatedBy, CreatedAt: stamp(s.CreatedAt)}
 	if !s.ExpiredAt.IsZero() {
@@ -83,7 +77,7 @@ func (s *server) createSilence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m, err := silence.ParseMatchers(req.Pipelines, req.Types, req.Levels, req.Owners)
+	m, err := req.Written.Parse()
 	if err != nil {
 		return errorf(http.StatusBadRequest, codeBadRequest, "%s", fieldErrors(err))
 	}

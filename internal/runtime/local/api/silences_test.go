@@ -127,3 +127,23 @@ func TestSilences(t *testing.T) {
 		})
 	}
 }
+
+// TestSilenceMatcherFields: the four matcher fields (silence.Written,
+// embedded in the request and the answer) are read and answered under
+// their own names, and the unknown-field refusal lists them among the
+// request's fields.
+func TestSilenceMatcherFields(t *testing.T) {
+	f := newFixture(t, fixtureOptions{tokens: testTokens()})
+	type answer struct {
+		Pipelines, Types, Levels, Owners []string
+	}
+	s := want[answer](t, f.do(t, "POST", "/v1/silences", adminSecret,
+		`{"pipelines": ["ord*"], "types": ["sla_breach"], "levels": ["ERROR"], "owners": ["finance"], "duration": "1h"}`), http.StatusCreated)
+	if got := strings.Join([]string{strings.Join(s.Pipelines, ","), strings.Join(s.Types, ","), strings.Join(s.Levels, ","), strings.Join(s.Owners, ",")}, " "); got != "ord* SLA_BREACH error finance" {
+		t.Fatalf("answered matchers %q", got)
+	}
+	msg := wantError(t, f.do(t, "POST", "/v1/silences", adminSecret, `{"pipeline": ["ord*"], "duration": "1h"}`), http.StatusBadRequest, "invalid_json")
+	if !strings.Contains(msg, "known: id, pipelines, types, levels, owners, until, duration, comment") {
+		t.Fatalf("unknown field refused with %q", msg)
+	}
+}
