@@ -16,6 +16,21 @@ const MaxChangeRecords = 100
 // written.
 var ErrInvalidChange = errors.New("store: invalid change")
 
+// Plan readies c for a backend's Commit, the same way on each: an empty
+// Change commits nothing (ok false, err nil), one that Check refuses fails
+// with its error, and any other is planned by the backend's plan. ok is
+// true when the plan is to be applied.
+func Plan[P any](c Change, plan func(Change) (P, error)) (p P, ok bool, err error) {
+	if c.Empty() {
+		return p, false, nil
+	}
+	if err := c.Check(); err != nil {
+		return p, false, err
+	}
+	p, err = plan(c)
+	return p, err == nil, err
+}
+
 // Records is the number of records c touches (writes, deletes and
 // checks), the count Check bounds by MaxChangeRecords.
 func (c Change) Records() int {

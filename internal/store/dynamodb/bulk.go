@@ -26,11 +26,8 @@ func (s *Store) BulkLoad(ctx context.Context, c store.Change) error {
 	if len(c.Events) > 0 {
 		return errors.New("dynamodb: bulk load: a change with events must be committed")
 	}
-	if err := c.Check(); err != nil {
-		return err
-	}
-	acts, err := s.plan(c)
-	if err != nil {
+	acts, ok, err := store.Plan(c, s.plan)
+	if !ok {
 		return err
 	}
 	byTable := map[string][]types.WriteRequest{}

@@ -35,14 +35,8 @@ import (
 // so a retried request that had in fact been applied is not applied
 // twice (and not mistaken for a conflict).
 func (s *Store) Commit(ctx context.Context, c store.Change) error {
-	if c.Empty() {
-		return nil
-	}
-	if err := c.Check(); err != nil {
-		return err
-	}
-	base, err := s.plan(c)
-	if err != nil {
+	base, ok, err := store.Plan(c, s.plan)
+	if !ok {
 		return err
 	}
 	return s.appendEvents(ctx, base, c.Events, false)

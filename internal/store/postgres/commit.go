@@ -16,6 +16,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // Commit applies c atomically: one READ COMMITTED transaction whose
@@ -48,14 +49,8 @@ import (
 // transaction back, and Commit runs it again (the conditions are checked
 // anew each time) a bounded number of times.
 func (s *Store) Commit(ctx context.Context, c store.Change) error {
-	if c.Empty() {
-		return nil
-	}
-	if err := c.Check(); err != nil {
-		return err
-	}
-	ops, err := plan(c)
-	if err != nil {
+	ops, ok, err := store.Plan(c, plan)
+	if !ok {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
@@ -236,13 +231,13 @@ var (
 
 const (
 	sqlSensorDelete   = `DELETE FROM sensors WHERE pipeline_id = $1 AND key = $2`
-	sqlLedgerInsert   = `INSERT INTO ledger (` + ledgerCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`
-	sqlBaselinePut    = `INSERT INTO baselines (` + baselineCols + `) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pipeline_id, schedule_id, period) DO UPDATE SET sensors = excluded.sensors, captured_at = excluded.captured_at`
+	sqlLedgerInsert   = `INSERT INTO ledger (` + sqlstore.LedgerCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`
+	sqlBaselinePut    = `INSERT INTO baselines (` + sqlstore.BaselineCols + `) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pipeline_id, schedule_id, period) DO UPDATE SET sensors = excluded.sensors, captured_at = excluded.captured_at`
 	sqlBaselineDelete = `DELETE FROM baselines WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`
-	sqlMarkerInsert   = `INSERT INTO markers (` + markerCols + `) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
-	sqlMarkerPut      = `INSERT INTO markers (` + markerCols + `) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (pipeline_id, schedule_id, period, kind) DO UPDATE SET at = excluded.at, detail = excluded.detail`
+	sqlMarkerInsert   = `INSERT INTO markers (` + sqlstore.MarkerCols + `) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
+	sqlMarkerPut      = `INSERT INTO markers (` + sqlstore.MarkerCols + `) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (pipeline_id, schedule_id, period, kind) DO UPDATE SET at = excluded.at, detail = excluded.detail`
 	sqlMarkerDelete   = `DELETE FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 AND kind = $4`
-	sqlTimerPut       = `INSERT INTO timers (` + timerCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, pipeline_id = excluded.pipeline_id, schedule_id = excluded.schedule_id, period = excluded.period, due_at = excluded.due_at, detail = excluded.detail`
+	sqlTimerPut       = `INSERT INTO timers (` + sqlstore.TimerCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, pipeline_id = excluded.pipeline_id, schedule_id = excluded.schedule_id, period = excluded.period, due_at = excluded.due_at, detail = excluded.detail`
 	sqlTimerReplace   = `UPDATE timers SET kind = $1, pipeline_id = $2, schedule_id = $3, period = $4, due_at = $5, detail = $6 WHERE key = $7 AND due_at = $8`
 	sqlTimerDelete    = `DELETE FROM timers WHERE key = $1`
 	sqlTimerClaim     = `DELETE FROM timers WHERE key = $1 AND due_at = $2`

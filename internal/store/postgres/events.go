@@ -7,6 +7,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/store"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // EventList reads each shard p touches after its cursor position — one
@@ -20,7 +21,7 @@ import (
 // will ever be committed: a cursor never passes an event still to come.
 func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.EventPage, error) {
 	q, args, shards := eventListQuery(p)
-	evs, err := list(ctx, s, scanEvent, "events", q, args...)
+	evs, err := list(ctx, s, sqlstore.ScanEvent, "events", q, args...)
 	if err != nil {
 		return store.EventPage{}, err
 	}
@@ -61,7 +62,7 @@ func eventListQuery(p store.EventListParams) (string, []any, []int) {
 		w.add("e.time >= ?", queryNanos(p.Since))
 	}
 	q := `SELECT x.* FROM unnest($1::int[], $2::bigint[]) AS c(shard, after)
-		CROSS JOIN LATERAL (SELECT ` + prefixed("e.", eventCols) + ` FROM events e` + w.String() + ` ORDER BY e.seq` + w.limit(p.Limit) + `) x
+		CROSS JOIN LATERAL (SELECT ` + prefixed("e.", sqlstore.EventCols) + ` FROM events e` + w.String() + ` ORDER BY e.seq` + w.limit(p.Limit) + `) x
 		ORDER BY x.shard, x.seq`
 	return q, w.args, shards
 }

@@ -121,7 +121,7 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 			sqlstore.ScanRun, func(x run.Run) { f.Runs[x.Key] = x }))
 	}
 	if keys := q.Timers; len(keys) > 0 {
-		reads = append(reads, readInto("timers", `SELECT `+timerCols+` FROM timers WHERE key = ANY($1::text[])`,
+		reads = append(reads, readInto("timers", `SELECT `+sqlstore.TimerCols+` FROM timers WHERE key = ANY($1::text[])`,
 			[]any{keys}, sqlstore.ScanTimer, func(x store.Timer) { f.Timers[x.Key] = x }))
 	}
 	if ids := q.Silences; len(ids) > 0 {
@@ -129,15 +129,15 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 			[]any{ids}, sqlstore.ScanSilence, func(x store.Silence) { f.Silences[x.ID] = x }))
 	}
 	if args := periodArgs(q.MarkersOf); args != nil {
-		reads = append(reads, readInto("markers", `SELECT `+markerCols+` FROM markers WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, kind`, args,
+		reads = append(reads, readInto("markers", `SELECT `+sqlstore.MarkerCols+` FROM markers WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, kind`, args,
 			sqlstore.ScanMarker, func(x store.Marker) { f.Markers[x.Key] = append(f.Markers[x.Key], x) }))
 	}
 	if args := periodArgs(q.Baselines); args != nil {
-		reads = append(reads, readInto("baselines", `SELECT `+baselineCols+` FROM baselines WHERE `+inPeriods, args,
+		reads = append(reads, readInto("baselines", `SELECT `+sqlstore.BaselineCols+` FROM baselines WHERE `+inPeriods, args,
 			sqlstore.ScanBaseline, func(x store.Baseline) { f.Baselines[x.Key] = x }))
 	}
 	if args := periodArgs(q.Ledgers); args != nil {
-		reads = append(reads, readInto("ledgers", `SELECT `+ledgerCols+` FROM ledger WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, seq`, args,
+		reads = append(reads, readInto("ledgers", `SELECT `+sqlstore.LedgerCols+` FROM ledger WHERE `+inPeriods+` ORDER BY pipeline_id, schedule_id, period, seq`, args,
 			sqlstore.ScanLedger, func(x store.LedgerEntry) { f.Ledgers[x.Key] = append(f.Ledgers[x.Key], x) }))
 	}
 	// Range reads: the single reads' own statements, in the batch.
@@ -162,7 +162,7 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 	for i, p := range q.EventLists {
 		query, args, shards := eventListQuery(p)
 		var evs []event.Event
-		read := readInto("events", query, args, scanEvent, func(x event.Event) { evs = append(evs, x) })
+		read := readInto("events", query, args, sqlstore.ScanEvent, func(x event.Event) { evs = append(evs, x) })
 		f.EventPages = append(f.EventPages, store.EventPage{})
 		reads = append(reads, factsRead{query: read.query, args: read.args, scan: func(rows pgx.Rows, err error) error {
 			if err := read.scan(rows, err); err != nil {

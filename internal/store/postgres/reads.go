@@ -198,21 +198,21 @@ func runListQuery(p store.RunListParams) (string, []any) {
 // first.
 func (s *Store) LedgerList(ctx context.Context, key run.Key) ([]store.LedgerEntry, error) {
 	return list(ctx, s, sqlstore.ScanLedger, "ledger of "+keyString(key),
-		`SELECT `+ledgerCols+` FROM ledger WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY seq`,
+		`SELECT `+sqlstore.LedgerCols+` FROM ledger WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY seq`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // BaselineGet returns the post-run baseline of a period.
 func (s *Store) BaselineGet(ctx context.Context, key run.Key) (store.Baseline, error) {
 	return get(ctx, s, sqlstore.ScanBaseline, "baseline "+keyString(key),
-		`SELECT `+baselineCols+` FROM baselines WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
+		`SELECT `+sqlstore.BaselineCols+` FROM baselines WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
 // MarkerGet returns one marker of a period.
 func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.Marker, error) {
 	return get(ctx, s, sqlstore.ScanMarker, "marker "+kind+" of "+keyString(key),
-		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 AND kind = $4`,
+		`SELECT `+sqlstore.MarkerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 AND kind = $4`,
 		key.PipelineID, key.ScheduleID, key.Period, kind)
 }
 
@@ -220,7 +220,7 @@ func (s *Store) MarkerGet(ctx context.Context, key run.Key, kind string) (store.
 // of the primary key.
 func (s *Store) MarkerListOf(ctx context.Context, key run.Key) ([]store.Marker, error) {
 	return list(ctx, s, sqlstore.ScanMarker, "markers of "+keyString(key),
-		`SELECT `+markerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY kind`,
+		`SELECT `+sqlstore.MarkerCols+` FROM markers WHERE pipeline_id = $1 AND schedule_id = $2 AND period = $3 ORDER BY kind`,
 		key.PipelineID, key.ScheduleID, key.Period)
 }
 
@@ -237,7 +237,7 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if !p.Since.IsZero() {
 		w.add("at >= ?", queryNanos(p.Since))
 	}
-	q := `SELECT ` + markerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
+	q := `SELECT ` + sqlstore.MarkerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
 	return list(ctx, s, sqlstore.ScanMarker, "markers", q, w.args...)
 }
 
@@ -246,13 +246,13 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
 	var w where
 	w.add("due_at <= ?", queryNanos(now))
-	q := `SELECT ` + timerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(limit)
+	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(limit)
 	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, w.args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
 func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
-	return get(ctx, s, sqlstore.ScanTimer, "next timer", `SELECT `+timerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
+	return get(ctx, s, sqlstore.ScanTimer, "next timer", `SELECT `+sqlstore.TimerCols+` FROM timers ORDER BY due_at, key LIMIT 1`)
 }
 
 // TimerList returns timers matching p, due or not, earliest first (ties by
@@ -263,10 +263,10 @@ func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store
 	if p.Kind != "" {
 		w.add("kind = ?", p.Kind)
 	}
-	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+timerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
+	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+sqlstore.TimerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
 }
 
 // TimerGet returns the timer with the given key.
 func (s *Store) TimerGet(ctx context.Context, key string) (store.Timer, error) {
-	return get(ctx, s, sqlstore.ScanTimer, "timer "+key, `SELECT `+timerCols+` FROM timers WHERE key = $1`, key)
+	return get(ctx, s, sqlstore.ScanTimer, "timer "+key, `SELECT `+sqlstore.TimerCols+` FROM timers WHERE key = $1`, key)
 }

@@ -7,18 +7,8 @@ import (
 )
 
 // Each record type's columns, scan and encode functions are sqlstore's
-// (one place for both SQL stores). The statements of the commit and the
-// event reads name them so.
-
-const (
-	ledgerCols   = sqlstore.LedgerCols
-	baselineCols = sqlstore.BaselineCols
-	markerCols   = sqlstore.MarkerCols
-	timerCols    = sqlstore.TimerCols
-	eventCols    = sqlstore.EventCols
-)
-
-var scanEvent = sqlstore.ScanEvent
+// (one place for both SQL stores); a commit encodes its rows with them,
+// keeping the first error in its encoder.
 
 func encodePipeline(e *encoder, p store.Pipeline) []any {
 	return encodeRow(e, sqlstore.EncodePipeline, p)

@@ -21,14 +21,8 @@ import (
 // outside the storable range) fails without taking the write lock, and the
 // lock is held only for the statements themselves.
 func (s *Store) Commit(ctx context.Context, c store.Change) error {
-	if c.Empty() {
-		return nil
-	}
-	if err := c.Check(); err != nil {
-		return err
-	}
-	ops, err := plan(c)
-	if err != nil {
+	ops, ok, err := store.Plan(c, plan)
+	if !ok {
 		return err
 	}
 	// The caches are told of the commit under the writer lock, before its
