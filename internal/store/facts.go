@@ -107,6 +107,24 @@ func (q FactsQuery) Check() error {
 	return nil
 }
 
+// Prepare readies q for a backend's Facts, the same way on each: a range
+// read its single read refuses fails the whole query (Check; the error
+// names backend), each record is read once (Unique), and the Facts to
+// fill (NewFacts) answer every inbox asked for with ErrNotFound — the
+// answer of a store that has no inboxes, and of DynamoDB for an item it
+// does not find.
+func (q FactsQuery) Prepare(backend string) (FactsQuery, Facts, error) {
+	if err := q.Check(); err != nil {
+		return q, Facts{}, fmt.Errorf("%s: read %w", backend, err)
+	}
+	q = q.Unique()
+	f := NewFacts()
+	for _, r := range q.Inboxes {
+		f.Inboxes[r] = InboxItem{Err: ErrNotFound}
+	}
+	return q, f, nil
+}
+
 func uniq[K comparable](xs []K) []K {
 	if len(xs) < 2 {
 		return xs

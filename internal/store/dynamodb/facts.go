@@ -3,7 +3,6 @@ package dynamodb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/interlockhq/interlock/internal/store"
@@ -27,11 +26,10 @@ const factsQueries = 8
 // would; DynamoDB has no snapshot across items, and the commit's
 // conditions hold the decision to what it read.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
-	if err := q.Check(); err != nil {
-		return store.Facts{}, fmt.Errorf("dynamodb: read %w", err)
+	q, f, err := q.Prepare("dynamodb")
+	if err != nil {
+		return store.Facts{}, err
 	}
-	q = q.Unique()
-	f := store.NewFacts()
 	var b pointReads
 	for _, id := range q.Pipelines {
 		b.add(pipelinePK(id), skConfig, func(it item) (err error) { f.Pipelines[id], err = decodePipeline(it); return err })
@@ -40,8 +38,8 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		b.add(pipelinePK(r.PipelineID), sensorStateSK(r.Key), func(it item) (err error) { f.Sensors[r], err = decodeSensor(it); return err })
 	}
 	for _, r := range q.Inboxes {
-		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
-		// An item of a bad shape is the inbox's answer, not the read's.
+		// ErrNotFound (Prepare) until the item is found; an item of a
+		// bad shape is the inbox's answer, not the read's.
 		b.add(pipelinePK(r.PipelineID), skSensorPrefix+r.Key, func(it item) error {
 			data, err := decodeInbox(r.PipelineID, r.Key, it)
 			f.Inboxes[r] = store.InboxItem{Data: data, Err: err}

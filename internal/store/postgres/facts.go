@@ -23,13 +23,9 @@ var _ store.FactsReader = (*Store)(nil)
 // SensorListChanged, BackfillList, PipelineList, EventList) is its single read's statement, in the same batch.
 // The store has no inbox: each inbox asked for is store.ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
-	if err := q.Check(); err != nil {
-		return store.Facts{}, fmt.Errorf("postgres: read %w", err)
-	}
-	q = q.Unique()
-	f := store.NewFacts()
-	for _, r := range q.Inboxes {
-		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
+	q, f, err := q.Prepare("postgres")
+	if err != nil {
+		return store.Facts{}, err
 	}
 	reads := factsReads(q, &f)
 	if len(reads) == 0 {
@@ -47,7 +43,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		b.Queue(`COMMIT`)
 	}
 	br := s.pool.SendBatch(ctx, &b)
-	err := func() error {
+	err = func() error {
 		if snapshot {
 			if _, err := br.Exec(); err != nil {
 				return fmt.Errorf("postgres: read facts: begin: %w", err)

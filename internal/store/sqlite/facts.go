@@ -32,13 +32,9 @@ const factsChunk = 250
 // SensorListChanged, BackfillList, PipelineList, EventList) is its single read's statement, in the same
 // transaction. There is no inbox: each inbox asked for is ErrNotFound.
 func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, error) {
-	if err := q.Check(); err != nil {
-		return store.Facts{}, fmt.Errorf("sqlite: read %w", err)
-	}
-	q = q.Unique()
-	f := store.NewFacts()
-	for _, r := range q.Inboxes {
-		f.Inboxes[r] = store.InboxItem{Err: store.ErrNotFound}
+	q, f, err := q.Prepare("sqlite")
+	if err != nil {
+		return store.Facts{}, err
 	}
 	q.Inboxes = nil
 	if q.Empty() {
