@@ -53,21 +53,32 @@ type rawRows struct {
 
 // rows runs a query that returns rows; the caller closes them.
 func (t *wtx) rows(query string, args []any) (*rawRows, error) {
-	st, nv, done, err := t.bound(query, args)
+	rows, done, err := t.query(query, args)
 	if err != nil {
 		return nil, err
+	}
+	return &rawRows{rows: rows, dest: make(values, len(rows.Columns())), done: done}, nil
+}
+
+// query runs a statement that returns rows: the driver's rows, and done,
+// which closes a statement prepared for this call only (bound), called
+// once the rows are closed.
+func (t *wtx) query(query string, args []any) (driver.Rows, func(), error) {
+	st, nv, done, err := t.bound(query, args)
+	if err != nil {
+		return nil, nil, err
 	}
 	q, ok := st.(driver.StmtQueryContext)
 	if !ok {
 		done()
-		return nil, fmt.Errorf("the driver's statement (%T) has no QueryContext", st)
+		return nil, nil, fmt.Errorf("the driver's statement (%T) has no QueryContext", st)
 	}
 	rows, err := q.QueryContext(t.ctx, nv)
 	if err != nil {
 		done()
-		return nil, err
+		return nil, nil, err
 	}
-	return &rawRows{rows: rows, dest: make(values, len(rows.Columns())), done: done}, nil
+	return rows, done, nil
 }
 
 func (r *rawRows) Next() bool {

@@ -175,16 +175,10 @@ func openPages(ctx context.Context, path, synchronous string, scratchPages int) 
 			dsn = "file:scratch?" + scratchParams(scratchPages)
 			s.maxPages = scratchPages
 		}
-		db, err := sql.Open("sqlite", dsn)
+		db, err := openOne(path, dsn)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+			return nil, err
 		}
-		// One connection, never closed while the store is open: closing it
-		// would drop an in-memory database.
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
-		db.SetConnMaxLifetime(0)
-		db.SetConnMaxIdleTime(0)
 		s.write = newPool(db)
 		s.write.detached = true
 		s.write.wstmts = &s.wstmts
@@ -193,14 +187,10 @@ func openPages(ctx context.Context, path, synchronous string, scratchPages int) 
 		s.runs = newRunCache()
 		s.timers = newTimerCache()
 	} else {
-		w, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, false))
+		w, err := openOne(path, fileURI(path)+"?"+dsnParams(synchronous, false))
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+			return nil, err
 		}
-		w.SetMaxOpenConns(1)
-		w.SetMaxIdleConns(1)
-		w.SetConnMaxLifetime(0)
-		w.SetConnMaxIdleTime(0)
 		r, err := sql.Open("sqlite", fileURI(path)+"?"+dsnParams(synchronous, true))
 		if err != nil {
 			w.Close()
@@ -232,18 +222,30 @@ func openPages(ctx context.Context, path, synchronous string, scratchPages int) 
 	if !single {
 		// Like the readers, the checkpointer connects to a migrated WAL
 		// database.
-		c, err := sql.Open("sqlite", fileURI(path)+"?"+checkpointerParams(synchronous))
+		c, err := openOne(path, fileURI(path)+"?"+checkpointerParams(synchronous))
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+			return nil, err
 		}
-		c.SetMaxOpenConns(1)
-		c.SetMaxIdleConns(1)
-		c.SetConnMaxLifetime(0)
-		c.SetConnMaxIdleTime(0)
 		s.ckpt = newCheckpointer(c, &s.group.writing)
 	}
 	return s, nil
+}
+
+// openOne opens dsn as a pool of one connection, never closed while the
+// store is open: closing it would drop an in-memory database, and the
+// writer's statements are prepared on its one connection (wtx.go); the
+// checkpointer needs no second.
+func openOne(path, dsn string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
 }
 
 // dsnParams are the connection settings. They are per connection, so they

@@ -141,6 +141,24 @@ func TestOpenSetsDurabilityPragmas(t *testing.T) {
 	}
 }
 
+// TestOneConnectionPools: the writer and the checkpointer of a file
+// store are one connection each, and an in-memory store is one connection
+// for reads and writes (openOne): a second writer connection would lose
+// the statements prepared on the first, and a second in-memory connection
+// would be another, empty database.
+func TestOneConnectionPools(t *testing.T) {
+	f := openFile(t)
+	m := openPath(t, Memory)
+	for name, db := range map[string]*sql.DB{"writer": f.write.DB, "checkpointer": f.ckpt.db, "in-memory": m.write.DB} {
+		if n := db.Stats().MaxOpenConnections; n != 1 {
+			t.Errorf("%s: at most %d open connections, want 1", name, n)
+		}
+	}
+	if m.read != m.write {
+		t.Error("in-memory: reads and writes on separate pools")
+	}
+}
+
 func TestReaderCannotWrite(t *testing.T) {
 	s := openFile(t)
 	if _, err := s.read.ExecContext(t.Context(), `DELETE FROM events`); err == nil {

@@ -154,19 +154,11 @@ func (t *wtx) exec(query string, args ...any) (int64, error) {
 
 // count runs a SELECT count(*) and returns the count.
 func (t *wtx) count(query string, args ...any) (int64, error) {
-	st, nv, done, err := t.bound(query, args)
+	rows, done, err := t.query(query, args)
 	if err != nil {
 		return 0, err
 	}
 	defer done()
-	q, ok := st.(driver.StmtQueryContext)
-	if !ok {
-		return 0, fmt.Errorf("the driver's statement (%T) has no QueryContext", st)
-	}
-	rows, err := q.QueryContext(t.ctx, nv)
-	if err != nil {
-		return 0, err
-	}
 	dest := []driver.Value{nil}
 	err = rows.Next(dest)
 	err = errors.Join(err, rows.Close())
