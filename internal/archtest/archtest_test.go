@@ -26,7 +26,7 @@ type layer struct {
 // layers is the picture of docs/architecture.md. Lower layers come first.
 var layers = []layer{
 	{"base", []string{"internal/sensor", "internal/duration", "internal/textsafe", "internal/clock", "internal/confdec", "internal/eventid",
-		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest"}, nil},
+		"internal/emf", "internal/store/pgurl", "internal/store/sqlmigrate", "internal/secret/secrettest", "internal/seen"}, nil},
 	{"core", []string{"internal/event", "internal/rule", "internal/schedule", "internal/silence", "internal/pipeline",
 		"internal/run", "internal/sla", "internal/backfill", "internal/deps", "internal/board", "internal/pause",
 		"internal/dryrun", "internal/needs", "internal/run/runtest", "internal/secret", "internal/apitoken", "internal/scenario", "internal/lineage",

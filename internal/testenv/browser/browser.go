@@ -32,6 +32,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/interlockhq/interlock/internal/seen"
 	"github.com/interlockhq/interlock/internal/testenv/testproc"
 )
 
@@ -86,9 +87,9 @@ type tab struct {
 	ctx context.Context // the tab; the browser lives as long as it does
 	log *testproc.Output
 
+	dialogs  seen.List[Dialog]
 	mu       sync.Mutex
-	dialogs  []Dialog
-	problems []string // the pages' uncaught exceptions, console errors, browser errors
+	problems []string // the pages' uncaught exceptions, console errors, browser errors (the first 50)
 }
 
 // For is the same browser reporting to t: a subtest's failures must go
@@ -151,9 +152,7 @@ func (b *Browser) watch() {
 			if err != nil {
 				return
 			}
-			b.mu.Lock()
-			b.dialogs = append(b.dialogs, Dialog{Type: string(ev.Type), Message: ev.Message})
-			b.mu.Unlock()
+			b.dialogs.Add(Dialog{Type: string(ev.Type), Message: ev.Message})
 			ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
 			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
 			cancel()
@@ -217,9 +216,7 @@ func (b *Browser) problem(s string) {
 
 // Dialogs are the JavaScript dialogs the pages opened so far.
 func (b *Browser) Dialogs() []Dialog {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]Dialog(nil), b.dialogs...)
+	return b.dialogs.All()
 }
 
 // Problems are the pages' uncaught exceptions, console errors and

@@ -11,9 +11,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
+	"github.com/interlockhq/interlock/internal/seen"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -22,10 +22,9 @@ import (
 // Receiver records the spans exported to it.
 type Receiver struct {
 	*httptest.Server
-	mu       sync.Mutex
-	spans    []*tracepb.Span
-	services []string
-	bad      []string
+	spans    seen.List[*tracepb.Span]
+	services seen.List[string]
+	bad      seen.List[string]
 }
 
 // New starts a receiver, closed when the test ends.
@@ -38,9 +37,7 @@ func New(t testing.TB) *Receiver {
 
 func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 	fail := func(why string) {
-		rc.mu.Lock()
-		rc.bad = append(rc.bad, why)
-		rc.mu.Unlock()
+		rc.bad.Add(why)
 		http.Error(w, why, http.StatusBadRequest)
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
@@ -66,18 +63,22 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 		fail("not an ExportTraceServiceRequest: " + err.Error())
 		return
 	}
-	rc.mu.Lock()
+	// A request's services are kept before its spans: a test that has
+	// waited for a span finds its service.
+	var services []string
+	var spans []*tracepb.Span
 	for _, rs := range req.GetResourceSpans() {
 		for _, a := range rs.GetResource().GetAttributes() {
 			if a.GetKey() == "service.name" {
-				rc.services = append(rc.services, a.GetValue().GetStringValue())
+				services = append(services, a.GetValue().GetStringValue())
 			}
 		}
 		for _, ss := range rs.GetScopeSpans() {
-			rc.spans = append(rc.spans, ss.GetSpans()...)
+			spans = append(spans, ss.GetSpans()...)
 		}
 	}
-	rc.mu.Unlock()
+	rc.services.Add(services...)
+	rc.spans.Add(spans...)
 	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
@@ -85,23 +86,17 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) {
 
 // Spans are the spans received so far.
 func (rc *Receiver) Spans() []*tracepb.Span {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]*tracepb.Span(nil), rc.spans...)
+	return rc.spans.All()
 }
 
 // Services are the service.name of each resource received.
 func (rc *Receiver) Services() []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.services...)
+	return rc.services.All()
 }
 
 // Bad are the requests it refused (not OTLP protobuf on /v1/traces).
 func (rc *Receiver) Bad() []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.bad...)
+	return rc.bad.All()
 }
 
 // Find returns the spans named name whose attributes include want.

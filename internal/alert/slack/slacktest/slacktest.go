@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/interlockhq/interlock/internal/alert/alerttest"
+	"github.com/interlockhq/interlock/internal/seen"
 )
 
 // Mode is how the fake answers a request.
@@ -61,8 +62,8 @@ type Server struct {
 	mu       sync.Mutex
 	mode     Mode
 	script   []Mode
-	posts    []Post
-	auths    []string
+	posts    seen.List[Post]
+	auths    seen.List[string]
 	requests int
 	ts       int
 }
@@ -95,9 +96,7 @@ func (s *Server) Script(modes ...Mode) {
 
 // Posts returns the messages posted, in order.
 func (s *Server) Posts() []Post {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Post(nil), s.posts...)
+	return s.posts.All()
 }
 
 // Requests is how many requests the fake received, answered or not.
@@ -109,9 +108,7 @@ func (s *Server) Requests() int {
 
 // Auths returns the Authorization headers received, in order.
 func (s *Server) Auths() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.auths...)
+	return s.auths.All()
 }
 
 func (s *Server) next() Mode {
@@ -128,9 +125,7 @@ func (s *Server) next() Mode {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	auth := r.Header.Get("Authorization")
-	s.mu.Lock()
-	s.auths = append(s.auths, auth)
-	s.mu.Unlock()
+	s.auths.Add(auth)
 	if r.Method != http.MethodPost || r.URL.Path != "/api/chat.postMessage" {
 		http.Error(w, "unknown method "+r.URL.Path, http.StatusNotFound)
 		return
@@ -194,7 +189,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		Channel: m.Channel, ChannelID: channelID(m.Channel), Text: m.Text, Blocks: m.Blocks,
 		ThreadTS: m.ThreadTS, ReplyBroadcast: m.ReplyBroadcast, TS: fmt.Sprintf("1700000000.%06d", s.ts),
 	}
-	s.posts = append(s.posts, p)
+	s.posts.Add(p)
 	s.mu.Unlock()
 	reply(w, http.StatusOK, map[string]any{"ok": true, "channel": p.ChannelID, "ts": p.TS,
 		"message": map[string]any{"text": m.Text, "ts": p.TS, "thread_ts": m.ThreadTS}})
