@@ -70,14 +70,14 @@ func Graph(ctx context.Context, eng *engine.Engine, now time.Time) (GraphView, e
 // GraphViewOf is g as JSON, without states: what `interlock graph
 // --output json` prints from the project's files.
 func GraphViewOf(g deps.Graph) GraphView {
-	v := GraphView{Nodes: make([]GraphNodeView, 0, len(g.Nodes)), Edges: make([]GraphEdgeView, 0, len(g.Edges))}
-	for _, n := range g.Nodes {
-		v.Nodes = append(v.Nodes, GraphNodeView{ID: n.ID, Layer: n.Layer, Missing: n.Missing})
+	return GraphView{
+		Nodes: views(g.Nodes, func(n deps.GraphNode) GraphNodeView {
+			return GraphNodeView{ID: n.ID, Layer: n.Layer, Missing: n.Missing}
+		}),
+		Edges: views(g.Edges, func(e deps.GraphEdge) GraphEdgeView {
+			return GraphEdgeView{From: e.From, To: e.To, Mapping: e.Mapping, Offset: e.Offset, AllHours: e.AllHours}
+		}),
 	}
-	for _, e := range g.Edges {
-		v.Edges = append(v.Edges, GraphEdgeView{From: e.From, To: e.To, Mapping: e.Mapping, Offset: e.Offset, AllHours: e.AllHours})
-	}
-	return v
 }
 
 // graph serves GET /v1/graph.

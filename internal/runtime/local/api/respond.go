@@ -10,6 +10,16 @@ import (
 	"github.com/interlockhq/interlock/internal/engine"
 )
 
+// views renders each of xs with view, in order; never nil, so an empty
+// list is answered as [] (a list field is never null).
+func views[T, V any](xs []T, view func(T) V) []V {
+	out := make([]V, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, view(x))
+	}
+	return out
+}
+
 // handlerFunc is a route handler: it writes a success itself and returns
 // an error for everything else, which respond turns into the one error
 // shape of the API.

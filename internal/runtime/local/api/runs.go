@@ -111,10 +111,6 @@ func (s *server) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := RunList{PipelineID: id, Runs: make([]RunView, 0, len(runs))}
-	for _, x := range runs {
-		out.Runs = append(out.Runs, viewRun(x))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, RunList{PipelineID: id, Runs: views(runs, viewRun)})
 	return nil
 }

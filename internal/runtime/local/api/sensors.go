@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 )
 
 // SensorWritten is the answer to a sensor write.
@@ -79,11 +80,9 @@ func (s *server) listSensors(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := SensorList{PipelineID: id, Sensors: make([]SensorView, 0, len(stored))}
-	for _, x := range stored {
-		out.Sensors = append(out.Sensors, SensorView{Key: x.Key, Data: x.Data, Version: x.Version, ChangedAt: x.ChangedAt.UTC(), WrittenAt: x.WrittenAt.UTC()})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, SensorList{PipelineID: id, Sensors: views(stored, func(x store.Sensor) SensorView {
+		return SensorView{Key: x.Key, Data: x.Data, Version: x.Version, ChangedAt: x.ChangedAt.UTC(), WrittenAt: x.WrittenAt.UTC()}
+	})})
 	return nil
 }
 

@@ -160,11 +160,7 @@ func (s *server) listSilences(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := Silences{Silences: []Silence{}}
-	for _, x := range ss {
-		out.Silences = append(out.Silences, SilenceView(x, now))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, Silences{Silences: views(ss, func(x store.Silence) Silence { return SilenceView(x, now) })})
 	return nil
 }
 
