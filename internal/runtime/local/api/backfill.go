@@ -135,21 +135,13 @@ func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
 }
 
 // listBackfills answers a pipeline's backfills, oldest first.
-func (s *server) listBackfills(w http.ResponseWriter, r *http.Request) error {
+func (s *server) listBackfills(r *http.Request) (BackfillList, error) {
 	id := r.PathValue("id")
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
 	bfs, err := s.eng.Backfills(r.Context(), id)
 	if err != nil {
-		return err
+		return BackfillList{}, err
 	}
-	out := BackfillList{PipelineID: id, Backfills: make([]BackfillView, len(bfs))}
-	for i, b := range bfs {
-		out.Backfills[i] = viewBackfill(b)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return BackfillList{PipelineID: id, Backfills: views(bfs, viewBackfill)}, nil
 }
 
 // getBackfill answers one backfill with its progress.

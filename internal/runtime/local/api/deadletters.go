@@ -13,20 +13,16 @@ type DeadLetterList struct {
 
 // listDeadLetters lists the alerts no sink accepted: after the retries,
 // or at once for a permanent refusal. They stay until an operator acts.
-func (s *server) listDeadLetters(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
+func (s *server) listDeadLetters(r *http.Request) (DeadLetterList, error) {
 	out := DeadLetterList{DeadLetters: []alert.DeadLetter{}}
 	if s.dead != nil {
 		dls, err := s.dead(r.Context())
 		if err != nil {
-			return err
+			return DeadLetterList{}, err
 		}
 		if dls != nil {
 			out.DeadLetters = dls
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }

@@ -81,16 +81,8 @@ func GraphViewOf(g deps.Graph) GraphView {
 }
 
 // graph serves GET /v1/graph.
-func (s *server) graph(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	v, err := Graph(r.Context(), s.eng, s.eng.Now())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v)
-	return nil
+func (s *server) graph(r *http.Request) (GraphView, error) {
+	return Graph(r.Context(), s.eng, s.eng.Now())
 }
 
 // BoardRead is a running pipeline's current period and the stored facts

@@ -170,14 +170,6 @@ func RefusalOf(file string, err error) RefusedConfig {
 }
 
 // health answers GET /v1/health.
-func (s *server) health(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	rep, err := s.healthR.Report(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, rep)
-	return nil
+func (s *server) health(r *http.Request) (HealthReport, error) {
+	return s.healthR.Report(r.Context())
 }

@@ -61,13 +61,10 @@ type PipelineList struct {
 }
 
 // listPipelines returns every pipeline the engine runs, by id.
-func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
+func (s *server) listPipelines(r *http.Request) (PipelineList, error) {
 	ids, err := s.eng.Pipelines(r.Context())
 	if err != nil {
-		return err
+		return PipelineList{}, err
 	}
 	now := s.eng.Now()
 	out := PipelineList{Pipelines: make([]PipelineView, 0, len(ids))}
@@ -77,29 +74,20 @@ func (s *server) listPipelines(w http.ResponseWriter, r *http.Request) error {
 			continue // removed since the listing
 		}
 		if err != nil {
-			return err
+			return PipelineList{}, err
 		}
 		v, err := s.view(r.Context(), p, row, now)
 		if err != nil {
-			return err
+			return PipelineList{}, err
 		}
 		out.Pipelines = append(out.Pipelines, v)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // getPipeline returns one pipeline.
-func (s *server) getPipeline(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
-	v, err := s.viewOf(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v)
-	return nil
+func (s *server) getPipeline(r *http.Request) (PipelineView, error) {
+	return s.viewOf(r.Context(), r.PathValue("id"))
 }
 
 // viewOf builds the view of a running pipeline from its stored row.

@@ -20,6 +20,22 @@ func views[T, V any](xs []T, view func(T) V) []V {
 	return out
 }
 
+// answer is a route that takes no query parameter and answers what get
+// reads, 200 (or get's error, as respond renders every error).
+func answer[V any](get func(r *http.Request) (V, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := readQuery(r); err != nil {
+			return err
+		}
+		v, err := get(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, v)
+		return nil
+	}
+}
+
 // handlerFunc is a route handler: it writes a success itself and returns
 // an error for everything else, which respond turns into the one error
 // shape of the API.

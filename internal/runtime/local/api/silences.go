@@ -166,16 +166,12 @@ func (s *server) listSilences(w http.ResponseWriter, r *http.Request) error {
 
 // expireSilence ends a silence now; one that has ended already is
 // answered as it is.
-func (s *server) expireSilence(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readQuery(r); err != nil {
-		return err
-	}
+func (s *server) expireSilence(r *http.Request) (Silence, error) {
 	x, err := s.eng.ExpireSilence(r.Context(), r.PathValue("id"), by(r))
 	if err != nil {
-		return err
+		return Silence{}, err
 	}
-	writeJSON(w, http.StatusOK, SilenceView(x, s.eng.Now()))
-	return nil
+	return SilenceView(x, s.eng.Now()), nil
 }
 
 // EventView is an event as the API answers it: its envelope, and the
