@@ -86,7 +86,8 @@ func (j *Job) Required(name string) (string, error) {
 }
 
 // StartFields expands what a start sends: the fields names, each
-// Required, and the map job.config.arguments (Map).
+// Required, and the map job.config.arguments (Map; empty, never nil, when
+// not set, so a start may add its own arguments to it).
 func (j *Job) StartFields(names ...string) ([]string, map[string]string, error) {
 	vals := make([]string, len(names))
 	for i, name := range names {
@@ -99,6 +100,9 @@ func (j *Job) StartFields(names ...string) ([]string, map[string]string, error) 
 	args, err := j.Map("arguments")
 	if err != nil {
 		return nil, nil, err
+	}
+	if args == nil {
+		args = map[string]string{}
 	}
 	return vals, args, nil
 }

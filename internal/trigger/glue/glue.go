@@ -66,9 +66,6 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		return trigger.Started{}, err
 	}
 	name := fields[0]
-	if args == nil {
-		args = map[string]string{}
-	}
 	if _, set := args[ArgDay]; !set && req.Vars.Date != "" {
 		args[ArgDay] = strings.ReplaceAll(req.Vars.Date, "-", "")
 	}

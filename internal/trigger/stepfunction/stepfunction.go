@@ -81,9 +81,6 @@ func (r Runner) Start(ctx context.Context, req trigger.Request) (trigger.Started
 		return trigger.Started{}, err
 	}
 	machine := fields[0]
-	if args == nil {
-		args = map[string]string{}
-	}
 	input, err := json.Marshal(args)
 	if err != nil {
 		return trigger.Started{}, fmt.Errorf("step-function: input: %w", err)
