@@ -206,6 +206,14 @@ func openPages(ctx context.Context, path, synchronous string, scratchPages int) 
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if single {
+		// Its one connection takes turns between callers: it needs no
+		// SQLite mutex of its own (nomutex.go).
+		if err := s.write.onDriver(ctx, func(t *wtx) error { unserialize(t.conn); return nil }); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+	}
 	if single && path != Memory {
 		if err := s.load(ctx); err != nil {
 			s.Close()
