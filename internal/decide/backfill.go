@@ -9,7 +9,6 @@ import (
 	"github.com/interlockhq/interlock/internal/backfill"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -42,8 +41,7 @@ type BackfillRequestIn struct {
 	// DryRun plans only: the outcome stores nothing.
 	DryRun bool
 	By     string
-	Rules  rule.Options
-	NewID  func(time.Time) string
+	Env
 }
 
 // BackfillPlanned is the answer to a backfill request: the verdict on
@@ -98,7 +96,7 @@ func BackfillRequest(in BackfillRequestIn, f *Facts, now time.Time) (*Outcome, B
 	runs := backfill.RunsOf(periods, rs, p.ScheduleID())
 	plan := BackfillPlanned{Paused: lp.Row.Paused, DryRun: p.DryRun,
 		Periods: backfill.Plan(p, periods, req.Only, func(per schedule.Period) *run.Run { return runs[per.String()] })}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	if in.DryRun {
 		return o, plan, nil
 	}
@@ -127,10 +125,9 @@ func BackfillRequest(in BackfillRequestIn, f *Facts, now time.Time) (*Outcome, B
 type BackfillCancelIn struct {
 	PipelineID string
 	// ID names the backfill ("": the pipeline's running one).
-	ID    string
-	By    string
-	Rules rule.Options
-	NewID func(time.Time) string
+	ID string
+	By string
+	Env
 }
 
 // BackfillCancel decides the cancel of a running backfill: no new period
@@ -150,7 +147,7 @@ func BackfillCancel(in BackfillCancelIn, f *Facts, now time.Time) (*Outcome, sto
 	if err != nil {
 		return nil, store.Backfill{}, err
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	state, ok := backfill.Cancel(bf.State)
 	if !ok {
 		return o, bf, nil

@@ -8,7 +8,6 @@ import (
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
@@ -18,8 +17,7 @@ import (
 type ConfigLoadIn struct {
 	Config *pipeline.Pipeline
 	Doc    []byte
-	Rules  rule.Options
-	NewID  func(time.Time) string
+	Env
 }
 
 // ConfigLoaded says what a config load did beside its outcome.
@@ -44,7 +42,7 @@ type ConfigLoaded struct {
 func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoaded, error) {
 	p := in.Config
 	if refused, err := CycleCheck(p, f); err != nil || refused != nil {
-		return New(nil, f, now, in.Rules, in.NewID), ConfigLoaded{Refused: refused}, err
+		return New(nil, f, now, in.Env), ConfigLoaded{Refused: refused}, err
 	}
 	row, exists, err := f.PipelineRow(p.ID)
 	if err != nil {
@@ -52,13 +50,13 @@ func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoade
 	}
 	switch run.LoadConfig(exists, row.Hash, !pipeline.Running(row.RemovedAt), p.Source.SHA256) {
 	case run.ConfigKeep:
-		return New(nil, f, now, in.Rules, in.NewID), ConfigLoaded{Kept: true}, nil
+		return New(nil, f, now, in.Env), ConfigLoaded{Kept: true}, nil
 	case run.ConfigRestore:
 		// Brought back (its file was removed, then restored): timers
 		// that came due meanwhile were dropped; set them again.
 		next := row
 		next.RemovedAt, next.UpdatedAt = time.Time{}, now
-		o := New(&Pipeline{P: p, Row: next}, f, now, in.Rules, in.NewID)
+		o := New(&Pipeline{P: p, Row: next}, f, now, in.Env)
 		o.C.Pipelines = append(o.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: row.Version})
 		if err := o.setTimers(p, now); err != nil {
 			return nil, ConfigLoaded{}, err
@@ -80,7 +78,7 @@ func ConfigLoad(in ConfigLoadIn, f *Facts, now time.Time) (*Outcome, ConfigLoade
 	next.FirstLoadedAt = run.FirstLoadedAt(exists, prev.FirstLoadedAt, prevConfig, p, now)
 	next.WatchChangedAt = watchdog.WatchChangedAt(exists, prevConfig, prev.WatchChangedAt, p, now)
 	// The timers see the new version (and its first-load time).
-	o := New(&Pipeline{P: p, Row: next}, f, now, in.Rules, in.NewID)
+	o := New(&Pipeline{P: p, Row: next}, f, now, in.Env)
 	o.C.Pipelines = append(o.C.Pipelines, store.PipelineWrite{Pipeline: next, ExpectVersion: prev.Version})
 	if err := o.setTimers(p, now); err != nil {
 		return nil, ConfigLoaded{}, err
@@ -234,8 +232,7 @@ type ConfigRefusalIn struct {
 	Key       run.Key
 	Kind, Sum string
 	Msgs      []string // what is wrong with it, one line each
-	Rules     rule.Options
-	NewID     func(time.Time) string
+	Env
 }
 
 // ConfigRefusal decides the report of a refused config file:
@@ -243,7 +240,7 @@ type ConfigRefusalIn struct {
 // once per content (run.ConfigRefusalReported). reported: this content
 // was reported before, and the outcome is empty.
 func ConfigRefusal(in ConfigRefusalIn, f *Facts, now time.Time) (o *Outcome, reported bool, err error) {
-	o = New(nil, f, now, in.Rules, in.NewID)
+	o = New(nil, f, now, in.Env)
 	m, err := f.Marker(in.Key, in.Kind)
 	if err != nil {
 		return nil, false, err
@@ -265,7 +262,7 @@ func ConfigRefusal(in ConfigRefusalIn, f *Facts, now time.Time) (o *Outcome, rep
 // marker: it goes, so that breaking the file later, even the same way,
 // is news.
 func ConfigAccepted(key run.Key, kind string, f *Facts, now time.Time) (*Outcome, error) {
-	o := New(nil, f, now, rule.Options{}, nil)
+	o := New(nil, f, now, Env{})
 	m, err := f.Marker(key, kind)
 	if err != nil || m == nil {
 		return o, err

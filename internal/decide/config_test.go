@@ -67,7 +67,7 @@ func TestConfigLoad(t *testing.T) {
 			var o *Outcome
 			var l ConfigLoaded
 			if err := w.decide(t, f, func(f *Facts) (err error) {
-				o, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte(cronDoc), NewID: ids()}, f, now)
+				o, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte(cronDoc), Env: Env{NewID: ids()}}, f, now)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -96,7 +96,7 @@ func TestConfigRefusal(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
 			w.markers = c.markers
-			in := ConfigRefusalIn{File: "c1.yaml", Key: key, Kind: kind, Sum: "aa", Msgs: []string{"c1.yaml:1: bad"}, NewID: ids()}
+			in := ConfigRefusalIn{File: "c1.yaml", Key: key, Kind: kind, Sum: "aa", Msgs: []string{"c1.yaml:1: bad"}, Env: Env{NewID: ids()}}
 			var o *Outcome
 			var reported bool
 			if err := w.decide(t, w.facts(needs.ConfigRefusal("c1")), func(f *Facts) (err error) {
@@ -143,7 +143,7 @@ func TestConfigLoadCycle(t *testing.T) {
 			var o *Outcome
 			var l ConfigLoaded
 			if err := w.decide(t, f, func(f *Facts) (err error) {
-				o, l, err = ConfigLoad(ConfigLoadIn{Config: cyclic, NewID: ids()}, f, now)
+				o, l, err = ConfigLoad(ConfigLoadIn{Config: cyclic, Env: Env{NewID: ids()}}, f, now)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -163,7 +163,7 @@ func TestConfigLoadCycle(t *testing.T) {
 		w := newWorld(t, ordersDoc, revenueDoc)
 		asked := needs.Load(cyclic, now, true, now)
 		asked.AllPipelines = false
-		_, _, err := ConfigLoad(ConfigLoadIn{Config: cyclic, NewID: ids()}, w.facts(asked), now)
+		_, _, err := ConfigLoad(ConfigLoadIn{Config: cyclic, Env: Env{NewID: ids()}}, w.facts(asked), now)
 		if !isMissing(err, func(m *Missing) bool { return m.Needs.AllPipelines }) {
 			t.Fatalf("err %v, want the pipelines missing", err)
 		}
@@ -245,7 +245,7 @@ func TestConfigLoadNeedsFirstLoad(t *testing.T) {
 			}
 			var l ConfigLoaded
 			if err := w.decide(t, g, func(f *Facts) (err error) {
-				_, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte("x"), NewID: ids()}, f, now)
+				_, l, err = ConfigLoad(ConfigLoadIn{Config: p, Doc: []byte("x"), Env: Env{NewID: ids()}}, f, now)
 				return err
 			}); err != nil {
 				t.Fatal(err)

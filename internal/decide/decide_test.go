@@ -13,6 +13,7 @@ import (
 	"github.com/interlockhq/interlock/internal/lineage"
 	"github.com/interlockhq/interlock/internal/needs"
 	"github.com/interlockhq/interlock/internal/pipeline"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/run/runtest"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -287,7 +288,7 @@ func TestSensorWrite(t *testing.T) {
 				data = *c.data
 			}
 			f := w.sensorFacts(id, c.key, data, now)
-			in := SensorWriteIn{PipelineID: id, Key: c.key, Data: &data, Lineage: c.lineage, NewID: ids()}
+			in := SensorWriteIn{PipelineID: id, Key: c.key, Data: &data, Lineage: c.lineage, Env: Env{NewID: ids()}}
 			o, res, ok := decided(t, w, f, SensorWrite, in, now, c.wantErr)
 			if !ok {
 				return
@@ -324,6 +325,30 @@ func TestSensorWrite(t *testing.T) {
 	}
 }
 
+// TestEnvRules: a decision evaluates rules with the options its input
+// carries (Env, through New): trigger data stamped 10m ahead of now
+// passes an age rule within a 15m clock skew, and not within the
+// default 5m.
+func TestEnvRules(t *testing.T) {
+	now := runtest.T0
+	doc := strings.Replace(triggerDoc, "{key: ready, check: exists}", "{key: ready, check: age_lt, field: updatedAt, value: 2h}", 1)
+	for _, c := range []struct {
+		skew    time.Duration
+		started bool
+	}{{15 * time.Minute, true}, {0, false}} {
+		w := newWorld(t, doc)
+		data := run.Detail("updatedAt", now.Add(10*time.Minute).Format(time.RFC3339))
+		in := SensorWriteIn{PipelineID: "p1", Key: "ready", Data: &data, Env: Env{Rules: rule.Options{MaxClockSkew: c.skew}, NewID: ids()}}
+		o, _, err := SensorWrite(in, w.sensorFacts("p1", "ready", data, now), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if started := len(o.C.Runs) == 1; started != c.started {
+			t.Errorf("skew %v: runs %+v, want started %v", c.skew, o.C.Runs, c.started)
+		}
+	}
+}
+
 // TestSensorWriteMissing: a fact the facts do not hold is not read: the
 // decision answers *Missing naming it, and decides once it is given.
 func TestSensorWriteMissing(t *testing.T) {
@@ -333,7 +358,7 @@ func TestSensorWriteMissing(t *testing.T) {
 	p := w.pipes["p1"]
 	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
 	full := w.sensorFacts("p1", "ready", data, now)
-	in := SensorWriteIn{PipelineID: "p1", Key: "ready", Data: &data, NewID: ids()}
+	in := SensorWriteIn{PipelineID: "p1", Key: "ready", Data: &data, Env: Env{NewID: ids()}}
 	if _, _, err := SensorWrite(in, full, now); err != nil {
 		t.Fatalf("with every need: %v", err)
 	}
@@ -435,7 +460,7 @@ func TestTimer(t *testing.T) {
 			}
 			var o *Outcome
 			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, _, err = Timer(TimerIn{Timer: tm, NewID: ids()}, f, now)
+				o, _, err = Timer(TimerIn{Timer: tm, Env: Env{NewID: ids()}}, f, now)
 				return err
 			})
 			if err != nil {
@@ -460,7 +485,7 @@ func TestTimer(t *testing.T) {
 	}
 	t.Run("an unknown kind is removed, logged", func(t *testing.T) {
 		due := now.Add(-time.Minute)
-		o, end, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: "nope", DueAt: due}, NewID: ids()}, &Facts{}, now)
+		o, end, err := Timer(TimerIn{Timer: store.Timer{Key: "x", Kind: "nope", DueAt: due}, Env: Env{NewID: ids()}}, &Facts{}, now)
 		if err != nil || len(end.Conditions) != 0 {
 			t.Fatalf("end %+v err %v", end, err)
 		}
@@ -491,7 +516,7 @@ func TestRerunRequest(t *testing.T) {
 	key := run.Key{PipelineID: "p1", ScheduleID: p.ScheduleID(), Period: "2026-03-10"}
 	w.runs = []run.Run{{Key: key, State: run.Completed, Version: 4, EndedAt: now.Add(-time.Hour)}}
 	w.sensors = []store.Sensor{{PipelineID: "p1", Key: "landed", ChangedAt: now.Add(-time.Minute)}} // fresh data since
-	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day.String(), Reason: "fix", RequestID: "r1", NewID: ids()}
+	in := RerunRequestIn{PipelineID: "p1", Period: runtest.Day.String(), Reason: "fix", RequestID: "r1", Env: Env{NewID: ids()}}
 	rounds := func(w world) *Facts { // named as the engine names them: the run read names the rest
 		f := w.facts(needs.Set{})
 		for range 4 {

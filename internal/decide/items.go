@@ -6,7 +6,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -25,8 +24,7 @@ type RejectIn struct {
 	// Fingerprint identifies the item and its content: reported once per
 	// day (RejectMarker).
 	Fingerprint string
-	Rules       rule.Options
-	NewID       func(time.Time) string
+	Env
 }
 
 // RejectMarker is where the report of an item with fingerprint is
@@ -39,7 +37,7 @@ func RejectMarker(pipelineID, fingerprint string, now time.Time) (run.Key, strin
 // Reject decides an item's rejection: reported (the note and the day's
 // marker, written if absent) unless the day's marker says it was.
 func Reject(in RejectIn, f *Facts, now time.Time) (*Outcome, bool, error) {
-	o := New(nil, f, now, in.Rules, in.NewID)
+	o := New(nil, f, now, in.Env)
 	key, kind := RejectMarker(in.PipelineID, in.Fingerprint, now)
 	seen, err := f.HasMarker(key, kind)
 	if err != nil || seen {
@@ -107,8 +105,7 @@ func CallCut(failed, cutAtBound, callerLive bool) bool { return failed && cutAtB
 // DeleteSensorIn is an operator's deletion of a stored sensor.
 type DeleteSensorIn struct {
 	PipelineID, Key string
-	Rules           rule.Options
-	NewID           func(time.Time) string
+	Env
 }
 
 // DeleteSensor decides a sensor's deletion: of a running pipeline's
@@ -116,11 +113,10 @@ type DeleteSensorIn struct {
 // nothing else: a sensor that disappears only makes the rules that need
 // it fail at their next evaluation.
 func DeleteSensor(in DeleteSensorIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
-	lp, err := f.KnownPipeline(in.PipelineID)
+	o, err := newKnown(f, in.PipelineID, now, in.Env)
 	if err != nil {
 		return nil, struct{}{}, err
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
 	o.C.SensorDeletes = append(o.C.SensorDeletes, store.SensorDelete{PipelineID: in.PipelineID, Key: in.Key})
 	return o, struct{}{}, nil
 }
@@ -130,7 +126,7 @@ func DeleteSensor(in DeleteSensorIn, f *Facts, now time.Time) (*Outcome, struct{
 // the row's version. forgot is false, and nothing written, when no row is
 // stored or it is removed already.
 func Forget(id string, f *Facts, now time.Time) (o *Outcome, forgot bool, err error) {
-	o = New(nil, f, now, rule.Options{}, nil)
+	o = New(nil, f, now, Env{})
 	row, ok, err := f.PipelineRow(id)
 	if err != nil || !ok || !pipeline.Running(row.RemovedAt) {
 		return o, false, err

@@ -107,7 +107,7 @@ func TestCall(t *testing.T) {
 func TestDeleteSensor(t *testing.T) {
 	now := runtest.T0
 	w := newWorld(t, triggerDoc)
-	o, _, _ := decided(t, w, w.facts(needs.DeleteSensor("p1")), DeleteSensor, DeleteSensorIn{PipelineID: "p1", Key: "ready", NewID: ids()}, now, nil)
+	o, _, _ := decided(t, w, w.facts(needs.DeleteSensor("p1")), DeleteSensor, DeleteSensorIn{PipelineID: "p1", Key: "ready", Env: Env{NewID: ids()}}, now, nil)
 	if len(o.C.SensorDeletes) != 1 || o.C.SensorDeletes[0] != (store.SensorDelete{PipelineID: "p1", Key: "ready"}) {
 		t.Fatalf("deletes %+v, want p1/ready", o.C.SensorDeletes)
 	}

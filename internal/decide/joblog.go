@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -26,8 +25,7 @@ type JobLogIn struct {
 	Event      string
 	JobRunID   string // the job run it is about; empty: the run's current job
 	Report     run.JobReport
-	Rules      rule.Options
-	NewID      func(time.Time) string
+	Env
 }
 
 // JobLogged says what a job-log record did: applied, or why not.
@@ -50,7 +48,7 @@ func JobLog(in JobLogIn, f *Facts, now time.Time) (*Outcome, JobLogged, error) {
 	if !run.JobLogSchedule(in.ScheduleID, lp.P.ScheduleID()) {
 		return nil, JobLogged{}, fmt.Errorf("%w: schedule %q is not pipeline %s's (%q)", ErrInvalidRequest, in.ScheduleID, in.PipelineID, lp.P.ScheduleID())
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	key := run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: in.Period.String()}
 	kind := run.ItemMarker(run.MarkerJobReport, in.ID).String()
 	if seen, err := f.HasMarker(key, kind); err != nil || seen {

@@ -21,8 +21,7 @@ type PauseIn struct {
 	PipelineID string
 	Until      time.Time
 	By         string
-	Rules      rule.Options
-	NewID      func(time.Time) string
+	Env
 }
 
 // Pause decides a pause (pause.Pause): the row's pause state, the
@@ -30,12 +29,11 @@ type PauseIn struct {
 // PIPELINE_PAUSED; the outcome is empty when the pause changes nothing. A
 // bad until is ErrInvalidRequest.
 func Pause(in PauseIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
-	lp, err := f.KnownPipeline(in.PipelineID)
+	o, err := newKnown(f, in.PipelineID, now, in.Env)
 	if err != nil {
 		return nil, struct{}{}, err
 	}
-	row := lp.Row
-	o := New(lp, f, now, in.Rules, in.NewID)
+	row := o.LP.Row
 	d, ok, err := pause.Pause(PauseState(row), in.Until, in.By, now)
 	if err != nil {
 		return nil, struct{}{}, fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
@@ -50,7 +48,7 @@ func Pause(in PauseIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
 	} else {
 		o.PutTimer(store.Timer{Key: resumeTimerKey(in.PipelineID), Kind: string(run.TimerResume), Run: run.Key{PipelineID: in.PipelineID}, DueAt: d.ResumeAt}, nil)
 	}
-	o.Notes(run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID()}, []run.Note{d.Note})
+	o.Notes(run.Key{PipelineID: in.PipelineID, ScheduleID: o.P.ScheduleID()}, []run.Note{d.Note})
 	return o, struct{}{}, nil
 }
 
@@ -58,8 +56,7 @@ func Pause(in PauseIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
 type ResumeIn struct {
 	PipelineID string
 	By         string
-	Rules      rule.Options
-	NewID      func(time.Time) string
+	Env
 }
 
 // Resume decides a resume: new runs are allowed again and each period
@@ -68,12 +65,11 @@ type ResumeIn struct {
 // pause held is woken. The outcome is empty when the pipeline is not
 // paused.
 func Resume(in ResumeIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
-	lp, err := f.KnownPipeline(in.PipelineID)
+	o, err := newKnown(f, in.PipelineID, now, in.Env)
 	if err != nil {
 		return nil, struct{}{}, err
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
-	_, err = o.resume(lp, in.By, nil)
+	_, err = o.resume(o.LP, in.By, nil)
 	return o, struct{}{}, err
 }
 
@@ -210,7 +206,7 @@ func HandOff(in HandOffIn, f *Facts, now time.Time) (*Outcome, HandedOff, error)
 	if err != nil {
 		return nil, HandedOff{}, err
 	}
-	o := New(nil, f, now, rule.Options{}, nil)
+	o := New(nil, f, now, Env{})
 	if stored == nil || !run.HandsOff(run.TimerAt{Kind: stored.Kind, At: stored.DueAt}, in.Timer.DueAt, now, in.Grace) {
 		return o, HandedOff{Stored: stored}, nil
 	}

@@ -101,7 +101,7 @@ func TestBackfillRequest(t *testing.T) {
 			if c.req != nil {
 				c.req(&r)
 			}
-			in := BackfillRequestIn{PipelineID: id, Request: r, DryRun: c.dryRun, By: "op", NewID: ids()}
+			in := BackfillRequestIn{PipelineID: id, Request: r, DryRun: c.dryRun, By: "op", Env: Env{NewID: ids()}}
 			o, v, ok := decided(t, w, w.rounds(w.backfillNeeds(id, r, now)), BackfillRequest, in, now, c.wantErr)
 			if !ok {
 				return
@@ -151,7 +151,7 @@ func TestBackfillCancel(t *testing.T) {
 			w := newWorld(t, cronDoc)
 			w.backfills = c.stored
 			f := w.rounds(func(*Facts) needs.Set { return needs.BackfillCancel("c1") })
-			o, bf, err := BackfillCancel(BackfillCancelIn{PipelineID: "c1", ID: c.id, By: "op", NewID: ids()}, f, now)
+			o, bf, err := BackfillCancel(BackfillCancelIn{PipelineID: "c1", ID: c.id, By: "op", Env: Env{NewID: ids()}}, f, now)
 			if c.wantErr != nil {
 				if !errors.Is(err, c.wantErr) {
 					t.Fatalf("err = %v, want %v", err, c.wantErr)
@@ -230,7 +230,7 @@ func TestBackfillTimer(t *testing.T) {
 				bf.PipelineID, bf.Version = "c1", 7
 				w.backfills = []store.Backfill{bf}
 			}
-			in := TimerIn{Timer: tm, NewID: ids()}
+			in := TimerIn{Timer: tm, Env: Env{NewID: ids()}}
 			var o *Outcome
 			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, in, now) }), func(f *Facts) (err error) {
 				o, _, err = Timer(in, f, now)
@@ -283,7 +283,7 @@ func TestPause(t *testing.T) {
 			row.Paused = c.paused
 			w.rows["c1"] = row
 			f := w.rounds(func(*Facts) needs.Set { return needs.Pause("c1") })
-			o, _, err := Pause(PauseIn{PipelineID: "c1", Until: c.until, By: "op", NewID: ids()}, f, now)
+			o, _, err := Pause(PauseIn{PipelineID: "c1", Until: c.until, By: "op", Env: Env{NewID: ids()}}, f, now)
 			if c.wantErr != nil || err != nil {
 				if !errors.Is(err, c.wantErr) || c.wantErr == nil {
 					t.Fatalf("err = %v, want %v", err, c.wantErr)
@@ -347,7 +347,7 @@ func TestResume(t *testing.T) {
 		w := paused(newWorld(t, triggerDoc))
 		var o *Outcome
 		err := w.decide(t, resumeNeeds(w), func(f *Facts) (err error) {
-			o, _, err = Resume(ResumeIn{PipelineID: "p1", By: "op", Rules: rulesOpt, NewID: ids()}, f, now)
+			o, _, err = Resume(ResumeIn{PipelineID: "p1", By: "op", Env: Env{Rules: rulesOpt, NewID: ids()}}, f, now)
 			return err
 		})
 		if err != nil {
@@ -357,7 +357,7 @@ func TestResume(t *testing.T) {
 	})
 	t.Run("not paused", func(t *testing.T) {
 		w := newWorld(t, triggerDoc)
-		o, _, err := Resume(ResumeIn{PipelineID: "p1", By: "op", NewID: ids()}, resumeNeeds(w), now)
+		o, _, err := Resume(ResumeIn{PipelineID: "p1", By: "op", Env: Env{NewID: ids()}}, resumeNeeds(w), now)
 		if err != nil || !o.C.Empty() {
 			t.Fatalf("outcome %+v err %v, want empty", o.C, err)
 		}
@@ -375,9 +375,11 @@ func TestResume(t *testing.T) {
 			w := c.world(newWorld(t, triggerDoc))
 			tm := store.Timer{Key: resumeKey, Kind: string(run.TimerResume), Run: run.Key{PipelineID: "p1"}, DueAt: now}
 			w.timers = append(w.timers, tm)
-			in := TimerIn{Timer: tm, Rules: rulesOpt, NewID: ids()}
+			in := TimerIn{Timer: tm, Env: Env{Rules: rulesOpt, NewID: ids()}}
 			var o *Outcome
-			err := w.decide(t, w.rounds(func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, TimerIn{Timer: tm, Rules: rulesOpt}, now) }), func(f *Facts) (err error) {
+			err := w.decide(t, w.rounds(func(f *Facts) needs.Set {
+				return TimerNeeds(f, w.configs, TimerIn{Timer: tm, Env: Env{Rules: rulesOpt}}, now)
+			}), func(f *Facts) (err error) {
 				o, _, err = Timer(in, f, now)
 				return err
 			})
@@ -459,23 +461,25 @@ func TestOperatorMissing(t *testing.T) {
 		drops  map[string]func(*needs.Set)
 	}{
 		{"backfill request", w.backfillNeeds("p1", req, now), func(f *Facts) error {
-			_, _, err := BackfillRequest(BackfillRequestIn{PipelineID: "p1", Request: req, NewID: ids()}, f, now)
+			_, _, err := BackfillRequest(BackfillRequestIn{PipelineID: "p1", Request: req, Env: Env{NewID: ids()}}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("p1"), "the backfills": noBackfills, "the runs of the range": noRanges, "the trigger sensors": noPrefixes}},
 		{"backfill cancel", func(*Facts) needs.Set { return needs.BackfillCancel("c1") }, func(f *Facts) error {
-			_, _, err := BackfillCancel(BackfillCancelIn{PipelineID: "c1", NewID: ids()}, f, now)
+			_, _, err := BackfillCancel(BackfillCancelIn{PipelineID: "c1", Env: Env{NewID: ids()}}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("c1"), "the backfills": noBackfills}},
-		{"backfill timer", func(f *Facts) needs.Set { return TimerNeeds(f, w.configs, TimerIn{Timer: btm, Rules: rulesOpt}, now) }, func(f *Facts) error {
-			_, _, err := Timer(TimerIn{Timer: btm, NewID: ids()}, f, now)
+		{"backfill timer", func(f *Facts) needs.Set {
+			return TimerNeeds(f, w.configs, TimerIn{Timer: btm, Env: Env{Rules: rulesOpt}}, now)
+		}, func(f *Facts) error {
+			_, _, err := Timer(TimerIn{Timer: btm, Env: Env{NewID: ids()}}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("c1"), "the backfills": noBackfills, "the period's run": func(n *needs.Set) { n.Runs = nil }}},
 		{"pause", func(*Facts) needs.Set { return needs.Pause("c1") }, func(f *Facts) error {
-			_, _, err := Pause(PauseIn{PipelineID: "c1", NewID: ids()}, f, now)
+			_, _, err := Pause(PauseIn{PipelineID: "c1", Env: Env{NewID: ids()}}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("c1")}},
 		{"resume", func(f *Facts) needs.Set { return ResumeNeeds(f, w.configs, "p1", now, rulesOpt) }, func(f *Facts) error {
-			_, _, err := Resume(ResumeIn{PipelineID: "p1", Rules: rulesOpt, NewID: ids()}, f, now)
+			_, _, err := Resume(ResumeIn{PipelineID: "p1", Env: Env{Rules: rulesOpt, NewID: ids()}}, f, now)
 			return err
 		}, map[string]func(*needs.Set){"the pipeline": pipelines("p1"), "the active runs": noActive, "the trigger sensors": noPrefixes, "the backfill timer": noTimers}},
 		{"handoff", func(*Facts) needs.Set { return needs.HandOff(btm.Key) }, func(f *Facts) error {

@@ -27,10 +27,8 @@ type Outcome struct {
 	C   store.Change
 	// F are the facts the decision reads.
 	F *Facts
-	// Rules are the options rules are evaluated with.
-	Rules rule.Options
-	// NewID numbers the outcome's events (the engine's id sequence).
-	NewID func(time.Time) string
+	// Env: the rules' options and the events' numbering.
+	Env
 	// Logs are what the decision asks the engine to log.
 	Logs []Log
 	// steps are the runs' step timers the decision has read, by timer key
@@ -46,14 +44,33 @@ type Log struct {
 	Args  []any
 }
 
+// Env is what every decision's input carries besides its own fields,
+// the same for each input of a batch: the options rules are evaluated
+// with, and the numbering of the outcome's events (the engine's id
+// sequence, eventid.Block.Next).
+type Env struct {
+	Rules rule.Options
+	NewID func(time.Time) string
+}
+
 // New returns an empty outcome of a decision about lp (nil: not tied to
 // a pipeline) on facts f at now.
-func New(lp *Pipeline, f *Facts, now time.Time, rules rule.Options, newID func(time.Time) string) *Outcome {
-	o := &Outcome{LP: lp, Now: now, F: f, Rules: rules, NewID: newID}
+func New(lp *Pipeline, f *Facts, now time.Time, env Env) *Outcome {
+	o := &Outcome{LP: lp, Now: now, F: f, Env: env}
 	if lp != nil {
 		o.P = lp.P
 	}
 	return o
+}
+
+// newKnown returns the empty outcome of an operator's decision about
+// pipeline id, which must run (Facts.KnownPipeline): o.LP holds it.
+func newKnown(f *Facts, id string, now time.Time, env Env) (*Outcome, error) {
+	lp, err := f.KnownPipeline(id)
+	if err != nil {
+		return nil, err
+	}
+	return New(lp, f, now, env), nil
 }
 
 func (o *Outcome) log(level slog.Level, msg string, args ...any) {

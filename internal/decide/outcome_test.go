@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/store"
 )
 
@@ -40,7 +39,7 @@ func TestOutcomeWritesEachTimerOnce(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := New(nil, &Facts{}, t0, rule.Options{}, ids())
+			b := New(nil, &Facts{}, t0, Env{NewID: ids()})
 			b.PutTimer(store.Timer{Key: "other", DueAt: t0}, nil)
 			c.do(b)
 			if err := b.C.Check(); err != nil {

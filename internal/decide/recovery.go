@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 )
@@ -105,8 +104,7 @@ func (o *Outcome) recoveryMarker(key run.Key, c run.CallRecovery, v CallView) {
 type InterruptedIn struct {
 	Run      run.Key
 	Findable Findable
-	Rules    rule.Options
-	NewID    func(time.Time) string
+	Env
 }
 
 // Interrupted decides what an engine's start does with a run whose
@@ -116,7 +114,7 @@ type InterruptedIn struct {
 // end. Nothing when the run is gone, no longer calling, of a pipeline
 // that no longer runs (its step drops it), or already found.
 func Interrupted(in InterruptedIn, f *Facts, now time.Time) (*Outcome, error) {
-	none := New(nil, f, now, in.Rules, in.NewID)
+	none := New(nil, f, now, in.Env)
 	stored, err := f.Run(in.Run)
 	if err != nil || stored == nil {
 		return none, err
@@ -131,7 +129,7 @@ func Interrupted(in InterruptedIn, f *Facts, now time.Time) (*Outcome, error) {
 		return nil, err
 	}
 	next, eff, rec, ok := run.FoundInterrupted(r, v.Facts, now)
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	o.warnUnreadable(v, r.Key)
 	if !ok {
 		return o, nil
@@ -151,8 +149,7 @@ type RecoveredIn struct {
 	Due      time.Time
 	Lookup   *run.Lookup
 	Findable Findable
-	Rules    rule.Options
-	NewID    func(time.Time) string
+	Env
 }
 
 // RecoveryDecided says what a recovery decided beside its outcome.
@@ -183,7 +180,7 @@ func Recovered(in RecoveredIn, f *Facts, now time.Time) (*Outcome, RecoveryDecid
 			return nil, RecoveryDecided{}, err
 		}
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	due := in.Due
 	if t == nil || !t.DueAt.Equal(due) || stored == nil || lp == nil || !stored.CallInFlight() {
 		// Not the step Step found due (a caller's mistake): drop nothing

@@ -67,7 +67,7 @@ func TestInterrupted(t *testing.T) {
 			f := w.facts(needs.Interrupted(r.Key))
 			var o *Outcome
 			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, err = Interrupted(InterruptedIn{Run: r.Key, Findable: findable(c.findable), NewID: ids()}, f, now)
+				o, err = Interrupted(InterruptedIn{Run: r.Key, Findable: findable(c.findable), Env: Env{NewID: ids()}}, f, now)
 				return err
 			})
 			if err != nil {
@@ -133,7 +133,7 @@ func TestRecovered(t *testing.T) {
 			f := w.facts(needs.Step(run.StepTrigger, w.pipes["p1"], w.configs, func(run.Key) (*run.Run, bool) { return &r, true }, r.Key))
 			var o *Outcome
 			var d RecoveryDecided
-			in := RecoveredIn{Run: r.Key, Due: lease, Lookup: c.lookup, Findable: findable(c.findable), NewID: ids()}
+			in := RecoveredIn{Run: r.Key, Due: lease, Lookup: c.lookup, Findable: findable(c.findable), Env: Env{NewID: ids()}}
 			err := w.decide(t, f, func(f *Facts) (err error) {
 				o, d, err = Recovered(in, f, now)
 				return err
@@ -188,11 +188,11 @@ func TestRecoveryMissing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			asked := full
 			c.drop(&asked)
-			_, err := Interrupted(InterruptedIn{Run: r.Key, Findable: findable(true), NewID: ids()}, w.facts(asked), now)
+			_, err := Interrupted(InterruptedIn{Run: r.Key, Findable: findable(true), Env: Env{NewID: ids()}}, w.facts(asked), now)
 			if m, ok := AsMissing(err); !ok || !c.want(m) {
 				t.Fatalf("Interrupted: err = %v, want the missing %s", err, c.name)
 			}
-			_, _, err = Recovered(RecoveredIn{Run: r.Key, Due: step.DueAt, Findable: findable(true), NewID: ids()}, w.facts(asked), now)
+			_, _, err = Recovered(RecoveredIn{Run: r.Key, Due: step.DueAt, Findable: findable(true), Env: Env{NewID: ids()}}, w.facts(asked), now)
 			if m, ok := AsMissing(err); !ok || !c.want(m) {
 				t.Fatalf("Recovered: err = %v, want the missing %s", err, c.name)
 			}
@@ -209,7 +209,7 @@ func TestStepAsksForALookup(t *testing.T) {
 		r, step := inFlight(w, now.Add(-time.Minute))
 		w.runs, w.timers = []run.Run{r}, []store.Timer{step}
 		f := w.facts(needs.Step(run.StepTrigger, w.pipes["p1"], w.configs, func(run.Key) (*run.Run, bool) { return &r, true }, r.Key))
-		_, taken, err := Step(StepIn{Run: r.Key, Step: run.StepTrigger, Findable: findable(yes), NewID: ids()}, f, now)
+		_, taken, err := Step(StepIn{Run: r.Key, Step: run.StepTrigger, Findable: findable(yes), Env: Env{NewID: ids()}}, f, now)
 		if err != nil {
 			t.Fatal(err)
 		}

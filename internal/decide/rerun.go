@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/store"
@@ -69,8 +68,7 @@ type RerunRequestIn struct {
 	// RequestID names a request that may be delivered more than once
 	// ("": none); one decided before decides nothing (Duplicate).
 	RequestID string
-	Rules     rule.Options
-	NewID     func(time.Time) string
+	Env
 }
 
 // RerunDecided is the verdict on a rerun request.
@@ -106,7 +104,7 @@ func RerunRequest(in RerunRequestIn, f *Facts, now time.Time) (*Outcome, RerunDe
 		return nil, RerunDecided{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
 	key := run.Key{PipelineID: in.PipelineID, ScheduleID: lp.P.ScheduleID(), Period: per.String()}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	if in.RequestID != "" {
 		kind := run.ItemMarker(run.MarkerRerunRequest, in.RequestID).String()
 		seen, err := f.HasMarker(key, kind)

@@ -59,8 +59,7 @@ type SensorWriteIn struct {
 	// one lineage.Stale judges stale against the stored content (a
 	// replay, an older event) writes nothing (Skipped).
 	Lineage bool
-	Rules   rule.Options
-	NewID   func(time.Time) string
+	Env
 }
 
 // SensorWritten is what a sensor write did.
@@ -128,7 +127,7 @@ func SensorWrite(in SensorWriteIn, f *Facts, now time.Time) (*Outcome, SensorWri
 		rec := old.Record()
 		stored = &rec
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	if in.Lineage && lineage.Stale(storedData(stored), res.Data) {
 		res.Sensor, res.Skipped = old, true
 		return o, res, nil

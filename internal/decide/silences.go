@@ -10,7 +10,6 @@ import (
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/needs"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/silence"
@@ -50,8 +49,7 @@ func MaintenanceEndTimer(name string, due time.Time) store.Timer {
 type SilenceIn struct {
 	Request      silence.Request
 	NewSilenceID string
-	Rules        rule.Options
-	NewID        func(time.Time) string
+	Env
 }
 
 // SilenceCreate decides a new silence (silence.New: a request it refuses
@@ -63,7 +61,7 @@ func SilenceCreate(in SilenceIn, now time.Time) (*Outcome, store.Silence, error)
 	if err != nil {
 		return nil, store.Silence{}, err
 	}
-	o := New(nil, nil, now, in.Rules, in.NewID)
+	o := New(nil, nil, now, in.Env)
 	rec := store.Silence{Silence: s}
 	o.C.Silences = []store.SilenceWrite{{Silence: rec}}
 	o.PutTimer(SilenceEndTimer(s), nil)
@@ -75,8 +73,7 @@ func SilenceCreate(in SilenceIn, now time.Time) (*Outcome, store.Silence, error)
 // SilenceExpiryIn is an operator's expiry of the silence ID.
 type SilenceExpiryIn struct {
 	ID, By string
-	Rules  rule.Options
-	NewID  func(time.Time) string
+	Env
 }
 
 // SilenceExpiry decides an operator's expiry of a silence (silence
@@ -93,7 +90,7 @@ func SilenceExpiry(in SilenceExpiryIn, f *Facts, now time.Time) (*Outcome, store
 	if cur == nil {
 		return nil, store.Silence{}, fmt.Errorf("%w %q", ErrUnknownSilence, in.ID)
 	}
-	o := New(nil, f, now, in.Rules, in.NewID)
+	o := New(nil, f, now, in.Env)
 	next := *cur
 	var changed bool
 	if next.Silence, changed = cur.Expire(now); !changed {
@@ -270,7 +267,7 @@ func timerKeyOf(o *Outcome, t store.Timer, fam run.TimerFamily) (run.TimerKey, b
 // armed for another future instant is moved. It reads the windows' end
 // timers (needs.MaintenanceEnds).
 func MaintenanceArm(windows []silence.Window, f *Facts, now time.Time) (*Outcome, error) {
-	o := New(nil, f, now, rule.Options{}, nil)
+	o := New(nil, f, now, Env{})
 	for _, w := range windows {
 		t, err := f.Timer(run.MaintenanceEndTimer(w.Name).String())
 		if err != nil {
@@ -294,8 +291,7 @@ type AfterSilenceIn struct {
 	Event     event.Event
 	SilenceID string
 	MarkerID  string
-	Rules     rule.Options
-	NewID     func(time.Time) string
+	Env
 }
 
 // AfterSilence decides whether a silenced condition is alerted at its
@@ -309,7 +305,7 @@ func AfterSilence(in AfterSilenceIn, f *Facts, now time.Time) (*Outcome, error) 
 	ev := in.Event
 	key := run.Key{PipelineID: ev.PipelineID, ScheduleID: ev.ScheduleID, Period: ev.Date}
 	kind := run.AfterSilenceMarker(in.MarkerID, ev.Type).String()
-	none := New(nil, f, now, in.Rules, in.NewID)
+	none := New(nil, f, now, in.Env)
 	if done, err := f.HasMarker(key, kind); err != nil || done {
 		return none, err
 	}
@@ -332,7 +328,7 @@ func AfterSilence(in AfterSilenceIn, f *Facts, now time.Time) (*Outcome, error) 
 			"pipeline", key.PipelineID, "period", key.Period, "type", ev.Type)
 		return none, nil
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	o.Marker(store.Marker{Key: key, Kind: kind, At: now}, true)
 	o.Notes(key, []run.Note{deps.AfterSilence(held, in.SilenceID)})
 	return o, nil

@@ -47,7 +47,7 @@ func timerMoves(o *Outcome, key string, was, due time.Time) (moved, removed bool
 
 func TestSilenceCreate(t *testing.T) {
 	now := runtest.T0
-	o, rec, err := SilenceCreate(SilenceIn{Request: silence.Request{Matchers: silence.Matchers{Pipelines: []string{"p1"}}, Duration: time.Hour, By: "op"}, NewSilenceID: "s-new", NewID: ids()}, now)
+	o, rec, err := SilenceCreate(SilenceIn{Request: silence.Request{Matchers: silence.Matchers{Pipelines: []string{"p1"}}, Duration: time.Hour, By: "op"}, NewSilenceID: "s-new", Env: Env{NewID: ids()}}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSilenceCreate(t *testing.T) {
 
 func TestSilenceExpiry(t *testing.T) {
 	now := runtest.T0
-	in := SilenceExpiryIn{ID: "s-1", By: "op", NewID: ids()}
+	in := SilenceExpiryIn{ID: "s-1", By: "op", Env: Env{NewID: ids()}}
 	t.Run("a silence in force ends now, its end timer moves to now", func(t *testing.T) {
 		s := aSilence(now, now.Add(time.Hour))
 		o, got, err := SilenceExpiry(in, silenceFacts(needs.Silence("s-1"), s), now)
@@ -242,7 +242,7 @@ func TestSilenceEnd(t *testing.T) {
 			var o *Outcome
 			var end SilenceEnding
 			_, err := w.decide(t, asked, func(f *Facts) (err error) {
-				o, end, err = Timer(TimerIn{Timer: c.timer, NewID: ids()}, f, now)
+				o, end, err = Timer(TimerIn{Timer: c.timer, Env: Env{NewID: ids()}}, f, now)
 				return err
 			})
 			if err != nil {
@@ -294,7 +294,7 @@ func TestMaintenance(t *testing.T) {
 		tm := MaintenanceEndTimer("nightly", ended)
 		// The needs name the occurrence's first page: the decision reads
 		// no round more.
-		in := TimerIn{Timer: tm, Windows: windows, NewID: ids()}
+		in := TimerIn{Timer: tm, Windows: windows, Env: Env{NewID: ids()}}
 		asked := TimerNeeds(&Facts{}, needs.ConfigMap{}.Of, in, now)
 		read, err := w.decide(t, asked, func(f *Facts) (err error) {
 			o, e, err = Timer(in, f, now)
@@ -378,7 +378,7 @@ func TestAfterSilence(t *testing.T) {
 			f := w.facts(needs.AfterSilence(k))
 			var o *Outcome
 			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, err = AfterSilence(AfterSilenceIn{Event: ev, SilenceID: "s-1", MarkerID: "s-1", NewID: ids()}, f, now)
+				o, err = AfterSilence(AfterSilenceIn{Event: ev, SilenceID: "s-1", MarkerID: "s-1", Env: Env{NewID: ids()}}, f, now)
 				return err
 			})
 			if err != nil {
@@ -412,7 +412,7 @@ func TestAfterSilence(t *testing.T) {
 			w.runs, w.markers = nil, nil
 			asked := full
 			c.drop(&asked)
-			_, err := AfterSilence(AfterSilenceIn{Event: breach, SilenceID: "s-1", MarkerID: "s-1", NewID: ids()}, w.facts(asked), now)
+			_, err := AfterSilence(AfterSilenceIn{Event: breach, SilenceID: "s-1", MarkerID: "s-1", Env: Env{NewID: ids()}}, w.facts(asked), now)
 			if !isMissing(err, c.want) {
 				t.Fatalf("err %v, want the missing %s", err, c.name)
 			}
@@ -425,7 +425,7 @@ func TestAfterSilence(t *testing.T) {
 // none.
 func TestSilenceDetailMatchers(t *testing.T) {
 	m := silence.Matchers{Types: []event.Type{event.JobFailed, event.SLABreach}, Levels: []event.Level{event.LevelError}}
-	o, _, err := SilenceCreate(SilenceIn{Request: silence.Request{Matchers: m, Duration: time.Hour, By: "op"}, NewSilenceID: "s-new", NewID: ids()}, runtest.T0)
+	o, _, err := SilenceCreate(SilenceIn{Request: silence.Request{Matchers: m, Duration: time.Hour, By: "op"}, NewSilenceID: "s-new", Env: Env{NewID: ids()}}, runtest.T0)
 	if err != nil {
 		t.Fatal(err)
 	}

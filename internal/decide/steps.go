@@ -7,7 +7,6 @@ import (
 
 	"github.com/interlockhq/interlock/internal/deps"
 	"github.com/interlockhq/interlock/internal/pipeline"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/schedule"
 	"github.com/interlockhq/interlock/internal/sensor"
@@ -60,8 +59,7 @@ type StepIn struct {
 	// Findable says which job types an interrupted call's lookup can ask
 	// (StepTaken.Lookup).
 	Findable Findable
-	Rules    rule.Options
-	NewID    func(time.Time) string
+	Env
 }
 
 // StepTaken says what a step decision found beside its outcome.
@@ -122,7 +120,7 @@ func Step(in StepIn, f *Facts, now time.Time) (*Outcome, StepTaken, error) {
 			return nil, taken, err
 		}
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	o.ReadStep(t.Key, t)
 	if r != nil && lp == nil {
 		o.log(slog.LevelWarn, "run of an unknown pipeline; its timer is dropped", "pipeline", in.Run.PipelineID, "period", in.Run.Period)
@@ -201,8 +199,7 @@ type AnswerIn struct {
 	JobRunID string
 	Meta     map[string]string
 	Result   *JobAnswer
-	Rules    rule.Options
-	NewID    func(time.Time) string
+	Env
 }
 
 // Answered says what an answer's decision found beside its outcome.
@@ -231,14 +228,14 @@ func Answer(in AnswerIn, f *Facts, now time.Time) (*Outcome, Answered, error) {
 		return nil, Answered{}, err
 	}
 	if stored == nil {
-		o := New(nil, f, now, in.Rules, in.NewID)
+		o := New(nil, f, now, in.Env)
 		o.log(slog.LevelError, "the run of a trigger call is gone; its answer is not recorded", "pipeline", in.Run.PipelineID, "period", in.Run.Period, "jobRunId", in.JobRunID)
 		return o, Answered{Gone: true}, nil
 	}
 	cur := *stored
 	switch run.AnswerStanding(cur, in.Call, in.Err == "") {
 	case run.AnswerRecorded:
-		return New(nil, f, now, in.Rules, in.NewID), Answered{Current: true}, nil
+		return New(nil, f, now, in.Env), Answered{Current: true}, nil
 	case run.AnswerLate:
 		o, err := reportLate(in, f, cur, now)
 		return o, Answered{Current: true, Late: true}, err
@@ -250,7 +247,7 @@ func Answer(in AnswerIn, f *Facts, now time.Time) (*Outcome, Answered, error) {
 	if lp == nil {
 		return nil, Answered{}, fmt.Errorf("engine: trigger answer of %s %s %s: no stored config of the pipeline loads", in.Run.PipelineID, in.Run.ScheduleID, in.Run.Period)
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	var expect *time.Time
 	t, err := f.Timer(StepTimerKey(in.Run))
 	if err != nil {
@@ -298,7 +295,7 @@ func afterCall(f *Facts, lp *Pipeline, r run.Run, in AnswerIn, now time.Time) (r
 // started for a run that ended), so it is reported rather than dropped.
 // The period's MarkerLateCall remembers which call was reported.
 func reportLate(in AnswerIn, f *Facts, cur run.Run, now time.Time) (*Outcome, error) {
-	late := New(nil, f, now, in.Rules, in.NewID) // a fact to report, whatever the pipeline's state
+	late := New(nil, f, now, in.Env) // a fact to report, whatever the pipeline's state
 	m, err := f.Marker(cur.Key, run.MarkerLateCall)
 	if err != nil {
 		return nil, err

@@ -28,8 +28,7 @@ type TimerIn struct {
 	// Windows are the maintenance windows, for a window's end timer
 	// (ReadsWindows says when the caller must give them).
 	Windows []silence.Window
-	Rules   rule.Options
-	NewID   func(time.Time) string
+	Env
 }
 
 // timerFamilyOf is the family t's key names, or its kind's when the key
@@ -100,7 +99,7 @@ type timerDecision struct {
 }
 
 func (d timerDecision) outcome(lp *Pipeline) *Outcome {
-	return New(lp, d.f, d.now, d.in.Rules, d.in.NewID)
+	return New(lp, d.f, d.now, d.in.Env)
 }
 
 // begin reads the timer's pipeline (nil: none runs) and begins the

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/watchdog"
@@ -15,8 +14,7 @@ import (
 // a snapshot that may be stale by now).
 type FindingIn struct {
 	Finding watchdog.Finding
-	Rules   rule.Options
-	NewID   func(time.Time) string
+	Env
 }
 
 // FindingApplied says what a finding's decision did beside its outcome.
@@ -36,12 +34,12 @@ type FindingApplied struct {
 // outcome.
 func Finding(in FindingIn, f *Facts, now time.Time) (*Outcome, FindingApplied, error) {
 	fd := in.Finding
-	none := New(nil, f, now, in.Rules, in.NewID)
+	none := New(nil, f, now, in.Env)
 	lp, err := f.Pipeline(fd.Key.PipelineID)
 	if err != nil || lp == nil {
 		return none, FindingApplied{}, err // a pipeline removed since the snapshot
 	}
-	o := New(lp, f, now, in.Rules, in.NewID)
+	o := New(lp, f, now, in.Env)
 	if fd.Marker != "" {
 		if done, err := f.HasMarker(fd.Key, fd.Marker); err != nil || done {
 			return none, FindingApplied{}, err
@@ -102,8 +100,7 @@ func Finding(in FindingIn, f *Facts, now time.Time) (*Outcome, FindingApplied, e
 type PassIn struct {
 	Result      watchdog.Result
 	Unavailable []string
-	Rules       rule.Options
-	NewID       func(time.Time) string
+	Env
 }
 
 // WatchdogPass decides the record of a pass at now: when it ran (so a
@@ -118,7 +115,7 @@ func WatchdogPass(in PassIn, f *Facts, now time.Time) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := New(nil, f, now, in.Rules, in.NewID)
+	o := New(nil, f, now, in.Env)
 	first := prev == nil
 	prevFailed := ""
 	if prev != nil {

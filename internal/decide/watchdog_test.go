@@ -89,7 +89,7 @@ func TestFinding(t *testing.T) {
 			var o *Outcome
 			var applied FindingApplied
 			err := w.decide(t, f, func(f *Facts) (err error) {
-				o, applied, err = Finding(FindingIn{Finding: c.fd, NewID: ids()}, f, now)
+				o, applied, err = Finding(FindingIn{Finding: c.fd, Env: Env{NewID: ids()}}, f, now)
 				return err
 			})
 			if err != nil {
@@ -129,7 +129,7 @@ func TestFindingMissing(t *testing.T) {
 	w.runs = []run.Run{stuck}
 	fd := watchdog.Finding{Key: key, Event: event.SFNTimeout, Marker: "watchdog:test", Action: watchdog.ActionFailRun, Run: &stuck}
 	full := w.findingFacts(fd)
-	in := FindingIn{Finding: fd, NewID: ids()}
+	in := FindingIn{Finding: fd, Env: Env{NewID: ids()}}
 	if _, _, err := Finding(in, full, now); err != nil {
 		t.Fatalf("with every need: %v", err)
 	}
@@ -177,7 +177,7 @@ func TestWatchdogPass(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
 			w.markers = c.markers
-			o, err := WatchdogPass(PassIn{Result: c.res, NewID: ids()}, w.facts(needs.WatchdogPass()), now)
+			o, err := WatchdogPass(PassIn{Result: c.res, Env: Env{NewID: ids()}}, w.facts(needs.WatchdogPass()), now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestWatchdogPass(t *testing.T) {
 		})
 	}
 	t.Run("the degraded marker not read", func(t *testing.T) {
-		_, err := WatchdogPass(PassIn{NewID: ids()}, newWorld(t).facts(needs.Set{}), now)
+		_, err := WatchdogPass(PassIn{Env: Env{NewID: ids()}}, newWorld(t).facts(needs.Set{}), now)
 		if m, ok := AsMissing(err); !ok || !slices.Contains(m.Needs.MarkersOf, run.Key{}) {
 			t.Fatalf("err = %v, want the markers of no pipeline missing", err)
 		}

@@ -57,7 +57,7 @@ func (e *Engine) RequestBackfill(ctx context.Context, pipelineID string, req bac
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.BackfillRequestIn{PipelineID: pipelineID, Request: req, DryRun: dryRun, By: by, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.BackfillRequestIn{PipelineID: pipelineID, Request: req, DryRun: dryRun, By: by, Env: b.env()}
 		v, err := decideWith(ctx, b, decide.BackfillRequest, in, now)
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func (e *Engine) CancelBackfill(ctx context.Context, pipelineID, id, by string) 
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.BackfillCancelIn{PipelineID: pipelineID, ID: id, By: by, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.BackfillCancelIn{PipelineID: pipelineID, ID: id, By: by, Env: b.env()}
 		bf, err := decideWith(ctx, b, decide.BackfillCancel, in, e.clk.Now())
 		if err != nil {
 			return err

@@ -26,6 +26,10 @@ type batch struct {
 	ids eventid.Block
 }
 
+// env is what the batch gives each decision it makes: the engine's rule
+// options and the batch's event numbering.
+func (b *batch) env() decide.Env { return decide.Env{Rules: b.e.rules, NewID: b.ids.Next} }
+
 // commitThen commits the batch (commit) and, once it is committed, calls
 // committed: what the caller answers of a commit made.
 func (b *batch) commitThen(ctx context.Context, committed func()) error {

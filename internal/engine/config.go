@@ -98,7 +98,7 @@ func (e *Engine) configInvalid(ctx context.Context, file string, doc []byte, cau
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.ConfigRefusalIn{File: file, Key: key, Kind: kind, Sum: sum, Msgs: msgs, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.ConfigRefusalIn{File: file, Key: key, Kind: kind, Sum: sum, Msgs: msgs, Env: b.env()}
 		reported, err = decideWith(ctx, b, decide.ConfigRefusal, in, e.clk.Now())
 		if err != nil || reported {
 			return err
@@ -161,7 +161,7 @@ func (e *Engine) activate(ctx context.Context, p *pipeline.Pipeline, doc []byte)
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.ConfigLoadIn{Config: p, Doc: doc, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.ConfigLoadIn{Config: p, Doc: doc, Env: b.env()}
 		// The configs of the pipelines running (the cycle check's), the
 		// pipeline's own first.
 		ids := []string{p.ID}

@@ -43,7 +43,7 @@ func TestDownstreamIDsReadOnlyTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := e.directFacts()
-	o := decide.New(nil, f.Facts, now, e.rules, nil)
+	o := decide.New(nil, f.Facts, now, decide.Env{Rules: e.rules})
 	got, err := get(t.Context(), f, func() ([]string, error) { return o.DownstreamIDs("orders") })
 	if err != nil {
 		t.Fatal(err)

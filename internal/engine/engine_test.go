@@ -13,6 +13,7 @@ import (
 	"github.com/interlockhq/interlock/internal/clock"
 	"github.com/interlockhq/interlock/internal/engine"
 	"github.com/interlockhq/interlock/internal/event"
+	"github.com/interlockhq/interlock/internal/rule"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/sensor"
 	"github.com/interlockhq/interlock/internal/store"
@@ -249,6 +250,44 @@ func TestIdenticalRewriteIsNotNewData(t *testing.T) {
 	nextDay, err := f.eng.PutSensor(t.Context(), "orders", "orders-landed", obj("n", 1))
 	if err != nil || !nextDay.Changed || nextDay.Period != "2026-03-11" {
 		t.Fatalf("same content next day: %+v %v", nextDay, err)
+	}
+}
+
+// TestRuleOptionsReachDecisions: the engine's rule options
+// (Options.Rules) are the ones its decisions evaluate rules with (each
+// batch's decide.Env): trigger data stamped 10m ahead of now passes an
+// age rule within a 15m clock skew, and not within the default 5m.
+func TestRuleOptionsReachDecisions(t *testing.T) {
+	const doc = `
+pipeline: {id: fresh}
+schedule:
+  trigger: {key: landed, check: age_lt, field: updatedAt, value: 2h}
+job: {type: glue, config: {jobName: fresh}, pollInterval: 1m}
+`
+	for _, c := range []struct {
+		skew    time.Duration
+		started bool
+	}{{15 * time.Minute, true}, {0, false}} {
+		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		eng := engine.New(engine.Options{Store: st, Clock: clock.NewVirtual(t0), Jobs: &countingJobs{}, Rules: rule.Options{MaxClockSkew: c.skew}})
+		if err := eng.Open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.ApplyConfig(t.Context(), "fresh.yaml", []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := eng.PutSensor(t.Context(), "fresh", "landed", obj("updatedAt", t0.Add(10*time.Minute).Format(time.RFC3339)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.RunGet(t.Context(), run.Key{PipelineID: "fresh", ScheduleID: "stream", Period: res.Period})
+		if started := err == nil; started != c.started {
+			t.Errorf("skew %v: run started %v, want %v (%v)", c.skew, started, c.started, err)
+		}
 	}
 }
 

@@ -70,7 +70,7 @@ func (e *Engine) ReportJob(ctx context.Context, j JobLog) (_ JobLogResult, err e
 		}
 		b := &batch{e: e, f: f}
 		in := decide.JobLogIn{PipelineID: j.PipelineID, ScheduleID: j.ScheduleID, Period: per, ID: j.ID, Event: j.Event, JobRunID: j.JobRunID,
-			Report: report, Rules: e.rules, NewID: b.ids.Next}
+			Report: report, Env: b.env()}
 		logged, err := decideWith(ctx, b, decide.JobLog, in, e.clk.Now())
 		if err != nil {
 			return err
@@ -113,7 +113,7 @@ func (e *Engine) Reject(ctx context.Context, rj Rejection) (bool, error) {
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.RejectIn{Type: rj.Type, PipelineID: rj.PipelineID, Item: rj.Item, Reason: rj.Reason, Fingerprint: rj.Fingerprint, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.RejectIn{Type: rj.Type, PipelineID: rj.PipelineID, Item: rj.Item, Reason: rj.Reason, Fingerprint: rj.Fingerprint, Env: b.env()}
 		if reported, err = decideWith(ctx, b, decide.Reject, in, now); err != nil || !reported {
 			return err
 		}

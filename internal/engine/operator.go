@@ -21,7 +21,7 @@ func (e *Engine) Pause(ctx context.Context, pipelineID string, until time.Time, 
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.PauseIn{PipelineID: pipelineID, Until: until, By: by, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.PauseIn{PipelineID: pipelineID, Until: until, By: by, Env: b.env()}
 		if _, err := decideWith(ctx, b, decide.Pause, in, e.clk.Now()); err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (e *Engine) Resume(ctx context.Context, pipelineID, by string) (err error) 
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.ResumeIn{PipelineID: pipelineID, By: by, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.ResumeIn{PipelineID: pipelineID, By: by, Env: b.env()}
 		if _, err := decideWith(ctx, b, decide.Resume, in, now); err != nil {
 			return err
 		}

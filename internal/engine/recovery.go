@@ -52,7 +52,7 @@ func (e *Engine) foundInterrupted(ctx context.Context, key run.Key) error {
 		return err
 	}
 	b := &batch{e: e, f: f}
-	in := decide.InterruptedIn{Run: key, Findable: e.findable, Rules: e.rules, NewID: b.ids.Next}
+	in := decide.InterruptedIn{Run: key, Findable: e.findable, Env: b.env()}
 	if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.Interrupted(in, f, e.clk.Now()) }); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (e *Engine) recoverCall(ctx context.Context, b *batch, taken decide.StepTak
 		now = e.clk.Now()
 	}
 	e.logs(ctx, b.TakeLogs())
-	in := decide.RecoveredIn{Run: r.Key, Due: taken.Timer.DueAt, Lookup: look, Findable: e.findable, Rules: e.rules, NewID: b.ids.Next}
+	in := decide.RecoveredIn{Run: r.Key, Due: taken.Timer.DueAt, Lookup: look, Findable: e.findable, Env: b.env()}
 	_, err := decideWith(ctx, b, decide.Recovered, in, now)
 	return err
 }

@@ -56,7 +56,7 @@ func (e *Engine) requestRerun(ctx context.Context, pipelineID, period, reason, r
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: period, Reason: reason, RequestID: requestID, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.RerunRequestIn{PipelineID: pipelineID, Period: period, Reason: reason, RequestID: requestID, Env: b.env()}
 		v, err := decideWith(ctx, b, decide.RerunRequest, in, e.clk.Now())
 		if err != nil {
 			return err

@@ -76,7 +76,7 @@ func (e *Engine) putSensor(ctx context.Context, pipelineID, key string, data *se
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Lineage: lineageWrite, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.SensorWriteIn{PipelineID: pipelineID, Key: key, Data: data, Lineage: lineageWrite, Env: b.env()}
 		w, err := decideWith(ctx, b, decide.SensorWrite, in, now)
 		if err != nil {
 			return err
@@ -107,7 +107,7 @@ func (e *Engine) DeleteSensor(ctx context.Context, pipelineID, key string) (err 
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.DeleteSensorIn{PipelineID: pipelineID, Key: key, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.DeleteSensorIn{PipelineID: pipelineID, Key: key, Env: b.env()}
 		if _, err := decideWith(ctx, b, decide.DeleteSensor, in, e.clk.Now()); err != nil {
 			return err
 		}

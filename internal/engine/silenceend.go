@@ -68,7 +68,7 @@ func (e *Engine) alertIfHolds(ctx context.Context, ev event.Event, silenceID, ma
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.AfterSilenceIn{Event: ev, SilenceID: silenceID, MarkerID: markerID, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.AfterSilenceIn{Event: ev, SilenceID: silenceID, MarkerID: markerID, Env: b.env()}
 		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.AfterSilence(in, f, e.clk.Now()) }); err != nil {
 			return err
 		}

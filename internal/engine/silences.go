@@ -41,7 +41,7 @@ func (e *Engine) CreateSilence(ctx context.Context, req SilenceRequest) (_ store
 	defer func() { endSpan(span, err) }()
 	now := e.clk.Now()
 	b := &batch{e: e, f: e.directFacts()}
-	o, rec, err := decide.SilenceCreate(decide.SilenceIn{Request: req, NewSilenceID: newSilenceID(now), Rules: e.rules, NewID: b.ids.Next}, now)
+	o, rec, err := decide.SilenceCreate(decide.SilenceIn{Request: req, NewSilenceID: newSilenceID(now), Env: b.env()}, now)
 	if err != nil {
 		return store.Silence{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
@@ -69,7 +69,7 @@ func (e *Engine) ExpireSilence(ctx context.Context, id, by string) (_ store.Sile
 			return err
 		}
 		b := &batch{e: e, f: f}
-		in := decide.SilenceExpiryIn{ID: id, By: by, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.SilenceExpiryIn{ID: id, By: by, Env: b.env()}
 		next, err := decideWith(ctx, b, decide.SilenceExpiry, in, e.clk.Now())
 		if err != nil {
 			return err

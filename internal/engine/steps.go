@@ -121,7 +121,7 @@ func (e *Engine) takeStep(ctx context.Context, ref StepRef, step run.Step, poll 
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.StepIn{Run: ref.Run, Step: step, Due: ref.Due, Since: ref.Since, Poll: poll, Findable: e.findable, Env: b.env()}
 		taken = stepTaken{trace: traceparent(ctx)}
 		if taken.StepTaken, err = decideWith(ctx, b, decide.Step, in, now); err != nil {
 			return err
@@ -267,7 +267,7 @@ func (e *Engine) TriggerRecord(ctx context.Context, c Call, res CallResult) (Ste
 		}
 		now := e.clk.Now()
 		b := &batch{e: e, f: f}
-		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.AnswerIn{Run: c.Run, Call: c.ID, Err: res.Err, JobRunID: res.Started.JobRunID, Meta: res.Started.Meta, Result: result, Env: b.env()}
 		a, err := decideWith(ctx, b, decide.Answer, in, now)
 		if err != nil {
 			return err

@@ -163,7 +163,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 	return e.retry(ctx, "timer "+t.Key, func(ctx context.Context) error {
 		now := e.clk.Now()
 		f, err := e.loadFacts(ctx, func(f *facts, cfg needs.Configs) needs.Set {
-			return decide.TimerNeeds(f.Facts, cfg, decide.TimerIn{Timer: t, Windows: windows, Rules: e.rules}, now)
+			return decide.TimerNeeds(f.Facts, cfg, decide.TimerIn{Timer: t, Windows: windows, Env: decide.Env{Rules: e.rules}}, now)
 		})
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func (e *Engine) processOther(ctx context.Context, t store.Timer) error {
 		if err := f.resolve(ctx, slices.Sorted(maps.Keys(f.Pipelines))...); err != nil {
 			return err
 		}
-		in := decide.TimerIn{Timer: t, Windows: windows, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.TimerIn{Timer: t, Windows: windows, Env: b.env()}
 		end, err := decideWith(ctx, b, decide.Timer, in, now)
 		if err != nil {
 			return err

@@ -245,7 +245,7 @@ func (e *Engine) applyFinding(ctx context.Context, f watchdog.Finding, ids event
 			return err
 		}
 		b := &batch{e: e, f: fs, ids: ids} // each attempt numbers its events from the block's start
-		in := decide.FindingIn{Finding: f, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.FindingIn{Finding: f, Env: b.env()}
 		applied, err := decideWith(ctx, b, decide.Finding, in, e.clk.Now())
 		if err != nil {
 			return err
@@ -266,7 +266,7 @@ func (e *Engine) recordPass(ctx context.Context, now time.Time, res watchdog.Res
 			return err
 		}
 		b := &batch{e: e, f: fs}
-		in := decide.PassIn{Result: res, Unavailable: unavailable, Rules: e.rules, NewID: b.ids.Next}
+		in := decide.PassIn{Result: res, Unavailable: unavailable, Env: b.env()}
 		if err := decideOutcome(ctx, b, func(f *decide.Facts) (*decide.Outcome, error) { return decide.WatchdogPass(in, f, now) }); err != nil {
 			return err
 		}
