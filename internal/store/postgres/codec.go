@@ -13,10 +13,13 @@ import (
 // what PostgreSQL's rows do differently: real booleans, sensor keys as
 // bytea. The names below are those this package's statements write it by.
 var dialect = sqlstore.Dialect{
-	Name:   "postgres",
-	Bool:   func(b bool) any { return b },
-	Key:    func(s *string) any { return sqlstore.BytesCol{S: s} },
-	NoRows: pgx.ErrNoRows,
+	Name:     "postgres",
+	Bool:     func(b bool) any { return b },
+	Key:      func(s *string) any { return sqlstore.BytesCol{S: s} },
+	KeyArg:   func(k string) any { return []byte(k) },
+	NoRows:   pgx.ErrNoRows,
+	Numbered: true,
+	IsTrue:   func(col string) string { return col },
 }
 
 type scanner = sqlstore.Scanner

@@ -37,34 +37,34 @@ func eventListQuery(p store.EventListParams) (string, []any, []int) {
 	for i, sh := range shards {
 		ids[i], after[i] = int32(sh), p.After[sh]
 	}
-	var w where
-	w.args = []any{ids, after}
+	w := sqlstore.Where{D: &dialect}
+	w.Args = []any{ids, after}
 	if p.PipelineID != "" {
-		w.add("e.pipeline_id = ?", p.PipelineID)
+		w.Add("e.pipeline_id = ?", p.PipelineID)
 		if p.Period != "" {
-			w.add("e.date = ?", p.Period)
+			w.Add("e.date = ?", p.Period)
 		}
 	} else {
-		w.add("e.shard = c.shard")
+		w.Add("e.shard = c.shard")
 		if p.Period != "" {
-			w.add("e.date = ?", p.Period)
+			w.Add("e.date = ?", p.Period)
 		}
 	}
-	w.add("e.seq > c.after")
+	w.Add("e.seq > c.after")
 	if len(p.Types) > 0 {
 		types := make([]string, len(p.Types))
 		for i, t := range p.Types {
 			types[i] = string(t)
 		}
-		w.add("e.type = ANY(?::text[])", types)
+		w.Add("e.type = ANY(?::text[])", types)
 	}
 	if !p.Since.IsZero() {
-		w.add("e.time >= ?", queryNanos(p.Since))
+		w.Add("e.time >= ?", queryNanos(p.Since))
 	}
 	q := `SELECT x.* FROM unnest($1::int[], $2::bigint[]) AS c(shard, after)
-		CROSS JOIN LATERAL (SELECT ` + prefixed("e.", sqlstore.EventCols) + ` FROM events e` + w.String() + ` ORDER BY e.seq` + w.limit(p.Limit) + `) x
+		CROSS JOIN LATERAL (SELECT ` + prefixed("e.", sqlstore.EventCols) + ` FROM events e` + w.String() + ` ORDER BY e.seq` + w.Limit(p.Limit) + `) x
 		ORDER BY x.shard, x.seq`
-	return q, w.args, shards
+	return q, w.Args, shards
 }
 
 // eventPage is the page of the events eventListQuery read, by shard.

@@ -138,16 +138,16 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 	}
 	// Range reads: the single reads' own statements, in the batch.
 	for _, p := range q.RunLists {
-		query, args := runListQuery(p)
+		query, args := dialect.RunListQuery(p)
 		reads = append(reads, readInto("runs", query, args, sqlstore.ScanRun, func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }))
 	}
 	for _, p := range q.SensorPrefixes {
-		query, args := sensorListPrefixQuery(p)
+		query, args := dialect.SensorListPrefixQuery(p)
 		reads = append(reads, readInto("sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args, dialect.ScanSensor,
 			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }))
 	}
 	for _, p := range q.SensorsChanged {
-		query, args := sensorListChangedQuery(p)
+		query, args := dialect.SensorListChangedQuery(p)
 		reads = append(reads, readInto("changed sensors", query, args, dialect.ScanSensor,
 			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }))
 	}

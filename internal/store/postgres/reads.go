@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/interlockhq/interlock/internal/run"
@@ -28,38 +26,6 @@ func list[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), w
 		defer rows.Close()
 	}
 	return sqlstore.List(&dialect, rows, err, scan, what)
-}
-
-// where builds a conjunction of optional filters, numbering the
-// placeholders: a condition is written with "?" for each argument.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	for _, a := range args {
-		w.args = append(w.args, a)
-		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(w.args)), 1)
-	}
-	w.conds = append(w.conds, cond)
-}
-
-func (w *where) String() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
-// limit appends a LIMIT clause; n <= 0 means no limit, as the port's list
-// parameters say.
-func (w *where) limit(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	w.args = append(w.args, n)
-	return " LIMIT $" + strconv.Itoa(len(w.args))
 }
 
 func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
@@ -105,20 +71,8 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 // p.Prefix (byte-wise), sorted by key: a range of the primary key,
 // [prefix, the least key after every key that starts with it).
 func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
-	q, args := sensorListPrefixQuery(p)
+	q, args := dialect.SensorListPrefixQuery(p)
 	return list(ctx, s, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, q, args...)
-}
-
-// sensorListPrefixQuery is SensorListPrefix's statement (Facts runs it
-// too).
-func sensorListPrefixQuery(p store.SensorListPrefixParams) (string, []any) {
-	w := where{}
-	w.add("pipeline_id = ?", p.PipelineID)
-	w.add("key >= ?", []byte(p.Prefix))
-	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
-		w.add("key < ?", []byte(end))
-	}
-	return `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY key`, w.args
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first
@@ -128,25 +82,8 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	q, args := sensorListChangedQuery(p)
+	q, args := dialect.SensorListChangedQuery(p)
 	return list(ctx, s, dialect.ScanSensor, "changed sensors", q, args...)
-}
-
-// sensorListChangedQuery is SensorListChanged's statement (Facts runs it
-// too).
-func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
-	var w where
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	if p.Watched {
-		w.add("watched") // sensors_changed's own condition: the partial index serves it
-	}
-	if !p.Since.IsZero() {
-		w.add("changed_at >= ?", queryNanos(p.Since))
-	}
-	q := `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.limit(p.Limit)
-	return q, w.args
 }
 
 // RunGet returns the run with the given key.
@@ -162,36 +99,8 @@ func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, 
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	q, args := runListQuery(p)
+	q, args := dialect.RunListQuery(p)
 	return list(ctx, s, sqlstore.ScanRun, "runs", q, args...)
-}
-
-// runListQuery is RunList's statement (Facts runs it too).
-func runListQuery(p store.RunListParams) (string, []any) {
-	var w where
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	if p.ScheduleID != "" {
-		w.add("schedule_id = ?", p.ScheduleID)
-	}
-	if p.Period != "" {
-		w.add("period = ?", p.Period)
-	}
-	if p.PeriodFrom != "" {
-		w.add("period >= ?", p.PeriodFrom)
-	}
-	if p.PeriodTo != "" {
-		w.add("period <= ?", p.PeriodTo)
-	}
-	if !p.UpdatedSince.IsZero() {
-		w.add("updated_at >= ?", queryNanos(p.UpdatedSince))
-	}
-	if p.ActiveOnly {
-		w.add("active")
-	}
-	q := `SELECT ` + sqlstore.RunCols + ` FROM runs` + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
-	return q, w.args
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
@@ -230,24 +139,24 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	var w where
+	w := sqlstore.Where{D: &dialect}
 	if p.PeriodFrom != "" {
-		w.add("period >= ?", p.PeriodFrom)
+		w.Add("period >= ?", p.PeriodFrom)
 	}
 	if !p.Since.IsZero() {
-		w.add("at >= ?", queryNanos(p.Since))
+		w.Add("at >= ?", queryNanos(p.Since))
 	}
 	q := `SELECT ` + sqlstore.MarkerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
-	return list(ctx, s, sqlstore.ScanMarker, "markers", q, w.args...)
+	return list(ctx, s, sqlstore.ScanMarker, "markers", q, w.Args...)
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties
 // by key), at most limit (limit <= 0: all of them).
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
-	var w where
-	w.add("due_at <= ?", queryNanos(now))
-	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.limit(limit)
-	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, w.args...)
+	w := sqlstore.Where{D: &dialect}
+	w.Add("due_at <= ?", queryNanos(now))
+	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.Limit(limit)
+	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, w.Args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
@@ -259,11 +168,11 @@ func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
 // key). The table holds pending timers only, so walking timers_due and
 // filtering costs what is scheduled, never history.
 func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
-	var w where
+	w := sqlstore.Where{D: &dialect}
 	if p.Kind != "" {
-		w.add("kind = ?", p.Kind)
+		w.Add("kind = ?", p.Kind)
 	}
-	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+sqlstore.TimerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.args...)
+	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+sqlstore.TimerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.Args...)
 }
 
 // TimerGet returns the timer with the given key.

@@ -13,7 +13,10 @@ var dialect = sqlstore.Dialect{
 	Name:   "sqlite",
 	Bool:   func(b bool) any { return boolInt(b) },
 	Key:    func(s *string) any { return s },
+	KeyArg: func(k string) any { return k },
 	NoRows: sql.ErrNoRows,
+	IsTrue: func(col string) string { return col + " = 1" },
+	Hinted: true,
 }
 
 // boolInt is how a bool is stored.

@@ -299,9 +299,9 @@ func timerDeletes(ds []store.TimerDelete) (op, bool) {
 	case 1:
 		return op{what: "timer " + keys[0], query: sqlTimerDelete, args: []any{keys[0]}}, true
 	}
-	var w where
+	w := sqlstore.Where{D: &dialect}
 	addIn(&w, "key", keys)
-	return op{what: fmt.Sprintf("%d timers", len(keys)), query: `DELETE FROM timers` + w.String(), args: w.args}, true
+	return op{what: fmt.Sprintf("%d timers", len(keys)), query: `DELETE FROM timers` + w.String(), args: w.Args}, true
 }
 
 // timerPut writes a timer: an upsert, or with ExpectDueAt an update whose

@@ -52,28 +52,28 @@ func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.E
 // is in one shard, in seq order there) or, with a period,
 // events_period; an unscoped one through the primary key (shard, seq).
 func eventListQuery(p store.EventListParams, shard int) (string, []any) {
-	var w where
+	w := sqlstore.Where{D: &dialect}
 	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
+		w.Add("pipeline_id = ?", p.PipelineID)
 		if p.Period != "" {
-			w.add("date = ?", p.Period)
+			w.Add("date = ?", p.Period)
 		}
-		w.add("seq > ?", p.After[shard])
+		w.Add("seq > ?", p.After[shard])
 	} else {
-		w.add("shard = ?", shard)
-		w.add("seq > ?", p.After[shard])
+		w.Add("shard = ?", shard)
+		w.Add("seq > ?", p.After[shard])
 		if p.Period != "" {
-			w.add("date = ?", p.Period)
+			w.Add("date = ?", p.Period)
 		}
 	}
 	if len(p.Types) > 0 {
 		addIn(&w, "type", p.Types)
 	}
 	if !p.Since.IsZero() {
-		w.add("time >= ?", sqlstore.QueryNanos(p.Since))
+		w.Add("time >= ?", sqlstore.QueryNanos(p.Since))
 	}
-	q := `SELECT ` + sqlstore.EventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.limit(p.Limit)
-	return q, w.args
+	q := `SELECT ` + sqlstore.EventCols + ` FROM events` + w.String() + ` ORDER BY seq` + w.Limit(p.Limit)
+	return q, w.Args
 }
 
 // shardEvents is migration 0007's data step: the events of the old log

@@ -27,7 +27,7 @@ func TestExpirePlans(t *testing.T) {
 		}
 		stmts = append(stmts, statement{"expire " + x.kind, x.query, args})
 	}
-	q, args := sensorListChangedQuery(store.SensorListChangedParams{PipelineID: "orders", Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 1})
+	q, args := dialect.SensorListChangedQuery(store.SensorListChangedParams{PipelineID: "orders", Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 1})
 	stmts = append(stmts, statement{"changed sensor of a pipeline", q, args})
 	for _, st := range stmts {
 		t.Run(st.name, func(t *testing.T) {

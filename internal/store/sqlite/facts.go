@@ -164,21 +164,21 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 	// Range reads: the single reads' own statements, each in the
 	// transaction.
 	for _, p := range q.RunLists {
-		query, args := runListQuery(p)
+		query, args := dialect.RunListQuery(p)
 		if err := readRows(ctx, r, sqlstore.ScanRun, "runs", query, args,
 			func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }); err != nil {
 			return err
 		}
 	}
 	for _, p := range q.SensorPrefixes {
-		query, args := sensorListPrefixQuery(p)
+		query, args := dialect.SensorListPrefixQuery(p)
 		if err := readRows(ctx, r, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args,
 			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }); err != nil {
 			return err
 		}
 	}
 	for _, p := range q.SensorsChanged {
-		query, args := sensorListChangedQuery(p)
+		query, args := dialect.SensorListChangedQuery(p)
 		if err := readRows(ctx, r, dialect.ScanSensor, "changed sensors", query, args,
 			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }); err != nil {
 			return err

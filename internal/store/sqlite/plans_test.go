@@ -30,27 +30,27 @@ func TestQueryPlans(t *testing.T) {
 		want   string // a step of the plan
 		noSort bool   // the index gives the order: no temporary b-tree at all
 	}{
-		{"RunListPeriodFrom", stmt(runListQuery(store.RunListParams{PeriodFrom: from})),
+		{"RunListPeriodFrom", stmt(dialect.RunListQuery(store.RunListParams{PeriodFrom: from})),
 			"SEARCH runs USING INDEX runs_period (period>?)", false},
 		// The watchdog's incremental pass: what changed since, not every
 		// recent period.
-		{"RunListUpdatedSince", stmt(runListQuery(store.RunListParams{UpdatedSince: since})),
+		{"RunListUpdatedSince", stmt(dialect.RunListQuery(store.RunListParams{UpdatedSince: since})),
 			"SEARCH runs USING INDEX runs_updated (updated_at>?)", false},
-		{"MarkerListSince", stmt(markerListQuery(store.MarkerListParams{Since: since})),
+		{"MarkerListSince", stmt(dialect.MarkerListQuery(store.MarkerListParams{Since: since})),
 			"SEARCH markers USING INDEX markers_at (at>?)", false},
-		{"RunListActiveOfPipeline", stmt(runListQuery(store.RunListParams{PipelineID: "orders", ActiveOnly: true})),
+		{"RunListActiveOfPipeline", stmt(dialect.RunListQuery(store.RunListParams{PipelineID: "orders", ActiveOnly: true})),
 			"SEARCH runs USING INDEX runs_active (pipeline_id=?)", false},
-		{"RunListPeriodFromOfPipeline", stmt(runListQuery(store.RunListParams{PipelineID: "orders", PeriodFrom: from})),
+		{"RunListPeriodFromOfPipeline", stmt(dialect.RunListQuery(store.RunListParams{PipelineID: "orders", PeriodFrom: from})),
 			"SEARCH runs USING INDEX runs_pipeline_period (pipeline_id=? AND period>?)", true},
 		// The new period index must not take the active-run scan away
 		// from the small partial index.
-		{"RunListActiveOnlyStaysOnTheActiveSet", stmt(runListQuery(store.RunListParams{ActiveOnly: true})),
+		{"RunListActiveOnlyStaysOnTheActiveSet", stmt(dialect.RunListQuery(store.RunListParams{ActiveOnly: true})),
 			"SCAN runs USING INDEX runs_active", false},
-		{"MarkerListPeriodFrom", stmt(markerListQuery(store.MarkerListParams{PeriodFrom: from})),
+		{"MarkerListPeriodFrom", stmt(dialect.MarkerListQuery(store.MarkerListParams{PeriodFrom: from})),
 			"SEARCH markers USING INDEX markers_period_kind (period>?)", false},
-		{"SensorListChangedSince", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true})),
+		{"SensorListChangedSince", stmt(dialect.SensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
-		{"SensorListChangedSinceLimit", stmt(sensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true, Limit: 10})),
+		{"SensorListChangedSinceLimit", stmt(dialect.SensorListChangedQuery(store.SensorListChangedParams{Since: since, Watched: true, Limit: 10})),
 			"SEARCH sensors USING INDEX sensors_changed (changed_at>?)", true},
 		// The event log: one shard from a cursor position, or one
 		// pipeline's (period's) events, each in seq order from the index.

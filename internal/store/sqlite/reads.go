@@ -60,42 +60,14 @@ func list[T any](ctx context.Context, db *pool, scan func(sqlstore.Scanner) (T, 
 	return sqlstore.List(&dialect, rows, err, scan, what)
 }
 
-// where builds a conjunction of optional filters.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-func (w *where) String() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
 // addIn adds "col IN (?, …)" for a non-empty set of values (a method
 // cannot take the type parameter).
-func addIn[S ~string](w *where, col string, vals []S) {
+func addIn[S ~string](w *sqlstore.Where, col string, vals []S) {
 	args := make([]any, len(vals))
 	for i, v := range vals {
 		args[i] = string(v)
 	}
-	w.add(col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")", args...)
-}
-
-// limit appends a LIMIT clause; n <= 0 means no limit, as the port's
-// list parameters say.
-func (w *where) limit(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	w.args = append(w.args, n)
-	return " LIMIT ?"
+	w.Add(col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")", args...)
 }
 
 func keyString(k run.Key) string { return k.PipelineID + "/" + k.ScheduleID + "/" + k.Period }
@@ -153,11 +125,11 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 	if len(p.Keys) == 0 {
 		return []store.Sensor{}, nil
 	}
-	w := where{args: []any{p.PipelineID}}
-	w.conds = []string{"pipeline_id = ?"}
+	w := sqlstore.Where{D: &dialect}
+	w.Add("pipeline_id = ?", p.PipelineID)
 	addIn(&w, "key", p.Keys)
 	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID,
-		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.args...)
+		`SELECT `+sqlstore.SensorCols+` FROM sensors`+w.String()+` ORDER BY key`, w.Args...)
 }
 
 // SensorListPrefix returns the pipeline's sensors whose key starts with
@@ -166,18 +138,8 @@ func (s *Store) SensorGetMany(ctx context.Context, p store.SensorGetManyParams) 
 // not use the index on a BINARY column without an exact-case rule, and
 // substr() never does.
 func (s *Store) SensorListPrefix(ctx context.Context, p store.SensorListPrefixParams) ([]store.Sensor, error) {
-	q, args := sensorListPrefixQuery(p)
+	q, args := dialect.SensorListPrefixQuery(p)
 	return list(ctx, s.read, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, q, args...)
-}
-
-// sensorListPrefixQuery is SensorListPrefix's statement (Facts runs it
-// too).
-func sensorListPrefixQuery(p store.SensorListPrefixParams) (string, []any) {
-	w := where{conds: []string{"pipeline_id = ?", "key >= ?"}, args: []any{p.PipelineID, p.Prefix}}
-	if end, ok := sqlstore.PrefixEnd(p.Prefix); ok {
-		w.add("key < ?", end)
-	}
-	return `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY key`, w.args
 }
 
 // SensorListChanged returns sensors matching p, earliest ChangedAt first
@@ -188,25 +150,8 @@ func (s *Store) SensorListChanged(ctx context.Context, p store.SensorListChanged
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	q, args := sensorListChangedQuery(p)
+	q, args := dialect.SensorListChangedQuery(p)
 	return list(ctx, s.read, dialect.ScanSensor, "changed sensors", q, args...)
-}
-
-// sensorListChangedQuery is SensorListChanged's statement; a test checks
-// its query plans.
-func sensorListChangedQuery(p store.SensorListChangedParams) (string, []any) {
-	var w where
-	if !p.Since.IsZero() {
-		w.add("changed_at >= ?", sqlstore.QueryNanos(p.Since))
-	}
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	if p.Watched {
-		w.add("watched = 1") // sensors_changed's own condition: the partial index serves it
-	}
-	q := `SELECT ` + sqlstore.SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at, pipeline_id, key` + w.limit(p.Limit)
-	return q, w.args
 }
 
 // RunGet returns the run with the given key.
@@ -222,58 +167,14 @@ func (s *Store) RunGet(ctx context.Context, key run.Key) (run.Run, error) {
 	return readThrough(s.runs, key, "run "+keyString(key), read)
 }
 
-// recentPeriods is the PeriodFrom condition. unlikely() returns its
-// argument unchanged; it tells the planner the range is narrow, which it
-// is by purpose (the watchdog asks for the last few days). The store runs
-// no ANALYZE, so without the hint the planner guesses a range keeps a
-// quarter of the table and prefers walking the primary key in ORDER BY
-// order to a range scan plus a sort: for markers it picked a full scan,
-// a cost that grows with history (TestQueryPlans pins the choice).
-const recentPeriods = "unlikely(period >= ?)"
-
 // RunList returns runs matching p, newest period first (ties by pipeline,
 // then schedule). Period strings sort chronologically as text.
 func (s *Store) RunList(ctx context.Context, p store.RunListParams) ([]run.Run, error) {
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	q, args := runListQuery(p)
+	q, args := dialect.RunListQuery(p)
 	return list(ctx, s.read, sqlstore.ScanRun, "runs", q, args...)
-}
-
-// runListQuery is RunList's statement; a test checks its query plans.
-func runListQuery(p store.RunListParams) (string, []any) {
-	var w where
-	if p.PipelineID != "" {
-		w.add("pipeline_id = ?", p.PipelineID)
-	}
-	if p.ScheduleID != "" {
-		w.add("schedule_id = ?", p.ScheduleID)
-	}
-	if p.Period != "" {
-		w.add("period = ?", p.Period)
-	}
-	if p.PeriodFrom != "" {
-		w.add(recentPeriods, p.PeriodFrom)
-	}
-	if p.PeriodTo != "" {
-		w.add("period <= ?", p.PeriodTo)
-	}
-	if !p.UpdatedSince.IsZero() {
-		w.add("unlikely(updated_at >= ?)", sqlstore.QueryNanos(p.UpdatedSince))
-	}
-	if p.ActiveOnly {
-		w.add("active = 1")
-	}
-	from := ` FROM runs`
-	if p.ActiveOnly {
-		// The partial index holds the active runs only: its cost follows
-		// what is in flight, never a pipeline's history (the planner,
-		// without statistics, prefers runs_pipeline_period otherwise).
-		from = ` FROM runs INDEXED BY runs_active`
-	}
-	q := `SELECT ` + sqlstore.RunCols + from + w.String() + ` ORDER BY period DESC, pipeline_id, schedule_id` + w.limit(p.Limit)
-	return q, w.args
 }
 
 // LedgerList returns the rerun ledger of a period, oldest (lowest Seq)
@@ -312,29 +213,17 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	q, args := markerListQuery(p)
+	q, args := dialect.MarkerListQuery(p)
 	return list(ctx, s.read, sqlstore.ScanMarker, "markers", q, args...)
-}
-
-// markerListQuery is MarkerList's statement; a test checks its query plans.
-func markerListQuery(p store.MarkerListParams) (string, []any) {
-	var w where
-	if p.PeriodFrom != "" {
-		w.add(recentPeriods, p.PeriodFrom)
-	}
-	if !p.Since.IsZero() {
-		w.add("unlikely(at >= ?)", sqlstore.QueryNanos(p.Since))
-	}
-	q := `SELECT ` + sqlstore.MarkerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
-	return q, w.args
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties
 // by key), at most limit (limit <= 0: all of them).
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
-	w := where{args: []any{sqlstore.QueryNanos(now)}}
-	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers WHERE due_at <= ? ORDER BY due_at, key` + w.limit(limit)
-	return list(ctx, s.read, sqlstore.ScanTimer, "due timers", q, w.args...)
+	w := sqlstore.Where{D: &dialect}
+	w.Add("due_at <= ?", sqlstore.QueryNanos(now))
+	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.Limit(limit)
+	return list(ctx, s.read, sqlstore.ScanTimer, "due timers", q, w.Args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
@@ -357,12 +246,12 @@ func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store
 // size follows pipelines and work in flight, never history, and an index
 // per filter would cost every timer write for little.
 func timerListQuery(p store.TimerListParams) (string, []any) {
-	var w where
+	w := sqlstore.Where{D: &dialect}
 	if p.Kind != "" {
-		w.add("kind = ?", p.Kind)
+		w.Add("kind = ?", p.Kind)
 	}
 	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`
-	return q, w.args
+	return q, w.Args
 }
 
 // TimerGet returns the timer with the given key.

@@ -20,8 +20,23 @@ type Dialect struct {
 	// Key is the scan target of a sensor key column (PostgreSQL keeps keys
 	// as bytea, so any byte sequence sorts and compares as bytes).
 	Key func(*string) any
+	// KeyArg is a sensor key as a statement's argument.
+	KeyArg func(string) any
 	// NoRows is the driver's error for a single-row query with no row.
 	NoRows error
+	// Numbered: placeholders are numbered ($1, $2, …: PostgreSQL), not
+	// "?" (Where).
+	Numbered bool
+	// IsTrue is the condition that a bool column is true, written as the
+	// partial indexes on it are (SQLite: "active = 1"), so the planner
+	// matches them.
+	IsTrue func(col string) string
+	// Hinted: the planner keeps no statistics (the SQLite store runs no
+	// ANALYZE), so the list statements tell it what it cannot know: a
+	// range by recency is narrow (unlikely()) and the active runs are
+	// read through their partial index (INDEXED BY). PostgreSQL's
+	// planner has its statistics.
+	Hinted bool
 }
 
 // Column encodings. Times are Unix nanoseconds (UTC), with NULL for Go's
