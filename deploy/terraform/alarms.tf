@@ -40,17 +40,14 @@ locals {
       dimensions  = { FunctionName = aws_lambda_function.fn[fn].function_name }
     } },
     # The functions' own metrics (namespace Interlock, written to their
-    # logs in the embedded metric format; metrics.tf), by Environment.
-    { "alerts-dead-lettered" = {
-      description = "A sink refused an alert for good: it is a dead letter in the events table (interlock status shows it)."
-      namespace   = "Interlock", metric = "AlertsDeadLettered", statistic = "Sum", threshold = 1
-      dimensions  = { Environment = var.environment }
-    } },
-    { "watchdog-degraded" = {
-      description = "A watchdog pass could not run one or more of its checks (WATCHDOG_DEGRADED): what it watches is unwatched until a pass succeeds."
-      namespace   = "Interlock", metric = "WATCHDOG_DEGRADED", statistic = "Sum", threshold = 1
-      dimensions  = { Environment = var.environment }
-    } },
+    # logs in the embedded metric format; metrics.tf), by Environment: one
+    # in 5 minutes alarms.
+    { for k, m in {
+      "alerts-dead-lettered" = { metric = "AlertsDeadLettered", description = "A sink refused an alert for good: it is a dead letter in the events table (interlock status shows it)." }
+      "watchdog-degraded"    = { metric = "WATCHDOG_DEGRADED", description = "A watchdog pass could not run one or more of its checks (WATCHDOG_DEGRADED): what it watches is unwatched until a pass succeeds." }
+      } : k => merge(m, {
+        namespace = local.metrics_namespace, statistic = "Sum", threshold = 1, dimensions = { Environment = var.environment }
+    }) },
     # A firing failed (Scheduler could not deliver it, or the sla-monitor
     # failed it): it is being replayed from the SLA DLQ; "sla-final-dlq"
     # above is the one that was not.
