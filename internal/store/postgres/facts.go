@@ -37,7 +37,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 		b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
 	}
 	for _, r := range reads {
-		b.Queue(r.query, r.args...)
+		b.Queue(r.Query, r.Args...)
 	}
 	if snapshot {
 		b.Queue(`COMMIT`)
@@ -50,8 +50,7 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 			}
 		}
 		for _, r := range reads {
-			rows, err := br.Query()
-			if err := r.scan(rows, err); err != nil {
+			if err := put(br, r); err != nil {
 				return err
 			}
 		}
@@ -73,32 +72,24 @@ func (s *Store) Facts(ctx context.Context, q store.FactsQuery) (store.Facts, err
 	return f, nil
 }
 
-// factsRead is one statement of Facts and what reads its rows into the
-// Facts.
-type factsRead struct {
-	query string
-	args  []any
-	scan  func(rows pgx.Rows, err error) error
+// put puts the batch's next result into the Facts with r.
+func put(br pgx.BatchResults, r sqlstore.Read) error {
+	rows, err := br.Query()
+	if err == nil {
+		defer rows.Close()
+	}
+	return r.Put(rows, err)
 }
 
-// readInto is a factsRead whose rows, scanned by scan, go to put.
-func readInto[T any](what, query string, args []any, scan func(scanner) (T, error), put func(T)) factsRead {
-	return factsRead{query: query, args: args, scan: func(rows pgx.Rows, err error) error {
-		if err == nil {
-			defer rows.Close()
-		}
-		vs, err := sqlstore.List(&dialect, rows, err, scan, what)
-		for _, v := range vs {
-			put(v)
-		}
-		return err
-	}}
+// readInto is sqlstore.ReadInto in PostgreSQL's dialect.
+func readInto[T any](what, query string, args []any, scan func(scanner) (T, error), put func(T)) sqlstore.Read {
+	return sqlstore.ReadInto(&dialect, what, query, args, scan, put)
 }
 
 // factsReads are the statements that read q into f, one per kind of
 // record q names.
-func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
-	var reads []factsRead
+func factsReads(q store.FactsQuery, f *store.Facts) []sqlstore.Read {
+	var reads []sqlstore.Read
 	if ids := q.Pipelines; len(ids) > 0 {
 		reads = append(reads, readInto("pipelines", `SELECT `+sqlstore.PipelineCols+` FROM pipelines WHERE id = ANY($1::text[])`,
 			[]any{ids}, sqlstore.ScanPipeline, func(p store.Pipeline) { f.Pipelines[p.ID] = p }))
@@ -137,49 +128,22 @@ func factsReads(q store.FactsQuery, f *store.Facts) []factsRead {
 			sqlstore.ScanLedger, func(x store.LedgerEntry) { f.Ledgers[x.Key] = append(f.Ledgers[x.Key], x) }))
 	}
 	// Range reads: the single reads' own statements, in the batch.
-	for _, p := range q.RunLists {
-		query, args := dialect.RunListQuery(p)
-		reads = append(reads, readInto("runs", query, args, sqlstore.ScanRun, func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }))
-	}
-	for _, p := range q.SensorPrefixes {
-		query, args := dialect.SensorListPrefixQuery(p)
-		reads = append(reads, readInto("sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args, dialect.ScanSensor,
-			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }))
-	}
-	for _, p := range q.SensorsChanged {
-		query, args := dialect.SensorListChangedQuery(p)
-		reads = append(reads, readInto("changed sensors", query, args, dialect.ScanSensor,
-			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }))
-	}
-	for _, id := range q.Backfills {
-		reads = append(reads, readInto("backfills of "+id, backfillListQuery, []any{id}, sqlstore.ScanBackfill,
-			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }))
-	}
+	reads = append(reads, dialect.RangeReads(q, f)...)
 	for i, p := range q.EventLists {
 		query, args, shards := eventListQuery(p)
 		var evs []event.Event
 		read := readInto("events", query, args, sqlstore.ScanEvent, func(x event.Event) { evs = append(evs, x) })
 		f.EventPages = append(f.EventPages, store.EventPage{})
-		reads = append(reads, factsRead{query: read.query, args: read.args, scan: func(rows pgx.Rows, err error) error {
-			if err := read.scan(rows, err); err != nil {
+		reads = append(reads, sqlstore.Read{Query: read.Query, Args: read.Args, Put: func(rows sqlstore.Rows, err error) error {
+			if err := read.Put(rows, err); err != nil {
 				return err
 			}
 			f.EventPages[i], err = eventPage(p, shards, evs)
 			return err
 		}})
 	}
-	if q.AllPipelines {
-		reads = append(reads, readInto("pipelines", pipelineListQuery, nil, sqlstore.ScanPipeline,
-			func(x store.Pipeline) { f.AllPipelines = append(f.AllPipelines, x) }))
-	}
 	return reads
 }
-
-// pipelineListQuery is PipelineList's statement (Facts runs it too).
-const pipelineListQuery = `SELECT ` + sqlstore.PipelineCols + ` FROM pipelines ORDER BY id`
-
-// backfillListQuery is BackfillList's statement (Facts runs it too).
-const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = $1 ORDER BY requested_at, id`
 
 // inPeriods is the condition naming the periods periodArgs lists.
 const inPeriods = `(pipeline_id, schedule_id, period) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`

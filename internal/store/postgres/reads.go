@@ -38,7 +38,7 @@ func (s *Store) PipelineGet(ctx context.Context, id string) (store.Pipeline, err
 
 // PipelineList returns every pipeline, sorted by id.
 func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
-	return list(ctx, s, sqlstore.ScanPipeline, "pipelines", pipelineListQuery)
+	return list(ctx, s, sqlstore.ScanPipeline, "pipelines", sqlstore.PipelineListQuery)
 }
 
 // SensorGet returns one sensor.

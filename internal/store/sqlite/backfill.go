@@ -19,7 +19,8 @@ func (s *Store) BackfillGet(ctx context.Context, pipelineID, id string) (store.B
 
 // BackfillList returns a pipeline's backfills, oldest request first.
 func (s *Store) BackfillList(ctx context.Context, pipelineID string) ([]store.Backfill, error) {
-	return list(ctx, s.read, sqlstore.ScanBackfill, "backfills of "+pipelineID, backfillListQuery, pipelineID)
+	q, args := dialect.BackfillListQuery(pipelineID)
+	return list(ctx, s.read, sqlstore.ScanBackfill, "backfills of "+pipelineID, q, args...)
 }
 
 // backfillOps are the writes of a Change's backfills.

@@ -163,30 +163,8 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 
 	// Range reads: the single reads' own statements, each in the
 	// transaction.
-	for _, p := range q.RunLists {
-		query, args := dialect.RunListQuery(p)
-		if err := readRows(ctx, r, sqlstore.ScanRun, "runs", query, args,
-			func(x run.Run) { f.RunLists[p] = append(f.RunLists[p], x) }); err != nil {
-			return err
-		}
-	}
-	for _, p := range q.SensorPrefixes {
-		query, args := dialect.SensorListPrefixQuery(p)
-		if err := readRows(ctx, r, dialect.ScanSensor, "sensors of "+p.PipelineID+" starting with "+p.Prefix, query, args,
-			func(x store.Sensor) { f.SensorPrefixes[p] = append(f.SensorPrefixes[p], x) }); err != nil {
-			return err
-		}
-	}
-	for _, p := range q.SensorsChanged {
-		query, args := dialect.SensorListChangedQuery(p)
-		if err := readRows(ctx, r, dialect.ScanSensor, "changed sensors", query, args,
-			func(x store.Sensor) { f.SensorsChanged[p] = append(f.SensorsChanged[p], x) }); err != nil {
-			return err
-		}
-	}
-	for _, id := range q.Backfills {
-		if err := readRows(ctx, r, sqlstore.ScanBackfill, "backfills of "+id, backfillListQuery, []any{id},
-			func(x store.Backfill) { f.Backfills[id] = append(f.Backfills[id], x) }); err != nil {
+	for _, rd := range dialect.RangeReads(q, f) {
+		if err := r.run(ctx, rd); err != nil {
 			return err
 		}
 	}
@@ -202,20 +180,8 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 		}
 		f.EventPages = append(f.EventPages, store.MergeEventShards(p, per))
 	}
-	if q.AllPipelines {
-		if err := readRows(ctx, r, sqlstore.ScanPipeline, "pipelines", pipelineListQuery, nil,
-			func(x store.Pipeline) { f.AllPipelines = append(f.AllPipelines, x) }); err != nil {
-			return err
-		}
-	}
 	return nil
 }
-
-// pipelineListQuery is PipelineList's statement (Facts runs it too).
-const pipelineListQuery = `SELECT ` + sqlstore.PipelineCols + ` FROM pipelines ORDER BY id`
-
-// backfillListQuery is BackfillList's statement (Facts runs it too).
-const backfillListQuery = `SELECT ` + sqlstore.BackfillCols + ` FROM backfills WHERE pipeline_id = ? ORDER BY requested_at, id`
 
 // The statements of Facts, by the number of keys they name. Each reads
 // its table by primary key (TestFactsQueryPlans). One key is the single
@@ -316,6 +282,15 @@ func (r *factsTx) query(ctx context.Context, query string, args []any) (factsRow
 type factsRows interface {
 	sqlstore.Rows
 	Close() error
+}
+
+// run runs rd's statement in r and puts its rows into the Facts.
+func (r *factsTx) run(ctx context.Context, rd sqlstore.Read) error {
+	rows, err := r.query(ctx, rd.Query, rd.Args)
+	if err == nil {
+		defer rows.Close()
+	}
+	return rd.Put(rows, err)
 }
 
 // readRows runs query in r and hands each row, scanned, to each.

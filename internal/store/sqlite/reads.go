@@ -100,7 +100,7 @@ func (s *Store) PipelineList(ctx context.Context) ([]store.Pipeline, error) {
 		}
 		gen = g
 	}
-	rows, err := list(ctx, s.read, sqlstore.ScanPipeline, "pipelines", pipelineListQuery)
+	rows, err := list(ctx, s.read, sqlstore.ScanPipeline, "pipelines", sqlstore.PipelineListQuery)
 	if err == nil && s.pipelines != nil {
 		s.pipelines.putList(gen, rows)
 	}
