@@ -192,10 +192,19 @@ const (
 	sqlMarkerInsert   = `INSERT INTO markers (` + sqlstore.MarkerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
 	sqlMarkerPut      = `INSERT OR REPLACE INTO markers (` + sqlstore.MarkerCols + `) VALUES (?, ?, ?, ?, ?, ?)`
 	sqlMarkerDelete   = `DELETE FROM markers WHERE pipeline_id = ? AND schedule_id = ? AND period = ? AND kind = ?`
-	sqlTimerPut       = `INSERT OR REPLACE INTO timers (` + sqlstore.TimerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	sqlTimerReplace   = `UPDATE timers SET kind = ?, pipeline_id = ?, schedule_id = ?, period = ?, due_at = ?, detail = ? WHERE key = ? AND due_at = ?`
-	sqlTimerDelete    = `DELETE FROM timers WHERE key = ?`
-	sqlTimerClaim     = `DELETE FROM timers WHERE key = ? AND due_at = ?`
+	// sqlTimerPut upserts a timer. A row already stored as written (a
+	// decision that sets the timer it already set: a sixth of a
+	// simulation's timer writes) is left alone, and one that differs is
+	// updated in place, where INSERT OR REPLACE deleted it, its index
+	// entries too, and inserted it again: the row stored is the same.
+	sqlTimerPut = `INSERT INTO timers (` + sqlstore.TimerCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, pipeline_id = excluded.pipeline_id,
+		schedule_id = excluded.schedule_id, period = excluded.period, due_at = excluded.due_at, detail = excluded.detail
+		WHERE kind IS NOT excluded.kind OR pipeline_id IS NOT excluded.pipeline_id OR schedule_id IS NOT excluded.schedule_id
+		OR period IS NOT excluded.period OR due_at IS NOT excluded.due_at OR detail IS NOT excluded.detail`
+	sqlTimerReplace = `UPDATE timers SET kind = ?, pipeline_id = ?, schedule_id = ?, period = ?, due_at = ?, detail = ? WHERE key = ? AND due_at = ?`
+	sqlTimerDelete  = `DELETE FROM timers WHERE key = ?`
+	sqlTimerClaim   = `DELETE FROM timers WHERE key = ? AND due_at = ?`
 )
 
 // plan turns a Change into statements, in the order of Change's fields.

@@ -480,3 +480,43 @@ func TestScratchRunCacheNeverStale(t *testing.T) {
 	}
 	check("written in the next shared transaction", 4)
 }
+
+// A timer written again (sqlTimerPut: an upsert that leaves a row stored
+// as written alone) stores what was written whichever one field differs,
+// and the same timer written twice stays as it was. Read back from SQL
+// (a file store: no row cache answers).
+func TestTimerRewriteStoresEachField(t *testing.T) {
+	due := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	base := store.Timer{Key: "k", Kind: "sla-warning", Run: run.Key{PipelineID: "p", ScheduleID: "daily", Period: "2026-03-01"},
+		DueAt: due, Detail: sensor.NewObject(map[string]sensor.Value{"n": sensor.IntValue(1)})}
+	for name, change := range map[string]func(*store.Timer){
+		"same":      func(*store.Timer) {},
+		"kind":      func(x *store.Timer) { x.Kind = "sla-breach" },
+		"pipeline":  func(x *store.Timer) { x.Run.PipelineID = "q" },
+		"schedule":  func(x *store.Timer) { x.Run.ScheduleID = "hourly" },
+		"period":    func(x *store.Timer) { x.Run.Period = "2026-03-02" },
+		"due":       func(x *store.Timer) { x.DueAt = due.Add(time.Nanosecond) },
+		"detail":    func(x *store.Timer) { x.Detail = sensor.NewObject(map[string]sensor.Value{"n": sensor.IntValue(2)}) },
+		"no detail": func(x *store.Timer) { x.Detail = sensor.Object{} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := openFile(t)
+			want := base
+			change(&want)
+			for _, x := range []store.Timer{base, want} {
+				if err := s.Commit(t.Context(), store.Change{Timers: []store.TimerWrite{{Timer: x}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := s.TimerGet(t.Context(), "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wd, _ := want.Detail.MarshalJSON()
+			gd, _ := got.Detail.MarshalJSON()
+			if got.Key != want.Key || got.Kind != want.Kind || got.Run != want.Run || !got.DueAt.Equal(want.DueAt) || string(gd) != string(wd) {
+				t.Errorf("stored after the rewrite: %+v (detail %s), want %+v (detail %s)", got, gd, want, wd)
+			}
+		})
+	}
+}
