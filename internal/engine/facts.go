@@ -301,23 +301,23 @@ func (f *facts) read(ctx context.Context, n needs.Set) error {
 		v.Inboxes[needs.SensorRef(r)] = decide.Inbox{Data: it.Data, Err: it.Err}
 	}
 	for _, r := range n.RunRanges {
-		v.RunRanges = mergeMap(v.RunRanges, map[needs.RunRange][]run.Run{r: got.RunLists[runRangeParams(r)]})
+		setKey(&v.RunRanges, r, got.RunLists[runRangeParams(r)])
 	}
 	for _, c := range n.Changed {
-		v.Changed = mergeMap(v.Changed, map[needs.ChangedSince]bool{c: len(got.SensorsChanged[changedParams(c)]) > 0})
+		setKey(&v.Changed, c, len(got.SensorsChanged[changedParams(c)]) > 0)
 	}
 	for _, id := range n.ActiveRuns {
-		f.Active = mergeMap(f.Active, map[string][]run.Run{id: got.RunLists[activeParams(id)]})
+		setKey(&f.Active, id, got.RunLists[activeParams(id)])
 	}
 	for _, x := range n.Prefixes {
-		v.Prefixed = mergeMap(v.Prefixed, map[needs.SensorPrefix][]store.Sensor{x: got.SensorPrefixes[store.SensorListPrefixParams(x)]})
+		setKey(&v.Prefixed, x, got.SensorPrefixes[store.SensorListPrefixParams(x)])
 	}
 	for _, id := range n.Backfills {
-		v.Backfills = mergeMap(v.Backfills, map[string][]store.Backfill{id: got.Backfills[id]})
+		setKey(&v.Backfills, id, got.Backfills[id])
 	}
 	v.Silences = mergeMap(v.Silences, got.Silences)
 	for i, r := range n.Events {
-		v.Events = mergeMap(v.Events, map[needs.EventRange]store.EventPage{r: got.EventPages[i]})
+		setKey(&v.Events, r, got.EventPages[i])
 	}
 	if n.AllPipelines {
 		// Each row listed is read: the rows a decision looks up by id.
@@ -379,7 +379,13 @@ func changedParams(c needs.ChangedSince) store.SensorListChangedParams {
 	return store.SensorListChangedParams{PipelineID: c.PipelineID, Since: c.Since.Add(time.Nanosecond), Limit: 1}
 }
 
+// mergeMap adds src's entries to dst. A nil dst takes src itself: the
+// maps of a store's answer are the facts' own (a round's first read of a
+// kind was a copy, half a gigabyte of a simulation's allocations).
 func mergeMap[K comparable, V any](dst, src map[K]V) map[K]V {
+	if dst == nil && src != nil {
+		return src
+	}
 	if dst == nil {
 		dst = map[K]V{}
 	}
@@ -387,6 +393,14 @@ func mergeMap[K comparable, V any](dst, src map[K]V) map[K]V {
 		dst[k] = v
 	}
 	return dst
+}
+
+// setKey sets (*m)[k], making *m when it is nil.
+func setKey[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
 }
 
 func storeRefs(rs []needs.SensorRef) []store.SensorRef {
@@ -600,6 +614,6 @@ func (f *facts) config(ctx context.Context, id string) (*loadedPipeline, error) 
 			return nil, err
 		}
 	}
-	f.Configs = mergeMap(f.Configs, map[string]*loadedPipeline{id: lp})
+	setKey(&f.Configs, id, lp)
 	return lp, nil
 }
