@@ -315,7 +315,7 @@ func plan(c store.Change) ([]op, error) {
 			args: []any{d.Key.PipelineID, d.Key.ScheduleID, d.Key.Period, d.Kind}, affect: -1}, nil)
 	}
 	for _, w := range c.Timers {
-		add(timerPut(&e, w))
+		add(timerPut(&e, w), nil)
 	}
 	for _, d := range c.TimerDeletes {
 		if d.ExpectDueAt == nil {
@@ -354,20 +354,13 @@ func versionCheck(what, table, keyCol, key string, version int64) ([]op, error) 
 
 // timerPut writes a timer: an upsert, or with ExpectDueAt an update whose
 // WHERE clause demands the stored due time.
-func timerPut(e *encoder, w store.TimerWrite) (op, error) {
-	t := w.Timer
-	if t.DueAt.IsZero() {
-		return op{}, fmt.Errorf("postgres: write timer %s: no due time", t.Key)
-	}
-	due := e.time("timer due at", t.DueAt)
-	detail := e.object("timer detail", t.Detail)
+func timerPut(e *encoder, w store.TimerWrite) op {
+	args := encodeRow(e, sqlstore.TimerArgs, w)
 	if w.ExpectDueAt == nil {
-		return op{what: "timer " + t.Key, query: sqlTimerPut, affect: -1,
-			args: []any{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail}}, nil
+		return op{what: "timer " + w.Timer.Key, query: sqlTimerPut, affect: -1, args: args}
 	}
-	return op{what: "timer " + t.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace, affect: 1,
-		args: []any{t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail,
-			t.Key, e.time("timer expected due time", *w.ExpectDueAt)}}, nil
+	return op{what: "timer " + w.Timer.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace, affect: 1,
+		args: args}
 }
 
 // sqlEventAppend takes a shard's next n numbers — incrementing its counter,

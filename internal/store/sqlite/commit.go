@@ -266,7 +266,7 @@ func plan(c store.Change) ([]op, error) {
 			args: []any{d.Key.PipelineID, d.Key.ScheduleID, d.Key.Period, d.Kind}}, nil)
 	}
 	for _, w := range c.Timers {
-		add(timerPut(&e, w))
+		add(timerPut(&e, w), nil)
 	}
 	if o, ok := timerDeletes(c.TimerDeletes); ok {
 		add(o, nil)
@@ -316,20 +316,11 @@ func timerDeletes(ds []store.TimerDelete) (op, bool) {
 // timerPut writes a timer: an upsert, or with ExpectDueAt an update whose
 // WHERE clause demands the stored due time (the caller is the one that
 // processed that firing; a timer moved or deleted since is a conflict).
-func timerPut(e *sqlstore.Encoder, w store.TimerWrite) (op, error) {
-	t := w.Timer
-	if t.DueAt.IsZero() {
-		// A timer with no due time would never fire, or fire at once,
-		// depending on how the zero time is read: refuse it.
-		return op{}, fmt.Errorf("sqlite: write timer %s: no due time", t.Key)
-	}
-	due := e.Time("timer due at", t.DueAt)
-	detail := e.Object("timer detail", t.Detail)
+func timerPut(e *sqlstore.Encoder, w store.TimerWrite) op {
+	args := sqlstore.TimerArgs(e, w)
 	if w.ExpectDueAt == nil {
-		return op{what: "timer " + t.Key, query: sqlTimerPut,
-			args: []any{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail}}, nil
+		return op{what: "timer " + w.Timer.Key, query: sqlTimerPut, args: args}
 	}
-	return op{what: "timer " + t.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace,
-		args: []any{t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail,
-			t.Key, e.Time("timer expected due time", *w.ExpectDueAt)}, mustAffect: true}, nil
+	return op{what: "timer " + w.Timer.Key + " due at " + w.ExpectDueAt.UTC().Format(time.RFC3339Nano), query: sqlTimerReplace,
+		args: args, mustAffect: true}
 }

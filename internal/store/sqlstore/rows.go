@@ -145,6 +145,26 @@ func ScanTimer(r Scanner) (store.Timer, error) {
 	return t, err
 }
 
+// TimerArgs are the arguments of w's statement: TimerCols' values for a
+// write of the timer, or, with ExpectDueAt (the caller fired the timer at
+// that time and moves it), the values after the key, then the key and the
+// expected due time (UPDATE … SET kind, pipeline_id, schedule_id, period,
+// due_at, detail WHERE key AND due_at). A timer with no due time is
+// refused: it would never fire, or fire at once, depending on how the
+// zero time is read.
+func TimerArgs(e *Encoder, w store.TimerWrite) []any {
+	t := w.Timer
+	if t.DueAt.IsZero() {
+		e.Fail("write timer %s: no due time", t.Key)
+	}
+	due, detail := e.Time("timer due at", t.DueAt), e.Object("timer detail", t.Detail)
+	if w.ExpectDueAt == nil {
+		return []any{t.Key, t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail}
+	}
+	return []any{t.Kind, t.Run.PipelineID, t.Run.ScheduleID, t.Run.Period, due, detail,
+		t.Key, e.Time("timer expected due time", *w.ExpectDueAt)}
+}
+
 const EventCols = `shard, seq, id, time, type, pipeline_id, schedule_id, date, message, detail`
 
 func ScanEvent(r Scanner) (event.Event, error) {
