@@ -1,6 +1,8 @@
 package sensor
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -132,6 +134,27 @@ func TestObjectStr(t *testing.T) {
 	for _, k := range []string{"n", "missing"} {
 		if _, ok := o.Str(k); ok {
 			t.Errorf("Str(%q) reads a string", k)
+		}
+	}
+}
+
+// writeJSONString writes every string as json.Marshal does: each rune up
+// to U+3000 alone and between two letters, each byte that is not UTF-8,
+// and the keys and values details hold.
+func TestWriteJSONStringAsMarshal(t *testing.T) {
+	in := []string{"", "files", "audit#2026-03-01", "late — again", "a\"b", `a\b`, "<&>", "\u2028", "tab\there", "\x7f"}
+	for r := rune(0); r <= 0x3000; r++ {
+		in = append(in, string(r), "a"+string(r)+"b")
+	}
+	for b := 0x80; b <= 0xff; b++ {
+		in = append(in, string([]byte{'a', byte(b)}))
+	}
+	for _, s := range in {
+		var buf bytes.Buffer
+		writeJSONString(&buf, s)
+		want, _ := json.Marshal(s)
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%q: wrote %s, json.Marshal %s", s, buf.Bytes(), want)
 		}
 	}
 }
