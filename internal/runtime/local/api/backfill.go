@@ -82,13 +82,12 @@ func viewBackfill(b store.Backfill) BackfillView {
 	c := backfill.CountPeriods(b.Periods)
 	v := BackfillView{PipelineID: b.PipelineID, ID: b.ID, From: b.From, To: b.To, Only: string(b.Only), MaxActive: b.MaxActive, Reverse: b.Reverse,
 		RequestedAt: b.RequestedAt, RequestedBy: b.RequestedBy, State: string(b.State),
-		Counts:  BackfillCounts{Pending: c.Pending, Active: c.Active, Skipped: c.Skipped, Succeeded: c.Succeeded, Failed: c.Failed},
-		Periods: make([]BackfillPeriodView, len(b.Periods))}
+		Counts: BackfillCounts{Pending: c.Pending, Active: c.Active, Skipped: c.Skipped, Succeeded: c.Succeeded, Failed: c.Failed},
+		Periods: views(b.Periods, func(p backfill.Period) BackfillPeriodView {
+			return BackfillPeriodView{Period: p.Period, State: string(p.State), Reason: p.Reason}
+		})}
 	if !b.EndedAt.IsZero() {
 		v.EndedAt = &b.EndedAt
-	}
-	for i, p := range b.Periods {
-		v.Periods[i] = BackfillPeriodView{Period: p.Period, State: string(p.State), Reason: p.Reason}
 	}
 	return v
 }
@@ -121,10 +120,10 @@ func (s *server) requestBackfill(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return backfillError(err)
 	}
-	ans := BackfillAnswer{PipelineID: id, DryRun: req.DryRun, Paused: plan.Paused, Observe: plan.DryRun, Periods: make([]PlannedPeriodView, len(plan.Periods))}
-	for i, p := range plan.Periods {
-		ans.Periods[i] = PlannedPeriodView{Period: p.Period.String(), Run: p.Run, Reason: p.Reason}
-	}
+	ans := BackfillAnswer{PipelineID: id, DryRun: req.DryRun, Paused: plan.Paused, Observe: plan.DryRun,
+		Periods: views(plan.Periods, func(p backfill.PlannedPeriod) PlannedPeriodView {
+			return PlannedPeriodView{Period: p.Period.String(), Run: p.Run, Reason: p.Reason}
+		})}
 	status := http.StatusOK
 	if plan.Backfill != nil {
 		v := viewBackfill(*plan.Backfill)
