@@ -138,9 +138,10 @@ func levelStrings(ls []event.Level) []string {
 }
 
 // Written is a silence's or a window's matchers as an operator writes
-// them: the API's JSON (a request and an answer), the dashboard's form,
-// interlock.yaml's maintenance windows and a scenario's silences embed it,
-// so each names the four fields the same way. Parse checks and types it.
+// them: the API's JSON (a request, as the CLI and the dashboard's form
+// send it, and an answer), interlock.yaml's maintenance windows and a
+// scenario's silences embed it, so each names the four fields the same
+// way. Parse checks and types it.
 type Written struct {
 	Pipelines []string `json:"pipelines,omitempty" yaml:"pipelines"`
 	Types     []string `json:"types,omitempty" yaml:"types"`
