@@ -139,15 +139,8 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 	if _, err := p.Index(); err != nil {
 		return nil, err
 	}
-	w := sqlstore.Where{D: &dialect}
-	if p.PeriodFrom != "" {
-		w.Add("period >= ?", p.PeriodFrom)
-	}
-	if !p.Since.IsZero() {
-		w.Add("at >= ?", queryNanos(p.Since))
-	}
-	q := `SELECT ` + sqlstore.MarkerCols + ` FROM markers` + w.String() + ` ORDER BY pipeline_id, schedule_id, period, kind`
-	return list(ctx, s, sqlstore.ScanMarker, "markers", q, w.Args...)
+	q, args := dialect.MarkerListQuery(p)
+	return list(ctx, s, sqlstore.ScanMarker, "markers", q, args...)
 }
 
 // TimerListDue returns timers due at or before now, earliest first (ties

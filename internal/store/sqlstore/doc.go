@@ -2,9 +2,10 @@
 // fields become column values and back (the codec: times as Unix
 // nanoseconds, objects and maps as canonical JSON), each record type's
 // column list, scan and encode function, the generic single-row and list
-// reads, and the statements of the filtered list reads (RunList,
-// MarkerList, SensorListPrefix, SensorListChanged) with the WHERE builder
-// they use. SQLite and PostgreSQL differ in it only by a Dialect: its
+// reads, and the statements of the list reads (RunList, MarkerList,
+// SensorListPrefix, SensorListChanged, BackfillList, PipelineList) with
+// the WHERE builder they use, which both stores' Facts run as its range
+// reads (RangeReads). SQLite and PostgreSQL differ in it only by a Dialect: its
 // placeholders, how a bool is written and tested, how a sensor key is
 // scanned and passed, whether the planner needs hints, the driver's "no
 // row" error and the backend's name in errors.
