@@ -11,7 +11,7 @@ import (
 // the arguments already in Args.
 type Where struct {
 	D     *Dialect
-	Conds []string
+	conds []string
 	Args  []any
 }
 
@@ -23,15 +23,15 @@ func (w *Where) Add(cond string, args ...any) {
 			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(w.Args)), 1)
 		}
 	}
-	w.Conds = append(w.Conds, cond)
+	w.conds = append(w.conds, cond)
 }
 
 // String is the WHERE clause, "" when there is no condition.
 func (w *Where) String() string {
-	if len(w.Conds) == 0 {
+	if len(w.conds) == 0 {
 		return ""
 	}
-	return " WHERE " + strings.Join(w.Conds, " AND ")
+	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
 // Limit is a LIMIT clause, its argument added last; n <= 0 means no
