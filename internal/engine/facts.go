@@ -233,11 +233,18 @@ func (f *facts) configsRead(ctx context.Context, m needs.ConfigMap) error {
 		if _, ok := m[id]; ok {
 			continue
 		}
-		lp, err := f.pipelineOf(ctx, id)
+		// pipelineOf's answer, resolved directly: a row read whose
+		// config is not in the view yet is most of them, and asking the
+		// view first made a Missing for each, to be supplied and asked
+		// again.
+		m[id] = nil
+		if !pipeline.Running(f.Pipelines[id].RemovedAt) {
+			continue
+		}
+		lp, err := f.config(ctx, id)
 		if err != nil {
 			return err
 		}
-		m[id] = nil
 		if lp != nil {
 			m[id] = lp.P
 		}
