@@ -317,16 +317,22 @@ func cachedFirst[K comparable, V any](c keyCache[K, V], keys []K, m map[K]V) (mi
 	if c == nil {
 		return keys, func() {}
 	}
-	gens := map[K]uint64{}
+	var gens map[K]uint64 // made at the first miss: most reads hit
 	for _, k := range keys {
 		x, ok, gen := c.get(k)
 		switch {
 		case !ok:
+			if gens == nil {
+				gens = map[K]uint64{}
+			}
 			miss = append(miss, k)
 			gens[k] = gen
 		case x.found:
 			m[k] = x.v
 		}
+	}
+	if len(miss) == 0 {
+		return nil, func() {}
 	}
 	return miss, func() {
 		for _, k := range miss {
