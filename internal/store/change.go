@@ -3,6 +3,12 @@ package store
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/interlockhq/interlock/internal/run"
 )
 
 // MaxChangeRecords is the most records one Change may touch: DynamoDB's
@@ -51,14 +57,14 @@ func (c Change) Records() int {
 // enforced everywhere so that SQLite's tests catch what DynamoDB would
 // refuse.
 func (c Change) Check() error {
-	seen := make(map[string]bool, 16)
+	seen := map[string]bool{}
 	n := 0
 	var dup string
 	touch := func(kind string, parts ...any) {
 		n++
-		id := kind + fmt.Sprint(parts...)
+		id := touchID(kind, parts)
 		if seen[id] && dup == "" {
-			dup = fmt.Sprintf("%s %v", kind, parts)
+			dup = fmt.Sprintf("%s %v", kind, slices.Clone(parts))
 		}
 		seen[id] = true
 	}
@@ -156,4 +162,33 @@ func (c Change) Check() error {
 		return fmt.Errorf("%w: %d records in one change, at most %d", ErrInvalidChange, n, MaxChangeRecords)
 	}
 	return nil
+}
+
+// touchID is kind + fmt.Sprint(parts...), a record's identity in Check,
+// without fmt for the operands every Change has (strings, ints, run
+// keys): Sprint's reflection over each touched record was most of a
+// Commit's Check. Like Sprint, it puts a space between two operands
+// neither of which is a string.
+func touchID(kind string, parts []any) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	prevString := false
+	for i, p := range parts {
+		isString := p != nil && reflect.TypeOf(p).Kind() == reflect.String
+		if i > 0 && !isString && !prevString {
+			b.WriteByte(' ')
+		}
+		prevString = isString
+		switch x := p.(type) {
+		case string:
+			b.WriteString(x)
+		case int:
+			b.WriteString(strconv.Itoa(x))
+		case run.Key:
+			b.WriteString("{" + x.PipelineID + " " + x.ScheduleID + " " + x.Period + "}")
+		default:
+			b.WriteString(fmt.Sprint(x))
+		}
+	}
+	return b.String()
 }
