@@ -166,32 +166,38 @@ func (m *Mapping) poll(ctx context.Context, shards []types.Shard) (Result, error
 	for _, s := range shards {
 		ids[aws.ToString(s.ShardId)] = true
 	}
-	for _, s := range shards {
-		id := aws.ToString(s.ShardId)
-		if m.finished[id] {
-			continue
-		}
-		if p := aws.ToString(s.ParentShardId); p != "" && ids[p] && !m.finished[p] {
-			continue // its parent's records come first
-		}
-		recs, next, end, err := m.read(ctx, id)
-		if err != nil {
-			return Result{}, err
-		}
-		if len(recs) == 0 {
-			switch {
-			case end && s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil:
-				m.finished[id] = true
-			case end:
-				m.stale = true // closed since described: describe again
+	// Again while a pass finishes a shard: DescribeStream does not list
+	// parents before their children, and a child passed over for its
+	// parent may now be read.
+	for again := true; again; {
+		again = false
+		for _, s := range shards {
+			id := aws.ToString(s.ShardId)
+			if m.finished[id] {
+				continue
 			}
-			continue
+			if p := aws.ToString(s.ParentShardId); p != "" && ids[p] && !m.finished[p] {
+				continue // its parent's records come first
+			}
+			recs, next, end, err := m.read(ctx, id)
+			if err != nil {
+				return Result{}, err
+			}
+			if len(recs) == 0 {
+				switch {
+				case end && s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil:
+					m.finished[id], again = true, true
+				case end:
+					m.stale = true // closed since described: describe again
+				}
+				continue
+			}
+			res, err := m.deliver(ctx, id, recs)
+			if err == nil && res.Failed == 0 && res.Error == nil && next != nil {
+				m.iters[id] = next
+			}
+			return res, err
 		}
-		res, err := m.deliver(ctx, id, recs)
-		if err == nil && res.Failed == 0 && res.Error == nil && next != nil {
-			m.iters[id] = next
-		}
-		return res, err
 	}
 	return Result{}, nil
 }
