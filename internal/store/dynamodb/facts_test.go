@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -141,5 +142,117 @@ func TestFactsFailsWithAnyRangeRead(t *testing.T) {
 		if _, err := s.Facts(t.Context(), q); err == nil || !strings.Contains(err.Error(), "query refused by the test") {
 			t.Errorf("Facts of %s with its Query failing = %v, want that failure", name, err)
 		}
+	}
+}
+
+// queryGate holds each Query a client sends until factsQueries of them
+// are in flight, or all the test expects have been sent (the last of
+// them), or a minute has passed (a bound below factsQueries would hold
+// them forever): the most in flight at once is then factsQueries when
+// Facts' range reads run concurrently at that bound, less when they run
+// at a lower one, more when they are not bounded.
+type queryGate struct {
+	mu             sync.Mutex
+	changed        *sync.Cond
+	expect         int // Queries the test's Facts sends; 0: pass every Query
+	sent, inFlight int
+	most           int
+	expired        bool
+}
+
+func (g *queryGate) client(base *dynamodb.Client) *dynamodb.Client {
+	g.changed = sync.NewCond(&g.mu)
+	return dynamodb.New(base.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("gateQueries", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if awsmiddleware.GetOperationName(ctx) != "Query" {
+					return next.HandleInitialize(ctx, in)
+				}
+				g.mu.Lock()
+				if g.expect == 0 {
+					g.mu.Unlock()
+					return next.HandleInitialize(ctx, in)
+				}
+				g.sent++
+				g.inFlight++
+				g.most = max(g.most, g.inFlight)
+				g.changed.Broadcast()
+				for g.inFlight < factsQueries && g.sent < g.expect && !g.expired {
+					g.changed.Wait()
+				}
+				g.mu.Unlock()
+				defer func() {
+					g.mu.Lock()
+					g.inFlight--
+					g.mu.Unlock()
+				}()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+		})
+	})
+}
+
+// TestFactsRangeReadsRunAtMostFactsQueriesAtOnce: three times
+// factsQueries range reads (periods' markers and ledgers) run
+// factsQueries at once, no more and no fewer, and Facts answers what the
+// single reads answer one after the other.
+func TestFactsRangeReadsRunAtMostFactsQueriesAtOnce(t *testing.T) {
+	base := ddblocal.Client(t)
+	gate := &queryGate{}
+	s := openOn(t, gate.client(base), newTables(t, base))
+	ctx := t.Context()
+	var q store.FactsQuery
+	at := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
+	for i := range 3 * factsQueries / 2 {
+		k := run.Key{PipelineID: "orders", ScheduleID: "daily", Period: fmt.Sprintf("p%02d", i)}
+		var c store.Change
+		for seq := 1; seq <= i%3; seq++ {
+			c.Ledger = append(c.Ledger, store.LedgerEntry{Key: k, Seq: seq, Reason: fmt.Sprintf("r%d", seq), At: at})
+		}
+		if i%2 == 0 {
+			c.Markers = append(c.Markers, store.MarkerWrite{Marker: store.Marker{Key: k, Kind: "first-trigger"}})
+		}
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		q.MarkersOf, q.Ledgers = append(q.MarkersOf, k), append(q.Ledgers, k)
+	}
+	markers, ledgers := map[run.Key][]store.Marker{}, map[run.Key][]store.LedgerEntry{}
+	for _, k := range q.MarkersOf {
+		m, err := s.MarkerListOf(ctx, k)
+		l, err2 := s.LedgerList(ctx, k)
+		if err := errors.Join(err, err2); err != nil {
+			t.Fatal(err)
+		}
+		if len(m) > 0 {
+			markers[k] = m
+		}
+		if len(l) > 0 {
+			ledgers[k] = l
+		}
+	}
+
+	gate.mu.Lock()
+	gate.expect = len(q.MarkersOf) + len(q.Ledgers)
+	gate.mu.Unlock()
+	expire := time.AfterFunc(time.Minute, func() {
+		gate.mu.Lock()
+		gate.expired = true
+		gate.changed.Broadcast()
+		gate.mu.Unlock()
+	})
+	defer expire.Stop()
+	f, err := s.Facts(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate.mu.Lock()
+	sent, most := gate.sent, gate.most
+	gate.mu.Unlock()
+	if sent != gate.expect || most != factsQueries {
+		t.Errorf("%d Queries, at most %d at once; want %d, %d at once", sent, most, gate.expect, factsQueries)
+	}
+	if !reflect.DeepEqual(f.Markers, markers) || !reflect.DeepEqual(f.Ledgers, ledgers) {
+		t.Errorf("Facts read markers %v and ledgers %v; the single reads %v and %v", f.Markers, f.Ledgers, markers, ledgers)
 	}
 }
