@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 // state that contradicts an answer given. The two differ here because the
 // first application answered a pipeline check from the cache while the
 // row was changed behind the store's back (which only a bug would do).
+// The store lost, its caches hold nothing the lost transaction wrote.
 func TestScratchReplayRefusesAGroupAnsweredOtherwise(t *testing.T) {
 	ctx := t.Context()
 	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
@@ -41,7 +43,9 @@ func TestScratchReplayRefusesAGroupAnsweredOtherwise(t *testing.T) {
 		func() error {
 			return s.Commit(ctx, store.Change{PipelineChecks: []store.PipelineCheck{{ID: "a", Version: read.Version}}, Markers: marker("checked")})
 		},
-		func() error { return s.Commit(ctx, store.Change{Markers: marker("other")}) },
+		func() error {
+			return s.Commit(ctx, store.Change{Markers: marker("other"), Runs: []store.RunWrite{{Run: run.Run{Key: key, State: run.Evaluating, CreatedAt: at}}}})
+		},
 	})
 	if len(sizes) != 1 || sizes[0] != 2 || errs[0] != nil || errs[1] != nil {
 		t.Fatalf("group sizes %v, answers %v; want one group of 2, both committed", sizes, errs)
@@ -54,5 +58,13 @@ func TestScratchReplayRefusesAGroupAnsweredOtherwise(t *testing.T) {
 	}
 	if err := s.Commit(ctx, store.Change{Markers: marker("later")}); err == nil || !strings.Contains(err.Error(), "takes no more changes") {
 		t.Fatalf("a Commit after the replay failed: %v; want the store's refusal", err)
+	}
+	// The transaction lost took the group's run with it, and the caches
+	// forgot every row: reads answer what the database holds.
+	if r, err := s.RunGet(ctx, key); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the run of the lost group: %+v, %v; want none", r, err)
+	}
+	if p, err := s.PipelineGet(ctx, "a"); err != nil || p.Version != 99 {
+		t.Errorf("pipeline a: version %d, %v; want the database's 99", p.Version, err)
 	}
 }
