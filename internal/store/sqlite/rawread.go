@@ -10,6 +10,10 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
+
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
 // On a store with one connection (an in-memory or scratch database) the
@@ -49,6 +53,10 @@ type rawRows struct {
 	dest values
 	done func()
 	err  error
+	// objects are the flat JSON objects (details, sensor data) this
+	// query's rows decoded so far, by their text: a row holding the same
+	// text gets the same value, not decoded again (objectOnce).
+	objects map[string]sensor.Object
 }
 
 // rows runs a query that returns rows; the caller closes them.
@@ -94,7 +102,34 @@ func (r *rawRows) Next() bool {
 	return true
 }
 
-func (r *rawRows) Scan(dest ...any) error { return r.dest.Scan(dest...) }
+func (r *rawRows) Scan(dest ...any) error { return r.dest.scanWith(r, dest) }
+
+// objectOnce scans v into c, decoding a text this query's rows already
+// held once: the watchdog's full reads list thousands of markers whose
+// details are a few hundred texts, and the SLA timers' list a few. Only a
+// flat object is kept (no '[' or '{' after its first byte): its values are
+// scalars, which no caller can change, so rows may share it; any other is
+// decoded for its row alone.
+func (r *rawRows) objectOnce(c sqlstore.ObjectCol, v driver.Value) error {
+	text, ok := v.(string)
+	if !ok {
+		return c.Scan(v)
+	}
+	if o, ok := r.objects[text]; ok {
+		*c.O = o
+		return nil
+	}
+	if err := c.Scan(v); err != nil {
+		return err
+	}
+	if len(text) > 0 && !strings.ContainsAny(text[1:], "[{") {
+		if r.objects == nil {
+			r.objects = map[string]sensor.Object{}
+		}
+		r.objects[text] = *c.O
+	}
+	return nil
+}
 
 func (r *rawRows) Err() error { return r.err }
 
@@ -115,12 +150,22 @@ func (r *rawRows) Close() error {
 // error (the scan functions use none).
 type values []driver.Value
 
-func (v values) Scan(dest ...any) error {
+func (v values) Scan(dest ...any) error { return v.scanWith(nil, dest) }
+
+// scanWith is Scan; with rows set, a JSON object column's text is decoded
+// once per query (rawRows.objectOnce).
+func (v values) scanWith(rows *rawRows, dest []any) error {
 	if len(dest) != len(v) {
 		return fmt.Errorf("sqlite: %d values scanned into %d destinations", len(v), len(dest))
 	}
 	for i, d := range dest {
-		if err := scanValue(v[i], d); err != nil {
+		var err error
+		if c, ok := d.(sqlstore.ObjectCol); ok && rows != nil {
+			err = rows.objectOnce(c, v[i])
+		} else {
+			err = scanValue(v[i], d)
+		}
+		if err != nil {
 			return fmt.Errorf("sqlite: column %d: %w", i, err)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
+	"github.com/interlockhq/interlock/internal/sensor"
+	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
 )
 
@@ -90,3 +92,55 @@ func deref(v any) any {
 }
 
 var _ sql.Scanner = sqlstore.TimeCol{}
+
+// A list read on the driver decodes a flat object's text once per query
+// (rawRows.objectOnce): each row still gets its own text's value, whatever
+// the rows before it held, and a nested object (whose arrays a caller
+// could change) is decoded for each row that holds it.
+func TestRawRowsDecodeEachTextOnce(t *testing.T) {
+	s := openScratch(t, filepath.Join(t.TempDir(), "scratch.db"))
+	obj := func(kv ...any) sensor.Object {
+		m := map[string]sensor.Value{}
+		for i := 0; i < len(kv); i += 2 {
+			switch v := kv[i+1].(type) {
+			case int:
+				m[kv[i].(string)] = sensor.IntValue(int64(v))
+			case string:
+				m[kv[i].(string)] = sensor.StringValue(v)
+			case sensor.Value:
+				m[kv[i].(string)] = v
+			}
+		}
+		return sensor.NewObject(m)
+	}
+	nested := obj("a", sensor.ArrayValue([]sensor.Value{sensor.IntValue(1)}))
+	details := []sensor.Object{obj("n", 1), obj("n", 2), obj("n", 1), obj("n", 10), obj("why", "late"), nested, nested, {}, obj("n", 2)}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	var c store.Change
+	for i, d := range details {
+		c.Markers = append(c.Markers, store.MarkerWrite{Marker: store.Marker{
+			Key: run.Key{PipelineID: "p", ScheduleID: "daily", Period: "2026-03-01"}, Kind: string(rune('a' + i)), At: at, Detail: d}})
+	}
+	if err := s.Commit(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MarkerList(t.Context(), store.MarkerListParams{PeriodFrom: "2026-03-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(details) {
+		t.Fatalf("listed %d markers, want %d", len(got), len(details))
+	}
+	for i, m := range got {
+		if !m.Detail.Equal(details[i]) {
+			t.Errorf("marker %s: detail %v, want %v", m.Kind, m.Detail, details[i])
+		}
+	}
+	a5, _ := got[5].Detail.Get("a")
+	a6, _ := got[6].Detail.Get("a")
+	x5, _ := a5.Array()
+	x6, _ := a6.Array()
+	if len(x5) == 0 || len(x6) == 0 || &x5[0] == &x6[0] {
+		t.Errorf("two rows share a nested object's array: %v, %v", x5, x6)
+	}
+}
