@@ -145,6 +145,13 @@ func newAWSStandIn(t *testing.T) *awsStandIn {
 	return s
 }
 
+// newTFRunner runs bin with no user configuration (no network mirror, no
+// plugin cache) and nothing from the caller's TF_* settings.
+func newTFRunner(t *testing.T, bin string) tfRunner {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TF_") })
+	return tfRunner{t: t, bin: bin, env: append(env, "TF_CLI_CONFIG_FILE="+os.DevNull, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")}
+}
+
 // tf runs terraform in dir, offline, and returns its standard output; it
 // fails the test with the command's whole output.
 type tfRunner struct {
@@ -258,9 +265,11 @@ func instanceEnvironment(name string) string {
 	return "tf" + name
 }
 
-// writeRoot writes the root of the plan; extra adds variables (HCL) to
-// instances.
-func writeRoot(t *testing.T, dir, standIn, dynamo string, extra map[string]map[string]string) {
+// writeRoot writes the root of the plan holding the instances named (of
+// planInstances); extra adds variables (HCL) to instances. Without a
+// DynamoDB endpoint there is no provider aws.ddblocal (nor may the
+// "tables" instance be named).
+func writeRoot(t *testing.T, dir, standIn, dynamo string, instances []string, extra map[string]map[string]string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\" }\n  }\n}\n")
@@ -278,8 +287,10 @@ func writeRoot(t *testing.T, dir, standIn, dynamo string, extra map[string]map[s
 		fmt.Fprintf(&b, "  }\n}\n")
 	}
 	provider("", map[string]string{"sts": standIn, "sfn": standIn})
-	provider("ddblocal", map[string]string{"sts": standIn, "sfn": standIn, "dynamodb": dynamo})
-	for _, name := range sortedKeys(planInstances) {
+	if dynamo != "" {
+		provider("ddblocal", map[string]string{"sts": standIn, "sfn": standIn, "dynamodb": dynamo})
+	}
+	for _, name := range instances {
 		fmt.Fprintf(&b, "module %q {\n  source = \"../deploy/terraform\"\n", name)
 		if name == "tables" {
 			fmt.Fprintf(&b, "  providers = { aws = aws.ddblocal }\n")
@@ -334,10 +345,7 @@ func TestTerraformModule(t *testing.T) {
 	})
 	begin := time.Now()
 	dir := t.TempDir()
-	// No user configuration (no network mirror, no plugin cache), nothing
-	// from the caller's TF_* settings.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TF_") })
-	tf := tfRunner{t: t, bin: bin, env: append(env, "TF_CLI_CONFIG_FILE="+os.DevNull, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")}
+	tf := newTFRunner(t, bin)
 	mod := copyModule(t, dir)
 	standIn := newAWSStandIn(t)
 	// The tables instance loads a pipeline at apply with the interlock
@@ -356,7 +364,7 @@ func TestTerraformModule(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(loadedSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeRoot(t, dir, standIn.URL, dynamo, map[string]map[string]string{
+	writeRoot(t, dir, standIn.URL, dynamo, sortedKeys(planInstances), map[string]map[string]string{
 		"tables": {"pipelines_path": fmt.Sprintf("%q", pipelines), "settings_path": fmt.Sprintf("%q", settings), "interlock_cli": fmt.Sprintf("%q", cli)},
 	})
 	tf.env = append(tf.env, "AWS_ENDPOINT_URL_DYNAMODB="+dynamo, "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",

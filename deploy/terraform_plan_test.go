@@ -18,10 +18,22 @@ type tfPlan struct {
 }
 
 type tfResourceChange struct {
-	Address string `json:"address"`
-	Change  struct {
+	Address         string          `json:"address"`
+	PreviousAddress string          `json:"previous_address"` // a moved object's address in the prior state
+	ModuleAddress   string          `json:"module_address"`
+	Mode            string          `json:"mode"` // managed, data
+	Type            string          `json:"type"`
+	Name            string          `json:"name"`
+	Index           json.RawMessage `json:"index"` // the for_each key or count index; absent for neither
+	ProviderName    string          `json:"provider_name"`
+	Change          struct {
+		Actions      []string        `json:"actions"`
+		Before       json.RawMessage `json:"before"`
 		After        json.RawMessage `json:"after"`
 		AfterUnknown json.RawMessage `json:"after_unknown"`
+		// AfterSensitive marks the values that are sensitive (true), as
+		// after_unknown does the unknown ones.
+		AfterSensitive json.RawMessage `json:"after_sensitive"`
 	} `json:"change"`
 }
 
