@@ -150,7 +150,7 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
 	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1-2 min)"
 	GO=$(GO) scripts/bench-saturation.sh
-	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s, not met; 2026-11-28 on 2 cores at load 4.2-6.4, alternated: 20.0 and 21.4 s, 20.5-20.9 s CPU at ed6f0b7 against 25.5 and 22.0 s, 23.3-24.9 s CPU at e733401; at load 1.5-5 20.1-21.0 s at 8ee24f6)"
+	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s; 2026-11-28 on 2 cores at load 1.4-1.8: 17.3, 18.3 and 18.3 s, 20.9-22.1 s CPU at b740e44, against 21.7 s, 25.9 s CPU at e733401; at load 1.5-5 20.1-21.0 s at 8ee24f6)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
