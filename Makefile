@@ -150,7 +150,7 @@ bench: emulators
 	$(GO) test -run '^$$' -bench 'BenchmarkSensorWriteToDecision' -benchtime 1x -timeout 10m ./internal/store/postgres/
 	@echo "== saturation: the highest sensor-write rate held with p99 < 50 ms, SQLite and PostgreSQL (one and three replicas), beside each store's commit ceiling (~1-2 min)"
 	GO=$(GO) scripts/bench-saturation.sh
-	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s; 2026-11-28 on 2 cores at load 1.4-1.8: 17.3, 18.3 and 18.3 s, 20.9-22.1 s CPU at b740e44, against 21.7 s, 25.9 s CPU at e733401; at load 1.5-5 20.1-21.0 s at 8ee24f6)"
+	@echo "== simulate 1,000 pipelines x 30 virtual days (target < 20 s; 2026-11-28 on 2 cores, quiet: 18.3, 18.6, 19.7 and 17.3 s at 13a8971, load 1.1-1.5; 17.3, 18.3, 18.3 s at b740e44, load 1.4-1.8, against 21.7 s at e733401)"
 	$(GO) test -run '^$$' -bench 'BenchmarkSimulate1000Pipelines30Days' -benchtime 1x -timeout 30m ./internal/simulate/
 	@echo "== watchdog pass over 10,000 pipelines, with and without 100k old sensors/events (target < 1 s)"
 	$(GO) test -run '^$$' -bench 'BenchmarkWatchdogPass10k' -benchtime 5x -timeout 30m ./internal/engine/
