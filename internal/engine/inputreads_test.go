@@ -228,3 +228,23 @@ func (h *readsHarness) took(input string) inputRead {
 	h.lines = append(h.lines, fmt.Sprintf("%-22s %d decisions, %d rounds: %v", input, r.inputs, r.rounds, r.calls))
 	return r
 }
+
+// TestRemovedPipelineNamesNoMore writes a sensor of a removed pipeline
+// whose config the process has not parsed: the round reads its row,
+// finds it removed and names nothing more (configsRead resolves no
+// removed row's config), so the write is refused as unknown in one round.
+func TestRemovedPipelineNamesNoMore(t *testing.T) {
+	ctx := t.Context()
+	h := newReadsHarness(t, configFile{"orders.yaml", inputReadsPipeline})
+	if forgot, err := h.eng.Forget(ctx, "orders"); err != nil || !forgot {
+		t.Fatalf("Forget(orders) = %v, %v; want true", forgot, err)
+	}
+	h.eng.ForgetConfig("orders") // a process that never parsed it
+	h.reset()
+	if _, err := h.eng.PutSensor(ctx, "orders", "orders-landed", run.Detail("write", 1)); err == nil {
+		t.Fatal("a removed pipeline's sensor write was taken, want it refused as unknown")
+	}
+	if r := h.took("sensor of a removed pipeline"); r.rounds != r.inputs || r.single > 0 {
+		t.Errorf("read %v in %d rounds for %d decisions: want one round each and no single read", r.calls, r.rounds, r.inputs)
+	}
+}
