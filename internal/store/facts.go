@@ -21,7 +21,9 @@ import (
 // SensorGet, RunGet, TimerGet, MarkerListOf, BaselineGet, LedgerList,
 // SilenceGet, and the range reads RunList, SensorListPrefix,
 // SensorListChanged, BackfillList, PipelineList, EventList); storetest
-// checks that on every backend.
+// checks that on every backend. Its answer's maps are made for the call
+// (NewFacts) and are the caller's to write into: the engine's facts
+// rounds take them as their own.
 type FactsReader interface {
 	Facts(ctx context.Context, q FactsQuery) (Facts, error)
 }
