@@ -220,7 +220,7 @@ func TestTerraformMovedBlocks(t *testing.T) {
 	older := readOlderAddresses(t)
 	checkOlderAddresses(t, m, moves, older)
 	if testing.Short() {
-		t.Skip("plans the module over a made state (~40 s)")
+		t.Skip("plans the module over a made state (five plans, 45–80 s)")
 	}
 	bin, plugins := terraformTools(t)
 	dir := t.TempDir()
