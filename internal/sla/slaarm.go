@@ -48,9 +48,14 @@ func (m Marks) exempt(breachAt time.Time) bool {
 	return BackfillExempt(breachAt, m.BackfilledAt)
 }
 
-// MarkerKinds are the marker kinds Marks is read from.
+// MarkerKinds are the marker kinds Marks is read from: those Set names,
+// and each SLA alert's (slaAlerts).
 func MarkerKinds() []string {
-	return []string{run.MarkerDryRunSeen, run.MarkerDryRun, run.MarkerSLAVerdict, run.MarkerSLAWarning, run.MarkerSLABreach, run.MarkerRelWarning, run.MarkerRelBreach, run.MarkerFirstArrival, run.MarkerBackfill}
+	kinds := []string{run.MarkerDryRunSeen, run.MarkerDryRun, run.MarkerSLAVerdict, run.MarkerFirstArrival, run.MarkerBackfill}
+	for _, a := range slaAlerts {
+		kinds = append(kinds, a.marker)
+	}
+	return kinds
 }
 
 // Set records that the period has a marker of kind, stored at at.
@@ -77,7 +82,7 @@ func (m *Marks) Set(kind string, at time.Time) {
 func (m Marks) Sent(t event.Type) bool { return *m.sent(t) }
 
 // sent is the field of m that records the SLA alert t sent: the breach's
-// for any other type, as Marker.
+// for any other type, as markerOf.
 func (m *Marks) sent(t event.Type) *bool {
 	switch t {
 	case event.SLAWarning:
@@ -107,9 +112,9 @@ var slaAlerts = []struct {
 	{event.RelativeSLABreach, run.MarkerRelBreach},
 }
 
-// Marker is the dedup marker kind of an SLA alert type (slaAlerts); the
-// breach's for any other type.
-func Marker(t event.Type) string {
+// markerOf is the dedup marker kind of an SLA alert type (slaAlerts);
+// the breach's for any other type.
+func markerOf(t event.Type) string {
 	for _, a := range slaAlerts {
 		if a.alert == t {
 			return a.marker
@@ -272,7 +277,7 @@ func Alert(p *pipeline.Pipeline, per schedule.Period, f AlertFacts, m Marks, exi
 		Type:    f.Alert,
 		Message: Message(f.Deadline, verb, f.BreachAt.In(p.SLA.Location), per.String(), status),
 		Detail:  run.Detail("status", status, "breachAt", f.BreachAt, "deadline", f.Deadline, "actionHint", hint, "source", "schedule"),
-	}, Marker(f.Alert), true
+	}, markerOf(f.Alert), true
 }
 
 // Message is an SLA alert's message: the deadline as configured, "is
@@ -326,7 +331,7 @@ func VerdictAtSuccess(p *pipeline.Pipeline, per schedule.Period, m Marks, firstL
 	}
 	marks = []Mark{{Kind: run.MarkerSLAVerdict, Detail: run.Detail("verdict", string(verdict))}}
 	if verdict == event.SLABreach {
-		marks = append(marks, Mark{Kind: Marker(breach)})
+		marks = append(marks, Mark{Kind: markerOf(breach)})
 	}
 	return note, marks, true, nil
 }

@@ -2,6 +2,7 @@ package sla
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,8 +240,11 @@ func TestSLAMarks(t *testing.T) {
 		}
 	}
 	for _, typ := range []event.Type{event.SLAWarning, event.SLABreach, event.RelativeSLAWarning, event.RelativeSLABreach} {
+		if !slices.Contains(MarkerKinds(), markerOf(typ)) {
+			t.Errorf("MarkerKinds() = %q lacks %s's marker %q", MarkerKinds(), typ, markerOf(typ))
+		}
 		var m Marks
-		m.Set(Marker(typ), runtest.HM(7, 0))
+		m.Set(markerOf(typ), runtest.HM(7, 0))
 		for _, other := range []event.Type{event.SLAWarning, event.SLABreach, event.RelativeSLAWarning, event.RelativeSLABreach} {
 			if got := m.Sent(other); got != (other == typ) {
 				t.Errorf("marker of %s: Sent(%s) = %v", typ, other, got)
@@ -259,8 +263,8 @@ func TestSLAMarks(t *testing.T) {
 		{event.RelativeSLABreach, run.MarkerRelBreach, Marks{RelBreach: true}},
 	} {
 		var m Marks
-		if m.Set(c.marker, runtest.HM(7, 0)); m != c.want || Marker(c.typ) != c.marker {
-			t.Errorf("%s: Set(%q) = %+v, want %+v; Marker = %q", c.typ, c.marker, m, c.want, Marker(c.typ))
+		if m.Set(c.marker, runtest.HM(7, 0)); m != c.want || markerOf(c.typ) != c.marker {
+			t.Errorf("%s: Set(%q) = %+v, want %+v; markerOf = %q", c.typ, c.marker, m, c.want, markerOf(c.typ))
 		}
 	}
 	for typ, want := range map[event.Type]event.Type{event.SLAWarning: event.SLABreach, event.SLABreach: event.SLABreach,
