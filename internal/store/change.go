@@ -3,8 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -57,58 +55,57 @@ func (c Change) Records() int {
 // enforced everywhere so that SQLite's tests catch what DynamoDB would
 // refuse.
 func (c Change) Check() error {
-	seen := map[string]bool{}
+	seen := map[touched]bool{}
 	n := 0
-	var dup string
-	touch := func(kind string, parts ...any) {
+	var dup touched // the first record touched twice; its kind is never empty
+	touch := func(t touched) {
 		n++
-		id := touchID(kind, parts)
-		if seen[id] && dup == "" {
-			dup = fmt.Sprintf("%s %v", kind, slices.Clone(parts))
+		if seen[t] && dup.kind == "" {
+			dup = t
 		}
-		seen[id] = true
+		seen[t] = true
 	}
 	for _, w := range c.Pipelines {
-		touch("pipeline", w.Pipeline.ID)
+		touch(touched{kind: "pipeline", a: w.Pipeline.ID})
 	}
 	for _, k := range c.PipelineChecks {
-		touch("pipeline", k.ID)
+		touch(touched{kind: "pipeline", a: k.ID})
 	}
 	for _, w := range c.Calendars {
-		touch("calendar", w.Calendar.Name)
+		touch(touched{kind: "calendar", a: w.Calendar.Name})
 	}
 	for _, k := range c.CalendarChecks {
-		touch("calendar", k.Name)
+		touch(touched{kind: "calendar", a: k.Name})
 	}
 	for _, w := range c.Sensors {
-		touch("sensor", w.Sensor.PipelineID, "/", w.Sensor.Key)
+		touch(touched{kind: "sensor", a: w.Sensor.PipelineID, b: w.Sensor.Key})
 	}
 	for _, d := range c.SensorDeletes {
-		touch("sensor", d.PipelineID, "/", d.Key)
+		touch(touched{kind: "sensor", a: d.PipelineID, b: d.Key})
 	}
 	for _, w := range c.Runs {
-		touch("run", w.Run.Key)
+		touch(touched{kind: "run", run: w.Run.Key})
 	}
 	for _, l := range c.Ledger {
-		touch("ledger entry", l.Key, " #", l.Seq)
+		touch(touched{kind: "ledger entry", run: l.Key, n: l.Seq, numbered: true})
 	}
 	for _, b := range c.Baselines {
-		touch("baseline", b.Key)
+		touch(touched{kind: "baseline", run: b.Key})
 	}
 	for _, k := range c.BaselineDelete {
-		touch("baseline", k)
+		touch(touched{kind: "baseline", run: k})
 	}
 	for _, w := range c.Markers {
-		touch("marker", w.Marker.Key, " ", w.Marker.Kind)
+		touch(touched{kind: "marker", run: w.Marker.Key, a: w.Marker.Kind})
 	}
 	for _, d := range c.MarkerDeletes {
-		touch("marker", d.Key, " ", d.Kind)
+		touch(touched{kind: "marker", run: d.Key, a: d.Kind})
 	}
 	for _, w := range c.Timers {
-		touch("timer", w.Timer.Key)
+		touch(touched{kind: "timer", a: w.Timer.Key})
 	}
 	for _, d := range c.TimerDeletes {
-		touch("timer", d.Key)
+		touch(touched{kind: "timer", a: d.Key})
 	}
 	shards := [EventShards]bool{}
 	for i, e := range c.Events {
@@ -117,45 +114,45 @@ func (c Change) Check() error {
 			n++
 		}
 		if e.ID == "" {
-			touch("event", "#", i) // the store names it
+			touch(touched{kind: "event", n: i, numbered: true}) // the store names it
 			continue
 		}
-		touch("event", e.ID)
+		touch(touched{kind: "event", a: e.ID})
 	}
 	for _, w := range c.DeliveryCursors {
-		touch("delivery cursor", w.Cursor.Sink)
+		touch(touched{kind: "delivery cursor", a: w.Cursor.Sink})
 	}
 	for _, w := range c.Leases {
 		if w.Lease.Name == "" || w.ExpectVersion < 0 {
 			return fmt.Errorf("%w: a lease with no name or a negative expected version", ErrInvalidChange)
 		}
-		touch("lease", w.Lease.Name)
+		touch(touched{kind: "lease", a: w.Lease.Name})
 	}
 	for _, w := range c.Backfills {
 		if w.Backfill.PipelineID == "" || w.Backfill.ID == "" || w.ExpectVersion < 0 {
 			return fmt.Errorf("%w: a backfill with no pipeline or id, or a negative expected version", ErrInvalidChange)
 		}
-		touch("backfill", w.Backfill.PipelineID, "/", w.Backfill.ID)
+		touch(touched{kind: "backfill", a: w.Backfill.PipelineID, b: w.Backfill.ID})
 	}
 	for _, w := range c.Silences {
 		if w.Silence.ID == "" || w.ExpectVersion < 0 {
 			return fmt.Errorf("%w: a silence with no id or a negative expected version", ErrInvalidChange)
 		}
-		touch("silence", w.Silence.ID)
+		touch(touched{kind: "silence", a: w.Silence.ID})
 	}
 	for _, d := range c.DeadLetters {
-		touch("dead letter", d.Sink, " ", d.EventID)
+		touch(touched{kind: "dead letter", a: d.Sink, b: d.EventID})
 	}
 	for _, a := range c.AlertThreads {
-		touch("alert thread", a.Sink, " ", a.Key)
+		touch(touched{kind: "alert thread", a: a.Sink, run: a.Key})
 	}
 	for _, a := range c.AlertsSent {
-		touch("alert sent", a.Sink, " ", a.Key, " ", a.Type, " ", a.Hash)
+		touch(touched{kind: "alert sent", a: a.Sink, run: a.Key, b: string(a.Type), c: a.Hash})
 	}
 	for _, a := range c.AlertsAlerted {
-		touch("alert alerted", a.Sink, " ", a.Key)
+		touch(touched{kind: "alert alerted", a: a.Sink, run: a.Key})
 	}
-	if dup != "" {
+	if dup.kind != "" {
 		return fmt.Errorf("%w: the %s is touched twice in one change", ErrInvalidChange, dup)
 	}
 	if n > MaxChangeRecords {
@@ -164,31 +161,34 @@ func (c Change) Check() error {
 	return nil
 }
 
-// touchID is kind + fmt.Sprint(parts...), a record's identity in Check,
-// without fmt for the operands every Change has (strings, ints, run
-// keys): Sprint's reflection over each touched record was most of a
-// Commit's Check. Like Sprint, it puts a space between two operands
-// neither of which is a string.
-func touchID(kind string, parts []any) string {
+// touched names one record a Change touches, for Check's seen set: its
+// kind and the fields of its key, compared field by field (so "a/"+"b"
+// and "a"+"/b" are two records, as they are in every backend). Fields a
+// kind has no use for stay zero; numbered marks the kinds whose key
+// includes n (a ledger entry's Seq, an unnamed event's index).
+type touched struct {
+	kind     string
+	run      run.Key
+	a, b, c  string
+	n        int
+	numbered bool
+}
+
+// String names the record in Check's error: its kind, then the key's
+// fields it has.
+func (t touched) String() string {
 	var b strings.Builder
-	b.WriteString(kind)
-	prevString := false
-	for i, p := range parts {
-		isString := p != nil && reflect.TypeOf(p).Kind() == reflect.String
-		if i > 0 && !isString && !prevString {
-			b.WriteByte(' ')
+	b.WriteString(t.kind)
+	if t.run != (run.Key{}) {
+		b.WriteString(" " + t.run.PipelineID + " " + t.run.ScheduleID + " " + t.run.Period)
+	}
+	for _, s := range [...]string{t.a, t.b, t.c} {
+		if s != "" {
+			b.WriteString(" " + s)
 		}
-		prevString = isString
-		switch x := p.(type) {
-		case string:
-			b.WriteString(x)
-		case int:
-			b.WriteString(strconv.Itoa(x))
-		case run.Key:
-			b.WriteString("{" + x.PipelineID + " " + x.ScheduleID + " " + x.Period + "}")
-		default:
-			b.WriteString(fmt.Sprint(x))
-		}
+	}
+	if t.numbered {
+		b.WriteString(" #" + strconv.Itoa(t.n))
 	}
 	return b.String()
 }

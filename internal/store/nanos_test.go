@@ -1,14 +1,10 @@
 package store
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/interlockhq/interlock/internal/event"
-	"github.com/interlockhq/interlock/internal/run"
 )
 
 // A query bound past the storable range is clamped to its ends, so "due
@@ -31,21 +27,5 @@ func TestNanosAtTheEdgesOfTheRange(t *testing.T) {
 	}
 	if n, err := StoredNanos("at", inside); err != nil || n != inside.UnixNano() {
 		t.Errorf("StoredNanos(%s) = %d, %v", inside, n, err)
-	}
-}
-
-// touchID names a record as Check did, kind + fmt.Sprint(parts...): the
-// same text for every operand kind a Change touches and for others
-// (fmt's), with Sprint's space between two operands neither a string.
-func TestTouchIDIsSprint(t *testing.T) {
-	k := run.Key{PipelineID: "p 1", ScheduleID: "daily", Period: "2026-03-01"}
-	for _, parts := range [][]any{
-		nil, {"a"}, {"p", "/", "k"}, {k}, {k, " #", 3}, {k, " ", "kind"}, {"#", 7}, {7, 8}, {k, 2},
-		{event.Type("JOB_TRIGGERED"), 1}, {1, event.Type("x"), 2}, {int64(5), 6}, {nil, "x"}, {nil, nil},
-		{time.Duration(90) * time.Second, "s"}, {"a", 1.5, true},
-	} {
-		if got, want := touchID("kind", parts), "kind"+fmt.Sprint(parts...); got != want {
-			t.Errorf("%#v: %q, want %q", parts, got, want)
-		}
 	}
 }
