@@ -146,10 +146,8 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 // TimerListDue returns timers due at or before now, earliest first (ties
 // by key), at most limit (limit <= 0: all of them).
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
-	w := sqlstore.Where{D: &dialect}
-	w.Add("due_at <= ?", queryNanos(now))
-	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.Limit(limit)
-	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, w.Args...)
+	q, args := dialect.TimerListDueQuery(now, limit)
+	return list(ctx, s, sqlstore.ScanTimer, "due timers", q, args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
@@ -161,11 +159,8 @@ func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
 // key). The table holds pending timers only, so walking timers_due and
 // filtering costs what is scheduled, never history.
 func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
-	w := sqlstore.Where{D: &dialect}
-	if p.Kind != "" {
-		w.Add("kind = ?", p.Kind)
-	}
-	return list(ctx, s, sqlstore.ScanTimer, "timers", `SELECT `+sqlstore.TimerCols+` FROM timers`+w.String()+` ORDER BY due_at, key`, w.Args...)
+	q, args := dialect.TimerListQuery(p)
+	return list(ctx, s, sqlstore.ScanTimer, "timers", q, args...)
 }
 
 // TimerGet returns the timer with the given key.

@@ -63,7 +63,7 @@ func TestQueryPlans(t *testing.T) {
 		{"EventListOfPeriod", stmt(eventListQuery(store.EventListParams{PipelineID: "orders", Period: "2026-03-14",
 			Types: []event.Type{event.JobCompleted, event.JobFailed}}, store.EventShard("orders"))),
 			"SEARCH events USING INDEX events_period (pipeline_id=? AND date=? AND seq>?)", true},
-		{"TimerListOfKind", stmt(timerListQuery(store.TimerListParams{Kind: "sla-breach"})),
+		{"TimerListOfKind", stmt(dialect.TimerListQuery(store.TimerListParams{Kind: "sla-breach"})),
 			"SCAN timers USING INDEX timers_due", true},
 	}
 	s := openFile(t)

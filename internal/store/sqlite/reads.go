@@ -220,10 +220,8 @@ func (s *Store) MarkerList(ctx context.Context, p store.MarkerListParams) ([]sto
 // TimerListDue returns timers due at or before now, earliest first (ties
 // by key), at most limit (limit <= 0: all of them).
 func (s *Store) TimerListDue(ctx context.Context, now time.Time, limit int) ([]store.Timer, error) {
-	w := sqlstore.Where{D: &dialect}
-	w.Add("due_at <= ?", sqlstore.QueryNanos(now))
-	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.Limit(limit)
-	return list(ctx, s.read, sqlstore.ScanTimer, "due timers", q, w.Args...)
+	q, args := dialect.TimerListDueQuery(now, limit)
+	return list(ctx, s.read, sqlstore.ScanTimer, "due timers", q, args...)
 }
 
 // TimerNext returns the earliest timer (ties by key).
@@ -235,23 +233,8 @@ func (s *Store) TimerNext(ctx context.Context) (store.Timer, error) {
 // TimerList returns timers matching p, due or not, earliest first (ties
 // by key).
 func (s *Store) TimerList(ctx context.Context, p store.TimerListParams) ([]store.Timer, error) {
-	q, args := timerListQuery(p)
+	q, args := dialect.TimerListQuery(p)
 	return list(ctx, s.read, sqlstore.ScanTimer, "timers", q, args...)
-}
-
-// timerListQuery is TimerList's statement; a test checks its query plans.
-//
-// It walks timers_due in order and filters: the timers table holds only
-// pending timers (one per key, removed or moved once processed), so its
-// size follows pipelines and work in flight, never history, and an index
-// per filter would cost every timer write for little.
-func timerListQuery(p store.TimerListParams) (string, []any) {
-	w := sqlstore.Where{D: &dialect}
-	if p.Kind != "" {
-		w.Add("kind = ?", p.Kind)
-	}
-	q := `SELECT ` + sqlstore.TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`
-	return q, w.Args
 }
 
 // TimerGet returns the timer with the given key.

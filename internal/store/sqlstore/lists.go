@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/interlockhq/interlock/internal/store"
+import (
+	"time"
+
+	"github.com/interlockhq/interlock/internal/store"
+)
 
 // The statements of the filtered list reads, the same on both SQL stores
 // but for the dialect; each backend's Facts runs them too.
@@ -103,4 +107,28 @@ func (d *Dialect) SensorListChangedQuery(p store.SensorListChangedParams) (strin
 	}
 	q := `SELECT ` + SensorCols + ` FROM sensors` + w.String() + ` ORDER BY changed_at NULLS FIRST, pipeline_id, key` + w.Limit(p.Limit)
 	return q, w.Args
+}
+
+// TimerListDueQuery is TimerListDue's statement: timers due at or before
+// now, earliest first (ties by key), at most limit (limit <= 0: all).
+func (d *Dialect) TimerListDueQuery(now time.Time, limit int) (string, []any) {
+	w := Where{D: d}
+	w.Add("due_at <= ?", QueryNanos(now))
+	return `SELECT ` + TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key` + w.Limit(limit), w.Args
+}
+
+// TimerListQuery is TimerList's statement: timers matching p, due or not,
+// earliest first (ties by key).
+//
+// It walks timers_due in order and filters: the timers table holds only
+// pending timers (one per key, removed or moved once processed), so its
+// size follows pipelines and work in flight, never history, and an index
+// per filter would cost every timer write for little (the SQLite store's
+// TestQueryPlans pins the walk).
+func (d *Dialect) TimerListQuery(p store.TimerListParams) (string, []any) {
+	w := Where{D: d}
+	if p.Kind != "" {
+		w.Add("kind = ?", p.Kind)
+	}
+	return `SELECT ` + TimerCols + ` FROM timers` + w.String() + ` ORDER BY due_at, key`, w.Args
 }
