@@ -150,8 +150,12 @@ func shardEvents(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func queryStrings(ctx context.Context, tx *sql.Tx, q string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q)
+// queryStrings runs q, which selects one text column, on db (a
+// transaction, or in tests a database).
+func queryStrings(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,13 @@
 package sqlite
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -483,8 +485,11 @@ func TestScratchRunCacheNeverStale(t *testing.T) {
 
 // A timer written again (sqlTimerPut: an upsert that leaves a row stored
 // as written alone) stores what was written whichever one field differs,
-// and the same timer written twice stays as it was. Read back from SQL
-// (a file store: no row cache answers).
+// updating the row in place, and the same timer written twice is not
+// written again. Read back from SQL (a file store: no row cache answers);
+// what SQLite did to the row is logged by triggers the test adds to the
+// file, as the store's own statements run: an insert, then an update
+// when a field differs and nothing when none does.
 func TestTimerRewriteStoresEachField(t *testing.T) {
 	due := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	base := store.Timer{Key: "k", Kind: "sla-warning", Run: run.Key{PipelineID: "p", ScheduleID: "daily", Period: "2026-03-01"},
@@ -500,7 +505,7 @@ func TestTimerRewriteStoresEachField(t *testing.T) {
 		"no detail": func(x *store.Timer) { x.Detail = sensor.Object{} },
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := openFile(t)
+			s, writes := openLoggingTimerWrites(t)
 			want := base
 			change(&want)
 			for _, x := range []store.Timer{base, want} {
@@ -517,6 +522,46 @@ func TestTimerRewriteStoresEachField(t *testing.T) {
 			if got.Key != want.Key || got.Kind != want.Kind || got.Run != want.Run || !got.DueAt.Equal(want.DueAt) || string(gd) != string(wd) {
 				t.Errorf("stored after the rewrite: %+v (detail %s), want %+v (detail %s)", got, gd, want, wd)
 			}
+			wantWrites := []string{"insert", "update"}
+			if name == "same" {
+				wantWrites = wantWrites[:1]
+			}
+			if got := writes(); !slices.Equal(got, wantWrites) {
+				t.Errorf("SQLite wrote the timer row: %q, want %q", got, wantWrites)
+			}
 		})
+	}
+}
+
+// openLoggingTimerWrites opens a file store whose timers table logs each
+// row SQLite inserts or updates (triggers added to the file before the
+// store opens it); writes closes the store and returns the log in order.
+func openLoggingTimerWrites(t *testing.T) (s *Store, writes func() []string) {
+	t.Helper()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, path := databaseAt(t, len(ms))
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE timer_writes (seq INTEGER PRIMARY KEY, op TEXT NOT NULL);
+		CREATE TRIGGER timer_inserted AFTER INSERT ON timers BEGIN INSERT INTO timer_writes (op) VALUES ('insert'); END;
+		CREATE TRIGGER timer_updated AFTER UPDATE ON timers BEGIN INSERT INTO timer_writes (op) VALUES ('update'); END;`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openPath(t, path)
+	return s, func() []string {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", fileURI(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		return selectStrings(t, db, `SELECT op FROM timer_writes ORDER BY seq`)
 	}
 }

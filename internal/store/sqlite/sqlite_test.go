@@ -172,41 +172,23 @@ func schemaState(t *testing.T, db *sql.DB) (schemaVersion int, migrations []stri
 	if err := db.QueryRowContext(t.Context(), `PRAGMA schema_version`).Scan(&schemaVersion); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.QueryContext(t.Context(), `SELECT version || ' ' || name FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m string
-		if err := rows.Scan(&m); err != nil {
-			t.Fatal(err)
-		}
-		migrations = append(migrations, m)
-	}
-	return schemaVersion, migrations
+	return schemaVersion, selectStrings(t, db, `SELECT version || ' ' || name FROM schema_migrations ORDER BY version`)
 }
 
 // schemaObjects lists the tables and indexes of db with their SQL.
 func schemaObjects(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), `SELECT type || ' ' || name || ': ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`)
+	return strings.Join(selectStrings(t, db, `SELECT type || ' ' || name || ': ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`), "\n")
+}
+
+// selectStrings runs query, which selects one text column, on db.
+func selectStrings(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	out, err := queryStrings(t.Context(), db, query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 func TestMigrations(t *testing.T) {
