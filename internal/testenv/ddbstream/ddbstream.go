@@ -161,43 +161,41 @@ func (m *Mapping) Poll(ctx context.Context) (Result, error) {
 	return Result{}, nil
 }
 
+// poll reads shards, parents first (shards' order), to the first record
+// to deliver: a shard whose listed parent is not yet read to its end
+// waits, and one read to its end in the pass lets its children, later in
+// the list, be read in the same pass.
 func (m *Mapping) poll(ctx context.Context, shards []types.Shard) (Result, error) {
 	ids := map[string]bool{}
 	for _, s := range shards {
 		ids[aws.ToString(s.ShardId)] = true
 	}
-	// Again while a pass finishes a shard: DescribeStream does not list
-	// parents before their children, and a child passed over for its
-	// parent may now be read.
-	for again := true; again; {
-		again = false
-		for _, s := range shards {
-			id := aws.ToString(s.ShardId)
-			if m.finished[id] {
-				continue
-			}
-			if p := aws.ToString(s.ParentShardId); p != "" && ids[p] && !m.finished[p] {
-				continue // its parent's records come first
-			}
-			recs, next, end, err := m.read(ctx, id)
-			if err != nil {
-				return Result{}, err
-			}
-			if len(recs) == 0 {
-				switch {
-				case end && s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil:
-					m.finished[id], again = true, true
-				case end:
-					m.stale = true // closed since described: describe again
-				}
-				continue
-			}
-			res, err := m.deliver(ctx, id, recs)
-			if err == nil && res.Failed == 0 && res.Error == nil && next != nil {
-				m.iters[id] = next
-			}
-			return res, err
+	for _, s := range shards {
+		id := aws.ToString(s.ShardId)
+		if m.finished[id] {
+			continue
 		}
+		if p := aws.ToString(s.ParentShardId); p != "" && ids[p] && !m.finished[p] {
+			continue // its parent's records come first
+		}
+		recs, next, end, err := m.read(ctx, id)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(recs) == 0 {
+			switch {
+			case end && s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil:
+				m.finished[id] = true
+			case end:
+				m.stale = true // closed since described: describe again
+			}
+			continue
+		}
+		res, err := m.deliver(ctx, id, recs)
+		if err == nil && res.Failed == 0 && res.Error == nil && next != nil {
+			m.iters[id] = next
+		}
+		return res, err
 	}
 	return Result{}, nil
 }
@@ -219,7 +217,7 @@ func (m *Mapping) Drain(ctx context.Context, rounds int) ([]Result, error) {
 	return all, fmt.Errorf("ddbstream: stream not drained after %d batches", rounds)
 }
 
-// shards lists the stream's shards, in the order DescribeStream gives:
+// shards lists the stream's shards, each after its parent (parentsFirst):
 // the list last described, unless a shard has closed since.
 func (m *Mapping) shards(ctx context.Context) ([]types.Shard, error) {
 	if m.described != nil && !m.stale {
@@ -235,10 +233,38 @@ func (m *Mapping) shards(ctx context.Context) ([]types.Shard, error) {
 		out = append(out, d.StreamDescription.Shards...)
 		start = d.StreamDescription.LastEvaluatedShardId
 		if start == nil {
-			m.described, m.stale = out, false
-			return out, nil
+			m.described, m.stale = parentsFirst(out), false
+			return m.described, nil
 		}
 	}
+}
+
+// parentsFirst orders shards so that each comes after its parent when
+// the list holds it (DescribeStream promises no order), otherwise in the
+// order given.
+func parentsFirst(shards []types.Shard) []types.Shard {
+	byID := map[string]types.Shard{}
+	for _, s := range shards {
+		byID[aws.ToString(s.ShardId)] = s
+	}
+	out := make([]types.Shard, 0, len(shards))
+	placed := map[string]bool{}
+	var place func(s types.Shard)
+	place = func(s types.Shard) {
+		id := aws.ToString(s.ShardId)
+		if placed[id] {
+			return
+		}
+		placed[id] = true
+		if p, ok := byID[aws.ToString(s.ParentShardId)]; ok {
+			place(p)
+		}
+		out = append(out, s)
+	}
+	for _, s := range shards {
+		place(s)
+	}
+	return out
 }
 
 // read returns the records of shard after its checkpoint, at most one
