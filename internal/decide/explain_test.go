@@ -3,6 +3,7 @@ package decide
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,18 +15,11 @@ import (
 	"github.com/interlockhq/interlock/internal/store"
 )
 
-// slaTriggerDoc is triggerDoc with an SLA, and a budget of one manual
-// rerun.
-const slaTriggerDoc = `
-pipeline: {id: p1}
-schedule:
-  trigger: {key: ready, check: exists}
-  evaluation: {window: 1h, interval: 5m}
-validation:
-  rules: [{key: landed, check: exists}]
-sla: {deadline: '08:15', expectedDuration: 30m}
-job: {type: command, config: {command: /bin/true}}
-`
+// slaTriggerDoc is triggerDoc with an SLA in place of its post-run rules
+// (the manual-rerun budget its tests read is the default one).
+var slaTriggerDoc = strings.Replace(triggerDoc,
+	"postRun:\n  rules: [{key: audit, check: exists}]\n",
+	"sla: {deadline: '08:15', expectedDuration: 30m}\n", 1)
 
 func TestExplain(t *testing.T) {
 	now := runtest.T0
