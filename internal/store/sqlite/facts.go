@@ -162,7 +162,7 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 	}
 
 	// Range reads: the single reads' own statements, each in the
-	// transaction.
+	// transaction or on the driver.
 	for _, rd := range dialect.RangeReads(q, f) {
 		if err := r.run(ctx, rd); err != nil {
 			return err

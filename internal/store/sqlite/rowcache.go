@@ -370,19 +370,13 @@ func storedRun(r run.Run, version int64) (run.Run, bool) {
 	}
 	if len(r.JobMeta) == 0 {
 		r.JobMeta = nil
-	} else {
-		for k, v := range r.JobMeta {
-			if !utf8.ValidString(k) || !utf8.ValidString(v) {
-				return run.Run{}, false
-			}
+	}
+	for k, v := range r.JobMeta {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return run.Run{}, false
 		}
-		r.JobMeta = maps.Clone(r.JobMeta)
 	}
-	if r.LastFailure != nil {
-		f := *r.LastFailure
-		r.LastFailure = &f
-	}
-	return r, true
+	return copyRun(r), true
 }
 
 // storedTime is t as a time column reads back (sqlstore.TimeCol): the zero

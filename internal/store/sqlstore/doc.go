@@ -3,12 +3,13 @@
 // nanoseconds, objects and maps as canonical JSON), each record type's
 // column list, scan and encode function, the generic single-row and list
 // reads, and the statements of the list reads (RunList, MarkerList,
-// SensorListPrefix, SensorListChanged, BackfillList, PipelineList) with
-// the WHERE builder they use, which both stores' Facts run as its range
-// reads (RangeReads). SQLite and PostgreSQL differ in it only by a Dialect: its
-// placeholders, how a bool is written and tested, how a sensor key is
-// scanned and passed, whether the planner needs hints, the driver's "no
-// row" error and the backend's name in errors.
+// SensorListPrefix, SensorListChanged, BackfillList, PipelineList,
+// TimerListDue, TimerList) with the WHERE builder they use; both stores'
+// Facts run those a FactsQuery's range reads name (RangeReads). SQLite
+// and PostgreSQL differ in it only by a Dialect: its placeholders, how a
+// bool is written and tested, how a sensor key is scanned and passed,
+// whether the planner needs hints, the driver's "no row" error and the
+// backend's name in errors.
 //
 // It never opens a connection or names a driver, and writes no statement
 // that differs between the backends beyond its Dialect: each backend keeps

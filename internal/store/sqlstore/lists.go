@@ -7,7 +7,8 @@ import (
 )
 
 // The statements of the filtered list reads, the same on both SQL stores
-// but for the dialect; each backend's Facts runs them too.
+// but for the dialect; each backend's Facts runs those of RunList,
+// SensorListPrefix and SensorListChanged as range reads (RangeReads).
 
 // narrow is a range condition the caller knows to be narrow (the
 // watchdog asks for the last few days). Without the hint SQLite's planner
