@@ -34,11 +34,20 @@ func eventOps(e *sqlstore.Encoder, ev event.Event, add func(op, error)) {
 // EventList reads each shard p touches after its cursor position, in
 // shard order, then merges them (store.MergeEventShards).
 func (s *Store) EventList(ctx context.Context, p store.EventListParams) (store.EventPage, error) {
+	return eventPage(p, func(what, q string, args []any) ([]event.Event, error) {
+		return list(ctx, s.read, sqlstore.ScanEvent, what, q, args...)
+	})
+}
+
+// eventPage is the page p asks for: each shard it touches read by read
+// (eventListQuery's statement; what names it in errors), then merged.
+// EventList and Facts read through it.
+func eventPage(p store.EventListParams, read func(what, query string, args []any) ([]event.Event, error)) (store.EventPage, error) {
 	shards := p.Shards()
 	per := make([][]event.Event, len(shards))
 	for i, shard := range shards {
 		q, args := eventListQuery(p, shard)
-		evs, err := list(ctx, s.read, sqlstore.ScanEvent, fmt.Sprintf("events of shard %d", shard), q, args...)
+		evs, err := read(fmt.Sprintf("events of shard %d", shard), q, args)
 		if err != nil {
 			return store.EventPage{}, err
 		}

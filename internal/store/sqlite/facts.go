@@ -169,16 +169,14 @@ func (r *factsTx) read(ctx context.Context, q store.FactsQuery, f *store.Facts) 
 		}
 	}
 	for _, p := range q.EventLists {
-		shards := p.Shards()
-		per := make([][]event.Event, len(shards))
-		for i, shard := range shards {
-			query, args := eventListQuery(p, shard)
-			if err := readRows(ctx, r, sqlstore.ScanEvent, fmt.Sprintf("events of shard %d", shard), query, args,
-				func(x event.Event) { per[i] = append(per[i], x) }); err != nil {
-				return err
-			}
+		page, err := eventPage(p, func(what, query string, args []any) (evs []event.Event, err error) {
+			err = readRows(ctx, r, sqlstore.ScanEvent, what, query, args, func(x event.Event) { evs = append(evs, x) })
+			return evs, err
+		})
+		if err != nil {
+			return err
 		}
-		f.EventPages = append(f.EventPages, store.MergeEventShards(p, per))
+		f.EventPages = append(f.EventPages, page)
 	}
 	return nil
 }
