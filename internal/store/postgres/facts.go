@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/interlockhq/interlock/internal/event"
 	"github.com/interlockhq/interlock/internal/run"
 	"github.com/interlockhq/interlock/internal/store"
 	"github.com/interlockhq/interlock/internal/store/sqlstore"
@@ -131,11 +130,10 @@ func factsReads(q store.FactsQuery, f *store.Facts) []sqlstore.Read {
 	reads = append(reads, dialect.RangeReads(q, f)...)
 	for i, p := range q.EventLists {
 		query, args, shards := eventListQuery(p)
-		var evs []event.Event
-		read := readInto("events", query, args, sqlstore.ScanEvent, func(x event.Event) { evs = append(evs, x) })
 		f.EventPages = append(f.EventPages, store.EventPage{})
-		reads = append(reads, sqlstore.Read{Query: read.Query, Args: read.Args, Put: func(rows sqlstore.Rows, err error) error {
-			if err := read.Put(rows, err); err != nil {
+		reads = append(reads, sqlstore.Read{Query: query, Args: args, Put: func(rows sqlstore.Rows, err error) error {
+			evs, err := sqlstore.List(&dialect, rows, err, sqlstore.ScanEvent, "events")
+			if err != nil {
 				return err
 			}
 			f.EventPages[i], err = eventPage(p, shards, evs)
