@@ -69,7 +69,7 @@ import (
 // a silence's expiry and end timer, a window's end timer, the maintenance
 // timers' arming and a silenced condition's alert at the end
 // (needs.Silence, SilenceEnd, MaintenanceEnds, AfterSilence:
-// decide.SilenceExpiry, SilenceEnd, MaintenanceEnd, MaintenanceArm,
+// decide.SilenceExpiry, Timer (both end timers), MaintenanceArm,
 // AfterSilence; the events an end judges are pages of the event log,
 // needs.Set.Events, the first named once the silence is read — a
 // window's from the windows configured, needs.MaintenanceEnd — the next
@@ -233,7 +233,7 @@ func (f *facts) configsRead(ctx context.Context, m needs.ConfigMap) error {
 		if _, ok := m[id]; ok {
 			continue
 		}
-		// pipelineOf's answer, resolved directly: a row read whose
+		// decide.Facts.Pipeline's answer, resolved directly: a row read whose
 		// config is not in the view yet is most of them, and asking the
 		// view first made a Missing for each, to be supplied and asked
 		// again.
@@ -360,18 +360,6 @@ func eventListParams(r needs.EventRange) (store.EventListParams, error) {
 // pipeline's for "").
 func activeParams(pipelineID string) store.RunListParams {
 	return store.RunListParams{PipelineID: pipelineID, ActiveOnly: true}
-}
-
-// need reads n unless asked says the facts hold it: a late read, counted,
-// for an input's facts; a plain read for direct ones.
-func (f *facts) need(ctx context.Context, asked bool, n needs.Set) error {
-	switch {
-	case asked:
-		return nil
-	case f.direct:
-		return f.read(ctx, n)
-	}
-	return f.late(ctx, describe(n), n)
 }
 
 // runRangeParams is the store's read of a range of runs.
@@ -555,18 +543,6 @@ func (f *facts) pipelineRow(ctx context.Context, id string) (store.Pipeline, boo
 		return row, err
 	})
 	return row, ok, err
-}
-
-// pipelineOf is Engine.pipelineOf on the facts: nil when no pipeline of
-// that id runs (decide.Facts.Pipeline).
-func (f *facts) pipelineOf(ctx context.Context, id string) (*loadedPipeline, error) {
-	return get(ctx, f, func() (*loadedPipeline, error) { return f.Pipeline(id) })
-}
-
-// knownPipeline is pipelineOf for an input about a pipeline that must
-// run: unknown(id) when none of that id does (decide.Facts.KnownPipeline).
-func (f *facts) knownPipeline(ctx context.Context, id string) (*loadedPipeline, error) {
-	return get(ctx, f, func() (*loadedPipeline, error) { return f.KnownPipeline(id) })
 }
 
 // loadFor is loadFacts for an input about pipeline id, its config
