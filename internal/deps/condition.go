@@ -36,7 +36,7 @@ func OpensCondition(t event.Type) bool {
 // (Board). store.ConditionFactsOf loads them; tests build them by hand.
 type ConditionFacts struct {
 	Run *run.Run // the period's run; nil: none
-	// Marks are the period's SLA markers (sla.MarkerKinds).
+	// Marks are the period's SLA markers (each put by sla.Marks.Set).
 	Marks sla.Marks
 	// Recovered: SCHEDULE_RECOVERED was reported for the period
 	// (MarkerRecovered): a run appeared after it was reported missed.

@@ -15,13 +15,14 @@ import (
 // The SLA decisions of a period — which timers to set (TimersFor,
 // LoadTimers), whether a timer that came due alerts (Alert), and
 // the verdict when the job succeeds (VerdictAtSuccess) — read the
-// period's SLA facts as one value, Marks, which the engine loads from
+// period's SLA facts as one value, Marks, read from
 // the period's markers. The engine keys and stores what they return.
 
 // Marks are what a period's markers say about its SLA: the facts every
-// SLA decision of the period reads besides the config and now. The engine
-// fills them from the store (MarkerKinds, Set), including the markers
-// its own commit is about to write; tests build them by hand.
+// SLA decision of the period reads besides the config and now. The core
+// fills them from the period's markers (Set on each: decide.SLAMarks),
+// including the markers its own commit is about to write; tests build
+// them by hand.
 type Marks struct {
 	// DryRunObserved: a dry-run pipeline observed the period
 	// (MarkerDryRunSeen or MarkerDryRun); it stays dry-run's after the
@@ -46,16 +47,6 @@ type Marks struct {
 // the period because a backfill requested after it started the period.
 func (m Marks) exempt(breachAt time.Time) bool {
 	return BackfillExempt(breachAt, m.BackfilledAt)
-}
-
-// MarkerKinds are the marker kinds Marks is read from: those Set names,
-// and each SLA alert's (slaAlerts).
-func MarkerKinds() []string {
-	kinds := []string{run.MarkerDryRunSeen, run.MarkerDryRun, run.MarkerSLAVerdict, run.MarkerFirstArrival, run.MarkerBackfill}
-	for _, a := range slaAlerts {
-		kinds = append(kinds, a.marker)
-	}
-	return kinds
 }
 
 // Set records that the period has a marker of kind, stored at at.
