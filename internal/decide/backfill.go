@@ -143,7 +143,7 @@ func BackfillCancel(in BackfillCancelIn, f *Facts, now time.Time) (*Outcome, sto
 	if err != nil {
 		return nil, store.Backfill{}, err
 	}
-	bf, err := FindBackfill(all, in.PipelineID, in.ID)
+	bf, err := findBackfill(all, in.PipelineID, in.ID)
 	if err != nil {
 		return nil, store.Backfill{}, err
 	}
@@ -161,9 +161,9 @@ func BackfillCancel(in BackfillCancelIn, f *Facts, now time.Time) (*Outcome, sto
 	return o, next, nil
 }
 
-// FindBackfill finds a backfill of the pipeline's, all, by id, or its
+// findBackfill finds a backfill of the pipeline's, all, by id, or its
 // running one (id ""): ErrUnknownBackfill when there is none.
-func FindBackfill(all []store.Backfill, pipelineID, id string) (store.Backfill, error) {
+func findBackfill(all []store.Backfill, pipelineID, id string) (store.Backfill, error) {
 	if id != "" {
 		for _, bf := range all {
 			if bf.ID == id {

@@ -119,7 +119,7 @@ func CycleCheck(p *pipeline.Pipeline, f *Facts) (refused, err error) {
 	if len(p.Upstreams) == 0 {
 		return nil, nil
 	}
-	running, err := f.RunningConfigs()
+	running, err := f.runningConfigs()
 	if err != nil {
 		return nil, err
 	}

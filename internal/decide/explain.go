@@ -139,10 +139,10 @@ type ExplainIn struct {
 	Findable Findable
 }
 
-// ExplainPeriod is the period an explain of p asks about at now: the
+// explainPeriod is the period an explain of p asks about at now: the
 // current one for "", else the period named (ErrInvalidRequest when it
 // is not one).
-func ExplainPeriod(p *pipeline.Pipeline, period string, now time.Time) (schedule.Period, error) {
+func explainPeriod(p *pipeline.Pipeline, period string, now time.Time) (schedule.Period, error) {
 	if period == "" {
 		return run.CurrentPeriod(p, now), nil
 	}
@@ -160,7 +160,7 @@ func ExplainNeeds(cfg needs.Configs, pipelineID, period string, now time.Time) n
 	if p == nil {
 		return needs.Pipeline(pipelineID)
 	}
-	per, err := ExplainPeriod(p, period, now)
+	per, err := explainPeriod(p, period, now)
 	if err != nil {
 		return needs.Pipeline(pipelineID)
 	}
@@ -179,7 +179,7 @@ func Explain(in ExplainIn, f *Facts, now time.Time) (Explanation, error) {
 		return Explanation{}, err
 	}
 	p := lp.P
-	per, err := ExplainPeriod(p, in.Period, now)
+	per, err := explainPeriod(p, in.Period, now)
 	if err != nil {
 		return Explanation{}, err
 	}

@@ -157,10 +157,10 @@ func (f *Facts) CallingPipeline(id string) (*Pipeline, error) {
 	return f.config(id)
 }
 
-// RunningConfigs returns the configs of the pipelines running, by id
+// runningConfigs returns the configs of the pipelines running, by id
 // (needs.Set.AllPipelines; a stored config that no longer loads is not
 // running).
-func (f *Facts) RunningConfigs() ([]*pipeline.Pipeline, error) {
+func (f *Facts) runningConfigs() ([]*pipeline.Pipeline, error) {
 	if !f.Asked.AllPipelines {
 		return nil, missing(needs.Set{AllPipelines: true})
 	}
@@ -362,13 +362,13 @@ func (f *Facts) TriggerSensors(p *pipeline.Pipeline) ([]store.Sensor, error) {
 // read).
 func (f *Facts) TriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, error) {
 	stored, err := f.TriggerSensors(p)
-	return SensorRecords(stored), err
+	return sensorRecords(stored), err
 }
 
-// ReadTriggerRecords answers p's trigger sensors of every period as
+// readTriggerRecords answers p's trigger sensors of every period as
 // records when a round has read them (ok false: not yet, or p nil), for
 // naming needs from them.
-func (f *Facts) ReadTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool) {
+func (f *Facts) readTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool) {
 	if p == nil {
 		return nil, false
 	}
@@ -376,8 +376,8 @@ func (f *Facts) ReadTriggerRecords(p *pipeline.Pipeline) ([]sensor.Record, bool)
 	return recs, err == nil
 }
 
-// SensorRecords are the records of stored sensors.
-func SensorRecords(stored []store.Sensor) []sensor.Record {
+// sensorRecords are the records of stored sensors.
+func sensorRecords(stored []store.Sensor) []sensor.Record {
 	recs := make([]sensor.Record, len(stored))
 	for i, s := range stored {
 		recs[i] = s.Record()

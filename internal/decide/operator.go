@@ -34,7 +34,7 @@ func Pause(in PauseIn, f *Facts, now time.Time) (*Outcome, struct{}, error) {
 		return nil, struct{}{}, err
 	}
 	row := o.LP.Row
-	d, ok, err := pause.Pause(PauseState(row), in.Until, in.By, now)
+	d, ok, err := pause.Pause(pauseState(row), in.Until, in.By, now)
 	if err != nil {
 		return nil, struct{}{}, fmt.Errorf("%w: until %v", ErrInvalidRequest, err)
 	}
@@ -95,7 +95,7 @@ func (d timerDecision) resumeTimer() (*Outcome, error) {
 // timer's due time when it is the one resuming.
 func (o *Outcome) resume(lp *Pipeline, by string, timerDue *time.Time) (bool, error) {
 	row := lp.Row
-	d, ok := pause.Resume(PauseState(row), by, o.Now)
+	d, ok := pause.Resume(pauseState(row), by, o.Now)
 	if !ok {
 		return false, nil
 	}
@@ -119,7 +119,7 @@ func (o *Outcome) resume(lp *Pipeline, by string, timerDue *time.Time) (bool, er
 	if err != nil {
 		return false, err
 	}
-	plan := pause.PlanResume(p, row.PausedAt, o.Now, active, SensorRecords(sensors), o.Rules)
+	plan := pause.PlanResume(p, row.PausedAt, o.Now, active, sensorRecords(sensors), o.Rules)
 	for _, i := range plan.Rearm {
 		r := active[i]
 		next, eff := run.Resume(r, p, o.Now)
@@ -155,11 +155,11 @@ func (o *Outcome) resume(lp *Pipeline, by string, timerDue *time.Time) (bool, er
 func ResumeNeeds(f *Facts, cfg needs.Configs, pipelineID string, now time.Time, rules rule.Options) needs.Set {
 	p := cfg(pipelineID)
 	row, rowRead := f.Pipelines[pipelineID]
-	recs, recsRead := f.ReadTriggerRecords(p)
+	recs, recsRead := f.readTriggerRecords(p)
 	if p == nil || !rowRead || !slices.Contains(f.Asked.ActiveRuns, pipelineID) || !recsRead {
 		return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
 	}
-	if _, paused := pause.Resume(PauseState(row), "", now); !paused {
+	if _, paused := pause.Resume(pauseState(row), "", now); !paused {
 		return needs.Resume(p, cfg, f.ReadRuns, pipelineID, nil, nil)
 	}
 	active := f.Active[pipelineID]
@@ -167,8 +167,8 @@ func ResumeNeeds(f *Facts, cfg needs.Configs, pipelineID string, now time.Time, 
 	return needs.Resume(p, cfg, f.ReadRuns, pipelineID, active, &plan)
 }
 
-// PauseState is a row's pause state as the pause decisions read it.
-func PauseState(row store.Pipeline) pause.State {
+// pauseState is a row's pause state as the pause decisions read it.
+func pauseState(row store.Pipeline) pause.State {
 	return pause.State{Paused: row.Paused, Until: row.PausedUntil, PausedAt: row.PausedAt, ResumedAt: row.ResumedAt, Windows: row.PauseWindows}
 }
 

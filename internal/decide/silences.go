@@ -180,8 +180,8 @@ func (f *Facts) eventsIn(r needs.EventRange) (store.EventPage, error) {
 	return f.Events[r], nil
 }
 
-// ReadSilence answers the silence of id as needs.ReadSilences does.
-func (f *Facts) ReadSilence(id string) (*silence.Silence, bool) {
+// readSilence answers the silence of id as needs.ReadSilences does.
+func (f *Facts) readSilence(id string) (*silence.Silence, bool) {
 	if !slices.Contains(f.Asked.Silences, id) {
 		return nil, false
 	}

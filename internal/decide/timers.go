@@ -448,7 +448,7 @@ func TimerNeeds(f *Facts, cfg needs.Configs, in TimerIn, now time.Time) needs.Se
 	case run.TimerResume:
 		n.Add(ResumeNeeds(f, cfg, t.Run.PipelineID, now, in.Rules))
 	case run.TimerSilenceEnd:
-		n.Add(needs.SilenceEnd(t.Key, f.ReadSilence, now))
+		n.Add(needs.SilenceEnd(t.Key, f.readSilence, now))
 	case run.TimerMaintenanceEnd:
 		n.Add(needs.MaintenanceEnd(t.Key, in.Windows, t.DueAt, now))
 	}
